@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what Halley needs to build, run and test on Debian/Ubuntu:
+# only the packages that are missing, so it is cheap to run every time.
+set -euo pipefail
+
+APT_PACKAGES=(
+  # build
+  build-essential pkg-config libssl-dev
+  # Tauri 2 (WebKitGTK 4.1, tray, SVG icons, xdo for shortcuts)
+  libwebkit2gtk-4.1-dev libxdo-dev libayatana-appindicator3-dev librsvg2-dev
+  # keyring + notifications
+  libsecret-1-dev libdbus-1-dev
+  # the managed browser
+  chromium
+  # the headless desktop session used by tests
+  xvfb xauth dbus dbus-x11 gnome-keyring at-spi2-core dunst keyutils imagemagick
+  # drives the real desktop app over WebDriver in tests
+  webkit2gtk-driver
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: apt packages present"
+fi
+
+if [ -f ui/package.json ]; then
+  if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
+    echo "install-deps: npm ci in ui/"
+    (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+fi

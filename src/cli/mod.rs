@@ -1,0 +1,86 @@
+//! The `halley` command line: argument parsing and the subcommands. Exit
+//! codes: 0 success, 1 a tool or runtime error, 2 a usage error (bad flags,
+//! invalid JSON, unknown tool, arguments that break the tool's schema).
+
+mod tools;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Exit code for a tool error or a runtime failure.
+pub const EXIT_FAILURE: u8 = 1;
+/// Exit code for a usage error.
+pub const EXIT_USAGE: u8 = 2;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "halley",
+    version,
+    about = "Halley: a local-first agentic browser. Drives your own Chromium; never pays, submits, publishes or deletes without asking.",
+    propagate_version = true
+)]
+pub struct Cli {
+    /// Data directory (holds halley.db and files/). Default: $HALLEY_DATA_DIR, else the OS app-data dir.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List, inspect and call tools.
+    #[command(subcommand)]
+    Tools(tools::ToolsCommand),
+    /// Print where Halley keeps its data.
+    Paths {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Run the CLI; returns the process exit code.
+pub async fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Tools(cmd) => tools::run(cmd, cli.data_dir.as_deref()).await,
+        Command::Paths { json } => paths(cli.data_dir.as_deref(), json),
+    }
+}
+
+fn paths(flag: Option<&std::path::Path>, json: bool) -> ExitCode {
+    let dir = match crate::paths::DataDir::resolve(flag) {
+        Ok(d) => d,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
+    if json {
+        let v = serde_json::json!({
+            "data_dir": dir.root(),
+            "database": dir.db_path(),
+            "files": dir.files_dir(),
+        });
+        out(&v.to_string());
+    } else {
+        out(&format!("data dir:  {}", dir.root().display()));
+        out(&format!("database:  {}", dir.db_path().display()));
+        out(&format!("files:     {}", dir.files_dir().display()));
+    }
+    ExitCode::SUCCESS
+}
+
+/// Print a line on stdout (the CLI's output channel).
+#[allow(clippy::print_stdout)]
+pub(crate) fn out(line: &str) {
+    println!("{line}");
+}
+
+/// Print an error on stderr and return `code`.
+#[allow(clippy::print_stderr)]
+pub(crate) fn fail(err: &crate::error::Error, code: u8) -> ExitCode {
+    let wire = err.to_wire();
+    eprintln!("halley: error [{}]: {}", wire.code, wire.message);
+    ExitCode::from(code)
+}

@@ -1,0 +1,150 @@
+//! `halley tools list|show|call`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::Subcommand;
+use serde_json::Value;
+
+use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
+use crate::core::{Core, error_result, preflight};
+use crate::error::{Error, ErrorCode};
+use crate::paths::DataDir;
+use crate::tools::{Registry, ToolResultV2, ToolSpec, ToolStatus};
+
+#[derive(Debug, Subcommand)]
+pub enum ToolsCommand {
+    /// List every tool with its kind, status, scope and risk.
+    List {
+        /// Print a JSON array of full declarations.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one tool's declaration (JSON), schemas included.
+    Show { name: String },
+    /// Call a tool and print its ToolResultV2 as JSON.
+    /// Exit 0 when the result is ok, 1 on a tool error, 2 on a usage error.
+    Call {
+        name: String,
+        /// Arguments as a JSON object; `@FILE` reads them from a file, `-` from stdin.
+        #[arg(long, default_value = "{}", value_name = "JSON")]
+        args: String,
+    },
+}
+
+pub async fn run(cmd: ToolsCommand, data_dir: Option<&Path>) -> ExitCode {
+    let registry = match Registry::builtin() {
+        Ok(r) => r,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
+    match cmd {
+        ToolsCommand::List { json } => list(&registry, json),
+        ToolsCommand::Show { name } => match registry.lookup(&name) {
+            Ok(spec) => print_json(spec),
+            Err(e) => fail(&e, EXIT_USAGE),
+        },
+        ToolsCommand::Call { name, args } => call(registry, &name, &args, data_dir).await,
+    }
+}
+
+fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
+    match serde_json::to_string_pretty(value) {
+        Ok(s) => {
+            out(&s);
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&Error::internal("cannot serialise output").with_source(e), EXIT_FAILURE),
+    }
+}
+
+fn list(registry: &Registry, json: bool) -> ExitCode {
+    let specs: Vec<&ToolSpec> = registry.list().collect();
+    if json {
+        return print_json(&specs);
+    }
+    let width = specs.iter().map(|s| s.name.len()).max().unwrap_or(4);
+    out(&format!("{:width$}  {:9}  {:9}  {:21}  {:6}  CONFIRM", "NAME", "KIND", "STATUS", "SCOPE", "RISK"));
+    for s in &specs {
+        let kind = serde_json::to_value(s.kind).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+        let status = match s.status {
+            ToolStatus::Available => "available",
+            ToolStatus::Planned => "planned",
+        };
+        out(&format!(
+            "{:width$}  {:9}  {:9}  {:21}  {:6}  {}",
+            s.name,
+            kind,
+            status,
+            s.permission_scope.as_str(),
+            s.risk_level.as_str(),
+            if s.requires_confirmation { "yes" } else { "" }
+        ));
+    }
+    let available = specs.iter().filter(|s| s.status == ToolStatus::Available).count();
+    out(&format!("{} tools, {available} available now; `halley tools show NAME` for schemas", specs.len()));
+    ExitCode::SUCCESS
+}
+
+/// Read `--args`: inline JSON, `@file`, or `-` for stdin.
+fn read_args(raw: &str) -> Result<Value, Error> {
+    let text = if raw == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .map_err(|e| Error::invalid_arguments("cannot read arguments from stdin").with_source(e))?;
+        s
+    } else if let Some(path) = raw.strip_prefix('@') {
+        std::fs::read_to_string(path).map_err(|e| {
+            Error::new(ErrorCode::InvalidArguments, format!("cannot read arguments file {path}")).with_source(e)
+        })?
+    } else {
+        raw.to_string()
+    };
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| Error::invalid_arguments(format!("--args is not valid JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(Error::invalid_arguments("--args must be a JSON object, e.g. '{\"url\": \"https://example.com\"}'"));
+    }
+    Ok(value)
+}
+
+fn emit(result: &ToolResultV2, usage: bool) -> ExitCode {
+    let printed = print_json(result);
+    if printed != ExitCode::SUCCESS {
+        return printed;
+    }
+    match (&result.error, usage) {
+        (None, _) => ExitCode::SUCCESS,
+        (Some(err), usage) => {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("halley: error [{}]: {}", err.code, err.message);
+            }
+            ExitCode::from(if usage { EXIT_USAGE } else { EXIT_FAILURE })
+        }
+    }
+}
+
+async fn call(registry: Registry, name: &str, raw_args: &str, data_dir: Option<&Path>) -> ExitCode {
+    // Everything decidable without the data directory is decided first, so
+    // bad input writes nothing.
+    let args = match read_args(raw_args) {
+        Ok(a) => a,
+        Err(e) => return emit(&error_result(registry.get(name), &e), true),
+    };
+    if let Err((spec, err)) = preflight(&registry, name, &args) {
+        let usage = matches!(err.code(), ErrorCode::InvalidArguments | ErrorCode::UnknownTool);
+        return emit(&error_result(spec, &err), usage);
+    }
+    let dir = match DataDir::resolve(data_dir) {
+        Ok(d) => d,
+        Err(e) => return emit(&error_result(registry.get(name), &e), false),
+    };
+    let core = match Core::open_with(dir, registry).await {
+        Ok(c) => c,
+        Err(e) => return emit(&error_result(None, &e), false),
+    };
+    let result = core.call_tool(name, args).await;
+    core.close().await;
+    let usage = result.error.as_ref().is_some_and(|e| e.code == ErrorCode::InvalidArguments);
+    emit(&result, usage)
+}

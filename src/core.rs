@@ -1,0 +1,96 @@
+//! `Core`: what every front end (CLI, desktop app, local API) talks to. It
+//! owns the registry and the store and runs a tool call from validation to
+//! a ToolResultV2.
+
+use serde_json::Value;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::paths::DataDir;
+use crate::store::Store;
+use crate::tools::builtin::ToolContext;
+use crate::tools::registry::Registry;
+use crate::tools::{ToolResultV2, ToolSpec, ToolStatus};
+
+/// The core, opened on one data directory.
+#[derive(Debug)]
+pub struct Core {
+    registry: Registry,
+    ctx: ToolContext,
+}
+
+impl Core {
+    /// Open the data directory (creating it), the database (migrating it)
+    /// and the built-in registry.
+    pub async fn open(data_dir: DataDir) -> Result<Core> {
+        let registry = Registry::builtin()?;
+        Core::open_with(data_dir, registry).await
+    }
+
+    pub async fn open_with(data_dir: DataDir, registry: Registry) -> Result<Core> {
+        data_dir.ensure()?;
+        let store = Store::open(&data_dir.db_path()).await?;
+        Ok(Core { registry, ctx: ToolContext { store, data_dir } })
+    }
+
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.ctx.store
+    }
+
+    pub fn data_dir(&self) -> &DataDir {
+        &self.ctx.data_dir
+    }
+
+    /// Run one tool call. Never fails: every problem becomes a ToolResultV2
+    /// error with a code.
+    pub async fn call_tool(&self, name: &str, args: Value) -> ToolResultV2 {
+        let spec = match preflight(&self.registry, name, &args) {
+            Ok(spec) => spec,
+            Err((spec, err)) => return error_result(spec, &err),
+        };
+        let Some(builtin) = self.registry.builtin(name) else {
+            return error_result(Some(spec), &Error::internal(format!("tool `{name}` has no executor")));
+        };
+        match builtin.run(&self.ctx, args).await {
+            Ok(output) => ToolResultV2::ok(spec.permission_scope, spec.risk_level, output),
+            Err(err) => error_result(Some(spec), &err),
+        }
+    }
+
+    /// Close the store cleanly.
+    pub async fn close(&self) {
+        self.ctx.store.close().await;
+    }
+}
+
+/// Everything that can be decided about a call without touching the data
+/// directory: the tool exists, the arguments match its schema, it is
+/// available. Front ends call this first so bad input writes nothing.
+pub fn preflight<'r>(
+    registry: &'r Registry,
+    name: &str,
+    args: &Value,
+) -> std::result::Result<&'r ToolSpec, (Option<&'r ToolSpec>, Error)> {
+    let spec = registry.lookup(name).map_err(|e| (None, e))?;
+    registry.validate(name, args).map_err(|e| (Some(spec), e))?;
+    if spec.status == ToolStatus::Planned {
+        let needs = spec.needs.as_deref().unwrap_or("a later release");
+        let err = Error::new(
+            ErrorCode::NotAvailable,
+            format!("`{name}` is not available yet: it needs {needs}. Nothing was done."),
+        );
+        return Err((Some(spec), err));
+    }
+    Ok(spec)
+}
+
+/// An error envelope carrying the tool's declared scope and risk, or
+/// READ_ONLY/low when no tool was identified (nothing was done).
+pub fn error_result(spec: Option<&ToolSpec>, err: &Error) -> ToolResultV2 {
+    use crate::tools::{PermissionScope, RiskLevel};
+    let (scope, risk) = spec.map_or((PermissionScope::ReadOnly, RiskLevel::Low), |s| (s.permission_scope, s.risk_level));
+    ToolResultV2::error(scope, risk, err)
+}

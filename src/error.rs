@@ -1,0 +1,166 @@
+//! Typed errors with a stable machine code. Every boundary (tool result, CLI
+//! exit, HTTP body) turns an [`Error`] into its wire form with [`Error::to_wire`];
+//! nothing matches on message strings.
+
+use serde::{Deserialize, Serialize};
+
+/// Stable, machine-readable error codes. Serialized in `snake_case`; these
+/// strings are part of the public contract (ToolResultV2 `error.code`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// Tool arguments or a request body do not match the schema.
+    InvalidArguments,
+    /// No tool with that name is registered.
+    UnknownTool,
+    /// The tool is declared but not built yet, or needs something absent.
+    NotAvailable,
+    /// A record (profile key, stored file, tool, ...) does not exist.
+    NotFound,
+    /// A local file path or `file://` ref does not exist or cannot be read.
+    FileNotFound,
+    /// The data directory cannot be created or written.
+    DataDir,
+    /// The SQLite store failed (I/O, constraint, corruption).
+    Storage,
+    /// Other local I/O failed.
+    Io,
+    /// A bug: an invariant did not hold.
+    Internal,
+}
+
+impl ErrorCode {
+    /// The wire string of this code, e.g. `"invalid_arguments"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidArguments => "invalid_arguments",
+            Self::UnknownTool => "unknown_tool",
+            Self::NotAvailable => "not_available",
+            Self::NotFound => "not_found",
+            Self::FileNotFound => "file_not_found",
+            Self::DataDir => "data_dir",
+            Self::Storage => "storage",
+            Self::Io => "io",
+            Self::Internal => "internal",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The wire form of an error: `{"code": "...", "message": "..."}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct WireError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+/// Halley's error: a code, a human message, and the underlying cause.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Error {
+    code: ErrorCode,
+    message: String,
+    #[source]
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), source: None }
+    }
+
+    /// Attach the underlying cause (kept for logs, not shown on the wire).
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Box::new(source));
+        self
+    }
+
+    pub fn invalid_arguments(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidArguments, message)
+    }
+
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::NotFound, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Internal, message)
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Whether trying the same thing again may succeed (a busy database, a
+    /// transient I/O error). Argument and lookup errors never are.
+    pub fn is_retryable(&self) -> bool {
+        match self.code {
+            ErrorCode::Storage => self.source.as_deref().is_some_and(is_busy),
+            ErrorCode::Io => true,
+            _ => false,
+        }
+    }
+
+    /// The wire form: code plus message. The message includes the cause's
+    /// message when it adds information.
+    pub fn to_wire(&self) -> WireError {
+        let message = match &self.source {
+            Some(src) => {
+                let cause = src.to_string();
+                if cause.is_empty() || self.message.contains(&cause) {
+                    self.message.clone()
+                } else {
+                    format!("{}: {cause}", self.message)
+                }
+            }
+            None => self.message.clone(),
+        };
+        WireError { code: self.code, message }
+    }
+}
+
+fn is_busy(err: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
+    let text = err.to_string();
+    text.contains("database is locked") || text.contains("database is busy")
+}
+
+impl From<sqlx::Error> for Error {
+    fn from(err: sqlx::Error) -> Self {
+        Error::new(ErrorCode::Storage, "database error").with_source(err)
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for Error {
+    fn from(err: sqlx::migrate::MigrateError) -> Self {
+        Error::new(ErrorCode::Storage, "database migration failed").with_source(err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_form_has_code_and_cause() {
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "permission denied");
+        let err = Error::new(ErrorCode::DataDir, "cannot create /x").with_source(io);
+        assert_eq!(
+            err.to_wire(),
+            WireError { code: ErrorCode::DataDir, message: "cannot create /x: permission denied".into() }
+        );
+        assert_eq!(serde_json::to_value(ErrorCode::InvalidArguments).unwrap(), "invalid_arguments");
+        assert_eq!(ErrorCode::NotAvailable.as_str(), "not_available");
+        assert!(!Error::invalid_arguments("x").is_retryable());
+    }
+}

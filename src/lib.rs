@@ -1,0 +1,14 @@
+//! Halley's core: the tool model and registry, the SQLite store, and the
+//! [`Core`] every front end (CLI, desktop app, local API) talks to.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod cli;
+pub mod core;
+pub mod error;
+pub mod paths;
+pub mod store;
+pub mod tools;
+
+pub use crate::core::Core;
+pub use error::{Error, ErrorCode, Result};
+pub use paths::DataDir;

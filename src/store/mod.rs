@@ -1,0 +1,203 @@
+//! The SQLite store: one file, `halley.db`, in the data directory. WAL,
+//! foreign keys, `BEGIN IMMEDIATE` for writes, embedded forward-only
+//! migrations and an integrity check at open. One module per table; each
+//! exposes a small typed accessor borrowed from [`Store`].
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Sqlite, Transaction};
+
+use crate::error::{Error, ErrorCode, Result};
+
+pub mod agents;
+pub mod audit_log;
+pub mod block_history;
+pub mod blocks;
+pub mod confirmations;
+pub mod conversations;
+pub mod file_tags;
+pub mod files;
+pub mod messages;
+pub mod profile;
+pub mod runs;
+pub mod steps;
+pub mod tools;
+pub mod watch_observations;
+pub mod watches;
+
+/// The database file's name inside the data directory.
+pub const DB_FILE: &str = "halley.db";
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// A handle on the database. Cheap to clone (a pool inside).
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: SqlitePool,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Open (creating if needed) the database at `path`, apply pending
+    /// migrations and check integrity. The parent directory must exist.
+    pub async fn open(path: &Path) -> Result<Store> {
+        let url = format!("sqlite://{}", path.display());
+        let options = SqliteConnectOptions::from_str(&url)
+            .map_err(|e| Error::new(ErrorCode::Storage, format!("bad database path {}", path.display())).with_source(e))?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(5));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await
+            .map_err(|e| {
+                Error::new(ErrorCode::Storage, format!("cannot open database {}", path.display())).with_source(e)
+            })?;
+        let store = Store { pool, path: path.to_path_buf() };
+        store.check_integrity().await?;
+        MIGRATOR.run(&store.pool).await?;
+        Ok(store)
+    }
+
+    /// `PRAGMA integrity_check`: anything but a single "ok" row is an error.
+    pub async fn check_integrity(&self) -> Result<()> {
+        let rows: Vec<(String,)> = sqlx::query_as("PRAGMA integrity_check").fetch_all(&self.pool).await?;
+        match rows.as_slice() {
+            [(ok,)] if ok == "ok" => Ok(()),
+            _ => {
+                let detail: Vec<&str> = rows.iter().map(|(r,)| r.as_str()).collect();
+                Err(Error::new(
+                    ErrorCode::Storage,
+                    format!("database {} failed its integrity check: {}", self.path.display(), detail.join("; ")),
+                ))
+            }
+        }
+    }
+
+    /// A write transaction that takes the write lock up front
+    /// (`BEGIN IMMEDIATE`), so read-then-write sequences cannot fail to
+    /// upgrade under WAL.
+    pub async fn begin_write(&self) -> Result<Transaction<'static, Sqlite>> {
+        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Close the pool, flushing the WAL.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+/// A fresh prefixed id, e.g. `new_id("agent")` gives `agent-<uuid v4>`.
+pub fn new_id(prefix: &str) -> String {
+    format!("{prefix}-{}", uuid::Uuid::new_v4())
+}
+
+/// Read an enum stored as TEXT through its serde name (the spelling the
+/// schema's CHECK constraints list), for row types whose enums live
+/// outside the store (`PermissionScope`, `RiskLevel`, ...).
+pub(crate) fn decode_text<T: serde::de::DeserializeOwned>(text: String) -> std::result::Result<T, sqlx::Error> {
+    serde_json::from_value(serde_json::Value::String(text)).map_err(|e| sqlx::Error::Decode(Box::new(e)))
+}
+
+/// The serde name of an enum, as stored in TEXT columns.
+pub(crate) fn encode_text<T: serde::Serialize>(value: &T) -> Result<String> {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => Ok(s),
+        _ => Err(Error::internal("enum does not serialize to a string")),
+    }
+}
+
+/// The current time as stored in every timestamp column (RFC 3339, UTC, ms).
+pub fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::{DB_FILE, Store};
+
+    /// A fresh store in a temporary directory (kept alive by the guard).
+    pub async fn open_temp() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join(DB_FILE)).await.unwrap();
+        (dir, store)
+    }
+
+    /// An agent row for tables that need one.
+    pub async fn agent(store: &Store) -> String {
+        store.agents().create(&crate::store::agents::NewAgent::named("test")).await.unwrap().id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::test_support::open_temp;
+    use super::*;
+
+    #[tokio::test]
+    async fn pragmas_are_wal_and_foreign_keys() {
+        let (_dir, store) = open_temp().await;
+        let (mode,): (String,) = sqlx::query_as("PRAGMA journal_mode").fetch_one(store.pool()).await.unwrap();
+        assert_eq!(mode, "wal");
+        let (fk,): (i64,) = sqlx::query_as("PRAGMA foreign_keys").fetch_one(store.pool()).await.unwrap();
+        assert_eq!(fk, 1);
+        store.check_integrity().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn data_survives_close_and_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(DB_FILE);
+        let store = Store::open(&path).await.unwrap();
+        store.profile().apply(&[("k".into(), serde_json::json!([1, 2]))], &[]).await.unwrap();
+        store.close().await;
+        let store = Store::open(&path).await.unwrap();
+        assert_eq!(store.profile().get("k").await.unwrap(), Some(serde_json::json!([1, 2])));
+        assert_eq!(store.path(), path.as_path());
+    }
+
+    #[tokio::test]
+    async fn corrupt_file_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(DB_FILE);
+        std::fs::write(&path, b"this is not a sqlite database, just garbage bytes \x00\x01\x02".repeat(200)).unwrap();
+        let err = Store::open(&path).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Storage);
+    }
+
+    #[tokio::test]
+    async fn check_constraint_violation_is_a_storage_error() {
+        let (_dir, store) = open_temp().await;
+        let agent = test_support::agent(&store).await;
+        let res = sqlx::query("INSERT INTO runs (id, agent_id, status, started_at) VALUES ('r', ?1, 'bogus', ?2)")
+            .bind(&agent)
+            .bind(now())
+            .execute(store.pool())
+            .await;
+        let err = Error::from(res.unwrap_err());
+        assert_eq!(err.code(), ErrorCode::Storage);
+    }
+
+    #[test]
+    fn ids_are_prefixed_uuids() {
+        let id = new_id("agent");
+        assert!(id.starts_with("agent-"));
+        assert!(uuid::Uuid::parse_str(&id["agent-".len()..]).is_ok());
+    }
+}

@@ -1,0 +1,87 @@
+//! Executors of the built-in tools that run now, and their argument and
+//! output types (the catalogue generates their JSON Schemas from these).
+//! [`Builtin`] is the closed set of them: a tool is `available` exactly
+//! when it has a variant here (the registry checks this at start).
+
+pub mod files;
+pub mod normalize_compare;
+pub mod profile;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::paths::DataDir;
+use crate::store::Store;
+use crate::tools::result::ToolOutput;
+
+/// What executors may use: the store and the data directory.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    pub store: Store,
+    pub data_dir: DataDir,
+}
+
+/// The built-in tools that run now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Builtin {
+    NormalizeCompare,
+    UserProfileGet,
+    UserProfileSet,
+    FilesStore,
+    FilesGet,
+    FilesTag,
+}
+
+impl Builtin {
+    pub const ALL: [Builtin; 6] = [
+        Self::NormalizeCompare,
+        Self::UserProfileGet,
+        Self::UserProfileSet,
+        Self::FilesStore,
+        Self::FilesGet,
+        Self::FilesTag,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::NormalizeCompare => "normalize_compare",
+            Self::UserProfileGet => "user_profile_get",
+            Self::UserProfileSet => "user_profile_set",
+            Self::FilesStore => "files_store",
+            Self::FilesGet => "files_get",
+            Self::FilesTag => "files_tag",
+        }
+    }
+
+    pub fn for_tool(name: &str) -> Option<Builtin> {
+        Self::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    /// Run the tool on already schema-validated arguments.
+    pub async fn run(self, ctx: &ToolContext, args: Value) -> Result<ToolOutput> {
+        match self {
+            Self::NormalizeCompare => {
+                let out = normalize_compare::normalize_compare(&parse(self, args)?)?;
+                to_output(&out)
+            }
+            Self::UserProfileGet => to_output(&profile::get(&ctx.store, parse(self, args)?).await?),
+            Self::UserProfileSet => to_output(&profile::set(&ctx.store, parse(self, args)?).await?),
+            Self::FilesStore => to_output(&files::store(ctx, parse(self, args)?).await?),
+            Self::FilesGet => to_output(&files::get(ctx, parse(self, args)?).await?),
+            Self::FilesTag => to_output(&files::tag(ctx, parse(self, args)?).await?),
+        }
+    }
+}
+
+fn parse<T: DeserializeOwned>(tool: Builtin, args: Value) -> Result<T> {
+    serde_json::from_value(args)
+        .map_err(|e| Error::invalid_arguments(format!("invalid arguments for `{}`: {e}", tool.name())))
+}
+
+fn to_output<T: Serialize>(data: &T) -> Result<ToolOutput> {
+    let data = serde_json::to_value(data)
+        .map_err(|e| Error::internal("cannot serialise a tool result").with_source(e))?;
+    Ok(ToolOutput::data(data))
+}

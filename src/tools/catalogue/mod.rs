@@ -1,0 +1,160 @@
+//! The built-in catalogue: every primitive, robustness tool and skill of
+//! tools.md, declared with its scope, risk, confirmation and schemas.
+//!
+//! Argument and output types live next to their group (one file per group);
+//! the six tools that run today reuse the types of `tools::builtin`.
+
+mod capture;
+mod common;
+mod creator;
+mod data;
+mod interaction;
+mod navigation;
+mod robustness;
+mod safety;
+mod shopping;
+mod travel;
+
+#[cfg(test)]
+mod tests;
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::Value;
+
+use crate::tools::spec::{Executor, PermissionScope, RiskLevel, ToolKind, ToolSpec, ToolStatus};
+
+pub use capture::*;
+pub use common::{FREQUENCY_PATTERN, Money, SkillStatus, Target};
+pub use creator::*;
+pub use data::*;
+pub use interaction::*;
+pub use navigation::*;
+pub use robustness::*;
+pub use safety::*;
+pub use shopping::*;
+pub use travel::*;
+
+/// Every built-in tool declaration, in tools.md order: 32 primitives, the
+/// 3 robustness tools, then the 12 skills.
+pub fn catalogue() -> Vec<ToolSpec> {
+    let mut tools = Vec::with_capacity(47);
+    tools.extend(navigation::tools());
+    tools.extend(interaction::tools());
+    tools.extend(capture::tools());
+    tools.extend(data::tools());
+    tools.extend(safety::tools());
+    tools.extend(robustness::tools());
+    tools.extend(travel::tools());
+    tools.extend(shopping::tools());
+    tools.extend(creator::tools());
+    tools
+}
+
+/// What each planned tool is waiting for, in the user's terms.
+pub(crate) mod needs {
+    pub const BROWSER: &str = "the managed browser (Chromium over CDP), coming with the browser issue";
+    pub const BROWSER_AND_CONFIRM: &str = "the managed browser (Chromium over CDP) and the gatekeeper's confirmation channel";
+    pub const BROWSER_AND_MODEL: &str =
+        "the managed browser (Chromium over CDP) and the agent runtime (model client) for model-assisted extraction";
+    pub const SEARCH: &str = "a web search provider";
+    pub const OAUTH: &str = "OAuth connect (PKCE, loopback redirect) and the OS keyring";
+    pub const WATCH: &str = "the watch scheduler and the managed browser (Chromium over CDP)";
+    pub const NOTIFY: &str = "native notifications (desktop shell)";
+    pub const CONFIRM: &str = "the gatekeeper's confirmation channel in the desktop UI";
+    pub const CHALLENGE: &str = "the managed browser (Chromium over CDP) and the challenge hand-off in the desktop UI";
+    pub const SKILL_RESEARCH: &str =
+        "the agent runtime (model client), a web search provider and the managed browser (Chromium over CDP)";
+    pub const SKILL_BROWSE: &str = "the agent runtime (model client) and the managed browser (Chromium over CDP)";
+    pub const SKILL_SUBMIT: &str = "the agent runtime (model client), the managed browser (Chromium over CDP) and the gatekeeper's confirmation channel";
+    pub const SKILL_WATCH: &str = "the agent runtime (model client), the watch scheduler and native notifications";
+    pub const SKILL_PLAN: &str = "the agent runtime (model client)";
+    pub const SKILL_PUBLISH: &str = "the agent runtime (model client), the managed browser (Chromium over CDP), the gatekeeper's confirmation channel and the challenge hand-off";
+}
+
+/// The declaration of one catalogue entry, minus its schemas.
+pub(crate) struct Decl {
+    pub name: &'static str,
+    pub kind: ToolKind,
+    pub scope: PermissionScope,
+    pub risk: RiskLevel,
+    pub confirm: bool,
+    /// `None`: the tool runs now (status Available). `Some`: planned, and
+    /// what it needs.
+    pub needs: Option<&'static str>,
+    pub description: &'static str,
+}
+
+/// Builds a [`ToolSpec`] from a declaration, the argument type `A` and the
+/// type `O` of `data` in a successful result.
+pub(crate) fn declare<A: JsonSchema, O: JsonSchema>(decl: Decl) -> ToolSpec {
+    ToolSpec {
+        name: decl.name.to_owned(),
+        description: decl.description.to_owned(),
+        kind: decl.kind,
+        executor: Executor::Builtin,
+        status: if decl.needs.is_some() { ToolStatus::Planned } else { ToolStatus::Available },
+        permission_scope: decl.scope,
+        risk_level: decl.risk,
+        requires_confirmation: decl.confirm,
+        parameters: parameters_schema::<A>(),
+        output_schema: output_schema::<O>(),
+        needs: decl.needs.map(str::to_owned),
+    }
+}
+
+/// JSON Schema of a tool's arguments as the model should see it: inlined
+/// (no `$ref`/`$defs`), without `$schema` and titles, `type: object` at the
+/// top. Describes what deserialising accepts (fields with defaults are optional).
+pub fn parameters_schema<T: JsonSchema>() -> Value {
+    model_schema::<T>(SchemaSettings::draft2020_12().for_deserialize())
+}
+
+/// JSON Schema of what a tool returns in `data`, describing what
+/// serialising produces.
+pub fn output_schema<T: JsonSchema>() -> Value {
+    model_schema::<T>(SchemaSettings::draft2020_12().for_serialize())
+}
+
+fn model_schema<T: JsonSchema>(settings: SchemaSettings) -> Value {
+    let generator = settings
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        })
+        .into_generator();
+    let mut value = generator.into_root_schema_for::<T>().to_value();
+    if let Value::Object(root) = &mut value {
+        root.remove("$schema");
+        root.remove("$defs");
+        root.remove("definitions");
+        if !root.contains_key("type") {
+            root.insert("type".to_owned(), Value::String("object".to_owned()));
+        }
+    }
+    strip_titles(&mut value);
+    value
+}
+
+/// Removes `title` keywords from a schema and its subschemas (titles are
+/// Rust type names, noise for the model). Only schema positions are walked,
+/// so a property that happens to be called `title` is kept.
+fn strip_titles(schema: &mut Value) {
+    let Value::Object(map) = schema else { return };
+    map.remove("title");
+    for key in ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"] {
+        if let Some(sub) = map.get_mut(key) {
+            strip_titles(sub);
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        if let Some(Value::Array(subs)) = map.get_mut(key) {
+            subs.iter_mut().for_each(strip_titles);
+        }
+    }
+    for key in ["properties", "patternProperties"] {
+        if let Some(Value::Object(props)) = map.get_mut(key) {
+            props.values_mut().for_each(strip_titles);
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! The registry: every tool's declaration with its compiled argument
+//! validator and, for tools that run now, the executor that runs them.
+//! Lookup and validation happen here; execution is in `tools::builtin`.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::tools::builtin::Builtin;
+use crate::tools::catalogue::catalogue;
+use crate::tools::spec::{ToolSpec, ToolStatus};
+
+/// At most this many schema violations are listed in one error message.
+const MAX_REPORTED_VIOLATIONS: usize = 5;
+
+struct Entry {
+    spec: ToolSpec,
+    validator: jsonschema::Validator,
+    builtin: Option<Builtin>,
+}
+
+/// The tools Halley knows, in declaration order.
+pub struct Registry {
+    entries: Vec<Entry>,
+    by_name: HashMap<String, usize>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry").field("tools", &self.entries.len()).finish()
+    }
+}
+
+impl Registry {
+    /// The built-in catalogue of tools.md.
+    pub fn builtin() -> Result<Registry> {
+        Registry::new(catalogue())
+    }
+
+    /// Build a registry from declarations. Fails on a duplicate name, a
+    /// parameters schema that does not compile, or an `available` builtin
+    /// tool with no executor (and a planned one that has an executor).
+    pub fn new(specs: Vec<ToolSpec>) -> Result<Registry> {
+        let mut entries = Vec::with_capacity(specs.len());
+        let mut by_name = HashMap::with_capacity(specs.len());
+        for spec in specs {
+            if by_name.contains_key(&spec.name) {
+                return Err(Error::internal(format!("tool `{}` is declared twice", spec.name)));
+            }
+            let validator = jsonschema::options()
+                .should_validate_formats(true)
+                .build(&spec.parameters)
+                .map_err(|e| Error::internal(format!("tool `{}` has an invalid parameters schema: {e}", spec.name)))?;
+            let builtin = Builtin::for_tool(&spec.name);
+            match (spec.status, builtin.is_some()) {
+                (ToolStatus::Available, false) if spec.executor == crate::tools::Executor::Builtin => {
+                    return Err(Error::internal(format!(
+                        "tool `{}` is declared available but has no executor",
+                        spec.name
+                    )));
+                }
+                (ToolStatus::Planned, true) => {
+                    return Err(Error::internal(format!(
+                        "tool `{}` has an executor but is declared planned",
+                        spec.name
+                    )));
+                }
+                _ => {}
+            }
+            by_name.insert(spec.name.clone(), entries.len());
+            entries.push(Entry { spec, validator, builtin });
+        }
+        Ok(Registry { entries, by_name })
+    }
+
+    /// Every declaration, in catalogue order.
+    pub fn list(&self) -> impl ExactSizeIterator<Item = &ToolSpec> {
+        self.entries.iter().map(|e| &e.spec)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn get(&self, name: &str) -> Option<&ToolSpec> {
+        self.entry(name).map(|e| &e.spec)
+    }
+
+    /// The executor of a tool that runs now.
+    pub fn builtin(&self, name: &str) -> Option<Builtin> {
+        self.entry(name).and_then(|e| e.builtin)
+    }
+
+    fn entry(&self, name: &str) -> Option<&Entry> {
+        self.by_name.get(name).and_then(|&i| self.entries.get(i))
+    }
+
+    /// Look a tool up, or fail with `unknown_tool` suggesting near names.
+    pub fn lookup(&self, name: &str) -> Result<&ToolSpec> {
+        self.get(name).ok_or_else(|| {
+            let suggestions = self.similar_names(name);
+            let hint = if suggestions.is_empty() {
+                "; `halley tools list` shows every tool".to_string()
+            } else {
+                format!("; did you mean {}?", suggestions.join(" or "))
+            };
+            Error::new(ErrorCode::UnknownTool, format!("unknown tool `{name}`{hint}"))
+        })
+    }
+
+    /// Check `args` against the tool's parameters schema. The error names
+    /// each offending field by its JSON path.
+    pub fn validate(&self, name: &str, args: &Value) -> Result<()> {
+        self.lookup(name)?;
+        let Some(entry) = self.entry(name) else {
+            return Err(Error::internal(format!("tool `{name}` vanished from the registry")));
+        };
+        let violations: Vec<String> = entry
+            .validator
+            .iter_errors(args)
+            .take(MAX_REPORTED_VIOLATIONS + 1)
+            .map(|err| describe_violation(err.instance_path().as_str(), &err.to_string()))
+            .collect();
+        if violations.is_empty() {
+            return Ok(());
+        }
+        let shown: Vec<&str> = violations.iter().take(MAX_REPORTED_VIOLATIONS).map(String::as_str).collect();
+        let more = if violations.len() > MAX_REPORTED_VIOLATIONS { "; and more" } else { "" };
+        Err(Error::invalid_arguments(format!("invalid arguments for `{name}`: {}{more}", shown.join("; "))))
+    }
+
+    fn similar_names(&self, name: &str) -> Vec<String> {
+        let wanted = name.to_lowercase();
+        let mut scored: Vec<(usize, &str)> = self
+            .entries
+            .iter()
+            .map(|e| (edit_distance(&wanted, &e.spec.name), e.spec.name.as_str()))
+            .filter(|(d, n)| *d <= 3 || n.contains(wanted.as_str()) && wanted.len() >= 4)
+            .collect();
+        scored.sort();
+        scored.into_iter().take(3).map(|(_, n)| format!("`{n}`")).collect()
+    }
+}
+
+/// "/url: 5 is not of type "string"" → "field `url`: 5 is not of type "string"".
+fn describe_violation(pointer: &str, message: &str) -> String {
+    if pointer.is_empty() {
+        return message.to_string();
+    }
+    let field: Vec<String> = pointer
+        .trim_start_matches('/')
+        .split('/')
+        .map(|seg| seg.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    format!("field `{}`: {message}", field.join("."))
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::spec::{Executor, PermissionScope, RiskLevel, ToolKind};
+    use serde_json::json;
+
+    fn spec(name: &str, status: ToolStatus, parameters: Value) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            description: "test".into(),
+            kind: ToolKind::Primitive,
+            executor: Executor::Builtin,
+            status,
+            permission_scope: PermissionScope::ReadOnly,
+            risk_level: RiskLevel::Low,
+            requires_confirmation: false,
+            parameters,
+            output_schema: json!({"type": "object"}),
+            needs: None,
+        }
+    }
+
+    fn nav_schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "url": {"type": "string"},
+                "wait_until": {"enum": ["load", "networkidle"]},
+                "nested": {"type": "object", "properties": {"n": {"type": "integer"}}}
+            },
+            "required": ["url"],
+            "additionalProperties": false
+        })
+    }
+
+    #[test]
+    fn validation_errors_name_the_field() {
+        let reg = Registry::new(vec![spec("nav", ToolStatus::Planned, nav_schema())]).unwrap();
+        assert!(reg.validate("nav", &json!({"url": "https://a.b"})).is_ok());
+
+        let err = reg.validate("nav", &json!({"url": 5})).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidArguments);
+        assert_eq!(err.message(), "invalid arguments for `nav`: field `url`: 5 is not of type \"string\"");
+
+        let err = reg.validate("nav", &json!({"url": "x", "nested": {"n": "one"}})).unwrap_err();
+        assert!(err.message().contains("field `nested.n`"), "{}", err.message());
+
+        let err = reg.validate("nav", &json!({})).unwrap_err();
+        assert!(err.message().contains("\"url\" is a required property"), "{}", err.message());
+
+        let err = reg.validate("nav", &json!({"url": "x", "colour": 1})).unwrap_err();
+        assert!(err.message().contains("colour"), "{}", err.message());
+
+        let err = reg.validate("nav", &json!([1])).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidArguments);
+    }
+
+    #[test]
+    fn unknown_tool_suggests_a_near_name() {
+        let reg = Registry::new(vec![spec("browser_click", ToolStatus::Planned, nav_schema())]).unwrap();
+        let err = reg.lookup("browser_clik").unwrap_err();
+        assert_eq!(err.code(), ErrorCode::UnknownTool);
+        assert_eq!(err.message(), "unknown tool `browser_clik`; did you mean `browser_click`?");
+        let err = reg.validate("zzz", &json!({})).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::UnknownTool);
+    }
+
+    #[test]
+    fn inconsistent_declarations_are_rejected() {
+        let dup = Registry::new(vec![
+            spec("a", ToolStatus::Planned, nav_schema()),
+            spec("a", ToolStatus::Planned, nav_schema()),
+        ]);
+        assert!(dup.is_err());
+        let no_exec = Registry::new(vec![spec("a", ToolStatus::Available, nav_schema())]);
+        assert!(no_exec.unwrap_err().message().contains("no executor"));
+        let exec_but_planned = Registry::new(vec![spec("normalize_compare", ToolStatus::Planned, nav_schema())]);
+        assert!(exec_but_planned.is_err());
+        let bad_schema = Registry::new(vec![spec("a", ToolStatus::Planned, json!({"type": 12}))]);
+        assert!(bad_schema.is_err());
+    }
+}

@@ -1,0 +1,132 @@
+//! The tool declaration: what the model and the gatekeeper see of a tool
+//! (name, JSON Schemas, permission scope, risk level), never how it runs.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What a tool may do to the world, from harmless to hard to undo
+/// (tools.md "permission scopes"). Ordered: a later variant is riskier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum PermissionScope {
+    /// Reads only, changes no state anywhere.
+    ReadOnly,
+    /// Fills forms/drafts, changes browser state; never submits, publishes or pays.
+    WriteNonDestructive,
+    /// Submits a form or sends data off the machine.
+    Submit,
+    /// Posts, comments, public actions.
+    Publish,
+    /// Costs money.
+    Payment,
+    /// Deletes, cancels or changes something hard to undo.
+    Destructive,
+}
+
+impl PermissionScope {
+    pub const ALL: [PermissionScope; 6] = [
+        Self::ReadOnly,
+        Self::WriteNonDestructive,
+        Self::Submit,
+        Self::Publish,
+        Self::Payment,
+        Self::Destructive,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ReadOnly => "READ_ONLY",
+            Self::WriteNonDestructive => "WRITE_NON_DESTRUCTIVE",
+            Self::Submit => "SUBMIT",
+            Self::Publish => "PUBLISH",
+            Self::Payment => "PAYMENT",
+            Self::Destructive => "DESTRUCTIVE",
+        }
+    }
+
+    /// Scopes from SUBMIT upward need the user's confirmation (guardrails).
+    pub fn needs_confirmation(self) -> bool {
+        self >= Self::Submit
+    }
+}
+
+impl std::fmt::Display for PermissionScope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RiskLevel {
+    Low,
+    Medium,
+    High,
+}
+
+impl RiskLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+        }
+    }
+}
+
+impl std::fmt::Display for RiskLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Primitive tools act once; skills are workflows over primitives; custom
+/// tools are registered by the user or a client application.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolKind {
+    Primitive,
+    Skill,
+    Custom,
+}
+
+/// Who runs a call: Halley itself, the client application that registered
+/// the tool, or the model (implicit: it produces the `_output` itself).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Executor {
+    Builtin,
+    Client,
+    Implicit,
+}
+
+/// Whether calling the tool does something now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolStatus {
+    Available,
+    /// Declared (the model and the gatekeeper know it) but not built yet:
+    /// calling it returns a `not_available` error naming what it needs.
+    Planned,
+}
+
+/// A tool's declaration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub kind: ToolKind,
+    pub executor: Executor,
+    pub status: ToolStatus,
+    pub permission_scope: PermissionScope,
+    pub risk_level: RiskLevel,
+    pub requires_confirmation: bool,
+    /// JSON Schema (draft 2020-12) of the arguments.
+    pub parameters: Value,
+    /// JSON Schema of `data` in a successful ToolResultV2.
+    pub output_schema: Value,
+    /// For planned tools: what the tool needs before it can run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needs: Option<String>,
+}

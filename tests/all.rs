@@ -1,0 +1,4 @@
+//! Halley's integration tests: one binary, one module per area.
+
+mod common;
+mod suite;

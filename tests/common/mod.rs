@@ -1,0 +1,110 @@
+//! Shared test helpers: run the real `halley` binary against a temporary
+//! data directory and parse what it prints.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// One isolated Halley installation: a temp data dir and a temp work dir.
+pub struct Halley {
+    pub tmp: tempfile::TempDir,
+}
+
+/// What one CLI run produced.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// stdout parsed as JSON (panics with the whole output when it is not).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+    }
+
+    /// The ToolResultV2 printed by `tools call`, with the random trace id
+    /// checked (a UUID) and blanked so whole objects can be compared.
+    pub fn result(&self) -> Value {
+        let mut v = self.json();
+        let id = v["trace_id"].as_str().unwrap_or_else(|| panic!("no trace_id in {v}"));
+        assert!(uuid::Uuid::parse_str(id).is_ok(), "trace_id {id} is not a UUID");
+        v["trace_id"] = Value::Null;
+        v
+    }
+}
+
+impl Halley {
+    pub fn new() -> Self {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(tmp.path().join("work")).expect("work dir");
+        Halley { tmp }
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        self.tmp.path().join("data")
+    }
+
+    pub fn work_dir(&self) -> PathBuf {
+        self.tmp.path().join("work")
+    }
+
+    /// Write a file in the work dir and return its absolute path.
+    pub fn write_file(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let p = self.work_dir().join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&p, bytes).expect("write");
+        p
+    }
+
+    /// Run `halley --data-dir <data> ARGS...` in the work dir.
+    pub fn run(&self, args: &[&str]) -> Run {
+        self.run_with_data_dir(&self.data_dir(), args)
+    }
+
+    pub fn run_with_data_dir(&self, data_dir: &Path, args: &[&str]) -> Run {
+        let out = Command::new(env!("CARGO_BIN_EXE_halley"))
+            .arg("--data-dir")
+            .arg(data_dir)
+            .args(args)
+            .current_dir(self.work_dir())
+            .env_remove("HALLEY_DATA_DIR")
+            .output()
+            .expect("run halley");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// `halley tools call NAME --args JSON`.
+    pub fn call(&self, name: &str, args: &Value) -> Run {
+        self.run(&["tools", "call", name, "--args", &args.to_string()])
+    }
+}
+
+/// Every file below `dir` (relative paths, sorted); empty when it is absent.
+pub fn tree(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        let Ok(rd) = std::fs::read_dir(dir) else { return };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                out.push(p.strip_prefix(base).unwrap_or(&p).display().to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}

@@ -1,0 +1,4 @@
+mod cli_errors;
+mod cli_files;
+mod cli_profile;
+mod cli_tools;
