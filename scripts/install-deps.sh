@@ -14,6 +14,8 @@ APT_PACKAGES=(
   chromium
   # the headless desktop session used by tests
   xvfb xauth dbus dbus-x11 gnome-keyring at-spi2-core dunst keyutils imagemagick
+  # window lookup (xwininfo), keyring and notification CLIs used by tests
+  x11-utils libsecret-tools libnotify-bin
   # drives the real desktop app over WebDriver in tests
   webkit2gtk-driver
 )

@@ -51,7 +51,7 @@ impl Core {
             Ok(spec) => spec,
             Err((spec, err)) => return error_result(spec, &err),
         };
-        let Some(builtin) = self.registry.builtin(name) else {
+        let Some(builtin) = self.registry.executor_of(name) else {
             return error_result(Some(spec), &Error::internal(format!("tool `{name}` has no executor")));
         };
         match builtin.run(&self.ctx, args).await {

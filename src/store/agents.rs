@@ -126,7 +126,8 @@ mod tests {
             .create(&NewAgent { id: Some("agent-b".into()), system: "be brief".into(), ..NewAgent::named("B") })
             .await
             .unwrap();
-        let patch = AgentPatch { system: Some("sys".into()), llm_config: Some(json!({"model": "m"})), ..Default::default() };
+        let patch =
+            AgentPatch { system: Some("sys".into()), llm_config: Some(json!({"model": "m"})), ..Default::default() };
         let a2 = store.agents().update(&a.id, &patch).await.unwrap();
         assert_eq!((a2.name.as_str(), a2.system.as_str(), &a2.llm_config), ("Halley", "sys", &json!({"model": "m"})));
         assert_eq!(store.agents().list().await.unwrap(), vec![a2, b]);

@@ -60,13 +60,15 @@ impl Blocks<'_> {
         let at = now();
         let row: BlockRow = match &existing {
             Some(b) => {
-                sqlx::query_as("UPDATE blocks SET value = ?2, char_limit = ?3, updated_at = ?4 WHERE id = ?1 RETURNING *")
-                    .bind(&b.id)
-                    .bind(value)
-                    .bind(limit)
-                    .bind(&at)
-                    .fetch_one(&mut *tx)
-                    .await?
+                sqlx::query_as(
+                    "UPDATE blocks SET value = ?2, char_limit = ?3, updated_at = ?4 WHERE id = ?1 RETURNING *",
+                )
+                .bind(&b.id)
+                .bind(value)
+                .bind(limit)
+                .bind(&at)
+                .fetch_one(&mut *tx)
+                .await?
             }
             None => {
                 sqlx::query_as(
@@ -85,14 +87,16 @@ impl Blocks<'_> {
         };
         let old = existing.as_ref().map(|b| b.value.as_str());
         if old != Some(value) {
-            sqlx::query("INSERT INTO block_history (block_id, old_value, new_value, actor, at) VALUES (?1, ?2, ?3, ?4, ?5)")
-                .bind(&row.id)
-                .bind(old)
-                .bind(value)
-                .bind(actor)
-                .bind(&at)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query(
+                "INSERT INTO block_history (block_id, old_value, new_value, actor, at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .bind(&row.id)
+            .bind(old)
+            .bind(value)
+            .bind(actor)
+            .bind(&at)
+            .execute(&mut *tx)
+            .await?;
         }
         tx.commit().await?;
         Ok(row)
@@ -140,7 +144,10 @@ mod tests {
         let b = store.blocks().upsert(&agent, "human", "Name: An", None, "user").await.unwrap();
         assert_eq!((b.value.as_str(), b.char_limit), ("Name: An", DEFAULT_CHAR_LIMIT));
         let b2 = store.blocks().upsert(&agent, "human", "Name: An, vegan", Some(100), "agent").await.unwrap();
-        assert_eq!((b2.id.as_str(), b2.char_limit, b2.created_at.as_str()), (b.id.as_str(), 100, b.created_at.as_str()));
+        assert_eq!(
+            (b2.id.as_str(), b2.char_limit, b2.created_at.as_str()),
+            (b.id.as_str(), 100, b.created_at.as_str())
+        );
         let p = store.blocks().upsert(&agent, "persona", "helpful", None, "system").await.unwrap();
         assert_eq!(store.blocks().get(&agent, "human").await.unwrap(), Some(b2.clone()));
         assert_eq!(store.blocks().for_agent(&agent).await.unwrap(), vec![b2, p]);
@@ -157,7 +164,7 @@ mod tests {
         store.blocks().upsert(&agent, "human", "ầầầ", None, "user").await.unwrap();
         let err = store.blocks().upsert(&agent, "x", "", Some(0), "user").await.unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidArguments);
-        assert_eq!(store.blocks().history(&b.id).await.unwrap().len(), 2);
+        assert_eq!(store.block_history().for_block(&b.id).await.unwrap().len(), 2);
     }
 
     #[tokio::test]
@@ -168,7 +175,7 @@ mod tests {
         store.blocks().upsert(&agent, "persona", "y", None, "user").await.unwrap();
         assert!(store.blocks().delete(&agent, "human").await.unwrap());
         assert!(!store.blocks().delete(&agent, "human").await.unwrap());
-        assert_eq!(store.blocks().history(&b.id).await.unwrap(), vec![]);
+        assert_eq!(store.block_history().for_block(&b.id).await.unwrap(), vec![]);
         store.agents().delete(&agent).await.unwrap();
         assert_eq!(store.blocks().for_agent(&agent).await.unwrap(), vec![]);
     }

@@ -46,19 +46,17 @@ impl Store {
     pub async fn open(path: &Path) -> Result<Store> {
         let url = format!("sqlite://{}", path.display());
         let options = SqliteConnectOptions::from_str(&url)
-            .map_err(|e| Error::new(ErrorCode::Storage, format!("bad database path {}", path.display())).with_source(e))?
+            .map_err(|e| {
+                Error::new(ErrorCode::Storage, format!("bad database path {}", path.display())).with_source(e)
+            })?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(5));
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .connect_with(options)
-            .await
-            .map_err(|e| {
-                Error::new(ErrorCode::Storage, format!("cannot open database {}", path.display())).with_source(e)
-            })?;
+        let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await.map_err(|e| {
+            Error::new(ErrorCode::Storage, format!("cannot open database {}", path.display())).with_source(e)
+        })?;
         let store = Store { pool, path: path.to_path_buf() };
         store.check_integrity().await?;
         MIGRATOR.run(&store.pool).await?;

@@ -92,7 +92,7 @@ impl Registry {
     }
 
     /// The executor of a tool that runs now.
-    pub fn builtin(&self, name: &str) -> Option<Builtin> {
+    pub fn executor_of(&self, name: &str) -> Option<Builtin> {
         self.entry(name).and_then(|e| e.builtin)
     }
 

@@ -94,9 +94,15 @@ mod tests {
     fn target_requires_selector_or_ref() {
         let empty = Target::default();
         assert!(empty.require("browser_click").is_err());
-        let by_ref = Target { element_ref: Some("e1".into()), ..Target::default() };
+        let by_ref = Target {
+            element_ref: Some("e1".into()),
+            ..Target::default()
+        };
         assert!(by_ref.require("browser_click").is_ok());
-        let frame_only = Target { frame: Some("iframe#pay".into()), ..Target::default() };
+        let frame_only = Target {
+            frame: Some("iframe#pay".into()),
+            ..Target::default()
+        };
         assert!(frame_only.require("browser_click").is_err());
     }
 }

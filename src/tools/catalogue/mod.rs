@@ -4,16 +4,16 @@
 //! Argument and output types live next to their group (one file per group);
 //! the six tools that run today reuse the types of `tools::builtin`.
 
-mod capture;
-mod common;
-mod creator;
-mod data;
-mod interaction;
-mod navigation;
-mod robustness;
-mod safety;
-mod shopping;
-mod travel;
+pub mod capture;
+pub mod common;
+pub mod creator;
+pub mod data;
+pub mod interaction;
+pub mod navigation;
+pub mod robustness;
+pub mod safety;
+pub mod shopping;
+pub mod travel;
 
 #[cfg(test)]
 mod tests;
@@ -24,16 +24,7 @@ use serde_json::Value;
 
 use crate::tools::spec::{Executor, PermissionScope, RiskLevel, ToolKind, ToolSpec, ToolStatus};
 
-pub use capture::*;
 pub use common::{FREQUENCY_PATTERN, Money, SkillStatus, Target};
-pub use creator::*;
-pub use data::*;
-pub use interaction::*;
-pub use navigation::*;
-pub use robustness::*;
-pub use safety::*;
-pub use shopping::*;
-pub use travel::*;
 
 /// Every built-in tool declaration, in tools.md order: 32 primitives, the
 /// 3 robustness tools, then the 12 skills.
@@ -53,21 +44,24 @@ pub fn catalogue() -> Vec<ToolSpec> {
 
 /// What each planned tool is waiting for, in the user's terms.
 pub(crate) mod needs {
-    pub const BROWSER: &str = "the managed browser (Chromium over CDP), coming with the browser issue";
-    pub const BROWSER_AND_CONFIRM: &str = "the managed browser (Chromium over CDP) and the gatekeeper's confirmation channel";
-    pub const BROWSER_AND_MODEL: &str =
-        "the managed browser (Chromium over CDP) and the agent runtime (model client) for model-assisted extraction";
+    pub const BROWSER: &str =
+        "the managed browser (Chromium over CDP), coming with the browser issue";
+    pub const BROWSER_AND_CONFIRM: &str =
+        "the managed browser (Chromium over CDP) and the gatekeeper's confirmation channel";
+    pub const BROWSER_AND_MODEL: &str = "the managed browser (Chromium over CDP) and the agent runtime (model client) for model-assisted extraction";
     pub const SEARCH: &str = "a web search provider";
     pub const OAUTH: &str = "OAuth connect (PKCE, loopback redirect) and the OS keyring";
     pub const WATCH: &str = "the watch scheduler and the managed browser (Chromium over CDP)";
     pub const NOTIFY: &str = "native notifications (desktop shell)";
     pub const CONFIRM: &str = "the gatekeeper's confirmation channel in the desktop UI";
-    pub const CHALLENGE: &str = "the managed browser (Chromium over CDP) and the challenge hand-off in the desktop UI";
-    pub const SKILL_RESEARCH: &str =
-        "the agent runtime (model client), a web search provider and the managed browser (Chromium over CDP)";
-    pub const SKILL_BROWSE: &str = "the agent runtime (model client) and the managed browser (Chromium over CDP)";
+    pub const CHALLENGE: &str =
+        "the managed browser (Chromium over CDP) and the challenge hand-off in the desktop UI";
+    pub const SKILL_RESEARCH: &str = "the agent runtime (model client), a web search provider and the managed browser (Chromium over CDP)";
+    pub const SKILL_BROWSE: &str =
+        "the agent runtime (model client) and the managed browser (Chromium over CDP)";
     pub const SKILL_SUBMIT: &str = "the agent runtime (model client), the managed browser (Chromium over CDP) and the gatekeeper's confirmation channel";
-    pub const SKILL_WATCH: &str = "the agent runtime (model client), the watch scheduler and native notifications";
+    pub const SKILL_WATCH: &str =
+        "the agent runtime (model client), the watch scheduler and native notifications";
     pub const SKILL_PLAN: &str = "the agent runtime (model client)";
     pub const SKILL_PUBLISH: &str = "the agent runtime (model client), the managed browser (Chromium over CDP), the gatekeeper's confirmation channel and the challenge hand-off";
 }
@@ -93,7 +87,11 @@ pub(crate) fn declare<A: JsonSchema, O: JsonSchema>(decl: Decl) -> ToolSpec {
         description: decl.description.to_owned(),
         kind: decl.kind,
         executor: Executor::Builtin,
-        status: if decl.needs.is_some() { ToolStatus::Planned } else { ToolStatus::Available },
+        status: if decl.needs.is_some() {
+            ToolStatus::Planned
+        } else {
+            ToolStatus::Available
+        },
         permission_scope: decl.scope,
         risk_level: decl.risk,
         requires_confirmation: decl.confirm,
@@ -142,7 +140,16 @@ fn model_schema<T: JsonSchema>(settings: SchemaSettings) -> Value {
 fn strip_titles(schema: &mut Value) {
     let Value::Object(map) = schema else { return };
     map.remove("title");
-    for key in ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"] {
+    for key in [
+        "items",
+        "additionalProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+    ] {
         if let Some(sub) = map.get_mut(key) {
             strip_titles(sub);
         }

@@ -1,0 +1,52 @@
+# Halley: build, run and test on a fresh Debian/Ubuntu machine.
+# `make run` opens the desktop app, `make test` runs every test; `make help`.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+CARGO ?= cargo
+NPM ?= npm
+# Cargo honours CARGO_TARGET_DIR when it is set; the app binary is found there.
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
+DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
+
+.PHONY: help deps ui build run test lint icons
+
+help: ## List the targets
+	@echo "Halley make targets:"
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  make \1\t\2/' | expand -t 16
+
+deps: ## Install missing apt packages and the UI's npm packages
+	scripts/install-deps.sh
+
+ui: ## Build the side-panel UI into ui/dist
+	@if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then \
+	  echo "make ui: npm ci"; (cd ui && $(NPM) ci --no-audit --no-fund --loglevel=error); fi
+	cd ui && $(NPM) run build
+
+build: deps ui ## Build the core, the CLI and the desktop app
+	$(CARGO) build --workspace
+
+run: build ## Open the desktop app (or explain the CLI when there is no display)
+	@if [ -n "$${DISPLAY:-}" ] || [ -n "$${WAYLAND_DISPLAY:-}" ]; then \
+	  echo "make run: starting $(DESKTOP_BIN)"; exec "$(DESKTOP_BIN)"; \
+	else \
+	  echo "make run: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set)."; \
+	  echo "The desktop app needs one; the tools work today from the command line:"; \
+	  echo "  cargo run -p halley -- tools list"; \
+	  echo "  cargo run -p halley -- tools show normalize_compare"; \
+	  echo "  cargo run -p halley -- tools call normalize_compare --args '{...}'"; \
+	  echo "Or run the app in a virtual display: scripts/with-session.sh make run"; \
+	fi
+
+test: deps ui ## Run the UI unit tests, then every Rust test in a throwaway desktop session
+	cd ui && $(NPM) test
+	scripts/with-session.sh $(CARGO) test --workspace
+
+lint: ## clippy (warnings are errors) and rustfmt --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) fmt --all --check
+
+icons: ## Redraw the logo into assets/icons and ui/public
+	scripts/make-icons.sh

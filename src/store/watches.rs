@@ -1,0 +1,285 @@
+//! Watches: a page value (price, stock, flight status) checked on a
+//! schedule, with trigger rules. The scheduler asks for [`Watches::due`]
+//! watches and records each check with [`Watches::record_observation`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::types::Json;
+
+use crate::error::{Error, Result};
+use crate::store::watch_observations::ObservationRow;
+use crate::store::{Store, new_id, now};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(rename_all = "lowercase")]
+pub enum WatchStatus {
+    Active,
+    Paused,
+    /// Kept for its observations; never due again.
+    Deleted,
+}
+
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct WatchRow {
+    pub id: String,
+    /// What is watched: `price`, `restock`, `trip`, ... (free text).
+    pub kind: String,
+    pub title: String,
+    pub target_url: String,
+    pub selector: Option<String>,
+    #[sqlx(json)]
+    pub trigger_rules: Value,
+    pub frequency_secs: i64,
+    pub next_check_at: String,
+    pub last_checked_at: Option<String>,
+    #[sqlx(json(nullable))]
+    pub last_value: Option<Value>,
+    pub status: WatchStatus,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewWatch {
+    pub kind: String,
+    pub title: String,
+    pub target_url: String,
+    pub selector: Option<String>,
+    pub trigger_rules: Value,
+    pub frequency_secs: i64,
+    /// The first check; `None` means now.
+    pub first_check_at: Option<String>,
+}
+
+/// One check's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewObservation {
+    /// When the check ran (RFC 3339, as [`now`] writes it); the next check
+    /// is `frequency_secs` later.
+    pub observed_at: String,
+    /// The extracted value; `None` when extraction failed (`last_value`
+    /// then keeps the previous value).
+    pub value: Option<Value>,
+    pub raw_text: Option<String>,
+    pub triggered: bool,
+    pub error: Option<String>,
+}
+
+/// Accessor for the `watches` table.
+pub struct Watches<'a> {
+    store: &'a Store,
+}
+
+impl Store {
+    pub fn watches(&self) -> Watches<'_> {
+        Watches { store: self }
+    }
+}
+
+/// `at` plus `secs`, formatted like [`now`].
+fn add_secs(at: &str, secs: i64) -> Result<String> {
+    let t = chrono::DateTime::parse_from_rfc3339(at)
+        .map_err(|e| Error::invalid_arguments(format!("bad timestamp {at:?}")).with_source(e))?;
+    let next = t.with_timezone(&chrono::Utc) + chrono::TimeDelta::seconds(secs);
+    Ok(next.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+}
+
+impl Watches<'_> {
+    pub async fn create(&self, new: &NewWatch) -> Result<WatchRow> {
+        let at = now();
+        Ok(sqlx::query_as(
+            "INSERT INTO watches (id, kind, title, target_url, selector, trigger_rules, frequency_secs,
+                 next_check_at, status, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'active', ?9, ?9) RETURNING *",
+        )
+        .bind(new_id("watch"))
+        .bind(&new.kind)
+        .bind(&new.title)
+        .bind(&new.target_url)
+        .bind(new.selector.as_deref())
+        .bind(Json(&new.trigger_rules))
+        .bind(new.frequency_secs)
+        .bind(new.first_check_at.as_deref().unwrap_or(&at))
+        .bind(&at)
+        .fetch_one(self.store.pool())
+        .await?)
+    }
+
+    pub async fn get(&self, id: &str) -> Result<Option<WatchRow>> {
+        Ok(sqlx::query_as("SELECT * FROM watches WHERE id = ?1").bind(id).fetch_optional(self.store.pool()).await?)
+    }
+
+    /// Watches not deleted, newest first.
+    pub async fn list(&self, limit: u32) -> Result<Vec<WatchRow>> {
+        Ok(sqlx::query_as(
+            "SELECT * FROM watches WHERE status <> 'deleted' ORDER BY created_at DESC, rowid DESC LIMIT ?1",
+        )
+        .bind(limit)
+        .fetch_all(self.store.pool())
+        .await?)
+    }
+
+    /// Active watches whose next check is at or before `now` (a timestamp
+    /// in [`now`]'s format), most overdue first.
+    pub async fn due(&self, now: &str) -> Result<Vec<WatchRow>> {
+        Ok(sqlx::query_as(
+            "SELECT * FROM watches WHERE status = 'active' AND next_check_at <= ?1 ORDER BY next_check_at, rowid",
+        )
+        .bind(now)
+        .fetch_all(self.store.pool())
+        .await?)
+    }
+
+    /// Pause, resume or delete; `not_found` if there is no such watch.
+    pub async fn set_status(&self, id: &str, status: WatchStatus) -> Result<WatchRow> {
+        let row: Option<WatchRow> =
+            sqlx::query_as("UPDATE watches SET status = ?2, updated_at = ?3 WHERE id = ?1 RETURNING *")
+                .bind(id)
+                .bind(status)
+                .bind(now())
+                .fetch_optional(self.store.pool())
+                .await?;
+        row.ok_or_else(|| Error::not_found(format!("no watch {id}")))
+    }
+
+    /// Record a check in one transaction: insert the observation, set
+    /// `last_checked_at`, `last_value` (when a value was extracted) and
+    /// `next_check_at`. `not_found` if there is no such watch.
+    pub async fn record_observation(&self, watch_id: &str, obs: &NewObservation) -> Result<ObservationRow> {
+        let mut tx = self.store.begin_write().await?;
+        let freq: Option<(i64,)> = sqlx::query_as("SELECT frequency_secs FROM watches WHERE id = ?1")
+            .bind(watch_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some((freq,)) = freq else {
+            return Err(Error::not_found(format!("no watch {watch_id}")));
+        };
+        let next = add_secs(&obs.observed_at, freq)?;
+        let row: ObservationRow = sqlx::query_as(
+            "INSERT INTO watch_observations (watch_id, observed_at, value, raw_text, triggered, error)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING *",
+        )
+        .bind(watch_id)
+        .bind(&obs.observed_at)
+        .bind(obs.value.as_ref().map(Json))
+        .bind(obs.raw_text.as_deref())
+        .bind(obs.triggered)
+        .bind(obs.error.as_deref())
+        .fetch_one(&mut *tx)
+        .await?;
+        sqlx::query(
+            "UPDATE watches SET last_checked_at = ?2, last_value = COALESCE(?3, last_value),
+                 next_check_at = ?4, updated_at = ?5
+             WHERE id = ?1",
+        )
+        .bind(watch_id)
+        .bind(&obs.observed_at)
+        .bind(obs.value.as_ref().map(Json))
+        .bind(&next)
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(row)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+    use crate::error::ErrorCode;
+    use crate::store::test_support::open_temp;
+
+    pub(crate) fn price_watch(first_check_at: &str) -> NewWatch {
+        NewWatch {
+            kind: "price".into(),
+            title: "Phone".into(),
+            target_url: "https://store.example/p/123".into(),
+            selector: Some("#price".into()),
+            trigger_rules: json!([{"op": "<=", "value": 19990000}]),
+            frequency_secs: 6 * 3600,
+            first_check_at: Some(first_check_at.into()),
+        }
+    }
+
+    #[tokio::test]
+    async fn create_list_due_and_status() {
+        let (_dir, store) = open_temp().await;
+        let w1 = store.watches().create(&price_watch("2026-01-01T00:00:00.000Z")).await.unwrap();
+        let w2 = store.watches().create(&price_watch("2026-01-01T12:00:00.000Z")).await.unwrap();
+        assert!(w1.id.starts_with("watch-"));
+        assert_eq!((w1.status, w1.last_value.as_ref()), (WatchStatus::Active, None));
+        assert_eq!(store.watches().get(&w1.id).await.unwrap(), Some(w1.clone()));
+        assert_eq!(store.watches().list(10).await.unwrap(), vec![w2.clone(), w1.clone()]);
+
+        let due = |t: &'static str| {
+            let store = store.clone();
+            async move { store.watches().due(t).await.unwrap().into_iter().map(|w| w.id).collect::<Vec<_>>() }
+        };
+        assert_eq!(due("2025-12-31T23:59:59.999Z").await, Vec::<String>::new());
+        assert_eq!(due("2026-01-01T00:00:00.000Z").await, vec![w1.id.clone()]);
+        assert_eq!(due("2026-01-02T00:00:00.000Z").await, vec![w1.id.clone(), w2.id.clone()]);
+
+        store.watches().set_status(&w1.id, WatchStatus::Paused).await.unwrap();
+        let w2 = store.watches().set_status(&w2.id, WatchStatus::Deleted).await.unwrap();
+        assert_eq!(w2.status, WatchStatus::Deleted);
+        assert_eq!(due("2026-01-02T00:00:00.000Z").await, Vec::<String>::new());
+        assert_eq!(store.watches().list(10).await.unwrap().len(), 1);
+        let err = store.watches().set_status("watch-none", WatchStatus::Active).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::NotFound);
+    }
+
+    #[tokio::test]
+    async fn zero_frequency_is_rejected_by_the_schema() {
+        let (_dir, store) = open_temp().await;
+        let bad = NewWatch { frequency_secs: 0, ..price_watch("2026-01-01T00:00:00.000Z") };
+        let err = store.watches().create(&bad).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Storage);
+    }
+
+    #[tokio::test]
+    async fn record_observation_moves_the_schedule() {
+        let (_dir, store) = open_temp().await;
+        let w = store.watches().create(&price_watch("2026-01-01T00:00:00.000Z")).await.unwrap();
+        let obs = NewObservation {
+            observed_at: "2026-01-01T00:00:05.000Z".into(),
+            value: Some(json!({"amount": 21000000, "currency": "VND"})),
+            raw_text: Some("21.000.000₫".into()),
+            triggered: false,
+            error: None,
+        };
+        let o = store.watches().record_observation(&w.id, &obs).await.unwrap();
+        assert_eq!((o.watch_id.as_str(), o.triggered, o.value.as_ref()), (w.id.as_str(), false, obs.value.as_ref()));
+        let w1 = store.watches().get(&w.id).await.unwrap().unwrap();
+        assert_eq!(w1.next_check_at, "2026-01-01T06:00:05.000Z");
+        assert_eq!(
+            (w1.last_checked_at.as_deref(), w1.last_value.as_ref()),
+            (Some("2026-01-01T00:00:05.000Z"), obs.value.as_ref())
+        );
+
+        // A failed extraction keeps the last value.
+        let failed = NewObservation {
+            observed_at: "2026-01-01T06:00:05.000Z".into(),
+            value: None,
+            raw_text: None,
+            triggered: false,
+            error: Some("selector not found".into()),
+        };
+        store.watches().record_observation(&w.id, &failed).await.unwrap();
+        let w2 = store.watches().get(&w.id).await.unwrap().unwrap();
+        assert_eq!(
+            (w2.next_check_at.as_str(), w2.last_value.as_ref()),
+            ("2026-01-01T12:00:05.000Z", obs.value.as_ref())
+        );
+
+        let err = store.watches().record_observation("watch-none", &obs).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::NotFound);
+        let bad_time = NewObservation { observed_at: "yesterday".into(), ..obs };
+        let err = store.watches().record_observation(&w.id, &bad_time).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidArguments);
+    }
+}

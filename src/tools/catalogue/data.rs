@@ -1,0 +1,331 @@
+//! Search, the user's data (profile, files), auth, watches and
+//! notifications. The six tools that run today (normalize_compare, the
+//! profile and files tools) take their types from `tools::builtin`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::common::FREQUENCY_PATTERN;
+use super::{Decl, declare, needs};
+use crate::tools::builtin::files::{
+    FileOutput, FilesGetArgs, FilesGetOutput, FilesStoreArgs, FilesTagArgs,
+};
+use crate::tools::builtin::normalize_compare::{NormalizeCompareArgs, NormalizeCompareOutput};
+use crate::tools::builtin::profile::{
+    UserProfileGetArgs, UserProfileGetOutput, UserProfileSetArgs, UserProfileSetOutput,
+};
+use crate::tools::spec::{PermissionScope as Scope, RiskLevel as Risk, ToolKind, ToolSpec};
+
+/// Arguments of `web_search`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebSearchArgs {
+    /// What to search for, in any language (e.g. `carry-on size ANA 2025`).
+    #[schemars(length(min = 1, max = 500))]
+    pub query: String,
+    /// BCP 47 locale for results, e.g. `vi-VN` or `en-US`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$"))]
+    pub locale: Option<String>,
+    /// How many results to return.
+    #[serde(default = "default_max_results")]
+    #[schemars(range(min = 1, max = 20))]
+    pub max_results: u8,
+}
+
+fn default_max_results() -> u8 {
+    5
+}
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct SearchResult {
+    pub title: String,
+    pub url: String,
+    /// The provider's excerpt of the page.
+    pub snippet: String,
+}
+
+/// `data` of `web_search`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct WebSearchOutput {
+    pub results: Vec<SearchResult>,
+}
+
+/// Arguments of `auth_oauth_connect`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AuthOauthConnectArgs {
+    /// The provider to connect, lowercase (e.g. `google`, `github`, `microsoft`).
+    #[schemars(regex(pattern = r"^[a-z][a-z0-9_-]*$"))]
+    pub provider: String,
+    /// The scopes to request, as the provider names them
+    /// (e.g. `["youtube.upload", "openid", "email"]`). Ask for the fewest needed.
+    #[schemars(length(min = 1), inner(length(min = 1)))]
+    pub scopes: Vec<String>,
+}
+
+/// `data` of `auth_oauth_connect`. Tokens never appear: they stay in the OS keyring.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct AuthOauthConnectOutput {
+    pub provider: String,
+    /// The account connected (e-mail or login), when the provider says.
+    pub account: Option<String>,
+    /// The scopes the user actually granted (may be fewer than asked).
+    pub granted_scopes: Vec<String>,
+}
+
+/// What a watch looks at.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WatchTarget {
+    /// The page to check (product, booking status, flight status).
+    #[schemars(url)]
+    pub url: String,
+    /// The element whose value is watched (e.g. `#price`); omit to watch the
+    /// page's main text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+}
+
+/// Comparison of a trigger rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum TriggerOp {
+    #[serde(rename = "<")]
+    Lt,
+    #[serde(rename = "<=")]
+    Le,
+    #[serde(rename = ">")]
+    Gt,
+    #[serde(rename = ">=")]
+    Ge,
+    #[serde(rename = "==")]
+    Eq,
+    #[serde(rename = "!=")]
+    Ne,
+    #[serde(rename = "changed")]
+    Changed,
+    #[serde(rename = "contains")]
+    Contains,
+}
+
+/// The value a rule compares with: a number (prices are parsed, so
+/// `19.990.000 ₫` compares as `19990000`) or a text.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RuleValue {
+    Number(f64),
+    Text(String),
+}
+
+/// One trigger rule: the watch fires when the watched value satisfies it.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TriggerRule {
+    /// `<`, `<=`, `>`, `>=`, `==`, `!=` compare the value; `changed` fires
+    /// on any change (no `value`); `contains` fires when the text contains `value`.
+    pub op: TriggerOp,
+    /// What to compare with; required for every op except `changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<RuleValue>,
+}
+
+/// Arguments of `watch_create`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WatchCreateArgs {
+    /// The page and element to watch.
+    pub target: WatchTarget,
+    /// The watch fires when any rule holds.
+    #[schemars(length(min = 1))]
+    pub trigger_rules: Vec<TriggerRule>,
+    /// How often to check: a number and a unit, `m` (minutes), `h` (hours)
+    /// or `d` (days), e.g. `30m`, `6h`, `1d`.
+    #[schemars(regex(pattern = FREQUENCY_PATTERN))]
+    pub frequency: String,
+    /// A short name shown in notifications, e.g. "Laptop ABC price".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+/// `data` of `watch_create`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct WatchCreateOutput {
+    pub watch_id: String,
+    /// The value read at creation, the baseline for `changed`.
+    pub current_value: Option<Value>,
+    /// When the next check runs (RFC 3339).
+    pub next_check_at: String,
+}
+
+/// Arguments of `watch_poll`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WatchPollArgs {
+    /// Check this watch now; omit to check every watch that is due.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch_id: Option<String>,
+}
+
+/// The result of checking one watch.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct WatchCheck {
+    pub watch_id: String,
+    /// When it was checked (RFC 3339).
+    pub checked_at: String,
+    /// The value read (a number for prices), absent when the check failed.
+    pub value: Option<Value>,
+    /// True when a trigger rule held.
+    pub triggered: bool,
+    /// Why the check failed, if it did.
+    pub error: Option<String>,
+}
+
+/// `data` of `watch_poll`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct WatchPollOutput {
+    pub checks: Vec<WatchCheck>,
+}
+
+/// Where a notification goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum NotifyChannel {
+    #[serde(rename = "push")]
+    Push,
+    #[serde(rename = "in-app")]
+    InApp,
+    #[serde(rename = "email")]
+    Email,
+}
+
+/// Arguments of `notify_send`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NotifySendArgs {
+    /// `push` (native desktop notification), `in-app` (Halley's panel) or
+    /// `email` (to the user's own address).
+    pub channel: NotifyChannel,
+    /// Short title, e.g. "Giá đã giảm" / "Price dropped".
+    #[schemars(length(min = 1, max = 120))]
+    pub title: String,
+    /// The message body.
+    #[schemars(length(min = 1, max = 2000))]
+    pub message: String,
+    /// A page to open when the user clicks the notification.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(url)]
+    pub url: Option<String>,
+}
+
+/// `data` of `notify_send`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct NotifySendOutput {
+    pub notification_id: String,
+    /// False when the channel is unavailable (e.g. notifications disabled).
+    pub delivered: bool,
+}
+
+pub(super) fn tools() -> Vec<ToolSpec> {
+    use Risk::*;
+    use Scope::*;
+    let primitive = |name, scope, risk, confirm, needs, description| Decl {
+        name,
+        kind: ToolKind::Primitive,
+        scope,
+        risk,
+        confirm,
+        needs,
+        description,
+    };
+    vec![
+        declare::<WebSearchArgs, WebSearchOutput>(primitive(
+            "web_search",
+            ReadOnly,
+            Low,
+            false,
+            Some(needs::SEARCH),
+            "Search the web. Set `locale` (e.g. `vi-VN`) for local results. Returns titles, URLs and snippets.",
+        )),
+        declare::<NormalizeCompareArgs, NormalizeCompareOutput>(primitive(
+            "normalize_compare",
+            ReadOnly,
+            Low,
+            false,
+            None,
+            "Normalise offers scraped from different sources onto one schema (synonyms, units, currencies, number formats like `21.490.000 ₫`) so they can be compared. Returns each item normalised, its missing fields, and a ranking.",
+        )),
+        declare::<UserProfileGetArgs, UserProfileGetOutput>(primitive(
+            "user_profile_get",
+            ReadOnly,
+            Medium,
+            false,
+            None,
+            "Read the user's saved preferences and constraints by dotted key (e.g. `travel.preferred_airlines`, `shopping.budget_vnd`); a prefix like `travel` reads every key below it. Returns the values found and the keys missing.",
+        )),
+        declare::<UserProfileSetArgs, UserProfileSetOutput>(primitive(
+            "user_profile_set",
+            WriteNonDestructive,
+            Medium,
+            false,
+            None,
+            "Save the user's preferences as dotted key → JSON value (e.g. `{\"shopping.budget_vnd\": 25000000}`), or remove keys. Only save what the user said or confirmed.",
+        )),
+        declare::<FilesStoreArgs, FileOutput>(primitive(
+            "files_store",
+            WriteNonDestructive,
+            Medium,
+            false,
+            None,
+            "Keep a copy of a local file (passport scan, booking PDF, media) in Halley's store with tags and a note. Returns the stored file with its id, for `files_get` or `browser_upload_file`.",
+        )),
+        declare::<FilesGetArgs, FilesGetOutput>(primitive(
+            "files_get",
+            ReadOnly,
+            Medium,
+            false,
+            None,
+            "Find stored files by id, or by tags (files carrying all of them). Returns the files with their `file://` refs.",
+        )),
+        declare::<FilesTagArgs, FileOutput>(primitive(
+            "files_tag",
+            WriteNonDestructive,
+            Medium,
+            false,
+            None,
+            "Add or remove tags and set the note of a stored file, chosen by id or by the path it was stored from. Returns the updated file.",
+        )),
+        declare::<AuthOauthConnectArgs, AuthOauthConnectOutput>(primitive(
+            "auth_oauth_connect",
+            Submit,
+            High,
+            true,
+            Some(needs::OAUTH),
+            "Connect the user's account at a provider (e.g. Google for YouTube uploads) through OAuth in the browser, asking for the given scopes. The user confirms first; tokens stay in the OS keyring. Returns the account and granted scopes.",
+        )),
+        declare::<WatchCreateArgs, WatchCreateOutput>(primitive(
+            "watch_create",
+            ReadOnly,
+            Low,
+            false,
+            Some(needs::WATCH),
+            "Watch a value on a page (price, stock, booking or flight status) on a schedule and fire when a rule holds, e.g. price <= 19990000 VND. Returns the watch id and the current value.",
+        )),
+        declare::<WatchPollArgs, WatchPollOutput>(primitive(
+            "watch_poll",
+            ReadOnly,
+            Low,
+            false,
+            Some(needs::WATCH),
+            "Check one watch now, or every watch that is due. Returns each value read and whether a rule fired.",
+        )),
+        declare::<NotifySendArgs, NotifySendOutput>(primitive(
+            "notify_send",
+            WriteNonDestructive,
+            Low,
+            false,
+            Some(needs::NOTIFY),
+            "Notify the user (native push, in-app, or e-mail to themselves) with a title, a message and an optional link. Returns whether it was delivered.",
+        )),
+    ]
+}

@@ -1,0 +1,251 @@
+//! The travel skills: plan an itinerary, search options, fill forms,
+//! monitor a trip.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::common::{FREQUENCY_PATTERN, Money, SkillStatus};
+use super::{Decl, declare, needs};
+use crate::tools::spec::{PermissionScope as Scope, RiskLevel as Risk, ToolKind, ToolSpec};
+
+/// A date range.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DateRange {
+    /// First day (`YYYY-MM-DD`).
+    #[schemars(extend("format" = "date"))]
+    pub from: String,
+    /// Last day (`YYYY-MM-DD`), not before `from`.
+    #[schemars(extend("format" = "date"))]
+    pub to: String,
+}
+
+/// Arguments of `travel_plan_itinerary`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TravelPlanItineraryArgs {
+    /// Where the trip starts: IATA airport code (`HAN`) or city.
+    #[schemars(length(min = 1))]
+    pub origin: String,
+    /// Where to go: IATA airport code (`NRT`) or city.
+    #[schemars(length(min = 1))]
+    pub destination: String,
+    /// Travel dates.
+    pub dates: DateRange,
+    /// Total budget in VND (flights, stay, local costs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_vnd: Option<u64>,
+    /// Number of travellers.
+    #[serde(default = "one")]
+    #[schemars(range(min = 1, max = 20))]
+    pub travellers: u32,
+    /// Wishes and constraints in the user's words ("no red-eye flights",
+    /// "onsen one night"); saved preferences are read from the profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// One day of an itinerary.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct ItineraryDay {
+    /// `YYYY-MM-DD`.
+    pub date: String,
+    /// Where the night is spent.
+    pub location: String,
+    /// What happens that day, in order (transport, visits, meals).
+    pub items: Vec<String>,
+    /// Estimated cost of the day in VND.
+    pub est_cost_vnd: Option<u64>,
+}
+
+/// `data` of `travel_plan_itinerary`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct TravelPlanItineraryOutput {
+    pub itinerary: Vec<ItineraryDay>,
+    /// The choices made and what they cost (price vs time vs comfort).
+    pub tradeoffs: Vec<String>,
+    /// 0 to 1: how well the plan meets the constraints.
+    pub plan_score: f64,
+    pub status: SkillStatus,
+}
+
+/// What `travel_search_options` looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TravelOptionType {
+    Flight,
+    Hotel,
+}
+
+/// Arguments of `travel_search_options`. Flights need `route`, hotels
+/// `location` (checked at execution).
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TravelSearchOptionsArgs {
+    /// `flight` or `hotel`.
+    #[serde(rename = "type")]
+    pub kind: TravelOptionType,
+    /// Flights: origin and destination IATA codes joined by `-`, e.g. `HAN-NRT`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<String>,
+    /// Hotels: city or area, e.g. `Shinjuku, Tokyo`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// Flights: departure day; hotels: check-in day (`YYYY-MM-DD`).
+    #[schemars(extend("format" = "date"))]
+    pub date: String,
+    /// Flights: return day for a round trip; hotels: check-out day.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "date"))]
+    pub return_date: Option<String>,
+    /// Number of passengers or guests.
+    #[serde(default = "one")]
+    #[schemars(range(min = 1, max = 20))]
+    pub pax: u32,
+    /// Upper price bound in VND.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_price_vnd: Option<u64>,
+    /// How many options to return.
+    #[serde(default = "default_options")]
+    #[schemars(range(min = 1, max = 30))]
+    pub max_results: u32,
+}
+
+fn default_options() -> u32 {
+    10
+}
+
+/// One flight or hotel option, normalised.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct TravelOption {
+    /// Where it was found (site or provider).
+    pub source: String,
+    pub url: String,
+    /// One line: carrier/hotel, times, stops, room.
+    pub summary: String,
+    /// Total price with taxes and fees for all travellers.
+    pub total_price: Option<Money>,
+    /// The normalised terms (baggage, refundability, change fee...), by name.
+    pub terms: Map<String, Value>,
+}
+
+/// `data` of `travel_search_options`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct TravelSearchOptionsOutput {
+    pub options: Vec<TravelOption>,
+    /// The term names every option was normalised to.
+    pub normalized_terms: Vec<String>,
+    pub status: SkillStatus,
+}
+
+/// Arguments of `travel_fill_forms`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TravelFillFormsArgs {
+    /// The form to fill (visa application, booking, arrival card).
+    #[schemars(url)]
+    pub form_url: String,
+    /// Documents to upload where the form asks: files_store ids or `file://` refs.
+    #[serde(default)]
+    pub docs: Vec<String>,
+    /// Profile keys to fill from (e.g. `name`, `dob`, `passport_no`).
+    #[serde(default)]
+    pub profile_keys: Vec<String>,
+    /// Extra values for this form only, field label → value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_fields: Option<Map<String, Value>>,
+}
+
+/// `data` of `travel_fill_forms`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct TravelFillFormsOutput {
+    /// `file://` ref of a screenshot of the filled form, for the user to review.
+    pub filled_preview_ref: String,
+    /// True when every required field is filled and the form can be
+    /// submitted once the user confirms.
+    pub submit_ready: bool,
+    /// Required fields the skill could not fill.
+    pub missing_fields: Vec<String>,
+    pub status: SkillStatus,
+}
+
+/// Arguments of `travel_monitor_trip`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TravelMonitorTripArgs {
+    /// Bookings to monitor: files_store ids or `file://` refs of booking
+    /// confirmations, or booking URLs.
+    #[schemars(length(min = 1))]
+    pub booking_refs: Vec<String>,
+    /// How often to check: `30m`, `1h`, `1d`...
+    #[schemars(regex(pattern = FREQUENCY_PATTERN))]
+    pub frequency: String,
+}
+
+/// `data` of `travel_monitor_trip`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct TravelMonitorTripOutput {
+    pub watch_id: String,
+    /// Changes found so far (delay, gate change, booking status).
+    pub alerts: Vec<String>,
+    pub status: SkillStatus,
+}
+
+// Scopes of the travel skills, derived defensively from what they do
+// (tools.md's skill table gives none):
+// - plan_itinerary, search_options: read preferences and the web only → READ_ONLY low.
+// - fill_forms: ends in a submit (visa, booking) and may upload documents;
+//   confirmation before submit is mandatory → SUBMIT high, confirm.
+// - monitor_trip: creates a watch, like watch_create → READ_ONLY low.
+pub(super) fn tools() -> Vec<ToolSpec> {
+    use Risk::*;
+    use Scope::*;
+    let skill = |name, scope, risk, confirm, needs, description| Decl {
+        name,
+        kind: ToolKind::Skill,
+        scope,
+        risk,
+        confirm,
+        needs: Some(needs),
+        description,
+    };
+    vec![
+        declare::<TravelPlanItineraryArgs, TravelPlanItineraryOutput>(skill(
+            "travel_plan_itinerary",
+            ReadOnly,
+            Low,
+            false,
+            needs::SKILL_RESEARCH,
+            "Plan a trip day by day within dates and a VND budget, using the user's saved preferences, web search and page extraction. Returns the itinerary, the trade-offs made and a plan score.",
+        )),
+        declare::<TravelSearchOptionsArgs, TravelSearchOptionsOutput>(skill(
+            "travel_search_options",
+            ReadOnly,
+            Low,
+            false,
+            needs::SKILL_RESEARCH,
+            "Find flight or hotel options for a route/place and date and normalise them (total price with fees, baggage, refundability) so they compare fairly. Books nothing.",
+        )),
+        declare::<TravelFillFormsArgs, TravelFillFormsOutput>(skill(
+            "travel_fill_forms",
+            Submit,
+            High,
+            true,
+            needs::SKILL_SUBMIT,
+            "Fill a visa, booking or arrival-card form from the user's profile and stored documents (uploading them where asked). Always asks the user to confirm before submitting. Returns a preview of the filled form and whether it is ready to submit.",
+        )),
+        declare::<TravelMonitorTripArgs, TravelMonitorTripOutput>(skill(
+            "travel_monitor_trip",
+            ReadOnly,
+            Low,
+            false,
+            needs::SKILL_WATCH,
+            "Watch booked trips for delays, gate changes and booking-status changes, and notify the user. Returns the watch id and any alerts so far.",
+        )),
+    ]
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { MESSAGES, pickLanguage, translator, type MessageKey } from "../src/i18n";
+import { PERMISSION_SCOPES } from "../src/types";
+
+describe("pickLanguage", () => {
+  it("picks Vietnamese for any vi tag, English otherwise", () => {
+    expect(["vi", "vi-VN", "VI-vn", " vi"].map(pickLanguage)).toEqual(["vi", "vi", "vi", "vi"]);
+    expect(["en-US", "fr", "", "v", "ru-VI"].map(pickLanguage)).toEqual(["en", "en", "en", "en", "en"]);
+    expect(pickLanguage(undefined)).toBe("en");
+    expect(pickLanguage(null)).toBe("en");
+  });
+});
+
+describe("message tables", () => {
+  it("have the same keys and no empty string", () => {
+    const enKeys = Object.keys(MESSAGES.en).sort();
+    expect(Object.keys(MESSAGES.vi).sort()).toEqual(enKeys);
+    for (const table of Object.values(MESSAGES)) {
+      for (const value of Object.values(table)) expect(value.trim()).not.toBe("");
+    }
+  });
+
+  it("keep the same placeholders in both languages", () => {
+    const placeholders = (s: string): string[] => (s.match(/\{\w+\}/g) ?? []).sort();
+    for (const key of Object.keys(MESSAGES.en) as MessageKey[]) {
+      expect(placeholders(MESSAGES.vi[key]), key).toEqual(placeholders(MESSAGES.en[key]));
+    }
+  });
+
+  it("name every permission scope", () => {
+    for (const scope of PERMISSION_SCOPES) {
+      expect(MESSAGES.en[`scope.${scope}`]).toBeTruthy();
+      expect(MESSAGES.vi[`scope.${scope}`]).toBeTruthy();
+    }
+  });
+});
+
+describe("translator", () => {
+  it("fills placeholders and leaves unknown ones alone", () => {
+    expect(translator("en")("count", { shown: 3, total: 47 })).toBe("3 of 47 tools");
+    expect(translator("vi")("count", { shown: 3, total: 47 })).toBe("3/47 công cụ");
+    expect(translator("en")("risk")).toBe("Risk: {level}");
+  });
+
+  it("does not interpret $ patterns in values", () => {
+    expect(translator("en")("noMatch", { query: "$&$1" })).toBe("No tool matches “$&$1”.");
+  });
+});
