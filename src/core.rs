@@ -91,6 +91,7 @@ pub fn preflight<'r>(
 /// READ_ONLY/low when no tool was identified (nothing was done).
 pub fn error_result(spec: Option<&ToolSpec>, err: &Error) -> ToolResultV2 {
     use crate::tools::{PermissionScope, RiskLevel};
-    let (scope, risk) = spec.map_or((PermissionScope::ReadOnly, RiskLevel::Low), |s| (s.permission_scope, s.risk_level));
+    let (scope, risk) =
+        spec.map_or((PermissionScope::ReadOnly, RiskLevel::Low), |s| (s.permission_scope, s.risk_level));
     ToolResultV2::error(scope, risk, err)
 }

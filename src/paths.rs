@@ -52,8 +52,7 @@ impl DataDir {
     pub fn ensure(&self) -> Result<()> {
         for dir in [self.root.clone(), self.files_dir()] {
             std::fs::create_dir_all(&dir).map_err(|e| {
-                Error::new(ErrorCode::DataDir, format!("cannot create data directory {}", dir.display()))
-                    .with_source(e)
+                Error::new(ErrorCode::DataDir, format!("cannot create data directory {}", dir.display())).with_source(e)
             })?;
         }
         let probe = self.root.join(format!(".write-test-{}", std::process::id()));

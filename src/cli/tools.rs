@@ -99,10 +99,12 @@ fn read_args(raw: &str) -> Result<Value, Error> {
     } else {
         raw.to_string()
     };
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|e| Error::invalid_arguments(format!("--args is not valid JSON: {e}")))?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| Error::invalid_arguments(format!("--args is not valid JSON: {e}")))?;
     if !value.is_object() {
-        return Err(Error::invalid_arguments("--args must be a JSON object, e.g. '{\"url\": \"https://example.com\"}'"));
+        return Err(Error::invalid_arguments(
+            "--args must be a JSON object, e.g. '{\"url\": \"https://example.com\"}'",
+        ));
     }
     Ok(value)
 }

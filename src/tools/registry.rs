@@ -152,11 +152,8 @@ fn describe_violation(pointer: &str, message: &str) -> String {
     if pointer.is_empty() {
         return message.to_string();
     }
-    let field: Vec<String> = pointer
-        .trim_start_matches('/')
-        .split('/')
-        .map(|seg| seg.replace("~1", "/").replace("~0", "~"))
-        .collect();
+    let field: Vec<String> =
+        pointer.trim_start_matches('/').split('/').map(|seg| seg.replace("~1", "/").replace("~0", "~")).collect();
     format!("field `{}`: {message}", field.join("."))
 }
 

@@ -25,14 +25,8 @@ pub enum PermissionScope {
 }
 
 impl PermissionScope {
-    pub const ALL: [PermissionScope; 6] = [
-        Self::ReadOnly,
-        Self::WriteNonDestructive,
-        Self::Submit,
-        Self::Publish,
-        Self::Payment,
-        Self::Destructive,
-    ];
+    pub const ALL: [PermissionScope; 6] =
+        [Self::ReadOnly, Self::WriteNonDestructive, Self::Submit, Self::Publish, Self::Payment, Self::Destructive];
 
     pub fn as_str(self) -> &'static str {
         match self {

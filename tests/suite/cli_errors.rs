@@ -69,7 +69,10 @@ fn planned_tools_say_what_they_need_and_do_nothing() {
 fn an_unwritable_data_dir_is_a_clear_error() {
     let h = Halley::new();
     let blocker = h.write_file("blocker", b"a file where a directory should be");
-    let run = h.run_with_data_dir(&blocker.join("data"), &["tools", "call", "user_profile_set", "--args", r#"{"set":{"a":1}}"#]);
+    let run = h.run_with_data_dir(
+        &blocker.join("data"),
+        &["tools", "call", "user_profile_set", "--args", r#"{"set":{"a":1}}"#],
+    );
     assert_eq!(run.code, 1);
     let r = run.result();
     assert_eq!(r["error"]["code"], "data_dir");

@@ -19,7 +19,10 @@ fn store_get_and_tag_a_document() {
     let sha = sha256_hex(bytes);
 
     // The tools.md example, with its relative file:// ref.
-    let run = h.call("files_store", &json!({"file_path": "file://passport.png", "tags": ["travel", "passport"], "note": "scan 2025"}));
+    let run = h.call(
+        "files_store",
+        &json!({"file_path": "file://passport.png", "tags": ["travel", "passport"], "note": "scan 2025"}),
+    );
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let r = run.result();
     let file = r["data"]["file"].clone();
@@ -47,7 +50,10 @@ fn store_get_and_tag_a_document() {
     assert_eq!(none.result()["data"]["files"], json!([]));
 
     // files_tag with the tools.md example shape (by file_path), then by id.
-    let tag = h.call("files_tag", &json!({"file_path": "file://passport.png", "tags": ["visa"], "note": "scan 2025 (renewed)"}));
+    let tag = h.call(
+        "files_tag",
+        &json!({"file_path": "file://passport.png", "tags": ["visa"], "note": "scan 2025 (renewed)"}),
+    );
     assert_eq!(tag.code, 0, "{}", tag.stderr);
     let tagged = tag.result()["data"]["file"].clone();
     assert_eq!(tagged["tags"], json!(["passport", "travel", "visa"]));
@@ -57,7 +63,10 @@ fn store_get_and_tag_a_document() {
 
     // Storing the same content again deduplicates: one blob, one record.
     h.write_file("copy/passport-copy.png", bytes);
-    let again = h.call("files_store", &json!({"file_path": h.work_dir().join("copy/passport-copy.png").display().to_string(), "tags": ["backup"]}));
+    let again = h.call(
+        "files_store",
+        &json!({"file_path": h.work_dir().join("copy/passport-copy.png").display().to_string(), "tags": ["backup"]}),
+    );
     let again = again.result();
     assert_eq!(again["data"]["deduplicated"], true);
     assert_eq!(again["data"]["file"]["id"], json!(id));

@@ -15,7 +15,16 @@ fn list_json_has_all_47_tools_with_their_contract_fields() {
     let tools = tools.as_array().expect("array");
     assert_eq!(tools.len(), 47);
     for t in tools {
-        for key in ["name", "description", "kind", "status", "permission_scope", "risk_level", "requires_confirmation", "parameters"] {
+        for key in [
+            "name",
+            "description",
+            "kind",
+            "status",
+            "permission_scope",
+            "risk_level",
+            "requires_confirmation",
+            "parameters",
+        ] {
             assert!(t.get(key).is_some(), "{} lacks {key}", t["name"]);
         }
         assert_eq!(t["parameters"]["type"], "object", "{}", t["name"]);
@@ -77,8 +86,8 @@ fn normalize_compare_spec_example() {
     let by_source = |s: &str| items.iter().find(|i| i["source"] == s).cloned().expect("item");
     let a = by_source("storeA");
     let b = by_source("storeB");
-    assert_eq!(a["normalized"], json!({"total_cost": 105.0, "warranty_months": 12.0, "return_days": null}));
-    assert_eq!(b["normalized"], json!({"total_cost": 110.0, "warranty_months": 24.0, "return_days": null}));
+    assert_eq!(a["normalized"], json!({"total_cost": 105, "warranty_months": 12, "return_days": null}));
+    assert_eq!(b["normalized"], json!({"total_cost": 110, "warranty_months": 24, "return_days": null}));
     assert_eq!(a["missing_fields"], json!(["return_days"]));
     assert_eq!(b["missing_fields"], json!(["return_days"]));
 }
@@ -99,9 +108,30 @@ fn normalize_compare_vnd_in_vietnamese() {
     let items = r["data"]["items"].as_array().expect("items");
     let a = items.iter().find(|i| i["source"] == "Cửa hàng A").expect("A");
     let b = items.iter().find(|i| i["source"] == "Cửa hàng B").expect("B");
-    assert_eq!(a["normalized"]["total_cost"], json!(21490000.0));
-    assert_eq!(a["normalized"]["warranty_months"], json!(24.0));
-    assert_eq!(b["normalized"]["total_cost"], json!(21020000.0));
-    assert_eq!(b["normalized"]["warranty_months"], json!(12.0));
+    assert_eq!(a["normalized"]["total_cost"], json!(21490000));
+    assert_eq!(a["normalized"]["warranty_months"], json!(24));
+    assert_eq!(b["normalized"]["total_cost"], json!(21020000));
+    assert_eq!(b["normalized"]["warranty_months"], json!(12));
     assert_eq!(a["currency"], "VND");
+}
+
+#[test]
+fn normalize_compare_ranks_by_the_schema() {
+    let h = Halley::new();
+    let args = json!({
+        "schema": {"total_cost": "number", "warranty_months": "number", "return_days": "number"},
+        "items": [
+            {"source": "storeA", "raw": {"price": 100, "ship": 5, "warranty": "12m"}},
+            {"source": "storeB", "raw": {"price": 98, "delivery": 12, "warranty_months": 24}}
+        ]
+    });
+    let data = h.call("normalize_compare", &args).result()["data"].clone();
+    assert_eq!(data["best"], "storeA");
+    let order: Vec<&str> = data["ranking"].as_array().unwrap().iter().filter_map(|r| r["source"].as_str()).collect();
+    assert_eq!(order, vec!["storeA", "storeB"]);
+    // Ranking by warranty first flips it.
+    let mut args = args;
+    args["rank_by"] = json!([{"field": "warranty_months", "order": "desc"}]);
+    let data = h.call("normalize_compare", &args).result()["data"].clone();
+    assert_eq!(data["best"], "storeB");
 }

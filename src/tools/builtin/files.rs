@@ -45,8 +45,11 @@ pub struct FilesGetArgs {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FilesTagArgs {
+    /// The stored file's id (`file-…`). Give this or `file_path`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// The original file (a `file://` URL or path); the stored copy with the
+    /// same content is tagged. Give this or `id`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_path: Option<String>,
     /// Tags to add.
@@ -132,7 +135,8 @@ pub fn resolve_file_ref(reference: &str) -> Result<PathBuf> {
     if path.is_absolute() {
         return Ok(path);
     }
-    let cwd = std::env::current_dir().map_err(|e| Error::new(ErrorCode::Io, "cannot read the current directory").with_source(e))?;
+    let cwd = std::env::current_dir()
+        .map_err(|e| Error::new(ErrorCode::Io, "cannot read the current directory").with_source(e))?;
     Ok(cwd.join(path))
 }
 
@@ -154,12 +158,13 @@ fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%' {
-            if let (Some(h), Some(l)) = (bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
-                out.push(h * 16 + l);
-                i += 3;
-                continue;
-            }
+        if bytes[i] == b'%'
+            && let (Some(h), Some(l)) =
+                (bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex))
+        {
+            out.push(h * 16 + l);
+            i += 3;
+            continue;
         }
         out.push(bytes[i]);
         i += 1;
@@ -192,9 +197,9 @@ fn hash_file(path: &Path, reference: &str) -> Result<(String, u64)> {
     let mut buf = vec![0u8; 64 * 1024];
     let mut size = 0u64;
     loop {
-        let n = file
-            .read(&mut buf)
-            .map_err(|e| Error::new(ErrorCode::FileNotFound, format!("cannot read {}", path.display())).with_source(e))?;
+        let n = file.read(&mut buf).map_err(|e| {
+            Error::new(ErrorCode::FileNotFound, format!("cannot read {}", path.display())).with_source(e)
+        })?;
         if n == 0 {
             break;
         }
@@ -217,9 +222,9 @@ fn copy_into_store(src: &Path, reference: &str, files_dir: &Path) -> Result<(Str
     let mut buf = vec![0u8; 64 * 1024];
     let mut size = 0u64;
     loop {
-        let n = input
-            .read(&mut buf)
-            .map_err(|e| Error::new(ErrorCode::FileNotFound, format!("cannot read {}", src.display())).with_source(e))?;
+        let n = input.read(&mut buf).map_err(|e| {
+            Error::new(ErrorCode::FileNotFound, format!("cannot read {}", src.display())).with_source(e)
+        })?;
         if n == 0 {
             break;
         }
@@ -308,9 +313,7 @@ fn clean_tags(tags: &[String]) -> Result<Vec<String>> {
 }
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| Error::internal("a file task failed").with_source(e))?
+    tokio::task::spawn_blocking(f).await.map_err(|e| Error::internal("a file task failed").with_source(e))?
 }
 
 /// `files_store`.
@@ -396,7 +399,10 @@ mod tests {
         assert_eq!(resolve_file_ref("file:///tmp/a%20b.png").unwrap(), PathBuf::from("/tmp/a b.png"));
         assert_eq!(resolve_file_ref("file://localhost/tmp/x.pdf").unwrap(), PathBuf::from("/tmp/x.pdf"));
         assert_eq!(resolve_file_ref("file://passport.png").unwrap(), cwd.join("passport.png"));
-        assert_eq!(resolve_file_ref("FILE://docs/h%E1%BB%99%20chi%E1%BA%BFu.png").unwrap(), cwd.join("docs/hộ chiếu.png"));
+        assert_eq!(
+            resolve_file_ref("FILE://docs/h%E1%BB%99%20chi%E1%BA%BFu.png").unwrap(),
+            cwd.join("docs/hộ chiếu.png")
+        );
         assert_eq!(resolve_file_ref("/abs/x").unwrap(), PathBuf::from("/abs/x"));
         assert_eq!(resolve_file_ref("rel/x").unwrap(), cwd.join("rel/x"));
         assert!(resolve_file_ref("  ").is_err());
@@ -404,7 +410,10 @@ mod tests {
 
     #[test]
     fn tags_are_normalised() {
-        assert_eq!(clean_tags(&[" Travel ".into(), "travel".into(), "Hộ chiếu".into()]).unwrap(), vec!["travel", "hộ chiếu"]);
+        assert_eq!(
+            clean_tags(&[" Travel ".into(), "travel".into(), "Hộ chiếu".into()]).unwrap(),
+            vec!["travel", "hộ chiếu"]
+        );
         assert!(clean_tags(&["  ".into()]).is_err());
     }
 

@@ -81,7 +81,7 @@ fn parse<T: DeserializeOwned>(tool: Builtin, args: Value) -> Result<T> {
 }
 
 fn to_output<T: Serialize>(data: &T) -> Result<ToolOutput> {
-    let data = serde_json::to_value(data)
-        .map_err(|e| Error::internal("cannot serialise a tool result").with_source(e))?;
+    let data =
+        serde_json::to_value(data).map_err(|e| Error::internal("cannot serialise a tool result").with_source(e))?;
     Ok(ToolOutput::data(data))
 }

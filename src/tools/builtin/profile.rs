@@ -139,9 +139,7 @@ mod tests {
         let out = set(&store, args).await.unwrap();
         assert_eq!(out.updated, vec!["shopping.budget_vnd", "travel.preferred_airlines"]);
 
-        let got = get(&store, UserProfileGetArgs { keys: Some(vec!["travel".into(), "nope".into()]) })
-            .await
-            .unwrap();
+        let got = get(&store, UserProfileGetArgs { keys: Some(vec!["travel".into(), "nope".into()]) }).await.unwrap();
         assert_eq!(
             got,
             UserProfileGetOutput {

@@ -131,7 +131,7 @@ pub struct BrowserExtractArgs {
     /// Field name → type to extract, e.g.
     /// `{"price_total": "number", "currency": "string"}`. Prices like
     /// `21.490.000 ₫` come back as numbers (`21490000`).
-    #[schemars(length(min = 1))]
+    #[schemars(extend("minProperties" = 1))]
     pub schema: BTreeMap<String, ExtractFieldType>,
     /// Where to read from; defaults to the whole page's DOM.
     #[serde(default)]

@@ -63,21 +63,19 @@ pub struct Money {
     pub currency: String,
 }
 
-/// How a skill run ended.
+/// How a skill run ended: `ok`; `partial` (finished with gaps: sources
+/// failed, fields missing); `needs_confirmation` (stopped before a
+/// SUBMIT/PUBLISH/PAYMENT step); `needs_user` (a challenge, login or
+/// missing input); `failed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SkillStatus {
-    // Plain comments on purpose: doc comments on variants would turn the
-    // schema's `enum` into a `oneOf` of `const`s.
-    // Ok: the workflow finished.
+    // No doc comments on the variants: they would turn the schema's `enum`
+    // into a `oneOf` of `const`s.
     Ok,
-    // Partial: finished with gaps (some sources failed, fields missing).
     Partial,
-    // NeedsConfirmation: stopped before a SUBMIT/PUBLISH/PAYMENT step.
     NeedsConfirmation,
-    // NeedsUser: stopped for the user (challenge, login, missing input).
     NeedsUser,
-    // Failed: could not do the work.
     Failed,
 }
 
@@ -94,15 +92,9 @@ mod tests {
     fn target_requires_selector_or_ref() {
         let empty = Target::default();
         assert!(empty.require("browser_click").is_err());
-        let by_ref = Target {
-            element_ref: Some("e1".into()),
-            ..Target::default()
-        };
+        let by_ref = Target { element_ref: Some("e1".into()), ..Target::default() };
         assert!(by_ref.require("browser_click").is_ok());
-        let frame_only = Target {
-            frame: Some("iframe#pay".into()),
-            ..Target::default()
-        };
+        let frame_only = Target { frame: Some("iframe#pay".into()), ..Target::default() };
         assert!(frame_only.require("browser_click").is_err());
     }
 }

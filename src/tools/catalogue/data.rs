@@ -8,9 +8,7 @@ use serde_json::Value;
 
 use super::common::FREQUENCY_PATTERN;
 use super::{Decl, declare, needs};
-use crate::tools::builtin::files::{
-    FileOutput, FilesGetArgs, FilesGetOutput, FilesStoreArgs, FilesTagArgs,
-};
+use crate::tools::builtin::files::{FileOutput, FilesGetArgs, FilesGetOutput, FilesStoreArgs, FilesTagArgs};
 use crate::tools::builtin::normalize_compare::{NormalizeCompareArgs, NormalizeCompareOutput};
 use crate::tools::builtin::profile::{
     UserProfileGetArgs, UserProfileGetOutput, UserProfileSetArgs, UserProfileSetOutput,
@@ -110,13 +108,18 @@ pub enum TriggerOp {
     Contains,
 }
 
-/// The value a rule compares with: a number (prices are parsed, so
-/// `19.990.000 ₫` compares as `19990000`) or a text.
+/// The value a rule compares with: a number or a text.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum RuleValue {
     Number(f64),
     Text(String),
+}
+
+/// `{"type": ["number", "string", "null"]}`: flatter than the `anyOf`
+/// schemars derives for an optional untagged enum.
+fn number_or_text(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": ["number", "string", "null"]})
 }
 
 /// One trigger rule: the watch fires when the watched value satisfies it.
@@ -126,8 +129,11 @@ pub struct TriggerRule {
     /// `<`, `<=`, `>`, `>=`, `==`, `!=` compare the value; `changed` fires
     /// on any change (no `value`); `contains` fires when the text contains `value`.
     pub op: TriggerOp,
-    /// What to compare with; required for every op except `changed`.
+    /// What to compare with: a number (prices are parsed, so `19.990.000 ₫`
+    /// compares as `19990000`) or a text. Required for every op except
+    /// `changed` (checked at execution).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "number_or_text")]
     pub value: Option<RuleValue>,
 }
 
@@ -309,7 +315,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Low,
             false,
             Some(needs::WATCH),
-            "Watch a value on a page (price, stock, booking or flight status) on a schedule and fire when a rule holds, e.g. price <= 19990000 VND. Returns the watch id and the current value.",
+            "Watch a value on a page (price, stock, booking or flight status) on a schedule and fire when a rule holds, e.g. `{\"op\": \"<=\", \"value\": 19990000}` for a price at or under 19,990,000 VND (every op but `changed` needs a `value`). Returns the watch id and the current value.",
         )),
         declare::<WatchPollArgs, WatchPollOutput>(primitive(
             "watch_poll",

@@ -227,7 +227,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Low,
             false,
             needs::BROWSER,
-            "Click an element, found by CSS selector, `text=...`, `role=button[name=\"...\"]` or a `ref` from the page snapshot. A click on a Pay/Submit/Delete button is gated as that action. Returns the element clicked and whether a navigation started.",
+            "Click an element, found by `selector` (CSS, `text=...` or `role=button[name=\"...\"]`) or by a `ref` from the page snapshot; give at least one. A click on a Pay/Submit/Delete button is gated as that action. Returns the element clicked and whether a navigation started.",
         )),
         declare::<BrowserTypeArgs, ElementActionOutput>(primitive(
             "browser_type",
@@ -235,7 +235,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Low,
             false,
             needs::BROWSER,
-            "Type text into an input or textarea, optionally clearing it first. Never submits; press Enter with `browser_press_key` if needed.",
+            "Type text into an input or textarea (give `selector` or `ref`), optionally clearing it first. Never submits; press Enter with `browser_press_key` if needed.",
         )),
         declare::<BrowserScrollArgs, BrowserScrollOutput>(primitive(
             "browser_scroll",
@@ -243,7 +243,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Low,
             false,
             needs::BROWSER,
-            "Scroll the page by a number of pixels, scroll an element into view, or scroll inside an element. Use it to load more results on infinite lists. Returns the new position and whether the end was reached.",
+            "Scroll the page by `amount_px`, scroll the element given by `selector`/`ref` into view, or, with both, scroll inside that element; give at least one. Use it to load more results on infinite lists. Returns the new position and whether the end was reached.",
         )),
         declare::<BrowserPressKeyArgs, BrowserPressKeyOutput>(primitive(
             "browser_press_key",
@@ -259,7 +259,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Low,
             false,
             needs::BROWSER,
-            "Choose an option in a <select> or dropdown by its value or visible label. Returns the selected value and label.",
+            "Choose an option in a <select> or dropdown (give `selector` or `ref`) by its `value` or visible `label` (give one). Returns the selected value and label.",
         )),
         declare::<BrowserCheckArgs, BrowserCheckOutput>(primitive(
             "browser_check",
@@ -267,7 +267,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Low,
             false,
             needs::BROWSER,
-            "Tick a checkbox, radio button or switch (no-op if already ticked). Returns the checked state.",
+            "Tick a checkbox, radio button or switch, given by `selector` or `ref` (no-op if already ticked). Returns the checked state.",
         )),
         declare::<BrowserCheckArgs, BrowserCheckOutput>(primitive(
             "browser_uncheck",
@@ -275,7 +275,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Low,
             false,
             needs::BROWSER,
-            "Untick a checkbox or switch (no-op if already unticked). Returns the checked state.",
+            "Untick a checkbox or switch, given by `selector` or `ref` (no-op if already unticked). Returns the checked state.",
         )),
         declare::<BrowserUploadFileArgs, BrowserUploadFileOutput>(primitive(
             "browser_upload_file",
@@ -283,7 +283,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             High,
             true,
             needs::BROWSER_AND_CONFIRM,
-            "Attach a file (a `file://` path or a files_store id, e.g. a passport scan) to a file input. The file leaves the user's machine, so the user confirms every upload.",
+            "Attach a file (a `file://` path or a files_store id, e.g. a passport scan) to the file input given by `selector` or `ref`. The file leaves the user's machine, so the user confirms every upload.",
         )),
         declare::<BrowserDownloadArgs, BrowserDownloadOutput>(primitive(
             "browser_download",
@@ -291,7 +291,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Low,
             false,
             needs::BROWSER,
-            "Download a file from a URL, or by clicking a link/button that starts a download. Returns a `file://` ref to the saved file, its name, size and type.",
+            "Download a file from `url`, or by clicking the link/button given by `selector`/`ref` (give one). Returns a `file://` ref to the saved file, its name, size and type.",
         )),
     ]
 }

@@ -44,24 +44,22 @@ pub fn catalogue() -> Vec<ToolSpec> {
 
 /// What each planned tool is waiting for, in the user's terms.
 pub(crate) mod needs {
-    pub const BROWSER: &str =
-        "the managed browser (Chromium over CDP), coming with the browser issue";
+    pub const BROWSER: &str = "the managed browser (Chromium over CDP), coming with the browser issue";
     pub const BROWSER_AND_CONFIRM: &str =
         "the managed browser (Chromium over CDP) and the gatekeeper's confirmation channel";
-    pub const BROWSER_AND_MODEL: &str = "the managed browser (Chromium over CDP) and the agent runtime (model client) for model-assisted extraction";
+    pub const BROWSER_AND_MODEL: &str =
+        "the managed browser (Chromium over CDP) and the agent runtime (model client) for model-assisted extraction";
     pub const SEARCH: &str = "a web search provider";
     pub const OAUTH: &str = "OAuth connect (PKCE, loopback redirect) and the OS keyring";
     pub const WATCH: &str = "the watch scheduler and the managed browser (Chromium over CDP)";
     pub const NOTIFY: &str = "native notifications (desktop shell)";
     pub const CONFIRM: &str = "the gatekeeper's confirmation channel in the desktop UI";
-    pub const CHALLENGE: &str =
-        "the managed browser (Chromium over CDP) and the challenge hand-off in the desktop UI";
-    pub const SKILL_RESEARCH: &str = "the agent runtime (model client), a web search provider and the managed browser (Chromium over CDP)";
-    pub const SKILL_BROWSE: &str =
-        "the agent runtime (model client) and the managed browser (Chromium over CDP)";
+    pub const CHALLENGE: &str = "the managed browser (Chromium over CDP) and the challenge hand-off in the desktop UI";
+    pub const SKILL_RESEARCH: &str =
+        "the agent runtime (model client), a web search provider and the managed browser (Chromium over CDP)";
+    pub const SKILL_BROWSE: &str = "the agent runtime (model client) and the managed browser (Chromium over CDP)";
     pub const SKILL_SUBMIT: &str = "the agent runtime (model client), the managed browser (Chromium over CDP) and the gatekeeper's confirmation channel";
-    pub const SKILL_WATCH: &str =
-        "the agent runtime (model client), the watch scheduler and native notifications";
+    pub const SKILL_WATCH: &str = "the agent runtime (model client), the watch scheduler and native notifications";
     pub const SKILL_PLAN: &str = "the agent runtime (model client)";
     pub const SKILL_PUBLISH: &str = "the agent runtime (model client), the managed browser (Chromium over CDP), the gatekeeper's confirmation channel and the challenge hand-off";
 }
@@ -87,11 +85,7 @@ pub(crate) fn declare<A: JsonSchema, O: JsonSchema>(decl: Decl) -> ToolSpec {
         description: decl.description.to_owned(),
         kind: decl.kind,
         executor: Executor::Builtin,
-        status: if decl.needs.is_some() {
-            ToolStatus::Planned
-        } else {
-            ToolStatus::Available
-        },
+        status: if decl.needs.is_some() { ToolStatus::Planned } else { ToolStatus::Available },
         permission_scope: decl.scope,
         risk_level: decl.risk,
         requires_confirmation: decl.confirm,
@@ -102,14 +96,17 @@ pub(crate) fn declare<A: JsonSchema, O: JsonSchema>(decl: Decl) -> ToolSpec {
 }
 
 /// JSON Schema of a tool's arguments as the model should see it: inlined
-/// (no `$ref`/`$defs`), without `$schema` and titles, `type: object` at the
-/// top. Describes what deserialising accepts (fields with defaults are optional).
+/// (no `$ref`/`$defs`), `type: object` at the top, without `$schema`,
+/// titles, the root description (the tool's description says it) and
+/// schemars' integer formats (`uint32`...); doc comments become
+/// single-paragraph descriptions. Describes what deserialising accepts
+/// (fields with defaults are optional).
 pub fn parameters_schema<T: JsonSchema>() -> Value {
     model_schema::<T>(SchemaSettings::draft2020_12().for_deserialize())
 }
 
-/// JSON Schema of what a tool returns in `data`, describing what
-/// serialising produces.
+/// JSON Schema of what a tool returns in `data` (cleaned the same way),
+/// describing what serialising produces.
 pub fn output_schema<T: JsonSchema>() -> Value {
     model_schema::<T>(SchemaSettings::draft2020_12().for_serialize())
 }
@@ -122,46 +119,59 @@ fn model_schema<T: JsonSchema>(settings: SchemaSettings) -> Value {
         })
         .into_generator();
     let mut value = generator.into_root_schema_for::<T>().to_value();
+    tidy(&mut value);
     if let Value::Object(root) = &mut value {
-        root.remove("$schema");
-        root.remove("$defs");
-        root.remove("definitions");
+        for key in ["$schema", "$defs", "definitions", "description"] {
+            root.remove(key);
+        }
         if !root.contains_key("type") {
             root.insert("type".to_owned(), Value::String("object".to_owned()));
         }
     }
-    strip_titles(&mut value);
     value
 }
 
-/// Removes `title` keywords from a schema and its subschemas (titles are
-/// Rust type names, noise for the model). Only schema positions are walked,
-/// so a property that happens to be called `title` is kept.
-fn strip_titles(schema: &mut Value) {
+/// Formats schemars adds to Rust numbers; not JSON Schema formats, noise
+/// for the model.
+const RUST_NUMBER_FORMATS: [&str; 14] = [
+    "int", "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32", "uint64", "uint128",
+    "float", "double",
+];
+
+/// Cleans a schema and its subschemas: drops `title` (Rust type names) and
+/// Rust number formats, and joins the lines of each description (a doc
+/// comment's line breaks are not meant for the reader). Only schema
+/// positions are walked, so a property called `title` or `format` is kept.
+fn tidy(schema: &mut Value) {
     let Value::Object(map) = schema else { return };
     map.remove("title");
-    for key in [
-        "items",
-        "additionalProperties",
-        "not",
-        "if",
-        "then",
-        "else",
-        "contains",
-        "propertyNames",
-    ] {
+    if map.get("format").and_then(Value::as_str).is_some_and(|f| RUST_NUMBER_FORMATS.contains(&f)) {
+        map.remove("format");
+    }
+    if let Some(Value::String(text)) = map.get_mut("description") {
+        *text = join_lines(text);
+    }
+    for key in ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"] {
         if let Some(sub) = map.get_mut(key) {
-            strip_titles(sub);
+            tidy(sub);
         }
     }
     for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
         if let Some(Value::Array(subs)) = map.get_mut(key) {
-            subs.iter_mut().for_each(strip_titles);
+            subs.iter_mut().for_each(tidy);
         }
     }
     for key in ["properties", "patternProperties"] {
         if let Some(Value::Object(props)) = map.get_mut(key) {
-            props.values_mut().for_each(strip_titles);
+            props.values_mut().for_each(tidy);
         }
     }
+}
+
+/// Joins the lines of each paragraph with spaces; paragraphs stay apart.
+fn join_lines(text: &str) -> String {
+    text.split("\n\n")
+        .map(|paragraph| paragraph.split('\n').map(str::trim).collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }

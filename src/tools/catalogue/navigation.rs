@@ -236,7 +236,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ReadOnly,
             Low,
             false,
-            "Wait for a condition on the current page: a fixed time, an element (CSS, `text=...` or `role=...` selector) becoming visible or hidden, text appearing, or the network going idle. Returns whether the condition held before `timeout_ms`.",
+            "Wait for a condition on the current page: a fixed time (`until: timeout`), an element becoming visible or hidden (`until: selector` with `selector`), text appearing (`until: text` with `text`), or the network going idle (`until: networkidle`). Returns whether the condition held before `timeout_ms`.",
         )),
     ]
 }

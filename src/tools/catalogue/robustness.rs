@@ -61,10 +61,7 @@ pub struct RetryPolicy {
 
 impl Default for RetryPolicy {
     fn default() -> Self {
-        Self {
-            max_attempts: default_attempts(),
-            backoff_ms: default_backoff_ms(),
-        }
+        Self { max_attempts: default_attempts(), backoff_ms: default_backoff_ms() }
     }
 }
 

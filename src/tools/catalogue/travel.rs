@@ -229,7 +229,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Low,
             false,
             needs::SKILL_RESEARCH,
-            "Find flight or hotel options for a route/place and date and normalise them (total price with fees, baggage, refundability) so they compare fairly. Books nothing.",
+            "Find flight options for a `route` (`HAN-NRT`) or hotel options in a `location`, for a date, and normalise them (total price with fees, baggage, refundability) so they compare fairly. Books nothing.",
         )),
         declare::<TravelFillFormsArgs, TravelFillFormsOutput>(skill(
             "travel_fill_forms",

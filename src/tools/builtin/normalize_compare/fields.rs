@@ -14,17 +14,13 @@ pub(super) fn lower_chars(s: &str) -> Vec<char> {
 /// (`ắ`→`a`, `ơ`→`o`, `ư`→`u`, `đ`→`d`), plus common Latin-1/Latin-A letters.
 pub(super) fn fold_char(c: char) -> char {
     match c {
-        'à' | 'á' | 'ả' | 'ã' | 'ạ' | 'ă' | 'ằ' | 'ắ' | 'ẳ' | 'ẵ' | 'ặ' | 'â' | 'ầ' | 'ấ' | 'ẩ' | 'ẫ'
-        | 'ậ' | 'ä' | 'å' | 'ā' | 'ą' => 'a',
-        'è' | 'é' | 'ẻ' | 'ẽ' | 'ẹ' | 'ê' | 'ề' | 'ế' | 'ể' | 'ễ' | 'ệ' | 'ë' | 'ē' | 'ę' => {
-            'e'
-        }
+        'à' | 'á' | 'ả' | 'ã' | 'ạ' | 'ă' | 'ằ' | 'ắ' | 'ẳ' | 'ẵ' | 'ặ' | 'â' | 'ầ' | 'ấ' | 'ẩ' | 'ẫ' | 'ậ' | 'ä'
+        | 'å' | 'ā' | 'ą' => 'a',
+        'è' | 'é' | 'ẻ' | 'ẽ' | 'ẹ' | 'ê' | 'ề' | 'ế' | 'ể' | 'ễ' | 'ệ' | 'ë' | 'ē' | 'ę' => 'e',
         'ì' | 'í' | 'ỉ' | 'ĩ' | 'ị' | 'î' | 'ï' => 'i',
-        'ò' | 'ó' | 'ỏ' | 'õ' | 'ọ' | 'ô' | 'ồ' | 'ố' | 'ổ' | 'ỗ' | 'ộ' | 'ơ' | 'ờ' | 'ớ' | 'ở' | 'ỡ'
-        | 'ợ' | 'ö' | 'ø' | 'ō' => 'o',
-        'ù' | 'ú' | 'ủ' | 'ũ' | 'ụ' | 'ư' | 'ừ' | 'ứ' | 'ử' | 'ữ' | 'ự' | 'û' | 'ü' | 'ū' => {
-            'u'
-        }
+        'ò' | 'ó' | 'ỏ' | 'õ' | 'ọ' | 'ô' | 'ồ' | 'ố' | 'ổ' | 'ỗ' | 'ộ' | 'ơ' | 'ờ' | 'ớ' | 'ở' | 'ỡ' | 'ợ' | 'ö'
+        | 'ø' | 'ō' => 'o',
+        'ù' | 'ú' | 'ủ' | 'ũ' | 'ụ' | 'ư' | 'ừ' | 'ứ' | 'ử' | 'ữ' | 'ự' | 'û' | 'ü' | 'ū' => 'u',
         'ỳ' | 'ý' | 'ỷ' | 'ỹ' | 'ỵ' | 'ÿ' => 'y',
         'đ' | 'ð' => 'd',
         'ç' | 'ć' | 'č' => 'c',
@@ -237,17 +233,12 @@ impl Concept {
     /// value carries an explicit unit (`"delivery": "2-3 days"` is a delivery
     /// time, `"delivery": 12` is a shipping fee).
     pub fn needs_explicit_unit(self, raw_norm: &str) -> bool {
-        self == Self::DeliveryTime
-            && matches!(raw_norm, "delivery" | "shipping" | "ship" | "giao_hang" | "van_chuyen")
+        self == Self::DeliveryTime && matches!(raw_norm, "delivery" | "shipping" | "ship" | "giao_hang" | "van_chuyen")
     }
 
     /// Whether `norm` may feed this concept by containing one of its synonyms.
     pub fn contains_synonym(self, norm: &str) -> bool {
-        self.synonyms()
-            .iter()
-            .filter(|s| s.contains('_'))
-            .chain(self.strong_tokens())
-            .any(|s| has_phrase(norm, s))
+        self.synonyms().iter().filter(|s| s.contains('_')).chain(self.strong_tokens()).any(|s| has_phrase(norm, s))
     }
 }
 

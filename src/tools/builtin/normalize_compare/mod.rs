@@ -42,6 +42,10 @@
 //!   21 490 000, `21tr5` = 21 500 000); `21 triệu 490 nghìn`, `21 triệu rưỡi`.
 //!   `Miễn phí`/`free`/`freeship`/`included` → 0. A text naming a duration is
 //!   not money. A text with several numbers uses the first and warns.
+//! * Other numbers (ratings, weights) — the same reader, except that a single
+//!   `.` before three digits is a decimal point (`1.250` = 1.25, `1,250` =
+//!   1250), `m`/`b` are not magnitudes, and `4.5/5` is just 4.5. `weight_kg`-
+//!   style fields convert `g`/`kg`/`lb`.
 //! * Currency — symbols `₫ $ € £ ¥ 円 ₩ ฿ ₹ zł` (and `US$`, `S$`...), codes and
 //!   words (`VND`, `vnđ`, `đồng`, `usd`, `euro`), a lone `đ` (`21.490.000đ`),
 //!   a raw `currency` field, or a raw name suffix (`price_vnd`). Amounts with no
@@ -258,13 +262,7 @@ impl Target {
     /// `parent` (total-cost components); warnings name the parent.
     fn component(concept: Concept, parent: &str) -> Self {
         let name = concept.synonyms().first().copied().unwrap_or("price");
-        Self {
-            name: parent.to_string(),
-            ty: FieldType::Number,
-            info: key_info(name),
-            concept,
-            kind: Kind::Money,
-        }
+        Self { name: parent.to_string(), ty: FieldType::Number, info: key_info(name), concept, kind: Kind::Money }
     }
 
     fn default_order(&self) -> Option<SortOrder> {
@@ -272,16 +270,12 @@ impl Target {
             return None;
         }
         match self.concept {
-            Concept::TotalCost
-            | Concept::Price
-            | Concept::Shipping
-            | Concept::Fees
-            | Concept::DeliveryTime => Some(SortOrder::Asc),
-            Concept::Warranty
-            | Concept::ReturnWindow
-            | Concept::Rating
-            | Concept::Discount
-            | Concept::InStock => Some(SortOrder::Desc),
+            Concept::TotalCost | Concept::Price | Concept::Shipping | Concept::Fees | Concept::DeliveryTime => {
+                Some(SortOrder::Asc)
+            }
+            Concept::Warranty | Concept::ReturnWindow | Concept::Rating | Concept::Discount | Concept::InStock => {
+                Some(SortOrder::Desc)
+            }
             Concept::Other => None,
         }
     }
@@ -338,8 +332,7 @@ fn scalar(value: &Value) -> Parsed<Scalar> {
         Value::Array(a) if a.len() == 1 => scalar(&a[0]),
         Value::Array(a) => Err(Reject::Bad(format!("a list of {} values, expected one value", a.len()))),
         Value::Object(o) => {
-            let find =
-                |keys: &[&str]| o.iter().find(|(k, _)| keys.contains(&norm_key(k).as_str())).map(|(_, v)| v);
+            let find = |keys: &[&str]| o.iter().find(|(k, _)| keys.contains(&norm_key(k).as_str())).map(|(_, v)| v);
             let amount = find(AMOUNT_KEYS).map(scalar).transpose()?;
             let unit = find(UNIT_KEYS).and_then(Value::as_str);
             match (amount, unit) {
@@ -402,9 +395,9 @@ fn candidates<'r, 'a>(t: &Target, raws: &'r [RawEntry<'a>]) -> Vec<&'r RawEntry<
             }
         }
         let foreign = |n: &str| exact_concept(n).is_some_and(|c| c != t.concept);
-        for i in matching(&|r| {
-            t.concept.contains_synonym(&r.info.norm) && !foreign(&r.info.norm) && !foreign(&r.info.base)
-        }) {
+        for i in
+            matching(&|r| t.concept.contains_synonym(&r.info.norm) && !foreign(&r.info.norm) && !foreign(&r.info.base))
+        {
             push(i);
         }
     }
@@ -508,9 +501,7 @@ fn first_match<'a>(t: &Target, raws: &[RawEntry<'a>], warnings: &mut Vec<String>
     for raw in candidates(t, raws) {
         match parse_entry(t, raw) {
             Ok((val, notes)) => {
-                warnings.extend(
-                    notes.into_iter().map(|n| format!("{}: {n} (raw field \"{}\")", t.name, raw.key)),
-                );
+                warnings.extend(notes.into_iter().map(|n| format!("{}: {n} (raw field \"{}\")", t.name, raw.key)));
                 return Some((val, raw.key));
             }
             Err(Reject::WrongKind) => {}
@@ -552,9 +543,7 @@ fn money_for(
 ) -> Option<(Term, String)> {
     let (val, key) = first_match(t, raws, warnings)?;
     match val {
-        Val::Money(Money::Amount { value, currency }) => {
-            Some((Term { amount: value, currency }, key.to_string()))
-        }
+        Val::Money(Money::Amount { value, currency }) => Some((Term { amount: value, currency }, key.to_string())),
         Val::Money(Money::Percent(p)) => match price {
             Some((pt, pkey)) => Some((
                 Term { amount: pt.amount * p.abs() / 100.0, currency: pt.currency },
@@ -609,9 +598,7 @@ fn parse_item(targets: &[Target], item: &RawItem, warnings: &mut Vec<String>) ->
 
 /// `price + shipping + fees − discount`, when the price is known.
 fn total_from_parts(parent: &str, raws: &[RawEntry], warnings: &mut Vec<String>) -> Slot {
-    let Some((price, price_key)) =
-        money_for(&Target::component(Concept::Price, parent), raws, None, warnings)
-    else {
+    let Some((price, price_key)) = money_for(&Target::component(Concept::Price, parent), raws, None, warnings) else {
         return Slot::Missing;
     };
     let mut terms = vec![price];
@@ -745,12 +732,7 @@ fn finish_item(
                 }
                 let mut total = round_to(total, decimals);
                 if integer && total.fract() != 0.0 {
-                    warnings.push(format!(
-                        "{}: rounded {} to {}",
-                        t.name,
-                        fmt_num(total),
-                        fmt_num(total.round())
-                    ));
+                    warnings.push(format!("{}: rounded {} to {}", t.name, fmt_num(total), fmt_num(total.round())));
                     total = total.round();
                 }
                 if ok && total.is_finite() {
@@ -769,9 +751,7 @@ fn finish_item(
                 }
                 (num_value(v, integer), Some(v), Some(from))
             }
-            Slot::Bool { value, from } => {
-                (Value::Bool(value), Some(if value { 1.0 } else { 0.0 }), Some(from))
-            }
+            Slot::Bool { value, from } => (Value::Bool(value), Some(if value { 1.0 } else { 0.0 }), Some(from)),
             Slot::Text { value, from } => (Value::String(value), None, Some(from)),
         };
         if value.is_null() {
@@ -891,11 +871,7 @@ fn reason(a: &Finished, next: Option<&Finished>, targets: &[Target], keys: &[(us
             (None, None) => continue,
             (Some(_), Some(_)) => {
                 let word = if order == SortOrder::Asc { "lower" } else { "higher" };
-                format!(
-                    "{name} {} ({word} than {other}'s {})",
-                    show_field(a, targets, i),
-                    show_field(b, targets, i)
-                )
+                format!("{name} {} ({word} than {other}'s {})", show_field(a, targets, i), show_field(b, targets, i))
             }
             (Some(_), None) => format!("{name} {} ({other} has none)", show_field(a, targets, i)),
             (None, Some(_)) => format!("no {name}"),
@@ -919,9 +895,7 @@ fn validate(args: &NormalizeCompareArgs) -> Result<()> {
         return Err(Error::invalid_arguments("schema must name at least one field"));
     }
     if let Some(bad) = args.schema.keys().find(|k| norm_key(k).is_empty()) {
-        return Err(Error::invalid_arguments(format!(
-            "schema field name \"{bad}\" has no letters or digits"
-        )));
+        return Err(Error::invalid_arguments(format!("schema field name \"{bad}\" has no letters or digits")));
     }
     Ok(())
 }
@@ -934,9 +908,7 @@ fn resolve_fx(
     let mut warnings = Vec::new();
     let explicit = match &args.currency {
         Some(c) => Some(parse::currency_arg(c).ok_or_else(|| {
-            Error::invalid_arguments(format!(
-                "currency \"{c}\" is not a currency code or symbol (e.g. VND, USD, ₫)"
-            ))
+            Error::invalid_arguments(format!("currency \"{c}\" is not a currency code or symbol (e.g. VND, USD, ₫)"))
         })?),
         None => None,
     };
@@ -1054,10 +1026,8 @@ pub fn normalize_compare(args: &NormalizeCompareArgs) -> Result<NormalizeCompare
         .first()
         .filter(|r| keys.iter().any(|(k, _)| finished[r.item].nums[*k].is_some()))
         .map(|r| r.source.clone());
-    let rank_by = keys
-        .iter()
-        .map(|&(i, order)| RankKey { field: targets[i].name.clone(), order: Some(order) })
-        .collect();
+    let rank_by =
+        keys.iter().map(|&(i, order)| RankKey { field: targets[i].name.clone(), order: Some(order) }).collect();
     Ok(NormalizeCompareOutput {
         items: finished.into_iter().map(|f| f.out).collect(),
         ranking,

@@ -364,8 +364,8 @@ fn several_numbers(text: &str) -> String {
 
 /// Words that make a text a duration, not an amount of money.
 const DURATION_WORDS: &[&str] = &[
-    "day", "days", "ngay", "week", "weeks", "tuan", "month", "months", "thang", "year", "years", "nam",
-    "hour", "hours", "gio", "tieng",
+    "day", "days", "ngay", "week", "weeks", "tuan", "month", "months", "thang", "year", "years", "nam", "hour",
+    "hours", "gio", "tieng",
 ];
 
 /// Texts that mean "nothing to pay".
@@ -611,19 +611,10 @@ pub(super) fn parse_duration(text: &str, pick: RangePick) -> Parsed<(Duration, V
         return Ok((Duration { value: v, unit: None }, Vec::new()));
     }
     let t = folded.trim();
-    if ["lifetime", "tron doi", "vinh vien", "unlimited", "khong gioi han", "forever"]
-        .iter()
-        .any(|w| t.contains(w))
-    {
+    if ["lifetime", "tron doi", "vinh vien", "unlimited", "khong gioi han", "forever"].iter().any(|w| t.contains(w)) {
         return bad(format!("\"{trimmed}\" is unlimited, not a number"));
     }
-    if t == "no"
-        || t == "none"
-        || t == "0"
-        || t.starts_with("no ")
-        || t.starts_with("khong")
-        || t.starts_with("not ")
-    {
+    if t == "no" || t == "none" || t == "0" || t.starts_with("no ") || t.starts_with("khong") || t.starts_with("not ") {
         return Ok((Duration { value: 0.0, unit: None }, Vec::new()));
     }
     bad(format!("no duration in \"{trimmed}\""))

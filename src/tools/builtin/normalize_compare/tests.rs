@@ -181,10 +181,7 @@ fn durations_convert_to_the_field_unit() {
     // A range keeps the conservative end, and says so.
     assert_eq!(
         out.items[0].warnings,
-        vec![
-            "delivery_days: \"2-3 ngày\" is a range; used the upper end (raw field \"delivery_time\")"
-                .to_string()
-        ]
+        vec!["delivery_days: \"2-3 ngày\" is a range; used the upper end (raw field \"delivery_time\")".to_string()]
     );
     // `"delivery": 3` is an amount (a shipping fee), not a delivery time.
     assert_eq!(out.items[4].missing_fields, vec!["delivery_days".to_string()]);
@@ -251,10 +248,7 @@ fn mixed_currencies_are_not_converted_without_rates() {
     assert_eq!(out.currency.as_deref(), Some("VND"));
     assert_eq!(out.items[1].currency.as_deref(), Some("USD"));
     assert_eq!(out.items[1].normalized["total_cost"], json!(899));
-    assert_eq!(
-        out.items[1].warnings,
-        vec!["priced in USD, not VND; not converted (no fx rate given)".to_string()]
-    );
+    assert_eq!(out.items[1].warnings, vec!["priced in USD, not VND; not converted (no fx rate given)".to_string()]);
     assert_eq!(order(&out), vec!["vn1", "vn2"]);
     assert_eq!(
         out.unranked,
@@ -454,10 +448,7 @@ fn weird_values_never_panic() {
 #[test]
 fn malformed_arguments_are_rejected() {
     let item = json!([{"source": "a", "raw": {"price": 1}}]);
-    assert_eq!(
-        run_err(json!({"schema": {"price": "number"}, "items": []})),
-        "items must list at least one item"
-    );
+    assert_eq!(run_err(json!({"schema": {"price": "number"}, "items": []})), "items must list at least one item");
     assert_eq!(run_err(json!({"schema": {}, "items": item})), "schema must name at least one field");
     assert!(run_err(json!({"schema": {" - ": "number"}, "items": item})).contains("no letters or digits"));
     assert!(
@@ -465,8 +456,10 @@ fn malformed_arguments_are_rejected() {
             .contains("not in the schema (price)")
     );
     assert!(
-        run_err(json!({"schema": {"price": "number"}, "items": item, "rank_by": [{"field": "price"}, {"field": "price"}]}))
-            .contains("twice")
+        run_err(
+            json!({"schema": {"price": "number"}, "items": item, "rank_by": [{"field": "price"}, {"field": "price"}]})
+        )
+        .contains("twice")
     );
     assert!(
         run_err(json!({"schema": {"name": "string"}, "items": item, "rank_by": [{"field": "name"}]}))
@@ -481,8 +474,7 @@ fn malformed_arguments_are_rejected() {
             .contains("not a currency")
     );
     assert!(
-        run_err(json!({"schema": {"price": "number"}, "items": item, "fx": {"USD": 2}}))
-            .contains("fx needs currency")
+        run_err(json!({"schema": {"price": "number"}, "items": item, "fx": {"USD": 2}})).contains("fx needs currency")
     );
     assert!(
         run_err(json!({"schema": {"price": "number"}, "items": item, "currency": "VND", "fx": {"USD": -1}}))
@@ -508,10 +500,7 @@ fn nothing_rankable_is_reported() {
     let out = run(json!({"schema": {"name": "string"}, "items": [{"source": "a", "raw": {"name": "x"}}]}));
     assert!(out.ranking.is_empty());
     assert_eq!(out.best, None);
-    assert_eq!(
-        out.warnings,
-        vec!["no schema field has a known ranking direction; pass rank_by to rank".to_string()]
-    );
+    assert_eq!(out.warnings, vec!["no schema field has a known ranking direction; pass rank_by to rank".to_string()]);
 }
 
 #[test]
