@@ -69,7 +69,9 @@ export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
 if [ -z "${NPM_CONFIG_USERCONFIG:-}" ] && [ -f "$HOME/.npmrc" ]; then
   export NPM_CONFIG_USERCONFIG="$HOME/.npmrc"
 fi
-export npm_config_cache="${npm_config_cache:-$HOME/.npm}"
+if [ -z "${npm_config_cache:-}${NPM_CONFIG_CACHE:-}" ] && ! grep -qs '^cache' "$HOME/.npmrc"; then
+  export npm_config_cache="$HOME/.npm"
+fi
 
 SESSION_DIR="$(mktemp -d "${TMPDIR:-/tmp}/halley-session.XXXXXX")"
 xvfb_pid=""

@@ -9,10 +9,7 @@ pub fn exit_on_signals(app: AppHandle) {
     use tokio::signal::unix::{SignalKind, signal};
 
     tauri::async_runtime::spawn(async move {
-        let (Ok(mut term), Ok(mut int)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) else {
+        let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
             // Without handlers the default action (terminate) still applies.
             return;
         };

@@ -37,10 +37,7 @@ fn panel_window_opens_renders_and_exits_cleanly() -> Result<()> {
 
     let window = wait_for_window(&mut app, TITLE, WINDOW_TIMEOUT)?;
     let geometry = window_geometry(&window)?;
-    assert!(
-        geometry.width >= 300 && geometry.height >= 400,
-        "the panel is too small: {geometry:?}"
-    );
+    assert!(geometry.width >= 300 && geometry.height >= 400, "the panel is too small: {geometry:?}");
 
     // The webview paints a moment after the window maps: poll until the
     // window's part of the screen is not a single colour.
@@ -55,25 +52,14 @@ fn panel_window_opens_renders_and_exits_cleanly() -> Result<()> {
             break;
         }
     }
-    eprintln!(
-        "screenshot: {} (window {} {geometry:?}, stddev {deviation:.3})",
-        shot.display(),
-        window
-    );
-    assert!(
-        deviation > NOT_BLANK,
-        "the panel window stayed blank (stddev {deviation:.4}); see {}",
-        shot.display()
-    );
+    eprintln!("screenshot: {} (window {} {geometry:?}, stddev {deviation:.3})", shot.display(), window);
+    assert!(deviation > NOT_BLANK, "the panel window stayed blank (stddev {deviation:.4}); see {}", shot.display());
 
     let pid = app.pid()?;
     let descendants = descendants_of(pid);
     run("kill", &["-TERM", &pid.to_string()])?;
     let status = app.wait_timeout(EXIT_TIMEOUT)?;
-    assert!(
-        status.success(),
-        "halley-desktop did not exit cleanly on SIGTERM: {status}"
-    );
+    assert!(status.success(), "halley-desktop did not exit cleanly on SIGTERM: {status}");
     // Its webview helpers go with it (an exited one may linger as a zombie
     // until init reaps it; that is not a leak).
     let deadline = Instant::now() + EXIT_TIMEOUT;
@@ -85,23 +71,14 @@ fn panel_window_opens_renders_and_exits_cleanly() -> Result<()> {
         }
         sleep(Duration::from_millis(200));
     }
-    assert!(
-        alive.is_empty(),
-        "processes left behind by halley-desktop: {alive:?} (of {descendants:?})"
-    );
+    assert!(alive.is_empty(), "processes left behind by halley-desktop: {alive:?} (of {descendants:?})");
     Ok(())
 }
 
 /// `<target dir>/../test-artifacts`, from `<target dir>/debug/halley-desktop`.
 fn artifacts_dir(bin: &Path) -> Result<PathBuf> {
-    let target = bin
-        .parent()
-        .and_then(Path::parent)
-        .context("binary is not in <target>/<profile>/")?;
-    let dir = target.parent().map_or_else(
-        || target.join("test-artifacts"),
-        |p| p.join("test-artifacts"),
-    );
+    let target = bin.parent().and_then(Path::parent).context("binary is not in <target>/<profile>/")?;
+    let dir = target.parent().map_or_else(|| target.join("test-artifacts"), |p| p.join("test-artifacts"));
     std::fs::create_dir_all(&dir)?;
     Ok(dir)
 }
@@ -162,21 +139,9 @@ fn window_geometry(id: &str) -> Result<Geometry> {
 /// Standard deviation (0..1) of the pixels of `g` in the screenshot.
 fn crop_deviation(shot: &Path, g: &Geometry) -> Result<f64> {
     let crop = format!("{}x{}+{}+{}", g.width, g.height, g.x.max(0), g.y.max(0));
-    let out = run(
-        "convert",
-        &[
-            path_str(shot)?,
-            "-crop",
-            &crop,
-            "+repage",
-            "-format",
-            "%[fx:standard_deviation]",
-            "info:",
-        ],
-    )?;
-    out.trim()
-        .parse::<f64>()
-        .with_context(|| format!("convert printed {out:?}"))
+    let out =
+        run("convert", &[path_str(shot)?, "-crop", &crop, "+repage", "-format", "%[fx:standard_deviation]", "info:"])?;
+    out.trim().parse::<f64>().with_context(|| format!("convert printed {out:?}"))
 }
 
 /// Every process below `pid`, from /proc.
@@ -192,12 +157,7 @@ fn descendants_of(pid: u32) -> Vec<u32> {
     let mut i = 0;
     while i < found.len() {
         let current = found[i];
-        found.extend(
-            parents
-                .iter()
-                .filter(|(_, pp)| *pp == current)
-                .map(|(p, _)| *p),
-        );
+        found.extend(parents.iter().filter(|(_, pp)| *pp == current).map(|(p, _)| *p));
         i += 1;
     }
     found.remove(0);
@@ -232,11 +192,7 @@ fn run(program: &str, args: &[&str]) -> Result<String> {
         .output()
         .with_context(|| format!("running {program} (see scripts/install-deps.sh)"))?;
     if !out.status.success() {
-        bail!(
-            "{program} {args:?} failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
+        bail!("{program} {args:?} failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
