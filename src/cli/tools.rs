@@ -30,6 +30,16 @@ pub enum ToolsCommand {
         #[arg(long, default_value = "{}", value_name = "JSON")]
         args: String,
     },
+    /// Run a JSONL macro: one `{"tool": NAME, "args": {...}}` per line, in one
+    /// session; prints one ToolResultV2 JSON line per call. Every line is
+    /// checked before anything runs; the run stops at the first failed call
+    /// unless --keep-going. `-` reads standard input.
+    Script {
+        file: String,
+        /// Go on after a failed call.
+        #[arg(long)]
+        keep_going: bool,
+    },
 }
 
 pub async fn run(cmd: ToolsCommand, data_dir: Option<&Path>) -> ExitCode {
@@ -44,6 +54,7 @@ pub async fn run(cmd: ToolsCommand, data_dir: Option<&Path>) -> ExitCode {
             Err(e) => fail(&e, EXIT_USAGE),
         },
         ToolsCommand::Call { name, args } => call(registry, &name, &args, data_dir).await,
+        ToolsCommand::Script { file, keep_going } => script(registry, &file, keep_going, data_dir).await,
     }
 }
 
@@ -149,4 +160,101 @@ async fn call(registry: Registry, name: &str, raw_args: &str, data_dir: Option<&
     core.close().await;
     let usage = result.error.as_ref().is_some_and(|e| e.code == ErrorCode::InvalidArguments);
     emit(&result, usage)
+}
+
+/// One parsed line of a script.
+struct ScriptStep {
+    line: usize,
+    tool: String,
+    args: Value,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScriptLine {
+    tool: String,
+    #[serde(default = "empty_object")]
+    args: Value,
+}
+
+fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+/// Parse and check every line (JSON, known tool, schema, available), so a
+/// bad script runs nothing. Blank lines and `#` comments are skipped.
+fn parse_script(registry: &Registry, text: &str) -> Result<Vec<ScriptStep>, Error> {
+    let mut steps = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let parsed: ScriptLine = serde_json::from_str(trimmed).map_err(|e| {
+            Error::invalid_arguments(format!(
+                "line {line}: expected {{\"tool\": NAME, \"args\": {{...}}}}: {e}"
+            ))
+        })?;
+        if let Err((_, err)) = preflight(registry, &parsed.tool, &parsed.args) {
+            return Err(Error::new(err.code(), format!("line {line}: {}", err.message())));
+        }
+        steps.push(ScriptStep { line, tool: parsed.tool, args: parsed.args });
+    }
+    if steps.is_empty() {
+        return Err(Error::invalid_arguments("the script has no calls"));
+    }
+    Ok(steps)
+}
+
+async fn script(registry: Registry, file: &str, keep_going: bool, data_dir: Option<&Path>) -> ExitCode {
+    let text = if file == "-" {
+        let mut s = String::new();
+        match std::io::Read::read_to_string(&mut std::io::stdin(), &mut s) {
+            Ok(_) => s,
+            Err(e) => return fail(&Error::invalid_arguments("cannot read the script from stdin").with_source(e), EXIT_USAGE),
+        }
+    } else {
+        match std::fs::read_to_string(file) {
+            Ok(s) => s,
+            Err(e) => {
+                return fail(&Error::new(ErrorCode::FileNotFound, format!("cannot read script {file}")).with_source(e), EXIT_USAGE);
+            }
+        }
+    };
+    let steps = match parse_script(&registry, &text) {
+        Ok(s) => s,
+        Err(e) => {
+            let code = if e.code() == ErrorCode::NotAvailable { EXIT_FAILURE } else { EXIT_USAGE };
+            return fail(&e, code);
+        }
+    };
+    let dir = match DataDir::resolve(data_dir) {
+        Ok(d) => d,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
+    let core = match Core::open_with(dir, registry).await {
+        Ok(c) => c,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
+    let mut failed = false;
+    for step in steps {
+        let result = core.call_tool(&step.tool, step.args).await;
+        match serde_json::to_string(&result) {
+            Ok(line) => out(&line),
+            Err(e) => return fail(&Error::internal("cannot serialise a result").with_source(e), EXIT_FAILURE),
+        }
+        if let Some(err) = &result.error {
+            failed = true;
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("halley: line {} ({}) failed [{}]: {}", step.line, step.tool, err.code, err.message);
+            }
+            if !keep_going {
+                break;
+            }
+        }
+    }
+    core.close().await;
+    if failed { ExitCode::from(EXIT_FAILURE) } else { ExitCode::SUCCESS }
 }

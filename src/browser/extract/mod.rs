@@ -1,0 +1,1 @@
+//! Deterministic extraction (placeholder: being written).

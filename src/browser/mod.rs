@@ -1,0 +1,6 @@
+//! The managed browser: Chromium over CDP (chromiumoxide). Launch and
+//! supervise it, keep tabs with stable ids, and run the browser tools
+//! against real pages through an injected page runtime (`js/runtime.js`)
+//! that lives in an isolated world the page cannot tamper with.
+
+pub mod extract;
