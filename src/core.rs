@@ -2,7 +2,13 @@
 //! owns the registry and the store and runs a tool call from validation to
 //! a ToolResultV2.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use serde_json::Value;
+
+use crate::browser::{BrowserOptions, BrowserSession};
+use crate::gate::{ConfirmationRequest, Confirmer, DenyAll};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::paths::DataDir;
@@ -11,11 +17,21 @@ use crate::tools::builtin::ToolContext;
 use crate::tools::registry::Registry;
 use crate::tools::{ToolResultV2, ToolSpec, ToolStatus};
 
+/// How the browser is obtained; the rest of [`BrowserOptions`] comes from
+/// the data directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BrowserSettings {
+    pub chromium: Option<PathBuf>,
+    pub headless: bool,
+    pub cdp_url: Option<String>,
+}
+
 /// The core, opened on one data directory.
 #[derive(Debug)]
 pub struct Core {
     registry: Registry,
     ctx: ToolContext,
+    confirmer: Arc<dyn Confirmer>,
 }
 
 impl Core {
@@ -27,9 +43,33 @@ impl Core {
     }
 
     pub async fn open_with(data_dir: DataDir, registry: Registry) -> Result<Core> {
+        Core::open_full(data_dir, registry, BrowserSettings::default()).await
+    }
+
+    /// Open with explicit browser settings (`--headless`, `--chromium`,
+    /// `--cdp-url`). The browser itself starts on the first browser call.
+    pub async fn open_full(data_dir: DataDir, registry: Registry, browser: BrowserSettings) -> Result<Core> {
         data_dir.ensure()?;
         let store = Store::open(&data_dir.db_path()).await?;
-        Ok(Core { registry, ctx: ToolContext { store, data_dir } })
+        let options = BrowserOptions {
+            chromium: browser.chromium,
+            headless: browser.headless,
+            cdp_url: browser.cdp_url,
+            profile_dir: data_dir.profile_dir(),
+            downloads_dir: data_dir.root().join("downloads"),
+        };
+        let browser = Arc::new(BrowserSession::new(options));
+        Ok(Core { registry, ctx: ToolContext { store, data_dir, browser }, confirmer: Arc::new(DenyAll) })
+    }
+
+    /// Who answers confirmation requests (default: nobody, so they are refused).
+    pub fn set_confirmer(&mut self, confirmer: Arc<dyn Confirmer>) {
+        self.confirmer = confirmer;
+    }
+
+    /// The managed browser.
+    pub fn browser(&self) -> &BrowserSession {
+        &self.ctx.browser
     }
 
     pub fn registry(&self) -> &Registry {
@@ -51,6 +91,15 @@ impl Core {
             Ok(spec) => spec,
             Err((spec, err)) => return error_result(spec, &err),
         };
+        if spec.requires_confirmation {
+            let request = ConfirmationRequest::for_call(spec, &args);
+            let answer = self.confirmer.confirm(&request).await;
+            if !answer.approved {
+                let why = if answer.reason.is_empty() { String::new() } else { format!(": {}", answer.reason) };
+                let err = Error::new(ErrorCode::Denied, format!("not done: the user did not approve `{name}`{why}"));
+                return error_result(Some(spec), &err);
+            }
+        }
         let Some(builtin) = self.registry.executor_of(name) else {
             return error_result(Some(spec), &Error::internal(format!("tool `{name}` has no executor")));
         };
@@ -60,8 +109,9 @@ impl Core {
         }
     }
 
-    /// Close the store cleanly.
+    /// Close the browser (if Halley started it) and the store cleanly.
     pub async fn close(&self) {
+        self.ctx.browser.close().await;
         self.ctx.store.close().await;
     }
 }

@@ -27,6 +27,24 @@ pub enum ErrorCode {
     Io,
     /// A bug: an invariant did not hold.
     Internal,
+    /// No element matches the selector or ref (or the ref is stale).
+    ElementNotFound,
+    /// The element exists but cannot take the action (hidden, disabled,
+    /// covered, not editable, not a file input...).
+    NotInteractable,
+    /// The operation did not finish within its time limit.
+    Timeout,
+    /// A page could not be loaded (DNS, refused connection, bad URL...).
+    NavigationFailed,
+    /// No open tab has that id.
+    TabNotFound,
+    /// The browser cannot be found, launched or reached.
+    BrowserUnavailable,
+    /// The browser or the tab crashed or was closed during the call; it is
+    /// relaunched for the next call, and the call is not replayed.
+    BrowserCrashed,
+    /// The user (or the policy, when nobody can be asked) refused the action.
+    Denied,
 }
 
 impl ErrorCode {
@@ -42,6 +60,14 @@ impl ErrorCode {
             Self::Storage => "storage",
             Self::Io => "io",
             Self::Internal => "internal",
+            Self::ElementNotFound => "element_not_found",
+            Self::NotInteractable => "not_interactable",
+            Self::Timeout => "timeout",
+            Self::NavigationFailed => "navigation_failed",
+            Self::TabNotFound => "tab_not_found",
+            Self::BrowserUnavailable => "browser_unavailable",
+            Self::BrowserCrashed => "browser_crashed",
+            Self::Denied => "denied",
         }
     }
 }
@@ -107,7 +133,8 @@ impl Error {
     pub fn is_retryable(&self) -> bool {
         match self.code {
             ErrorCode::Storage => self.source.as_deref().is_some_and(is_busy),
-            ErrorCode::Io => true,
+            ErrorCode::Io | ErrorCode::Timeout | ErrorCode::BrowserCrashed => true,
+            ErrorCode::ElementNotFound | ErrorCode::NotInteractable => true,
             _ => false,
         }
     }

@@ -6,6 +6,7 @@ pub mod browser;
 pub mod cli;
 pub mod core;
 pub mod error;
+pub mod gate;
 pub mod paths;
 pub mod store;
 pub mod tools;

@@ -43,6 +43,11 @@ impl DataDir {
         Ok(DataDir { root })
     }
 
+    /// The managed browser's persistent profile (logins survive restarts).
+    pub fn profile_dir(&self) -> PathBuf {
+        self.root.join("browser-profile")
+    }
+
     /// A data directory at an explicit path (tests, embedding).
     pub fn at(root: impl Into<PathBuf>) -> DataDir {
         DataDir { root: root.into() }

@@ -4,3 +4,13 @@
 //! that lives in an isolated world the page cannot tamper with.
 
 pub mod extract;
+mod keys;
+mod launch;
+mod net;
+mod page;
+mod runtime;
+mod session;
+pub mod tools;
+
+pub use launch::{BrowserOptions, CHROMIUM_ENV, find_chromium};
+pub use session::BrowserSession;

@@ -2,7 +2,10 @@
 //! codes: 0 success, 1 a tool or runtime error, 2 a usage error (bad flags,
 //! invalid JSON, unknown tool, arguments that break the tool's schema).
 
+mod confirm;
 mod tools;
+
+pub use confirm::ConfirmMode;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,6 +29,19 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
 
+    /// Run the browser without a window.
+    #[arg(long, global = true)]
+    pub headless: bool,
+
+    /// The browser executable (default: $HALLEY_CHROMIUM, else chromium/chrome/edge on PATH).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub chromium: Option<PathBuf>,
+
+    /// Attach to a running Chrome's DevTools endpoint on this machine
+    /// (e.g. http://127.0.0.1:9222) instead of starting a browser.
+    #[arg(long, global = true, value_name = "URL")]
+    pub cdp_url: Option<String>,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -46,7 +62,14 @@ pub enum Command {
 /// Run the CLI; returns the process exit code.
 pub async fn run(cli: Cli) -> ExitCode {
     match cli.command {
-        Command::Tools(cmd) => tools::run(cmd, cli.data_dir.as_deref()).await,
+        Command::Tools(cmd) => {
+            let browser = crate::core::BrowserSettings {
+                chromium: cli.chromium.clone(),
+                headless: cli.headless,
+                cdp_url: cli.cdp_url.clone(),
+            };
+            tools::run(cmd, cli.data_dir.as_deref(), browser).await
+        }
         Command::Paths { json } => paths(cli.data_dir.as_deref(), json),
     }
 }

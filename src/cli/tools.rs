@@ -6,8 +6,9 @@ use std::process::ExitCode;
 use clap::Subcommand;
 use serde_json::Value;
 
+use super::confirm::{ConfirmMode, confirmer};
 use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
-use crate::core::{Core, error_result, preflight};
+use crate::core::{BrowserSettings, Core, error_result, preflight};
 use crate::error::{Error, ErrorCode};
 use crate::paths::DataDir;
 use crate::tools::{Registry, ToolResultV2, ToolSpec, ToolStatus};
@@ -29,6 +30,8 @@ pub enum ToolsCommand {
         /// Arguments as a JSON object; `@FILE` reads them from a file, `-` from stdin.
         #[arg(long, default_value = "{}", value_name = "JSON")]
         args: String,
+        #[command(flatten)]
+        consent: Consent,
     },
     /// Run a JSONL macro: one `{"tool": NAME, "args": {...}}` per line, in one
     /// session; prints one ToolResultV2 JSON line per call. Every line is
@@ -39,10 +42,24 @@ pub enum ToolsCommand {
         /// Go on after a failed call.
         #[arg(long)]
         keep_going: bool,
+        #[command(flatten)]
+        consent: Consent,
     },
 }
 
-pub async fn run(cmd: ToolsCommand, data_dir: Option<&Path>) -> ExitCode {
+/// How actions that need the user's confirmation (an upload, closing a
+/// tab) are answered.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct Consent {
+    /// Approve them in advance: you wrote these calls yourself.
+    #[arg(long)]
+    yes: bool,
+    /// `ask` on the terminal (refused when there is none) or `deny`.
+    #[arg(long, value_enum, default_value_t = ConfirmMode::Ask)]
+    confirm: ConfirmMode,
+}
+
+pub async fn run(cmd: ToolsCommand, data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
     let registry = match Registry::builtin() {
         Ok(r) => r,
         Err(e) => return fail(&e, EXIT_FAILURE),
@@ -53,8 +70,12 @@ pub async fn run(cmd: ToolsCommand, data_dir: Option<&Path>) -> ExitCode {
             Ok(spec) => print_json(spec),
             Err(e) => fail(&e, EXIT_USAGE),
         },
-        ToolsCommand::Call { name, args } => call(registry, &name, &args, data_dir).await,
-        ToolsCommand::Script { file, keep_going } => script(registry, &file, keep_going, data_dir).await,
+        ToolsCommand::Call { name, args, consent } => {
+            call(registry, &name, &args, Session { data_dir, browser, consent }).await
+        }
+        ToolsCommand::Script { file, keep_going, consent } => {
+            script(registry, &file, keep_going, Session { data_dir, browser, consent }).await
+        }
     }
 }
 
@@ -137,7 +158,23 @@ fn emit(result: &ToolResultV2, usage: bool) -> ExitCode {
     }
 }
 
-async fn call(registry: Registry, name: &str, raw_args: &str, data_dir: Option<&Path>) -> ExitCode {
+/// Where and how a call or script runs.
+struct Session<'a> {
+    data_dir: Option<&'a Path>,
+    browser: BrowserSettings,
+    consent: Consent,
+}
+
+impl Session<'_> {
+    async fn open(self, registry: Registry) -> Result<Core, Error> {
+        let dir = DataDir::resolve(self.data_dir)?;
+        let mut core = Core::open_full(dir, registry, self.browser).await?;
+        core.set_confirmer(confirmer(self.consent.confirm, self.consent.yes));
+        Ok(core)
+    }
+}
+
+async fn call(registry: Registry, name: &str, raw_args: &str, session: Session<'_>) -> ExitCode {
     // Everything decidable without the data directory is decided first, so
     // bad input writes nothing.
     let args = match read_args(raw_args) {
@@ -148,13 +185,10 @@ async fn call(registry: Registry, name: &str, raw_args: &str, data_dir: Option<&
         let usage = matches!(err.code(), ErrorCode::InvalidArguments | ErrorCode::UnknownTool);
         return emit(&error_result(spec, &err), usage);
     }
-    let dir = match DataDir::resolve(data_dir) {
-        Ok(d) => d,
-        Err(e) => return emit(&error_result(registry.get(name), &e), false),
-    };
-    let core = match Core::open_with(dir, registry).await {
+    let spec = registry.get(name).cloned();
+    let core = match session.open(registry).await {
         Ok(c) => c,
-        Err(e) => return emit(&error_result(None, &e), false),
+        Err(e) => return emit(&error_result(spec.as_ref(), &e), false),
     };
     let result = core.call_tool(name, args).await;
     core.close().await;
@@ -207,7 +241,7 @@ fn parse_script(registry: &Registry, text: &str) -> Result<Vec<ScriptStep>, Erro
     Ok(steps)
 }
 
-async fn script(registry: Registry, file: &str, keep_going: bool, data_dir: Option<&Path>) -> ExitCode {
+async fn script(registry: Registry, file: &str, keep_going: bool, session: Session<'_>) -> ExitCode {
     let text = if file == "-" {
         let mut s = String::new();
         match std::io::Read::read_to_string(&mut std::io::stdin(), &mut s) {
@@ -229,11 +263,7 @@ async fn script(registry: Registry, file: &str, keep_going: bool, data_dir: Opti
             return fail(&e, code);
         }
     };
-    let dir = match DataDir::resolve(data_dir) {
-        Ok(d) => d,
-        Err(e) => return fail(&e, EXIT_FAILURE),
-    };
-    let core = match Core::open_with(dir, registry).await {
+    let core = match session.open(registry).await {
         Ok(c) => c,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };

@@ -2,6 +2,9 @@
 //! data directory and parse what it prints.
 #![allow(dead_code)]
 
+pub mod browser;
+pub mod fixtures;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -3,3 +3,8 @@ mod cli_files;
 mod cli_profile;
 mod cli_script;
 mod cli_tools;
+mod fixture_server;
+mod browser_nav;
+mod browser_form;
+mod browser_crash;
+mod browser_capture;

@@ -1,1 +1,350 @@
-//! Deterministic extraction (placeholder: being written).
+//! `browser_extract`, deterministic first: turns [`PageFacts`] (gathered by
+//! the page runtime) into the typed fields a schema asks for, with a
+//! confidence and a source per field, and notes on every judgement call.
+//!
+//! # Order of sources
+//!
+//! For each field the candidates are gathered in this order, and the first
+//! that can be coerced to the requested type wins:
+//!
+//! | source | `sources` | confidence |
+//! |---|---|---|
+//! | JSON-LD (`Product`, `Offer`, `AggregateOffer`, nested offers; hotels, flights, events, organisations by property name) | `json-ld` | 0.95 |
+//! | microdata (read as JSON-LD) | `microdata` | 0.9 |
+//! | OpenGraph / `product:` meta tags, the page URL, `twitter:labelN` pairs | `meta` | 0.85 |
+//! | label → value pairs | `label` | 0.75 |
+//! | price fragments (struck-through ones are old prices) | `text` | 0.7 |
+//! | regexes over the visible text (`Label: value` lines, amounts, stock, warranty...) | `text` | 0.5 |
+//!
+//! With `source.type = text` (and `screenshot`, whose pixels only the model
+//! reads) only pairs, price fragments and visible text are used. The winner
+//! loses 0.15 when other candidates from as good a tier (structured data and
+//! labels; price fragments; text) gave different values.
+//!
+//! # Field names
+//!
+//! Names are folded (lowercase, no diacritics, camelCase and `_`/`-`/spaces
+//! unified) and matched to concepts, English and Vietnamese (see
+//! [`names`]): `price`/`giá`/`gia_ban` is the current price, `price_total`/
+//! `total`/`tổng tiền` a total, `old_price`/`giá gốc` the struck or list
+//! price, `currency`, `name`, `brand`, `sku`, `gtin`, `in_stock`/`còn hàng`,
+//! `rating`, `review_count`, `description`, `image`, `url`,
+//! `warranty[_months]`/`bảo hành`, `shipping`/`phí vận chuyển`. Any other
+//! name is matched against page labels and structured property names
+//! (`cancellation_policy` ↔ "Cancellation policy" / "Chính sách hủy").
+//! Nothing is invented: a field not found is listed in `missing_fields`.
+//!
+//! The model-assisted pass for what is left is a separate step, see
+//! [`fallback`].
+
+mod coerce;
+mod facts;
+pub mod fallback;
+mod lexicon;
+mod names;
+mod structured;
+mod text;
+mod visible;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+pub use facts::{MicrodataItem, PageFacts, PriceFragment};
+
+use crate::tools::catalogue::capture::{BrowserExtractOutput, ExtractFieldType, ExtractSourceType};
+use coerce::{Coerced, Ctx, Reject, coerce, currency_code, currency_in, fold_eq, plain, show};
+use names::{Concept, FieldSpec};
+use structured::Entity;
+use text::TextFacts;
+use visible::Pair;
+
+/// Where a candidate value came from; the order is the priority.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Source {
+    JsonLd,
+    Microdata,
+    Meta,
+    Label,
+    Fragment,
+    Text,
+    Model,
+}
+
+impl Source {
+    /// The name reported in `sources`.
+    fn name(self) -> &'static str {
+        match self {
+            Self::JsonLd => "json-ld",
+            Self::Microdata => "microdata",
+            Self::Meta => "meta",
+            Self::Label => "label",
+            Self::Fragment | Self::Text => "text",
+            Self::Model => "model",
+        }
+    }
+
+    fn confidence(self) -> f64 {
+        match self {
+            Self::JsonLd => 0.95,
+            Self::Microdata => 0.9,
+            Self::Meta => 0.85,
+            Self::Label => 0.75,
+            Self::Fragment => 0.7,
+            Self::Model => 0.6,
+            Self::Text => 0.5,
+        }
+    }
+
+    /// Disagreement tiers: structured data and labels, price fragments,
+    /// text guesses. A winner is only questioned by its tier or a better one.
+    fn tier(self) -> u8 {
+        match self {
+            Self::JsonLd | Self::Microdata | Self::Meta | Self::Label => 0,
+            Self::Fragment => 1,
+            Self::Text => 2,
+            Self::Model => 3,
+        }
+    }
+}
+
+/// Confidence lost when candidates disagreed.
+const DISAGREEMENT_PENALTY: f64 = 0.15;
+
+/// Why a price candidate is special (for notes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hint {
+    Plain,
+    /// Shown struck through.
+    Struck,
+    /// An `AggregateOffer`'s `highPrice`.
+    HighPrice,
+}
+
+/// One value found for a field, before coercion.
+#[derive(Debug, Clone)]
+pub(crate) struct Candidate {
+    value: Value,
+    source: Source,
+    /// The currency stated with it (prices).
+    currency: Option<String>,
+    hint: Hint,
+}
+
+impl Candidate {
+    fn new(value: Value, source: Source) -> Self {
+        Self { value, source, currency: None, hint: Hint::Plain }
+    }
+
+    fn with_currency(mut self, currency: Option<String>) -> Self {
+        if currency.is_some() {
+            self.currency = currency;
+        }
+        self
+    }
+}
+
+/// Everything read from the facts once, shared by all fields.
+struct Page<'a> {
+    facts: &'a PageFacts,
+    dom: bool,
+    jsonld: Vec<Entity<'a>>,
+    microdata: Vec<Entity<'a>>,
+    pairs: Vec<Pair>,
+    meta_pairs: Vec<Pair>,
+    text: TextFacts,
+    ctx: Ctx,
+}
+
+/// Extracts `schema`'s fields from the page facts, deterministically (same
+/// facts, same output). `source_kind` `text`/`screenshot` limits the
+/// sources to what is visible: pairs, price fragments and text.
+pub fn extract(
+    facts: &PageFacts,
+    schema: &BTreeMap<String, ExtractFieldType>,
+    source_kind: ExtractSourceType,
+) -> BrowserExtractOutput {
+    let micro: Vec<Value> = facts.microdata.iter().map(MicrodataItem::to_jsonld).collect();
+    let dom = source_kind == ExtractSourceType::Dom;
+    let page = Page {
+        facts,
+        dom,
+        jsonld: structured::entities(&facts.jsonld),
+        microdata: structured::entities(&micro),
+        pairs: visible::prepare(&facts.pairs),
+        meta_pairs: visible::prepare(&structured::twitter_pairs(&facts.meta)),
+        text: TextFacts::read(&facts.text),
+        ctx: Ctx::new(&facts.url, &facts.lang),
+    };
+    let mut out = empty_output();
+    if source_kind == ExtractSourceType::Screenshot {
+        out.notes.push(
+            "screenshot: read the visible text and prices only; values drawn in images or canvas need the model".into(),
+        );
+    }
+    if dom && facts.jsonld_errors > 0 {
+        out.notes.push(format!("{} JSON-LD block(s) on the page could not be parsed", facts.jsonld_errors));
+    }
+    for (name, ty) in schema {
+        resolve(&page, &FieldSpec::new(name), *ty, &mut out);
+    }
+    out
+}
+
+fn empty_output() -> BrowserExtractOutput {
+    BrowserExtractOutput {
+        data: Map::new(),
+        confidence: BTreeMap::new(),
+        sources: BTreeMap::new(),
+        missing_fields: Vec::new(),
+        notes: Vec::new(),
+    }
+}
+
+/// All candidates for a field, best source first.
+fn gather(page: &Page<'_>, spec: &FieldSpec) -> Vec<Candidate> {
+    let facts = page.facts;
+    let mut out = Vec::new();
+    if page.dom {
+        out.extend(structured::candidates(&page.jsonld, spec, Source::JsonLd));
+        out.extend(structured::candidates(&page.microdata, spec, Source::Microdata));
+        out.extend(structured::meta_candidates(&facts.meta, spec));
+        out.extend(visible::pair_candidates(&page.meta_pairs, spec, Source::Meta));
+    }
+    out.extend(visible::pair_candidates(&page.pairs, spec, Source::Label));
+    out.extend(visible::fragment_candidates(&facts.prices, spec));
+    out.extend(page.text.candidates(spec));
+    if page.dom && spec.concept == Some(Concept::Name) {
+        // The <title>, without a ` | Shop name` tail.
+        let title = [" | ", " – ", " — "].iter().fold(facts.title.as_str(), |t, sep| t.split(sep).next().unwrap_or(t));
+        let title = title.trim();
+        if !title.is_empty() {
+            out.push(Candidate::new(Value::String(title.to_string()), Source::Text));
+        }
+    }
+    if page.dom && spec.concept == Some(Concept::Url) && out.is_empty() && !facts.url.trim().is_empty() {
+        // The page's own address, when nothing names another.
+        out.push(Candidate::new(Value::String(facts.url.trim().to_string()), Source::Meta));
+    }
+    if spec.concept == Some(Concept::Currency) {
+        // The currency the prices are written in.
+        let prices = FieldSpec::new("price");
+        for c in gather(page, &prices) {
+            let code = c.currency.as_deref().and_then(currency_code).or_else(|| match &c.value {
+                Value::String(s) => currency_in(s),
+                _ => None,
+            });
+            if let Some(code) = code {
+                out.push(Candidate::new(Value::String(code), c.source));
+            }
+        }
+        out.sort_by_key(|c| c.source);
+    }
+    out
+}
+
+/// Two coerced values say the same thing (strings: one contains the other, folded).
+fn agree(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => fold_eq(x, y),
+        _ => a == b,
+    }
+}
+
+fn resolve(page: &Page<'_>, spec: &FieldSpec, ty: ExtractFieldType, out: &mut BrowserExtractOutput) {
+    let name = &spec.name;
+    let candidates = gather(page, spec);
+    let mut found: Vec<(&Candidate, Coerced)> = Vec::new();
+    let mut skipped: Vec<String> = Vec::new();
+    for c in &candidates {
+        match coerce(c, ty, spec, &page.ctx) {
+            Ok(v) => found.push((c, v)),
+            // Text-tier guesses that do not fit are not worth a note.
+            Err(Reject::Bad(reason)) if found.is_empty() && c.source != Source::Text => {
+                let line = format!("{reason} ({})", c.source.name());
+                if !skipped.contains(&line) {
+                    skipped.push(line);
+                }
+            }
+            Err(_) => {}
+        }
+    }
+    skipped.truncate(2);
+    let Some((winner, value)) = found.first() else {
+        out.missing_fields.push(name.clone());
+        if !skipped.is_empty() {
+            out.notes.push(format!("{name}: not found; skipped {}", skipped.join("; ")));
+        }
+        return;
+    };
+    if !skipped.is_empty() {
+        out.notes.push(format!("{name}: skipped {}", skipped.join("; ")));
+    }
+    out.notes.extend(value.warnings.iter().map(|w| format!("{name}: {w}")));
+
+    // Disagreement among the candidates that count against this winner.
+    let mut distinct: Vec<(&Value, Source)> = Vec::new();
+    for (c, v) in &found {
+        let counts = c.source.tier() <= winner.source.tier();
+        if counts && !distinct.iter().any(|(d, _)| agree(d, &v.value)) {
+            distinct.push((&v.value, c.source));
+        }
+    }
+    let mut confidence = winner.source.confidence();
+    if distinct.len() > 1 {
+        confidence -= DISAGREEMENT_PENALTY;
+        let listed: Vec<String> =
+            distinct.iter().take(3).map(|(v, s)| format!("{} from {}", show(v), s.name())).collect();
+        let more = if distinct.len() > 3 { ", ..." } else { "" };
+        out.notes.push(format!(
+            "{name}: {} different values ({}{more}); took {}",
+            distinct.len(),
+            listed.join(", "),
+            show(&value.value)
+        ));
+    }
+    if matches!(spec.concept, Some(Concept::Price | Concept::Total)) {
+        old_price_note(page, spec, winner, out);
+    }
+    out.data.insert(name.clone(), value.value.clone());
+    out.confidence.insert(name.clone(), ((confidence.max(0.0)) * 100.0).round() / 100.0);
+    out.sources.insert(name.clone(), winner.source.name().to_string());
+}
+
+/// "took the current one, not the struck-through 25.990.000 ₫".
+fn old_price_note(page: &Page<'_>, spec: &FieldSpec, winner: &Candidate, out: &mut BrowserExtractOutput) {
+    let amount = |c: &Candidate, s: &FieldSpec| {
+        let plain = FieldSpec { unit: None, ..s.clone() };
+        coerce(c, ExtractFieldType::Number, &plain, &page.ctx).ok().and_then(|v| v.value.as_f64())
+    };
+    let Some(current) = amount(winner, spec) else { return };
+    let old_spec = FieldSpec::new("old_price");
+    let olds: Vec<(Candidate, f64)> = gather(page, &old_spec)
+        .into_iter()
+        .filter_map(|c| amount(&c, &old_spec).map(|a| (c, a)))
+        .filter(|(_, a)| *a != current)
+        .collect();
+    let Some((first, _)) = olds.first() else { return };
+    let mut values: Vec<f64> = vec![current];
+    for (_, a) in &olds {
+        if !values.contains(a) {
+            values.push(*a);
+        }
+    }
+    let name = &spec.name;
+    let (now, old) = (plain(&winner.value), plain(&first.value));
+    out.notes.push(match first.hint {
+        Hint::HighPrice => format!("{name}: offers range from {now} to {old}; took the lowest"),
+        Hint::Struck => format!(
+            "{name}: {} different prices on the page; took the current one ({now}), not the struck-through {old}",
+            values.len()
+        ),
+        Hint::Plain => format!(
+            "{name}: {} different prices on the page; took the current one ({now}), not the old/list price {old}",
+            values.len()
+        ),
+    });
+}

@@ -11,16 +11,22 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use std::sync::Arc;
+
+use crate::browser::BrowserSession;
+use crate::browser::tools::BrowserTool;
 use crate::error::{Error, Result};
 use crate::paths::DataDir;
 use crate::store::Store;
 use crate::tools::result::ToolOutput;
 
-/// What executors may use: the store and the data directory.
+/// What executors may use: the store, the data directory and the managed
+/// browser (started on the first browser call).
 #[derive(Debug, Clone)]
 pub struct ToolContext {
     pub store: Store,
     pub data_dir: DataDir,
+    pub browser: Arc<BrowserSession>,
 }
 
 /// The built-in tools that run now.
@@ -32,6 +38,8 @@ pub enum Builtin {
     FilesStore,
     FilesGet,
     FilesTag,
+    /// The browser tools (`crate::browser::tools`).
+    Browser(BrowserTool),
 }
 
 impl Builtin {
@@ -52,11 +60,12 @@ impl Builtin {
             Self::FilesStore => "files_store",
             Self::FilesGet => "files_get",
             Self::FilesTag => "files_tag",
+            Self::Browser(tool) => tool.name(),
         }
     }
 
     pub fn for_tool(name: &str) -> Option<Builtin> {
-        Self::ALL.into_iter().find(|b| b.name() == name)
+        Self::ALL.into_iter().find(|b| b.name() == name).or_else(|| BrowserTool::for_tool(name).map(Self::Browser))
     }
 
     /// Run the tool on already schema-validated arguments.
@@ -71,6 +80,7 @@ impl Builtin {
             Self::FilesStore => to_output(&files::store(ctx, parse(self, args)?).await?),
             Self::FilesGet => to_output(&files::get(ctx, parse(self, args)?).await?),
             Self::FilesTag => to_output(&files::tag(ctx, parse(self, args)?).await?),
+            Self::Browser(tool) => tool.run(ctx, args).await,
         }
     }
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::common::Target;
-use super::{Decl, declare, needs};
+use super::{Decl, declare};
 use crate::tools::spec::{PermissionScope as Scope, RiskLevel as Risk, ToolKind, ToolSpec};
 
 /// Arguments of `browser_screenshot`: the viewport by default, the whole
@@ -144,46 +144,53 @@ pub struct BrowserExtractArgs {
 /// `data` of `browser_extract`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 pub struct BrowserExtractOutput {
-    /// The extracted fields, with the requested types (absent when not found).
+    /// The extracted fields, with the requested types: prices as numbers
+    /// (`21.490.000 ₫` → `21490000`), dates as `YYYY-MM-DD`, URLs absolute.
+    /// A field that was not found is absent, never guessed.
     pub data: Map<String, Value>,
-    /// 0 to 1: how sure the extraction is overall.
-    pub confidence: f64,
-    /// Requested fields that could not be found.
+    /// Per found field, 0 to 1: 0.95 from JSON-LD, 0.9 microdata, 0.85 meta
+    /// tags, 0.75 a labelled value, 0.7 a price element, 0.5 the page text;
+    /// 0.15 less when the page showed different values for it.
+    pub confidence: BTreeMap<String, f64>,
+    /// Per found field, where it came from: `json-ld`, `microdata`, `meta`,
+    /// `label` (a label → value pair on the page), `text` (visible text or a
+    /// price element), `model` (read by the model).
+    pub sources: BTreeMap<String, String>,
+    /// Requested fields that could not be found (or whose value did not fit the type).
     pub missing_fields: Vec<String>,
+    /// Judgement calls worth knowing, e.g. `price: 2 different prices on the
+    /// page; took the current one (21.490.000 ₫), not the struck-through 25.990.000 ₫`.
+    pub notes: Vec<String>,
 }
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     use Risk::*;
     use Scope::*;
-    let read = |name, needs, description| Decl {
+    let read = |name, description| Decl {
         name,
         kind: ToolKind::Primitive,
         scope: ReadOnly,
         risk: Low,
         confirm: false,
-        needs: Some(needs),
+        needs: None,
         description,
     };
     vec![
         declare::<BrowserScreenshotArgs, BrowserScreenshotOutput>(read(
             "browser_screenshot",
-            needs::BROWSER,
             "Take a PNG screenshot of the visible page, the full page, or one element. Returns a `file://` ref to the image and its size.",
         )),
         declare::<BrowserGetDomArgs, BrowserGetDomOutput>(read(
             "browser_get_dom",
-            needs::BROWSER,
             "Get the HTML of the whole page or of one element (scripts and styles removed), cut at `max_chars`. Prefer `browser_read_text` or `browser_extract` when you only need content.",
         )),
         declare::<BrowserReadTextArgs, BrowserReadTextOutput>(read(
             "browser_read_text",
-            needs::BROWSER,
             "Read the plain visible text of the page or of one element, e.g. a cancellation policy or the terms before booking. Returns the text.",
         )),
         declare::<BrowserExtractArgs, BrowserExtractOutput>(read(
             "browser_extract",
-            needs::BROWSER_AND_MODEL,
-            "Extract named, typed fields (price, currency, policy...) from the page's DOM, text or a screenshot. VND prices like `21.490.000 ₫` are returned as numbers. Returns `data`, a `confidence` from 0 to 1 and `missing_fields`.",
+            "Extract named, typed fields (price, currency, name, policy...) from the page or one element, deterministically: JSON-LD, microdata, OpenGraph, label/value pairs, then price and text patterns. VND prices like `21.490.000 ₫` come back as numbers. Returns `data`, a per-field `confidence` from 0 to 1 and its `sources`, and `missing_fields` (never guessed).",
         )),
     ]
 }

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::common::{Target, default_timeout_ms};
-use super::{Decl, declare, needs};
+use super::{Decl, declare};
 use crate::tools::spec::{PermissionScope as Scope, RiskLevel as Risk, ToolKind, ToolSpec};
 
 /// Arguments of `browser_click`. Needs `selector` or `ref` (checked at execution).
@@ -203,21 +203,24 @@ pub struct BrowserDownloadOutput {
     /// `file://` URL of the downloaded file (also listed as a `download` artifact).
     #[serde(rename = "ref")]
     pub reference: String,
+    /// Its id in the files store (for `files_get`, `files_tag`, `browser_upload_file`).
+    pub id: String,
     pub file_name: String,
     pub size: u64,
     pub mime: String,
+    pub sha256: String,
 }
 
 pub(super) fn tools() -> Vec<ToolSpec> {
     use Risk::*;
     use Scope::*;
-    let primitive = |name, scope, risk, confirm, needs, description| Decl {
+    let primitive = |name, scope, risk, confirm, description| Decl {
         name,
         kind: ToolKind::Primitive,
         scope,
         risk,
         confirm,
-        needs: Some(needs),
+        needs: None,
         description,
     };
     vec![
@@ -226,7 +229,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             WriteNonDestructive,
             Low,
             false,
-            needs::BROWSER,
             "Click an element, found by `selector` (CSS, `text=...` or `role=button[name=\"...\"]`) or by a `ref` from the page snapshot; give at least one. A click on a Pay/Submit/Delete button is gated as that action. Returns the element clicked and whether a navigation started.",
         )),
         declare::<BrowserTypeArgs, ElementActionOutput>(primitive(
@@ -234,7 +236,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             WriteNonDestructive,
             Low,
             false,
-            needs::BROWSER,
             "Type text into an input or textarea (give `selector` or `ref`), optionally clearing it first. Never submits; press Enter with `browser_press_key` if needed.",
         )),
         declare::<BrowserScrollArgs, BrowserScrollOutput>(primitive(
@@ -242,7 +243,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             WriteNonDestructive,
             Low,
             false,
-            needs::BROWSER,
             "Scroll the page by `amount_px`, scroll the element given by `selector`/`ref` into view, or, with both, scroll inside that element; give at least one. Use it to load more results on infinite lists. Returns the new position and whether the end was reached.",
         )),
         declare::<BrowserPressKeyArgs, BrowserPressKeyOutput>(primitive(
@@ -250,7 +250,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             WriteNonDestructive,
             Low,
             false,
-            needs::BROWSER,
             "Press keys in order: named keys (Enter, Tab, Escape, ArrowDown...), characters, or chords like Ctrl+A, optionally after focusing an element. Enter inside a form is gated as a submit.",
         )),
         declare::<BrowserSelectOptionArgs, BrowserSelectOptionOutput>(primitive(
@@ -258,7 +257,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             WriteNonDestructive,
             Low,
             false,
-            needs::BROWSER,
             "Choose an option in a <select> or dropdown (give `selector` or `ref`) by its `value` or visible `label` (give one). Returns the selected value and label.",
         )),
         declare::<BrowserCheckArgs, BrowserCheckOutput>(primitive(
@@ -266,7 +264,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             WriteNonDestructive,
             Low,
             false,
-            needs::BROWSER,
             "Tick a checkbox, radio button or switch, given by `selector` or `ref` (no-op if already ticked). Returns the checked state.",
         )),
         declare::<BrowserCheckArgs, BrowserCheckOutput>(primitive(
@@ -274,7 +271,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             WriteNonDestructive,
             Low,
             false,
-            needs::BROWSER,
             "Untick a checkbox or switch, given by `selector` or `ref` (no-op if already unticked). Returns the checked state.",
         )),
         declare::<BrowserUploadFileArgs, BrowserUploadFileOutput>(primitive(
@@ -282,7 +278,6 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Submit,
             High,
             true,
-            needs::BROWSER_AND_CONFIRM,
             "Attach a file (a `file://` path or a files_store id, e.g. a passport scan) to the file input given by `selector` or `ref`. The file leaves the user's machine, so the user confirms every upload.",
         )),
         declare::<BrowserDownloadArgs, BrowserDownloadOutput>(primitive(
@@ -290,8 +285,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             WriteNonDestructive,
             Low,
             false,
-            needs::BROWSER,
-            "Download a file from `url`, or by clicking the link/button given by `selector`/`ref` (give one). Returns a `file://` ref to the saved file, its name, size and type.",
+            "Download a file from `url`, or by clicking the link/button given by `selector`/`ref` (give one). The file is kept in the files store. Returns its id, a `file://` ref, its name, size, type and SHA-256.",
         )),
     ]
 }

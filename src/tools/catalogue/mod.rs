@@ -10,6 +10,7 @@ pub mod creator;
 pub mod data;
 pub mod interaction;
 pub mod navigation;
+pub mod page_view;
 pub mod robustness;
 pub mod safety;
 pub mod shopping;
@@ -27,15 +28,17 @@ use crate::tools::spec::{Executor, PermissionScope, RiskLevel, ToolKind, ToolSpe
 pub use common::{FREQUENCY_PATTERN, Money, SkillStatus, Target};
 
 /// Every built-in tool declaration, in tools.md order: 32 primitives, the
-/// 3 robustness tools, then the 12 skills.
+/// 3 robustness tools, the 2 page-view tools (snapshot, find), then the 12
+/// skills.
 pub fn catalogue() -> Vec<ToolSpec> {
-    let mut tools = Vec::with_capacity(47);
+    let mut tools = Vec::with_capacity(49);
     tools.extend(navigation::tools());
     tools.extend(interaction::tools());
     tools.extend(capture::tools());
     tools.extend(data::tools());
     tools.extend(safety::tools());
     tools.extend(robustness::tools());
+    tools.extend(page_view::tools());
     tools.extend(travel::tools());
     tools.extend(shopping::tools());
     tools.extend(creator::tools());
@@ -44,11 +47,6 @@ pub fn catalogue() -> Vec<ToolSpec> {
 
 /// What each planned tool is waiting for, in the user's terms.
 pub(crate) mod needs {
-    pub const BROWSER: &str = "the managed browser (Chromium over CDP), coming with the browser issue";
-    pub const BROWSER_AND_CONFIRM: &str =
-        "the managed browser (Chromium over CDP) and the gatekeeper's confirmation channel";
-    pub const BROWSER_AND_MODEL: &str =
-        "the managed browser (Chromium over CDP) and the agent runtime (model client) for model-assisted extraction";
     pub const SEARCH: &str = "a web search provider";
     pub const OAUTH: &str = "OAuth connect (PKCE, loopback redirect) and the OS keyring";
     pub const WATCH: &str = "the watch scheduler and the managed browser (Chromium over CDP)";

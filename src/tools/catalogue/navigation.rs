@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::common::default_timeout_ms;
-use super::{Decl, declare, needs};
+use super::{Decl, declare};
 use crate::tools::spec::{PermissionScope as Scope, RiskLevel as Risk, ToolKind, ToolSpec};
 
 /// When a navigation counts as finished.
@@ -68,7 +68,7 @@ pub struct TabInfo {
     pub url: String,
     /// True for the tab the browser tools act on.
     pub current: bool,
-    /// Favicon as a data URL, when asked for with `include_favicons`.
+    /// The favicon's URL, when asked for with `include_favicons`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub favicon: Option<String>,
 }
@@ -189,7 +189,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         scope,
         risk,
         confirm,
-        needs: Some(needs::BROWSER),
+        needs: None,
         description,
     };
     vec![

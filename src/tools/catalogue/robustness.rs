@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::common::Target;
 use super::safety::ChallengeType;
-use super::{Decl, declare, needs};
+use super::{Decl, declare};
 use crate::tools::spec::{PermissionScope as Scope, RiskLevel as Risk, ToolKind, ToolSpec};
 
 /// The browser tools `browser_retry` may wrap: the repeatable ones up to
@@ -119,6 +119,8 @@ pub struct BrowserDetectStateOutput {
     pub challenge: Option<ChallengeType>,
     /// The page is still loading.
     pub loading: bool,
+    /// A form on the page has edits that were not submitted (closing the tab would lose them).
+    pub unsaved_form: bool,
 }
 
 /// Arguments of `browser_extract_table`.
@@ -161,7 +163,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         scope,
         risk: Low,
         confirm: false,
-        needs: Some(needs::BROWSER),
+        needs: None,
         description,
     };
     vec![

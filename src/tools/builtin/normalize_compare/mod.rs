@@ -79,7 +79,7 @@
 //! present one; full ties keep input order.
 
 mod fields;
-mod parse;
+pub(crate) mod parse;
 #[cfg(test)]
 mod tests;
 

@@ -10,7 +10,7 @@ use super::fields::{fold_char, lower_chars};
 
 /// Why a value was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Reject {
+pub(crate) enum Reject {
     /// The value is of another kind (a duration where money was wanted, a
     /// bare number where a unit is required): try the next candidate quietly.
     WrongKind,
@@ -18,7 +18,7 @@ pub(super) enum Reject {
     Bad(String),
 }
 
-pub(super) type Parsed<T> = std::result::Result<T, Reject>;
+pub(crate) type Parsed<T> = std::result::Result<T, Reject>;
 
 fn bad<T>(msg: impl Into<String>) -> Parsed<T> {
     Err(Reject::Bad(msg.into()))
@@ -28,12 +28,12 @@ fn bad<T>(msg: impl Into<String>) -> Parsed<T> {
 
 /// Currencies written without minor units: their amounts never have decimals,
 /// which settles `21.490` (= 21 490) style ambiguity.
-pub(super) fn zero_decimal(code: &str) -> bool {
+pub(crate) fn zero_decimal(code: &str) -> bool {
     matches!(code, "VND" | "JPY" | "KRW" | "IDR")
 }
 
 /// ISO code of a currency word (`usd`, `euro`, `vnđ`, `dong`, `yen`, `rm`).
-pub(super) fn currency_code_word(word: &str) -> Option<&'static str> {
+pub(crate) fn currency_code_word(word: &str) -> Option<&'static str> {
     Some(match word {
         "vnd" | "vnđ" | "dong" | "đồng" | "đ" => "VND",
         "usd" | "dollar" | "dollars" => "USD",
@@ -85,7 +85,7 @@ const CURRENCY_SYMBOLS: &[(&str, &str)] = &[
 
 /// The currency a text states: a symbol (`₫ $ € £ ¥ ...`), then a code or
 /// word (`VND`, `vnđ`, `usd`, `euro`), then a lone `đ` (`21.490.000đ`).
-pub(super) fn detect_currency(text: &str) -> Option<&'static str> {
+pub(crate) fn detect_currency(text: &str) -> Option<&'static str> {
     let lc: String = lower_chars(text).into_iter().collect();
     if let Some((_, code)) = CURRENCY_SYMBOLS.iter().find(|(sym, _)| lc.contains(sym)) {
         return Some(code);
@@ -103,7 +103,7 @@ pub(super) fn detect_currency(text: &str) -> Option<&'static str> {
 }
 
 /// ISO code for a currency given in the arguments (`VND`, `vnd`, `₫`, `usd`, `CHF`).
-pub(super) fn currency_arg(text: &str) -> Option<String> {
+pub(crate) fn currency_arg(text: &str) -> Option<String> {
     if let Some(code) = detect_currency(text) {
         return Some(code.to_string());
     }
@@ -380,7 +380,7 @@ fn is_free(folded: &str) -> bool {
 }
 
 /// Texts that mean "no value given" (not an error, just missing).
-pub(super) fn is_blank(text: &str) -> bool {
+pub(crate) fn is_blank(text: &str) -> bool {
     let f = fold(text);
     let t = f.trim();
     t.is_empty()
@@ -403,13 +403,13 @@ pub(super) fn is_blank(text: &str) -> bool {
         )
 }
 
-fn fold(text: &str) -> String {
+pub(crate) fn fold(text: &str) -> String {
     super::fields::fold(text)
 }
 
 /// An amount of money or a percentage (only meaningful for discounts).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Money {
+pub(crate) enum Money {
     Amount { value: f64, currency: Option<&'static str> },
     Percent(f64),
 }
@@ -420,7 +420,7 @@ pub(super) enum Money {
 /// `"21,49 triệu"`, `"1.299,99 €"`, `"€89,90"`, `"$1,299.99"`,
 /// `"1 299,99 zł"`, `"19.99M"`, `"19,99tr"`, `"1.2k"`, `"Miễn phí"` → 0.
 /// Texts naming a duration (`"2-3 ngày"`) are [`Reject::WrongKind`].
-pub(super) fn parse_money(text: &str) -> Parsed<(Money, Vec<String>)> {
+pub(crate) fn parse_money(text: &str) -> Parsed<(Money, Vec<String>)> {
     let lc = lower_chars(text);
     let fd: Vec<char> = lc.iter().map(|c| fold_char(*c)).collect();
     let folded: String = fd.iter().collect();
@@ -453,7 +453,7 @@ pub(super) fn parse_money(text: &str) -> Parsed<(Money, Vec<String>)> {
 
 /// Reads a plain number (`"4,8"`, `"4.5/5"`, `"1.2k"`, `"1,250"`): the first
 /// number in the text, `.` decimal / `,` thousands when ambiguous.
-pub(super) fn parse_number(text: &str) -> Parsed<(f64, Vec<String>)> {
+pub(crate) fn parse_number(text: &str) -> Parsed<(f64, Vec<String>)> {
     let lc = lower_chars(text);
     let fd: Vec<char> = lc.iter().map(|c| fold_char(*c)).collect();
     let Some(read) = read_number(&lc, &fd, Style::Plain, false)? else {
@@ -471,7 +471,7 @@ pub(super) fn parse_number(text: &str) -> Parsed<(f64, Vec<String>)> {
 // ---------------------------------------------------------------- mass
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum MassUnit {
+pub(crate) enum MassUnit {
     G,
     Kg,
     Lb,
@@ -492,7 +492,7 @@ impl MassUnit {
 }
 
 /// The mass unit a text states after its first number (`1.5 kg`, `850g`).
-pub(super) fn mass_unit_in(text: &str) -> Option<MassUnit> {
+pub(crate) fn mass_unit_in(text: &str) -> Option<MassUnit> {
     static RE: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"\d\s*(kgs?|grams?|gr|g|lbs?)\b").ok());
     let folded = fold(text);
     let caps = RE.as_ref()?.captures(&folded)?;
@@ -506,7 +506,7 @@ pub(super) fn mass_unit_in(text: &str) -> Option<MassUnit> {
 // ---------------------------------------------------------------- durations
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum DurUnit {
+pub(crate) enum DurUnit {
     Hours,
     Days,
     Weeks,
@@ -539,14 +539,14 @@ impl DurUnit {
 
 /// Which end of a range (`2-3 ngày`) to keep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum RangePick {
+pub(crate) enum RangePick {
     Low,
     High,
 }
 
 /// A duration read from a text; `unit` is `None` for a bare number.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Duration {
+pub(crate) struct Duration {
     pub value: f64,
     pub unit: Option<DurUnit>,
 }
@@ -572,7 +572,7 @@ fn plain_decimal(s: &str) -> Option<f64> {
 /// sentence (`"1 đổi 1 trong 30 ngày"` → 30 days), bare numbers (unit `None`),
 /// and "none" words (`"không"`, `"no returns"` → 0). Amounts of money are
 /// [`Reject::WrongKind`]; "lifetime"/"trọn đời" is rejected (no finite value).
-pub(super) fn parse_duration(text: &str, pick: RangePick) -> Parsed<(Duration, Vec<String>)> {
+pub(crate) fn parse_duration(text: &str, pick: RangePick) -> Parsed<(Duration, Vec<String>)> {
     static RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
         Regex::new(
             r"(\d+(?:[.,]\d+)?)\s*(?:(?:-|–|—|~|to|den|toi)\s*(\d+(?:[.,]\d+)?)\s*)?(hours|hour|hrs|hr|h|gio|tieng|days|day|d|ngay|weeks|week|wks|wk|w|tuan|months|month|mths|mth|mos|mo|m|thang|years|year|yrs|yr|y|nam)\b",
@@ -624,7 +624,7 @@ pub(super) fn parse_duration(text: &str, pick: RangePick) -> Parsed<(Duration, V
 
 /// Reads yes/no: `true/false`, `yes/no`, `có/không`, `in stock`/`còn hàng`,
 /// `out of stock`/`hết hàng`, `1/0`, `✓/✗`.
-pub(super) fn parse_bool(text: &str) -> Option<bool> {
+pub(crate) fn parse_bool(text: &str) -> Option<bool> {
     let f = fold(text);
     let t = f.trim().trim_end_matches(['.', '!']);
     let falsy = ["het hang", "out of stock", "sold out", "unavailable", "ngung kinh doanh"];

@@ -1,0 +1,319 @@
+//! Finding and starting Chromium (or attaching to a running Chrome), and
+//! the event loop that keeps the CDP connection alive.
+//!
+//! The DevTools endpoint is only ever local: a launched browser listens on
+//! 127.0.0.1 on a random port, and `--remote-allow-origins` is never set.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use chromiumoxide::browser::{Browser, BrowserConfig};
+use futures::StreamExt;
+use tokio::task::JoinHandle;
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// Environment variable naming the browser executable.
+pub const CHROMIUM_ENV: &str = "HALLEY_CHROMIUM";
+
+/// How to get a browser.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BrowserOptions {
+    /// The executable (`--chromium`); else `HALLEY_CHROMIUM`, else found on
+    /// PATH and in the standard install locations.
+    pub chromium: Option<PathBuf>,
+    /// Run without a window (`--headless`). Without a display on Linux the
+    /// browser runs headless anyway, and says so.
+    pub headless: bool,
+    /// Attach to a running Chrome's DevTools endpoint (`--cdp-url`,
+    /// `http://127.0.0.1:9222` or a `ws://` URL) instead of launching one.
+    pub cdp_url: Option<String>,
+    /// The persistent profile (logins survive restarts).
+    pub profile_dir: PathBuf,
+    /// Where downloads land before they are moved into the files store.
+    pub downloads_dir: PathBuf,
+}
+
+/// A connected browser plus the task that pumps its CDP connection.
+pub(crate) struct Connected {
+    pub browser: Browser,
+    pub pump: JoinHandle<()>,
+    /// Set when the CDP connection ended (the browser exited or crashed).
+    pub gone: Arc<AtomicBool>,
+    /// True when Halley started the process (and so must stop it).
+    pub owned: bool,
+}
+
+impl Connected {
+    /// Whether the browser is still there.
+    pub fn alive(&mut self) -> bool {
+        if self.gone.load(Ordering::SeqCst) || self.pump.is_finished() {
+            return false;
+        }
+        if self.owned {
+            return matches!(self.browser.try_wait(), Ok(None));
+        }
+        true
+    }
+
+    /// Close the browser (or just disconnect from one we did not start) and
+    /// reap the process so no zombie is left.
+    pub async fn shutdown(mut self) {
+        if self.owned {
+            let closed = tokio::time::timeout(Duration::from_secs(3), self.browser.close()).await;
+            if !matches!(closed, Ok(Ok(_))) {
+                let _ = self.browser.kill().await;
+            }
+            match tokio::time::timeout(Duration::from_secs(5), self.browser.wait()).await {
+                Ok(_) => {}
+                Err(_) => {
+                    let _ = self.browser.kill().await;
+                    let _ = self.browser.wait().await;
+                }
+            }
+        }
+        self.pump.abort();
+        let _ = self.pump.await;
+    }
+}
+
+/// Launch or attach, per the options.
+pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
+    let (browser, mut handler, owned) = match &options.cdp_url {
+        Some(url) => {
+            check_local(url)?;
+            let (b, h) = Browser::connect(url.clone()).await.map_err(|e| {
+                Error::new(ErrorCode::BrowserUnavailable, format!("cannot attach to the browser at {url}"))
+                    .with_source(e)
+            })?;
+            (b, h, false)
+        }
+        None => {
+            let config = launch_config(options)?;
+            let (b, h) = Browser::launch(config).await.map_err(|e| {
+                let hint = if e.to_string().contains("SingletonLock") || e.to_string().contains("profile") {
+                    " (is another Halley browser using this data directory? close it or use --cdp-url)"
+                } else {
+                    ""
+                };
+                Error::new(ErrorCode::BrowserUnavailable, format!("cannot start the browser{hint}")).with_source(e)
+            })?;
+            (b, h, true)
+        }
+    };
+    let gone = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&gone);
+    let pump = tokio::spawn(async move {
+        // Keep polling until the connection ends: every CDP response and
+        // event flows through here. A single bad message is not the end.
+        while let Some(event) = handler.next().await {
+            if let Err(e) = event {
+                let text = e.to_string();
+                tracing::debug!("cdp: {text}");
+                if is_fatal(&text) {
+                    break;
+                }
+            }
+        }
+        flag.store(true, Ordering::SeqCst);
+    });
+    Ok(Connected { browser, pump, gone, owned })
+}
+
+fn is_fatal(text: &str) -> bool {
+    let t = text.to_ascii_lowercase();
+    t.contains("connection closed") || t.contains("connectionclosed") || t.contains("broken pipe") || t.contains("already closed")
+}
+
+/// `--cdp-url` must point at this machine: Halley never drives a remote
+/// browser over the network.
+fn check_local(url: &str) -> Result<()> {
+    let parsed = url::Url::parse(url)
+        .map_err(|e| Error::invalid_arguments(format!("--cdp-url {url:?} is not a URL: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "ws") {
+        return Err(Error::invalid_arguments(format!(
+            "--cdp-url must be http://127.0.0.1:PORT or ws://127.0.0.1:PORT/..., not {url:?}"
+        )));
+    }
+    let local = match parsed.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    if !local {
+        return Err(Error::invalid_arguments(format!(
+            "--cdp-url must be on this machine (127.0.0.1 or localhost), not {url:?}"
+        )));
+    }
+    Ok(())
+}
+
+fn launch_config(options: &BrowserOptions) -> Result<BrowserConfig> {
+    let exe = find_chromium(options.chromium.as_deref())?;
+    std::fs::create_dir_all(&options.profile_dir).map_err(|e| {
+        Error::new(ErrorCode::DataDir, format!("cannot create the browser profile {}", options.profile_dir.display()))
+            .with_source(e)
+    })?;
+    let headless = options.headless || !has_display();
+    if headless && !options.headless {
+        tracing::warn!("no display found: the browser runs headless (pass --headless to silence this)");
+    }
+    let mut builder = BrowserConfig::builder()
+        .chrome_executable(&exe)
+        .user_data_dir(&options.profile_dir)
+        .disable_default_args()
+        .viewport(None)
+        .window_size(1280, 900)
+        .launch_timeout(Duration::from_secs(20))
+        .request_timeout(Duration::from_secs(30))
+        .args(CHROMIUM_ARGS.iter().copied());
+    if !headless {
+        builder = builder.with_head();
+    }
+    if running_as_root() {
+        // Chromium refuses to run as root with its sandbox on.
+        builder = builder.no_sandbox();
+    }
+    builder.build().map_err(|e| Error::new(ErrorCode::BrowserUnavailable, format!("bad browser configuration: {e}")))
+}
+
+/// Flags for a quiet, user-like browser: no first-run UI, no background
+/// traffic to Google, no crash reporter; the user's own language.
+const CHROMIUM_ARGS: &[&str] = &[
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--disable-breakpad",
+    "--disable-client-side-phishing-detection",
+    "--disable-default-apps",
+    "--disable-features=Translate,MediaRouter,OptimizationHints",
+    "--disable-hang-monitor",
+    "--metrics-recording-only",
+    "--remote-debugging-address=127.0.0.1",
+];
+
+fn has_display() -> bool {
+    if !cfg!(target_os = "linux") {
+        return true;
+    }
+    ["DISPLAY", "WAYLAND_DISPLAY"].iter().any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
+}
+
+#[cfg(unix)]
+fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").map(|m| m.uid() == 0).unwrap_or(false)
+        || std::env::var("USER").is_ok_and(|u| u == "root")
+}
+
+#[cfg(not(unix))]
+fn running_as_root() -> bool {
+    false
+}
+
+/// Names tried on PATH, in order.
+const PATH_NAMES: &[&str] = &[
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+    "chrome",
+    "msedge",
+    "microsoft-edge",
+    "microsoft-edge-stable",
+];
+
+/// Find the browser: the flag, `HALLEY_CHROMIUM`, PATH, then the standard
+/// macOS and Windows install locations.
+pub fn find_chromium(flag: Option<&Path>) -> Result<PathBuf> {
+    if let Some(p) = flag {
+        return existing(p, "--chromium");
+    }
+    if let Some(p) = std::env::var_os(CHROMIUM_ENV).filter(|v| !v.is_empty()) {
+        return existing(Path::new(&p), CHROMIUM_ENV);
+    }
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    for name in PATH_NAMES {
+        for dir in std::env::split_paths(&path_var) {
+            for candidate in [dir.join(name), dir.join(format!("{name}.exe"))] {
+                if candidate.is_file() {
+                    return Ok(candidate);
+                }
+            }
+        }
+    }
+    for candidate in standard_locations() {
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+    }
+    Err(Error::new(
+        ErrorCode::BrowserUnavailable,
+        "no Chromium, Chrome or Edge found: install one (Debian: `apt install chromium`), or pass --chromium PATH \
+         or set HALLEY_CHROMIUM, or attach to a running Chrome with --cdp-url",
+    ))
+}
+
+fn existing(p: &Path, from: &str) -> Result<PathBuf> {
+    if p.is_file() {
+        Ok(p.to_path_buf())
+    } else {
+        Err(Error::new(ErrorCode::BrowserUnavailable, format!("{from}: no browser executable at {}", p.display())))
+    }
+}
+
+fn standard_locations() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if cfg!(target_os = "macos") {
+        for app in [
+            "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+            "/Applications/Chromium.app/Contents/MacOS/Chromium",
+            "/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
+        ] {
+            out.push(PathBuf::from(app));
+            if let Some(home) = dirs::home_dir() {
+                out.push(home.join(app.trim_start_matches('/')));
+            }
+        }
+    }
+    if cfg!(windows) {
+        for var in ["PROGRAMFILES", "PROGRAMFILES(X86)", "LOCALAPPDATA"] {
+            if let Some(base) = std::env::var_os(var) {
+                let base = PathBuf::from(base);
+                out.push(base.join("Google/Chrome/Application/chrome.exe"));
+                out.push(base.join("Chromium/Application/chrome.exe"));
+                out.push(base.join("Microsoft/Edge/Application/msedge.exe"));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cdp_url_must_be_local() {
+        assert!(check_local("http://127.0.0.1:9222").is_ok());
+        assert!(check_local("ws://localhost:9222/devtools/browser/abc").is_ok());
+        assert!(check_local("http://[::1]:9222").is_ok());
+        for bad in ["http://10.0.0.5:9222", "http://example.com:9222", "ftp://127.0.0.1", "nonsense"] {
+            let err = check_local(bad).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidArguments, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_missing_executable_is_a_clear_error() {
+        let err = find_chromium(Some(Path::new("/nonexistent/chrome"))).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::BrowserUnavailable);
+        assert!(err.message().contains("/nonexistent/chrome"));
+    }
+}

@@ -1,0 +1,228 @@
+//! Page-level mechanics shared by the tools: waiting for loads and network
+//! idle, noticing navigations an action started, real mouse and keyboard
+//! input.
+
+use std::time::{Duration, Instant};
+
+use chromiumoxide::cdp::browser_protocol::input::{
+    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams,
+    MouseButton,
+};
+use chromiumoxide::cdp::browser_protocol::page::{EventFrameNavigated, EventFrameStartedLoading, EventFrameStoppedLoading};
+use futures::StreamExt;
+use serde_json::Value;
+
+use super::keys::KeyPress;
+use super::net::IDLE_AFTER;
+use super::runtime;
+use super::session::TabHandle;
+use crate::error::{Error, ErrorCode, Result};
+use crate::tools::catalogue::navigation::WaitUntil;
+
+/// How long after an action a navigation it caused is expected to start.
+const NAV_START_WINDOW: Duration = Duration::from_millis(150);
+
+/// Poll interval of waits.
+const POLL: Duration = Duration::from_millis(25);
+
+/// Wait until the tab's document reaches `until`. Errors with `timeout`.
+pub(crate) async fn wait_for_load(tab: &TabHandle, until: WaitUntil, timeout: Duration) -> Result<()> {
+    let deadline = Instant::now() + timeout;
+    let wanted = match until {
+        WaitUntil::DomContentLoaded => "d.readyState !== 'loading'",
+        WaitUntil::Load | WaitUntil::NetworkIdle => "d.readyState === 'complete'",
+    };
+    let expr = format!("(() => {{ const d = document; return {wanted}; }})()");
+    loop {
+        let ready = runtime::eval(tab, &expr, true).await.ok().flatten().and_then(|v| v.as_bool()).unwrap_or(false);
+        if ready {
+            break;
+        }
+        if Instant::now() >= deadline {
+            return Err(timeout_error(until, timeout));
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    if until == WaitUntil::NetworkIdle {
+        wait_network_idle(tab, deadline.saturating_duration_since(Instant::now()))
+            .await
+            .map_err(|_| timeout_error(until, timeout))?;
+    }
+    Ok(())
+}
+
+fn timeout_error(until: WaitUntil, timeout: Duration) -> Error {
+    let what = match until {
+        WaitUntil::DomContentLoaded => "the page's HTML was not parsed",
+        WaitUntil::Load => "the page did not finish loading",
+        WaitUntil::NetworkIdle => "the network did not go idle",
+    };
+    Error::new(
+        ErrorCode::Timeout,
+        format!("{what} within {} ms; the page may still be usable (try browser_snapshot), or raise timeout_ms", timeout.as_millis()),
+    )
+}
+
+/// Wait until nothing has been in flight for 500 ms.
+pub(crate) async fn wait_network_idle(tab: &TabHandle, timeout: Duration) -> Result<()> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let quiet = tab.net.quiet_for();
+        if quiet >= IDLE_AFTER {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            return Err(Error::new(
+                ErrorCode::Timeout,
+                format!("the network did not go idle within {} ms ({} requests in flight)", timeout.as_millis(), tab.net.inflight()),
+            ));
+        }
+        let left = if tab.net.inflight() == 0 { IDLE_AFTER.saturating_sub(quiet) } else { POLL };
+        tokio::time::sleep(left.max(Duration::from_millis(5)).min(deadline.saturating_duration_since(Instant::now()))).await;
+    }
+}
+
+/// Watches for a navigation of the tab's main frame that an action starts.
+pub(crate) struct NavWatch {
+    started: chromiumoxide::listeners::EventStream<EventFrameStartedLoading>,
+    navigated: chromiumoxide::listeners::EventStream<EventFrameNavigated>,
+    stopped: chromiumoxide::listeners::EventStream<EventFrameStoppedLoading>,
+}
+
+impl NavWatch {
+    /// Start watching, before the action.
+    pub async fn start(tab: &TabHandle) -> Result<NavWatch> {
+        let err = |e| Error::new(ErrorCode::BrowserUnavailable, "cannot watch the tab").with_source(e);
+        Ok(NavWatch {
+            started: tab.page.event_listener::<EventFrameStartedLoading>().await.map_err(err)?,
+            navigated: tab.page.event_listener::<EventFrameNavigated>().await.map_err(err)?,
+            stopped: tab.page.event_listener::<EventFrameStoppedLoading>().await.map_err(err)?,
+        })
+    }
+
+    /// After the action: did it start a navigation? If so, wait (up to
+    /// `timeout`) until the new document is parsed. A download started by
+    /// the action does not count.
+    pub async fn settle(mut self, tab: &TabHandle, timeout: Duration) -> Result<bool> {
+        let main = tab.page.mainframe().await.ok().flatten();
+        let is_main = |id: &chromiumoxide::cdp::browser_protocol::page::FrameId| main.as_ref().is_none_or(|m| m == id);
+        let start = tokio::time::timeout(NAV_START_WINDOW, async {
+            while let Some(ev) = self.started.next().await {
+                if is_main(&ev.frame_id) {
+                    return true;
+                }
+            }
+            false
+        })
+        .await
+        .unwrap_or(false);
+        if !start {
+            return Ok(false);
+        }
+        let deadline = Instant::now() + timeout;
+        let committed = tokio::time::timeout(timeout, async {
+            loop {
+                tokio::select! {
+                    Some(ev) = self.navigated.next() => if ev.frame.parent_id.is_none() { return true },
+                    Some(ev) = self.stopped.next() => if is_main(&ev.frame_id) { return false },
+                    else => return false,
+                }
+            }
+        })
+        .await
+        .unwrap_or(false);
+        if committed {
+            wait_for_load(tab, WaitUntil::DomContentLoaded, deadline.saturating_duration_since(Instant::now()))
+                .await?;
+        }
+        Ok(committed)
+    }
+}
+
+/// A real click: move, press, release at a point (top-level CSS pixels).
+pub(crate) async fn click_at(tab: &TabHandle, x: f64, y: f64, button: MouseButton, count: i64) -> Result<()> {
+    let send = |kind: DispatchMouseEventType, n: i64| {
+        let mut p = DispatchMouseEventParams::new(kind, x, y);
+        p.button = Some(button.clone());
+        p.click_count = Some(n);
+        p.buttons = Some(if n > 0 { button_bits(&button) } else { 0 });
+        p
+    };
+    let mut moved = DispatchMouseEventParams::new(DispatchMouseEventType::MouseMoved, x, y);
+    moved.button = Some(MouseButton::None);
+    exec(tab, moved).await?;
+    for n in 1..=count {
+        exec(tab, send(DispatchMouseEventType::MousePressed, n)).await?;
+        let mut up = send(DispatchMouseEventType::MouseReleased, n);
+        up.buttons = Some(0);
+        exec(tab, up).await?;
+    }
+    Ok(())
+}
+
+fn button_bits(b: &MouseButton) -> i64 {
+    match b {
+        MouseButton::Left => 1,
+        MouseButton::Right => 2,
+        MouseButton::Middle => 4,
+        _ => 0,
+    }
+}
+
+/// Press one key or chord.
+pub(crate) async fn press(tab: &TabHandle, key: &KeyPress) -> Result<()> {
+    for m in &key.held {
+        exec(tab, key_event(m, DispatchKeyEventType::RawKeyDown, m.modifiers)).await?;
+    }
+    let down_type = if key.text.is_some() { DispatchKeyEventType::KeyDown } else { DispatchKeyEventType::RawKeyDown };
+    let mut down = key_event(key, down_type, key.modifiers);
+    if key.modifiers & super::keys::CTRL != 0 && key.code == "KeyA" {
+        // Chromium does not map Ctrl+A to "select all" for synthetic
+        // events on every platform: name the editing command.
+        down.commands = Some(vec!["selectAll".to_owned()]);
+    }
+    exec(tab, down).await?;
+    exec(tab, key_event(key, DispatchKeyEventType::KeyUp, key.modifiers)).await?;
+    for m in key.held.iter().rev() {
+        exec(tab, key_event(m, DispatchKeyEventType::KeyUp, 0)).await?;
+    }
+    Ok(())
+}
+
+fn key_event(key: &KeyPress, kind: DispatchKeyEventType, modifiers: i64) -> DispatchKeyEventParams {
+    let mut p = DispatchKeyEventParams::new(kind.clone());
+    p.key = Some(key.key.clone());
+    if !key.code.is_empty() {
+        p.code = Some(key.code.clone());
+    }
+    if key.key_code != 0 {
+        p.windows_virtual_key_code = Some(key.key_code);
+        p.native_virtual_key_code = Some(key.key_code);
+    }
+    p.modifiers = Some(modifiers);
+    if kind == DispatchKeyEventType::KeyDown {
+        p.text.clone_from(&key.text);
+        p.unmodified_text.clone_from(&key.text);
+    }
+    p
+}
+
+/// Insert text at the focus, as an IME would (any script, diacritics kept).
+pub(crate) async fn insert_text(tab: &TabHandle, text: &str) -> Result<()> {
+    exec(tab, InsertTextParams::new(text)).await
+}
+
+async fn exec<C: chromiumoxide::types::Command>(tab: &TabHandle, cmd: C) -> Result<()> {
+    tab.page
+        .execute(cmd)
+        .await
+        .map(|_| ())
+        .map_err(|e| Error::new(ErrorCode::BrowserUnavailable, "the browser refused an input event").with_source(e))
+}
+
+/// The tab's URL and title.
+pub(crate) async fn url_and_title(tab: &TabHandle) -> (String, String) {
+    let v = runtime::eval(tab, "({url: location.href, title: document.title})", true).await.ok().flatten();
+    let get = |k: &str| v.as_ref().and_then(|v| v.get(k)).and_then(Value::as_str).unwrap_or_default().to_owned();
+    (get("url"), get("title"))
+}

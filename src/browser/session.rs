@@ -1,0 +1,412 @@
+//! One browser session: launches the browser on first use, notices when it
+//! crashed or was closed and relaunches it (bounded backoff, tabs reopened
+//! at their last URLs), and hands tool executors a [`Guard`] with the tabs.
+//!
+//! A call that was in flight when the browser died fails with
+//! `browser_crashed`; nothing is ever replayed on the user's behalf.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::browser::{SetDownloadBehaviorBehavior, SetDownloadBehaviorParams};
+use chromiumoxide::cdp::browser_protocol::target::{CreateTargetParams, GetTargetsParams, TargetId};
+use tokio::sync::{Mutex, MutexGuard};
+
+use super::launch::{BrowserOptions, Connected, connect};
+use super::net::NetTracker;
+use super::runtime::World;
+use crate::error::{Error, ErrorCode, Result};
+
+/// Delays before each launch attempt after a crash.
+const RELAUNCH_BACKOFF_MS: [u64; 3] = [0, 500, 1500];
+
+/// The managed browser. Cheap to share; tool calls take turns on it.
+pub struct BrowserSession {
+    options: BrowserOptions,
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for BrowserSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BrowserSession").field("options", &self.options).finish_non_exhaustive()
+    }
+}
+
+/// A tab as Halley tracks it: a stable id for the life of the session,
+/// even across a relaunch.
+pub(crate) struct Tab {
+    pub id: String,
+    pub target: TargetId,
+    pub url: String,
+    pub title: String,
+    /// Set once the tab has been attached for commands.
+    pub live: Option<TabHandle>,
+}
+
+#[derive(Default)]
+struct State {
+    conn: Option<Connected>,
+    tabs: Vec<Tab>,
+    next_tab: u32,
+    current: Option<String>,
+    launches: u32,
+    /// Set when the browser was found dead: the next acquire relaunches.
+    crashed: bool,
+}
+
+impl BrowserSession {
+    pub fn new(options: BrowserOptions) -> BrowserSession {
+        BrowserSession { options, state: Mutex::new(State::default()) }
+    }
+
+    pub fn options(&self) -> &BrowserOptions {
+        &self.options
+    }
+
+    /// Whether a browser has been started (or attached) in this session.
+    pub async fn is_running(&self) -> bool {
+        self.state.lock().await.conn.is_some()
+    }
+
+    /// The process id of the browser Halley started, if it runs.
+    pub async fn pid(&self) -> Option<u32> {
+        let mut state = self.state.lock().await;
+        state.conn.as_mut().and_then(|c| c.browser.get_mut_child()).and_then(|child| child.inner.id())
+    }
+
+    /// How many times the browser was launched (1 + relaunches).
+    pub async fn launches(&self) -> u32 {
+        self.state.lock().await.launches
+    }
+
+    /// Take the browser for one tool call: launch it if needed, relaunch it
+    /// if it died, and sync the tab list.
+    pub(crate) async fn acquire(&self) -> Result<Guard<'_>> {
+        let mut state = self.state.lock().await;
+        let dead = match state.conn.as_mut() {
+            Some(conn) => !conn.alive(),
+            None => false,
+        };
+        if dead || state.crashed {
+            tracing::warn!("the browser is gone (crashed or closed); relaunching");
+            if let Some(conn) = state.conn.take() {
+                conn.shutdown().await;
+            }
+            state.crashed = false;
+            let reopen: Vec<(String, String)> = state.tabs.iter().map(|t| (t.id.clone(), t.url.clone())).collect();
+            start(&self.options, &mut state).await?;
+            reopen_tabs(&mut state, reopen).await?;
+        } else if state.conn.is_none() {
+            start(&self.options, &mut state).await?;
+        }
+        let mut guard = Guard { state };
+        guard.sync_tabs().await?;
+        Ok(guard)
+    }
+
+    /// Close the browser (only if Halley started it) and reap it.
+    pub async fn close(&self) {
+        let mut state = self.state.lock().await;
+        if let Some(conn) = state.conn.take() {
+            conn.shutdown().await;
+        }
+        state.tabs.clear();
+        state.current = None;
+    }
+}
+
+async fn start(options: &BrowserOptions, state: &mut State) -> Result<()> {
+    let mut last: Option<Error> = None;
+    for delay in RELAUNCH_BACKOFF_MS.iter().take(if state.launches == 0 { 1 } else { RELAUNCH_BACKOFF_MS.len() }) {
+        tokio::time::sleep(Duration::from_millis(*delay)).await;
+        match connect(options).await {
+            Ok(conn) => {
+                state.launches += 1;
+                let _ = std::fs::create_dir_all(&options.downloads_dir);
+                let downloads = SetDownloadBehaviorParams::builder()
+                    .behavior(SetDownloadBehaviorBehavior::AllowAndName)
+                    .download_path(options.downloads_dir.display().to_string())
+                    .events_enabled(true)
+                    .build();
+                if let Ok(params) = downloads {
+                    if let Err(e) = conn.browser.execute(params).await {
+                        tracing::warn!("cannot set the download folder: {e}");
+                    }
+                }
+                state.conn = Some(conn);
+                return Ok(());
+            }
+            Err(e) => {
+                tracing::warn!("browser launch failed: {}", e.to_wire().message);
+                last = Some(e);
+            }
+        }
+    }
+    Err(last.unwrap_or_else(|| Error::new(ErrorCode::BrowserUnavailable, "cannot start the browser")))
+}
+
+/// After a relaunch, open each tab of the old session again at its last
+/// URL, under its old id. Only navigations: no click or submit is replayed.
+async fn reopen_tabs(state: &mut State, reopen: Vec<(String, String)>) -> Result<()> {
+    let old_current = state.current.clone();
+    state.tabs.clear();
+    let mut guard_tabs = Vec::new();
+    {
+        let Some(conn) = state.conn.as_ref() else { return Ok(()) };
+        let existing = page_targets(conn).await?;
+        let mut spare = existing.into_iter();
+        for (id, url) in reopen {
+            let url = if url.is_empty() { "about:blank".to_owned() } else { url };
+            let target = match spare.next() {
+                Some((target, _, _)) => {
+                    if let Ok(page) = conn.browser.get_page(target.clone()).await {
+                        let _ = page.goto(url.clone()).await;
+                    }
+                    target
+                }
+                None => match conn.browser.new_page(CreateTargetParams::new(url.clone())).await {
+                    Ok(page) => page.target_id().clone(),
+                    Err(e) => {
+                        tracing::warn!("cannot reopen {url}: {e}");
+                        continue;
+                    }
+                },
+            };
+            guard_tabs.push(Tab { id, target, url, title: String::new(), live: None });
+        }
+    }
+    state.tabs = guard_tabs;
+    state.current = old_current.filter(|c| state.tabs.iter().any(|t| &t.id == c));
+    Ok(())
+}
+
+/// The page targets of the browser, in its order: (id, url, title).
+async fn page_targets(conn: &Connected) -> Result<Vec<(TargetId, String, String)>> {
+    let targets = conn.browser.execute(GetTargetsParams::default()).await.map_err(|e| cdp_error(e, true))?;
+    Ok(targets
+        .result
+        .target_infos
+        .iter()
+        .filter(|t| t.r#type == "page" && !t.url.starts_with("devtools://") && !t.url.starts_with("chrome-extension://"))
+        .map(|t| (t.target_id.clone(), t.url.clone(), t.title.clone()))
+        .collect())
+}
+
+/// A CDP failure as a Halley error: `browser_crashed` when the browser is
+/// gone, else `browser_unavailable` with the cause.
+pub(crate) fn cdp_error(err: chromiumoxide::error::CdpError, alive: bool) -> Error {
+    if !alive {
+        return crashed();
+    }
+    let text = err.to_string();
+    if text.contains("Timeout") || text.contains("timed out") {
+        return Error::new(ErrorCode::Timeout, "the browser did not answer in time").with_source(err);
+    }
+    Error::new(ErrorCode::BrowserUnavailable, "the browser refused the command").with_source(err)
+}
+
+pub(crate) fn crashed() -> Error {
+    Error::new(
+        ErrorCode::BrowserCrashed,
+        "the browser crashed or was closed during this call; it is restarted with the same tabs on the next call. \
+         The action was not repeated: check the page before trying again.",
+    )
+}
+
+/// Exclusive use of the browser for one tool call.
+pub(crate) struct Guard<'a> {
+    state: MutexGuard<'a, State>,
+}
+
+impl Guard<'_> {
+    fn conn(&self) -> Result<&Connected> {
+        self.state.conn.as_ref().ok_or_else(crashed)
+    }
+
+    pub fn browser(&self) -> Result<&chromiumoxide::Browser> {
+        Ok(&self.conn()?.browser)
+    }
+
+    /// Turn a CDP error into a Halley error, noticing a dead browser (which
+    /// is then relaunched by the next call).
+    pub fn fail(&mut self, err: chromiumoxide::error::CdpError) -> Error {
+        let alive = self.state.conn.as_mut().is_some_and(Connected::alive);
+        if !alive {
+            self.state.crashed = true;
+        }
+        cdp_error(err, alive)
+    }
+
+    /// Mark the browser as gone (a call saw it die).
+    pub fn mark_crashed(&mut self) {
+        let alive = self.state.conn.as_mut().is_some_and(Connected::alive);
+        if !alive {
+            self.state.crashed = true;
+        }
+    }
+
+    /// Whether the browser is still alive.
+    pub fn alive(&mut self) -> bool {
+        self.state.conn.as_mut().is_some_and(Connected::alive)
+    }
+
+    /// Bring the tab list in line with the browser: new tabs (opened by a
+    /// page with target=_blank or window.open) get the next id; closed
+    /// ones go; the current tab falls back to the last one.
+    pub async fn sync_tabs(&mut self) -> Result<()> {
+        let targets = match page_targets(self.conn()?).await {
+            Ok(t) => t,
+            Err(e) => {
+                self.mark_crashed();
+                return Err(if self.state.crashed { crashed() } else { e });
+            }
+        };
+        let state = &mut *self.state;
+        state.tabs.retain(|t| targets.iter().any(|(id, _, _)| id == &t.target));
+        for (target, url, title) in targets {
+            if let Some(tab) = state.tabs.iter_mut().find(|t| t.target == target) {
+                tab.url = url;
+                tab.title = title;
+            } else {
+                state.next_tab += 1;
+                let id = format!("tab-{}", state.next_tab);
+                state.tabs.push(Tab { id, target, url, title, live: None });
+            }
+        }
+        // Keep ids increasing with age so the list reads in opening order.
+        state.tabs.sort_by_key(|t| t.id.trim_start_matches("tab-").parse::<u32>().unwrap_or(u32::MAX));
+        if state.current.as_ref().is_none_or(|c| !state.tabs.iter().any(|t| &t.id == c)) {
+            state.current = state.tabs.last().map(|t| t.id.clone());
+        }
+        if state.tabs.is_empty() {
+            let page = self
+                .conn()?
+                .browser
+                .new_page(CreateTargetParams::new("about:blank"))
+                .await
+                .map_err(|e| cdp_error(e, true))?;
+            let state = &mut *self.state;
+            state.next_tab += 1;
+            let id = format!("tab-{}", state.next_tab);
+            state.tabs.push(Tab {
+                id: id.clone(),
+                target: page.target_id().clone(),
+                url: "about:blank".into(),
+                title: String::new(),
+                live: None,
+            });
+            state.current = Some(id);
+        }
+        Ok(())
+    }
+
+    pub fn tabs(&self) -> &[Tab] {
+        &self.state.tabs
+    }
+
+    pub fn current_id(&self) -> Option<&str> {
+        self.state.current.as_deref()
+    }
+
+    /// Make `id` the current tab.
+    pub fn set_current(&mut self, id: &str) -> Result<()> {
+        if !self.state.tabs.iter().any(|t| t.id == id) {
+            return Err(self.tab_not_found(id));
+        }
+        self.state.current = Some(id.to_owned());
+        Ok(())
+    }
+
+    pub fn tab_not_found(&self, id: &str) -> Error {
+        let open: Vec<&str> = self.state.tabs.iter().map(|t| t.id.as_str()).collect();
+        Error::new(
+            ErrorCode::TabNotFound,
+            format!("no open tab `{id}`; open tabs: {} (see browser_list_tabs)", open.join(", ")),
+        )
+    }
+
+    /// The page of a tab (`None`: the current one), attached and tracked.
+    pub async fn page(&mut self, tab: Option<&str>) -> Result<TabHandle> {
+        let id = match tab {
+            Some(id) => id.to_owned(),
+            None => self.state.current.clone().ok_or_else(|| Error::new(ErrorCode::TabNotFound, "no tab is open"))?,
+        };
+        let idx = self.state.tabs.iter().position(|t| t.id == id).ok_or_else(|| self.tab_not_found(&id))?;
+        if let Some(live) = &self.state.tabs[idx].live {
+            return Ok(live.clone());
+        }
+        let target = self.state.tabs[idx].target.clone();
+        let page = self.attach(target).await?;
+        let net = NetTracker::start(&page).await;
+        let handle = TabHandle { id, page, net, world: World::new() };
+        self.state.tabs[idx].live = Some(handle.clone());
+        Ok(handle)
+    }
+
+    /// chromiumoxide attaches to new targets on its own; wait for it.
+    async fn attach(&mut self, target: TargetId) -> Result<Page> {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            match self.conn()?.browser.get_page(target.clone()).await {
+                Ok(page) => return Ok(page),
+                Err(e) if Instant::now() >= deadline => return Err(self.fail(e)),
+                Err(_) => tokio::time::sleep(Duration::from_millis(25)).await,
+            }
+        }
+    }
+
+    /// Open a new tab and make it current.
+    pub async fn new_tab(&mut self, url: &str) -> Result<TabHandle> {
+        let page = match self.conn()?.browser.new_page(CreateTargetParams::new(url)).await {
+            Ok(p) => p,
+            Err(e) => return Err(self.fail(e)),
+        };
+        let target = page.target_id().clone();
+        self.sync_tabs().await?;
+        let id = self
+            .state
+            .tabs
+            .iter()
+            .find(|t| t.target == target)
+            .map(|t| t.id.clone())
+            .ok_or_else(|| Error::internal("the new tab vanished"))?;
+        self.state.current = Some(id.clone());
+        self.page(Some(&id)).await
+    }
+
+    /// Close a tab; returns the id of the tab that is current afterwards.
+    pub async fn close_tab(&mut self, id: &str) -> Result<Option<String>> {
+        let handle = self.page(Some(id)).await?;
+        if let Err(e) = handle.page.close().await {
+            return Err(self.fail(e));
+        }
+        // Wait until the browser has dropped the target.
+        let deadline = Instant::now() + Duration::from_secs(3);
+        loop {
+            self.sync_tabs().await?;
+            if !self.state.tabs.iter().any(|t| t.id == id) || Instant::now() >= deadline {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        Ok(self.state.current.clone())
+    }
+
+    /// Remember what a tab shows (for reopening after a crash).
+    pub fn note_url(&mut self, id: &str, url: &str, title: &str) {
+        if let Some(tab) = self.state.tabs.iter_mut().find(|t| t.id == id) {
+            url.clone_into(&mut tab.url);
+            title.clone_into(&mut tab.title);
+        }
+    }
+}
+
+/// A tab ready for commands.
+#[derive(Clone)]
+pub(crate) struct TabHandle {
+    pub id: String,
+    pub page: Page,
+    pub net: Arc<NetTracker>,
+    pub world: Arc<World>,
+}

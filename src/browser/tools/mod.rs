@@ -1,0 +1,209 @@
+//! Executors of the browser tools. [`BrowserTool`] is their closed set; a
+//! call takes the browser for its whole duration (calls take turns).
+
+mod act;
+mod capture;
+mod files;
+mod nav;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::session::{Guard, TabHandle};
+use crate::error::{Error, ErrorCode, Result};
+use crate::tools::ToolOutput;
+use crate::tools::builtin::ToolContext;
+use crate::tools::catalogue::robustness::{BrowserRetryArgs, BrowserRetryOutput, RetryableTool};
+
+macro_rules! browser_tools {
+    ($($variant:ident => $name:literal,)*) => {
+        /// The browser tools that run now.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum BrowserTool { $($variant,)* }
+
+        impl BrowserTool {
+            pub const ALL: &'static [BrowserTool] = &[$(BrowserTool::$variant,)*];
+
+            pub fn name(self) -> &'static str {
+                match self { $(BrowserTool::$variant => $name,)* }
+            }
+        }
+    };
+}
+
+browser_tools! {
+    Navigate => "browser_navigate",
+    NewTab => "browser_new_tab",
+    SwitchTab => "browser_switch_tab",
+    ListTabs => "browser_list_tabs",
+    CloseTab => "browser_close_tab",
+    Wait => "browser_wait",
+    Click => "browser_click",
+    Type => "browser_type",
+    Scroll => "browser_scroll",
+    PressKey => "browser_press_key",
+    SelectOption => "browser_select_option",
+    Check => "browser_check",
+    Uncheck => "browser_uncheck",
+    UploadFile => "browser_upload_file",
+    Download => "browser_download",
+    Screenshot => "browser_screenshot",
+    GetDom => "browser_get_dom",
+    ReadText => "browser_read_text",
+    Extract => "browser_extract",
+    Snapshot => "browser_snapshot",
+    Find => "browser_find",
+    Retry => "browser_retry",
+    DetectState => "browser_detect_state",
+    ExtractTable => "browser_extract_table",
+}
+
+impl BrowserTool {
+    pub fn for_tool(name: &str) -> Option<BrowserTool> {
+        Self::ALL.iter().copied().find(|t| t.name() == name)
+    }
+
+    /// Run the tool on schema-validated arguments.
+    pub async fn run(self, ctx: &ToolContext, args: Value) -> Result<ToolOutput> {
+        let guard = ctx.browser.acquire().await?;
+        let mut call = Call { guard, ctx };
+        let result = call.dispatch(self, args).await;
+        if result.is_err() && !call.guard.alive() {
+            call.guard.mark_crashed();
+            return Err(super::session::crashed());
+        }
+        result
+    }
+}
+
+/// One tool call: the browser, held for the call, and the tool context.
+pub(crate) struct Call<'a> {
+    pub guard: Guard<'a>,
+    pub ctx: &'a ToolContext,
+}
+
+impl Call<'_> {
+    async fn tab(&mut self, id: Option<&str>) -> Result<TabHandle> {
+        self.guard.page(id).await
+    }
+
+    fn guard_options_downloads(&self) -> PathBuf {
+        self.ctx.browser.options().downloads_dir.clone()
+    }
+
+    async fn dispatch(&mut self, tool: BrowserTool, args: Value) -> Result<ToolOutput> {
+        use BrowserTool as T;
+        let name = tool.name();
+        match tool {
+            T::Navigate => nav::navigate(self, parse(name, args)?).await,
+            T::NewTab => nav::new_tab(self, parse(name, args)?).await,
+            T::SwitchTab => nav::switch_tab(self, parse(name, args)?).await,
+            T::ListTabs => nav::list_tabs(self, parse(name, args)?).await,
+            T::CloseTab => nav::close_tab(self, parse(name, args)?).await,
+            T::Wait => nav::wait(self, parse(name, args)?).await,
+            T::Click => act::click(self, parse(name, args)?).await,
+            T::Type => act::type_text(self, parse(name, args)?).await,
+            T::Scroll => act::scroll(self, parse(name, args)?).await,
+            T::PressKey => act::press_key(self, parse(name, args)?).await,
+            T::SelectOption => act::select_option(self, parse(name, args)?).await,
+            T::Check => act::set_checked(self, parse(name, args)?, true).await,
+            T::Uncheck => act::set_checked(self, parse(name, args)?, false).await,
+            T::UploadFile => files::upload(self, parse(name, args)?).await,
+            T::Download => files::download(self, parse(name, args)?).await,
+            T::Screenshot => capture::screenshot(self, parse(name, args)?).await,
+            T::GetDom => capture::get_dom(self, parse(name, args)?).await,
+            T::ReadText => capture::read_text(self, parse(name, args)?).await,
+            T::Extract => capture::extract(self, parse(name, args)?).await,
+            T::Snapshot => capture::snapshot(self, parse(name, args)?).await,
+            T::Find => capture::find(self, parse(name, args)?).await,
+            T::DetectState => capture::detect_state(self, parse(name, args)?).await,
+            T::ExtractTable => capture::extract_table(self, parse(name, args)?).await,
+            T::Retry => Box::pin(self.retry(parse(name, args)?)).await,
+        }
+    }
+
+    /// `browser_retry`: the wrapped call, validated like a direct one, run
+    /// again after flaky failures (not found yet, not interactable yet,
+    /// timeouts) with doubling backoff. Other errors end it at once.
+    async fn retry(&mut self, args: BrowserRetryArgs) -> Result<ToolOutput> {
+        let tool = retry_target(args.action.tool);
+        let inner = Value::Object(args.action.arguments);
+        let registry = crate::tools::Registry::builtin()?;
+        registry.validate(tool.name(), &inner)?;
+        let mut errors = Vec::new();
+        let mut delay = Duration::from_millis(args.policy.backoff_ms.into());
+        for attempt in 1..=args.policy.max_attempts {
+            match Box::pin(self.dispatch(tool, inner.clone())).await {
+                Ok(out) => {
+                    let data = BrowserRetryOutput { attempts: attempt, result: out.data.clone(), errors };
+                    let mut wrapped = output(&data)?;
+                    wrapped.artifacts = out.artifacts;
+                    wrapped.current_url = out.current_url;
+                    return Ok(wrapped);
+                }
+                Err(e) => {
+                    let flaky = matches!(
+                        e.code(),
+                        ErrorCode::ElementNotFound | ErrorCode::NotInteractable | ErrorCode::Timeout | ErrorCode::NavigationFailed
+                    );
+                    errors.push(format!("attempt {attempt}: [{}] {}", e.code(), e.message()));
+                    if !flaky || attempt == args.policy.max_attempts {
+                        return Err(Error::new(
+                            e.code(),
+                            format!("{} failed after {attempt} attempt(s): {}", tool.name(), errors.join("; ")),
+                        ));
+                    }
+                    tokio::time::sleep(delay).await;
+                    delay = delay.saturating_mul(2);
+                }
+            }
+        }
+        Err(Error::internal("browser_retry made no attempt"))
+    }
+}
+
+fn retry_target(t: RetryableTool) -> BrowserTool {
+    use BrowserTool as B;
+    use RetryableTool as R;
+    match t {
+        R::BrowserNavigate => B::Navigate,
+        R::BrowserWait => B::Wait,
+        R::BrowserClick => B::Click,
+        R::BrowserType => B::Type,
+        R::BrowserScroll => B::Scroll,
+        R::BrowserPressKey => B::PressKey,
+        R::BrowserSelectOption => B::SelectOption,
+        R::BrowserCheck => B::Check,
+        R::BrowserUncheck => B::Uncheck,
+        R::BrowserDownload => B::Download,
+        R::BrowserScreenshot => B::Screenshot,
+        R::BrowserGetDom => B::GetDom,
+        R::BrowserReadText => B::ReadText,
+        R::BrowserExtract => B::Extract,
+        R::BrowserDetectState => B::DetectState,
+        R::BrowserExtractTable => B::ExtractTable,
+    }
+}
+
+fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T> {
+    serde_json::from_value(args).map_err(|e| Error::invalid_arguments(format!("invalid arguments for `{tool}`: {e}")))
+}
+
+pub(crate) fn output<T: Serialize>(data: &T) -> Result<ToolOutput> {
+    let data = serde_json::to_value(data).map_err(|e| Error::internal("cannot serialise a tool result").with_source(e))?;
+    Ok(ToolOutput::data(data))
+}
+
+impl ToolOutput {
+    /// Set the page the call ended on.
+    pub fn at(mut self, url: String) -> Self {
+        if !url.is_empty() {
+            self.current_url = Some(url);
+        }
+        self
+    }
+}

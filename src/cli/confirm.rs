@@ -1,0 +1,74 @@
+//! How the CLI answers confirmation requests: `--yes` approves in advance
+//! (`tools call`/`tools script`, where the user wrote every call), on a
+//! terminal the user is asked, and with `--confirm deny` or no terminal the
+//! answer is no.
+
+use std::future::Future;
+use std::io::{BufRead, IsTerminal, Write};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Map;
+
+use crate::gate::{ApproveAll, ConfirmationRequest, Confirmer, DenyAll};
+use crate::tools::catalogue::safety::ConfirmResultV1;
+
+/// `--confirm`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ConfirmMode {
+    /// Ask on the terminal; refuse when there is none.
+    #[default]
+    Ask,
+    /// Refuse every action that needs confirmation.
+    Deny,
+}
+
+/// An unanswered prompt is a refusal after this long.
+const PROMPT_TIMEOUT: Duration = Duration::from_secs(120);
+
+pub fn confirmer(mode: ConfirmMode, yes: bool) -> Arc<dyn Confirmer> {
+    if yes {
+        return Arc::new(ApproveAll);
+    }
+    match mode {
+        ConfirmMode::Ask if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() => Arc::new(Prompt),
+        _ => Arc::new(DenyAll),
+    }
+}
+
+/// Asks on the terminal (stderr for the question, stdin for the answer).
+#[derive(Debug)]
+struct Prompt;
+
+impl Confirmer for Prompt {
+    fn confirm<'a>(
+        &'a self,
+        request: &'a ConfirmationRequest,
+    ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>> {
+        let question = format!(
+            "\nHalley needs your confirmation [{} · {} risk]\n  {}\nApprove? [y/N] ",
+            request.scope, request.risk_level, request.action_summary
+        );
+        Box::pin(async move {
+            let asked = tokio::task::spawn_blocking(move || {
+                let mut err = std::io::stderr();
+                let _ = err.write_all(question.as_bytes());
+                let _ = err.flush();
+                let mut line = String::new();
+                std::io::stdin().lock().read_line(&mut line).map(|_| line)
+            });
+            let answer = tokio::time::timeout(PROMPT_TIMEOUT, asked).await;
+            let line = match answer {
+                Ok(Ok(Ok(line))) => line,
+                _ => String::new(),
+            };
+            let yes = matches!(line.trim().to_lowercase().as_str(), "y" | "yes" | "có" | "co");
+            ConfirmResultV1 {
+                approved: yes,
+                user_edits: Map::new(),
+                reason: if yes { String::new() } else { "refused at the prompt".into() },
+            }
+        })
+    }
+}

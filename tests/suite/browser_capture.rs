@@ -1,0 +1,267 @@
+//! What the model sees of a page: snapshot with refs, find, visible text,
+//! DOM, screenshots, extraction, tables and the page's state.
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::common::Halley;
+use crate::common::browser::{have_browser, step};
+use crate::common::fixtures::{FixtureServer, HIDDEN_MARKERS, catalogue_row, format_vnd};
+
+/// The ref on the first snapshot line that contains `needle`.
+fn ref_of(snapshot: &str, needle: &str) -> String {
+    let line = snapshot.lines().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("no line with {needle:?} in:\n{snapshot}"));
+    let start = line.find("[e").unwrap_or_else(|| panic!("no ref on {line:?}"));
+    let end = line[start..].find(']').unwrap() + start;
+    line[start + 1..end].to_owned()
+}
+
+#[test]
+fn the_snapshot_gives_refs_that_the_element_tools_use() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("shop-vn.html")})),
+            step("browser_snapshot", json!({})),
+        ],
+        &[],
+    );
+    let snap = s.ok(1);
+    let text = snap["text"].as_str().unwrap();
+    assert!(text.contains("21.490.000 ₫"), "the price is visible:\n{text}");
+    assert_eq!(snap["pages"], 1);
+    assert_eq!(snap["tab_id"], "tab-1");
+    assert!(snap["elements"].as_u64().unwrap() > 5);
+    let add = ref_of(text, "Thêm vào giỏ");
+    let variant = ref_of(text, "16GB/1TB");
+
+    // Same session: the refs from the snapshot drive the page.
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("shop-vn.html")})),
+            step("browser_snapshot", json!({})),
+            step("browser_click", json!({"ref": add})),
+            step("browser_select_option", json!({"ref": variant, "value": "16GB-512GB"})),
+            step("browser_read_text", json!({"selector": "#cart-count"})),
+            step("browser_snapshot", json!({})),
+        ],
+        &[],
+    );
+    assert!(s.ok(2)["element"].as_str().unwrap().contains("Thêm vào giỏ"));
+    assert_eq!(s.ok(3)["value"], "16GB-512GB");
+    assert_eq!(s.ok(4)["text"].as_str().unwrap().trim(), "1");
+    assert_eq!(ref_of(s.ok(5)["text"].as_str().unwrap(), "Thêm vào giỏ"), add, "refs are stable");
+}
+
+#[test]
+fn a_3000_row_catalogue_is_paged_and_searchable() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let row = catalogue_row(1234);
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("catalogue?rows=3000")})),
+            step("browser_snapshot", json!({})),
+            step("browser_snapshot", json!({"page": 2})),
+            step("browser_find", json!({"query": row.name.to_lowercase(), "max_results": 5})),
+        ],
+        &[],
+    );
+    let first = s.ok(1);
+    let pages = first["pages"].as_u64().unwrap();
+    assert!(pages > 1, "{first}");
+    assert!(first["text"].as_str().unwrap().len() <= 13_000 * 4, "a page stays within budget");
+    assert!(first["text"].as_str().unwrap().chars().count() <= 12_500);
+    assert!(first["elements"].as_u64().unwrap() >= 6000, "every row's link and button has a ref");
+    assert_eq!(s.ok(2)["page"], 2);
+    let found = s.ok(3);
+    assert_eq!(found["total"], 1, "{found}");
+    let line = found["matches"][0]["line"].as_str().unwrap();
+    assert!(line.contains(&format_vnd(row.price)) || line.contains(&row.name), "{line}");
+
+    // A ref found on page 40 of the snapshot works without paging.
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("catalogue?rows=3000")})),
+            step("browser_find", json!({"query": format!("Thêm {}", row.name)})),
+        ],
+        &[],
+    );
+    let found = s.ok(1);
+    let add_ref = found["matches"].as_array().unwrap().iter().find_map(|m| m["ref"].as_str()).map(str::to_owned);
+    if let Some(add_ref) = add_ref {
+        let s = h.browse(
+            &[
+                step("browser_navigate", json!({"url": site.url("catalogue?rows=3000")})),
+                step("browser_find", json!({"query": row.name})),
+                step("browser_click", json!({"ref": add_ref})),
+                step("browser_read_text", json!({"selector": "#cart-count"})),
+            ],
+            &[],
+        );
+        s.ok(2);
+        assert_eq!(s.ok(3)["text"].as_str().unwrap().trim(), "1");
+    }
+}
+
+#[test]
+fn hidden_text_never_reaches_the_model() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("hidden.html")})),
+            step("browser_read_text", json!({})),
+            step("browser_snapshot", json!({})),
+            step("browser_get_dom", json!({})),
+        ],
+        &[],
+    );
+    let text = s.ok(1)["text"].as_str().unwrap().to_owned();
+    let snap = s.ok(2)["text"].as_str().unwrap().to_owned();
+    for marker in HIDDEN_MARKERS {
+        assert!(!text.contains(marker), "{marker} leaked into read_text:\n{text}");
+        assert!(!snap.contains(marker), "{marker} leaked into the snapshot:\n{snap}");
+    }
+    assert!(!text.trim().is_empty());
+    let dom = s.ok(3);
+    let html = dom["html"].as_str().unwrap();
+    assert!(!html.contains("<script") && !html.contains("<style"), "scripts and styles are dropped");
+    assert_eq!(dom["truncated"], false);
+}
+
+#[test]
+fn extraction_reads_structured_data_labels_and_prices() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let schema = json!({"price_total": "number", "currency": "string", "name": "string", "warranty_months": "number", "cancellation_policy": "string"});
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("shop-vn.html")})),
+            step("browser_extract", json!({"schema": schema})),
+            step("browser_navigate", json!({"url": site.url("shop-us.html")})),
+            step("browser_extract", json!({"schema": {"price": "number", "currency": "string", "shipping": "number", "return_days": "number"}})),
+            step("browser_navigate", json!({"url": site.url("delayed-price.html"), "wait_until": "domcontentloaded"})),
+            step("browser_wait", json!({"until": "selector", "selector": "#price"})),
+            step("browser_extract", json!({"schema": {"price": "number"}, "source": {"type": "text", "selector": "#price"}})),
+            step("browser_extract", json!({"schema": {"price": "number"}, "source": {"type": "screenshot"}})),
+            step("browser_extract", json!({"schema": {"price": "number"}, "source": {"selector": "#nothing-here"}})),
+        ],
+        &[],
+    );
+    let vn = s.ok(1);
+    assert_eq!(vn["data"]["price_total"].as_f64(), Some(21_490_000.0), "{vn}");
+    assert_eq!(vn["data"]["currency"], "VND");
+    assert_eq!(vn["data"]["warranty_months"].as_f64(), Some(24.0));
+    assert!(vn["data"]["name"].as_str().unwrap().contains("Vivobook"));
+    assert_eq!(vn["missing_fields"], json!(["cancellation_policy"]));
+    assert_eq!(vn["sources"]["price_total"], "json-ld");
+    let us = s.ok(3);
+    assert_eq!(us["data"]["price"].as_f64(), Some(1299.99), "{us}");
+    assert_eq!(us["data"]["currency"], "USD");
+    assert_eq!(us["data"]["shipping"].as_f64(), Some(15.0));
+    assert_eq!(us["data"]["return_days"].as_f64(), Some(30.0));
+    assert_eq!(s.ok(6)["data"]["price"].as_f64(), Some(19_990_000.0));
+    assert_eq!(s.err(7), "not_available");
+    assert_eq!(s.err(8), "element_not_found");
+}
+
+#[test]
+fn tables_and_page_state() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("shop-vn.html")})),
+            step("browser_extract_table", json!({"selector": "table.specs"})),
+            step("browser_navigate", json!({"url": site.url("catalogue?rows=300")})),
+            step("browser_extract_table", json!({"max_rows": 10})),
+            step("browser_navigate", json!({"url": site.url("captcha.html")})),
+            step("browser_detect_state", json!({})),
+            step("browser_navigate", json!({"url": site.url("otp.html")})),
+            step("browser_detect_state", json!({})),
+            step("browser_navigate", json!({"url": site.url("login.html")})),
+            step("browser_detect_state", json!({})),
+            step("browser_navigate", json!({"url": site.url("account.html")})),
+            step("browser_detect_state", json!({})),
+            step("browser_navigate", json!({"url": site.url("modal.html")})),
+            step("browser_detect_state", json!({})),
+            step("browser_navigate", json!({"url": site.url("error.html")})),
+            step("browser_detect_state", json!({})),
+            step("browser_navigate", json!({"url": site.url("form.html")})),
+            step("browser_type", json!({"selector": "#ho_ten", "text": "An"})),
+            step("browser_detect_state", json!({})),
+            step("browser_detect_state", json!({"tab_id": "tab-7"})),
+        ],
+        &[],
+    );
+    let specs = s.ok(1);
+    assert_eq!(specs["rows"][5], json!(["Bảo hành", "24 tháng"]), "{specs}");
+    let cat = s.ok(3);
+    assert_eq!(cat["total_rows"], 300);
+    assert_eq!(cat["truncated"], true);
+    assert_eq!(cat["rows"].as_array().unwrap().len(), 10);
+    assert_eq!(cat["headers"][1], "Tên sản phẩm");
+    assert_eq!(s.ok(5)["challenge"], "captcha");
+    assert_eq!(s.ok(7)["challenge"], "otp");
+    assert_eq!(s.ok(9)["logged_in"], false);
+    assert_eq!(s.ok(11)["logged_in"], true);
+    assert_eq!(s.ok(13)["modal_open"], true);
+    assert!(s.ok(15)["error_banner"].as_str().unwrap().contains("thẻ bị từ chối"));
+    let form = s.ok(18);
+    assert_eq!(form["unsaved_form"], true);
+    assert_eq!(form["challenge"], Value::Null);
+    assert_eq!(form["modal_open"], false);
+    assert_eq!(s.err(19), "tab_not_found");
+}
+
+#[test]
+fn screenshots_are_pngs_in_the_files_store() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("scroll.html")})),
+            step("browser_screenshot", json!({})),
+            step("browser_screenshot", json!({"full_page": true})),
+            step("browser_screenshot", json!({"selector": "h1"})),
+            step("files_get", json!({"tags": ["screenshot"]})),
+            step("browser_screenshot", json!({"selector": "#nope"})),
+        ],
+        &[],
+    );
+    let view = s.ok(1);
+    let full = s.ok(2);
+    let el = s.ok(3);
+    assert_eq!((view["width"].as_u64(), view["height"].as_u64()), (Some(1280), Some(900)));
+    assert!(full["height"].as_u64().unwrap() >= 5000, "{full}");
+    assert!(el["height"].as_u64().unwrap() < 200, "{el}");
+    for r in [&s.results[1], &s.results[2], &s.results[3]] {
+        let reference = r["data"]["ref"].as_str().unwrap();
+        assert_eq!(r["artifacts"], json!([{"type": "screenshot", "ref": reference}]));
+        let path = url::Url::parse(reference).unwrap().to_file_path().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    }
+    assert_eq!(s.ok(4)["files"].as_array().unwrap().len(), 3);
+    assert_eq!(s.err(5), "element_not_found");
+}

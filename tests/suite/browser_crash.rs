@@ -1,0 +1,100 @@
+//! The supervisor: a killed browser is relaunched with its tabs, the call
+//! in flight fails clearly, and nothing is left running.
+
+use std::time::{Duration, Instant};
+
+use halley::core::BrowserSettings;
+use halley::tools::Registry;
+use halley::{Core, DataDir};
+use serde_json::json;
+
+use crate::common::browser::have_browser;
+use crate::common::fixtures::FixtureServer;
+
+fn alive(pid: u32) -> bool {
+    // A zombie still has a /proc entry: look at its state too.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+fn kill(pid: u32) {
+    let ok = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap().success();
+    assert!(ok, "kill {pid}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_browser_is_relaunched_with_its_tabs_and_nothing_is_replayed() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let settings = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    let core = Core::open_full(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap(), settings)
+        .await
+        .unwrap();
+
+    let r = core.call_tool("browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let r = core.call_tool("browser_new_tab", json!({"url": site.url("form.html")})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let first = core.browser().pid().await.unwrap();
+
+    // A call in flight when the browser dies fails with browser_crashed.
+    let (in_flight, ()) = tokio::join!(
+        core.call_tool("browser_wait", json!({"until": "selector", "selector": "#never", "timeout_ms": 5000})),
+        async {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            kill(first);
+        }
+    );
+    assert_eq!(in_flight.error.as_ref().map(|e| e.code.as_str()), Some("browser_crashed"), "{in_flight:?}");
+    assert!(in_flight.error.unwrap().message.contains("not repeated"));
+
+    // The next call relaunches and succeeds, with both tabs back.
+    let started = Instant::now();
+    let tabs = core.call_tool("browser_list_tabs", json!({})).await;
+    assert!(tabs.is_ok(), "{tabs:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "relaunch took {:?}", started.elapsed());
+    let listed: Vec<(String, String)> = tabs.data["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["id"].as_str().unwrap().to_owned(), t["url"].as_str().unwrap().to_owned()))
+        .collect();
+    assert_eq!(
+        listed,
+        vec![("tab-1".to_owned(), site.url("shop-vn.html")), ("tab-2".to_owned(), site.url("form.html"))]
+    );
+    assert_eq!(core.browser().launches().await, 2);
+    assert!(!alive(first), "the killed browser was reaped");
+
+    // Its pages work again.
+    let text = core.call_tool("browser_read_text", json!({"selector": "h1"})).await;
+    assert!(text.data["text"].as_str().unwrap_or_default().contains("Đơn xin thị thực"), "{text:?}");
+    let second = core.browser().pid().await.unwrap();
+    assert_ne!(first, second);
+
+    core.close().await;
+    assert!(!alive(second), "closing leaves no browser process behind");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_browser_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let settings = BrowserSettings {
+        chromium: Some(tmp.path().join("no-such-chrome")),
+        headless: true,
+        ..BrowserSettings::default()
+    };
+    let core = Core::open_full(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap(), settings)
+        .await
+        .unwrap();
+    let r = core.call_tool("browser_navigate", json!({"url": "http://127.0.0.1:9/"})).await;
+    let err = r.error.unwrap();
+    assert_eq!(err.code.as_str(), "browser_unavailable");
+    assert!(err.message.contains("no-such-chrome"), "{}", err.message);
+    core.close().await;
+}
