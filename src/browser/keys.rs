@@ -69,6 +69,11 @@ pub(crate) fn parse_chord(spec: &str) -> Result<KeyPress> {
                  Home, End, PageUp, PageDown, Space, F1-F12) or a single character"
             ))
         })?;
+    if !mods.is_empty() && key.key.chars().count() == 1 && key.key.chars().all(char::is_alphabetic) {
+        // In a chord a letter names the key, not its case: Shift decides that.
+        key.key = key.key.to_lowercase();
+        key.text = Some(key.key.clone());
+    }
     if modifiers & SHIFT != 0
         && let Some(t) = &key.text
         && t.chars().count() == 1

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::handler::viewport::Viewport;
 use futures::StreamExt;
 use tokio::task::JoinHandle;
 
@@ -170,7 +171,17 @@ fn launch_config(options: &BrowserOptions) -> Result<BrowserConfig> {
         .launch_timeout(Duration::from_secs(20))
         .request_timeout(Duration::from_secs(30))
         .args(CHROMIUM_ARGS.iter().copied());
-    if !headless {
+    if headless {
+        // A fixed viewport, so pages and screenshots look the same everywhere.
+        builder = builder.viewport(Viewport {
+            width: 1280,
+            height: 900,
+            device_scale_factor: Some(1.0),
+            emulating_mobile: false,
+            is_landscape: true,
+            has_touch: false,
+        });
+    } else {
         builder = builder.with_head();
     }
     if running_as_root() {
@@ -196,6 +207,9 @@ const CHROMIUM_ARGS: &[&str] = &[
     "--disable-hang-monitor",
     "--metrics-recording-only",
     "--remote-debugging-address=127.0.0.1",
+    // Halley opens the tabs itself (and reopens them after a crash).
+    "--no-startup-window",
+    "--hide-crash-restore-bubble",
 ];
 
 fn has_display() -> bool {

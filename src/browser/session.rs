@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::browser::{SetDownloadBehaviorBehavior, SetDownloadBehaviorParams};
-use chromiumoxide::cdp::browser_protocol::target::{CreateTargetParams, GetTargetsParams, TargetId};
+use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, CreateTargetParams, GetTargetsParams, TargetId};
 use tokio::sync::{Mutex, MutexGuard};
 
 use super::launch::{BrowserOptions, Connected, connect};
@@ -129,10 +129,10 @@ async fn start(options: &BrowserOptions, state: &mut State) -> Result<()> {
                     .download_path(options.downloads_dir.display().to_string())
                     .events_enabled(true)
                     .build();
-                if let Ok(params) = downloads {
-                    if let Err(e) = conn.browser.execute(params).await {
-                        tracing::warn!("cannot set the download folder: {e}");
-                    }
+                if let Ok(params) = downloads
+                    && let Err(e) = conn.browser.execute(params).await
+                {
+                    tracing::warn!("cannot set the download folder: {e}");
                 }
                 state.conn = Some(conn);
                 return Ok(());
@@ -147,36 +147,30 @@ async fn start(options: &BrowserOptions, state: &mut State) -> Result<()> {
 }
 
 /// After a relaunch, open each tab of the old session again at its last
-/// URL, under its old id. Only navigations: no click or submit is replayed.
+/// URL, under its old id, without waiting for the pages to load. Only
+/// navigations: no click or submit is replayed.
 async fn reopen_tabs(state: &mut State, reopen: Vec<(String, String)>) -> Result<()> {
     let old_current = state.current.clone();
     state.tabs.clear();
-    let mut guard_tabs = Vec::new();
-    {
-        let Some(conn) = state.conn.as_ref() else { return Ok(()) };
-        let existing = page_targets(conn).await?;
-        let mut spare = existing.into_iter();
-        for (id, url) in reopen {
-            let url = if url.is_empty() { "about:blank".to_owned() } else { url };
-            let target = match spare.next() {
-                Some((target, _, _)) => {
-                    if let Ok(page) = conn.browser.get_page(target.clone()).await {
-                        let _ = page.goto(url.clone()).await;
-                    }
-                    target
-                }
-                None => match conn.browser.new_page(CreateTargetParams::new(url.clone())).await {
-                    Ok(page) => page.target_id().clone(),
-                    Err(e) => {
-                        tracing::warn!("cannot reopen {url}: {e}");
-                        continue;
-                    }
-                },
-            };
-            guard_tabs.push(Tab { id, target, url, title: String::new(), live: None });
+    let Some(conn) = state.conn.as_ref() else { return Ok(()) };
+    // A browser Halley starts has no window (`--no-startup-window`); a tab
+    // it opened anyway is not the user's. An attached browser's tabs are.
+    let spare = if conn.owned { page_targets(conn).await? } else { Vec::new() };
+    let mut tabs = Vec::new();
+    for (id, url) in reopen {
+        let url = if url.is_empty() || url.starts_with("chrome-error:") { "about:blank".to_owned() } else { url };
+        match conn.browser.execute(CreateTargetParams::new(url.clone())).await {
+            Ok(created) => tabs.push(Tab { id, target: created.result.target_id.clone(), url, title: String::new(), live: None }),
+            Err(e) => tracing::warn!("cannot reopen {url}: {e}"),
         }
     }
-    state.tabs = guard_tabs;
+    if !tabs.is_empty() {
+        // The blank tab the new browser opened with is not one of the user's.
+        for (target, _, _) in spare {
+            let _ = conn.browser.execute(CloseTargetParams::new(target)).await;
+        }
+    }
+    state.tabs = tabs;
     state.current = old_current.filter(|c| state.tabs.iter().any(|t| &t.id == c));
     Ok(())
 }

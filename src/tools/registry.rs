@@ -230,10 +230,10 @@ mod tests {
 
     #[test]
     fn unknown_tool_suggests_a_near_name() {
-        let reg = Registry::new(vec![spec("browser_click", ToolStatus::Planned, nav_schema())]).unwrap();
-        let err = reg.lookup("browser_clik").unwrap_err();
+        let reg = Registry::new(vec![spec("watch_create", ToolStatus::Planned, nav_schema())]).unwrap();
+        let err = reg.lookup("watch_craete").unwrap_err();
         assert_eq!(err.code(), ErrorCode::UnknownTool);
-        assert_eq!(err.message(), "unknown tool `browser_clik`; did you mean `browser_click`?");
+        assert_eq!(err.message(), "unknown tool `watch_craete`; did you mean `watch_create`?");
         let err = reg.validate("zzz", &json!({})).unwrap_err();
         assert_eq!(err.code(), ErrorCode::UnknownTool);
     }

@@ -291,7 +291,7 @@ fn url(v: &Value, ctx: &Ctx, depth: usize) -> Result<String, Reject> {
         }
     };
     match parsed {
-        Some(u) if matches!(u.scheme(), "http" | "https") => Ok(u.to_string()),
+        Some(u) if matches!(u.scheme(), "http" | "https" | "file") => Ok(u.to_string()),
         _ => bad(format!("\"{text}\" is not a URL")),
     }
 }

@@ -25,7 +25,7 @@
 //!
 //! Names are folded (lowercase, no diacritics, camelCase and `_`/`-`/spaces
 //! unified) and matched to concepts, English and Vietnamese (see
-//! [`names`]): `price`/`giá`/`gia_ban` is the current price, `price_total`/
+//! `names`): `price`/`giá`/`gia_ban` is the current price, `price_total`/
 //! `total`/`tổng tiền` a total, `old_price`/`giá gốc` the struck or list
 //! price, `currency`, `name`, `brand`, `sku`, `gtin`, `in_stock`/`còn hàng`,
 //! `rating`, `review_count`, `description`, `image`, `url`,
@@ -64,7 +64,7 @@ use visible::Pair;
 
 /// Where a candidate value came from; the order is the priority.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Source {
+enum Source {
     JsonLd,
     Microdata,
     Meta,
@@ -116,7 +116,7 @@ const DISAGREEMENT_PENALTY: f64 = 0.15;
 
 /// Why a price candidate is special (for notes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Hint {
+enum Hint {
     Plain,
     /// Shown struck through.
     Struck,
@@ -126,7 +126,7 @@ pub(crate) enum Hint {
 
 /// One value found for a field, before coercion.
 #[derive(Debug, Clone)]
-pub(crate) struct Candidate {
+struct Candidate {
     value: Value,
     source: Source,
     /// The currency stated with it (prices).

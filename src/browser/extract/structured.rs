@@ -129,6 +129,25 @@ pub(super) fn entities(values: &[Value]) -> Vec<Entity<'_>> {
 /// Candidates for a field from a ranked entity list: the first rank that
 /// has any wins (a product's name, not the shop's).
 pub(super) fn candidates(entities: &[Entity<'_>], spec: &FieldSpec, source: Source) -> Vec<Candidate> {
+    // A reservation's `totalPrice` is the total (and its currency the
+    // page's), whatever else the page sells.
+    let totals = || entities.iter().flat_map(|(_, e)| total_prices(e, source));
+    match spec.concept {
+        Some(Concept::Total) => {
+            let found: Vec<Candidate> = totals().collect();
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        Some(Concept::Currency) => {
+            let found: Vec<Candidate> =
+                totals().filter_map(|c| c.currency).map(|code| Candidate::new(Value::String(code), source)).collect();
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        _ => {}
+    }
     let mut i = 0;
     while i < entities.len() {
         let r = entities[i].0;
@@ -268,6 +287,7 @@ fn entity_prices(e: &Obj, kinds: &[PriceKind], source: Source) -> Vec<Candidate>
     out
 }
 
+/// A reservation's `totalPrice` (a number, a text or a `PriceSpecification`).
 fn total_prices(e: &Obj, source: Source) -> Vec<Candidate> {
     let mut out = Vec::new();
     for v in each(get(e, "totalPrice")) {
@@ -283,7 +303,6 @@ fn total_prices(e: &Obj, source: Source) -> Vec<Candidate> {
             }
         }
     }
-    out.extend(entity_prices(e, &[PriceKind::Current, PriceKind::Low], source));
     out
 }
 
@@ -354,7 +373,7 @@ fn entity_candidates(e: &Obj, spec: &FieldSpec, source: Source) -> Vec<Candidate
     let Some(concept) = spec.concept else { return generic(e, &spec.key, source) };
     match concept {
         Concept::Price => entity_prices(e, &[PriceKind::Current, PriceKind::Low], source),
-        Concept::Total => total_prices(e, source),
+        Concept::Total => entity_prices(e, &[PriceKind::Current, PriceKind::Low], source),
         Concept::OldPrice => entity_prices(e, &[PriceKind::Old, PriceKind::High], source),
         Concept::Currency => currencies(e, source),
         Concept::Shipping => shipping(e, source),

@@ -24,6 +24,7 @@ pub(super) struct TextFacts {
     pairs: Vec<Pair>,
     amounts: Vec<Amount>,
     stock: Vec<String>,
+    free_shipping: Vec<String>,
     warranty: Vec<String>,
     rating: Vec<String>,
     reviews: Vec<String>,
@@ -75,15 +76,21 @@ impl TextFacts {
             pairs: prepare(&line_pairs(text)),
             amounts: amounts(text),
             stock: stock(text, &folded),
+            free_shipping: free_shipping(text, &folded),
             warranty: warranty(text, &folded),
             rating: rating(text),
             reviews: reviews(text, &folded),
         }
     }
 
-    /// Candidates for a field, all from [`Source::Text`].
+    /// Candidates for a field, all from [`Source::Text`]: labelled lines,
+    /// else the patterns for the field's concept.
     pub(super) fn candidates(&self, spec: &FieldSpec) -> Vec<Candidate> {
         let mut out = pair_candidates(&self.pairs, spec, Source::Text);
+        if !out.is_empty() {
+            // A labelled line beats loose patterns (and keeps their noise out).
+            return out;
+        }
         let text = |t: &String| Candidate::new(Value::String(t.clone()), Source::Text).with_currency(currency_in(t));
         match spec.concept {
             Some(c @ (Concept::Price | Concept::Total | Concept::OldPrice | Concept::Shipping)) => {
@@ -95,6 +102,9 @@ impl TextFacts {
                         out.extend(chosen.into_iter().map(|a| text(&a.text)));
                         break;
                     }
+                }
+                if c == Concept::Shipping {
+                    out.extend(self.free_shipping.iter().map(text));
                 }
             }
             Some(Concept::Availability) => out.extend(self.stock.iter().map(text)),
@@ -184,6 +194,33 @@ fn amounts(text: &str) -> Vec<Amount> {
     out
 }
 
+/// Byte ranges of whole-word occurrences of `phrases` in a folded text.
+fn find_words(t: &str, phrases: &[&str]) -> Vec<(usize, usize)> {
+    let mut hits = Vec::new();
+    for p in phrases {
+        let mut from = 0;
+        while let Some(pos) = t[from..].find(p) {
+            let (s, e) = (from + pos, from + pos + p.len());
+            let starts_word = t[..s].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+            let ends_word = t[e..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+            if starts_word && ends_word {
+                hits.push((s, e));
+            }
+            from = e;
+        }
+    }
+    hits
+}
+
+/// "Free shipping" phrases (`Miễn phí vận chuyển`, `freeship`), read as a zero shipping cost.
+fn free_shipping(text: &str, folded: &Folded) -> Vec<String> {
+    const FREE: &[&str] =
+        &["mien phi van chuyen", "mien phi giao hang", "mien phi ship", "free shipping", "free delivery", "freeship"];
+    let mut hits = find_words(&folded.text, FREE);
+    hits.sort_unstable();
+    hits.into_iter().take(MAX_HITS).map(|(s, e)| folded.original(text, s, e).to_string()).collect()
+}
+
 /// Stock phrases in page order (a positive inside a negative, `not in stock`, is dropped).
 fn stock(text: &str, folded: &Folded) -> Vec<String> {
     const NEGATIVE: &[&str] = &[
@@ -199,26 +236,11 @@ fn stock(text: &str, folded: &Folded) -> Vec<String> {
         "not available",
     ];
     const POSITIVE: &[&str] = &["con hang", "in stock", "san hang", "available now"];
-    let t = &folded.text;
-    let find_all = |phrases: &[&str]| -> Vec<(usize, usize)> {
-        let mut hits = Vec::new();
-        for p in phrases {
-            let mut from = 0;
-            while let Some(pos) = t[from..].find(p) {
-                let (s, e) = (from + pos, from + pos + p.len());
-                let starts_word = t[..s].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
-                let ends_word = t[e..].chars().next().is_none_or(|c| !c.is_alphanumeric());
-                if starts_word && ends_word {
-                    hits.push((s, e));
-                }
-                from = e;
-            }
-        }
-        hits
-    };
-    let negatives = find_all(NEGATIVE);
-    let positives: Vec<(usize, usize)> =
-        find_all(POSITIVE).into_iter().filter(|(s, e)| !negatives.iter().any(|(ns, ne)| ns <= s && e <= ne)).collect();
+    let negatives = find_words(&folded.text, NEGATIVE);
+    let positives: Vec<(usize, usize)> = find_words(&folded.text, POSITIVE)
+        .into_iter()
+        .filter(|(s, e)| !negatives.iter().any(|(ns, ne)| ns <= s && e <= ne))
+        .collect();
     let mut all: Vec<(usize, usize)> = negatives;
     all.extend(positives);
     all.sort_unstable();

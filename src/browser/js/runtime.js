@@ -152,7 +152,8 @@
     let w = C.wins.get(doc);
     if (!w) {
       const v = doc.defaultView || window;
-      w = { v, sx: v.scrollX, sy: v.scrollY };
+      const root = doc.documentElement;
+      w = { v, sx: v.scrollX, sy: v.scrollY, rtl: !!root && v.getComputedStyle(root).direction === 'rtl' };
       C.wins.set(doc, w);
     }
     return w;
@@ -178,9 +179,9 @@
     if (display === 'none') return HIDDEN;
     const op = s.opacity;
     if (op !== '1' && parseFloat(op) < 0.02) return HIDDEN;
-    const pos = s.position, ov = s.overflow;
+    const pos = s.position, ov = display === 'inline' ? 'visible' : s.overflow;
     const i = { hide: false, self: s.visibility !== 'visible', khide: false, display, pos, el, tag, attrs, p, s, w,
-      clip: pos === 'fixed' ? null : p.clip, ptr: s.cursor === 'pointer', _rect: null, _vis: undefined, _th: undefined, _bg: undefined };
+      clip: pos === 'fixed' ? null : p.clip, _ptr: undefined, _rect: null, _vis: undefined, _th: undefined, _bg: undefined };
     if (display === 'contents') return i;
     if (pos === 'absolute' || pos === 'fixed') {
       const c = s.clip;
@@ -197,7 +198,7 @@
       const r = rectOf(i);
       const w = win(el.ownerDocument, C);
       // Nothing at negative document coordinates can ever be scrolled to.
-      if (r.right + w.sx < -100 || r.bottom + w.sy < -100 || r.left + w.sx > 10000) return HIDDEN;
+      if (r.bottom + w.sy < -100 || (!w.rtl && (r.right + w.sx < -100 || r.left + w.sx > 10000))) return HIDDEN;
       const c = i.clip;
       if (c && (r.width || r.height) && (r.right <= c.l || r.left >= c.r || r.bottom <= c.t || r.top >= c.b)) return HIDDEN;
     }
@@ -223,25 +224,35 @@
     }
     return i;
   }
+  const ptrOf = (i) => (i._ptr === undefined ? (i._ptr = i.s.cursor === 'pointer') : i._ptr);
   function rectOf(i) {
     if (!i._rect) i._rect = i.display === 'contents' ? new DOMRect(0, 0, 0, 0) : i.el.getBoundingClientRect();
     return i._rect;
   }
   // Effective background colour (null = unknown: images, or out-of-flow
   // boxes that may sit on anything).
+  // Background images are only checked when text looks hidden (imageOnPath).
   function bgOf(i) {
     if (i._bg !== undefined) return i._bg;
     const pb = i.p ? (i.p.s ? bgOf(i.p) : i.p.bgc) : CANVAS;
     const s = i.s;
     let bg;
     const c = rgba(s.backgroundColor);
-    if (s.backgroundImage !== 'none') bg = null;
-    else if (c && c[3] >= 0.95) bg = c;
+    if (c && c[3] >= 0.95) bg = c;
     else if (c && c[3] > 0 && pb) bg = pb.map((v, k) => v * (1 - c[3]) + c[k] * c[3]);
     else if (i.pos === 'absolute' || i.pos === 'fixed') bg = null;
     else bg = pb;
     i._bg = bg;
     return bg;
+  }
+  // Does a background image sit between the text and its opaque backdrop?
+  function imageOnPath(i) {
+    for (let e = i; e && e.s; e = e.p) {
+      if (e.s.backgroundImage !== 'none') return true;
+      const c = rgba(e.s.backgroundColor);
+      if (c && c[3] >= 0.95) return false;
+    }
+    return false;
   }
   // Is text directly inside this element invisible (tiny font, transparent
   // or background-coloured, indented away, or in a 0x0 box)?
@@ -254,7 +265,7 @@
     else if (fc && fc[3] < 0.1) h = true;
     else if (fc) {
       const bg = bgOf(i);
-      if (bg && Math.abs(fc[0] - bg[0]) + Math.abs(fc[1] - bg[1]) + Math.abs(fc[2] - bg[2]) <= 30 && s.textShadow === 'none') h = true;
+      if (bg && Math.abs(fc[0] - bg[0]) + Math.abs(fc[1] - bg[1]) + Math.abs(fc[2] - bg[2]) <= 30 && s.textShadow === 'none' && !imageOnPath(i)) h = true;
     }
     if (!h && i._rect && i._rect.width === 0 && i._rect.height === 0) h = true;
     i._th = h;
@@ -519,7 +530,7 @@
   const INLINE = new Set(['inline', 'inline-block', 'inline-flex', 'inline-grid', 'inline-table', 'ruby', 'contents']);
   const MAX_TEXT = 160;
   const NONSPACE = /[^\s\u00a0\u200b\u200c\u200d\u2060\ufeff]/;
-  const SPACE = { t: ' ' };
+  const SPACE = ' ';
   // Kinds that may share a line; form fields get a line each.
   const INLINE_KINDS = new Set(['link', 'button', 'radio', 'clickable', 'option', 'tab', 'menuitem', 'menuitemradio', 'treeitem']);
   function render(mode, start, C, opt) {
@@ -534,7 +545,7 @@
     }
     // Turns the pending parts into a line (text runs capped, refs never cut).
     function flush(force) {
-      if (R.row && !force) { push({ t: ' ' }); return; }
+      if (R.row && !force) { push(' '); return; }
       const parts = R.parts;
       R.parts = [];
       const prefix = R.prefix;
@@ -548,7 +559,7 @@
         txt = '';
       };
       for (const p of parts) {
-        if (p.t !== undefined) txt += p.t;
+        if (typeof p === 'string') txt += p;
         else if (p.sep) { endText(); cells.push(cell); cell = []; isRow = true; }
         else { endText(); cell.push({ s: p.s, item: true }); refs.push(p.ref); keys.push(p.key); items++; }
       }
@@ -616,15 +627,22 @@
       if (c === true) s += ' checked';
       else if (c === 'mixed') s += ' mixed';
       if (isDisabled(el)) s += ' disabled';
-      if (el.required || el.getAttribute('aria-required') === 'true') s += ' required';
+      if (el.required) s += ' required';
       if ((tag === 'input' || tag === 'textarea') && el.readOnly && role !== 'button') s += ' readonly';
-      const ex = el.getAttribute('aria-expanded');
-      if (ex === 'true') s += ' expanded';
-      else if (ex === 'false') s += ' collapsed';
-      if (el.getAttribute('aria-selected') === 'true' || (role === 'option' && el.selected)) s += ' selected';
-      if (el.getAttribute('aria-pressed') === 'true') s += ' pressed';
-      if (el.getAttribute('aria-current') && el.getAttribute('aria-current') !== 'false') s += ' current';
-      if (el.getAttribute('aria-invalid') === 'true') s += ' invalid';
+      if (role === 'option' && el.selected) s += ' selected';
+      // ARIA states, read only when the element has aria-* attributes.
+      const names = el.getAttributeNames();
+      if (names.some((n) => n.startsWith('aria-'))) {
+        const ga = (n) => el.getAttribute('aria-' + n);
+        if (ga('required') === 'true' && !el.required) s += ' required';
+        if (ga('expanded') === 'true') s += ' expanded';
+        else if (ga('expanded') === 'false') s += ' collapsed';
+        if (ga('selected') === 'true' && !s.endsWith(' selected')) s += ' selected';
+        if (ga('pressed') === 'true') s += ' pressed';
+        const cur = ga('current');
+        if (cur && cur !== 'false') s += ' current';
+        if (ga('invalid') === 'true') s += ' invalid';
+      }
       if (el === R.active) s += ' focused';
       if (tag === 'a' && el.hasAttribute('href')) {
         const h = shortHref(el);
@@ -633,7 +651,7 @@
       if (opt.isNew && opt.isNew(ref)) s += ' *new*';
       const field = !INLINE_KINDS.has(kind);
       if (field) flush();
-      push({ s, ref, key: tag === 'a' ? el.getAttribute('href') + '\u0000' + norm(name) : null });
+      push({ s, ref, key: tag === 'a' ? el.getAttribute('href') + '\u0000' + name : null });
       if (field) flush();
     }
     function shortHref(el) {
@@ -675,7 +693,7 @@
         if (!d) return;
         if (!NONSPACE.test(d)) { if (R.parts.length) push(SPACE); return; }
         if (pi ? pi.hide || pi.self || pi.khide || textHide(pi) : textHidden(n, C)) return;
-        push({ t: d.replace(WS, ' ') });
+        push(d.replace(WS, ' '));
         return;
       }
       if (type !== 1) return;
@@ -699,14 +717,14 @@
         if (LANDMARK[role] && !R.row && (role !== 'form' || el.querySelector('input,select,textarea,button'))) {
           flush(true);
           R.land.push({ h: landHeader(el, role) });
-          withBlock(el, () => walkKids(el, i));
+          walkBlock(el, i);
           flush(true);
           R.land.pop();
           return;
         }
         if (!i.self && isInteractive(el, role, tag, i.attrs) && !C.done.has(el)) {
           if (interactive(el, role, i, block)) return;
-        } else if (!i.self && !R.inItem && i.ptr && tag !== 'label' && !(parentEl(el) && info(parentEl(el), C).ptr) && visible(el, C)) {
+        } else if (!i.self && !R.inItem && !R.row && tag !== 'label' && ptrOf(i) && !(i.p && i.p.s && ptrOf(i.p)) && visible(el, C)) {
           // cursor:pointer roots are often JS click targets (divs with handlers).
           if (!el.querySelector(INTERACTIVE_CSS)) {
             const t = nameOf(el, C, 'clickable');
@@ -716,14 +734,14 @@
         if (tag === 'label') { label(el, i); return; }
         if (tag === 'img' && !R.inItem) {
           const alt = clean(el.getAttribute('alt'));
-          if (alt && visible(el, C) && rectOf(i).width >= 100 && rectOf(i).height >= 100) push({ t: ` img ${q(cut(alt, 80))} ` });
+          if (alt && visible(el, C) && rectOf(i).width >= 100 && rectOf(i).height >= 100) push(` img ${q(cut(alt, 80))} `);
           return;
         }
       } else if (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'img') return;
       if (role === 'heading' && !R.row) {
         flush(true);
         const lvl = tag[0] === 'h' && tag.length === 2 ? +tag[1] : parseInt(el.getAttribute('aria-level'), 10) || 2;
-        withBlock(el, () => walkKids(el, i));
+        walkBlock(el, i);
         R.prefix = snap ? '#'.repeat(lvl) + ' ' : '';
         flush(true);
         return;
@@ -732,7 +750,7 @@
       if (isTable && !layoutTable(el)) {
         flush();
         R.tbl.push({ hdr: null, isHdr: false, rows: 0 });
-        withBlock(el, () => walkKids(el, i));
+        walkBlock(el, i);
         flush();
         R.tbl.pop();
         return;
@@ -744,7 +762,7 @@
         t.isHdr = t.hdr === null && t.rows++ < 3 && ((el.parentElement && el.parentElement.localName === 'thead') ||
           (!!el.firstElementChild && Array.prototype.every.call(el.children, (c) => c.localName === 'th' || c.getAttribute('role') === 'columnheader')));
         R.row++;
-        withBlock(el, () => walkKids(el, i));
+        walkBlock(el, i);
         R.row--;
         flush(true);
         t.isHdr = false;
@@ -758,7 +776,7 @@
       if (tag === 'dt') { flush(); walkKids(el, i); return; }
       if (tag === 'dd' && !R.row) {
         const prev = el.previousElementSibling;
-        if (prev && (prev.localName === 'dt' || prev.localName === 'dd') && R.parts.length) push({ t: prev.localName === 'dt' ? ': ' : '; ' });
+        if (prev && (prev.localName === 'dt' || prev.localName === 'dd') && R.parts.length) push(prev.localName === 'dt' ? ': ' : '; ');
         else flush();
         walkKids(el, i);
         flush();
@@ -774,9 +792,9 @@
       if (block) flush();
       // Struck-through text (old prices) is shown as ~~text~~.
       const strike = !R.strike && (tag === 'del' || tag === 's' || tag === 'strike' || (!R.row && i.s.textDecorationLine.includes('line-through')));
-      if (strike) { R.strike++; push({ t: ' ~~' }); }
-      withBlock(el, () => walkKids(el, i));
-      if (strike) { R.strike--; push({ t: '~~ ' }); }
+      if (strike) { R.strike++; push(' ~~'); }
+      walkBlock(el, i);
+      if (strike) { R.strike--; push('~~ '); }
       if (block) flush();
       else if (i.display !== 'inline' && i.display !== 'contents') push(SPACE);
     }
@@ -788,14 +806,16 @@
       }
       const pi = i.p;
       if (!pi || !pi.el) return true;
-      if (pi.hide || !pi.s || !pi.display.endsWith('flex') || !pi.s.flexDirection.startsWith('row')) return true;
-      push({ t: ' ' });
+      if (pi.hide || !pi.s || !pi.display.endsWith('flex')) return true;
+      if (pi._row === undefined) pi._row = pi.s.flexDirection.startsWith('row');
+      if (!pi._row) return true;
+      push(' ');
       return false;
     }
-    function withBlock(el, f) {
+    function walkBlock(el, i) {
       const prev = R.block;
       R.block = el;
-      f();
+      walkKids(el, i);
       R.block = prev;
     }
     // Layout tables (a whole page in a cell) are rendered as blocks.
@@ -825,7 +845,7 @@
       item(el, role, true);
       flush();
       R.inItem++;
-      withBlock(el, () => walkKids(el, i));
+      walkBlock(el, i);
       R.inItem--;
       flush();
       return true;
@@ -849,7 +869,7 @@
       const block = !INLINE.has(i.display);
       if (block) flush();
       if (quiet) R.quiet++;
-      withBlock(el, () => walkKids(el, i));
+      walkBlock(el, i);
       if (quiet) R.quiet--;
       if (block) flush();
     }
@@ -1730,10 +1750,17 @@
     // whose text holds a whole price ("21.490.000<sup>₫</sup>"); context and
     // strike-through come from the deepest element holding that price.
     const prices = [], seenPrice = new Map();
+    // Text nodes joined by spaces ("21.490.000<sup>₫</sup>", cells apart), bounded.
+    const joined = (el, max) => {
+      let out = '';
+      const w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let n = w.nextNode(); n && out.length <= max; n = w.nextNode()) if (!SKIP.has(n.parentNode.localName)) out += ' ' + n.data;
+      return clean(out);
+    };
     const deepest = (el, str) => {
       for (let go = true; go;) {
         go = false;
-        for (const c of el.children) if (clean(c.textContent).includes(str)) { el = c; go = true; break; }
+        for (const c of el.children) if (joined(c, 300).includes(str)) { el = c; go = true; break; }
       }
       return el;
     };
@@ -1742,10 +1769,10 @@
       if (!/\d/.test(n.data) || textHidden(n, C)) continue;
       let el = n.parentElement;
       if (!el || SKIP.has(el.localName)) continue;
-      let t = clean(el.textContent);
-      for (let up = 0; up < 2 && !t.match(PRICE_RE) && el.parentElement && el.parentElement.textContent.length <= 80; up++) {
+      let t = joined(el, 300);
+      for (let up = 0; up < 2 && !t.match(PRICE_RE) && el.parentElement && joined(el.parentElement, 81).length <= 80; up++) {
         el = el.parentElement;
-        t = clean(el.textContent);
+        t = joined(el, 300);
       }
       for (const m of t.matchAll(PRICE_RE)) {
         const str = m[0], at = deepest(el, str);
@@ -1753,7 +1780,7 @@
         if (seen.has(str)) continue;
         seen.add(str);
         seenPrice.set(at, seen);
-        const own = clean(at.textContent), pos = own.indexOf(str);
+        const own = joined(at, 300), pos = own.indexOf(str);
         const before = (pos > 0 ? own.slice(0, pos) : textBefore(at, C)).slice(-50);
         prices.push(Object.assign({ text: clean(str), context: priceContext(at, before, C), struck: isStruck(at, C) }, parsePrice(str)));
       }

@@ -393,3 +393,54 @@ fn hotel_and_event_properties_by_name() {
     );
     assert!(out.missing_fields.is_empty());
 }
+
+#[test]
+fn reservation_total_beats_products_for_a_total() {
+    let facts = json!({
+        "jsonld": [
+            {
+                "@type": "LodgingReservation", "reservationId": "ABC123", "totalPrice": "3500000",
+                "priceCurrency": "VND", "checkinTime": "2026-02-10T14:00:00+07:00",
+                "reservationFor": {"@type": "Hotel", "name": "Hotel X", "address": "1 Tràng Tiền, Hà Nội"}
+            },
+            {"@type": "Product", "name": "Tour A", "offers": {"price": 10, "priceCurrency": "USD"}}
+        ]
+    });
+    let out = run(
+        facts,
+        json!({"price_total": "number", "reservation_id": "string", "checkin_time": "date", "currency": "string"}),
+    );
+    assert_eq!(
+        out,
+        expected(json!({
+            "data": {"checkin_time": "2026-02-10", "currency": "VND", "price_total": 3500000, "reservation_id": "ABC123"},
+            "confidence": {"checkin_time": 0.95, "currency": 0.8, "price_total": 0.95, "reservation_id": 0.95},
+            "sources": {"checkin_time": "json-ld", "currency": "json-ld", "price_total": "json-ld", "reservation_id": "json-ld"},
+            "missing_fields": [],
+            // The page has prices in two currencies; the reservation's is taken.
+            "notes": ["currency: 2 different values (\"VND\" from json-ld, \"USD\" from json-ld); took \"VND\""]
+        }))
+    );
+}
+
+#[test]
+fn twitter_pairs_currency_suffixes_and_several_numbers() {
+    let facts = json!({
+        "pairs": [["Giá", "21.490.000 ₫ 25.990.000 ₫ -17%"]],
+        "meta": {"twitter:label1": "Price", "twitter:data1": "$20", "twitter:label2": "Availability", "twitter:data2": "In stock"}
+    });
+    let out = run(facts, json!({"price_vnd": "number", "price_usd": "number", "in_stock": "boolean"}));
+    assert_eq!(
+        out,
+        expected(json!({
+            "data": {"in_stock": true, "price_usd": 20, "price_vnd": 21490000},
+            "confidence": {"in_stock": 0.85, "price_usd": 0.85, "price_vnd": 0.75},
+            "sources": {"in_stock": "meta", "price_usd": "meta", "price_vnd": "label"},
+            "missing_fields": [],
+            "notes": [
+                "price_vnd: skipped \"$20\" is in USD, not VND (meta)",
+                "price_vnd: \"21.490.000 ₫ 25.990.000 ₫ -17%\" holds several numbers; used the first"
+            ]
+        }))
+    );
+}

@@ -72,6 +72,9 @@ const PRIMITIVES: [&str; 32] = [
 
 const ROBUSTNESS: [&str; 3] = ["browser_retry", "browser_detect_state", "browser_extract_table"];
 
+/// Not in tools.md's tables: the page as the model sees it (browser issue).
+const PAGE_VIEW: [&str; 2] = ["browser_snapshot", "browser_find"];
+
 const SKILLS: [&str; 12] = [
     "travel_plan_itinerary",
     "travel_search_options",
@@ -87,12 +90,42 @@ const SKILLS: [&str; 12] = [
     "creator_triage_inbox",
 ];
 
-const AVAILABLE: [&str; 6] =
-    ["normalize_compare", "user_profile_get", "user_profile_set", "files_store", "files_get", "files_tag"];
+const AVAILABLE: &[&str] = &[
+    "normalize_compare",
+    "user_profile_get",
+    "user_profile_set",
+    "files_store",
+    "files_get",
+    "files_tag",
+    "browser_navigate",
+    "browser_new_tab",
+    "browser_switch_tab",
+    "browser_list_tabs",
+    "browser_close_tab",
+    "browser_wait",
+    "browser_click",
+    "browser_type",
+    "browser_scroll",
+    "browser_press_key",
+    "browser_select_option",
+    "browser_check",
+    "browser_uncheck",
+    "browser_upload_file",
+    "browser_download",
+    "browser_screenshot",
+    "browser_get_dom",
+    "browser_read_text",
+    "browser_extract",
+    "browser_retry",
+    "browser_detect_state",
+    "browser_extract_table",
+    "browser_snapshot",
+    "browser_find",
+];
 
 /// (name, scope, risk, requires_confirmation), from tools.md's tables; the
 /// robustness tools and skills as derived in the brief.
-const GATING: [(&str, PermissionScope, RiskLevel, bool); 47] = [
+const GATING: [(&str, PermissionScope, RiskLevel, bool); 49] = [
     ("browser_navigate", WriteNonDestructive, Low, false),
     ("browser_new_tab", WriteNonDestructive, Low, false),
     ("browser_switch_tab", WriteNonDestructive, Low, false),
@@ -128,6 +161,8 @@ const GATING: [(&str, PermissionScope, RiskLevel, bool); 47] = [
     ("browser_retry", WriteNonDestructive, Low, false),
     ("browser_detect_state", ReadOnly, Low, false),
     ("browser_extract_table", ReadOnly, Low, false),
+    ("browser_snapshot", ReadOnly, Low, false),
+    ("browser_find", ReadOnly, Low, false),
     ("travel_plan_itinerary", ReadOnly, Low, false),
     ("travel_search_options", ReadOnly, Low, false),
     ("travel_fill_forms", Submit, High, true),
@@ -166,21 +201,22 @@ fn errors_of(name: &str, args: &Value) -> Vec<String> {
 }
 
 #[test]
-fn has_47_unique_entries_in_tools_md_order() {
+fn has_the_47_tools_md_entries_in_order_plus_the_page_view() {
     let names: Vec<String> = catalogue().into_iter().map(|t| t.name).collect();
-    let expected: Vec<&str> = PRIMITIVES.iter().chain(&ROBUSTNESS).chain(&SKILLS).copied().collect();
+    let expected: Vec<&str> =
+        PRIMITIVES.iter().chain(&ROBUSTNESS).chain(&PAGE_VIEW).chain(&SKILLS).copied().collect();
     assert_eq!(names, expected);
     let unique: HashSet<&String> = names.iter().collect();
-    assert_eq!(unique.len(), 47);
+    assert_eq!(unique.len(), 49);
 }
 
 #[test]
-fn kinds_split_35_primitives_and_12_skills() {
+fn kinds_split_37_primitives_and_12_skills() {
     let tools = catalogue();
     let primitives: Vec<&str> =
         tools.iter().filter(|t| t.kind == ToolKind::Primitive).map(|t| t.name.as_str()).collect();
     let skills: Vec<&str> = tools.iter().filter(|t| t.kind == ToolKind::Skill).map(|t| t.name.as_str()).collect();
-    let expected: Vec<&str> = PRIMITIVES.iter().chain(&ROBUSTNESS).copied().collect();
+    let expected: Vec<&str> = PRIMITIVES.iter().chain(&ROBUSTNESS).chain(&PAGE_VIEW).copied().collect();
     assert_eq!(primitives, expected);
     assert_eq!(skills, SKILLS.to_vec());
     assert!(tools.iter().all(|t| t.executor == Executor::Builtin));
@@ -205,7 +241,7 @@ fn scopes_from_submit_upward_require_confirmation() {
 }
 
 #[test]
-fn only_the_six_builtins_are_available_and_planned_ones_say_what_they_need() {
+fn the_builtin_and_browser_tools_are_available_and_planned_ones_say_what_they_need() {
     for t in catalogue() {
         if AVAILABLE.contains(&t.name.as_str()) {
             assert_eq!(t.status, ToolStatus::Available, "{}", t.name);
