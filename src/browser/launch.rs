@@ -158,6 +158,7 @@ fn launch_config(options: &BrowserOptions) -> Result<BrowserConfig> {
         Error::new(ErrorCode::DataDir, format!("cannot create the browser profile {}", options.profile_dir.display()))
             .with_source(e)
     })?;
+    mark_clean_exit(&options.profile_dir);
     let headless = options.headless || !has_display();
     if headless && !options.headless {
         tracing::warn!("no display found: the browser runs headless (pass --headless to silence this)");
@@ -189,6 +190,24 @@ fn launch_config(options: &BrowserOptions) -> Result<BrowserConfig> {
         builder = builder.no_sandbox();
     }
     builder.build().map_err(|e| Error::new(ErrorCode::BrowserUnavailable, format!("bad browser configuration: {e}")))
+}
+
+/// After a crash Chromium offers to restore the last session and opens a
+/// tab of its own for it; Halley restores the tabs itself, so the profile
+/// is marked as cleanly closed before a launch.
+fn mark_clean_exit(profile: &Path) {
+    let prefs = profile.join("Default").join("Preferences");
+    let Ok(text) = std::fs::read_to_string(&prefs) else { return };
+    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(&text) else { return };
+    let Some(p) = value.get_mut("profile").and_then(serde_json::Value::as_object_mut) else { return };
+    if p.get("exit_type").and_then(serde_json::Value::as_str) == Some("Normal") {
+        return;
+    }
+    p.insert("exit_type".into(), "Normal".into());
+    p.insert("exited_cleanly".into(), true.into());
+    if let Ok(out) = serde_json::to_string(&value) {
+        let _ = std::fs::write(&prefs, out);
+    }
 }
 
 /// Flags for a quiet, user-like browser: no first-run UI, no background

@@ -169,10 +169,30 @@ async fn reopen_tabs(state: &mut State, reopen: Vec<(String, String)>) -> Result
         for (target, _, _) in spare {
             let _ = conn.browser.execute(CloseTargetParams::new(target)).await;
         }
+        if conn.owned {
+            close_startup_tabs(conn, &tabs).await;
+        }
     }
     state.tabs = tabs;
     state.current = old_current.filter(|c| state.tabs.iter().any(|t| &t.id == c));
     Ok(())
+}
+
+/// Opening the first window of a relaunched profile makes Chromium add its
+/// start page next to it; that tab is not one of the user's.
+async fn close_startup_tabs(conn: &Connected, ours: &[Tab]) {
+    let deadline = Instant::now() + Duration::from_millis(600);
+    while Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let Ok(targets) = page_targets(conn).await else { return };
+        for (target, url, _) in targets {
+            let start_page = url.starts_with("chrome://newtab") || url.starts_with("chrome://new-tab-page");
+            if start_page && !ours.iter().any(|t| t.target == target) {
+                let _ = conn.browser.execute(CloseTargetParams::new(target)).await;
+                return;
+            }
+        }
+    }
 }
 
 /// The page targets of the browser, in its order: (id, url, title).

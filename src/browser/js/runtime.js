@@ -57,10 +57,10 @@
     return null;
   }
   function frameOf(doc) {
-    try { const w = doc.defaultView; return (w && w.frameElement) || null; } catch (e) { return null; }
+    try { const w = doc.defaultView; return (w && w.frameElement) || null; } catch { return null; }
   }
   function frameDoc(f) {
-    try { const d = f.contentDocument; return d && d.documentElement ? d : null; } catch (e) { return null; }
+    try { const d = f.contentDocument; return d && d.documentElement ? d : null; } catch { return null; }
   }
   // Children in the composed (rendered) tree.
   // Elements that may host a shadow root (attachShadow's allow list).
@@ -179,9 +179,10 @@
     if (display === 'none') return HIDDEN;
     const op = s.opacity;
     if (op !== '1' && parseFloat(op) < 0.02) return HIDDEN;
-    const pos = s.position, ov = display === 'inline' ? 'visible' : s.overflow;
+    // overflow-x 'visible' implies overflow-y 'visible' (else it computes to auto).
+    const pos = s.position, ox0 = display === 'inline' ? 'visible' : s.overflowX;
     const i = { hide: false, self: s.visibility !== 'visible', khide: false, display, pos, el, tag, attrs, p, s, w,
-      clip: pos === 'fixed' ? null : p.clip, _ptr: undefined, _rect: null, _vis: undefined, _th: undefined, _bg: undefined };
+      clip: pos === 'fixed' ? null : p.clip, _ptr: undefined, _row: undefined, _rect: null, _vis: undefined, _th: undefined, _bg: undefined };
     if (display === 'contents') return i;
     if (pos === 'absolute' || pos === 'fixed') {
       const c = s.clip;
@@ -202,8 +203,8 @@
       const c = i.clip;
       if (c && (r.width || r.height) && (r.right <= c.l || r.left >= c.r || r.bottom <= c.t || r.top >= c.b)) return HIDDEN;
     }
-    if (ov !== 'visible' && tag !== 'body' && tag !== 'html') {
-      const [ox, oy = ox] = ov.split(' ');
+    if (ox0 !== 'visible' && tag !== 'body' && tag !== 'html') {
+      const ox = ox0, oy = s.overflowY;
       const hx = ox === 'hidden' || ox === 'clip', hy = oy === 'hidden' || oy === 'clip';
       const sx = ox === 'auto' || ox === 'scroll', sy = oy === 'auto' || oy === 'scroll';
       // Scrollable content is reachable: lift the clip on that axis.
@@ -310,6 +311,10 @@
     '[role=button],[role=link],[role=checkbox],[role=radio],[role=switch],[role=tab],[role=menuitem],[role=option],' +
     '[role=combobox],[role=textbox],[role=slider],[onclick],[tabindex]:not([tabindex^="-"])';
 
+  const TAG_ROLE = { textarea: 'textbox', option: 'option', h1: 'heading', h2: 'heading', h3: 'heading', h4: 'heading',
+    h5: 'heading', h6: 'heading', nav: 'navigation', main: 'main', aside: 'complementary', form: 'form', search: 'search',
+    dialog: 'dialog', table: 'table', tr: 'row', td: 'cell', ul: 'list', ol: 'list', li: 'listitem', summary: 'button',
+    progress: 'progressbar', fieldset: 'group', details: 'group', p: 'paragraph' };
   function roleOf(el, tag, attrs) {
     if (attrs === undefined) attrs = el.hasAttributes();
     if (attrs) {
@@ -332,30 +337,13 @@
         return '';
       }
       case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
-      case 'textarea': return 'textbox';
-      case 'option': return 'option';
-      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
       case 'img': return el.getAttribute('alt') === '' ? '' : 'img';
-      case 'nav': return 'navigation';
-      case 'main': return 'main';
-      case 'aside': return 'complementary';
       case 'header': case 'footer':
         return el.parentElement && el.parentElement.closest('article,aside,main,nav,section') ? '' : tag === 'header' ? 'banner' : 'contentinfo';
-      case 'form': return 'form';
-      case 'search': return 'search';
       case 'section': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : '';
-      case 'dialog': return 'dialog';
-      case 'table': return 'table';
-      case 'tr': return 'row';
-      case 'td': return 'cell';
       case 'th': return el.getAttribute('scope') === 'row' ? 'rowheader' : 'columnheader';
-      case 'ul': case 'ol': return 'list';
-      case 'li': return 'listitem';
-      case 'summary': return 'button';
-      case 'progress': return 'progressbar';
-      case 'fieldset': case 'details': return 'group';
-      case 'p': return 'paragraph';
     }
+    if (TAG_ROLE[tag]) return TAG_ROLE[tag];
     if (attrs && el.hasAttribute('contenteditable') && el.isContentEditable) return 'textbox';
     return '';
   }
@@ -436,7 +424,7 @@
   }
   function labelsText(el, C) {
     let labels = null;
-    try { labels = el.labels; } catch (e) { /* not labelable */ }
+    try { labels = el.labels; } catch { /* not labelable */ }
     if (!labels || !labels.length) return '';
     return clean(Array.from(labels, (l) => contentText(l, C, el)).join(' '));
   }
@@ -531,6 +519,7 @@
   const MAX_TEXT = 160;
   const NONSPACE = /[^\s\u00a0\u200b\u200c\u200d\u2060\ufeff]/;
   const SPACE = ' ';
+  const NATIVE_I = new Set(['a', 'button', 'input', 'select', 'textarea', 'summary']);
   // Kinds that may share a line; form fields get a line each.
   const INLINE_KINDS = new Set(['link', 'button', 'radio', 'clickable', 'option', 'tab', 'menuitem', 'menuitemradio', 'treeitem']);
   function render(mode, start, C, opt) {
@@ -554,7 +543,8 @@
       const cells = [];
       let cell = [], txt = '', refs = [], keys = [], items = 0, textLen = 0, isRow = false;
       const endText = () => {
-        const t = txt.replace(/(^| )~~ ?~~(?= |$)/g, '$1').replace(/ {2,}/g, ' ').trim();
+        let t = txt.includes('~~') ? txt.replace(/(^| )~~ ?~~(?= |$)/g, '$1') : txt;
+        t = t.replace(/ {2,}/g, ' ').trim();
         if (t) { cell.push({ s: snap ? cut(t, MAX_TEXT) : t }); textLen += t.length; }
         txt = '';
       };
@@ -659,7 +649,7 @@
       if (!raw || raw.startsWith('#') || /^javascript:/i.test(raw)) return '';
       if (raw[0] === '/' && raw[1] !== '/' && !raw.includes('#') && !raw.includes('..') && !raw.includes('./')) return raw.length <= 60 ? raw : '';
       let u;
-      try { u = new URL(raw, el.baseURI); } catch (e) { return ''; }
+      try { u = new URL(raw, el.baseURI); } catch { return ''; }
       const here = el.ownerDocument.location;
       let h;
       if (u.protocol === 'mailto:' || u.protocol === 'tel:') h = u.href;
@@ -675,7 +665,7 @@
       if (!label && land === 'dialog') { const h = el.querySelector('h1,h2,h3,h4,[role=heading]'); if (h) label = contentText(h, C); }
       let h = '## ' + land + (label ? ' ' + q(cut(label, 60)) : '');
       if (!label && land === 'form' && (el.id || el.getAttribute('name'))) h += ' #' + (el.id || el.getAttribute('name'));
-      if (land === 'dialog') { try { if (el.matches(':modal') || el.getAttribute('aria-modal') === 'true') h += ' modal'; } catch (e) { /* old engines */ } }
+      if (land === 'dialog') { try { if (el.matches(':modal') || el.getAttribute('aria-modal') === 'true') h += ' modal'; } catch { /* old engines */ } }
       return h;
     }
 
@@ -832,8 +822,8 @@
         if (f && f.nodeType === 3 && NONSPACE.test(f.data)) i._vis = true;
       }
       if (!visible(el, C)) return false;
-      const generic = !IROLES.has(role) && !['a', 'button', 'input', 'select', 'textarea', 'summary'].includes(el.localName) && role !== 'textbox';
-      const nested = el.localName !== 'select' && el.localName !== 'textarea' && !!el.querySelector(INTERACTIVE_CSS);
+      const generic = !IROLES.has(role) && !NATIVE_I.has(i.tag) && role !== 'textbox';
+      const nested = i.tag !== 'select' && i.tag !== 'textarea' && !!el.firstElementChild && !!el.querySelector(INTERACTIVE_CSS);
       if (generic && nested) return false; // wrappers with tabindex/onclick
       C.done.add(el);
       if (block) flush();
@@ -854,7 +844,7 @@
     // input, or quiet (its text is the visible control's name).
     function label(el, i) {
       let ctrl = null;
-      try { ctrl = el.control; } catch (e) { /* detached */ }
+      try { ctrl = el.control; } catch { /* detached */ }
       if (ctrl && !C.done.has(ctrl) && ctrl.localName === 'input' && ['checkbox', 'radio', 'file'].includes(ctrl.type) && !visible(ctrl, C)) {
         if (i.khide || !visible(el, C)) return;
         C.done.add(ctrl);
@@ -881,7 +871,7 @@
         if (snap && rectOf(i).width > 20 && rectOf(i).height > 20) {
           flush(true);
           let host = '';
-          try { host = new URL(el.src, el.baseURI).host; } catch (e) { /* no src */ }
+          try { host = new URL(el.src, el.baseURI).host; } catch { /* no src */ }
           emit(`## iframe${title ? ' ' + q(cut(title, 60)) : ''} (cross-origin${host ? ': ' + host : ''}, not shown)`, { refs: [] });
         }
         return;
@@ -947,7 +937,7 @@
     let rs = roots(C);
     if (t.frame) {
       let f = null;
-      try { f = qsaAll(C, String(t.frame)).find((x) => x.localName === 'iframe' || x.localName === 'frame'); } catch (e) {
+      try { f = qsaAll(C, String(t.frame)).find((x) => x.localName === 'iframe' || x.localName === 'frame'); } catch {
         return err('invalid_arguments', `invalid frame selector \`${t.frame}\``);
       }
       if (!f) return err('element_not_found', `no iframe matches frame \`${t.frame}\``);
@@ -979,7 +969,7 @@
     } else {
       const css = sel.replace(/^css=/, '');
       cands = [];
-      try { for (const r of rs) for (const el of r.querySelectorAll(css)) cands.push(el); } catch (e) {
+      try { for (const r of rs) for (const el of r.querySelectorAll(css)) cands.push(el); } catch {
         return err('invalid_arguments', `invalid CSS selector \`${css}\`. Use a ref from browser_snapshot, text=Label, role=button[name="..."] or valid CSS.`);
       }
     }
@@ -1086,7 +1076,7 @@
 
   // ---------------------------------------------------------------- geometry
   function scrollTo(el) {
-    try { el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' }); } catch (e) { el.scrollIntoView(); }
+    try { el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' }); } catch { el.scrollIntoView(); }
   }
   // Offset of an element's document inside the top-level viewport.
   function frameOffset(doc, C) {
@@ -1133,7 +1123,7 @@
     if (!f) return null;
     const fa = el.getAttribute && el.getAttribute('formaction');
     let action = fa || f.getAttribute('action') || '';
-    try { action = new URL(action, el.baseURI).href; } catch (e) { /* keep raw */ }
+    try { action = new URL(action, el.baseURI).href; } catch { /* keep raw */ }
     return { action, method: (el.getAttribute('formmethod') || f.getAttribute('method') || 'get').toLowerCase(), id: f.id || f.getAttribute('name') || null };
   }
   function elDesc(el, C) {
@@ -1176,12 +1166,12 @@
     const doc = el.ownerDocument;
     if (el.localName === 'input' || el.localName === 'textarea') {
       if (a.clear) {
-        try { el.select(); } catch (e) { /* some types */ }
+        try { el.select(); } catch { /* some types */ }
         const proto = el.localName === 'input' ? HTMLInputElement.prototype : HTMLTextAreaElement.prototype;
         Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, '');
         el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
       } else {
-        try { el.setSelectionRange(el.value.length, el.value.length); } catch (e) { /* email/number */ }
+        try { el.setSelectionRange(el.value.length, el.value.length); } catch { /* email/number */ }
       }
     } else {
       const sel = doc.getSelection(), range = doc.createRange();
@@ -1190,7 +1180,7 @@
       sel.removeAllRanges();
       sel.addRange(range);
       if (a.clear) {
-        try { doc.execCommand('delete'); } catch (e) { /* ignore */ }
+        try { doc.execCommand('delete'); } catch { /* ignore */ }
         if (clean(el.textContent)) {
           el.textContent = '';
           el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
@@ -1275,7 +1265,7 @@
     let target = el;
     if (!visible(el, C)) {
       let labels = [];
-      try { labels = Array.from(el.labels || []); } catch (e) { /* none */ }
+      try { labels = Array.from(el.labels || []); } catch { /* none */ }
       const l = labels.find((x) => visible(x, C));
       if (l) target = l;
     }
@@ -1620,7 +1610,7 @@
   const PRICE_WORDS = new Set(['sale', 'old', 'regular', 'original', 'giam', 'was', 'now', 'final', 'special', 'km', 'list',
     'market', 'tong', 'new', 'current', 'compare', 'strike', 'through', 'save', 'subtotal', 'shipping', 'ship', 'fee', 'tax']);
   const isPriceHint = (tk) => { const f = fold(tk); return PRICE_HINT.test(f) || f.split(/[-_]/).some((w) => PRICE_WORDS.has(w)); };
-  function priceContext(el, before, C) {
+  function priceContext(el, before) {
     const hints = [];
     let e = el;
     for (let k = 0; k < 5 && e && e.nodeType === 1; k++, e = parentEl(e)) {
@@ -1671,7 +1661,7 @@
       jsonld.push(o);
     };
     for (const s of qsaAll(C, 'script[type="application/ld+json" i]')) {
-      try { addLd(JSON.parse(s.textContent.trim().replace(/^<!--|-->$/g, ''))); } catch (e) { jsonldErrors++; }
+      try { addLd(JSON.parse(s.textContent.trim().replace(/^<!--|-->$/g, ''))); } catch { jsonldErrors++; }
     }
     const meta = {};
     for (const m of document.querySelectorAll('meta[content]')) {
@@ -1782,7 +1772,7 @@
         seenPrice.set(at, seen);
         const own = joined(at, 300), pos = own.indexOf(str);
         const before = (pos > 0 ? own.slice(0, pos) : textBefore(at, C)).slice(-50);
-        prices.push(Object.assign({ text: clean(str), context: priceContext(at, before, C), struck: isStruck(at, C) }, parsePrice(str)));
+        prices.push(Object.assign({ text: clean(str), context: priceContext(at, before), struck: isStruck(at, C) }, parsePrice(str)));
       }
     }
     return { jsonld, jsonld_errors: jsonldErrors, microdata, meta, pairs, prices, title: clean(document.title), url: location.href,
@@ -1803,7 +1793,7 @@
   };
   globalThis.__halley = Object.freeze({
     version: VERSION,
-    element: (a) => { try { return element(a || {}); } catch (e) { return null; } },
+    element: (a) => { try { return element(a || {}); } catch { return null; } },
     locate: guard('locate', locate),
     focus: guard('focus', focus),
     select: guard('select', select),
