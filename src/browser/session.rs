@@ -53,7 +53,14 @@ struct State {
     launches: u32,
     /// Set when the browser was found dead: the next acquire relaunches.
     crashed: bool,
+    /// Until then, a start page the browser opens by itself after a launch
+    /// (Chromium adds one when a relaunched profile opens its first window)
+    /// is closed rather than listed: it is not one of the user's tabs.
+    startup_until: Option<Instant>,
 }
+
+/// How long after a launch the browser's own start page is closed.
+const STARTUP_GRACE: Duration = Duration::from_secs(5);
 
 impl BrowserSession {
     pub fn new(options: BrowserOptions) -> BrowserSession {
@@ -123,6 +130,7 @@ async fn start(options: &BrowserOptions, state: &mut State) -> Result<()> {
         match connect(options).await {
             Ok(conn) => {
                 state.launches += 1;
+                state.startup_until = conn.owned.then(|| Instant::now() + STARTUP_GRACE);
                 let _ = std::fs::create_dir_all(&options.downloads_dir);
                 let downloads = SetDownloadBehaviorParams::builder()
                     .behavior(SetDownloadBehaviorBehavior::AllowAndName)
@@ -169,30 +177,10 @@ async fn reopen_tabs(state: &mut State, reopen: Vec<(String, String)>) -> Result
         for (target, _, _) in spare {
             let _ = conn.browser.execute(CloseTargetParams::new(target)).await;
         }
-        if conn.owned {
-            close_startup_tabs(conn, &tabs).await;
-        }
     }
     state.tabs = tabs;
     state.current = old_current.filter(|c| state.tabs.iter().any(|t| &t.id == c));
     Ok(())
-}
-
-/// Opening the first window of a relaunched profile makes Chromium add its
-/// start page next to it; that tab is not one of the user's.
-async fn close_startup_tabs(conn: &Connected, ours: &[Tab]) {
-    let deadline = Instant::now() + Duration::from_millis(600);
-    while Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        let Ok(targets) = page_targets(conn).await else { return };
-        for (target, url, _) in targets {
-            let start_page = url.starts_with("chrome://newtab") || url.starts_with("chrome://new-tab-page");
-            if start_page && !ours.iter().any(|t| t.target == target) {
-                let _ = conn.browser.execute(CloseTargetParams::new(target)).await;
-                return;
-            }
-        }
-    }
 }
 
 /// The page targets of the browser, in its order: (id, url, title).
@@ -276,6 +264,20 @@ impl Guard<'_> {
                 return Err(if self.state.crashed { crashed() } else { e });
             }
         };
+        let starting = self.state.startup_until.is_some_and(|t| Instant::now() < t);
+        let mut targets = targets;
+        if starting {
+            let mut kept = Vec::with_capacity(targets.len());
+            for (target, url, title) in targets {
+                let start_page = url.starts_with("chrome://newtab") || url.starts_with("chrome://new-tab-page");
+                if start_page && !self.state.tabs.iter().any(|t| t.target == target) {
+                    let _ = self.conn()?.browser.execute(CloseTargetParams::new(target)).await;
+                } else {
+                    kept.push((target, url, title));
+                }
+            }
+            targets = kept;
+        }
         let state = &mut *self.state;
         state.tabs.retain(|t| targets.iter().any(|(id, _, _)| id == &t.target));
         for (target, url, title) in targets {

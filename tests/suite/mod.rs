@@ -8,3 +8,4 @@ mod browser_nav;
 mod browser_form;
 mod browser_crash;
 mod browser_capture;
+mod browser_more;

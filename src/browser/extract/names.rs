@@ -225,11 +225,13 @@ pub(super) struct FieldSpec {
 
 impl FieldSpec {
     pub(super) fn new(name: &str) -> Self {
-        let key = Key::new(name);
         let norm = norm_key(name);
         let all = without_stopwords(&tokens(&norm));
         let unit = all.last().and_then(|t| unit_of(t)).filter(|_| all.len() > 1);
         let base = if unit.is_some() { &all[..all.len() - 1] } else { &all[..] };
+        // `return_days` names the thing (`return`) in a unit (`days`): labels
+        // are matched on the thing.
+        let key = if unit.is_some() { Key::new(&base.join("_")) } else { Key::new(name) };
         let concept = concept_of(base, false).or_else(|| fuzzy_concept(base));
         Self { name: name.to_string(), key, concept, unit }
     }

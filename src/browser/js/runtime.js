@@ -1162,8 +1162,13 @@
       return err('not_interactable', `${shortDesc(el, C)} is not editable${isDisabled(el) ? ' (disabled)' : el.readOnly ? ' (readonly)' : ''}; use browser_click for buttons/links, browser_select_option for <select>, browser_check for checkboxes`);
     }
     scrollTo(el);
-    el.focus({ preventScroll: true });
     const doc = el.ownerDocument;
+    // Already focused (the user may have selected text in it, e.g. with
+    // Ctrl+A): keep the caret and selection where they are.
+    let active = doc.activeElement;
+    while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
+    if (active === el && !a.clear) return desc(el, C);
+    el.focus({ preventScroll: true });
     if (el.localName === 'input' || el.localName === 'textarea') {
       if (a.clear) {
         try { el.select(); } catch { /* some types */ }

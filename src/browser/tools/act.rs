@@ -195,7 +195,12 @@ pub(super) async fn press_key(call: &mut Call<'_>, args: BrowserPressKeyArgs) ->
     let tab = call.tab(None).await?;
     if !args.target.is_page() {
         actionable(&tab, &args.target, false).await?;
-        runtime::call(&tab, "focus", &json!({"target": target_json(&args.target), "clear": false})).await?;
+        // Any element can take focus for keys (a button, a link, a list).
+        let expr = format!(
+            "(() => {{ const el = globalThis.__halley && __halley.element({}); if (!el) return false; el.focus(); return true; }})()",
+            target_json(&args.target)
+        );
+        runtime::eval(&tab, &expr, true).await?;
     }
     let mut navigated = false;
     let mut pressed = 0u32;

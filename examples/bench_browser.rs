@@ -1,0 +1,517 @@
+//! Browser benchmark: Halley against Playwright MCP on the fixture pages,
+//! side by side in one run. Prints snapshot sizes (tokens), snapshot time and
+//! action latency as markdown tables; `--write-doc` also puts them into
+//! `docs/benchmarks.md`. Run it with `make bench` (see docs/benchmarks.md).
+//!
+//! Halley is driven in-process through `halley::Core`; Playwright MCP over
+//! stdio by `bench/playwright-mcp/bench.mjs`, which this program starts after
+//! Halley's browser has been closed, so the two never share the CPU.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result, anyhow, bail};
+use halley::core::BrowserSettings;
+use halley::tools::{Registry, ToolResultV2};
+use halley::{Core, DataDir};
+use regex::Regex;
+use serde_json::{Value, json};
+
+#[allow(dead_code, clippy::expect_used)]
+#[path = "../tests/common/fixtures.rs"]
+mod fixtures;
+
+/// The fixture pages whose snapshots are compared.
+const PAGES: &[&str] = &[
+    "shop-vn.html",
+    "shop-us.html",
+    "form.html",
+    "frames.html",
+    "modal.html",
+    "hidden.html",
+    "tabs.html",
+    "login.html",
+    "catalogue?rows=200",
+    "catalogue?rows=3000",
+];
+/// Largest snapshot page Halley accepts: the full snapshot is read with it.
+const FULL_BUDGET: u64 = 200_000;
+const DOC: &str = "docs/benchmarks.md";
+const START: &str = "<!-- browser-bench:start -->";
+const END: &str = "<!-- browser-bench:end -->";
+const TOKEN_TARGET: f64 = 0.5;
+const LATENCY_TARGET: f64 = 1.0;
+
+struct Options {
+    write_doc: bool,
+    snapshot_runs: usize,
+    action_runs: usize,
+    chromium: PathBuf,
+}
+
+fn options() -> Result<Options> {
+    let mut o = Options {
+        write_doc: false,
+        snapshot_runs: 15,
+        action_runs: 20,
+        chromium: PathBuf::from("/usr/bin/chromium"),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| anyhow!("{name} needs a value"));
+        match arg.as_str() {
+            "--write-doc" => o.write_doc = true,
+            "--snapshot-runs" => o.snapshot_runs = value(&arg)?.parse()?,
+            "--action-runs" => o.action_runs = value(&arg)?.parse()?,
+            "--chromium" => o.chromium = value(&arg)?.into(),
+            "-h" | "--help" => {
+                println!(
+                    "usage: bench_browser [--write-doc] [--snapshot-runs N (15)] [--action-runs N (20)] \
+                     [--chromium PATH (/usr/bin/chromium)]"
+                );
+                std::process::exit(0);
+            }
+            other => bail!("unknown argument `{other}` (try --help)"),
+        }
+    }
+    if o.snapshot_runs == 0 || o.action_runs == 0 {
+        bail!("--snapshot-runs and --action-runs must be at least 1");
+    }
+    Ok(o)
+}
+
+/// Median and 90th percentile (nearest rank) of some milliseconds.
+#[derive(Debug, Clone, Copy)]
+struct Stats {
+    median: f64,
+    p90: f64,
+}
+
+impl Stats {
+    fn of(samples: &[f64]) -> Stats {
+        let mut s = samples.to_vec();
+        s.sort_by(f64::total_cmp);
+        let n = s.len();
+        let median = if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 };
+        let rank = ((0.9 * n as f64).ceil() as usize).clamp(1, n);
+        Stats { median, p90: s[rank - 1] }
+    }
+
+    fn from_json(v: &Value) -> Stats {
+        Stats { median: v["median"].as_f64().unwrap_or(f64::NAN), p90: v["p90"].as_f64().unwrap_or(f64::NAN) }
+    }
+}
+
+/// One tool call, timed; an error result is an error.
+async fn call(core: &Core, name: &str, args: Value) -> Result<(f64, ToolResultV2)> {
+    let t0 = Instant::now();
+    let result = core.call_tool(name, args.clone()).await;
+    let ms = t0.elapsed().as_secs_f64() * 1000.0;
+    if !result.is_ok() {
+        let why = result.error.as_ref().map(|e| format!("{:?}: {}", e.code, e.message)).unwrap_or_default();
+        bail!("Halley {name} {args} failed: {why}");
+    }
+    Ok((ms, result))
+}
+
+/// `1 + runs` runs of `f`; the first is a warm-up and is not counted. Returns
+/// the stats and the last run's value.
+async fn timed<T, F, Fut>(runs: usize, mut f: F) -> Result<(Stats, T)>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<(f64, T)>>,
+{
+    let (_, mut last) = f().await?;
+    let mut ms = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let (t, v) = f().await?;
+        ms.push(t);
+        last = v;
+    }
+    Ok((Stats::of(&ms), last))
+}
+
+/// Halley's whole snapshot of the current page: every page of it at the
+/// largest budget, joined. Returns the time of all calls together.
+async fn full_snapshot(core: &Core) -> Result<(f64, String)> {
+    let (mut ms, first) = call(core, "browser_snapshot", json!({"max_chars": FULL_BUDGET})).await?;
+    let mut text = first.data["text"].as_str().unwrap_or_default().to_owned();
+    let pages = first.data["pages"].as_u64().unwrap_or(1);
+    for page in 2..=pages {
+        let (t, more) = call(core, "browser_snapshot", json!({"max_chars": FULL_BUDGET, "page": page})).await?;
+        ms += t;
+        text.push('\n');
+        text.push_str(more.data["text"].as_str().unwrap_or_default());
+    }
+    Ok((ms, text))
+}
+
+struct HalleyPage {
+    name: String,
+    url: String,
+    full: String,
+    full_pages: u64,
+    first_page: String,
+    pages: u64,
+    refs: usize,
+    time: Stats,
+}
+
+struct Action {
+    name: &'static str,
+    what: &'static str,
+    time: Stats,
+    /// Characters of the result's `data` as JSON.
+    response_chars: usize,
+}
+
+struct HalleyRun {
+    pages: Vec<HalleyPage>,
+    actions: Vec<Action>,
+    trivial: Stats,
+}
+
+fn distinct_refs(text: &str) -> Result<usize> {
+    let re = Regex::new(r"\[(e\d+)\]")?;
+    let refs: std::collections::BTreeSet<&str> =
+        re.captures_iter(text).filter_map(|c| c.get(1)).map(|m| m.as_str()).collect();
+    Ok(refs.len())
+}
+
+/// The ref of the element on the snapshot line matching `pattern`
+/// (`[e16] button "Thêm vào giỏ"` -> `e16`).
+fn ref_of(text: &str, pattern: &str) -> Result<String> {
+    let re = Regex::new(&format!(r"\[(e\d+)\] {pattern}"))?;
+    re.captures(text)
+        .and_then(|c| c.get(1))
+        .map(|m| m.as_str().to_owned())
+        .ok_or_else(|| anyhow!("no `{pattern}` in Halley's snapshot:\n{text}"))
+}
+
+async fn halley(core: &Core, server: &fixtures::FixtureServer, o: &Options) -> Result<HalleyRun> {
+    let mut pages = Vec::new();
+    for name in PAGES {
+        eprintln!("[halley] snapshot {name}");
+        let url = server.url(name);
+        call(core, "browser_navigate", json!({"url": url})).await?;
+        let (time, full) = timed(o.snapshot_runs, || full_snapshot(core)).await?;
+        let (_, first) = call(core, "browser_snapshot", json!({})).await?;
+        let (_, whole) = call(core, "browser_snapshot", json!({"max_chars": FULL_BUDGET})).await?;
+        pages.push(HalleyPage {
+            name: (*name).to_owned(),
+            url,
+            refs: distinct_refs(&full)?,
+            full,
+            full_pages: whole.data["pages"].as_u64().unwrap_or(0),
+            first_page: first.data["text"].as_str().unwrap_or_default().to_owned(),
+            pages: first.data["pages"].as_u64().unwrap_or(0),
+            time,
+        });
+    }
+
+    eprintln!("[halley] actions");
+    let runs = o.action_runs;
+    let size = |r: &ToolResultV2| r.data.to_string().chars().count();
+    let mut actions = Vec::new();
+    let shop = server.url("shop-vn.html");
+    let form = server.url("form.html");
+
+    let (time, last) = timed(runs, || call(core, "browser_navigate", json!({"url": shop, "wait_until": "load"}))).await?;
+    actions.push(Action { name: "navigate", what: "shop-vn.html, until load", time, response_chars: size(&last) });
+
+    let (_, snap) = call(core, "browser_snapshot", json!({})).await?;
+    let cart = ref_of(snap.data["text"].as_str().unwrap_or_default(), r#"button "Thêm vào giỏ""#)?;
+    let (time, last) = timed(runs, || call(core, "browser_click", json!({"ref": cart}))).await?;
+    actions.push(Action { name: "click", what: "button “Thêm vào giỏ” by ref", time, response_chars: size(&last) });
+
+    call(core, "browser_navigate", json!({"url": form})).await?;
+    let (_, snap) = call(core, "browser_snapshot", json!({})).await?;
+    let text = snap.data["text"].as_str().unwrap_or_default();
+    let name = ref_of(text, r#"textbox "Họ và tên"#)?;
+    let country = ref_of(text, r#"combobox "Quốc tịch"#)?;
+    let (time, last) = timed(runs, || {
+        call(core, "browser_type", json!({"ref": name, "text": "Nguyễn Văn An", "clear_first": true}))
+    })
+    .await?;
+    actions.push(Action { name: "type", what: "form.html #ho_ten “Nguyễn Văn An”", time, response_chars: size(&last) });
+    let (time, last) =
+        timed(runs, || call(core, "browser_select_option", json!({"ref": country, "label": "Nhật Bản"}))).await?;
+    actions.push(Action { name: "select", what: "form.html #quoc_tich → “Nhật Bản”", time, response_chars: size(&last) });
+    let (time, last) = timed(runs, || call(core, "browser_screenshot", json!({}))).await?;
+    actions.push(Action { name: "screenshot", what: "viewport, PNG", time, response_chars: size(&last) });
+
+    let (trivial, _) = timed(runs, || call(core, "browser_list_tabs", json!({}))).await?;
+    Ok(HalleyRun { pages, actions, trivial })
+}
+
+/// Run `bench/playwright-mcp/bench.mjs` on the same pages; its JSON result.
+fn playwright(root: &Path, run: &HalleyRun, o: &Options, server: &fixtures::FixtureServer) -> Result<Value> {
+    let dir = root.join("bench/playwright-mcp");
+    if !dir.join("node_modules/@playwright/mcp").is_dir() {
+        bail!("{} has no node_modules: run `make bench` (or `npm ci` there) first", dir.display());
+    }
+    let tmp = tempfile::tempdir()?;
+    let mut pages = Vec::new();
+    for (i, p) in run.pages.iter().enumerate() {
+        let full = tmp.path().join(format!("{i}.halley.txt"));
+        let first = tmp.path().join(format!("{i}.halley-first.txt"));
+        std::fs::write(&full, &p.full)?;
+        std::fs::write(&first, &p.first_page)?;
+        pages.push(json!({"name": p.name, "url": p.url, "halley_text": full, "halley_first_text": first}));
+    }
+    let out = tmp.path().join("playwright.json");
+    let config = json!({
+        "out": out,
+        "output_dir": tmp.path().join("pw-output"),
+        "chromium": o.chromium,
+        "viewport": "1280x900",
+        "snapshot_runs": o.snapshot_runs,
+        "action_runs": o.action_runs,
+        "pages": pages,
+        "actions": {"shop": server.url("shop-vn.html"), "form": server.url("form.html")},
+    });
+    let config_path = tmp.path().join("config.json");
+    std::fs::write(&config_path, serde_json::to_vec_pretty(&config)?)?;
+    let status = Command::new("node")
+        .arg(dir.join("bench.mjs"))
+        .arg(&config_path)
+        .current_dir(&dir)
+        .status()
+        .context("could not run node (Node 20+ is needed)")?;
+    if !status.success() {
+        bail!("bench/playwright-mcp/bench.mjs failed ({status})");
+    }
+    Ok(serde_json::from_slice(&std::fs::read(&out)?)?)
+}
+
+fn command_line(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(str::trim).map(str::to_owned))
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
+fn ratio(a: f64, b: f64) -> String {
+    if b > 0.0 { format!("{:.2}×", a / b) } else { "n/a".into() }
+}
+
+fn ms(s: f64) -> String {
+    if s >= 100.0 { format!("{s:.0}") } else { format!("{s:.1}") }
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok { "✅" } else { "❌" }
+}
+
+/// The markdown report: machine, snapshot size, addressability, snapshot
+/// time, action latency, per-call overhead.
+fn report(run: &HalleyRun, pw: &Value, o: &Options, root: &Path) -> Result<String> {
+    let mut md = String::new();
+    let version = pw["version"].as_str().unwrap_or("?");
+    let commit = command_line("git", &["-C", &root.to_string_lossy(), "rev-parse", "--short", "HEAD"]);
+    writeln!(
+        md,
+        "Machine: {} ({} cores), {}; Playwright MCP {version} on Node {}; Halley {} ({}, `{}` build). \
+         Snapshot times: median of {} runs, action latency: median and p90 of {} runs, one warm-up call excluded.\n",
+        cpu_model(),
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+        command_line(&o.chromium.to_string_lossy(), &["--version"]),
+        pw["node"].as_str().unwrap_or("?"),
+        env!("CARGO_PKG_VERSION"),
+        commit,
+        if cfg!(debug_assertions) { "debug" } else { "release" },
+        o.snapshot_runs,
+        o.action_runs,
+    )?;
+
+    let pw_pages = pw["pages"].as_array().ok_or_else(|| anyhow!("no pages in Playwright's result"))?;
+    let tokenizer = pw["tokenizer"].as_str().unwrap_or("?");
+    writeln!(md, "**Snapshot size** (tokens: `{tokenizer}` via js-tiktoken; ≈ chars/4 in brackets). Target: Halley ≤ {TOKEN_TARGET}× Playwright MCP.\n")?;
+    writeln!(
+        md,
+        "| Page | Halley full snapshot | Halley first page (default budget) | Playwright MCP `browser_snapshot` | Ratio | ≤ {TOKEN_TARGET}× |"
+    )?;
+    writeln!(md, "| --- | ---: | ---: | ---: | ---: | :---: |")?;
+    let mut size_misses = Vec::new();
+    for (h, p) in run.pages.iter().zip(pw_pages) {
+        let h_chars = h.full.chars().count() as f64;
+        let h_tokens = p["halley_tokens"].as_f64().unwrap_or(f64::NAN);
+        let first_tokens = p["halley_first_tokens"].as_f64().unwrap_or(f64::NAN);
+        let p_chars = p["chars"].as_f64().unwrap_or(f64::NAN);
+        let p_tokens = p["tokens"].as_f64().unwrap_or(f64::NAN);
+        let r = h_tokens / p_tokens;
+        if !(r <= TOKEN_TARGET) {
+            size_misses.push(h.name.clone());
+        }
+        let pages = if h.full_pages > 1 { format!(", {} pages of 200k", h.full_pages) } else { String::new() };
+        writeln!(
+            md,
+            "| {} | {:.0} ({:.0}{pages}) | {:.0} ({:.0}; page 1 of {}) | {:.0} ({:.0}) | {:.2}× ({}) | {} |",
+            h.name,
+            h_tokens,
+            h_chars / 4.0,
+            first_tokens,
+            h.first_page.chars().count() as f64 / 4.0,
+            h.pages,
+            p_tokens,
+            p_chars / 4.0,
+            r,
+            ratio(h_chars, p_chars),
+            verdict(r <= TOKEN_TARGET),
+        )?;
+    }
+
+    writeln!(
+        md,
+        "\n**Addressable elements**: refs in Halley's full snapshot (`[eN]`, one per interactive element) \
+         and in Playwright MCP's (`[ref=eN]`, on every node), with the interactive ones among them (links, \
+         buttons, fields, selects, checkboxes, tabs...).\n"
+    )?;
+    writeln!(md, "| Page | Halley refs | Playwright MCP refs, all | Playwright MCP refs, interactive roles |")?;
+    writeln!(md, "| --- | ---: | ---: | ---: |")?;
+    for (h, p) in run.pages.iter().zip(pw_pages) {
+        writeln!(
+            md,
+            "| {} | {} | {} | {} |",
+            h.name,
+            h.refs,
+            p["refs"]["all"].as_u64().unwrap_or(0),
+            p["refs"]["interactive"].as_u64().unwrap_or(0)
+        )?;
+    }
+
+    writeln!(
+        md,
+        "\n**Snapshot time** (ms; Halley: the full snapshot, every page at the 200k budget; Playwright MCP: one `browser_snapshot` call).\n"
+    )?;
+    writeln!(md, "| Page | Halley median | Halley p90 | Playwright MCP median | Playwright MCP p90 | Ratio (medians) |")?;
+    writeln!(md, "| --- | ---: | ---: | ---: | ---: | ---: |")?;
+    for (h, p) in run.pages.iter().zip(pw_pages) {
+        let t = Stats::from_json(&p["time"]);
+        writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} |",
+            h.name,
+            ms(h.time.median),
+            ms(h.time.p90),
+            ms(t.median),
+            ms(t.p90),
+            ratio(h.time.median, t.median)
+        )?;
+    }
+
+    writeln!(
+        md,
+        "\n**Action latency** (ms, median / p90). Playwright MCP default: as installed (after each action it \
+         waits 500 ms for triggered work to settle when it has one and writes a fresh snapshot to a file); \
+         lean: `--snapshot-mode none --timeout-settle 0`. Target: Halley ≤ {LATENCY_TARGET}× Playwright MCP (default). \
+         Response: characters of the result the model gets (Halley: `data` as JSON; Playwright MCP: the text parts, \
+         plus the inline base64 image for the screenshot).\n"
+    )?;
+    writeln!(
+        md,
+        "| Action | Halley | Playwright MCP default | Ratio | ≤ {LATENCY_TARGET}× | Playwright MCP lean | Ratio to lean | Response chars, Halley / Playwright MCP |"
+    )?;
+    writeln!(md, "| --- | ---: | ---: | ---: | :---: | ---: | ---: | ---: |")?;
+    let mut latency_misses = Vec::new();
+    for a in &run.actions {
+        let d = &pw["actions"][a.name];
+        let l = &pw["lean_actions"][a.name];
+        let (ds, ls) = (Stats::from_json(d), Stats::from_json(l));
+        let ok = a.time.median <= LATENCY_TARGET * ds.median;
+        if !ok {
+            latency_misses.push(a.name);
+        }
+        let image = d["image_chars"].as_u64().unwrap_or(0);
+        let image = if image > 0 { format!(" + {image} image") } else { String::new() };
+        writeln!(
+            md,
+            "| {} ({}) | {} / {} | {} / {} | {} | {} | {} / {} | {} | {} / {}{image} |",
+            a.name,
+            a.what,
+            ms(a.time.median),
+            ms(a.time.p90),
+            ms(ds.median),
+            ms(ds.p90),
+            ratio(a.time.median, ds.median),
+            verdict(ok),
+            ms(ls.median),
+            ms(ls.p90),
+            ratio(a.time.median, ls.median),
+            a.response_chars,
+            d["response_chars"].as_u64().unwrap_or(0),
+        )?;
+    }
+
+    let o_list = Stats::from_json(&pw["overhead"]["tools_list"]);
+    let o_tabs = Stats::from_json(&pw["overhead"]["tabs_list"]);
+    writeln!(
+        md,
+        "\n**Per-call overhead** (ms, median / p90): Playwright MCP `tools/list` over stdio {} / {}, \
+         `browser_tabs {{action: list}}` {} / {}; Halley in-process `browser_list_tabs` {} / {}.\n",
+        ms(o_list.median),
+        ms(o_list.p90),
+        ms(o_tabs.median),
+        ms(o_tabs.p90),
+        ms(run.trivial.median),
+        ms(run.trivial.p90)
+    )?;
+    let list = |v: &[String]| if v.is_empty() { "none".to_owned() } else { v.join(", ") };
+    writeln!(
+        md,
+        "Targets: snapshot ≤ {TOKEN_TARGET}× tokens missed on: {}; action latency ≤ {LATENCY_TARGET}× missed on: {}.",
+        list(&size_misses),
+        list(&latency_misses.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>())
+    )?;
+    Ok(md)
+}
+
+/// Replace what is between the markers of `docs/benchmarks.md`.
+fn write_doc(root: &Path, table: &str) -> Result<()> {
+    let path = root.join(DOC);
+    let doc = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let (Some(start), Some(end)) = (doc.find(START), doc.find(END)) else {
+        bail!("{} has no `{START}` ... `{END}` markers", path.display());
+    };
+    if end < start {
+        bail!("the markers of {} are in the wrong order", path.display());
+    }
+    let new = format!("{}{START}\n{table}{}", &doc[..start], &doc[end..]);
+    std::fs::write(&path, new)?;
+    eprintln!("wrote the table into {}", path.display());
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let o = options()?;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let server = fixtures::FixtureServer::start();
+
+    let data = tempfile::tempdir()?;
+    let settings = BrowserSettings { headless: true, chromium: Some(o.chromium.clone()), ..Default::default() };
+    let core = Core::open_full(DataDir::at(data.path()), Registry::builtin()?, settings).await?;
+    let run = halley(&core, &server, &o).await;
+    core.close().await;
+    let run = run?;
+
+    let pw = playwright(&root, &run, &o, &server)?;
+    let table = report(&run, &pw, &o, &root)?;
+    println!("{table}");
+    if o.write_doc {
+        write_doc(&root, &table)?;
+    }
+    Ok(())
+}
