@@ -52,12 +52,8 @@ struct Options {
 }
 
 fn options() -> Result<Options> {
-    let mut o = Options {
-        write_doc: false,
-        snapshot_runs: 15,
-        action_runs: 20,
-        chromium: PathBuf::from("/usr/bin/chromium"),
-    };
+    let mut o =
+        Options { write_doc: false, snapshot_runs: 15, action_runs: 20, chromium: PathBuf::from("/usr/bin/chromium") };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| anyhow!("{name} needs a value"));
@@ -218,27 +214,36 @@ async fn halley(core: &Core, server: &fixtures::FixtureServer, o: &Options) -> R
     let shop = server.url("shop-vn.html");
     let form = server.url("form.html");
 
-    let (time, last) = timed(runs, || call(core, "browser_navigate", json!({"url": shop, "wait_until": "load"}))).await?;
+    let (time, last) =
+        timed(runs, || call(core, "browser_navigate", json!({"url": shop, "wait_until": "load"}))).await?;
     actions.push(Action { name: "navigate", what: "shop-vn.html, until load", time, response_chars: size(&last) });
 
     let (_, snap) = call(core, "browser_snapshot", json!({})).await?;
     let cart = ref_of(snap.data["text"].as_str().unwrap_or_default(), r#"button "Thêm vào giỏ""#)?;
     let (time, last) = timed(runs, || call(core, "browser_click", json!({"ref": cart}))).await?;
-    actions.push(Action { name: "click", what: "button “Thêm vào giỏ” by ref", time, response_chars: size(&last) });
+    actions.push(Action {
+        name: "click", what: "button “Thêm vào giỏ” by ref", time, response_chars: size(&last)
+    });
 
     call(core, "browser_navigate", json!({"url": form})).await?;
     let (_, snap) = call(core, "browser_snapshot", json!({})).await?;
     let text = snap.data["text"].as_str().unwrap_or_default();
     let name = ref_of(text, r#"textbox "Họ và tên"#)?;
     let country = ref_of(text, r#"combobox "Quốc tịch"#)?;
-    let (time, last) = timed(runs, || {
-        call(core, "browser_type", json!({"ref": name, "text": "Nguyễn Văn An", "clear_first": true}))
-    })
-    .await?;
-    actions.push(Action { name: "type", what: "form.html #ho_ten “Nguyễn Văn An”", time, response_chars: size(&last) });
+    let (time, last) =
+        timed(runs, || call(core, "browser_type", json!({"ref": name, "text": "Nguyễn Văn An", "clear_first": true})))
+            .await?;
+    actions.push(Action {
+        name: "type", what: "form.html #ho_ten “Nguyễn Văn An”", time, response_chars: size(&last)
+    });
     let (time, last) =
         timed(runs, || call(core, "browser_select_option", json!({"ref": country, "label": "Nhật Bản"}))).await?;
-    actions.push(Action { name: "select", what: "form.html #quoc_tich → “Nhật Bản”", time, response_chars: size(&last) });
+    actions.push(Action {
+        name: "select",
+        what: "form.html #quoc_tich → “Nhật Bản”",
+        time,
+        response_chars: size(&last),
+    });
     let (time, last) = timed(runs, || call(core, "browser_screenshot", json!({}))).await?;
     actions.push(Action { name: "screenshot", what: "viewport, PNG", time, response_chars: size(&last) });
 
@@ -299,7 +304,13 @@ fn command_line(program: &str, args: &[&str]) -> String {
 fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(str::trim).map(str::to_owned))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(str::trim)
+                .map(str::to_owned)
+        })
         .unwrap_or_else(|| "unknown CPU".into())
 }
 
@@ -338,7 +349,10 @@ fn report(run: &HalleyRun, pw: &Value, o: &Options, root: &Path) -> Result<Strin
 
     let pw_pages = pw["pages"].as_array().ok_or_else(|| anyhow!("no pages in Playwright's result"))?;
     let tokenizer = pw["tokenizer"].as_str().unwrap_or("?");
-    writeln!(md, "**Snapshot size** (tokens: `{tokenizer}` via js-tiktoken; ≈ chars/4 in brackets). Target: Halley ≤ {TOKEN_TARGET}× Playwright MCP.\n")?;
+    writeln!(
+        md,
+        "**Snapshot size** (tokens: `{tokenizer}` via js-tiktoken; ≈ chars/4 in brackets). Target: Halley ≤ {TOKEN_TARGET}× Playwright MCP.\n"
+    )?;
     writeln!(
         md,
         "| Page | Halley full snapshot | Halley first page (default budget) | Playwright MCP `browser_snapshot` | Ratio | ≤ {TOKEN_TARGET}× |"
@@ -396,7 +410,10 @@ fn report(run: &HalleyRun, pw: &Value, o: &Options, root: &Path) -> Result<Strin
         md,
         "\n**Snapshot time** (ms; Halley: the full snapshot, every page at the 200k budget; Playwright MCP: one `browser_snapshot` call).\n"
     )?;
-    writeln!(md, "| Page | Halley median | Halley p90 | Playwright MCP median | Playwright MCP p90 | Ratio (medians) |")?;
+    writeln!(
+        md,
+        "| Page | Halley median | Halley p90 | Playwright MCP median | Playwright MCP p90 | Ratio (medians) |"
+    )?;
     writeln!(md, "| --- | ---: | ---: | ---: | ---: | ---: |")?;
     for (h, p) in run.pages.iter().zip(pw_pages) {
         let t = Stats::from_json(&p["time"]);

@@ -61,14 +61,12 @@ pub(crate) fn parse_chord(spec: &str) -> Result<KeyPress> {
         k.modifiers = modifiers;
         held.push(k);
     }
-    let mut key = named(last.trim())
-        .or_else(|| character(last))
-        .ok_or_else(|| {
-            Error::invalid_arguments(format!(
-                "unknown key {last:?}; use a named key (Enter, Tab, Escape, Backspace, Delete, ArrowUp/Down/Left/Right, \
+    let mut key = named(last.trim()).or_else(|| character(last)).ok_or_else(|| {
+        Error::invalid_arguments(format!(
+            "unknown key {last:?}; use a named key (Enter, Tab, Escape, Backspace, Delete, ArrowUp/Down/Left/Right, \
                  Home, End, PageUp, PageDown, Space, F1-F12) or a single character"
-            ))
-        })?;
+        ))
+    })?;
     if !mods.is_empty() && key.key.chars().count() == 1 && key.key.chars().all(char::is_alphabetic) {
         // In a chord a letter names the key, not its case: Shift decides that.
         key.key = key.key.to_lowercase();

@@ -125,14 +125,17 @@ pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
 
 fn is_fatal(text: &str) -> bool {
     let t = text.to_ascii_lowercase();
-    t.contains("connection closed") || t.contains("connectionclosed") || t.contains("broken pipe") || t.contains("already closed")
+    t.contains("connection closed")
+        || t.contains("connectionclosed")
+        || t.contains("broken pipe")
+        || t.contains("already closed")
 }
 
 /// `--cdp-url` must point at this machine: Halley never drives a remote
 /// browser over the network.
 fn check_local(url: &str) -> Result<()> {
-    let parsed = url::Url::parse(url)
-        .map_err(|e| Error::invalid_arguments(format!("--cdp-url {url:?} is not a URL: {e}")))?;
+    let parsed =
+        url::Url::parse(url).map_err(|e| Error::invalid_arguments(format!("--cdp-url {url:?} is not a URL: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "ws") {
         return Err(Error::invalid_arguments(format!(
             "--cdp-url must be http://127.0.0.1:PORT or ws://127.0.0.1:PORT/..., not {url:?}"

@@ -8,7 +8,9 @@ use chromiumoxide::cdp::browser_protocol::input::{
     DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams,
     MouseButton,
 };
-use chromiumoxide::cdp::browser_protocol::page::{EventFrameNavigated, EventFrameStartedLoading, EventFrameStoppedLoading};
+use chromiumoxide::cdp::browser_protocol::page::{
+    EventFrameNavigated, EventFrameStartedLoading, EventFrameStoppedLoading,
+};
 use futures::StreamExt;
 use serde_json::Value;
 
@@ -59,7 +61,10 @@ fn timeout_error(until: WaitUntil, timeout: Duration) -> Error {
     };
     Error::new(
         ErrorCode::Timeout,
-        format!("{what} within {} ms; the page may still be usable (try browser_snapshot), or raise timeout_ms", timeout.as_millis()),
+        format!(
+            "{what} within {} ms; the page may still be usable (try browser_snapshot), or raise timeout_ms",
+            timeout.as_millis()
+        ),
     )
 }
 
@@ -74,11 +79,16 @@ pub(crate) async fn wait_network_idle(tab: &TabHandle, timeout: Duration) -> Res
         if Instant::now() >= deadline {
             return Err(Error::new(
                 ErrorCode::Timeout,
-                format!("the network did not go idle within {} ms ({} requests in flight)", timeout.as_millis(), tab.net.inflight()),
+                format!(
+                    "the network did not go idle within {} ms ({} requests in flight)",
+                    timeout.as_millis(),
+                    tab.net.inflight()
+                ),
             ));
         }
         let left = if tab.net.inflight() == 0 { IDLE_AFTER.saturating_sub(quiet) } else { POLL };
-        tokio::time::sleep(left.max(Duration::from_millis(5)).min(deadline.saturating_duration_since(Instant::now()))).await;
+        tokio::time::sleep(left.max(Duration::from_millis(5)).min(deadline.saturating_duration_since(Instant::now())))
+            .await;
     }
 }
 
@@ -132,8 +142,7 @@ impl NavWatch {
         .await
         .unwrap_or(false);
         if committed {
-            wait_for_load(tab, WaitUntil::DomContentLoaded, deadline.saturating_duration_since(Instant::now()))
-                .await?;
+            wait_for_load(tab, WaitUntil::DomContentLoaded, deadline.saturating_duration_since(Instant::now())).await?;
         }
         Ok(committed)
     }

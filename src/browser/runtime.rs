@@ -86,7 +86,9 @@ pub(crate) async fn element_object(tab: &TabHandle, target: &Value) -> Result<Re
                 tab.world.set(None);
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
-            Err(e) => return Err(Error::new(ErrorCode::BrowserUnavailable, "the page refused a command").with_source(e)),
+            Err(e) => {
+                return Err(Error::new(ErrorCode::BrowserUnavailable, "the page refused a command").with_source(e));
+            }
         }
     }
     Err(Error::new(ErrorCode::Timeout, "the page kept reloading; try again once it has settled"))
@@ -137,7 +139,10 @@ pub(crate) async fn eval(tab: &TabHandle, expr: &str, by_value: bool) -> Result<
             }
         }
     }
-    Err(Error::new(ErrorCode::Timeout, format!("the page kept navigating away; try again once it has settled ({last})")))
+    Err(Error::new(
+        ErrorCode::Timeout,
+        format!("the page kept navigating away; try again once it has settled ({last})"),
+    ))
 }
 
 async fn world(tab: &TabHandle) -> Result<ExecutionContextId> {
@@ -152,11 +157,9 @@ async fn world(tab: &TabHandle) -> Result<ExecutionContextId> {
         .ok_or_else(|| Error::new(ErrorCode::BrowserUnavailable, "the tab has no page loaded"))?;
     let mut params = CreateIsolatedWorldParams::new(frame);
     params.world_name = Some(WORLD_NAME.to_owned());
-    let resp = tab
-        .page
-        .execute(params)
-        .await
-        .map_err(|e| Error::new(ErrorCode::BrowserUnavailable, "cannot create the page runtime's world").with_source(e))?;
+    let resp = tab.page.execute(params).await.map_err(|e| {
+        Error::new(ErrorCode::BrowserUnavailable, "cannot create the page runtime's world").with_source(e)
+    })?;
     let id = resp.result.execution_context_id;
     tab.world.set(Some(id));
     install(tab, id).await?;

@@ -6,12 +6,18 @@
 //! `browser_crashed`; nothing is ever replayed on the user's behalf.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::browser::{SetDownloadBehaviorBehavior, SetDownloadBehaviorParams};
+use chromiumoxide::cdp::browser_protocol::inspector::EventTargetCrashed;
+use chromiumoxide::cdp::browser_protocol::page::ReloadParams;
 use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, CreateTargetParams, GetTargetsParams, TargetId};
+use futures::StreamExt;
 use tokio::sync::{Mutex, MutexGuard};
+
+use crate::tools::catalogue::navigation::WaitUntil;
 
 use super::launch::{BrowserOptions, Connected, connect};
 use super::net::NetTracker;
@@ -168,7 +174,9 @@ async fn reopen_tabs(state: &mut State, reopen: Vec<(String, String)>) -> Result
     for (id, url) in reopen {
         let url = if url.is_empty() || url.starts_with("chrome-error:") { "about:blank".to_owned() } else { url };
         match conn.browser.execute(CreateTargetParams::new(url.clone())).await {
-            Ok(created) => tabs.push(Tab { id, target: created.result.target_id.clone(), url, title: String::new(), live: None }),
+            Ok(created) => {
+                tabs.push(Tab { id, target: created.result.target_id.clone(), url, title: String::new(), live: None })
+            }
             Err(e) => tracing::warn!("cannot reopen {url}: {e}"),
         }
     }
@@ -190,7 +198,9 @@ async fn page_targets(conn: &Connected) -> Result<Vec<(TargetId, String, String)
         .result
         .target_infos
         .iter()
-        .filter(|t| t.r#type == "page" && !t.url.starts_with("devtools://") && !t.url.starts_with("chrome-extension://"))
+        .filter(|t| {
+            t.r#type == "page" && !t.url.starts_with("devtools://") && !t.url.starts_with("chrome-extension://")
+        })
         .map(|t| (t.target_id.clone(), t.url.clone(), t.title.clone()))
         .collect())
 }
@@ -246,6 +256,17 @@ impl Guard<'_> {
         if !alive {
             self.state.crashed = true;
         }
+    }
+
+    /// Whether the current tab's renderer crashed during this call.
+    pub fn current_tab_crashed(&self) -> bool {
+        let current = self.state.current.as_deref();
+        self.state
+            .tabs
+            .iter()
+            .find(|t| Some(t.id.as_str()) == current)
+            .and_then(|t| t.live.as_ref())
+            .is_some_and(|l| l.crashed.load(Ordering::SeqCst))
     }
 
     /// Whether the browser is still alive.
@@ -349,13 +370,32 @@ impl Guard<'_> {
             None => self.state.current.clone().ok_or_else(|| Error::new(ErrorCode::TabNotFound, "no tab is open"))?,
         };
         let idx = self.state.tabs.iter().position(|t| t.id == id).ok_or_else(|| self.tab_not_found(&id))?;
-        if let Some(live) = &self.state.tabs[idx].live {
-            return Ok(live.clone());
+        if let Some(live) = self.state.tabs[idx].live.clone() {
+            if live.crashed.swap(false, Ordering::SeqCst) {
+                // The tab's renderer died: load its page again (a navigation,
+                // never a replayed action) before using it.
+                tracing::warn!("{} crashed; reloading it", live.id);
+                live.world.reset();
+                if let Err(e) = live.page.execute(ReloadParams::default()).await {
+                    return Err(self.fail(e));
+                }
+                let _ = super::page::wait_for_load(&live, WaitUntil::DomContentLoaded, Duration::from_secs(15)).await;
+            }
+            return Ok(live);
         }
         let target = self.state.tabs[idx].target.clone();
         let page = self.attach(target).await?;
         let net = NetTracker::start(&page).await;
-        let handle = TabHandle { id, page, net, world: World::new() };
+        let crashed = Arc::new(AtomicBool::new(false));
+        if let Ok(mut events) = page.event_listener::<EventTargetCrashed>().await {
+            let flag = Arc::clone(&crashed);
+            tokio::spawn(async move {
+                while events.next().await.is_some() {
+                    flag.store(true, Ordering::SeqCst);
+                }
+            });
+        }
+        let handle = TabHandle { id, page, net, world: World::new(), crashed };
         self.state.tabs[idx].live = Some(handle.clone());
         Ok(handle)
     }
@@ -425,4 +465,6 @@ pub(crate) struct TabHandle {
     pub page: Page,
     pub net: Arc<NetTracker>,
     pub world: Arc<World>,
+    /// Set when the tab's renderer crashed; the next use reloads it.
+    pub crashed: Arc<AtomicBool>,
 }

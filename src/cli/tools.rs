@@ -226,9 +226,7 @@ fn parse_script(registry: &Registry, text: &str) -> Result<Vec<ScriptStep>, Erro
             continue;
         }
         let parsed: ScriptLine = serde_json::from_str(trimmed).map_err(|e| {
-            Error::invalid_arguments(format!(
-                "line {line}: expected {{\"tool\": NAME, \"args\": {{...}}}}: {e}"
-            ))
+            Error::invalid_arguments(format!("line {line}: expected {{\"tool\": NAME, \"args\": {{...}}}}: {e}"))
         })?;
         if let Err((_, err)) = preflight(registry, &parsed.tool, &parsed.args) {
             return Err(Error::new(err.code(), format!("line {line}: {}", err.message())));
@@ -246,13 +244,18 @@ async fn script(registry: Registry, file: &str, keep_going: bool, session: Sessi
         let mut s = String::new();
         match std::io::Read::read_to_string(&mut std::io::stdin(), &mut s) {
             Ok(_) => s,
-            Err(e) => return fail(&Error::invalid_arguments("cannot read the script from stdin").with_source(e), EXIT_USAGE),
+            Err(e) => {
+                return fail(&Error::invalid_arguments("cannot read the script from stdin").with_source(e), EXIT_USAGE);
+            }
         }
     } else {
         match std::fs::read_to_string(file) {
             Ok(s) => s,
             Err(e) => {
-                return fail(&Error::new(ErrorCode::FileNotFound, format!("cannot read script {file}")).with_source(e), EXIT_USAGE);
+                return fail(
+                    &Error::new(ErrorCode::FileNotFound, format!("cannot read script {file}")).with_source(e),
+                    EXIT_USAGE,
+                );
             }
         }
     };

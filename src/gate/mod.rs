@@ -41,7 +41,10 @@ fn summary(spec: &ToolSpec, args: &Value) -> String {
     match spec.name.as_str() {
         "browser_upload_file" => {
             let target = if s("ref").is_empty() { s("selector") } else { s("ref") };
-            format!("Upload {} into the file field {target} of the current page (the file leaves this computer)", s("file_ref"))
+            format!(
+                "Upload {} into the file field {target} of the current page (the file leaves this computer)",
+                s("file_ref")
+            )
         }
         "browser_close_tab" => format!("Close tab {} (anything typed there is lost)", s("tab_id")),
         _ => format!("Run {} ({})", spec.name, spec.permission_scope),

@@ -49,7 +49,12 @@ impl Script {
 
     pub fn result(&self, i: usize) -> &Value {
         self.results.get(i).unwrap_or_else(|| {
-            panic!("no result {i} ({} results)\nstdout:\n{}\nstderr:\n{}", self.results.len(), self.run.stdout, self.run.stderr)
+            panic!(
+                "no result {i} ({} results)\nstdout:\n{}\nstderr:\n{}",
+                self.results.len(),
+                self.run.stdout,
+                self.run.stderr
+            )
         })
     }
 }

@@ -10,7 +10,10 @@ use crate::common::fixtures::{FixtureServer, HIDDEN_MARKERS, catalogue_row, form
 
 /// The ref on the first snapshot line that contains `needle`.
 fn ref_of(snapshot: &str, needle: &str) -> String {
-    let line = snapshot.lines().find(|l| l.contains(needle)).unwrap_or_else(|| panic!("no line with {needle:?} in:\n{snapshot}"));
+    let line = snapshot
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in:\n{snapshot}"));
     let start = line.find("[e").unwrap_or_else(|| panic!("no ref on {line:?}"));
     let end = line[start..].find(']').unwrap() + start;
     line[start + 1..end].to_owned()
@@ -24,10 +27,7 @@ fn the_snapshot_gives_refs_that_the_element_tools_use() {
     let site = FixtureServer::start();
     let h = Halley::new();
     let s = h.browse(
-        &[
-            step("browser_navigate", json!({"url": site.url("shop-vn.html")})),
-            step("browser_snapshot", json!({})),
-        ],
+        &[step("browser_navigate", json!({"url": site.url("shop-vn.html")})), step("browser_snapshot", json!({}))],
         &[],
     );
     let snap = s.ok(1);

@@ -32,9 +32,8 @@ async fn a_killed_browser_is_relaunched_with_its_tabs_and_nothing_is_replayed() 
     let site = FixtureServer::start();
     let tmp = tempfile::tempdir().unwrap();
     let settings = BrowserSettings { headless: true, ..BrowserSettings::default() };
-    let core = Core::open_full(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap(), settings)
-        .await
-        .unwrap();
+    let core =
+        Core::open_full(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap(), settings).await.unwrap();
 
     let r = core.call_tool("browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
     assert!(r.is_ok(), "{r:?}");
@@ -89,12 +88,64 @@ async fn a_missing_browser_is_a_clear_error() {
         headless: true,
         ..BrowserSettings::default()
     };
-    let core = Core::open_full(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap(), settings)
-        .await
-        .unwrap();
+    let core =
+        Core::open_full(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap(), settings).await.unwrap();
     let r = core.call_tool("browser_navigate", json!({"url": "http://127.0.0.1:9/"})).await;
     let err = r.error.unwrap();
     assert_eq!(err.code.as_str(), "browser_unavailable");
     assert!(err.message.contains("no-such-chrome"), "{}", err.message);
+    core.close().await;
+}
+
+/// Every process below `pid` whose command line says it is a renderer.
+fn renderers_of(pid: u32) -> Vec<u32> {
+    let mut family = vec![pid];
+    let mut found = Vec::new();
+    // A few passes pick up grandchildren (the zygote's children).
+    for _ in 0..4 {
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(p) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else { continue };
+            let Some(ppid) =
+                stat.rsplit(')').next().and_then(|r| r.split_whitespace().nth(1)).and_then(|x| x.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if family.contains(&ppid) && !family.contains(&p) {
+                family.push(p);
+                let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+                if String::from_utf8_lossy(&cmd).contains("--type=renderer") {
+                    found.push(p);
+                }
+            }
+        }
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crashed_tab_is_reloaded_on_the_next_call() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let settings = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    let core =
+        Core::open_full(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap(), settings).await.unwrap();
+    let r = core.call_tool("browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let pid = core.browser().pid().await.unwrap();
+    let renderers = renderers_of(pid);
+    assert!(!renderers.is_empty(), "no renderer found under {pid}");
+    for r in renderers {
+        kill(r);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The next call finds the tab reloaded, in the same browser.
+    let text = core.call_tool("browser_read_text", json!({"selector": "h1"})).await;
+    assert!(text.data["text"].as_str().unwrap_or_default().contains("Vivobook"), "{text:?}");
+    assert_eq!(core.browser().launches().await, 1);
+    assert_eq!(core.browser().pid().await, Some(pid));
     core.close().await;
 }

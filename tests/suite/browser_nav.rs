@@ -48,10 +48,19 @@ fn wait_until_load_waits_for_slow_resources_and_can_time_out() {
     let s = h.browse(
         &[
             // The image takes 3 s: the HTML is parsed long before.
-            step("browser_navigate", json!({"url": site.url("slow-resource.html"), "wait_until": "domcontentloaded", "timeout_ms": 2000})),
-            step("browser_navigate", json!({"url": site.url("slow-resource.html"), "wait_until": "load", "timeout_ms": 1000})),
+            step(
+                "browser_navigate",
+                json!({"url": site.url("slow-resource.html"), "wait_until": "domcontentloaded", "timeout_ms": 2000}),
+            ),
+            step(
+                "browser_navigate",
+                json!({"url": site.url("slow-resource.html"), "wait_until": "load", "timeout_ms": 1000}),
+            ),
             step("browser_navigate", json!({"url": site.url("slow?ms=5000"), "timeout_ms": 1000})),
-            step("browser_navigate", json!({"url": site.url("slow-resource.html"), "wait_until": "networkidle", "timeout_ms": 15000})),
+            step(
+                "browser_navigate",
+                json!({"url": site.url("slow-resource.html"), "wait_until": "networkidle", "timeout_ms": 15000}),
+            ),
         ],
         &[],
     );
@@ -86,10 +95,8 @@ fn tabs_opened_by_pages_get_ids_and_can_be_switched_and_closed() {
         &["--yes"],
     );
     let tabs = s.ok(4)["tabs"].as_array().unwrap().clone();
-    let summary: Vec<(String, String)> = tabs
-        .iter()
-        .map(|t| (t["id"].as_str().unwrap().to_owned(), t["url"].as_str().unwrap().to_owned()))
-        .collect();
+    let summary: Vec<(String, String)> =
+        tabs.iter().map(|t| (t["id"].as_str().unwrap().to_owned(), t["url"].as_str().unwrap().to_owned())).collect();
     assert_eq!(
         summary,
         vec![
@@ -147,7 +154,10 @@ fn waits_for_selectors_text_and_network() {
             step("browser_read_text", json!({"selector": "#price"})),
             step("browser_wait", json!({"until": "text", "text": "19.990.000", "timeout_ms": 5000})),
             step("browser_wait", json!({"until": "selector", "selector": "#never-there", "timeout_ms": 300})),
-            step("browser_wait", json!({"until": "selector", "selector": "#never-there", "state": "hidden", "timeout_ms": 300})),
+            step(
+                "browser_wait",
+                json!({"until": "selector", "selector": "#never-there", "state": "hidden", "timeout_ms": 300}),
+            ),
             step("browser_wait", json!({"until": "networkidle", "timeout_ms": 10000})),
             step("browser_wait", json!({"until": "selector", "timeout_ms": 300})),
         ],

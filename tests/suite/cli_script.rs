@@ -17,11 +17,15 @@ fn a_script_runs_every_line_and_prints_one_result_each() {
         "macro.jsonl",
         concat!(
             "# remember preferences, keep a document, read them back\n",
-            r#"{"tool": "user_profile_set", "args": {"set": {"travel.seat": "cửa sổ"}}}"#, "\n",
+            r#"{"tool": "user_profile_set", "args": {"set": {"travel.seat": "cửa sổ"}}}"#,
             "\n",
-            r#"{"tool": "files_store", "args": {"file_path": "file://visa.pdf", "tags": ["visa"]}}"#, "\n",
-            r#"{"tool": "user_profile_get", "args": {"keys": ["travel.seat"]}}"#, "\n",
-            r#"{"tool": "files_get", "args": {"tags": ["visa"]}}"#, "\n",
+            "\n",
+            r#"{"tool": "files_store", "args": {"file_path": "file://visa.pdf", "tags": ["visa"]}}"#,
+            "\n",
+            r#"{"tool": "user_profile_get", "args": {"keys": ["travel.seat"]}}"#,
+            "\n",
+            r#"{"tool": "files_get", "args": {"tags": ["visa"]}}"#,
+            "\n",
         )
         .as_bytes(),
     );
@@ -40,8 +44,10 @@ fn a_bad_line_runs_nothing() {
     let script = h.write_file(
         "bad.jsonl",
         concat!(
-            r#"{"tool": "user_profile_set", "args": {"set": {"a": 1}}}"#, "\n",
-            r#"{"tool": "browser_navigate", "args": {"url": 5}}"#, "\n",
+            r#"{"tool": "user_profile_set", "args": {"set": {"a": 1}}}"#,
+            "\n",
+            r#"{"tool": "browser_navigate", "args": {"url": 5}}"#,
+            "\n",
         )
         .as_bytes(),
     );
@@ -66,8 +72,10 @@ fn a_failed_call_stops_the_script_unless_keep_going() {
     let script = h.write_file(
         "stop.jsonl",
         concat!(
-            r#"{"tool": "files_get", "args": {"id": "file-missing"}}"#, "\n",
-            r#"{"tool": "user_profile_set", "args": {"set": {"after": true}}}"#, "\n",
+            r#"{"tool": "files_get", "args": {"id": "file-missing"}}"#,
+            "\n",
+            r#"{"tool": "user_profile_set", "args": {"set": {"after": true}}}"#,
+            "\n",
         )
         .as_bytes(),
     );

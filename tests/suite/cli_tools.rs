@@ -7,13 +7,14 @@ use serde_json::{Value, json};
 use crate::common::Halley;
 
 #[test]
-fn list_json_has_all_47_tools_with_their_contract_fields() {
+fn list_json_has_all_49_tools_with_their_contract_fields() {
     let h = Halley::new();
     let run = h.run(&["tools", "list", "--json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let tools = run.json();
     let tools = tools.as_array().expect("array");
-    assert_eq!(tools.len(), 47);
+    // tools.md's 47, plus browser_snapshot and browser_find.
+    assert_eq!(tools.len(), 49);
     for t in tools {
         for key in [
             "name",
@@ -33,9 +34,10 @@ fn list_json_has_all_47_tools_with_their_contract_fields() {
         let t = tools.iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("{name} missing"));
         json!([t["kind"], t["status"], t["permission_scope"], t["risk_level"], t["requires_confirmation"]])
     };
-    assert_eq!(pick("browser_upload_file"), json!(["primitive", "planned", "SUBMIT", "high", true]));
+    assert_eq!(pick("browser_upload_file"), json!(["primitive", "available", "SUBMIT", "high", true]));
     assert_eq!(pick("auth_oauth_connect"), json!(["primitive", "planned", "SUBMIT", "high", true]));
-    assert_eq!(pick("browser_close_tab"), json!(["primitive", "planned", "DESTRUCTIVE", "medium", true]));
+    assert_eq!(pick("browser_close_tab"), json!(["primitive", "available", "DESTRUCTIVE", "medium", true]));
+    assert_eq!(pick("browser_snapshot"), json!(["primitive", "available", "READ_ONLY", "low", false]));
     assert_eq!(pick("normalize_compare"), json!(["primitive", "available", "READ_ONLY", "low", false]));
     assert_eq!(pick("user_profile_get"), json!(["primitive", "available", "READ_ONLY", "medium", false]));
     assert_eq!(pick("files_store"), json!(["primitive", "available", "WRITE_NON_DESTRUCTIVE", "medium", false]));
@@ -52,7 +54,7 @@ fn list_as_a_table_and_show_one_tool() {
     let run = h.run(&["tools", "list"]);
     assert_eq!(run.code, 0);
     assert!(run.stdout.lines().any(|l| l.starts_with("browser_navigate") && l.contains("WRITE_NON_DESTRUCTIVE")));
-    assert!(run.stdout.contains("47 tools, 6 available now"), "{}", run.stdout);
+    assert!(run.stdout.contains("49 tools, 30 available now"), "{}", run.stdout);
 
     let show = h.run(&["tools", "show", "watch_create"]);
     assert_eq!(show.code, 0);

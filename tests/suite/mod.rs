@@ -1,11 +1,11 @@
+mod browser_capture;
+mod browser_crash;
+mod browser_form;
+mod browser_more;
+mod browser_nav;
 mod cli_errors;
 mod cli_files;
 mod cli_profile;
 mod cli_script;
 mod cli_tools;
 mod fixture_server;
-mod browser_nav;
-mod browser_form;
-mod browser_crash;
-mod browser_capture;
-mod browser_more;

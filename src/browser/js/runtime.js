@@ -1036,7 +1036,8 @@
       for (const el of r.querySelectorAll('*')) {
         let role = roleOf(el);
         if (p.role === 'textbox' && el.localName === 'input' && el.type === 'password') role = 'textbox';
-        if (!family.includes(role)) continue;
+        // The snapshot's own kinds (date, file, color...) work as roles too.
+        if (!family.includes(role) && !family.includes(kindOf(el, role))) continue;
         if (p.level && role === 'heading') {
           const lvl = /^h[1-6]$/.test(el.localName) ? +el.localName[1] : parseInt(el.getAttribute('aria-level'), 10);
           if (lvl !== p.level) continue;

@@ -83,7 +83,9 @@ pub(crate) async fn actionable(tab: &TabHandle, target: &Target, need_hit: bool)
                 } else if need_hit && !flag("hit") {
                     Error::new(
                         ErrorCode::NotInteractable,
-                        format!("{what} is covered by another element (a modal or banner?); close it first (see browser_detect_state)"),
+                        format!(
+                            "{what} is covered by another element (a modal or banner?); close it first (see browser_detect_state)"
+                        ),
                     )
                 } else {
                     return Ok(Located { raw, x, y });
@@ -220,7 +222,9 @@ pub(super) async fn press_key(call: &mut Call<'_>, args: BrowserPressKeyArgs) ->
 pub(super) async fn select_option(call: &mut Call<'_>, args: BrowserSelectOptionArgs) -> Result<ToolOutput> {
     args.target.require("browser_select_option")?;
     if args.value.is_none() && args.label.is_none() {
-        return Err(Error::invalid_arguments("browser_select_option: give the option's `value` or its visible `label`"));
+        return Err(Error::invalid_arguments(
+            "browser_select_option: give the option's `value` or its visible `label`",
+        ));
     }
     let tab = call.tab(None).await?;
     actionable(&tab, &args.target, false).await?;

@@ -16,8 +16,10 @@ use crate::tools::catalogue::capture::{
     BrowserExtractArgs, BrowserGetDomArgs, BrowserGetDomOutput, BrowserReadTextArgs, BrowserReadTextOutput,
     BrowserScreenshotArgs, BrowserScreenshotOutput, ExtractSourceType,
 };
-use crate::tools::catalogue::page_view::{BrowserFindArgs, BrowserFindOutput, BrowserSnapshotArgs, BrowserSnapshotOutput};
 use crate::tools::catalogue::common::Target;
+use crate::tools::catalogue::page_view::{
+    BrowserFindArgs, BrowserFindOutput, BrowserSnapshotArgs, BrowserSnapshotOutput,
+};
 use crate::tools::catalogue::robustness::{
     BrowserDetectStateArgs, BrowserDetectStateOutput, BrowserExtractTableArgs, BrowserExtractTableOutput,
 };
@@ -52,8 +54,9 @@ pub(super) async fn find(call: &mut Call<'_>, args: BrowserFindArgs) -> Result<T
 
 pub(super) async fn read_text(call: &mut Call<'_>, args: BrowserReadTextArgs) -> Result<ToolOutput> {
     let tab = call.tab(None).await?;
-    let v = runtime::call(&tab, "readText", &json!({"target": target_or_null(&args.target), "max_chars": args.max_chars}))
-        .await?;
+    let v =
+        runtime::call(&tab, "readText", &json!({"target": target_or_null(&args.target), "max_chars": args.max_chars}))
+            .await?;
     let out: BrowserReadTextOutput = parse(v, "text")?;
     let (url, _) = page::url_and_title(&tab).await;
     Ok(output(&out)?.at(url))
@@ -115,7 +118,8 @@ pub(super) async fn screenshot(call: &mut Call<'_>, args: BrowserScreenshotArgs)
     let mut params = CaptureScreenshotParams::builder().format(CaptureScreenshotFormat::Png).build();
     if !args.target.is_page() {
         let el = actionable(&tab, &args.target, false).await?;
-        let scroll = runtime::eval(&tab, "({x: window.scrollX, y: window.scrollY})", true).await?.unwrap_or(Value::Null);
+        let scroll =
+            runtime::eval(&tab, "({x: window.scrollX, y: window.scrollY})", true).await?.unwrap_or(Value::Null);
         let rect = &el.raw["rect"];
         let num = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
         let (w, h) = (num(rect, "width"), num(rect, "height"));
@@ -141,8 +145,13 @@ pub(super) async fn screenshot(call: &mut Call<'_>, args: BrowserScreenshotArgs)
         .unwrap_or(Value::Null);
         let num = |k: &str| size.get(k).and_then(Value::as_f64).unwrap_or(0.0);
         // Chromium cannot paint textures beyond 16384 px.
-        params.clip =
-            Some(Viewport { x: 0.0, y: 0.0, width: num("w").clamp(1.0, 16_384.0), height: num("h").clamp(1.0, 16_384.0), scale: 1.0 });
+        params.clip = Some(Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: num("w").clamp(1.0, 16_384.0),
+            height: num("h").clamp(1.0, 16_384.0),
+            scale: 1.0,
+        });
         params.capture_beyond_viewport = Some(true);
     }
     let shot = tab

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use chromiumoxide::cdp::browser_protocol::browser::{DownloadProgressState, EventDownloadProgress, EventDownloadWillBegin};
+use chromiumoxide::cdp::browser_protocol::browser::{
+    DownloadProgressState, EventDownloadProgress, EventDownloadWillBegin,
+};
 use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
 use chromiumoxide::cdp::browser_protocol::input::MouseButton;
 use futures::StreamExt;
@@ -41,7 +43,8 @@ pub(super) async fn upload(call: &mut Call<'_>, args: BrowserUploadFileArgs) -> 
     // File inputs are often hidden behind a styled button: found is enough.
     let found = runtime::call(&tab, "locate", &json!({"target": target, "scroll": true})).await?;
     let desc = &found["element"];
-    if desc.get("tag").and_then(Value::as_str) != Some("input") || desc.get("type").and_then(Value::as_str) != Some("file")
+    if desc.get("tag").and_then(Value::as_str) != Some("input")
+        || desc.get("type").and_then(Value::as_str) != Some("file")
     {
         return Err(Error::new(
             ErrorCode::NotInteractable,
@@ -71,7 +74,10 @@ async fn local_file(call: &Call<'_>, reference: &str) -> Result<(PathBuf, String
     }
     let path = resolve_file_ref(reference)?;
     if !path.exists() {
-        return Err(Error::new(ErrorCode::FileNotFound, format!("file not found: {} (from {reference})", path.display())));
+        return Err(Error::new(
+            ErrorCode::FileNotFound,
+            format!("file not found: {} (from {reference})", path.display()),
+        ));
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     Ok((path, name))
@@ -143,7 +149,10 @@ pub(super) async fn download(call: &mut Call<'_>, args: BrowserDownloadArgs) -> 
     let done = loop {
         let left = deadline.saturating_duration_since(Instant::now());
         let ev = tokio::time::timeout(left, progress.next()).await.ok().flatten().ok_or_else(|| {
-            Error::new(ErrorCode::Timeout, format!("the download of {} did not finish in time", begin.suggested_filename))
+            Error::new(
+                ErrorCode::Timeout,
+                format!("the download of {} did not finish in time", begin.suggested_filename),
+            )
         })?;
         if ev.guid != guid {
             continue;
@@ -151,21 +160,18 @@ pub(super) async fn download(call: &mut Call<'_>, args: BrowserDownloadArgs) -> 
         match ev.state {
             DownloadProgressState::Completed => break ev,
             DownloadProgressState::Canceled => {
-                return Err(Error::new(ErrorCode::NavigationFailed, format!("the download of {} was cancelled", begin.suggested_filename)));
+                return Err(Error::new(
+                    ErrorCode::NavigationFailed,
+                    format!("the download of {} was cancelled", begin.suggested_filename),
+                ));
             }
             DownloadProgressState::InProgress => {}
         }
     };
-    let saved = done
-        .file_path
-        .clone()
-        .map(PathBuf::from)
-        .unwrap_or_else(|| call.guard_options_downloads().join(&guid));
-    let name = args
-        .save_as
-        .clone()
-        .filter(|s| !s.trim().is_empty())
-        .unwrap_or_else(|| if begin.suggested_filename.is_empty() { "download".into() } else { begin.suggested_filename.clone() });
+    let saved = done.file_path.clone().map(PathBuf::from).unwrap_or_else(|| call.guard_options_downloads().join(&guid));
+    let name = args.save_as.clone().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| {
+        if begin.suggested_filename.is_empty() { "download".into() } else { begin.suggested_filename.clone() }
+    });
     // Keep the name's extension on the temporary file so the store can tell
     // its type.
     let named = saved.with_file_name(format!("{guid}-{}", sanitize(&name)));

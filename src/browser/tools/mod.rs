@@ -76,6 +76,13 @@ impl BrowserTool {
             call.guard.mark_crashed();
             return Err(super::session::crashed());
         }
+        if result.is_err() && call.guard.current_tab_crashed() {
+            return Err(Error::new(
+                ErrorCode::BrowserCrashed,
+                "the tab crashed during this call; it is reloaded on the next call. The action was not repeated: \
+                 check the page before trying again.",
+            ));
+        }
         result
     }
 }
@@ -148,7 +155,10 @@ impl Call<'_> {
                 Err(e) => {
                     let flaky = matches!(
                         e.code(),
-                        ErrorCode::ElementNotFound | ErrorCode::NotInteractable | ErrorCode::Timeout | ErrorCode::NavigationFailed
+                        ErrorCode::ElementNotFound
+                            | ErrorCode::NotInteractable
+                            | ErrorCode::Timeout
+                            | ErrorCode::NavigationFailed
                     );
                     errors.push(format!("attempt {attempt}: [{}] {}", e.code(), e.message()));
                     if !flaky || attempt == args.policy.max_attempts {
@@ -194,7 +204,8 @@ fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T> {
 }
 
 pub(crate) fn output<T: Serialize>(data: &T) -> Result<ToolOutput> {
-    let data = serde_json::to_value(data).map_err(|e| Error::internal("cannot serialise a tool result").with_source(e))?;
+    let data =
+        serde_json::to_value(data).map_err(|e| Error::internal("cannot serialise a tool result").with_source(e))?;
     Ok(ToolOutput::data(data))
 }
 

@@ -3,8 +3,8 @@
 use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::page::{EventFrameNavigated, NavigateParams};
-use futures::StreamExt;
 use chromiumoxide::cdp::browser_protocol::target::ActivateTargetParams;
+use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::{Call, output};
@@ -15,21 +15,23 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::tools::ToolOutput;
 use crate::tools::catalogue::navigation::{
     BrowserCloseTabArgs, BrowserCloseTabOutput, BrowserListTabsArgs, BrowserListTabsOutput, BrowserNavigateArgs,
-    BrowserNavigateOutput, BrowserNewTabArgs, BrowserSwitchTabArgs, BrowserWaitArgs, BrowserWaitOutput, ElementState, TabInfo,
-    TabOutput, WaitFor, WaitUntil,
+    BrowserNavigateOutput, BrowserNewTabArgs, BrowserSwitchTabArgs, BrowserWaitArgs, BrowserWaitOutput, ElementState,
+    TabInfo, TabOutput, WaitFor, WaitUntil,
 };
 
 /// Only web pages: never `javascript:`, `file:` or `chrome:` URLs.
 pub(crate) fn check_url(url: &str) -> Result<()> {
     let parsed = url::Url::parse(url).map_err(|e| {
-        Error::invalid_arguments(format!("`{url}` is not an absolute URL ({e}); write it like https://example.com/page"))
+        Error::invalid_arguments(format!(
+            "`{url}` is not an absolute URL ({e}); write it like https://example.com/page"
+        ))
     })?;
     match parsed.scheme() {
         "http" | "https" => Ok(()),
         "about" if url == "about:blank" => Ok(()),
-        other => Err(Error::invalid_arguments(format!(
-            "cannot open `{other}:` URLs; only http(s) pages (and about:blank)"
-        ))),
+        other => {
+            Err(Error::invalid_arguments(format!("cannot open `{other}:` URLs; only http(s) pages (and about:blank)")))
+        }
     }
 }
 
@@ -180,9 +182,11 @@ pub(super) async fn wait(call: &mut Call<'_>, args: BrowserWaitArgs) -> Result<T
         }
         WaitFor::NetworkIdle => wait_network_idle(&tab, timeout).await.is_ok(),
         WaitFor::Selector => {
-            let selector = args.selector.as_deref().filter(|s| !s.trim().is_empty()).ok_or_else(|| {
-                Error::invalid_arguments("browser_wait: `until: \"selector\"` needs `selector`")
-            })?;
+            let selector = args
+                .selector
+                .as_deref()
+                .filter(|s| !s.trim().is_empty())
+                .ok_or_else(|| Error::invalid_arguments("browser_wait: `until: \"selector\"` needs `selector`"))?;
             poll(&tab, timeout, &Check::Selector(selector, args.state)).await?
         }
         WaitFor::Text => {
@@ -223,13 +227,16 @@ impl Check<'_> {
     async fn holds(&self, tab: &TabHandle) -> Result<bool> {
         match self {
             Check::Selector(selector, state) => {
-                let found = runtime::call(tab, "locate", &json!({"target": {"selector": selector}, "scroll": false})).await;
+                let found =
+                    runtime::call(tab, "locate", &json!({"target": {"selector": selector}, "scroll": false})).await;
                 match (found, state) {
                     (Ok(v), ElementState::Visible) => Ok(v.get("visible").and_then(Value::as_bool).unwrap_or(false)),
                     (Ok(v), ElementState::Hidden) => Ok(!v.get("visible").and_then(Value::as_bool).unwrap_or(false)),
                     (Ok(_), ElementState::Attached) => Ok(true),
                     (Err(e), ElementState::Hidden) if e.code() == ErrorCode::ElementNotFound => Ok(true),
-                    (Err(e), _) if matches!(e.code(), ErrorCode::InvalidArguments | ErrorCode::BrowserUnavailable) => Err(e),
+                    (Err(e), _) if matches!(e.code(), ErrorCode::InvalidArguments | ErrorCode::BrowserUnavailable) => {
+                        Err(e)
+                    }
                     (Err(_), _) => Ok(false),
                 }
             }

@@ -203,8 +203,7 @@ fn errors_of(name: &str, args: &Value) -> Vec<String> {
 #[test]
 fn has_the_47_tools_md_entries_in_order_plus_the_page_view() {
     let names: Vec<String> = catalogue().into_iter().map(|t| t.name).collect();
-    let expected: Vec<&str> =
-        PRIMITIVES.iter().chain(&ROBUSTNESS).chain(&PAGE_VIEW).chain(&SKILLS).copied().collect();
+    let expected: Vec<&str> = PRIMITIVES.iter().chain(&ROBUSTNESS).chain(&PAGE_VIEW).chain(&SKILLS).copied().collect();
     assert_eq!(names, expected);
     let unique: HashSet<&String> = names.iter().collect();
     assert_eq!(unique.len(), 49);
