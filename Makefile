@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps ui build run test lint icons
+.PHONY: help deps ui build run test lint icons bench
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -47,6 +47,11 @@ test: deps ui ## Run the UI unit tests, then every Rust test in a throwaway desk
 lint: ## clippy (warnings are errors) and rustfmt --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) fmt --all --check
+
+bench: ## Benchmark Halley against Playwright MCP (snapshot tokens, latency) into docs/benchmarks.md
+	@if [ ! -d bench/playwright-mcp/node_modules ] || [ bench/playwright-mcp/package-lock.json -nt bench/playwright-mcp/node_modules/.package-lock.json ]; then \
+	  echo "make bench: npm ci"; (cd bench/playwright-mcp && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(NPM) ci --no-audit --no-fund --loglevel=error); fi
+	$(CARGO) run --release -p halley --example bench_browser -- --write-doc
 
 icons: ## Redraw the logo into assets/icons and ui/public
 	scripts/make-icons.sh

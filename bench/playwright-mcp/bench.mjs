@@ -177,9 +177,9 @@ async function main() {
   log('default mode');
   const server = new Server(config, []);
   await server.start();
-  const overhead = await trivialCalls(server, config.action_runs);
   const pages = await snapshots(server, config, enc);
   const acts = await actions(server, config);
+  const overhead = await trivialCalls(server, config.action_runs);
   await server.stop();
 
   // Lean mode: no snapshot after actions and no settle wait, to show what

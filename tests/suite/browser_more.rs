@@ -194,3 +194,49 @@ fn retry_waits_out_a_late_element_and_gives_up_clearly() {
     let run = h.call("browser_retry", &json!({"action": {"tool": "browser_upload_file", "arguments": {}}}));
     assert_eq!(run.code, 2, "{}", run.stderr);
 }
+
+#[test]
+fn every_tool_fails_clearly_on_bad_targets() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("login.html")})),
+            step("browser_new_tab", json!({"url": "file:///etc/passwd"})),
+            step("browser_close_tab", json!({"tab_id": "tab-42"})),
+            step("browser_get_dom", json!({"selector": "#missing"})),
+            step("browser_read_text", json!({"selector": "#missing"})),
+            step("browser_extract_table", json!({})),
+            step("browser_snapshot", json!({"page": 99})),
+            step("browser_find", json!({"query": "không có trên trang"})),
+            step("browser_select_option", json!({"selector": "button", "value": "x"})),
+            step("browser_check", json!({"selector": "button"})),
+            step("browser_scroll", json!({"selector": "#missing"})),
+            step("browser_press_key", json!({"keys": ["Enter"], "selector": "#missing"})),
+            step("browser_get_dom", json!({"max_chars": 100})),
+            step("browser_list_tabs", json!({})),
+        ],
+        &["--yes"],
+    );
+    assert_eq!(s.err(1), "invalid_arguments");
+    assert_eq!(s.err(2), "tab_not_found");
+    assert_eq!(s.err(3), "element_not_found");
+    assert_eq!(s.err(4), "element_not_found");
+    assert_eq!(s.err(5), "element_not_found", "a page without a table");
+    let past_end = s.result(6);
+    assert!(past_end["status"] == "error" || past_end["data"]["pages"].as_u64() < Some(99), "{past_end}");
+    assert_eq!(s.ok(7)["total"], 0);
+    assert_eq!(s.err(8), "not_interactable");
+    assert_eq!(s.err(9), "not_interactable", "a button is not a checkbox");
+    assert_eq!(s.err(10), "element_not_found");
+    assert_eq!(s.err(11), "element_not_found");
+    let cut = s.ok(12);
+    assert_eq!(cut["truncated"], true);
+    let html = cut["html"].as_str().unwrap();
+    assert!(html.contains("<!-- truncated"), "the cut says so: {cut}");
+    assert!((html.chars().count() as u64) < cut["total_chars"].as_u64().unwrap());
+    assert_eq!(s.ok(13)["tabs"].as_array().unwrap().len(), 1, "the bad new tab was never opened");
+}

@@ -1,0 +1,16 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+const t = new StdioClientTransport({ command: 'node', args: ['node_modules/@playwright/mcp/cli.js','--headless','--executable-path','/usr/bin/chromium','--isolated','--no-sandbox','--viewport-size','1280x900','--output-dir','/tmp/pwprobe'], stderr: 'inherit' });
+const c = new Client({ name: 'probe', version: '0' });
+await c.connect(t);
+const show = async (n, a) => { const t0=performance.now(); const r = await c.callTool({ name: n, arguments: a }); console.log('=====', n, (performance.now()-t0).toFixed(0), 'ms'); for (const x of r.content) console.log(x.type === 'text' ? x.text : `[${x.type} ${x.data.length}]`); };
+await show('browser_navigate', { url: 'http://127.0.0.1:8799/shop-vn.html' });
+await show('browser_click', { target: 'e48', element: 'x' });
+await show('browser_navigate', { url: 'http://127.0.0.1:8799/form.html' });
+const s = (await c.callTool({ name: 'browser_snapshot', arguments: {} })).content[0].text;
+const ref = (p) => s.split('\n').find(l => p.test(l)).match(/\[ref=([^\]]+)\]/)[1];
+await show('browser_type', { target: ref(/textbox "Họ và tên/), text: 'Nguyễn Văn An' });
+await show('browser_select_option', { target: ref(/combobox "Quốc tịch/), values: ['Nhật Bản'] });
+await show('browser_take_screenshot', {});
+await show('browser_tabs', { action: 'list' });
+await c.close();
