@@ -19,6 +19,11 @@ fn alive(pid: u32) -> bool {
     }
 }
 
+async fn headless_core(dir: &std::path::Path) -> Core {
+    let settings = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    Core::open_full(DataDir::at(dir.join("data")), Registry::builtin().unwrap(), settings).await.unwrap()
+}
+
 fn kill(pid: u32) {
     let ok = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap().success();
     assert!(ok, "kill {pid}");
@@ -31,9 +36,7 @@ async fn a_killed_browser_is_relaunched_with_its_tabs_and_nothing_is_replayed() 
     }
     let site = FixtureServer::start();
     let tmp = tempfile::tempdir().unwrap();
-    let settings = BrowserSettings { headless: true, ..BrowserSettings::default() };
-    let core =
-        Core::open_full(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap(), settings).await.unwrap();
+    let core = headless_core(tmp.path()).await;
 
     let r = core.call_tool("browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
     assert!(r.is_ok(), "{r:?}");
@@ -130,9 +133,7 @@ async fn a_crashed_tab_is_reloaded_on_the_next_call() {
     }
     let site = FixtureServer::start();
     let tmp = tempfile::tempdir().unwrap();
-    let settings = BrowserSettings { headless: true, ..BrowserSettings::default() };
-    let core =
-        Core::open_full(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap(), settings).await.unwrap();
+    let core = headless_core(tmp.path()).await;
     let r = core.call_tool("browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
     assert!(r.is_ok(), "{r:?}");
     let pid = core.browser().pid().await.unwrap();

@@ -4,7 +4,7 @@
 //! (`warranty_months`, `price_vnd`) and fuzzy label matching for the rest.
 
 use super::lexicon::{BLOCKED, CANONICAL, CONCEPTS, MONEY_TOKENS, STOPWORDS};
-use crate::tools::builtin::normalize_compare::parse::{DurUnit, currency_code_word, fold};
+use crate::tools::builtin::normalize_compare::parse::{DurUnit, currency_code_word};
 
 pub(super) use super::lexicon::Concept;
 
@@ -20,20 +20,7 @@ pub(super) fn norm_key(s: &str) -> String {
         prev_lower = c.is_lowercase();
         spaced.push(c);
     }
-    let mut out = String::new();
-    let mut pending = false;
-    for c in fold(&spaced).chars() {
-        if c.is_alphanumeric() {
-            if pending && !out.is_empty() {
-                out.push('_');
-            }
-            pending = false;
-            out.push(c);
-        } else {
-            pending = true;
-        }
-    }
-    out
+    crate::tools::builtin::normalize_compare::fields::norm_key(&spaced)
 }
 
 fn tokens(norm: &str) -> Vec<&str> {

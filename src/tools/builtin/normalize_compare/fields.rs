@@ -40,7 +40,7 @@ pub(super) fn fold(s: &str) -> String {
 /// A field name in matching form: folded, every run of non-alphanumerics
 /// (`_`, `-`, spaces, punctuation) turned into one `_`, trimmed.
 /// `"Phí vận chuyển"` → `"phi_van_chuyen"`, `"Warranty-Months"` → `"warranty_months"`.
-pub(super) fn norm_key(s: &str) -> String {
+pub(crate) fn norm_key(s: &str) -> String {
     let mut out = String::new();
     let mut pending = false;
     for c in fold(s).chars() {

@@ -78,7 +78,7 @@
 //! Comparison is lexicographic over the keys; a missing value ranks after any
 //! present one; full ties keep input order.
 
-mod fields;
+pub(crate) mod fields;
 pub(crate) mod parse;
 #[cfg(test)]
 mod tests;
