@@ -22,7 +22,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::tools::catalogue::navigation::WaitUntil;
 
 /// How long after an action a navigation it caused is expected to start.
-const NAV_START_WINDOW: Duration = Duration::from_millis(150);
+const NAV_START_WINDOW: Duration = Duration::from_millis(60);
 
 /// Poll interval of waits.
 const POLL: Duration = Duration::from_millis(25);

@@ -58,6 +58,32 @@ fn the_snapshot_gives_refs_that_the_element_tools_use() {
 }
 
 #[test]
+fn elements_that_appear_later_are_marked_new() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("delayed-price.html"), "wait_until": "domcontentloaded"})),
+            step("browser_snapshot", json!({})),
+            step("browser_wait", json!({"until": "selector", "selector": "#buy-late"})),
+            step("browser_snapshot", json!({})),
+            step("browser_snapshot", json!({})),
+        ],
+        &[],
+    );
+    let before = s.ok(1)["text"].as_str().unwrap().to_owned();
+    assert!(!before.contains("Mua ngay") && !before.contains("*new*"), "{before}");
+    let after = s.ok(3);
+    let line = after["text"].as_str().unwrap().lines().find(|l| l.contains("Mua ngay")).unwrap().to_owned();
+    assert!(line.contains("*new*"), "{line}");
+    assert_eq!(after["new_elements"], 1);
+    assert!(!s.ok(4)["text"].as_str().unwrap().contains("*new*"), "marked only once");
+}
+
+#[test]
 fn a_3000_row_catalogue_is_paged_and_searchable() {
     if !have_browser() {
         return;
