@@ -5,6 +5,8 @@
 //! The full gate (effective scope of the real action, policies, the audit
 //! log, challenge hand-off) builds on this in the gatekeeper issue.
 
+pub mod action;
+
 use std::future::Future;
 use std::pin::Pin;
 
