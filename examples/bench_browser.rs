@@ -130,24 +130,30 @@ where
 }
 
 /// Halley's whole snapshot of the current page: every page of it at the
-/// largest budget, joined. Returns the time of all calls together.
-async fn full_snapshot(core: &Core) -> Result<(f64, String)> {
+/// largest budget, joined, and the tool results as the JSON a front end
+/// would pass on. Returns the time of all calls together.
+async fn full_snapshot(core: &Core) -> Result<(f64, (String, String))> {
     let (mut ms, first) = call(core, "browser_snapshot", json!({"max_chars": FULL_BUDGET})).await?;
     let mut text = first.data["text"].as_str().unwrap_or_default().to_owned();
+    let mut envelopes = serde_json::to_string(&first)?;
     let pages = first.data["pages"].as_u64().unwrap_or(1);
     for page in 2..=pages {
         let (t, more) = call(core, "browser_snapshot", json!({"max_chars": FULL_BUDGET, "page": page})).await?;
         ms += t;
         text.push('\n');
         text.push_str(more.data["text"].as_str().unwrap_or_default());
+        envelopes.push('\n');
+        envelopes.push_str(&serde_json::to_string(&more)?);
     }
-    Ok((ms, text))
+    Ok((ms, (text, envelopes)))
 }
 
 struct HalleyPage {
     name: String,
     url: String,
     full: String,
+    /// The ToolResultV2 JSON of the full snapshot's calls.
+    full_json: String,
     full_pages: u64,
     first_page: String,
     pages: u64,
@@ -192,7 +198,7 @@ async fn halley(core: &Core, server: &fixtures::FixtureServer, o: &Options) -> R
         eprintln!("[halley] snapshot {name}");
         let url = server.url(name);
         call(core, "browser_navigate", json!({"url": url})).await?;
-        let (time, full) = timed(o.snapshot_runs, || full_snapshot(core)).await?;
+        let (time, (full, full_json)) = timed(o.snapshot_runs, || full_snapshot(core)).await?;
         let (_, first) = call(core, "browser_snapshot", json!({})).await?;
         let (_, whole) = call(core, "browser_snapshot", json!({"max_chars": FULL_BUDGET})).await?;
         pages.push(HalleyPage {
@@ -200,6 +206,7 @@ async fn halley(core: &Core, server: &fixtures::FixtureServer, o: &Options) -> R
             url,
             refs: distinct_refs(&full)?,
             full,
+            full_json,
             full_pages: whole.data["pages"].as_u64().unwrap_or(0),
             first_page: first.data["text"].as_str().unwrap_or_default().to_owned(),
             pages: first.data["pages"].as_u64().unwrap_or(0),
@@ -263,8 +270,12 @@ fn playwright(root: &Path, run: &HalleyRun, o: &Options, server: &fixtures::Fixt
         let full = tmp.path().join(format!("{i}.halley.txt"));
         let first = tmp.path().join(format!("{i}.halley-first.txt"));
         std::fs::write(&full, &p.full)?;
+        let envelope = tmp.path().join(format!("{i}.halley.json"));
         std::fs::write(&first, &p.first_page)?;
-        pages.push(json!({"name": p.name, "url": p.url, "halley_text": full, "halley_first_text": first}));
+        std::fs::write(&envelope, &p.full_json)?;
+        pages.push(json!({
+            "name": p.name, "url": p.url, "halley_text": full, "halley_first_text": first, "halley_json": envelope,
+        }));
     }
     let out = tmp.path().join("playwright.json");
     let config = json!({
@@ -355,9 +366,9 @@ fn report(run: &HalleyRun, pw: &Value, o: &Options, root: &Path) -> Result<Strin
     )?;
     writeln!(
         md,
-        "| Page | Halley full snapshot | Halley first page (default budget) | Playwright MCP `browser_snapshot` | Ratio | ≤ {TOKEN_TARGET}× |"
+        "| Page | Halley full snapshot | Halley first page (default budget) | Playwright MCP `browser_snapshot` | Ratio | ≤ {TOKEN_TARGET}× | Halley as ToolResultV2 JSON, ratio |"
     )?;
-    writeln!(md, "| --- | ---: | ---: | ---: | ---: | :---: |")?;
+    writeln!(md, "| --- | ---: | ---: | ---: | ---: | :---: | ---: |")?;
     let mut size_misses = Vec::new();
     for (h, p) in run.pages.iter().zip(pw_pages) {
         let h_chars = h.full.chars().count() as f64;
@@ -365,6 +376,7 @@ fn report(run: &HalleyRun, pw: &Value, o: &Options, root: &Path) -> Result<Strin
         let first_tokens = p["halley_first_tokens"].as_f64().unwrap_or(f64::NAN);
         let p_chars = p["chars"].as_f64().unwrap_or(f64::NAN);
         let p_tokens = p["tokens"].as_f64().unwrap_or(f64::NAN);
+        let json_tokens = p["halley_json_tokens"].as_f64().unwrap_or(f64::NAN);
         let r = h_tokens / p_tokens;
         let ok = r <= TOKEN_TARGET;
         if !ok {
@@ -373,7 +385,7 @@ fn report(run: &HalleyRun, pw: &Value, o: &Options, root: &Path) -> Result<Strin
         let pages = if h.full_pages > 1 { format!(", {} pages of 200k", h.full_pages) } else { String::new() };
         writeln!(
             md,
-            "| {} | {:.0} ({:.0}{pages}) | {:.0} ({:.0}; page 1 of {}) | {:.0} ({:.0}) | {:.2}× ({}) | {} |",
+            "| {} | {:.0} ({:.0}{pages}) | {:.0} ({:.0}; page 1 of {}) | {:.0} ({:.0}) | {:.2}× ({}) | {} | {:.0}, {} |",
             h.name,
             h_tokens,
             h_chars / 4.0,
@@ -385,6 +397,8 @@ fn report(run: &HalleyRun, pw: &Value, o: &Options, root: &Path) -> Result<Strin
             r,
             ratio(h_chars, p_chars),
             verdict(ok),
+            json_tokens,
+            ratio(json_tokens, p_tokens),
         )?;
     }
 
@@ -432,8 +446,8 @@ fn report(run: &HalleyRun, pw: &Value, o: &Options, root: &Path) -> Result<Strin
 
     writeln!(
         md,
-        "\n**Action latency** (ms, median / p90). Playwright MCP default: as installed (after each action it \
-         waits 500 ms for triggered work to settle when it has one and writes a fresh snapshot to a file); \
+        "\n**Action latency** (ms, median / p90). Playwright MCP default: as installed (a click waits a fixed \
+         500 ms for triggered work to settle; navigate, click and select write a fresh snapshot to a file); \
          lean: `--snapshot-mode none --timeout-settle 0`. Target: Halley ≤ {LATENCY_TARGET}× Playwright MCP (default). \
          Response: characters of the result the model gets (Halley: `data` as JSON; Playwright MCP: the text parts, \
          plus the inline base64 image for the screenshot).\n"

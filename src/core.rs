@@ -92,7 +92,13 @@ impl Core {
             Err((spec, err)) => return error_result(spec, &err),
         };
         if spec.requires_confirmation {
-            let request = ConfirmationRequest::for_call(spec, &args);
+            let action = crate::gate::action::Action {
+                tool: name.to_owned(),
+                declared: Some(spec.permission_scope),
+                upload: args.get("file_ref").and_then(Value::as_str).map(str::to_owned),
+                ..Default::default()
+            };
+            let request = ConfirmationRequest::for_action(&action, spec.permission_scope, spec.risk_level, &[], &[]);
             let answer = self.confirmer.confirm(&request).await;
             if !answer.approved {
                 let why = if answer.reason.is_empty() { String::new() } else { format!(": {}", answer.reason) };

@@ -13,7 +13,8 @@
 //     "chromium": "/usr/bin/chromium",
 //     "viewport": "1280x900",
 //     "snapshot_runs": 15, "action_runs": 20,
-//     "pages": [{"name": "shop-vn.html", "url": "http://...", "halley_text": "/tmp/.../0.txt"}],
+//     "pages": [{"name": "shop-vn.html", "url": "http://...",
+//                "halley_text": "...", "halley_first_text": "...", "halley_json": "..."}],
 //     "actions": {"shop": "http://.../shop-vn.html", "form": "http://.../form.html"}
 //   }
 
@@ -160,7 +161,8 @@ async function snapshots(server, config, enc) {
       tokens: enc.encode(text).length,
       refs: refsIn(text),
       halley_tokens: enc.encode(halley).length,
-      halley_first_tokens: page.halley_first_text ? enc.encode(fs.readFileSync(page.halley_first_text, 'utf8')).length : null,
+      halley_first_tokens: enc.encode(fs.readFileSync(page.halley_first_text, 'utf8')).length,
+      halley_json_tokens: enc.encode(fs.readFileSync(page.halley_json, 'utf8')).length,
     });
     if (config.keep_texts) fs.writeFileSync(path.join(config.output_dir, `${pages.length - 1}.playwright.yml`), text);
   }

@@ -37,6 +37,29 @@ pub fn confirmer(mode: ConfirmMode, yes: bool) -> Arc<dyn Confirmer> {
     }
 }
 
+/// The question as the terminal shows it.
+fn prompt_text(request: &ConfirmationRequest) -> String {
+    let mut q = format!(
+        "\nHalley needs your confirmation [{} · {} risk]\n  {}\n",
+        request.scope, request.risk_level, request.action_summary
+    );
+    for f in &request.fields {
+        let label = if f.label.is_empty() { &f.name } else { &f.label };
+        q.push_str(&format!("    {label}: {}\n", f.value));
+    }
+    if let Some(d) = &request.destination {
+        q.push_str(&format!("  Destination: {d}\n"));
+    }
+    if let Some(t) = &request.page_total {
+        q.push_str(&format!("  The page shows: {t}\n"));
+    }
+    for r in &request.risks {
+        q.push_str(&format!("  Why you are asked: {r}\n"));
+    }
+    q.push_str("Approve? [y/N] ");
+    q
+}
+
 /// Asks on the terminal (stderr for the question, stdin for the answer).
 #[derive(Debug)]
 struct Prompt;
@@ -46,10 +69,7 @@ impl Confirmer for Prompt {
         &'a self,
         request: &'a ConfirmationRequest,
     ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>> {
-        let question = format!(
-            "\nHalley needs your confirmation [{} · {} risk]\n  {}\nApprove? [y/N] ",
-            request.scope, request.risk_level, request.action_summary
-        );
+        let question = prompt_text(request);
         Box::pin(async move {
             let asked = tokio::task::spawn_blocking(move || {
                 let mut err = std::io::stderr();

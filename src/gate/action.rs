@@ -8,6 +8,7 @@ use crate::tools::PermissionScope;
 
 /// One call about to run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Action {
     /// The tool (`browser_click`).
     pub tool: String,
@@ -38,6 +39,7 @@ pub struct Action {
 
 /// The element an action targets, as the page shows it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ElementFacts {
     /// `button`, `input`, `a`...
     pub tag: String,
@@ -68,6 +70,7 @@ pub struct ElementFacts {
 
 /// A form and what it would send.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct FormFacts {
     /// Absolute URL the form submits to.
     pub action: String,
@@ -82,6 +85,7 @@ pub struct FormFacts {
 
 /// One form field that would be sent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct FieldFacts {
     pub name: String,
     /// Input type (`text`, `password`, `email`, `file`, `hidden`...).

@@ -12,7 +12,7 @@
 // top frame's runtime; cross-origin frames are skipped.
 (function () {
   'use strict';
-  const VERSION = '1.0.0';
+  const VERSION = '1.1.0';
   if (globalThis.__halley && globalThis.__halley.version === VERSION) return;
 
   // ---------------------------------------------------------------- text utils
@@ -1785,6 +1785,102 @@
       lang: document.documentElement.lang || null, text: cut(text, 20000) };
   }
 
+  // ---------------------------------------------------------------- gate facts
+  // What the gatekeeper needs to grade an action on `target`: the element
+  // as the page shows it, whether a click or Enter on it submits its form,
+  // whether it is a CAPTCHA or one-time-code field, the form and the fields
+  // it would send, and a total the page shows. The target may be omitted
+  // (keys go to the focused element).
+  const OTP_HINT = /\botp\b|one[-_ ]?time|verification[-_ ]?code|security[-_ ]?code|ma xac thuc|ma otp|ma xac nhan|2fa|mfa|totp|passcode/;
+  const CAPTCHA_SEL = '.g-recaptcha,.h-captcha,.cf-turnstile,[data-sitekey],iframe[src*=recaptcha],iframe[src*=hcaptcha],iframe[src*="challenges.cloudflare.com"],iframe[src*=turnstile]';
+  const TEXTLIKE = new Set(['text', 'email', 'tel', 'url', 'password', 'search', 'number', '']);
+  function submitsOnClick(el) {
+    const f = el.form;
+    if (!f) return false;
+    if (el.localName === 'button') return (el.getAttribute('type') || 'submit').toLowerCase() === 'submit';
+    return el.localName === 'input' && (el.type === 'submit' || el.type === 'image');
+  }
+  function submitsOnEnter(el) {
+    const f = el.form;
+    if (!f || el.localName !== 'input' || !TEXTLIKE.has(el.type)) return false;
+    // Implicit submission: a form with a submit button, or a single field.
+    if (f.querySelector('button:not([type]),button[type=submit],input[type=submit],input[type=image]')) return true;
+    const fields = Array.from(f.elements).filter((x) => x.localName === 'input' && TEXTLIKE.has(x.type));
+    return fields.length === 1;
+  }
+  function formFacts(el, C) {
+    const f = el.form || (el.closest && el.closest('form'));
+    if (!f) return null;
+    const base = formOf(el) || { action: '', method: 'get', id: null };
+    let name = f.getAttribute('aria-label') || '';
+    if (!name) { const h = f.querySelector('h1,h2,h3,h4,legend'); if (h) name = contentText(h, C); }
+    const fields = [];
+    for (const x of Array.from(f.elements)) {
+      const n = x.getAttribute('name');
+      if (!n || x.disabled || x.localName === 'fieldset' || x.localName === 'object') continue;
+      const type = (x.type || x.localName || '').toLowerCase();
+      if (type === 'submit' || type === 'button' || type === 'reset' || type === 'image') continue;
+      if ((type === 'checkbox' || type === 'radio') && !x.checked) continue;
+      let value = '';
+      if (type === 'file') value = Array.from(x.files || []).map((file) => file.name).join(', ');
+      else if (x.localName === 'select') value = Array.from(x.selectedOptions || []).map((o) => o.value).join(', ');
+      else value = String(x.value || '');
+      fields.push({ name: n, kind: type, value: cut(value, 500), label: cut(clean(labelsText(x, C) || x.getAttribute('aria-label') || x.placeholder || ''), 80) });
+    }
+    return { action: base.action, method: base.method, id: base.id || '', name: cut(clean(name), 80), fields };
+  }
+  function isChallengeField(el, C) {
+    if (el.closest && el.closest(CAPTCHA_SEL)) return true;
+    if (el.localName === 'iframe' && /recaptcha|hcaptcha|challenges\.cloudflare\.com|turnstile/i.test(el.src)) return true;
+    if (el.localName !== 'input' && el.localName !== 'textarea') return false;
+    if (el.autocomplete === 'one-time-code') return true;
+    return OTP_HINT.test(fold([el.name, el.id, el.placeholder, el.getAttribute('aria-label'), labelsText(el, C)].join(' ')));
+  }
+  const TOTAL_LINE = /(t[oổ]ng|total|th[aà]nh ti[eề]n|t[aạ]m t[ií]nh|amount due|grand total|to pay|c[aầ]n thanh to[aá]n)/i;
+  function pageTotal() {
+    const text = document.body ? document.body.innerText : '';
+    for (const line of text.split('\n')) {
+      const l = clean(line);
+      if (l && l.length <= 160 && TOTAL_LINE.test(l) && PRICE_RE.test(l)) { PRICE_RE.lastIndex = 0; return l; }
+      PRICE_RE.lastIndex = 0;
+    }
+    return null;
+  }
+  function actionFacts(a) {
+    const C = ctx();
+    const t = asTarget(a);
+    let el = null;
+    if (t) {
+      const r = resolve(t, C);
+      if (r.error) return r;
+      el = r.el;
+    } else {
+      el = activeEl(document);
+      if (el === document.body || el === document.documentElement) el = null;
+    }
+    const out = { url: location.href, origin: location.origin, frame_url: null, target: null, page_total: pageTotal() };
+    if (!el) return out;
+    if (el.ownerDocument !== document) out.frame_url = el.ownerDocument.URL;
+    const role = roleOf(el);
+    out.target = {
+      tag: el.localName,
+      role: role || '',
+      type: (el.getAttribute('type') || '').toLowerCase(),
+      name: cut(nameOf(el, C, role) || '', 120),
+      text: cut(contentText(el, C) || '', 120),
+      value: el.localName === 'input' && el.type === 'password' ? '' : cut(String(el.value == null ? '' : el.value), 120),
+      id: el.id || '',
+      field_name: el.getAttribute('name') || '',
+      class: typeof el.className === 'string' ? cut(el.className, 120) : '',
+      href: el.localName === 'a' && el.href ? el.href : '',
+      submits_form: submitsOnClick(el),
+      enter_submits: submitsOnEnter(el),
+      challenge_field: isChallengeField(el, C),
+      form: formFacts(el, C),
+    };
+    return out;
+  }
+
   function element(a) {
     const t = asTarget(a) || a;
     const r = resolve(t, ctx());
@@ -1812,5 +1908,6 @@
     state: guard('state', state),
     table: guard('table', table),
     facts: guard('facts', facts),
+    actionFacts: guard('actionFacts', actionFacts),
   });
 })();

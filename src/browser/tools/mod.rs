@@ -2,6 +2,7 @@
 //! call takes the browser for its whole duration (calls take turns).
 
 mod act;
+mod facts;
 mod capture;
 mod files;
 mod nav;

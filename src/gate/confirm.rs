@@ -1,0 +1,236 @@
+//! The confirmation channel: what the user is asked (written by code from
+//! the real action), and who answers (a terminal prompt, a desktop dialog,
+//! `--yes`, or nobody: a refusal).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Map;
+
+use super::action::{Action, FieldFacts, SecretValue};
+use super::secrets;
+use crate::tools::catalogue::safety::ConfirmResultV1;
+use crate::tools::{PermissionScope, RiskLevel};
+
+/// How long the user has to answer before the answer counts as no.
+pub const ANSWER_WITHIN: Duration = Duration::from_secs(120);
+
+/// What the user is asked to approve, written by code from the real
+/// action: never the model's own description of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConfirmationRequest {
+    pub id: String,
+    pub tool: String,
+    /// One sentence: what will happen, where.
+    pub action_summary: String,
+    /// The form fields that would be sent (sensitive values masked).
+    pub fields: Vec<ConfirmField>,
+    /// Where the data or the browser goes.
+    pub destination: Option<String>,
+    /// The page it happens on.
+    pub url: Option<String>,
+    pub origin: Option<String>,
+    /// A price or total read from the page.
+    pub page_total: Option<String>,
+    /// Why it is asked: the evidence, in plain words.
+    pub risks: Vec<String>,
+    pub scope: PermissionScope,
+    pub risk_level: RiskLevel,
+    /// RFC 3339; after it, no answer is a refusal.
+    pub expires_at: String,
+}
+
+/// One field of a form that would be sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfirmField {
+    pub name: String,
+    pub label: String,
+    /// The value, or `••••` and its last characters when it is sensitive.
+    pub value: String,
+    pub masked: bool,
+}
+
+impl ConfirmationRequest {
+    /// A request about `action`, graded `scope`, for the reasons given.
+    pub fn for_action(
+        action: &Action,
+        scope: PermissionScope,
+        risk: RiskLevel,
+        reasons: &[String],
+        secrets: &[SecretValue],
+    ) -> ConfirmationRequest {
+        let fields = action
+            .target
+            .as_ref()
+            .and_then(|t| t.form.as_ref())
+            .filter(|_| action.target.as_ref().is_some_and(|t| t.submits_form))
+            .map(|f| f.fields.iter().map(|field| confirm_field(field, secrets)).collect())
+            .unwrap_or_default();
+        let expires = chrono::Utc::now() + chrono::Duration::seconds(ANSWER_WITHIN.as_secs().cast_signed());
+        ConfirmationRequest {
+            id: uuid::Uuid::new_v4().to_string(),
+            tool: action.tool.clone(),
+            action_summary: summary(action, secrets),
+            fields,
+            destination: action.destination.as_deref().map(|d| secrets::mask(d, secrets)),
+            url: action.url.clone(),
+            origin: action.origin.clone(),
+            page_total: action.page_total.clone(),
+            risks: reasons.to_vec(),
+            scope,
+            risk_level: risk,
+            expires_at: expires.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        }
+    }
+}
+
+fn confirm_field(field: &FieldFacts, secrets: &[SecretValue]) -> ConfirmField {
+    let hint = format!("{} {}", field.name, field.label).to_lowercase();
+    let sensitive = field.kind == "password"
+        || secrets::is_sensitive_key(&field.name, &[])
+        || ["card", "cvv", "cvc", "passport", "hộ chiếu", "mật khẩu", "otp"].iter().any(|w| hint.contains(w))
+        || secrets.iter().any(|s| s.value.chars().count() >= 4 && field.value.contains(&s.value));
+    let value = if sensitive { mask_value(&field.value) } else { field.value.clone() };
+    ConfirmField { name: field.name.clone(), label: field.label.clone(), value, masked: sensitive }
+}
+
+/// `••••4567`: the last characters of longer values, nothing of short ones.
+fn mask_value(value: &str) -> String {
+    let n = value.chars().count();
+    if n == 0 {
+        return String::new();
+    }
+    if n < 8 {
+        return "••••".to_owned();
+    }
+    let tail: String = value.chars().skip(n - 4).collect();
+    format!("••••{tail}")
+}
+
+/// The one-sentence summary, from the action itself.
+fn summary(action: &Action, secrets: &[SecretValue]) -> String {
+    let place = action.origin.as_deref().map(|o| format!(" on {o}")).unwrap_or_default();
+    let what = action.target.as_ref().map(|t| {
+        let label = [&t.name, &t.text, &t.value, &t.id].into_iter().find(|s| !s.trim().is_empty()).cloned().unwrap_or_default();
+        let kind = if t.role.is_empty() { t.tag.clone() } else { t.role.clone() };
+        if label.is_empty() { kind } else { format!("{kind} \"{label}\"") }
+    });
+    let sends = action
+        .target
+        .as_ref()
+        .filter(|t| t.submits_form)
+        .and_then(|t| t.form.as_ref())
+        .map(|f| format!(" — sends the form to {} ({})", f.action, f.method.to_uppercase()))
+        .unwrap_or_default();
+    let mut out = match action.tool.as_str() {
+        "browser_click" => format!("Click {}{place}{sends}", what.unwrap_or_else(|| "the page".into())),
+        "browser_press_key" => {
+            format!("Press {} in {}{place}{sends}", action.keys.join(", "), what.unwrap_or_else(|| "the page".into()))
+        }
+        "browser_type" => format!("Type into {}{place}", what.unwrap_or_else(|| "the page".into())),
+        "browser_upload_file" => format!(
+            "Upload {} into {}{place} (the file leaves this computer)",
+            action.upload.as_deref().unwrap_or("a file"),
+            what.unwrap_or_else(|| "a file field".into())
+        ),
+        "browser_close_tab" => format!("Close the tab at {} (unsaved form edits are lost)", action.url.as_deref().unwrap_or("?")),
+        "browser_navigate" | "browser_new_tab" | "browser_download" => {
+            format!("Open {}", action.destination.as_deref().map_or_else(|| "a page".into(), |d| secrets::mask(d, secrets)))
+        }
+        other => format!("Run {other}{place}"),
+    };
+    if let Some(total) = &action.page_total {
+        out.push_str(&format!(" (the page shows: {total})"));
+    }
+    out
+}
+
+/// Who answers confirmation requests.
+pub trait Confirmer: Send + Sync + std::fmt::Debug {
+    fn confirm<'a>(
+        &'a self,
+        request: &'a ConfirmationRequest,
+    ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>>;
+}
+
+/// Refuses everything: the default when nobody can be asked.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DenyAll;
+
+impl Confirmer for DenyAll {
+    fn confirm<'a>(
+        &'a self,
+        _request: &'a ConfirmationRequest,
+    ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>> {
+        Box::pin(async {
+            ConfirmResultV1 {
+                approved: false,
+                user_edits: Map::new(),
+                reason: "no one was there to confirm it (use --yes where you wrote the calls yourself, or run in a terminal)"
+                    .into(),
+            }
+        })
+    }
+}
+
+/// Approves everything: `halley tools call|script --yes`, where the user
+/// wrote every call themselves. Never used for model-chosen calls.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApproveAll;
+
+impl Confirmer for ApproveAll {
+    fn confirm<'a>(
+        &'a self,
+        _request: &'a ConfirmationRequest,
+    ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>> {
+        Box::pin(async {
+            ConfirmResultV1 { approved: true, user_edits: Map::new(), reason: "approved in advance with --yes".into() }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::action::{ElementFacts, FormFacts};
+
+    #[test]
+    fn the_request_is_written_from_the_action_with_secrets_masked() {
+        let secrets = vec![SecretValue { key: "travel.passport_no".into(), value: "B1234567".into() }];
+        let form = FormFacts {
+            action: "https://visa.gov/apply".into(),
+            method: "post".into(),
+            fields: vec![
+                FieldFacts { name: "ho_ten".into(), kind: "text".into(), value: "Nguyễn An".into(), label: "Họ tên".into() },
+                FieldFacts { name: "so_ho_chieu".into(), kind: "text".into(), value: "B1234567".into(), label: "Số hộ chiếu".into() },
+            ],
+            ..FormFacts::default()
+        };
+        let action = Action {
+            tool: "browser_click".into(),
+            origin: Some("https://visa.gov".into()),
+            destination: Some("https://visa.gov/apply".into()),
+            page_total: Some("Lệ phí: 1.200.000 ₫".into()),
+            target: Some(ElementFacts {
+                tag: "button".into(),
+                role: "button".into(),
+                name: "Gửi hồ sơ".into(),
+                submits_form: true,
+                form: Some(form),
+                ..ElementFacts::default()
+            }),
+            ..Action::default()
+        };
+        let req = ConfirmationRequest::for_action(&action, PermissionScope::Submit, RiskLevel::High, &["it sends a form".into()], &secrets);
+        assert_eq!(
+            req.action_summary,
+            "Click button \"Gửi hồ sơ\" on https://visa.gov — sends the form to https://visa.gov/apply (POST) (the page shows: Lệ phí: 1.200.000 ₫)"
+        );
+        assert_eq!(req.fields[0].value, "Nguyễn An");
+        assert_eq!((req.fields[1].value.as_str(), req.fields[1].masked), ("••••4567", true));
+        assert!(!serde_json::to_string(&req).unwrap().contains("B1234567"));
+    }
+}

@@ -1,0 +1,108 @@
+//! The user's sensitive values: profile keys that name a passport, an ID
+//! number, a card, a bank account, a password, a secret, a token, an OTP
+//! (and contact details), plus any key the user marks. They never leave the
+//! machine without consent, and the model sees them only as placeholders.
+
+use serde_json::Value;
+
+use super::action::SecretValue;
+use crate::error::Result;
+use crate::store::Store;
+
+/// Profile key listing extra keys the user marks as sensitive (a JSON
+/// array of keys or key prefixes).
+pub const MARKED_KEYS: &str = "halley.sensitive_keys";
+
+/// Words that make a profile key sensitive, matched on its `.`/`_`/`-`
+/// separated parts (folded to lowercase ASCII).
+const SENSITIVE_WORDS: &[&str] = &[
+    "passport", "passport_no", "id_number", "idnumber", "national_id", "cccd", "cmnd", "ssn", "tax_id", "card",
+    "card_number", "cvv", "cvc", "iban", "bank", "account_number", "password", "passwd", "pin", "secret", "token",
+    "otp", "api_key", "phone", "email", "address", "dob", "birth", "birthday", "license",
+];
+
+/// Whether a profile key names sensitive data. `marked` are the user's own
+/// additions (keys or prefixes).
+pub fn is_sensitive_key(key: &str, marked: &[String]) -> bool {
+    let lower = key.to_lowercase();
+    if marked.iter().any(|m| {
+        let m = m.to_lowercase();
+        lower == m || lower.starts_with(&format!("{m}."))
+    }) {
+        return true;
+    }
+    let parts: Vec<&str> = lower.split(['.', '-']).collect();
+    parts.iter().any(|part| {
+        SENSITIVE_WORDS.contains(part) || part.split('_').any(|w| SENSITIVE_WORDS.contains(&w) && w.len() > 2)
+    })
+}
+
+/// The sensitive values in the user's profile, as strings (numbers too),
+/// one per scalar (arrays are flattened).
+pub async fn secret_values(store: &Store) -> Result<Vec<SecretValue>> {
+    let all = store.profile().all().await?;
+    let marked: Vec<String> = all
+        .iter()
+        .find(|(k, _)| k == MARKED_KEYS)
+        .and_then(|(_, v)| v.as_array())
+        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for (key, value) in all {
+        if key == MARKED_KEYS || !is_sensitive_key(&key, &marked) {
+            continue;
+        }
+        collect(&key, &value, &mut out);
+    }
+    Ok(out)
+}
+
+fn collect(key: &str, value: &Value, out: &mut Vec<SecretValue>) {
+    match value {
+        Value::String(s) if !s.trim().is_empty() => out.push(SecretValue { key: key.to_owned(), value: s.clone() }),
+        Value::Number(n) => out.push(SecretValue { key: key.to_owned(), value: n.to_string() }),
+        Value::Array(items) => items.iter().for_each(|v| collect(key, v, out)),
+        Value::Object(map) => map.iter().for_each(|(k, v)| collect(&format!("{key}.{k}"), v, out)),
+        _ => {}
+    }
+}
+
+/// `value` with every secret replaced by its placeholder
+/// (`{{profile.travel.passport_no}}`), longest secrets first.
+pub fn mask(text: &str, secrets: &[SecretValue]) -> String {
+    let mut sorted: Vec<&SecretValue> = secrets.iter().filter(|s| s.value.chars().count() >= 4).collect();
+    sorted.sort_by_key(|s| std::cmp::Reverse(s.value.len()));
+    let mut out = text.to_owned();
+    for s in sorted {
+        out = out.replace(&s.value, &format!("{{{{profile.{}}}}}", s.key));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sensitive_keys_by_their_words() {
+        for key in ["travel.passport_no", "identity.cccd", "payment.card_number", "bank.account_number", "me.phone"] {
+            assert!(is_sensitive_key(key, &[]), "{key}");
+        }
+        for key in ["travel.preferred_airlines", "shopping.budget_vnd", "travel.seat", "display.cardinality_hint"] {
+            assert!(!is_sensitive_key(key, &[]), "{key}");
+        }
+        assert!(is_sensitive_key("family.son_name", &["family".to_owned()]));
+    }
+
+    #[test]
+    fn masking_replaces_values_with_placeholders() {
+        let secrets = vec![
+            SecretValue { key: "travel.passport_no".into(), value: "B1234567".into() },
+            SecretValue { key: "me.pin".into(), value: "12".into() },
+        ];
+        assert_eq!(
+            mask("passport B1234567, pin 12", &secrets),
+            "passport {{profile.travel.passport_no}}, pin 12"
+        );
+    }
+}
