@@ -8,7 +8,10 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::browser::{BrowserOptions, BrowserSession};
-use crate::gate::{ConfirmationRequest, Confirmer, DenyAll};
+use crate::gate::Confirmer;
+use crate::gate::action::Action;
+use crate::gate::check::Gate;
+use crate::tools::builtin::Builtin;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::paths::DataDir;
@@ -31,7 +34,6 @@ pub struct BrowserSettings {
 pub struct Core {
     registry: Registry,
     ctx: ToolContext,
-    confirmer: Arc<dyn Confirmer>,
 }
 
 impl Core {
@@ -59,12 +61,18 @@ impl Core {
             downloads_dir: data_dir.root().join("downloads"),
         };
         let browser = Arc::new(BrowserSession::new(options));
-        Ok(Core { registry, ctx: ToolContext { store, data_dir, browser }, confirmer: Arc::new(DenyAll) })
+        let gate = Arc::new(Gate::open(store.clone()).await?);
+        Ok(Core { registry, ctx: ToolContext { store, data_dir, browser, gate } })
     }
 
     /// Who answers confirmation requests (default: nobody, so they are refused).
     pub fn set_confirmer(&mut self, confirmer: Arc<dyn Confirmer>) {
-        self.confirmer = confirmer;
+        self.ctx.gate.set_confirmer(confirmer);
+    }
+
+    /// The gatekeeper.
+    pub fn gate(&self) -> &Gate {
+        &self.ctx.gate
     }
 
     /// The managed browser.
@@ -91,22 +99,21 @@ impl Core {
             Ok(spec) => spec,
             Err((spec, err)) => return error_result(spec, &err),
         };
-        if spec.requires_confirmation {
-            let action = crate::gate::action::Action {
+        let builtin = self.registry.executor_of(name);
+        // Browser tools pass the gate inside, with the action read from
+        // the page; every other call passes it here, on its declared scope.
+        if !matches!(builtin, Some(Builtin::Browser(_))) {
+            let action = Action {
                 tool: name.to_owned(),
                 declared: Some(spec.permission_scope),
                 upload: args.get("file_ref").and_then(Value::as_str).map(str::to_owned),
-                ..Default::default()
+                ..Action::default()
             };
-            let request = ConfirmationRequest::for_action(&action, spec.permission_scope, spec.risk_level, &[], &[]);
-            let answer = self.confirmer.confirm(&request).await;
-            if !answer.approved {
-                let why = if answer.reason.is_empty() { String::new() } else { format!(": {}", answer.reason) };
-                let err = Error::new(ErrorCode::Denied, format!("not done: the user did not approve `{name}`{why}"));
+            if let Err(err) = self.ctx.gate.check(&action, spec.risk_level, &args).await {
                 return error_result(Some(spec), &err);
             }
         }
-        let Some(builtin) = self.registry.executor_of(name) else {
+        let Some(builtin) = builtin else {
             return error_result(Some(spec), &Error::internal(format!("tool `{name}` has no executor")));
         };
         match builtin.run(&self.ctx, args).await {

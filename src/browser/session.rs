@@ -182,7 +182,7 @@ async fn reopen_tabs(state: &mut State, reopen: Vec<(String, String)>) -> Result
     }
     if !tabs.is_empty() {
         // The blank tab the new browser opened with is not one of the user's.
-        for (target, _, _) in spare {
+        for (target, _, _, _) in spare {
             let _ = conn.browser.execute(CloseTargetParams::new(target)).await;
         }
     }
@@ -191,8 +191,9 @@ async fn reopen_tabs(state: &mut State, reopen: Vec<(String, String)>) -> Result
     Ok(())
 }
 
-/// The page targets of the browser, in its order: (id, url, title).
-async fn page_targets(conn: &Connected) -> Result<Vec<(TargetId, String, String)>> {
+/// The page targets of the browser, in its order: (id, url, title, opened
+/// by a page).
+async fn page_targets(conn: &Connected) -> Result<Vec<(TargetId, String, String, bool)>> {
     let targets = conn.browser.execute(GetTargetsParams::default()).await.map_err(|e| cdp_error(e, true))?;
     Ok(targets
         .result
@@ -201,7 +202,7 @@ async fn page_targets(conn: &Connected) -> Result<Vec<(TargetId, String, String)
         .filter(|t| {
             t.r#type == "page" && !t.url.starts_with("devtools://") && !t.url.starts_with("chrome-extension://")
         })
-        .map(|t| (t.target_id.clone(), t.url.clone(), t.title.clone()))
+        .map(|t| (t.target_id.clone(), t.url.clone(), t.title.clone(), t.opener_id.is_some()))
         .collect())
 }
 
@@ -289,19 +290,21 @@ impl Guard<'_> {
         let mut targets = targets;
         if starting {
             let mut kept = Vec::with_capacity(targets.len());
-            for (target, url, title) in targets {
-                let start_page = url.starts_with("chrome://newtab") || url.starts_with("chrome://new-tab-page");
-                if start_page && !self.state.tabs.iter().any(|t| t.target == target) {
+            for (target, url, title, by_page) in targets {
+                let start_page = url.is_empty()
+                    || url.starts_with("chrome://newtab")
+                    || url.starts_with("chrome://new-tab-page");
+                if start_page && !by_page && !self.state.tabs.iter().any(|t| t.target == target) {
                     let _ = self.conn()?.browser.execute(CloseTargetParams::new(target)).await;
                 } else {
-                    kept.push((target, url, title));
+                    kept.push((target, url, title, by_page));
                 }
             }
             targets = kept;
         }
         let state = &mut *self.state;
-        state.tabs.retain(|t| targets.iter().any(|(id, _, _)| id == &t.target));
-        for (target, url, title) in targets {
+        state.tabs.retain(|t| targets.iter().any(|(id, _, _, _)| id == &t.target));
+        for (target, url, title, _) in targets {
             if let Some(tab) = state.tabs.iter_mut().find(|t| t.target == target) {
                 tab.url = url;
                 tab.title = title;

@@ -2,7 +2,9 @@
 //! codes: 0 success, 1 a tool or runtime error, 2 a usage error (bad flags,
 //! invalid JSON, unknown tool, arguments that break the tool's schema).
 
+mod audit;
 mod confirm;
+mod rules;
 mod tools;
 
 pub use confirm::ConfirmMode;
@@ -51,6 +53,18 @@ pub enum Command {
     /// List, inspect and call tools.
     #[command(subcommand)]
     Tools(tools::ToolsCommand),
+    /// The audit trail of gate decisions, newest first.
+    Audit {
+        /// Print a JSON array.
+        #[arg(long)]
+        json: bool,
+        /// How many entries.
+        #[arg(long, value_name = "N", default_value_t = audit::DEFAULT_LIMIT)]
+        limit: u32,
+    },
+    /// The gate's standing rules: always allow / ask / never, per site or tool.
+    #[command(subcommand)]
+    Rules(rules::RulesCommand),
     /// Print where Halley keeps its data.
     Paths {
         /// Print JSON.
@@ -70,6 +84,8 @@ pub async fn run(cli: Cli) -> ExitCode {
             };
             tools::run(cmd, cli.data_dir.as_deref(), browser).await
         }
+        Command::Audit { json, limit } => audit::run(cli.data_dir.as_deref(), json, limit).await,
+        Command::Rules(cmd) => rules::run(cmd, cli.data_dir.as_deref()).await,
         Command::Paths { json } => paths(cli.data_dir.as_deref(), json),
     }
 }

@@ -37,6 +37,35 @@ pub struct Action {
     pub page_total: Option<String>,
 }
 
+impl Action {
+    /// A hash of what makes the action this action: where it happens, what
+    /// it targets, where its form goes and what fields it sends, where the
+    /// browser or the data goes. An approval is bound to it; if the page
+    /// changes any of these before the action runs, the user is asked again.
+    /// Field values are left out (typing more into a field is not a new
+    /// action), except that a changed destination or form action is.
+    pub fn binding(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let target = self.target.as_ref().map(|t| {
+            let form = t.form.as_ref().map(|f| {
+                let names: Vec<&str> = f.fields.iter().map(|x| x.name.as_str()).collect();
+                serde_json::json!([f.action, f.method, f.id, names])
+            });
+            serde_json::json!([t.tag, t.role, t.kind, t.name, t.text, t.value, t.id, t.field_name, t.href, t.submits_form, form])
+        });
+        let key = serde_json::json!([
+            self.tool,
+            self.origin,
+            self.frame_url,
+            target,
+            self.keys,
+            self.destination,
+            self.upload
+        ]);
+        hex::encode(Sha256::digest(key.to_string().as_bytes()))
+    }
+}
+
 /// The element an action targets, as the page shows it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -103,4 +132,34 @@ pub struct SecretValue {
     /// Profile key, e.g. `travel.passport_no`.
     pub key: String,
     pub value: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn click_on(action: &str) -> Action {
+        Action {
+            tool: "browser_click".into(),
+            origin: Some("https://shop.vn".into()),
+            target: Some(ElementFacts {
+                tag: "button".into(),
+                name: "Mua ngay".into(),
+                submits_form: true,
+                form: Some(FormFacts { action: action.into(), method: "post".into(), ..FormFacts::default() }),
+                ..ElementFacts::default()
+            }),
+            ..Action::default()
+        }
+    }
+
+    #[test]
+    fn the_binding_changes_when_the_form_goes_elsewhere() {
+        let a = click_on("https://shop.vn/checkout");
+        assert_eq!(a.binding(), click_on("https://shop.vn/checkout").binding());
+        assert_ne!(a.binding(), click_on("https://evil.example/collect").binding());
+        let mut typed = a.clone();
+        typed.page_total = Some("Tổng: 1 ₫".into());
+        assert_eq!(a.binding(), typed.binding(), "what the page shows is not what the action is");
+    }
 }

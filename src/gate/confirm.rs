@@ -82,7 +82,7 @@ impl ConfirmationRequest {
             risks: reasons.to_vec(),
             scope,
             risk_level: risk,
-            expires_at: expires.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            expires_at: expires.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         }
     }
 }
@@ -154,6 +154,12 @@ pub trait Confirmer: Send + Sync + std::fmt::Debug {
         &'a self,
         request: &'a ConfirmationRequest,
     ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>>;
+
+    /// Who answers, for the audit log: `user` (a person was asked),
+    /// `nobody` (refused: no one to ask), `preapproved` (`--yes`).
+    fn answered_by(&self) -> &'static str {
+        "user"
+    }
 }
 
 /// Refuses everything: the default when nobody can be asked.
@@ -161,6 +167,10 @@ pub trait Confirmer: Send + Sync + std::fmt::Debug {
 pub struct DenyAll;
 
 impl Confirmer for DenyAll {
+    fn answered_by(&self) -> &'static str {
+        "nobody"
+    }
+
     fn confirm<'a>(
         &'a self,
         _request: &'a ConfirmationRequest,
@@ -182,6 +192,10 @@ impl Confirmer for DenyAll {
 pub struct ApproveAll;
 
 impl Confirmer for ApproveAll {
+    fn answered_by(&self) -> &'static str {
+        "preapproved"
+    }
+
     fn confirm<'a>(
         &'a self,
         _request: &'a ConfirmationRequest,

@@ -6,7 +6,12 @@
 //! user; no answer, or no one to ask, is a refusal.
 
 pub mod action;
+pub mod classify;
+pub mod exfil;
+pub mod audit;
+pub mod check;
 pub mod confirm;
+pub mod policy;
 pub mod secrets;
 
 pub use confirm::{ApproveAll, ConfirmField, ConfirmationRequest, Confirmer, DenyAll};

@@ -260,7 +260,10 @@ mod tests {
         let rules = store.gate_rules();
         rules.add(&rule(Some("https://shop.vn"), None, RuleDecision::Never)).await.unwrap();
         let scoped = rules
-            .add(&NewGateRule { min_scope: Some(PermissionScope::Submit), ..rule(Some("https://shop.vn"), None, RuleDecision::Ask) })
+            .add(&NewGateRule {
+                min_scope: Some(PermissionScope::Submit),
+                ..rule(Some("https://shop.vn"), None, RuleDecision::Ask)
+            })
             .await
             .unwrap();
         let latest = rules.add(&rule(Some("https://shop.vn/"), None, RuleDecision::Allow)).await.unwrap();

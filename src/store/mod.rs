@@ -20,6 +20,7 @@ pub mod confirmations;
 pub mod conversations;
 pub mod file_tags;
 pub mod files;
+pub mod gate_rules;
 pub mod messages;
 pub mod profile;
 pub mod runs;

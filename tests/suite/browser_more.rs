@@ -30,7 +30,8 @@ fn keys_chords_and_enter_in_a_form() {
             step("browser_read_text", json!({"selector": "#query"})),
             step("browser_press_key", json!({"keys": ["Hyper+Q"]})),
         ],
-        &[],
+        // Enter submits the search form: approved in advance.
+        &["--yes"],
     );
     assert_eq!(s.ok(2), &json!({"pressed": 2, "navigated": false}));
     let log = s.ok(5)["text"].as_str().unwrap().to_owned();
@@ -61,7 +62,7 @@ fn ctrl_a_then_typing_replaces_the_text() {
             step("browser_type", json!({"selector": "#search-q", "text": "mới"})),
             step("browser_press_key", json!({"keys": ["Enter"]})),
         ],
-        &[],
+        &["--yes"],
     );
     assert_eq!(check.ok(4)["navigated"], true);
     let search = site.requests().into_iter().rfind(|r| r.path == "/search").unwrap();

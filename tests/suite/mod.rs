@@ -5,6 +5,7 @@ mod browser_more;
 mod browser_nav;
 mod cli_errors;
 mod cli_files;
+mod cli_gate;
 mod cli_profile;
 mod cli_script;
 mod cli_tools;

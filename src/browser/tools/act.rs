@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use chromiumoxide::cdp::browser_protocol::input::MouseButton as CdpButton;
 use serde_json::{Value, json};
 
-use super::{Call, output};
+use super::{BrowserTool, Call, output};
+use crate::gate::action::Action;
 use crate::browser::keys::parse_chord;
 use crate::browser::page::{self, NavWatch};
 use crate::browser::runtime;
@@ -105,6 +106,7 @@ pub(super) async fn click(call: &mut Call<'_>, args: BrowserClickArgs) -> Result
     args.target.require("browser_click")?;
     let tab = call.tab(None).await?;
     let el = actionable(&tab, &args.target, true).await?;
+    call.gate_page(BrowserTool::Click, &tab, Some(&args.target), |_| {}).await?;
     let button = match args.button {
         MouseButton::Left => CdpButton::Left,
         MouseButton::Right => CdpButton::Right,
@@ -126,6 +128,7 @@ pub(super) async fn type_text(call: &mut Call<'_>, args: BrowserTypeArgs) -> Res
             format!("{} does not take text (not an input, textarea or editable area, or read-only)", el.describe()),
         ));
     }
+    call.gate_page(BrowserTool::Type, &tab, Some(&args.target), |a| a.text = Some(args.text.clone())).await?;
     let kind = el.raw["element"].get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
     if PICKER_TYPES.contains(&kind.as_str()) {
         set_picker_value(&tab, &args.target, &kind, &args.text).await?;
@@ -183,6 +186,7 @@ pub(super) async fn scroll(call: &mut Call<'_>, args: BrowserScrollArgs) -> Resu
         ));
     }
     let tab = call.tab(None).await?;
+    call.gate_plain(BrowserTool::Scroll, Action::default()).await?;
     let target = if args.target.is_page() { Value::Null } else { target_json(&args.target) };
     let v = runtime::call(&tab, "scroll", &json!({"target": target, "amount": args.amount_px})).await?;
     let out = BrowserScrollOutput {
@@ -204,6 +208,16 @@ pub(super) async fn press_key(call: &mut Call<'_>, args: BrowserPressKeyArgs) ->
         );
         runtime::eval(&tab, &expr, true).await?;
     }
+    let enter = keys.iter().any(|k| k.key == "Enter");
+    let names: Vec<String> = args.keys.clone();
+    let target = (!args.target.is_page()).then_some(&args.target);
+    call.gate_page(BrowserTool::PressKey, &tab, target, |a| {
+        a.keys.clone_from(&names);
+        if !enter && let Some(t) = a.target.as_mut() {
+            t.submits_form = false;
+        }
+    })
+    .await?;
     let mut navigated = false;
     let mut pressed = 0u32;
     for key in &keys {
@@ -228,6 +242,7 @@ pub(super) async fn select_option(call: &mut Call<'_>, args: BrowserSelectOption
     }
     let tab = call.tab(None).await?;
     actionable(&tab, &args.target, false).await?;
+    call.gate_page(BrowserTool::SelectOption, &tab, Some(&args.target), |_| {}).await?;
     let v = runtime::call(
         &tab,
         "select",
@@ -253,6 +268,8 @@ pub(super) async fn set_checked(call: &mut Call<'_>, args: BrowserCheckArgs, wan
             Err(e) => return Err(e),
         }
     };
+    let tool = if want { BrowserTool::Check } else { BrowserTool::Uncheck };
+    call.gate_page(tool, &tab, Some(&args.target), |_| {}).await?;
     let checked = |s: &Value| s.get("checked").and_then(Value::as_bool).unwrap_or(false);
     if checked(&state) == want {
         return finish(call, &tab, &BrowserCheckOutput { checked: want, changed: false }).await;

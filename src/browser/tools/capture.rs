@@ -5,7 +5,8 @@ use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, Captur
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::{Call, output};
+use super::{BrowserTool, Call, output};
+use crate::gate::action::Action;
 use crate::browser::extract::{self, PageFacts};
 use crate::browser::page;
 use crate::browser::runtime;
@@ -34,6 +35,7 @@ fn target_or_null(target: &Target) -> Value {
 }
 
 pub(super) async fn snapshot(call: &mut Call<'_>, args: BrowserSnapshotArgs) -> Result<ToolOutput> {
+    call.gate_plain(BrowserTool::Snapshot, Action::default()).await?;
     let tab = call.tab(None).await?;
     let v = runtime::call(&tab, "snapshot", &json!({"max_chars": args.max_chars, "page": args.page, "mark_new": true}))
         .await?;
@@ -45,6 +47,7 @@ pub(super) async fn snapshot(call: &mut Call<'_>, args: BrowserSnapshotArgs) -> 
 }
 
 pub(super) async fn find(call: &mut Call<'_>, args: BrowserFindArgs) -> Result<ToolOutput> {
+    call.gate_plain(BrowserTool::Find, Action::default()).await?;
     let tab = call.tab(None).await?;
     let v = runtime::call(&tab, "find", &json!({"query": args.query, "max_results": args.max_results})).await?;
     let out: BrowserFindOutput = parse(v, "find result")?;
@@ -53,6 +56,7 @@ pub(super) async fn find(call: &mut Call<'_>, args: BrowserFindArgs) -> Result<T
 }
 
 pub(super) async fn read_text(call: &mut Call<'_>, args: BrowserReadTextArgs) -> Result<ToolOutput> {
+    call.gate_plain(BrowserTool::ReadText, Action::default()).await?;
     let tab = call.tab(None).await?;
     let v =
         runtime::call(&tab, "readText", &json!({"target": target_or_null(&args.target), "max_chars": args.max_chars}))
@@ -63,6 +67,7 @@ pub(super) async fn read_text(call: &mut Call<'_>, args: BrowserReadTextArgs) ->
 }
 
 pub(super) async fn get_dom(call: &mut Call<'_>, args: BrowserGetDomArgs) -> Result<ToolOutput> {
+    call.gate_plain(BrowserTool::GetDom, Action::default()).await?;
     let tab = call.tab(None).await?;
     let v = runtime::call(&tab, "dom", &json!({"target": target_or_null(&args.target), "max_chars": args.max_chars}))
         .await?;
@@ -72,6 +77,7 @@ pub(super) async fn get_dom(call: &mut Call<'_>, args: BrowserGetDomArgs) -> Res
 }
 
 pub(super) async fn extract(call: &mut Call<'_>, args: BrowserExtractArgs) -> Result<ToolOutput> {
+    call.gate_plain(BrowserTool::Extract, Action::default()).await?;
     if args.source.kind == ExtractSourceType::Screenshot {
         return Err(Error::new(
             ErrorCode::NotAvailable,
@@ -88,6 +94,7 @@ pub(super) async fn extract(call: &mut Call<'_>, args: BrowserExtractArgs) -> Re
 }
 
 pub(super) async fn extract_table(call: &mut Call<'_>, args: BrowserExtractTableArgs) -> Result<ToolOutput> {
+    call.gate_plain(BrowserTool::ExtractTable, Action::default()).await?;
     let tab = call.tab(None).await?;
     let v = runtime::call(&tab, "table", &json!({"target": target_or_null(&args.target), "max_rows": args.max_rows}))
         .await?;
@@ -102,6 +109,7 @@ pub(super) async fn detect_state(call: &mut Call<'_>, args: BrowserDetectStateAr
     {
         return Err(call.guard.tab_not_found(id));
     }
+    call.gate_plain(BrowserTool::DetectState, Action::default()).await?;
     let tab = call.tab(args.tab_id.as_deref()).await?;
     let mut v = runtime::call(&tab, "state", &json!({})).await?;
     let (url, title) = page::url_and_title(&tab).await;
@@ -114,6 +122,7 @@ pub(super) async fn detect_state(call: &mut Call<'_>, args: BrowserDetectStateAr
 }
 
 pub(super) async fn screenshot(call: &mut Call<'_>, args: BrowserScreenshotArgs) -> Result<ToolOutput> {
+    call.gate_plain(BrowserTool::Screenshot, Action::default()).await?;
     let tab = call.tab(None).await?;
     let mut params = CaptureScreenshotParams::builder().format(CaptureScreenshotFormat::Png).build();
     if !args.target.is_page() {

@@ -12,7 +12,8 @@ use chromiumoxide::cdp::browser_protocol::input::MouseButton;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
-use super::{Call, output};
+use super::{BrowserTool, Call, output};
+use crate::gate::action::Action;
 use crate::browser::page;
 use crate::browser::runtime;
 use crate::browser::tools::act::{actionable, describe, target_json};
@@ -51,6 +52,8 @@ pub(super) async fn upload(call: &mut Call<'_>, args: BrowserUploadFileArgs) -> 
             format!("{} is not a file input (<input type=file>); target the input itself", describe(desc)),
         ));
     }
+    let file_name = name.clone();
+    call.gate_page(BrowserTool::UploadFile, &tab, Some(&args.target), |a| a.upload = Some(file_name.clone())).await?;
     let object = runtime::element_object(&tab, &target).await?;
     let mut params = SetFileInputFilesParams::new(vec![path.display().to_string()]);
     params.object_id = Some(object);
@@ -118,6 +121,17 @@ pub(super) async fn download(call: &mut Call<'_>, args: BrowserDownloadArgs) -> 
     let mut begins = browser.event_listener::<EventDownloadWillBegin>().await.map_err(err)?;
     let mut progress = browser.event_listener::<EventDownloadProgress>().await.map_err(err)?;
 
+    match &args.url {
+        Some(url) => {
+            let action = Action {
+                destination: Some(url.clone()),
+                origin: crate::gate::policy::origin_of(url),
+                ..Action::default()
+            };
+            call.gate_plain(BrowserTool::Download, action).await?;
+        }
+        None => call.gate_page(BrowserTool::Download, &tab, Some(&args.target), |_| {}).await?,
+    }
     if let Some(url) = &args.url {
         // A link with `download` saves same-origin files whatever their
         // type; other origins open in a new tab, which downloads or shows.

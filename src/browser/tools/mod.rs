@@ -16,6 +16,9 @@ use serde_json::Value;
 
 use super::session::{Guard, TabHandle};
 use crate::error::{Error, ErrorCode, Result};
+use crate::gate::action::Action;
+use crate::tools::catalogue::common::Target;
+use crate::tools::{PermissionScope, RiskLevel};
 use crate::tools::ToolOutput;
 use crate::tools::builtin::ToolContext;
 use crate::tools::catalogue::robustness::{BrowserRetryArgs, BrowserRetryOutput, RetryableTool};
@@ -68,10 +71,26 @@ impl BrowserTool {
         Self::ALL.iter().copied().find(|t| t.name() == name)
     }
 
-    /// Run the tool on schema-validated arguments.
+    /// The declared scope and risk (as in the catalogue; a test keeps the
+    /// two in step), the floor of what the gate grades a call.
+    pub fn declared(self) -> (PermissionScope, RiskLevel) {
+        use BrowserTool as T;
+        use PermissionScope as S;
+        match self {
+            T::UploadFile => (S::Submit, RiskLevel::High),
+            T::CloseTab => (S::Destructive, RiskLevel::Medium),
+            T::ListTabs | T::Wait | T::Screenshot | T::GetDom | T::ReadText | T::Extract | T::Snapshot | T::Find
+            | T::DetectState | T::ExtractTable => (S::ReadOnly, RiskLevel::Low),
+            T::Navigate | T::NewTab | T::SwitchTab | T::Click | T::Type | T::Scroll | T::PressKey | T::SelectOption
+            | T::Check | T::Uncheck | T::Download | T::Retry => (S::WriteNonDestructive, RiskLevel::Low),
+        }
+    }
+
+    /// Run the tool on schema-validated arguments. Every call passes the
+    /// gate, with the action read from the page where it acts on one.
     pub async fn run(self, ctx: &ToolContext, args: Value) -> Result<ToolOutput> {
         let guard = ctx.browser.acquire().await?;
-        let mut call = Call { guard, ctx };
+        let mut call = Call { guard, ctx, args: args.clone() };
         let result = call.dispatch(self, args).await;
         if result.is_err() && !call.guard.alive() {
             call.guard.mark_crashed();
@@ -88,13 +107,58 @@ impl BrowserTool {
     }
 }
 
-/// One tool call: the browser, held for the call, and the tool context.
+/// One tool call: the browser, held for the call, the tool context and the
+/// call's arguments (hashed into the audit log).
 pub(crate) struct Call<'a> {
     pub guard: Guard<'a>,
     pub ctx: &'a ToolContext,
+    pub args: Value,
 }
 
 impl Call<'_> {
+    /// Pass the gate with an action that needs no page (reads, tab
+    /// switches): graded by its declared scope and `destination`, if any.
+    async fn gate_plain(&self, tool: BrowserTool, mut action: Action) -> Result<()> {
+        let (scope, risk) = tool.declared();
+        action.tool = tool.name().to_owned();
+        action.declared = Some(scope);
+        self.ctx.gate.check(&action, risk, &self.args).await.map(|_| ())
+    }
+
+    /// Pass the gate with the action read from the page (`target`, or the
+    /// focused element). `adjust` adds what the arguments say (keys, text,
+    /// file). After the user approves, the action is read again just before
+    /// it runs: if the page changed it (another form action, another
+    /// button), the user is asked again.
+    async fn gate_page(
+        &self,
+        tool: BrowserTool,
+        tab: &TabHandle,
+        target: Option<&Target>,
+        adjust: impl Fn(&mut Action),
+    ) -> Result<()> {
+        let (scope, risk) = tool.declared();
+        let read = || async {
+            let mut action = facts::read(tab, tool.name(), target).await?;
+            action.declared = Some(scope);
+            adjust(&mut action);
+            Ok::<Action, Error>(action)
+        };
+        for _ in 0..3 {
+            let action = read().await?;
+            let pass = self.ctx.gate.check(&action, risk, &self.args).await?;
+            let Some(binding) = pass.approved else { return Ok(()) };
+            if read().await?.binding() == binding {
+                return Ok(());
+            }
+            tracing::warn!("{}: the page changed the action after it was approved; asking again", tool.name());
+        }
+        Err(Error::new(
+            ErrorCode::Denied,
+            "not done: the page kept changing the action after it was approved. Nothing was sent.",
+        ))
+    }
+
     async fn tab(&mut self, id: Option<&str>) -> Result<TabHandle> {
         self.guard.page(id).await
     }
@@ -138,6 +202,7 @@ impl Call<'_> {
     /// again after flaky failures (not found yet, not interactable yet,
     /// timeouts) with doubling backoff. Other errors end it at once.
     async fn retry(&mut self, args: BrowserRetryArgs) -> Result<ToolOutput> {
+        self.gate_plain(BrowserTool::Retry, Action::default()).await?;
         let tool = retry_target(args.action.tool);
         let inner = Value::Object(args.action.arguments);
         let registry = crate::tools::Registry::builtin()?;

@@ -7,7 +7,8 @@ use chromiumoxide::cdp::browser_protocol::target::ActivateTargetParams;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
-use super::{Call, output};
+use super::{BrowserTool, Call, output};
+use crate::gate::action::Action;
 use crate::browser::page::{self, wait_for_load, wait_network_idle};
 use crate::browser::runtime;
 use crate::browser::session::{Guard, TabHandle};
@@ -121,6 +122,7 @@ fn check_answer(
 pub(super) async fn navigate(call: &mut Call<'_>, args: BrowserNavigateArgs) -> Result<ToolOutput> {
     check_url(&args.url)?;
     let tab = call.tab(None).await?;
+    call.gate_plain(BrowserTool::Navigate, leaving_for(&args.url)).await?;
     let out = goto(&tab, &args.url, args.wait_until, Duration::from_millis(args.timeout_ms.into())).await?;
     call.guard.note_url(&tab.id, &out.url, &out.title);
     let url = out.url.clone();
@@ -131,6 +133,7 @@ pub(super) async fn new_tab(call: &mut Call<'_>, args: BrowserNewTabArgs) -> Res
     if let Some(url) = &args.url {
         check_url(url)?;
     }
+    call.gate_plain(BrowserTool::NewTab, args.url.as_deref().map(leaving_for).unwrap_or_default()).await?;
     let tab = call.guard.new_tab("about:blank").await?;
     if let Some(url) = &args.url {
         let out = goto(&tab, url, args.wait_until, Duration::from_secs(30)).await?;
@@ -143,6 +146,7 @@ pub(super) async fn new_tab(call: &mut Call<'_>, args: BrowserNewTabArgs) -> Res
 }
 
 pub(super) async fn switch_tab(call: &mut Call<'_>, args: BrowserSwitchTabArgs) -> Result<ToolOutput> {
+    call.gate_plain(BrowserTool::SwitchTab, Action::default()).await?;
     call.guard.set_current(&args.tab_id)?;
     let tab = call.tab(Some(&args.tab_id)).await?;
     let target = tab.page.target_id().clone();
@@ -155,6 +159,7 @@ pub(super) async fn switch_tab(call: &mut Call<'_>, args: BrowserSwitchTabArgs) 
 }
 
 pub(super) async fn list_tabs(call: &mut Call<'_>, args: BrowserListTabsArgs) -> Result<ToolOutput> {
+    call.gate_plain(BrowserTool::ListTabs, Action::default()).await?;
     let ids: Vec<String> = call.guard.tabs().iter().map(|t| t.id.clone()).collect();
     let mut tabs = Vec::with_capacity(ids.len());
     for id in ids {
@@ -167,6 +172,16 @@ pub(super) async fn close_tab(call: &mut Call<'_>, args: BrowserCloseTabArgs) ->
     if !call.guard.tabs().iter().any(|t| t.id == args.tab_id) {
         return Err(call.guard.tab_not_found(&args.tab_id));
     }
+    let tab = call.tab(Some(&args.tab_id)).await?;
+    let state = runtime::call(&tab, "state", &json!({})).await.unwrap_or(Value::Null);
+    let (url, _) = page::url_and_title(&tab).await;
+    let closing = Action {
+        origin: crate::gate::policy::origin_of(&url),
+        url: Some(url),
+        closes_unsaved_form: state.get("unsaved_form").and_then(Value::as_bool).unwrap_or(false),
+        ..Action::default()
+    };
+    call.gate_plain(BrowserTool::CloseTab, closing).await?;
     let current = call.guard.close_tab(&args.tab_id).await?;
     output(&BrowserCloseTabOutput { closed: args.tab_id, current_tab_id: current })
 }
@@ -175,6 +190,7 @@ pub(super) async fn wait(call: &mut Call<'_>, args: BrowserWaitArgs) -> Result<T
     let timeout = Duration::from_millis(args.timeout_ms.into());
     let started = Instant::now();
     let tab = call.tab(None).await?;
+    call.gate_plain(BrowserTool::Wait, Action::default()).await?;
     let met = match args.until {
         WaitFor::Timeout => {
             tokio::time::sleep(timeout).await;
@@ -246,6 +262,16 @@ impl Check<'_> {
                 Ok(runtime::eval(tab, &expr, true).await.ok().flatten().and_then(|v| v.as_bool()).unwrap_or(false))
             }
         }
+    }
+}
+
+/// A navigation as the gate sees it: where the browser goes (and so what
+/// the URL may carry there).
+fn leaving_for(url: &str) -> Action {
+    Action {
+        destination: Some(url.to_owned()),
+        origin: crate::gate::policy::origin_of(url),
+        ..Action::default()
     }
 }
 

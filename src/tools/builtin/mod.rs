@@ -14,6 +14,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 use crate::browser::BrowserSession;
+use crate::gate::check::Gate;
 use crate::browser::tools::BrowserTool;
 use crate::error::{Error, Result};
 use crate::paths::DataDir;
@@ -27,6 +28,7 @@ pub struct ToolContext {
     pub store: Store,
     pub data_dir: DataDir,
     pub browser: Arc<BrowserSession>,
+    pub gate: Arc<Gate>,
 }
 
 /// The built-in tools that run now.

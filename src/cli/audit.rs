@@ -1,0 +1,96 @@
+//! `halley audit`: the audit trail, newest first — every gate decision with
+//! its tool, declared and effective scope, decision, who answered and origin.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use serde_json::{Value, json};
+
+use super::{EXIT_FAILURE, fail, out};
+use crate::error::Error;
+use crate::paths::DataDir;
+use crate::store::Store;
+use crate::store::audit_log::AuditRow;
+
+/// How many entries `halley audit` shows without `--limit`.
+pub const DEFAULT_LIMIT: u32 = 50;
+
+pub async fn run(data_dir: Option<&Path>, json: bool, limit: u32) -> ExitCode {
+    let rows = match read(data_dir, limit).await {
+        Ok(rows) => rows,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
+    let entries: Vec<Value> = rows.iter().map(entry).collect();
+    if json {
+        return print_json(&entries);
+    }
+    if entries.is_empty() {
+        out("no audit entries yet");
+        return ExitCode::SUCCESS;
+    }
+    let text = |v: &Value, k: &str| v[k].as_str().unwrap_or("-").to_owned();
+    let tool_width = entries.iter().map(|e| text(e, "tool").len()).max().unwrap_or(4).max(4);
+    out(&format!("{:24}  {:tool_width$}  {:46}  {:8}  {:8}  ORIGIN", "TIME", "TOOL", "SCOPE", "DECISION", "BY"));
+    for e in &entries {
+        let scope = match (e["declared"].as_str(), e["effective"].as_str()) {
+            (Some(d), Some(f)) => format!("{d} → {f}"),
+            (None, Some(f)) => f.to_owned(),
+            _ => "-".to_owned(),
+        };
+        let tool = if e["event"] == "gate_decision" { text(e, "tool") } else { text(e, "event") };
+        out(&format!(
+            "{:24}  {:tool_width$}  {:46}  {:8}  {:8}  {}",
+            text(e, "at"),
+            tool,
+            scope,
+            text(e, "decision"),
+            text(e, "answered_by"),
+            text(e, "origin")
+        ));
+    }
+    ExitCode::SUCCESS
+}
+
+/// The latest entries; none (and nothing created) when there is no database yet.
+async fn read(data_dir: Option<&Path>, limit: u32) -> Result<Vec<AuditRow>, Error> {
+    let dir = DataDir::resolve(data_dir)?;
+    if !dir.db_path().exists() {
+        return Ok(Vec::new());
+    }
+    let store = Store::open(&dir.db_path()).await?;
+    let rows = store.audit_log().recent(limit).await;
+    store.close().await;
+    rows
+}
+
+/// One entry as `audit --json` prints it: the gate decision's fields
+/// lifted out of `detail` (null for other events), and `detail` itself.
+fn entry(row: &AuditRow) -> Value {
+    let d = |k: &str| row.detail.get(k).cloned().unwrap_or(Value::Null);
+    json!({
+        "id": row.id,
+        "at": row.at,
+        "event": row.event,
+        "tool": row.tool,
+        "declared": d("declared"),
+        "effective": row.scope,
+        "decision": row.decision,
+        "answered_by": row.actor,
+        "origin": d("origin"),
+        "run_id": row.run_id,
+        "args_hash": d("args_hash"),
+        "reason": d("reason"),
+        "reasons": row.detail.get("reasons").cloned().unwrap_or_else(|| json!([])),
+    })
+}
+
+/// Print a value as pretty JSON on stdout.
+pub(super) fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
+    match serde_json::to_string_pretty(value) {
+        Ok(s) => {
+            out(&s);
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&Error::internal("cannot serialise output").with_source(e), EXIT_FAILURE),
+    }
+}

@@ -1,0 +1,152 @@
+//! The gate every call passes: grade the real action, decide, ask the user
+//! when the decision is Ask, and write the decision to the audit log. The
+//! model cannot talk its way past it: it sees only the result.
+
+use std::sync::{Arc, RwLock};
+
+use serde_json::Value;
+
+use super::action::{Action, SecretValue};
+use super::audit::{self, GateRecord};
+use super::classify::classify;
+use super::confirm::{ANSWER_WITHIN, ConfirmationRequest, Confirmer, DenyAll};
+use super::policy::{Decision, Policy, answer_to_decision};
+use super::secrets;
+use crate::error::{Error, ErrorCode, Result};
+use crate::store::Store;
+use crate::store::confirmations::{ConfirmationStatus, NewConfirmation};
+use crate::tools::{PermissionScope, RiskLevel};
+
+/// The gate of one session: the store, the policy (with its session
+/// approvals) and whoever answers confirmations.
+#[derive(Debug)]
+pub struct Gate {
+    store: Store,
+    policy: Policy,
+    confirmer: RwLock<Arc<dyn Confirmer>>,
+}
+
+/// A call the gate let through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pass {
+    /// The effective scope the call was graded.
+    pub scope: PermissionScope,
+    /// The binding of the approved action, when the user approved it: the
+    /// action must still match it when it runs.
+    pub approved: Option<String>,
+}
+
+impl Gate {
+    /// A gate over the user's rules; nobody answers until a confirmer is set.
+    pub async fn open(store: Store) -> Result<Gate> {
+        let policy = Policy::load(&store).await?;
+        Ok(Gate { store, policy, confirmer: RwLock::new(Arc::new(DenyAll)) })
+    }
+
+    /// Who answers from now on (a terminal prompt, the desktop dialog...).
+    pub fn set_confirmer(&self, confirmer: Arc<dyn Confirmer>) {
+        if let Ok(mut c) = self.confirmer.write() {
+            *c = confirmer;
+        }
+    }
+
+    fn confirmer(&self) -> Arc<dyn Confirmer> {
+        self.confirmer.read().map_or_else(|_| Arc::new(DenyAll) as Arc<dyn Confirmer>, |c| Arc::clone(&c))
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The user's sensitive values (for exfiltration checks and masking).
+    pub async fn secrets(&self) -> Result<Vec<SecretValue>> {
+        secrets::secret_values(&self.store).await
+    }
+
+    /// Grade and decide `action` (risk: the tool's declared risk), asking
+    /// the user when needed. Ok when the action may run; a `denied` error
+    /// (with the reason) when it may not. Every decision is audited.
+    pub async fn check(&self, action: &Action, risk: RiskLevel, args: &Value) -> Result<Pass> {
+        let secrets = self.secrets().await?;
+        let graded = classify(action, &secrets);
+        let declared = action.declared.unwrap_or(PermissionScope::ReadOnly);
+        let verdict = self.policy.evaluate(
+            &action.tool,
+            declared,
+            graded.scope,
+            action.origin.as_deref(),
+            graded.deny.as_deref(),
+        );
+        let mut reasons = graded.reasons.clone();
+        reasons.extend(verdict.reasons.iter().filter(|r| !graded.reasons.contains(r)).cloned());
+        let args_hash = audit::args_hash(args);
+        let (decision, by, approved) = match verdict.decision {
+            Decision::Ask(why) => {
+                let mut risks = reasons.clone();
+                if !risks.contains(&why) {
+                    risks.push(why);
+                }
+                let request = ConfirmationRequest::for_action(action, graded.scope, risk, &risks, &secrets);
+                let (answer, who) = self.ask(&request, action).await;
+                let decision = answer_to_decision(answer.as_ref());
+                let by = if answer.is_some() { who } else { "timeout" };
+                let approved = (decision == Decision::Allow).then(|| action.binding());
+                (decision, by, approved)
+            }
+            other => (other, verdict.answered_by, None),
+        };
+        audit::record(
+            &self.store,
+            GateRecord {
+                tool: action.tool.clone(),
+                args_hash,
+                declared,
+                effective: graded.scope,
+                decision: &decision,
+                answered_by: by,
+                origin: action.origin.clone(),
+                run_id: None,
+                reasons,
+            },
+        )
+        .await?;
+        match decision {
+            Decision::Allow => Ok(Pass { scope: graded.scope, approved }),
+            Decision::Deny(why) | Decision::Ask(why) => {
+                Err(Error::new(ErrorCode::Denied, format!("not done: {why}. Nothing was sent.")))
+            }
+        }
+    }
+
+    /// Put the request to the user, keep it in the store with its answer,
+    /// and return the answer (None: no answer in time).
+    async fn ask(&self, request: &ConfirmationRequest, action: &Action) -> (Option<Value>, &'static str) {
+        let stored = self
+            .store
+            .confirmations()
+            .create(&NewConfirmation {
+                run_id: None,
+                tool: request.tool.clone(),
+                action_summary: request.action_summary.clone(),
+                action_hash: action.binding(),
+                scope: request.scope,
+                risk_level: request.risk_level,
+                request: serde_json::to_value(request).unwrap_or(Value::Null),
+                expires_at: Some(request.expires_at.clone()),
+            })
+            .await;
+        let confirmer = self.confirmer();
+        let who = confirmer.answered_by();
+        let answer = tokio::time::timeout(ANSWER_WITHIN, confirmer.confirm(request)).await.ok();
+        let answer = answer.and_then(|a| serde_json::to_value(a).ok());
+        if let Ok(row) = stored {
+            let status = match answer.as_ref().and_then(|a| a.get("approved")).and_then(Value::as_bool) {
+                Some(true) => ConfirmationStatus::Approved,
+                Some(false) => ConfirmationStatus::Denied,
+                None => ConfirmationStatus::Expired,
+            };
+            let _ = self.store.confirmations().answer(&row.id, status, answer.as_ref().unwrap_or(&Value::Null)).await;
+        }
+        (answer, who)
+    }
+}

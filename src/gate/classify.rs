@@ -1,0 +1,469 @@
+//! The effective scope of a call: what it really does, worked out by code
+//! from the action as the page shows it (never from the model's account of
+//! it), and the calls that must never run (typing a one-time code, solving a
+//! CAPTCHA).
+//!
+//! The effective scope is the highest of the tool's declared scope and
+//! everything found:
+//! - a click, or Enter / Space, that submits a form is SUBMIT (Enter in any
+//!   field of a form counts, textareas included: comment boxes post on
+//!   Enter; a search form is no exception here, the policy may allow it);
+//! - what the control, its link and (when submitted) its form say they do,
+//!   in English and Vietnamese (`phrases.rs`): pay / buy / "thanh toán" is
+//!   PAYMENT, post / "đăng" PUBLISH, delete / "xóa" DESTRUCTIVE;
+//! - a submitted form that asks for a card number is PAYMENT;
+//! - an upload is SUBMIT; closing a tab that holds unsaved form edits is
+//!   DESTRUCTIVE;
+//! - a URL, link or form that carries one of the user's secret values, in
+//!   any encoding (`exfil.rs`), is at least SUBMIT (reasons name the key,
+//!   never the value).
+//!
+//! One exception to "never below the declaration": `browser_close_tab` is
+//! declared DESTRUCTIVE defensively (the tool cannot know), but here the
+//! facts are known, so a tab with no unsaved form edits closes at
+//! WRITE_NON_DESTRUCTIVE. A tool with no declared scope counts as DESTRUCTIVE.
+
+mod phrases;
+mod words;
+
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use self::phrases::{
+    ACTION_PARAMS, ACTIONS, CAPTCHA_HOSTS, CARD_FIELDS, CHALLENGE_FIELDS, Effect, MESSAGE_FIELDS, Phrase,
+};
+use self::words::{find, words};
+use super::action::{Action, ElementFacts, FormFacts, SecretValue};
+use super::exfil::{find_secrets, percent_decode};
+use crate::tools::PermissionScope::{self, Destructive, Payment, Publish, ReadOnly, Submit, WriteNonDestructive};
+
+pub(crate) use self::words::fold;
+
+/// Why a call on a challenge is refused.
+pub const CHALLENGE_DENY: &str =
+    "Halley never types a one-time code or solves a CAPTCHA: hand it to the user with human_solve_challenge";
+
+/// A URL path segment longer than this many words is a slug (a title), not
+/// an action, and is not read for keywords (`/checkout` is read,
+/// `/how-to-book-cheap-flights-to-tokyo` is not).
+const MAX_SEGMENT_WORDS: usize = 4;
+
+/// What a call really does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Classification {
+    /// The effective scope: the declared one raised by everything found.
+    pub scope: PermissionScope,
+    /// The evidence, one short sentence each, for the user and the audit log.
+    pub reasons: Vec<String>,
+    /// Set when the call must never run, whatever the user's rules say.
+    pub deny: Option<String>,
+}
+
+/// The effective scope of `action`, given the user's secret values.
+pub fn classify(action: &Action, secrets: &[SecretValue]) -> Classification {
+    let mut cx = Cx { action, secrets, out: Classification { scope: ReadOnly, reasons: Vec::new(), deny: None } };
+    cx.out.scope = match (action.tool.as_str(), action.declared) {
+        ("browser_close_tab", _) => WriteNonDestructive,
+        (_, Some(declared)) => declared,
+        (tool, None) => {
+            cx.note(format!("{tool} declares no scope: taken as DESTRUCTIVE"));
+            Destructive
+        }
+    };
+    match action.tool.as_str() {
+        "browser_click" => match &action.target {
+            Some(el) => cx.activate(el, "clicking", submits(el)),
+            None => cx.raise(Submit, "clicking an element the gate could not read may submit a form: SUBMIT".into()),
+        },
+        "browser_press_key" => cx.press_keys(),
+        "browser_upload_file" => cx.upload(),
+        "browser_close_tab" => cx.close_tab(),
+        _ => {}
+    }
+    cx.destination();
+    cx.challenge();
+    cx.out
+}
+
+struct Cx<'a> {
+    action: &'a Action,
+    secrets: &'a [SecretValue],
+    out: Classification,
+}
+
+/// Text to look for phrases in, and how to name it in a reason.
+struct Source {
+    /// `""` for the control's own label, else `its id "btnPay" says `.
+    prefix: String,
+    text: String,
+    /// Split camelCase (ids, classes, URLs).
+    camel: bool,
+}
+
+impl Cx<'_> {
+    fn raise(&mut self, scope: PermissionScope, reason: String) {
+        self.out.scope = self.out.scope.max(scope);
+        self.note(reason);
+    }
+
+    fn note(&mut self, reason: String) {
+        if !self.out.reasons.contains(&reason) {
+            self.out.reasons.push(reason);
+        }
+    }
+
+    fn base(&self) -> Option<&str> {
+        self.action.url.as_deref()
+    }
+
+    /// A click, or Enter / Space, on `el`; `submitting` when it submits its form.
+    fn activate(&mut self, el: &ElementFacts, verb: &str, submitting: bool) {
+        let what = describe(el);
+        if submitting {
+            self.form_submit(el, verb, &what);
+        }
+        let mut sources = element_sources(el, self.base());
+        if submitting && let Some(form) = &el.form {
+            sources.extend(form_sources(form, self.base()));
+        }
+        for src in &sources {
+            for phrase in find(&words(&src.text, src.camel), ACTIONS) {
+                self.phrase(phrase, src, el, verb, &what, submitting);
+            }
+        }
+        if is_link(el) && !el.href.is_empty() {
+            for s in find_secrets(&el.href, self.secrets) {
+                let to = origin_of(&el.href, self.base());
+                self.raise(Submit, format!("{verb} {what}: the link carries {} to {to}: SUBMIT", s.key));
+            }
+        }
+    }
+
+    fn phrase(&mut self, p: &Phrase, src: &Source, el: &ElementFacts, verb: &str, what: &str, submitting: bool) {
+        let said = format!("{verb} {what} — {}\"{}\"", src.prefix, p.text);
+        match p.effect {
+            Effect::Raise(scope) => self.raise(scope, format!("{said} means {}: {scope}", p.meaning)),
+            Effect::Neutral => {}
+            Effect::BareCancel if submitting => {
+                self.raise(Destructive, format!("{said} means cancel, and it submits a form: DESTRUCTIVE"));
+            }
+            Effect::BareCancel => {
+                self.note(format!("{said} alone submits no form: it closes a dialog, not destructive"));
+            }
+            Effect::BareSend => match &el.form {
+                None => self.raise(Publish, format!("{said} outside a form sends a message: PUBLISH")),
+                Some(form) => match message_field(form) {
+                    Some(field) => {
+                        self.raise(Publish, format!("{said} sends a message (its form has \"{field}\"): PUBLISH"));
+                    }
+                    None => self.raise(Submit, format!("{said} sends a form with no message in it: SUBMIT")),
+                },
+            },
+        }
+    }
+
+    /// `el` submits its form: SUBMIT, more if the form asks for a card or
+    /// sends a secret.
+    fn form_submit(&mut self, el: &ElementFacts, verb: &str, what: &str) {
+        let form = el.form.as_ref();
+        let to = form.map(|f| f.action.as_str()).filter(|s| !s.is_empty()).or(self.action.destination.as_deref());
+        let shown = to.map_or_else(|| "its page".into(), |d| short(d, 80));
+        self.raise(Submit, format!("{verb} {what} submits its form to {shown}: SUBMIT"));
+        let Some(form) = form else { return };
+        let origin = to.map_or_else(|| "its page's site".into(), |d| origin_of(d, self.base()));
+        let get = !form.method.eq_ignore_ascii_case("post");
+        for field in &form.fields {
+            let field_label = if field.label.is_empty() { &field.name } else { &field.label };
+            let hint = format!("{} {}", field.name, field.label);
+            if let Some(p) = find(&words(&hint, true), CARD_FIELDS).first() {
+                let field_label = short(field_label, 40);
+                self.raise(Payment, format!("its form asks for {} (\"{field_label}\"): PAYMENT", p.meaning));
+            }
+            if field.name.eq_ignore_ascii_case("_method") && field.value.eq_ignore_ascii_case("delete") {
+                self.raise(Destructive, "its form is a DELETE request (_method=delete): DESTRUCTIVE".into());
+            }
+            for s in find_secrets(&field.value, self.secrets) {
+                let reason = if get {
+                    format!("the form puts {} into the URL of {origin}: SUBMIT", s.key)
+                } else {
+                    format!("the form sends {} to {origin}: SUBMIT", s.key)
+                };
+                self.raise(Submit, reason);
+            }
+        }
+    }
+
+    fn press_keys(&mut self) {
+        let keys: Vec<Key> = self.action.keys.iter().map(|k| key_of(k)).collect();
+        let target = self.action.target.as_ref();
+        if keys.contains(&Key::Enter) {
+            match target {
+                None => {
+                    self.raise(Submit, "pressing Enter with no known focused element may submit a form: SUBMIT".into())
+                }
+                Some(el) if is_button_like(el) || is_link(el) => self.activate(el, "pressing Enter on", submits(el)),
+                Some(el) => self.activate(el, "pressing Enter in", el.submits_form || el.form.is_some()),
+            }
+        }
+        if keys.contains(&Key::Space)
+            && let Some(el) = target.filter(|el| is_button_like(el))
+        {
+            self.activate(el, "pressing Space on", submits(el));
+        }
+    }
+
+    fn upload(&mut self) {
+        let a = self.action;
+        let file = a.upload.as_deref().filter(|f| !f.is_empty()).map_or("a file".into(), |f| format!("\"{f}\""));
+        let form_action = a.target.as_ref().and_then(|t| t.form.as_ref()).map(|f| f.action.as_str());
+        let to = [form_action, a.destination.as_deref(), a.origin.as_deref(), a.url.as_deref()]
+            .into_iter()
+            .flatten()
+            .find(|d| !d.is_empty())
+            .map_or("the page's site".into(), |d| origin_of(d, self.base()));
+        self.raise(Submit, format!("uploading {file} to {to} (the file leaves this computer): SUBMIT"));
+    }
+
+    fn close_tab(&mut self) {
+        if self.action.closes_unsaved_form {
+            self.raise(Destructive, "closing the tab loses form edits that were not submitted: DESTRUCTIVE".into());
+        } else if let Some(declared) = self.action.declared.filter(|d| *d > WriteNonDestructive) {
+            self.note(format!(
+                "closing a tab with no unsaved form edits: WRITE_NON_DESTRUCTIVE (below its declared {declared})"
+            ));
+        }
+    }
+
+    /// Where the call sends the browser or data: a secret in it is an exfiltration.
+    fn destination(&mut self) {
+        let Some(dest) = self.action.destination.as_deref() else { return };
+        for s in find_secrets(dest, self.secrets) {
+            let to = origin_of(dest, self.base());
+            self.raise(Submit, format!("the URL carries {} to {to}: SUBMIT", s.key));
+        }
+    }
+
+    /// OTP fields and CAPTCHA widgets are the user's to handle: a Deny.
+    fn challenge(&mut self) {
+        let a = self.action;
+        let Some(el) = &a.target else { return };
+        if a.declared == Some(ReadOnly) {
+            return;
+        }
+        let verb = match a.tool.as_str() {
+            "browser_type" => "typing into",
+            "browser_click" => "clicking",
+            "browser_press_key" => "pressing keys in",
+            "browser_check" | "browser_uncheck" => "checking",
+            _ => "acting on",
+        };
+        let typing = matches!(a.tool.as_str(), "browser_type" | "browser_press_key");
+        let evidence = if el.challenge_field {
+            Some("a CAPTCHA widget or a one-time-code field".to_owned())
+        } else if let Some(host) = a.frame_url.as_deref().and_then(captcha_frame) {
+            Some(format!("inside a CAPTCHA frame from {host}"))
+        } else if typing && is_text_entry(el) {
+            let hint = format!("{} / {} / {}", el.name, el.id, el.field_name);
+            find(&words(&hint, true), CHALLENGE_FIELDS).first().map(|p| format!("a field for {}", p.meaning))
+        } else {
+            None
+        };
+        if let Some(evidence) = evidence {
+            self.out.deny = Some(CHALLENGE_DENY.into());
+            let what = describe(el);
+            self.note(format!("{verb} {what}, {evidence}: DENY"));
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Enter,
+    Space,
+    Other,
+}
+
+/// The key a chord ends with: `Ctrl+Enter` and `RETURN` are Enter.
+fn key_of(chord: &str) -> Key {
+    if chord == " " {
+        return Key::Space;
+    }
+    let chord = chord.trim();
+    let last = match chord.rsplit('+').next() {
+        Some("") | None => "+",
+        Some(k) => k.trim(),
+    };
+    match last.to_ascii_lowercase().as_str() {
+        "enter" | "return" | "numpadenter" => Key::Enter,
+        "space" | "spacebar" => Key::Space,
+        _ => Key::Other,
+    }
+}
+
+fn lower(s: &str) -> String {
+    s.trim().to_ascii_lowercase()
+}
+
+fn is_button_like(el: &ElementFacts) -> bool {
+    let (tag, kind) = (lower(&el.tag), lower(&el.kind));
+    tag == "button"
+        || (tag == "input" && matches!(kind.as_str(), "submit" | "button" | "image" | "reset"))
+        || matches!(lower(&el.role).as_str(), "button" | "menuitem")
+}
+
+fn is_link(el: &ElementFacts) -> bool {
+    lower(&el.tag) == "a" || lower(&el.role) == "link"
+}
+
+fn is_text_entry(el: &ElementFacts) -> bool {
+    let (tag, kind) = (lower(&el.tag), lower(&el.kind));
+    tag == "textarea"
+        || (tag == "input"
+            && !matches!(
+                kind.as_str(),
+                "submit" | "button" | "image" | "reset" | "checkbox" | "radio" | "file" | "hidden" | "range" | "color"
+            ))
+        || matches!(lower(&el.role).as_str(), "textbox" | "searchbox" | "combobox")
+}
+
+/// A click on `el` submits its form: the page says so, or it is a submit
+/// button of a form (a `<button>` with no type is one).
+fn submits(el: &ElementFacts) -> bool {
+    let (tag, kind) = (lower(&el.tag), lower(&el.kind));
+    el.submits_form
+        || (el.form.is_some()
+            && ((tag == "button" && matches!(kind.as_str(), "" | "submit"))
+                || (tag == "input" && matches!(kind.as_str(), "submit" | "image"))))
+}
+
+/// Where to read what `el` says it does. A text field's value is what was
+/// typed, not a label; ids and classes are read on buttons only (on links
+/// and cards they name layout: `post-card`).
+fn element_sources(el: &ElementFacts, base: Option<&str>) -> Vec<Source> {
+    let label = |text: &str| Source { prefix: String::new(), text: text.to_owned(), camel: false };
+    let attr = |what: &str, text: &str| Source {
+        prefix: format!("its {what} \"{}\" says ", short(text, 40)),
+        text: text.to_owned(),
+        camel: true,
+    };
+    let mut out = vec![label(&el.name)];
+    if is_button_like(el) {
+        out.extend([
+            label(&el.text),
+            label(&el.value),
+            attr("id", &el.id),
+            attr("name", &el.field_name),
+            attr("class", &el.class),
+        ]);
+    } else if is_link(el) {
+        out.push(label(&el.text));
+        out.push(url_source("its link", &el.href, base));
+    } else if is_text_entry(el) {
+        out.extend([attr("id", &el.id), attr("name", &el.field_name)]);
+    } else {
+        out.push(label(&el.text));
+    }
+    out.retain(|s| !s.text.trim().is_empty());
+    out
+}
+
+/// What a submitted form says it does: its action URL, id and name.
+fn form_sources(form: &FormFacts, base: Option<&str>) -> Vec<Source> {
+    let mut out = vec![
+        url_source("its form's action", &form.action, base),
+        Source {
+            prefix: format!("its form's id \"{}\" says ", short(&form.id, 40)),
+            text: form.id.clone(),
+            camel: true,
+        },
+        Source {
+            prefix: format!("its form \"{}\" says ", short(&form.name, 40)),
+            text: form.name.clone(),
+            camel: false,
+        },
+    ];
+    out.retain(|s| !s.text.trim().is_empty());
+    out
+}
+
+fn url_source(what: &str, url: &str, base: Option<&str>) -> Source {
+    Source { prefix: format!("{what} {} says ", short(url, 80)), text: url_words(url, base), camel: true }
+}
+
+/// The parts of a URL that name an action: its short path segments, the
+/// body of a `javascript:` URL, and action-like query parameters
+/// (`?action=delete`); never the host nor search terms.
+fn url_words(url: &str, base: Option<&str>) -> String {
+    let Some(u) = resolve(url, base.or(Some("https://page.invalid/"))) else { return String::new() };
+    let mut parts = Vec::new();
+    if u.scheme() == "javascript" {
+        parts.push(percent_decode(u.path()));
+    } else if let Some(segments) = u.path_segments() {
+        for seg in segments.map(percent_decode) {
+            if words(&seg, true).len() <= MAX_SEGMENT_WORDS {
+                parts.push(seg);
+            }
+        }
+    }
+    for (k, v) in u.query_pairs() {
+        if ACTION_PARAMS.contains(&k.to_ascii_lowercase().as_str()) {
+            parts.push(v.into_owned());
+        }
+    }
+    parts.join(" / ")
+}
+
+fn resolve(url: &str, base: Option<&str>) -> Option<Url> {
+    Url::parse(url).ok().or_else(|| base.and_then(|b| Url::parse(b).ok()).and_then(|b| b.join(url).ok()))
+}
+
+/// `https://shop.vn` for any URL of that site; the URL itself when it has no origin.
+fn origin_of(url: &str, base: Option<&str>) -> String {
+    match resolve(url, base).map(|u| u.origin()) {
+        Some(o) if o.is_tuple() => o.ascii_serialization(),
+        _ => short(url, 80),
+    }
+}
+
+/// The host of a CAPTCHA provider's frame, if `frame_url` is one.
+fn captcha_frame(frame_url: &str) -> Option<String> {
+    let u = Url::parse(frame_url).ok()?;
+    let host = u.host_str()?.to_ascii_lowercase();
+    let under = |domain: &str| host == domain || host.ends_with(&format!(".{domain}"));
+    let google = (under("google.com") || under("recaptcha.net")) && u.path().starts_with("/recaptcha");
+    (google || CAPTCHA_HOSTS.iter().any(|h| under(h))).then_some(host)
+}
+
+/// The label of the first field of `form` that holds a message (a comment,
+/// a review), if any.
+fn message_field(form: &FormFacts) -> Option<String> {
+    form.fields.iter().find_map(|f| {
+        let hint = format!("{} / {}", f.name, f.label);
+        let found = !find(&words(&hint, true), MESSAGE_FIELDS).is_empty();
+        found.then(|| short(if f.label.is_empty() { &f.name } else { &f.label }, 40))
+    })
+}
+
+/// `"Mua ngay" (button)`, for reasons.
+fn describe(el: &ElementFacts) -> String {
+    let first = |xs: [&str; 5]| xs.into_iter().map(str::trim).find(|s| !s.is_empty()).map(str::to_owned);
+    let kind = first([&el.role, &el.tag, "", "", ""]).unwrap_or_else(|| "element".into());
+    match first([&el.name, &el.text, &el.value, &el.field_name, &el.id]) {
+        Some(label) => format!("\"{}\" ({kind})", short(&label, 60)),
+        None => format!("the {kind}"),
+    }
+}
+
+/// `s` on one line, cut to `max` characters.
+fn short(s: &str, max: usize) -> String {
+    let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    let mut cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests;

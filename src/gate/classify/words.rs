@@ -1,0 +1,261 @@
+//! Words for keyword matching, Vietnamese-aware: lowercase, split at word
+//! boundaries (and at camelCase humps in ids, classes and URLs), with the
+//! Vietnamese marks kept apart from the letters so that both an accented and
+//! an unaccented page can be matched.
+//!
+//! A word keeps its vowel marks (ă â ê ô ơ ư đ) and its one tone (grave,
+//! acute, hook, tilde, dot), wherever the tone was written: "xóa" and "xoá",
+//! "hủy" and "huỷ" are the same word, and "đăng" (post) is not "đang" (in
+//! progress), nor "mua" (buy) "mùa" (season). A page word written without any
+//! accent (`btn-dang-bai`, `/thanh-toan`, "Mua ngay" in capitals) matches on
+//! its folded form alone, since it could be either.
+
+use super::phrases::Phrase;
+
+/// Vietnamese vowels and their five toned forms: grave, acute, hook, tilde, dot.
+const TONED: [(char, &str); 12] = [
+    ('a', "àáảãạ"),
+    ('ă', "ằắẳẵặ"),
+    ('â', "ầấẩẫậ"),
+    ('e', "èéẻẽẹ"),
+    ('ê', "ềếểễệ"),
+    ('i', "ìíỉĩị"),
+    ('o', "òóỏõọ"),
+    ('ô', "ồốổỗộ"),
+    ('ơ', "ờớởỡợ"),
+    ('u', "ùúủũụ"),
+    ('ư', "ừứửữự"),
+    ('y', "ỳýỷỹỵ"),
+];
+
+/// Splits a (lowercase, precomposed) letter into its base and its tone (0: none).
+fn untone(c: char) -> (char, u8) {
+    for (base, toned) in TONED {
+        if let Some(i) = toned.chars().position(|t| t == c) {
+            return (base, u8::try_from(i + 1).unwrap_or(0));
+        }
+    }
+    (c, 0)
+}
+
+/// Combining marks (decomposed text).
+fn is_mark(c: char) -> bool {
+    ('\u{300}'..='\u{36f}').contains(&c)
+}
+
+/// The tone a combining mark writes, in `TONED` order.
+fn combining_tone(c: char) -> Option<u8> {
+    match c {
+        '\u{300}' => Some(1),
+        '\u{301}' => Some(2),
+        '\u{309}' => Some(3),
+        '\u{303}' => Some(4),
+        '\u{323}' => Some(5),
+        _ => None,
+    }
+}
+
+/// A base letter with a combining vowel mark (breve, circumflex, horn).
+fn with_mark(base: char, mark: char) -> Option<char> {
+    match (base, mark) {
+        ('a', '\u{306}') => Some('ă'),
+        ('a', '\u{302}') => Some('â'),
+        ('e', '\u{302}') => Some('ê'),
+        ('o', '\u{302}') => Some('ô'),
+        ('o', '\u{31b}') => Some('ơ'),
+        ('u', '\u{31b}') => Some('ư'),
+        _ => None,
+    }
+}
+
+/// The plain letter under a (toneless, lowercase) marked one: `ơ`→`o`,
+/// `đ`→`d`, plus the common Latin-1 / Latin Extended-A letters.
+fn plain(c: char) -> char {
+    match c {
+        'ă' | 'â' | 'ä' | 'å' | 'ā' | 'ą' => 'a',
+        'ê' | 'ë' | 'ē' | 'ę' => 'e',
+        'î' | 'ï' => 'i',
+        'ô' | 'ơ' | 'ö' | 'ø' | 'ō' => 'o',
+        'ư' | 'û' | 'ü' | 'ū' => 'u',
+        'ÿ' => 'y',
+        'đ' | 'ð' => 'd',
+        'ç' | 'ć' | 'č' => 'c',
+        'ñ' | 'ń' => 'n',
+        'ł' => 'l',
+        'ś' | 'š' => 's',
+        'ź' | 'ż' | 'ž' => 'z',
+        _ => c,
+    }
+}
+
+/// Lowercase text without diacritics, every other character kept:
+/// `"Nguyễn Văn Đức"` → `"nguyen van duc"` (precomposed or decomposed input).
+pub(crate) fn fold(s: &str) -> String {
+    s.chars().flat_map(char::to_lowercase).filter(|c| !is_mark(*c)).map(|c| plain(untone(c).0)).collect()
+}
+
+/// One word of a page text or of a phrase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Word {
+    /// Lowercase, no diacritics (`dang`).
+    pub folded: String,
+    /// Lowercase with vowel marks, without the tone (`đăng`).
+    marked: String,
+    /// The tone, 0 for none.
+    tone: u8,
+    /// Written with any non-ASCII letter or mark.
+    accented: bool,
+}
+
+impl Word {
+    fn new(raw: &[char]) -> Word {
+        let mut marked = String::new();
+        let mut tone = 0;
+        for c in raw.iter().flat_map(|c| c.to_lowercase()) {
+            if let Some(t) = combining_tone(c) {
+                tone = if tone == 0 { t } else { tone };
+            } else if is_mark(c) {
+                if let Some(m) = marked.pop() {
+                    marked.push(with_mark(m, c).unwrap_or(m));
+                }
+            } else {
+                let (base, t) = untone(c);
+                marked.push(base);
+                tone = if tone == 0 { t } else { tone };
+            }
+        }
+        let folded = marked.chars().map(plain).collect();
+        Word { folded, marked, tone, accented: !raw.iter().all(char::is_ascii) }
+    }
+
+    /// Whether this page word is the phrase word `p`: same folded letters,
+    /// and, when the page wrote accents, the same marks and tone.
+    fn is(&self, p: &Word) -> bool {
+        self.folded == p.folded && (!self.accented || (self.marked == p.marked && self.tone == p.tone))
+    }
+}
+
+/// The words of `s`; with `camel`, `placeOrderBtn` is three words.
+pub(super) fn words(s: &str, camel: bool) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut cur: Vec<char> = Vec::new();
+    let mut prev_lower = false;
+    for c in s.chars() {
+        if !(c.is_alphanumeric() || is_mark(c)) {
+            flush(&mut cur, &mut out);
+            prev_lower = false;
+            continue;
+        }
+        if camel && prev_lower && c.is_uppercase() {
+            flush(&mut cur, &mut out);
+        }
+        prev_lower = c.is_lowercase();
+        cur.push(c);
+    }
+    flush(&mut cur, &mut out);
+    out
+}
+
+fn flush(cur: &mut Vec<char>, out: &mut Vec<Word>) {
+    if !cur.is_empty() {
+        out.push(Word::new(cur));
+        cur.clear();
+    }
+}
+
+/// The phrases of `table` found in `text`. Where one found phrase lies
+/// inside a longer found one ("đặt phòng" inside "hủy đặt phòng"), only the
+/// longer one is kept; of two on the same words, the first in the table.
+/// A multi-word phrase also matches its run-together
+/// form written without accents (`placeorder`, `thanhtoan`).
+pub(super) fn find<'p>(text: &[Word], table: &'p [Phrase]) -> Vec<&'p Phrase> {
+    let mut hits: Vec<(usize, usize, &Phrase)> = Vec::new();
+    for phrase in table {
+        let pw = words(phrase.text, false);
+        if pw.is_empty() {
+            continue;
+        }
+        for (i, win) in text.windows(pw.len()).enumerate() {
+            if win.iter().zip(&pw).all(|(t, p)| t.is(p)) {
+                hits.push((i, i + pw.len(), phrase));
+            }
+        }
+        if pw.len() > 1 {
+            let joined: String = pw.iter().map(|w| w.folded.as_str()).collect();
+            for (i, w) in text.iter().enumerate() {
+                if !w.accented && w.folded == joined {
+                    hits.push((i, i + 1, phrase));
+                }
+            }
+        }
+    }
+    let inside_longer =
+        |&(s, e, _): &(usize, usize, &Phrase)| hits.iter().any(|&(s2, e2, _)| s2 <= s && e <= e2 && e2 - s2 > e - s);
+    let mut kept: Vec<(usize, usize, &Phrase)> = Vec::new();
+    for h in hits.iter().filter(|h| !inside_longer(h)) {
+        // Two phrases on the same words ("checkout", and "check out" run
+        // together): the first in the table speaks for both.
+        if !kept.iter().any(|k| (k.0, k.1) == (h.0, h.1)) {
+            kept.push(*h);
+        }
+    }
+    kept.into_iter().map(|(_, _, p)| p).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::classify::phrases::{Effect, Phrase};
+
+    fn found(text: &str, camel: bool, table: &'static [Phrase]) -> Vec<&'static str> {
+        find(&words(text, camel), table).iter().map(|p| p.text).collect()
+    }
+
+    static TABLE: &[Phrase] = &[
+        Phrase::new("đăng", Effect::Neutral, ""),
+        Phrase::new("mua", Effect::Neutral, ""),
+        Phrase::new("xóa", Effect::Neutral, ""),
+        Phrase::new("hủy", Effect::Neutral, ""),
+        Phrase::new("đặt phòng", Effect::Neutral, ""),
+        Phrase::new("hủy đặt phòng", Effect::Neutral, ""),
+        Phrase::new("place order", Effect::Neutral, ""),
+        Phrase::new("book", Effect::Neutral, ""),
+    ];
+
+    #[test]
+    fn fold_strips_vietnamese_and_latin_marks() {
+        assert_eq!(fold("Nguyễn Văn ĐỨC, Hà Nội"), "nguyen van duc, ha noi");
+        assert_eq!(fold("Nguye\u{302}\u{303}n"), "nguyen");
+        assert_eq!(fold("Crème Brûlée"), "creme brulee");
+    }
+
+    #[test]
+    fn tones_and_marks_separate_accented_words() {
+        assert_eq!(found("Đăng bài", false, TABLE), ["đăng"]);
+        assert!(found("Đang tải", false, TABLE).is_empty());
+        assert!(found("Mùa hè", false, TABLE).is_empty());
+        assert!(found("Trời mưa", false, TABLE).is_empty());
+        assert_eq!(found("MUA NGAY", false, TABLE), ["mua"]);
+        // Either tone placement, precomposed or decomposed.
+        assert_eq!(found("Xoá", false, TABLE), ["xóa"]);
+        assert_eq!(found("Huỷ", false, TABLE), ["hủy"]);
+        assert_eq!(found("Xo\u{301}a", false, TABLE), ["xóa"]);
+        assert_eq!(found("Đa\u{306}ng", false, TABLE), ["đăng"]);
+    }
+
+    #[test]
+    fn unaccented_words_match_on_their_folded_form() {
+        assert_eq!(found("btn-dang-bai", false, TABLE), ["đăng"]);
+        assert_eq!(found("/huy-dat-phong", false, TABLE), ["hủy đặt phòng"]);
+    }
+
+    #[test]
+    fn whole_words_only_and_longest_wins() {
+        assert!(found("Facebook notebook", false, TABLE).is_empty());
+        assert_eq!(found("Hủy đặt phòng", false, TABLE), ["hủy đặt phòng"]);
+        assert_eq!(found("placeOrderBtn", true, TABLE), ["place order"]);
+        assert!(found("placeOrderBtn", false, TABLE).is_empty());
+        assert_eq!(found("placeorder", false, TABLE), ["place order"]);
+        assert_eq!(found("Book now", false, TABLE), ["book"]);
+    }
+}

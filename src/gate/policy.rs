@@ -1,0 +1,336 @@
+//! The gate's policy: from the user's rules, the effective scope of the real
+//! action, this session's approvals and the task's allowed origins to a
+//! [`Decision`]. Pure and synchronous once the rules are loaded.
+//!
+//! The order, each step adding to the verdict (Deny beats Ask beats Allow;
+//! among equals the earlier step's reason is kept):
+//! 1. the classifier's deny (a challenge, a secret leaving...) → Deny;
+//! 2. a matching `never` rule → Deny; a matching `ask` rule → Ask;
+//! 3. an effective scope of SUBMIT or above → Ask, unless a matching `allow`
+//!    rule or an "allow for this session" approval of exactly (tool,
+//!    effective scope, origin) lifts it. An `allow` rule lifts PAYMENT and
+//!    DESTRUCTIVE only when its `min_scope` is itself PAYMENT or DESTRUCTIVE:
+//!    a rule without `min_scope` (or with a lower one) allows up to PUBLISH;
+//! 4. an origin outside the task's allowed origins → Ask, unless this
+//!    session approved exactly (tool, effective scope, origin); `allow`
+//!    rules do not lift it (the task's limit is narrower than a standing rule);
+//! 5. otherwise (READ_ONLY, WRITE_NON_DESTRUCTIVE) → Allow.
+//!
+//! A rule matches when its site and tool fit the call and the effective
+//! scope is at least its `min_scope`. Origins are compared as
+//! `scheme://host[:port]`; a host pattern `*.shop.vn` covers `shop.vn` and
+//! every subdomain, on http and https and any port (`https://*.shop.vn`: on
+//! https only). The effective scope is never taken below the declared one.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::store::Store;
+use crate::store::gate_rules::{GateRuleRow, RuleDecision};
+use crate::tools::PermissionScope;
+
+/// The gate's verdict on one call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "decision", content = "reason", rename_all = "lowercase")]
+pub enum Decision {
+    Allow,
+    /// The user must be asked; the reason says why.
+    Ask(String),
+    /// Refused; the reason says why.
+    Deny(String),
+}
+
+impl Decision {
+    fn rank(&self) -> u8 {
+        match self {
+            Self::Allow => 0,
+            Self::Ask(_) => 1,
+            Self::Deny(_) => 2,
+        }
+    }
+
+    /// The stricter of the two: Deny beats Ask beats Allow; between equals,
+    /// `self` (and its reason) is kept.
+    pub fn merge(self, other: Decision) -> Decision {
+        if other.rank() > self.rank() { other } else { self }
+    }
+
+    /// `allow`, `ask` or `deny` (the audit log's spelling).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Ask(_) => "ask",
+            Self::Deny(_) => "deny",
+        }
+    }
+
+    /// The reason of an Ask or a Deny.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Self::Allow => None,
+            Self::Ask(r) | Self::Deny(r) => Some(r),
+        }
+    }
+}
+
+/// A decision with what led to it, for the audit log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    pub decision: Decision,
+    /// `policy` (the scope or origin defaults, a classifier deny), `rule`
+    /// (a user rule decided or lifted it) or `session` (a session approval lifted it).
+    pub answered_by: &'static str,
+    /// Every step that asked, refused or lifted an ask, in order.
+    pub reasons: Vec<String>,
+}
+
+type SessionKey = (String, PermissionScope, Option<String>);
+
+/// The user's rules, this session's approvals and the task's allowed origins.
+#[derive(Debug, Default)]
+pub struct Policy {
+    rules: Vec<GateRuleRow>,
+    session: Mutex<HashSet<SessionKey>>,
+    allowed_origins: Option<Vec<SitePattern>>,
+}
+
+impl Policy {
+    /// A policy over these rules, with no session approvals and no origin limit.
+    pub fn new(rules: Vec<GateRuleRow>) -> Policy {
+        Policy { rules, ..Policy::default() }
+    }
+
+    /// A policy over the user's rules as stored now.
+    pub async fn load(store: &Store) -> Result<Policy> {
+        Ok(Policy::new(store.gate_rules().list().await?))
+    }
+
+    /// Limit the task to these origins or host patterns: acting anywhere
+    /// else asks. Entries that are not origins or patterns match nothing.
+    pub fn with_allowed_origins(mut self, origins: Vec<String>) -> Policy {
+        self.allowed_origins = Some(origins.iter().filter_map(|o| SitePattern::parse(o).ok()).collect());
+        self
+    }
+
+    pub fn rules(&self) -> &[GateRuleRow] {
+        &self.rules
+    }
+
+    /// Remember the user's "allow for this session" for exactly this tool,
+    /// effective scope and origin.
+    pub fn allow_for_session(&self, tool: &str, scope: PermissionScope, origin: Option<&str>) {
+        self.session.lock().unwrap_or_else(|e| e.into_inner()).insert(session_key(tool, scope, origin));
+    }
+
+    /// Whether this session approved exactly this tool, scope and origin.
+    pub fn session_allows(&self, tool: &str, scope: PermissionScope, origin: Option<&str>) -> bool {
+        self.session.lock().unwrap_or_else(|e| e.into_inner()).contains(&session_key(tool, scope, origin))
+    }
+
+    /// The decision for a call of `tool` on `origin` (a URL or an origin;
+    /// `None` when there is no page), `deny` being the classifier's refusal.
+    pub fn decide(
+        &self,
+        tool: &str,
+        declared: PermissionScope,
+        effective: PermissionScope,
+        origin: Option<&str>,
+        deny: Option<&str>,
+    ) -> Decision {
+        self.evaluate(tool, declared, effective, origin, deny).decision
+    }
+
+    /// [`Policy::decide`], with who decided and every reason.
+    pub fn evaluate(
+        &self,
+        tool: &str,
+        declared: PermissionScope,
+        effective: PermissionScope,
+        origin: Option<&str>,
+        deny: Option<&str>,
+    ) -> Verdict {
+        let scope = effective.max(declared);
+        let origin = origin.map(|o| origin_of(o).unwrap_or_else(|| o.trim().to_owned()));
+        let origin = origin.as_deref();
+        let mut steps: Vec<(Decision, &'static str)> = Vec::new();
+        let mut lifted: Vec<(String, &'static str)> = Vec::new();
+
+        if let Some(reason) = deny {
+            steps.push((Decision::Deny(reason.to_owned()), "policy"));
+        }
+        let matching: Vec<&GateRuleRow> =
+            self.rules.iter().filter(|r| r.applies_to(origin, tool) && r.covers_scope(scope)).collect();
+        for rule in matching.iter().filter(|r| r.decision == RuleDecision::Never) {
+            steps.push((Decision::Deny(format!("you set never for {}", rule.describe())), "rule"));
+        }
+        for rule in matching.iter().filter(|r| r.decision == RuleDecision::Ask) {
+            steps.push((Decision::Ask(format!("you set ask for {}", rule.describe())), "rule"));
+        }
+        let session = self.session_allows(tool, scope, origin);
+        if scope.needs_confirmation() {
+            let allow = matching.iter().find(|r| r.decision == RuleDecision::Allow && allow_reaches(r, scope));
+            match (allow, session) {
+                (Some(rule), _) => {
+                    lifted.push((format!("{scope} allowed by your rule for {}", rule.describe()), "rule"))
+                }
+                (None, true) => lifted.push((format!("{scope} allowed for this session"), "session")),
+                (None, false) => steps.push((Decision::Ask(scope_reason(scope)), "policy")),
+            }
+        }
+        if let Some(allowed) = &self.allowed_origins {
+            let inside = origin.is_none_or(|o| allowed.iter().any(|p| p.matches(o)));
+            if !inside {
+                let o = origin.unwrap_or_default();
+                if session {
+                    lifted.push((format!("{o} (outside the task's origins) allowed for this session"), "session"));
+                } else {
+                    let list: Vec<String> = allowed.iter().map(SitePattern::to_string).collect();
+                    let reason = format!("{o} is outside this task's allowed origins ({})", list.join(", "));
+                    steps.push((Decision::Ask(reason), "policy"));
+                }
+            }
+        }
+
+        let mut reasons: Vec<String> = steps.iter().filter_map(|(d, _)| d.reason().map(str::to_owned)).collect();
+        reasons.extend(lifted.iter().map(|(r, _)| r.clone()));
+        let mut decision = Decision::Allow;
+        let mut answered_by = lifted.first().map_or("policy", |(_, by)| *by);
+        for (step, by) in steps {
+            if step.rank() > decision.rank() {
+                answered_by = by;
+            }
+            decision = decision.merge(step);
+        }
+        Verdict { decision, answered_by, reasons }
+    }
+}
+
+/// Whether a matching `allow` rule may lift the Ask of `scope`: PAYMENT
+/// and DESTRUCTIVE only when the rule's `min_scope` names one of them.
+fn allow_reaches(rule: &GateRuleRow, scope: PermissionScope) -> bool {
+    scope < PermissionScope::Payment || rule.min_scope.is_some_and(|min| min >= PermissionScope::Payment)
+}
+
+fn scope_reason(scope: PermissionScope) -> String {
+    let what = match scope {
+        PermissionScope::Submit => "it submits a form or sends data off this computer",
+        PermissionScope::Publish => "it posts or does something public",
+        PermissionScope::Payment => "it costs money",
+        PermissionScope::Destructive => "it deletes, cancels or changes something hard to undo",
+        PermissionScope::ReadOnly | PermissionScope::WriteNonDestructive => "of its scope",
+    };
+    format!("{scope}: needs your confirmation because {what}")
+}
+
+fn session_key(tool: &str, scope: PermissionScope, origin: Option<&str>) -> SessionKey {
+    let origin = origin.map(|o| origin_of(o).unwrap_or_else(|| o.trim().to_owned()));
+    (tool.to_owned(), scope, origin)
+}
+
+/// The origin (`scheme://host[:port]`, default port left out, host
+/// lowercased) of a URL or an origin; `None` for opaque ones (`about:blank`,
+/// `data:`, `file:`) and for text that is not a URL.
+pub fn origin_of(input: &str) -> Option<String> {
+    let url = url::Url::parse(input.trim()).ok()?;
+    let origin = url.origin();
+    origin.is_tuple().then(|| origin.ascii_serialization())
+}
+
+/// Where a rule or a task's origin limit applies: one origin, or a domain
+/// and its subdomains.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SitePattern {
+    /// `https://shop.vn` (from any URL on it).
+    Origin(String),
+    /// `*.shop.vn` (scheme `None`: http or https) or `https://*.shop.vn`.
+    Hosts { scheme: Option<String>, domain: String },
+}
+
+impl SitePattern {
+    /// Read an origin or URL (`https://shop.vn/cart` is `https://shop.vn`)
+    /// or a host pattern (`*.shop.vn`, `https://*.shop.vn`); anything else
+    /// is `invalid_arguments`.
+    pub fn parse(input: &str) -> Result<SitePattern> {
+        let s = input.trim();
+        let bad = || {
+            Error::invalid_arguments(format!(
+                "`{input}` is not a site: give an origin like https://shop.vn or a host pattern like *.shop.vn"
+            ))
+        };
+        let (scheme, rest) = match s.split_once("://") {
+            Some((scheme, rest)) => (Some(scheme.to_ascii_lowercase()), rest),
+            None => (None, s),
+        };
+        if scheme.as_deref().is_some_and(|sc| sc != "http" && sc != "https") {
+            return Err(bad());
+        }
+        let Some(domain) = rest.strip_prefix("*.") else {
+            return match scheme {
+                Some(_) => origin_of(s).map(SitePattern::Origin).ok_or_else(bad),
+                None => Err(bad()),
+            };
+        };
+        let domain = domain.strip_suffix('/').unwrap_or(domain);
+        if !domain.contains('.') || domain.contains(['/', ':', '*', '?', '#', '@', '[']) {
+            return Err(bad());
+        }
+        let url = url::Url::parse(&format!("https://{domain}/")).map_err(|_| bad())?;
+        let domain = url.domain().filter(|d| !d.starts_with('.') && !d.ends_with('.')).ok_or_else(bad)?;
+        Ok(SitePattern::Hosts { scheme, domain: domain.to_owned() })
+    }
+
+    /// Whether the origin of `url` (a URL or an origin) falls under this pattern.
+    pub fn matches(&self, url: &str) -> bool {
+        match self {
+            SitePattern::Origin(origin) => origin_of(url).is_some_and(|o| &o == origin),
+            SitePattern::Hosts { scheme, domain } => {
+                let Ok(url) = url::Url::parse(url.trim()) else { return false };
+                let scheme_fits = match scheme {
+                    Some(s) => url.scheme() == s,
+                    None => matches!(url.scheme(), "http" | "https"),
+                };
+                let host = url.host_str().unwrap_or_default();
+                let host_fits = host == domain
+                    || host.strip_suffix(domain.as_str()).is_some_and(|head| head.ends_with('.') && head.len() > 1);
+                scheme_fits && host_fits
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for SitePattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SitePattern::Origin(origin) => f.write_str(origin),
+            SitePattern::Hosts { scheme: Some(scheme), domain } => write!(f, "{scheme}://*.{domain}"),
+            SitePattern::Hosts { scheme: None, domain } => write!(f, "*.{domain}"),
+        }
+    }
+}
+
+/// The decision a confirmation answer (ConfirmResultV1 JSON) stands for:
+/// `approved: true` → Allow; `approved: false` → Deny with the user's
+/// reason; no answer (a timeout, nobody to ask) or a malformed one → Deny.
+pub fn answer_to_decision(answer: Option<&Value>) -> Decision {
+    let Some(answer) = answer else {
+        return Decision::Deny("no answer came (timed out, or nobody could be asked)".into());
+    };
+    let Some(fields) = answer.as_object() else {
+        return Decision::Deny("the answer was malformed (not a JSON object)".into());
+    };
+    match fields.get("approved") {
+        Some(Value::Bool(true)) => Decision::Allow,
+        Some(Value::Bool(false)) => match fields.get("reason").and_then(Value::as_str).map(str::trim) {
+            Some(reason) if !reason.is_empty() => Decision::Deny(format!("the user said no: {reason}")),
+            _ => Decision::Deny("the user said no".into()),
+        },
+        _ => Decision::Deny("the answer was malformed (`approved` is missing or not true/false)".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests;
