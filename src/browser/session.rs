@@ -291,9 +291,8 @@ impl Guard<'_> {
         if starting {
             let mut kept = Vec::with_capacity(targets.len());
             for (target, url, title, by_page) in targets {
-                let start_page = url.is_empty()
-                    || url.starts_with("chrome://newtab")
-                    || url.starts_with("chrome://new-tab-page");
+                let start_page =
+                    url.is_empty() || url.starts_with("chrome://newtab") || url.starts_with("chrome://new-tab-page");
                 if start_page && !by_page && !self.state.tabs.iter().any(|t| t.target == target) {
                     let _ = self.conn()?.browser.execute(CloseTargetParams::new(target)).await;
                 } else {

@@ -51,7 +51,19 @@ impl Action {
                 let names: Vec<&str> = f.fields.iter().map(|x| x.name.as_str()).collect();
                 serde_json::json!([f.action, f.method, f.id, names])
             });
-            serde_json::json!([t.tag, t.role, t.kind, t.name, t.text, t.value, t.id, t.field_name, t.href, t.submits_form, form])
+            serde_json::json!([
+                t.tag,
+                t.role,
+                t.kind,
+                t.name,
+                t.text,
+                t.value,
+                t.id,
+                t.field_name,
+                t.href,
+                t.submits_form,
+                form
+            ])
         });
         let key = serde_json::json!([
             self.tool,

@@ -114,7 +114,8 @@ fn mask_value(value: &str) -> String {
 fn summary(action: &Action, secrets: &[SecretValue]) -> String {
     let place = action.origin.as_deref().map(|o| format!(" on {o}")).unwrap_or_default();
     let what = action.target.as_ref().map(|t| {
-        let label = [&t.name, &t.text, &t.value, &t.id].into_iter().find(|s| !s.trim().is_empty()).cloned().unwrap_or_default();
+        let label =
+            [&t.name, &t.text, &t.value, &t.id].into_iter().find(|s| !s.trim().is_empty()).cloned().unwrap_or_default();
         let kind = if t.role.is_empty() { t.tag.clone() } else { t.role.clone() };
         if label.is_empty() { kind } else { format!("{kind} \"{label}\"") }
     });
@@ -136,9 +137,14 @@ fn summary(action: &Action, secrets: &[SecretValue]) -> String {
             action.upload.as_deref().unwrap_or("a file"),
             what.unwrap_or_else(|| "a file field".into())
         ),
-        "browser_close_tab" => format!("Close the tab at {} (unsaved form edits are lost)", action.url.as_deref().unwrap_or("?")),
+        "browser_close_tab" => {
+            format!("Close the tab at {} (unsaved form edits are lost)", action.url.as_deref().unwrap_or("?"))
+        }
         "browser_navigate" | "browser_new_tab" | "browser_download" => {
-            format!("Open {}", action.destination.as_deref().map_or_else(|| "a page".into(), |d| secrets::mask(d, secrets)))
+            format!(
+                "Open {}",
+                action.destination.as_deref().map_or_else(|| "a page".into(), |d| secrets::mask(d, secrets))
+            )
         }
         other => format!("Run {other}{place}"),
     };
@@ -218,8 +224,18 @@ mod tests {
             action: "https://visa.gov/apply".into(),
             method: "post".into(),
             fields: vec![
-                FieldFacts { name: "ho_ten".into(), kind: "text".into(), value: "Nguyễn An".into(), label: "Họ tên".into() },
-                FieldFacts { name: "so_ho_chieu".into(), kind: "text".into(), value: "B1234567".into(), label: "Số hộ chiếu".into() },
+                FieldFacts {
+                    name: "ho_ten".into(),
+                    kind: "text".into(),
+                    value: "Nguyễn An".into(),
+                    label: "Họ tên".into(),
+                },
+                FieldFacts {
+                    name: "so_ho_chieu".into(),
+                    kind: "text".into(),
+                    value: "B1234567".into(),
+                    label: "Số hộ chiếu".into(),
+                },
             ],
             ..FormFacts::default()
         };
@@ -238,7 +254,13 @@ mod tests {
             }),
             ..Action::default()
         };
-        let req = ConfirmationRequest::for_action(&action, PermissionScope::Submit, RiskLevel::High, &["it sends a form".into()], &secrets);
+        let req = ConfirmationRequest::for_action(
+            &action,
+            PermissionScope::Submit,
+            RiskLevel::High,
+            &["it sends a form".into()],
+            &secrets,
+        );
         assert_eq!(
             req.action_summary,
             "Click button \"Gửi hồ sơ\" on https://visa.gov — sends the form to https://visa.gov/apply (POST) (the page shows: Lệ phí: 1.200.000 ₫)"

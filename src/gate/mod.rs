@@ -6,11 +6,11 @@
 //! user; no answer, or no one to ask, is a refusal.
 
 pub mod action;
-pub mod classify;
-pub mod exfil;
 pub mod audit;
 pub mod check;
+pub mod classify;
 pub mod confirm;
+pub mod exfil;
 pub mod policy;
 pub mod secrets;
 

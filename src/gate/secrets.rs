@@ -16,9 +16,36 @@ pub const MARKED_KEYS: &str = "halley.sensitive_keys";
 /// Words that make a profile key sensitive, matched on its `.`/`_`/`-`
 /// separated parts (folded to lowercase ASCII).
 const SENSITIVE_WORDS: &[&str] = &[
-    "passport", "passport_no", "id_number", "idnumber", "national_id", "cccd", "cmnd", "ssn", "tax_id", "card",
-    "card_number", "cvv", "cvc", "iban", "bank", "account_number", "password", "passwd", "pin", "secret", "token",
-    "otp", "api_key", "phone", "email", "address", "dob", "birth", "birthday", "license",
+    "passport",
+    "passport_no",
+    "id_number",
+    "idnumber",
+    "national_id",
+    "cccd",
+    "cmnd",
+    "ssn",
+    "tax_id",
+    "card",
+    "card_number",
+    "cvv",
+    "cvc",
+    "iban",
+    "bank",
+    "account_number",
+    "password",
+    "passwd",
+    "pin",
+    "secret",
+    "token",
+    "otp",
+    "api_key",
+    "phone",
+    "email",
+    "address",
+    "dob",
+    "birth",
+    "birthday",
+    "license",
 ];
 
 /// Whether a profile key names sensitive data. `marked` are the user's own
@@ -100,9 +127,6 @@ mod tests {
             SecretValue { key: "travel.passport_no".into(), value: "B1234567".into() },
             SecretValue { key: "me.pin".into(), value: "12".into() },
         ];
-        assert_eq!(
-            mask("passport B1234567, pin 12", &secrets),
-            "passport {{profile.travel.passport_no}}, pin 12"
-        );
+        assert_eq!(mask("passport B1234567, pin 12", &secrets), "passport {{profile.travel.passport_no}}, pin 12");
     }
 }

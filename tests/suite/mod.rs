@@ -10,3 +10,4 @@ mod cli_profile;
 mod cli_script;
 mod cli_tools;
 mod fixture_server;
+mod gate_browser;

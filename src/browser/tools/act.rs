@@ -10,12 +10,12 @@ use chromiumoxide::cdp::browser_protocol::input::MouseButton as CdpButton;
 use serde_json::{Value, json};
 
 use super::{BrowserTool, Call, output};
-use crate::gate::action::Action;
 use crate::browser::keys::parse_chord;
 use crate::browser::page::{self, NavWatch};
 use crate::browser::runtime;
 use crate::browser::session::TabHandle;
 use crate::error::{Error, ErrorCode, Result};
+use crate::gate::action::Action;
 use crate::tools::ToolOutput;
 use crate::tools::catalogue::common::Target;
 use crate::tools::catalogue::interaction::{

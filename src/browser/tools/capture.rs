@@ -6,12 +6,12 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{BrowserTool, Call, output};
-use crate::gate::action::Action;
 use crate::browser::extract::{self, PageFacts};
 use crate::browser::page;
 use crate::browser::runtime;
 use crate::browser::tools::act::{actionable, target_json};
 use crate::error::{Error, ErrorCode, Result};
+use crate::gate::action::Action;
 use crate::tools::builtin::files::{self, FilesStoreArgs};
 use crate::tools::catalogue::capture::{
     BrowserExtractArgs, BrowserGetDomArgs, BrowserGetDomOutput, BrowserReadTextArgs, BrowserReadTextOutput,

@@ -13,12 +13,12 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::{BrowserTool, Call, output};
-use crate::gate::action::Action;
 use crate::browser::page;
 use crate::browser::runtime;
 use crate::browser::tools::act::{actionable, describe, target_json};
 use crate::browser::tools::nav::check_url;
 use crate::error::{Error, ErrorCode, Result};
+use crate::gate::action::Action;
 use crate::tools::ArtifactType;
 use crate::tools::ToolOutput;
 use crate::tools::builtin::files::{self, FilesStoreArgs, resolve_file_ref};

@@ -2,8 +2,8 @@
 //! call takes the browser for its whole duration (calls take turns).
 
 mod act;
-mod facts;
 mod capture;
+mod facts;
 mod files;
 mod nav;
 
@@ -17,11 +17,11 @@ use serde_json::Value;
 use super::session::{Guard, TabHandle};
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
-use crate::tools::catalogue::common::Target;
-use crate::tools::{PermissionScope, RiskLevel};
 use crate::tools::ToolOutput;
 use crate::tools::builtin::ToolContext;
+use crate::tools::catalogue::common::Target;
 use crate::tools::catalogue::robustness::{BrowserRetryArgs, BrowserRetryOutput, RetryableTool};
+use crate::tools::{PermissionScope, RiskLevel};
 
 macro_rules! browser_tools {
     ($($variant:ident => $name:literal,)*) => {
@@ -79,10 +79,28 @@ impl BrowserTool {
         match self {
             T::UploadFile => (S::Submit, RiskLevel::High),
             T::CloseTab => (S::Destructive, RiskLevel::Medium),
-            T::ListTabs | T::Wait | T::Screenshot | T::GetDom | T::ReadText | T::Extract | T::Snapshot | T::Find
-            | T::DetectState | T::ExtractTable => (S::ReadOnly, RiskLevel::Low),
-            T::Navigate | T::NewTab | T::SwitchTab | T::Click | T::Type | T::Scroll | T::PressKey | T::SelectOption
-            | T::Check | T::Uncheck | T::Download | T::Retry => (S::WriteNonDestructive, RiskLevel::Low),
+            T::ListTabs
+            | T::Wait
+            | T::Screenshot
+            | T::GetDom
+            | T::ReadText
+            | T::Extract
+            | T::Snapshot
+            | T::Find
+            | T::DetectState
+            | T::ExtractTable => (S::ReadOnly, RiskLevel::Low),
+            T::Navigate
+            | T::NewTab
+            | T::SwitchTab
+            | T::Click
+            | T::Type
+            | T::Scroll
+            | T::PressKey
+            | T::SelectOption
+            | T::Check
+            | T::Uncheck
+            | T::Download
+            | T::Retry => (S::WriteNonDestructive, RiskLevel::Low),
         }
     }
 

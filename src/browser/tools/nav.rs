@@ -8,11 +8,11 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::{BrowserTool, Call, output};
-use crate::gate::action::Action;
 use crate::browser::page::{self, wait_for_load, wait_network_idle};
 use crate::browser::runtime;
 use crate::browser::session::{Guard, TabHandle};
 use crate::error::{Error, ErrorCode, Result};
+use crate::gate::action::Action;
 use crate::tools::ToolOutput;
 use crate::tools::catalogue::navigation::{
     BrowserCloseTabArgs, BrowserCloseTabOutput, BrowserListTabsArgs, BrowserListTabsOutput, BrowserNavigateArgs,
@@ -268,11 +268,7 @@ impl Check<'_> {
 /// A navigation as the gate sees it: where the browser goes (and so what
 /// the URL may carry there).
 fn leaving_for(url: &str) -> Action {
-    Action {
-        destination: Some(url.to_owned()),
-        origin: crate::gate::policy::origin_of(url),
-        ..Action::default()
-    }
+    Action { destination: Some(url.to_owned()), origin: crate::gate::policy::origin_of(url), ..Action::default() }
 }
 
 /// What the tab tools report of a tab.

@@ -14,9 +14,9 @@ use serde_json::Value;
 use std::sync::Arc;
 
 use crate::browser::BrowserSession;
-use crate::gate::check::Gate;
 use crate::browser::tools::BrowserTool;
 use crate::error::{Error, Result};
+use crate::gate::check::Gate;
 use crate::paths::DataDir;
 use crate::store::Store;
 use crate::tools::result::ToolOutput;

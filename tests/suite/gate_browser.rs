@@ -1,0 +1,186 @@
+//! The gatekeeper on real Chromium: with nobody to approve, nothing that
+//! submits, pays or leaks reaches the server; an approval covers exactly
+//! the action approved; every decision is in the audit log.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use halley::core::BrowserSettings;
+use halley::gate::{ConfirmationRequest, Confirmer};
+use halley::tools::Registry;
+use halley::tools::catalogue::safety::ConfirmResultV1;
+use halley::{Core, DataDir};
+use pretty_assertions::assert_eq;
+use serde_json::{Map, json};
+
+use crate::common::Halley;
+use crate::common::browser::{have_browser, step};
+use crate::common::fixtures::FixtureServer;
+
+/// Answers from a script, and remembers what it was asked.
+#[derive(Debug, Default)]
+struct Scripted {
+    answers: Mutex<VecDeque<bool>>,
+    asked: Mutex<Vec<ConfirmationRequest>>,
+    /// Take this long to answer (the user reads the dialog).
+    think_ms: u64,
+}
+
+impl Confirmer for Scripted {
+    fn confirm<'a>(
+        &'a self,
+        request: &'a ConfirmationRequest,
+    ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>> {
+        Box::pin(async move {
+            self.asked.lock().unwrap().push(request.clone());
+            tokio::time::sleep(std::time::Duration::from_millis(self.think_ms)).await;
+            let yes = self.answers.lock().unwrap().pop_front().unwrap_or(false);
+            ConfirmResultV1 {
+                approved: yes,
+                user_edits: Map::new(),
+                reason: if yes { String::new() } else { "no".into() },
+            }
+        })
+    }
+}
+
+async fn core_with(dir: &std::path::Path, confirmer: Arc<Scripted>) -> Core {
+    let settings = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    let mut core =
+        Core::open_full(DataDir::at(dir.join("data")), Registry::builtin().unwrap(), settings).await.unwrap();
+    core.set_confirmer(confirmer);
+    core
+}
+
+#[test]
+fn with_nobody_to_approve_nothing_is_bought_submitted_or_leaked() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let set = h.call("user_profile_set", &json!({"set": {"travel.passport_no": "B1234567", "travel.seat": "cửa sổ"}}));
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("shop-vn.html")})),
+            step("browser_click", json!({"selector": "role=button[name=\"Mua ngay\"]"})),
+            step("browser_press_key", json!({"selector": "#quantity", "keys": ["Enter"]})),
+            step("browser_click", json!({"selector": "#add-to-cart"})),
+            step("browser_navigate", json!({"url": site.url("collect?p=B1234567")})),
+            step("browser_navigate", json!({"url": site.url("collect?p=QjEyMzQ1Njc=")})),
+            step("browser_navigate", json!({"url": site.url("form.html")})),
+            step("browser_type", json!({"selector": "#ho_ten", "text": "An"})),
+            step("browser_click", json!({"selector": "text=Gửi hồ sơ"})),
+            step("browser_navigate", json!({"url": site.url("otp.html")})),
+            step("browser_type", json!({"selector": "#otp", "text": "123456"})),
+        ],
+        &["--confirm", "deny"],
+    );
+    s.ok(0);
+    assert_eq!(s.err(1), "denied", "buying asks, and nobody approved");
+    assert_eq!(s.err(2), "denied", "Enter in the checkout form is a purchase too");
+    s.ok(3);
+    assert_eq!(s.err(4), "denied", "the URL carries the passport number");
+    assert_eq!(s.err(5), "denied", "base64 does not hide it");
+    s.ok(7);
+    assert_eq!(s.err(8), "denied");
+    assert_eq!(s.err(10), "denied", "Halley never types a one-time code");
+    let msg = s.result(10)["error"]["message"].as_str().unwrap().to_owned();
+    assert!(msg.contains("human_solve_challenge"), "{msg}");
+    assert!(site.posts().is_empty(), "nothing was sent: {:?}", site.posts());
+    assert_eq!(site.hits("collect"), 0);
+
+    // Every decision is in the audit log, with both scopes and no values.
+    let audit = h.run(&["audit", "--json"]);
+    assert_eq!(audit.code, 0, "{}", audit.stderr);
+    let rows = audit.json();
+    let rows = rows.as_array().unwrap();
+    let denied: Vec<&str> =
+        rows.iter().filter(|r| r["decision"] == "deny").filter_map(|r| r["tool"].as_str()).collect();
+    assert_eq!(denied.len(), 6, "{rows:?}");
+    assert!(!audit.stdout.contains("B1234567"), "no secret in the audit log");
+    let buy = rows.iter().rev().find(|r| r["tool"] == "browser_click" && r["decision"] == "deny").unwrap();
+    assert_eq!(buy["effective"], "PAYMENT", "{buy}");
+}
+
+#[test]
+fn approved_once_it_runs_once() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("shop-vn.html")})),
+            step("browser_click", json!({"selector": "#buy-now"})),
+        ],
+        &["--yes"],
+    );
+    assert_eq!(s.ok(1)["navigated"], true);
+    let posts = site.posts();
+    assert_eq!(posts.len(), 1);
+    assert_eq!(posts[0].path, "/checkout");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_that_changes_its_action_after_approval_asks_again() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    // Approve the order, but take a while to read it; then refuse the
+    // changed one.
+    let confirmer =
+        Arc::new(Scripted { answers: Mutex::new(VecDeque::from([true, false])), think_ms: 900, ..Scripted::default() });
+    let core = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+    let r = core.call_tool("browser_navigate", json!({"url": site.url("switch-action.html")})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let r = core.call_tool("browser_click", json!({"selector": "#place-order"})).await;
+    assert_eq!(r.error.as_ref().map(|e| e.code.as_str()), Some("denied"), "{r:?}");
+    let asked = confirmer.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 2, "asked again when the action changed");
+    assert!(asked[0].destination.as_deref().unwrap().ends_with("/checkout"), "{:?}", asked[0]);
+    assert!(asked[1].destination.as_deref().unwrap().ends_with("/collect"), "{:?}", asked[1]);
+    assert!(asked[0].action_summary.contains("Đặt hàng"), "{}", asked[0].action_summary);
+    assert_eq!(asked[0].page_total.as_deref(), Some("Tổng cộng: 21.490.000 ₫"));
+    assert!(site.posts().is_empty(), "nothing was sent: {:?}", site.posts());
+    core.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_confirmation_shows_the_fields_with_secrets_masked() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let confirmer = Arc::new(Scripted { answers: Mutex::new(VecDeque::from([false])), ..Scripted::default() });
+    let core = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+    let set = core.call_tool("user_profile_set", json!({"set": {"travel.passport_no": "B7654321"}})).await;
+    assert!(set.is_ok(), "{set:?}");
+    for (tool, args) in [
+        ("browser_navigate", json!({"url": site.url("form.html")})),
+        ("browser_type", json!({"selector": "#ho_ten", "text": "Trần Bình"})),
+        ("browser_type", json!({"selector": "#ghi_chu", "text": "Hộ chiếu B7654321"})),
+    ] {
+        let r = core.call_tool(tool, args).await;
+        assert!(r.is_ok(), "{r:?}");
+    }
+    let r = core.call_tool("browser_click", json!({"selector": "#submit"})).await;
+    assert_eq!(r.error.as_ref().map(|e| e.code.as_str()), Some("denied"));
+    let asked = confirmer.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1);
+    let req = &asked[0];
+    let field = |name: &str| req.fields.iter().find(|f| f.name == name).unwrap().clone();
+    assert_eq!(field("ho_ten").value, "Trần Bình");
+    assert!(field("ghi_chu").masked, "a field carrying the passport number is masked");
+    assert!(!serde_json::to_string(req).unwrap().contains("B7654321"));
+    assert!(req.risks.iter().any(|r| r.contains("travel.passport_no")), "{:?}", req.risks);
+    assert!(site.posts().is_empty());
+    core.close().await;
+}
