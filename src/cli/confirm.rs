@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::Map;
 
-use crate::gate::{ApproveAll, ConfirmationRequest, Confirmer, DenyAll};
+use crate::gate::{ApproveAll, ChallengeAnswer, ChallengeRequest, ConfirmationRequest, Confirmer, DenyAll};
 use crate::tools::catalogue::safety::ConfirmResultV1;
 
 /// `--confirm`.
@@ -34,6 +34,21 @@ pub fn confirmer(mode: ConfirmMode, yes: bool) -> Arc<dyn Confirmer> {
     match mode {
         ConfirmMode::Ask if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() => Arc::new(Prompt),
         _ => Arc::new(DenyAll),
+    }
+}
+
+/// Read one line from the terminal after printing `text` on stderr.
+async fn ask_line(text: String) -> Option<String> {
+    let asked = tokio::task::spawn_blocking(move || {
+        let mut err = std::io::stderr();
+        let _ = err.write_all(text.as_bytes());
+        let _ = err.flush();
+        let mut line = String::new();
+        std::io::stdin().lock().read_line(&mut line).map(|_| line)
+    });
+    match asked.await {
+        Ok(Ok(line)) => Some(line),
+        _ => None,
     }
 }
 
@@ -65,6 +80,28 @@ fn prompt_text(request: &ConfirmationRequest) -> String {
 struct Prompt;
 
 impl Confirmer for Prompt {
+    fn challenge<'a>(
+        &'a self,
+        request: &'a ChallengeRequest,
+    ) -> Pin<Box<dyn Future<Output = ChallengeAnswer> + Send + 'a>> {
+        let hint = request.page_hint.as_deref().map(|h| format!(" ({h})")).unwrap_or_default();
+        let text = format!(
+            "\nHalley hands this to you: a {} on {}{hint}, in {} of the browser.\n\
+             Solve it there; Halley goes on when it is gone. Type `cancel` and Enter to give up: ",
+            request.challenge_type, request.url, request.tab_id
+        );
+        Box::pin(async move {
+            match ask_line(text).await {
+                Some(line) if matches!(line.trim().to_lowercase().as_str(), "cancel" | "hủy" | "huy" | "q") => {
+                    ChallengeAnswer::GaveUp
+                }
+                Some(_) => ChallengeAnswer::Done,
+                // No terminal after all: only the page can tell.
+                None => std::future::pending().await,
+            }
+        })
+    }
+
     fn confirm<'a>(
         &'a self,
         request: &'a ConfirmationRequest,

@@ -3,8 +3,9 @@
 //! model cannot talk its way past it: it sees only the result.
 
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::action::{Action, SecretValue};
 use super::audit::{self, GateRecord};
@@ -15,6 +16,7 @@ use super::secrets;
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::Store;
 use crate::store::confirmations::{ConfirmationStatus, NewConfirmation};
+use crate::tools::catalogue::safety::{ConfirmResultV1, RequestUserConfirmationArgs};
 use crate::tools::{PermissionScope, RiskLevel};
 
 /// The gate of one session: the store, the policy (with its session
@@ -50,7 +52,8 @@ impl Gate {
         }
     }
 
-    fn confirmer(&self) -> Arc<dyn Confirmer> {
+    /// Who answers now.
+    pub fn confirmer(&self) -> Arc<dyn Confirmer> {
         self.confirmer.read().map_or_else(|_| Arc::new(DenyAll) as Arc<dyn Confirmer>, |c| Arc::clone(&c))
     }
 
@@ -116,6 +119,60 @@ impl Gate {
                 Err(Error::new(ErrorCode::Denied, format!("not done: {why}. Nothing was sent.")))
             }
         }
+    }
+
+    /// `request_user_confirmation`: the model's own question, put to the
+    /// user through the same channel, stored and audited. No answer in
+    /// time is a refusal.
+    pub async fn ask_for_model(&self, args: &RequestUserConfirmationArgs, within: Duration) -> Result<ConfirmResultV1> {
+        let secrets = self.secrets().await?;
+        let request = ConfirmationRequest::from_model(args, &secrets, within);
+        let action = Action { tool: request.tool.clone(), ..Action::default() };
+        let confirmer = self.confirmer();
+        let who = confirmer.answered_by();
+        let (answer, by) = match tokio::time::timeout(within, confirmer.confirm(&request)).await {
+            Ok(a) => (a, who),
+            Err(_) => (
+                ConfirmResultV1 { approved: false, user_edits: Map::new(), reason: "no answer in time".into() },
+                "timeout",
+            ),
+        };
+        let answer_json = serde_json::to_value(&answer).unwrap_or(Value::Null);
+        if let Ok(row) = self
+            .store
+            .confirmations()
+            .create(&NewConfirmation {
+                run_id: None,
+                tool: request.tool.clone(),
+                action_summary: request.action_summary.clone(),
+                action_hash: action.binding(),
+                scope: request.scope,
+                risk_level: request.risk_level,
+                request: serde_json::to_value(&request).unwrap_or(Value::Null),
+                expires_at: Some(request.expires_at.clone()),
+            })
+            .await
+        {
+            let status = if answer.approved { ConfirmationStatus::Approved } else { ConfirmationStatus::Denied };
+            let _ = self.store.confirmations().answer(&row.id, status, &answer_json).await;
+        }
+        let decision = answer_to_decision(Some(&answer_json));
+        audit::record(
+            &self.store,
+            GateRecord {
+                tool: request.tool.clone(),
+                args_hash: audit::args_hash(&serde_json::to_value(args).unwrap_or(Value::Null)),
+                declared: PermissionScope::ReadOnly,
+                effective: PermissionScope::ReadOnly,
+                decision: &decision,
+                answered_by: by,
+                origin: None,
+                run_id: None,
+                reasons: vec![request.action_summary.clone()],
+            },
+        )
+        .await?;
+        Ok(answer)
     }
 
     /// Put the request to the user, keep it in the store with its answer,

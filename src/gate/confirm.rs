@@ -12,7 +12,7 @@ use serde_json::Map;
 
 use super::action::{Action, FieldFacts, SecretValue};
 use super::secrets;
-use crate::tools::catalogue::safety::ConfirmResultV1;
+use crate::tools::catalogue::safety::{ConfirmResultV1, RequestUserConfirmationArgs};
 use crate::tools::{PermissionScope, RiskLevel};
 
 /// How long the user has to answer before the answer counts as no.
@@ -41,6 +41,27 @@ pub struct ConfirmationRequest {
     pub risk_level: RiskLevel,
     /// RFC 3339; after it, no answer is a refusal.
     pub expires_at: String,
+}
+
+/// A challenge handed to the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChallengeRequest {
+    /// The tab holding it (`tab-2`).
+    pub tab_id: String,
+    pub url: String,
+    /// `captcha`, `otp`, `2fa` or `login`.
+    pub challenge_type: String,
+    /// Where to look, in the assistant's words.
+    pub page_hint: Option<String>,
+}
+
+/// What the user said about a challenge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChallengeAnswer {
+    /// They say they solved it (the page is checked).
+    Done,
+    /// They gave up.
+    GaveUp,
 }
 
 /// One field of a form that would be sent.
@@ -82,6 +103,48 @@ impl ConfirmationRequest {
             risks: reasons.to_vec(),
             scope,
             risk_level: risk,
+            expires_at: expires.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        }
+    }
+}
+
+impl ConfirmationRequest {
+    /// The model's own question (`request_user_confirmation`): its summary
+    /// is quoted as the assistant's words, its fields masked like a form's.
+    pub fn from_model(
+        args: &RequestUserConfirmationArgs,
+        secrets: &[SecretValue],
+        within: Duration,
+    ) -> ConfirmationRequest {
+        let fields = args
+            .fields_to_submit
+            .iter()
+            .flatten()
+            .map(|(name, value)| {
+                let value = match value {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                confirm_field(
+                    &FieldFacts { name: name.clone(), kind: "text".into(), value, label: String::new() },
+                    secrets,
+                )
+            })
+            .collect();
+        let expires =
+            chrono::Utc::now() + chrono::Duration::milliseconds(i64::try_from(within.as_millis()).unwrap_or(i64::MAX));
+        ConfirmationRequest {
+            id: uuid::Uuid::new_v4().to_string(),
+            tool: "request_user_confirmation".into(),
+            action_summary: format!("The assistant asks: {}", secrets::mask(&args.action_summary, secrets)),
+            fields,
+            destination: None,
+            url: None,
+            origin: None,
+            page_total: args.cost_estimate.as_ref().map(|m| format!("{} {}", m.amount, m.currency)),
+            risks: args.risks.iter().map(|r| secrets::mask(r, secrets)).collect(),
+            scope: PermissionScope::Submit,
+            risk_level: RiskLevel::High,
             expires_at: expires.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         }
     }
@@ -160,6 +223,17 @@ pub trait Confirmer: Send + Sync + std::fmt::Debug {
         &'a self,
         request: &'a ConfirmationRequest,
     ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>>;
+
+    /// Tell the user a challenge (CAPTCHA, OTP, 2FA, login) waits for them
+    /// and resolve when they say they are done or give up. Without anyone
+    /// to tell, it never resolves: the page is watched until the challenge
+    /// is gone or the time is up.
+    fn challenge<'a>(
+        &'a self,
+        _request: &'a ChallengeRequest,
+    ) -> Pin<Box<dyn Future<Output = ChallengeAnswer> + Send + 'a>> {
+        Box::pin(std::future::pending())
+    }
 
     /// Who answers, for the audit log: `user` (a person was asked),
     /// `nobody` (refused: no one to ask), `preapproved` (`--yes`).

@@ -14,4 +14,6 @@ pub mod exfil;
 pub mod policy;
 pub mod secrets;
 
-pub use confirm::{ApproveAll, ConfirmField, ConfirmationRequest, Confirmer, DenyAll};
+pub use confirm::{
+    ApproveAll, ChallengeAnswer, ChallengeRequest, ConfirmField, ConfirmationRequest, Confirmer, DenyAll,
+};

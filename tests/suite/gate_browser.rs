@@ -184,3 +184,67 @@ async fn the_confirmation_shows_the_fields_with_secrets_masked() {
     assert!(site.posts().is_empty());
     core.close().await;
 }
+
+#[test]
+fn a_challenge_is_handed_to_the_user_and_the_run_goes_on_once_it_is_gone() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let s = h.browse(
+        &[
+            // The (simulated) user solves the CAPTCHA 1.5 s after it shows.
+            step("browser_navigate", json!({"url": site.url("captcha.html?solve_after=1500")})),
+            step("browser_detect_state", json!({})),
+            step(
+                "human_solve_challenge",
+                json!({"challenge_type": "captcha", "page_hint": "Xác minh", "timeout_ms": 20000}),
+            ),
+            step("browser_detect_state", json!({})),
+            // Nobody solves this one.
+            step("browser_navigate", json!({"url": site.url("captcha.html")})),
+            step("human_solve_challenge", json!({"challenge_type": "captcha", "timeout_ms": 1500})),
+            step("browser_click", json!({"selector": ".g-recaptcha iframe"})),
+            // No challenge at all: nothing to wait for.
+            step("browser_navigate", json!({"url": site.url("shop-us.html")})),
+            step("human_solve_challenge", json!({"challenge_type": "otp", "timeout_ms": 5000})),
+            step("human_solve_challenge", json!({"challenge_type": "otp", "tab_id": "tab-9"})),
+        ],
+        &["--confirm", "deny"],
+    );
+    assert_eq!(s.ok(1)["challenge"], "captcha");
+    assert_eq!(s.ok(2), &json!({"outcome": "resolved"}));
+    assert_eq!(s.ok(3)["challenge"], serde_json::Value::Null);
+    assert_eq!(s.ok(5), &json!({"outcome": "timeout"}));
+    assert_eq!(s.err(6), "denied", "Halley never clicks into a CAPTCHA");
+    assert_eq!(s.ok(8), &json!({"outcome": "resolved"}));
+    assert_eq!(s.err(9), "tab_not_found");
+}
+
+#[test]
+fn the_model_can_ask_through_the_same_channel() {
+    let h = Halley::new();
+    let ask = json!({
+        "action_summary": "Đặt vé HAN→NRT ngày 2026-02-10",
+        "cost_estimate": {"amount": 12500000, "currency": "VND"},
+        "fields_to_submit": {"name": "Nguyễn An", "passport_no": "B1234567"},
+        "risks": ["Không hoàn tiền"]
+    });
+    let yes = h.run(&["tools", "call", "request_user_confirmation", "--yes", "--args", &ask.to_string()]);
+    assert_eq!(yes.code, 0, "{}", yes.stderr);
+    assert_eq!(yes.result()["data"]["approved"], true);
+    let no = h.run(&["tools", "call", "request_user_confirmation", "--confirm", "deny", "--args", &ask.to_string()]);
+    assert_eq!(no.code, 0, "an answer, even a no, is a result");
+    assert_eq!(no.result()["data"]["approved"], false);
+    let audit = h.run(&["audit", "--json"]);
+    let rows = audit.json();
+    let asked: Vec<&serde_json::Value> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["tool"] == "request_user_confirmation" && r["answered_by"] != "policy")
+        .collect();
+    assert_eq!(asked.len(), 2, "{rows}");
+    assert!(!audit.stdout.contains("B1234567"));
+}

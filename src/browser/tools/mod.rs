@@ -3,6 +3,7 @@
 
 mod act;
 mod capture;
+mod challenge;
 mod facts;
 mod files;
 mod nav;
@@ -64,6 +65,7 @@ browser_tools! {
     Retry => "browser_retry",
     DetectState => "browser_detect_state",
     ExtractTable => "browser_extract_table",
+    SolveChallenge => "human_solve_challenge",
 }
 
 impl BrowserTool {
@@ -88,7 +90,8 @@ impl BrowserTool {
             | T::Snapshot
             | T::Find
             | T::DetectState
-            | T::ExtractTable => (S::ReadOnly, RiskLevel::Low),
+            | T::ExtractTable
+            | T::SolveChallenge => (S::ReadOnly, RiskLevel::Low),
             T::Navigate
             | T::NewTab
             | T::SwitchTab
@@ -212,6 +215,7 @@ impl Call<'_> {
             T::Find => capture::find(self, parse(name, args)?).await,
             T::DetectState => capture::detect_state(self, parse(name, args)?).await,
             T::ExtractTable => capture::extract_table(self, parse(name, args)?).await,
+            T::SolveChallenge => challenge::solve(self, parse(name, args)?).await,
             T::Retry => Box::pin(self.retry(parse(name, args)?)).await,
         }
     }

@@ -3,6 +3,7 @@
 //! [`Builtin`] is the closed set of them: a tool is `available` exactly
 //! when it has a variant here (the registry checks this at start).
 
+pub mod confirm;
 pub mod files;
 pub mod normalize_compare;
 pub mod profile;
@@ -40,18 +41,20 @@ pub enum Builtin {
     FilesStore,
     FilesGet,
     FilesTag,
+    RequestUserConfirmation,
     /// The browser tools (`crate::browser::tools`).
     Browser(BrowserTool),
 }
 
 impl Builtin {
-    pub const ALL: [Builtin; 6] = [
+    pub const ALL: [Builtin; 7] = [
         Self::NormalizeCompare,
         Self::UserProfileGet,
         Self::UserProfileSet,
         Self::FilesStore,
         Self::FilesGet,
         Self::FilesTag,
+        Self::RequestUserConfirmation,
     ];
 
     pub fn name(self) -> &'static str {
@@ -62,6 +65,7 @@ impl Builtin {
             Self::FilesStore => "files_store",
             Self::FilesGet => "files_get",
             Self::FilesTag => "files_tag",
+            Self::RequestUserConfirmation => "request_user_confirmation",
             Self::Browser(tool) => tool.name(),
         }
     }
@@ -82,6 +86,7 @@ impl Builtin {
             Self::FilesStore => to_output(&files::store(ctx, parse(self, args)?).await?),
             Self::FilesGet => to_output(&files::get(ctx, parse(self, args)?).await?),
             Self::FilesTag => to_output(&files::tag(ctx, parse(self, args)?).await?),
+            Self::RequestUserConfirmation => to_output(&confirm::request(ctx, parse(self, args)?).await?),
             Self::Browser(tool) => tool.run(ctx, args).await,
         }
     }

@@ -51,8 +51,6 @@ pub(crate) mod needs {
     pub const OAUTH: &str = "OAuth connect (PKCE, loopback redirect) and the OS keyring";
     pub const WATCH: &str = "the watch scheduler and the managed browser (Chromium over CDP)";
     pub const NOTIFY: &str = "native notifications (desktop shell)";
-    pub const CONFIRM: &str = "the gatekeeper's confirmation channel in the desktop UI";
-    pub const CHALLENGE: &str = "the managed browser (Chromium over CDP) and the challenge hand-off in the desktop UI";
     pub const SKILL_RESEARCH: &str =
         "the agent runtime (model client), a web search provider and the managed browser (Chromium over CDP)";
     pub const SKILL_BROWSE: &str = "the agent runtime (model client) and the managed browser (Chromium over CDP)";

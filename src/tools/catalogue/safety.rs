@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::common::Money;
-use super::{Decl, declare, needs};
+use super::{Decl, declare};
 use crate::tools::spec::{PermissionScope as Scope, RiskLevel as Risk, ToolKind, ToolSpec};
 
 /// Arguments of `request_user_confirmation`.
@@ -110,7 +110,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             scope: Scope::ReadOnly,
             risk: Risk::Low,
             confirm: false,
-            needs: Some(needs::CONFIRM),
+            needs: None,
             description: "Ask the user to approve a sensitive action (submit, publish, pay, delete) before doing it: show a summary, the cost (e.g. in VND), the fields to submit and the risks. Returns ConfirmResultV1 {approved, user_edits, reason}; proceed only when approved.",
         }),
         declare::<HumanSolveChallengeArgs, HumanSolveChallengeOutput>(Decl {
@@ -119,7 +119,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             scope: Scope::ReadOnly,
             risk: Risk::Low,
             confirm: false,
-            needs: Some(needs::CHALLENGE),
+            needs: None,
             description: "Stop and hand a CAPTCHA, OTP, 2FA prompt or login to the user, then wait until they finish. Never try to solve these yourself. Returns the outcome: resolved, failed or timeout.",
         }),
     ]

@@ -121,6 +121,8 @@ const AVAILABLE: &[&str] = &[
     "browser_extract_table",
     "browser_snapshot",
     "browser_find",
+    "request_user_confirmation",
+    "human_solve_challenge",
 ];
 
 /// (name, scope, risk, requires_confirmation), from tools.md's tables; the

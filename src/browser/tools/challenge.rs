@@ -1,0 +1,82 @@
+//! `human_solve_challenge`: hand a CAPTCHA, one-time code, 2FA prompt or
+//! login to the user and wait until the page shows it is gone, the user
+//! gives up, or the time is up. Halley never solves one itself.
+
+use std::time::{Duration, Instant};
+
+use chromiumoxide::cdp::browser_protocol::target::ActivateTargetParams;
+use serde_json::{Value, json};
+
+use super::{BrowserTool, Call, output};
+use crate::browser::page;
+use crate::browser::runtime;
+use crate::error::Result;
+use crate::gate::action::Action;
+use crate::gate::{ChallengeAnswer, ChallengeRequest};
+use crate::tools::ToolOutput;
+use crate::tools::catalogue::safety::{ChallengeOutcome, HumanSolveChallengeArgs, HumanSolveChallengeOutput};
+
+/// How often the page is checked while the user works.
+const CHECK_EVERY: Duration = Duration::from_millis(400);
+
+pub(super) async fn solve(call: &mut Call<'_>, args: HumanSolveChallengeArgs) -> Result<ToolOutput> {
+    call.gate_plain(BrowserTool::SolveChallenge, Action::default()).await?;
+    if let Some(id) = &args.tab_id
+        && !call.guard.tabs().iter().any(|t| &t.id == id)
+    {
+        return Err(call.guard.tab_not_found(id));
+    }
+    let tab = call.tab(args.tab_id.as_deref()).await?;
+    // Bring the tab to the user.
+    let _ = tab.page.bring_to_front().await;
+    if let Ok(browser) = call.guard.browser() {
+        let _ = browser.execute(ActivateTargetParams::new(tab.page.target_id().clone())).await;
+    }
+    let (url, _) = page::url_and_title(&tab).await;
+    let kind =
+        serde_json::to_value(args.challenge_type).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+    let request = ChallengeRequest {
+        tab_id: tab.id.clone(),
+        url: url.clone(),
+        challenge_type: kind,
+        page_hint: args.page_hint.clone(),
+    };
+    let confirmer = call.ctx.gate.confirmer();
+    let user = confirmer.challenge(&request);
+    tokio::pin!(user);
+    let deadline = Instant::now() + Duration::from_millis(args.timeout_ms.into());
+    let mut said_done = false;
+    let outcome = loop {
+        if !present(&tab).await {
+            break ChallengeOutcome::Resolved;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break ChallengeOutcome::Timeout;
+        }
+        if said_done {
+            tokio::time::sleep(CHECK_EVERY.min(left)).await;
+            continue;
+        }
+        tokio::select! {
+            answer = &mut user => match answer {
+                ChallengeAnswer::GaveUp => break ChallengeOutcome::Failed,
+                // Done: the page decides; keep checking it.
+                ChallengeAnswer::Done => said_done = true,
+            },
+            () = tokio::time::sleep(CHECK_EVERY.min(left)) => {}
+        }
+    };
+    let (url, title) = page::url_and_title(&tab).await;
+    call.guard.note_url(&tab.id, &url, &title);
+    Ok(output(&HumanSolveChallengeOutput { outcome })?.at(url))
+}
+
+/// Whether the page still shows a challenge (a page that cannot be read,
+/// e.g. while it reloads, still counts as showing it).
+async fn present(tab: &crate::browser::session::TabHandle) -> bool {
+    match runtime::call(tab, "state", &json!({})).await {
+        Ok(state) => !state.get("challenge").is_none_or(Value::is_null),
+        Err(_) => true,
+    }
+}
