@@ -398,6 +398,9 @@ impl Guard<'_> {
             });
         }
         let handle = TabHandle { id, page, net, world: World::new(), crashed };
+        // A tab reopened after a relaunch, or just opened by a page, may
+        // still be loading: let its document be parsed before it is used.
+        let _ = super::page::wait_for_load(&handle, WaitUntil::DomContentLoaded, Duration::from_secs(10)).await;
         self.state.tabs[idx].live = Some(handle.clone());
         Ok(handle)
     }

@@ -35,6 +35,9 @@ pub struct Action {
     pub closes_unsaved_form: bool,
     /// A price or total read from the page (`21.490.000 ₫`), shown to the user.
     pub page_total: Option<String>,
+    /// Profile keys whose real values the call fills in for placeholders
+    /// (`{{profile.travel.passport_no}}`): the value goes onto the page.
+    pub fills: Vec<String>,
 }
 
 impl Action {

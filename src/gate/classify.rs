@@ -81,6 +81,7 @@ pub fn classify(action: &Action, secrets: &[SecretValue]) -> Classification {
         _ => {}
     }
     cx.destination();
+    cx.fills();
     cx.challenge();
     cx.out
 }
@@ -109,6 +110,15 @@ impl Cx<'_> {
     fn note(&mut self, reason: String) {
         if !self.out.reasons.contains(&reason) {
             self.out.reasons.push(reason);
+        }
+    }
+
+    /// Filling a sensitive profile value into a page hands it to that
+    /// site: at least SUBMIT, so the user sees where it goes.
+    fn fills(&mut self) {
+        let to = self.action.origin.clone().unwrap_or_else(|| "this page".into());
+        for key in self.action.fills.clone() {
+            self.raise(Submit, format!("it fills your {key} into a field of {to}: SUBMIT"));
         }
     }
 

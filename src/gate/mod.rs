@@ -11,6 +11,7 @@ pub mod check;
 pub mod classify;
 pub mod confirm;
 pub mod exfil;
+pub mod fence;
 pub mod policy;
 pub mod secrets;
 

@@ -94,6 +94,27 @@ fn collect(key: &str, value: &Value, out: &mut Vec<SecretValue>) {
     }
 }
 
+/// The placeholder the model sees instead of a sensitive value.
+pub fn placeholder(key: &str) -> String {
+    format!("{{{{profile.{key}}}}}")
+}
+
+/// The profile keys named by placeholders in `text`, in order.
+pub fn placeholders_in(text: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("{{profile.") {
+        let after = &rest[start + "{{profile.".len()..];
+        let Some(end) = after.find("}}") else { break };
+        let key = &after[..end];
+        if !key.is_empty() && !keys.iter().any(|k| k == key) {
+            keys.push(key.to_owned());
+        }
+        rest = &after[end + 2..];
+    }
+    keys
+}
+
 /// `value` with every secret replaced by its placeholder
 /// (`{{profile.travel.passport_no}}`), longest secrets first.
 pub fn mask(text: &str, secrets: &[SecretValue]) -> String {
@@ -101,7 +122,7 @@ pub fn mask(text: &str, secrets: &[SecretValue]) -> String {
     sorted.sort_by_key(|s| std::cmp::Reverse(s.value.len()));
     let mut out = text.to_owned();
     for s in sorted {
-        out = out.replace(&s.value, &format!("{{{{profile.{}}}}}", s.key));
+        out = out.replace(&s.value, &placeholder(&s.key));
     }
     out
 }
@@ -119,6 +140,15 @@ mod tests {
             assert!(!is_sensitive_key(key, &[]), "{key}");
         }
         assert!(is_sensitive_key("family.son_name", &["family".to_owned()]));
+    }
+
+    #[test]
+    fn placeholders_are_found_in_text() {
+        assert_eq!(
+            placeholders_in("Số: {{profile.travel.passport_no}} / {{profile.me.phone}} {{profile.travel.passport_no}}"),
+            vec!["travel.passport_no".to_owned(), "me.phone".to_owned()]
+        );
+        assert!(placeholders_in("{{profile.broken").is_empty());
     }
 
     #[test]

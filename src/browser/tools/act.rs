@@ -128,17 +128,44 @@ pub(super) async fn type_text(call: &mut Call<'_>, args: BrowserTypeArgs) -> Res
             format!("{} does not take text (not an input, textarea or editable area, or read-only)", el.describe()),
         ));
     }
-    call.gate_page(BrowserTool::Type, &tab, Some(&args.target), |a| a.text = Some(args.text.clone())).await?;
+    // The model writes `{{profile.KEY}}` for a sensitive value it never
+    // saw; the real value is filled in here, after the gate asked.
+    let fills = crate::gate::secrets::placeholders_in(&args.text);
+    let text = fill_placeholders(call, &args.text, &fills).await?;
+    call.gate_page(BrowserTool::Type, &tab, Some(&args.target), |a| {
+        a.text = Some(args.text.clone());
+        a.fills.clone_from(&fills);
+    })
+    .await?;
     let kind = el.raw["element"].get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
     if PICKER_TYPES.contains(&kind.as_str()) {
-        set_picker_value(&tab, &args.target, &kind, &args.text).await?;
+        set_picker_value(&tab, &args.target, &kind, &text).await?;
         return finish(call, &tab, &ElementActionOutput { element: el.describe(), navigated: false }).await;
     }
     runtime::call(&tab, "focus", &json!({"target": target_json(&args.target), "clear": args.clear_first})).await?;
-    if !args.text.is_empty() {
-        page::insert_text(&tab, &args.text).await?;
+    if !text.is_empty() {
+        page::insert_text(&tab, &text).await?;
     }
     finish(call, &tab, &ElementActionOutput { element: el.describe(), navigated: false }).await
+}
+
+/// `text` with each `{{profile.KEY}}` replaced by the profile's value.
+async fn fill_placeholders(call: &Call<'_>, text: &str, keys: &[String]) -> Result<String> {
+    let mut out = text.to_owned();
+    for key in keys {
+        let value = call.ctx.store.profile().get(key).await?.ok_or_else(|| {
+            Error::invalid_arguments(format!(
+                "`{{{{profile.{key}}}}}`: the profile has no `{key}` (see user_profile_get)"
+            ))
+        })?;
+        let value = match value {
+            Value::String(s) => s,
+            Value::Number(n) => n.to_string(),
+            other => other.to_string(),
+        };
+        out = out.replace(&crate::gate::secrets::placeholder(key), &value);
+    }
+    Ok(out)
 }
 
 /// Inputs whose value is picked, not typed: typing into them is setting

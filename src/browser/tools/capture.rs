@@ -12,6 +12,7 @@ use crate::browser::runtime;
 use crate::browser::tools::act::{actionable, target_json};
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
+use crate::gate::fence::flag_instructions;
 use crate::tools::builtin::files::{self, FilesStoreArgs};
 use crate::tools::catalogue::capture::{
     BrowserExtractArgs, BrowserGetDomArgs, BrowserGetDomOutput, BrowserReadTextArgs, BrowserReadTextOutput,
@@ -43,6 +44,7 @@ pub(super) async fn snapshot(call: &mut Call<'_>, args: BrowserSnapshotArgs) -> 
     call.guard.note_url(&tab.id, &url, &title);
     let mut out: BrowserSnapshotOutput = parse(v, "snapshot")?;
     out.tab_id.clone_from(&tab.id);
+    out.flagged = flag_instructions(&out.text);
     Ok(output(&out)?.at(url))
 }
 
@@ -61,7 +63,8 @@ pub(super) async fn read_text(call: &mut Call<'_>, args: BrowserReadTextArgs) ->
     let v =
         runtime::call(&tab, "readText", &json!({"target": target_or_null(&args.target), "max_chars": args.max_chars}))
             .await?;
-    let out: BrowserReadTextOutput = parse(v, "text")?;
+    let mut out: BrowserReadTextOutput = parse(v, "text")?;
+    out.flagged = flag_instructions(&out.text);
     let (url, _) = page::url_and_title(&tab).await;
     Ok(output(&out)?.at(url))
 }

@@ -24,6 +24,12 @@ pub struct UserProfileGetOutput {
     pub values: BTreeMap<String, Value>,
     /// Requested keys with no value (and no key below them).
     pub missing: Vec<String>,
+    /// Keys whose values are sensitive (passport, ID, card, account,
+    /// password, token...): their value is shown only as a placeholder such
+    /// as `{{profile.travel.passport_no}}`, which `browser_type` fills in
+    /// (after asking the user).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub masked: Vec<String>,
 }
 
 /// Arguments of `user_profile_set`.
@@ -92,7 +98,20 @@ pub async fn get(store: &Store, args: UserProfileGetArgs) -> Result<UserProfileG
     }
     missing.sort();
     missing.dedup();
-    Ok(UserProfileGetOutput { values, missing })
+    let marked: Vec<String> = store
+        .profile()
+        .get(crate::gate::secrets::MARKED_KEYS)
+        .await?
+        .and_then(|v| v.as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect()))
+        .unwrap_or_default();
+    let mut masked = Vec::new();
+    for (key, value) in &mut values {
+        if key != crate::gate::secrets::MARKED_KEYS && crate::gate::secrets::is_sensitive_key(key, &marked) {
+            *value = Value::String(crate::gate::secrets::placeholder(key));
+            masked.push(key.clone());
+        }
+    }
+    Ok(UserProfileGetOutput { values, missing, masked })
 }
 
 /// `user_profile_set`: every change in one transaction.
