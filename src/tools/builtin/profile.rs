@@ -164,6 +164,7 @@ mod tests {
             UserProfileGetOutput {
                 values: BTreeMap::from([("travel.preferred_airlines".to_string(), json!(["VN", "NH"]))]),
                 missing: vec!["nope".into()],
+                masked: Vec::new(),
             }
         );
 
