@@ -314,3 +314,48 @@ fn injected_text_is_flagged_and_a_model_that_obeys_it_is_stopped() {
     assert_eq!(s.err(2), "invalid_arguments");
     assert!(!s.run.stdout.contains("C7777777"));
 }
+
+#[test]
+fn the_users_rules_allow_a_site_or_forbid_a_tool() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let allow = h.run(&["rules", "add", "--site", &site.origin(), "allow", "--note", "my visa agency"]);
+    assert_eq!(allow.code, 0, "{}", allow.stderr);
+    let never = h.run(&["rules", "add", "--tool", "browser_upload_file", "never"]);
+    assert_eq!(never.code, 0, "{}", never.stderr);
+    let scan = h.write_file("scan.png", b"\x89PNG\r\n\x1a\nscan");
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("form.html")})),
+            step("browser_upload_file", json!({"selector": "#passport", "file_ref": scan.display().to_string()})),
+            step("browser_navigate", json!({"url": site.url("login.html")})),
+            step("browser_type", json!({"selector": "#username", "text": "an"})),
+            step("browser_type", json!({"selector": "#password", "text": "mật khẩu"})),
+            step("browser_click", json!({"selector": "#login-button"})),
+            step("browser_navigate", json!({"url": site.url("shop-vn.html")})),
+            step("browser_click", json!({"selector": "#buy-now"})),
+        ],
+        // Even approved in advance, `never` wins; nobody is asked for what
+        // the site rule allows.
+        &["--yes"],
+    );
+    assert_eq!(s.err(1), "denied", "a `never` rule beats --yes");
+    assert_eq!(s.ok(5)["navigated"], true, "the site rule allows submitting there");
+    s.ok(7);
+    let posts: Vec<String> = site.posts().iter().map(|p| p.path.clone()).collect();
+    assert_eq!(posts, vec!["/login".to_owned(), "/checkout".to_owned()]);
+    let audit = h.run(&["audit", "--json"]).json();
+    let by: Vec<(String, String)> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["tool"] == "browser_click")
+        .map(|r| (r["effective"].as_str().unwrap().to_owned(), r["answered_by"].as_str().unwrap().to_owned()))
+        .collect();
+    // Newest first: the purchase was still put to the user (approved in
+    // advance), the submit was allowed by the rule.
+    assert_eq!(by, vec![("PAYMENT".to_owned(), "preapproved".to_owned()), ("SUBMIT".to_owned(), "rule".to_owned())]);
+}
