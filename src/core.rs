@@ -70,6 +70,15 @@ impl Core {
         self.ctx.gate.set_confirmer(confirmer);
     }
 
+    /// Restrict the session to these origins: acting anywhere else asks
+    /// first. Only before the first call (the gate is shared after it).
+    pub fn set_allowed_origins(&mut self, origins: Vec<String>) -> Result<()> {
+        let gate = Arc::get_mut(&mut self.ctx.gate)
+            .ok_or_else(|| Error::internal("allowed origins can only be set before the first call"))?;
+        gate.restrict_origins(origins);
+        Ok(())
+    }
+
     /// The gatekeeper.
     pub fn gate(&self) -> &Gate {
         &self.ctx.gate

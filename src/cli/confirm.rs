@@ -71,7 +71,7 @@ fn prompt_text(request: &ConfirmationRequest) -> String {
     for r in &request.risks {
         q.push_str(&format!("  Why you are asked: {r}\n"));
     }
-    q.push_str("Approve? [y/N] ");
+    q.push_str("Approve? [y]es / [a]lways for this session / [N]o: ");
     q
 }
 
@@ -120,10 +120,16 @@ impl Confirmer for Prompt {
                 Ok(Ok(Ok(line))) => line,
                 _ => String::new(),
             };
-            let yes = matches!(line.trim().to_lowercase().as_str(), "y" | "yes" | "có" | "co");
+            let answer = line.trim().to_lowercase();
+            let always = matches!(answer.as_str(), "a" | "always" | "luôn");
+            let yes = always || matches!(answer.as_str(), "y" | "yes" | "có" | "co");
+            let mut user_edits = Map::new();
+            if always {
+                user_edits.insert("remember".into(), crate::gate::check::REMEMBER_SESSION.into());
+            }
             ConfirmResultV1 {
                 approved: yes,
-                user_edits: Map::new(),
+                user_edits,
                 reason: if yes { String::new() } else { "refused at the prompt".into() },
             }
         })

@@ -49,7 +49,7 @@ pub enum ToolsCommand {
 
 /// How actions that need the user's confirmation (an upload, closing a
 /// tab) are answered.
-#[derive(Debug, Clone, Copy, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct Consent {
     /// Approve them in advance: you wrote these calls yourself.
     #[arg(long)]
@@ -57,6 +57,10 @@ pub struct Consent {
     /// `ask` on the terminal (refused when there is none) or `deny`.
     #[arg(long, value_enum, default_value_t = ConfirmMode::Ask)]
     confirm: ConfirmMode,
+    /// Stay on these sites (`https://shop.vn`, `*.gov.vn`): acting on any
+    /// other origin asks first. Repeatable.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allow_origins: Vec<String>,
 }
 
 pub async fn run(cmd: ToolsCommand, data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
@@ -170,6 +174,9 @@ impl Session<'_> {
         let dir = DataDir::resolve(self.data_dir)?;
         let mut core = Core::open_full(dir, registry, self.browser).await?;
         core.set_confirmer(confirmer(self.consent.confirm, self.consent.yes));
+        if !self.consent.allow_origins.is_empty() {
+            core.set_allowed_origins(self.consent.allow_origins)?;
+        }
         Ok(core)
     }
 }

@@ -19,6 +19,10 @@ use crate::store::confirmations::{ConfirmationStatus, NewConfirmation};
 use crate::tools::catalogue::safety::{ConfirmResultV1, RequestUserConfirmationArgs};
 use crate::tools::{PermissionScope, RiskLevel};
 
+/// An answer's `user_edits.remember` value that approves the same action
+/// (tool, scope, origin) for the rest of the session.
+pub const REMEMBER_SESSION: &str = "session";
+
 /// The gate of one session: the store, the policy (with its session
 /// approvals) and whoever answers confirmations.
 #[derive(Debug)]
@@ -50,6 +54,12 @@ impl Gate {
         if let Ok(mut c) = self.confirmer.write() {
             *c = confirmer;
         }
+    }
+
+    /// Ask about leaving these origins (a task's own sites): an action on
+    /// any other origin asks first.
+    pub fn restrict_origins(&mut self, origins: Vec<String>) {
+        self.policy = std::mem::take(&mut self.policy).with_allowed_origins(origins);
     }
 
     /// Who answers now.
@@ -93,6 +103,15 @@ impl Gate {
                 let (answer, who) = self.ask(&request, action).await;
                 let decision = answer_to_decision(answer.as_ref());
                 let by = if answer.is_some() { who } else { "timeout" };
+                let remember = answer
+                    .as_ref()
+                    .and_then(|a| a.pointer("/user_edits/remember"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|r| r == REMEMBER_SESSION);
+                if decision == Decision::Allow && remember {
+                    // "Always, for this session": this tool, at this scope, on this origin.
+                    self.policy.allow_for_session(&action.tool, graded.scope.max(declared), action.origin.as_deref());
+                }
                 let approved = (decision == Decision::Allow).then(|| action.binding());
                 (decision, by, approved)
             }

@@ -23,6 +23,8 @@ use crate::common::fixtures::FixtureServer;
 #[derive(Debug, Default)]
 struct Scripted {
     answers: Mutex<VecDeque<bool>>,
+    /// Answer "always, for this session".
+    remember: bool,
     asked: Mutex<Vec<ConfirmationRequest>>,
     /// Take this long to answer (the user reads the dialog).
     think_ms: u64,
@@ -37,11 +39,11 @@ impl Confirmer for Scripted {
             self.asked.lock().unwrap().push(request.clone());
             tokio::time::sleep(std::time::Duration::from_millis(self.think_ms)).await;
             let yes = self.answers.lock().unwrap().pop_front().unwrap_or(false);
-            ConfirmResultV1 {
-                approved: yes,
-                user_edits: Map::new(),
-                reason: if yes { String::new() } else { "no".into() },
+            let mut user_edits = Map::new();
+            if self.remember {
+                user_edits.insert("remember".into(), "session".into());
             }
+            ConfirmResultV1 { approved: yes, user_edits, reason: if yes { String::new() } else { "no".into() } }
         })
     }
 }
@@ -307,11 +309,17 @@ fn injected_text_is_flagged_and_a_model_that_obeys_it_is_stopped() {
             step("browser_navigate", json!({"url": site.url("form.html")})),
             step("browser_type", json!({"selector": "#ghi_chu", "text": "Hộ chiếu {{profile.travel.passport_no}}"})),
             step("browser_type", json!({"selector": "#ho_ten", "text": "{{profile.travel.no_such_key}}"})),
+            step("browser_snapshot", json!({})),
         ],
         &["--yes"],
     );
     s.ok(1);
     assert_eq!(s.err(2), "invalid_arguments");
+    let snap = s.ok(3)["text"].as_str().unwrap().to_owned();
+    assert!(
+        snap.contains("Hộ chiếu {{profile.travel.passport_no}}"),
+        "the field holds the real value, the model sees the placeholder:\n{snap}"
+    );
     assert!(!s.run.stdout.contains("C7777777"));
 }
 
@@ -358,4 +366,59 @@ fn the_users_rules_allow_a_site_or_forbid_a_tool() {
     // Newest first: the purchase was still put to the user (approved in
     // advance), the submit was allowed by the rule.
     assert_eq!(by, vec![("PAYMENT".to_owned(), "preapproved".to_owned()), ("SUBMIT".to_owned(), "rule".to_owned())]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn always_for_this_session_covers_the_same_action_only() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let confirmer = Arc::new(Scripted {
+        answers: Mutex::new(VecDeque::from([true, false])),
+        remember: true,
+        ..Scripted::default()
+    });
+    let core = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+    for _ in 0..2 {
+        let r = core.call_tool("browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
+        assert!(r.is_ok(), "{r:?}");
+        let r = core.call_tool("browser_click", json!({"selector": "#buy-now"})).await;
+        assert!(r.is_ok(), "{r:?}");
+    }
+    assert_eq!(confirmer.asked.lock().unwrap().len(), 1, "the second purchase on the same site was covered");
+    assert_eq!(site.posts().len(), 2);
+    // Another scope on the same site is asked about again (and refused).
+    let r = core.call_tool("browser_navigate", json!({"url": site.url("form.html")})).await;
+    assert!(r.is_ok());
+    let scan = tmp.path().join("scan.png");
+    std::fs::write(&scan, b"scan").unwrap();
+    let r = core
+        .call_tool("browser_upload_file", json!({"selector": "#passport", "file_ref": scan.display().to_string()}))
+        .await;
+    assert_eq!(r.error.map(|e| e.code.as_str().to_owned()), Some("denied".to_owned()));
+    assert_eq!(confirmer.asked.lock().unwrap().len(), 2);
+    core.close().await;
+}
+
+#[test]
+fn leaving_the_tasks_sites_asks_first() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("shop-vn.html")})),
+            step("browser_navigate", json!({"url": site.other_url("shop-us.html")})),
+            step("browser_read_text", json!({"selector": "h1"})),
+        ],
+        &["--confirm", "deny", "--allow-origin", &site.origin()],
+    );
+    s.ok(0);
+    assert_eq!(s.err(1), "denied");
+    assert!(s.ok(2)["text"].as_str().unwrap().contains("Vivobook"), "still on the allowed site");
+    assert_eq!(site.hits("shop-us.html"), 0);
 }

@@ -117,6 +117,19 @@ impl BrowserTool {
             call.guard.mark_crashed();
             return Err(super::session::crashed());
         }
+        // The model sees the user's sensitive values only as placeholders,
+        // whatever the page shows.
+        let result = match result {
+            Ok(mut out) => {
+                let secrets = ctx.gate.secrets().await.unwrap_or_default();
+                if !secrets.is_empty() {
+                    mask_json(&mut out.data, &secrets);
+                    out.current_url = out.current_url.map(|u| crate::gate::secrets::mask(&u, &secrets));
+                }
+                Ok(out)
+            }
+            Err(e) => Err(e),
+        };
         if result.is_err() && call.guard.current_tab_crashed() {
             return Err(Error::new(
                 ErrorCode::BrowserCrashed,
@@ -284,6 +297,16 @@ fn retry_target(t: RetryableTool) -> BrowserTool {
         R::BrowserExtract => B::Extract,
         R::BrowserDetectState => B::DetectState,
         R::BrowserExtractTable => B::ExtractTable,
+    }
+}
+
+/// Replace the user's sensitive values in every string of `value`.
+fn mask_json(value: &mut Value, secrets: &[crate::gate::action::SecretValue]) {
+    match value {
+        Value::String(s) => *s = crate::gate::secrets::mask(s, secrets),
+        Value::Array(items) => items.iter_mut().for_each(|v| mask_json(v, secrets)),
+        Value::Object(map) => map.values_mut().for_each(|v| mask_json(v, secrets)),
+        _ => {}
     }
 }
 
