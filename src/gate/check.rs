@@ -99,7 +99,13 @@ impl Gate {
                 if !risks.contains(&why) {
                     risks.push(why);
                 }
-                let request = ConfirmationRequest::for_action(action, graded.scope, risk, &risks, &secrets);
+                // The risk of what the action really does, not of the tool.
+                let floor = match graded.scope {
+                    PermissionScope::Payment | PermissionScope::Destructive => RiskLevel::High,
+                    PermissionScope::Submit | PermissionScope::Publish => RiskLevel::Medium,
+                    _ => RiskLevel::Low,
+                };
+                let request = ConfirmationRequest::for_action(action, graded.scope, risk.max(floor), &risks, &secrets);
                 let (answer, who) = self.ask(&request, action).await;
                 let decision = answer_to_decision(answer.as_ref());
                 let by = if answer.is_some() { who } else { "timeout" };
