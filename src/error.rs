@@ -45,6 +45,13 @@ pub enum ErrorCode {
     BrowserCrashed,
     /// The user (or the policy, when nobody can be asked) refused the action.
     Denied,
+    /// No model server answers at the configured endpoint (refused
+    /// connection, unknown host, connect timeout); the message says how to
+    /// start one.
+    ModelUnavailable,
+    /// The model server answered with an error (HTTP status and its message),
+    /// or its response could not be used (cut stream, oversized output).
+    ModelError,
 }
 
 impl ErrorCode {
@@ -68,6 +75,8 @@ impl ErrorCode {
             Self::BrowserUnavailable => "browser_unavailable",
             Self::BrowserCrashed => "browser_crashed",
             Self::Denied => "denied",
+            Self::ModelUnavailable => "model_unavailable",
+            Self::ModelError => "model_error",
         }
     }
 }

@@ -2,6 +2,7 @@
 //! [`Core`] every front end (CLI, desktop app, local API) talks to.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod agent;
 pub mod browser;
 pub mod cli;
 pub mod core;

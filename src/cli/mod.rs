@@ -4,7 +4,10 @@
 
 mod audit;
 mod confirm;
+mod models;
 mod rules;
+mod run;
+mod runs;
 mod tools;
 
 pub use confirm::ConfirmMode;
@@ -65,6 +68,13 @@ pub enum Command {
     /// The gate's standing rules: always allow / ask / never, per site or tool.
     #[command(subcommand)]
     Rules(rules::RulesCommand),
+    /// List the model ids the model endpoint serves (default: Ollama on this machine).
+    Models(models::ModelsArgs),
+    /// Do a task: the model drives the tools (every call gated), the answer streams.
+    Run(run::RunArgs),
+    /// What the agent did: runs, their steps and messages.
+    #[command(subcommand)]
+    Runs(runs::RunsCommand),
     /// Print where Halley keeps its data.
     Paths {
         /// Print JSON.
@@ -86,6 +96,16 @@ pub async fn run(cli: Cli) -> ExitCode {
         }
         Command::Audit { json, limit } => audit::run(cli.data_dir.as_deref(), json, limit).await,
         Command::Rules(cmd) => rules::run(cmd, cli.data_dir.as_deref()).await,
+        Command::Models(args) => models::run(args).await,
+        Command::Run(args) => {
+            let browser = crate::core::BrowserSettings {
+                chromium: cli.chromium.clone(),
+                headless: cli.headless,
+                cdp_url: cli.cdp_url.clone(),
+            };
+            run::run(args, cli.data_dir.as_deref(), browser).await
+        }
+        Command::Runs(cmd) => runs::run(cmd, cli.data_dir.as_deref()).await,
         Command::Paths { json } => paths(cli.data_dir.as_deref(), json),
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod browser;
 pub mod fixtures;
+pub mod model_server;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

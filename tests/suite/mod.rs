@@ -1,3 +1,4 @@
+mod agent_run;
 mod browser_capture;
 mod browser_crash;
 mod browser_form;
@@ -6,8 +7,10 @@ mod browser_nav;
 mod cli_errors;
 mod cli_files;
 mod cli_gate;
+mod cli_models;
 mod cli_profile;
 mod cli_script;
 mod cli_tools;
 mod fixture_server;
 mod gate_browser;
+mod model_server;

@@ -1,0 +1,265 @@
+//! The model client: OpenAI-compatible chat completions over async-openai,
+//! streamed with its `byot` methods into Halley's own lenient chunk type
+//! ([`Chunk`]) and assembled into a [`Completion`]. The HTTP layer underneath
+//! (retries, `Retry-After`, cut-stream detection) is [`super::transport`].
+
+use std::time::Duration;
+
+use async_openai::Client;
+use async_openai::config::OpenAIConfig;
+use async_openai::error::OpenAIError;
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+use super::provider::{ENV_API_KEY, ModelConfig};
+use super::stream::{Assembler, Chunk, Completion, StreamEvent, clip};
+use super::transport::{RetryPolicy, Transport};
+use crate::error::{Error, ErrorCode, Result};
+
+/// How long to wait for a connection: a missing server is reported within seconds.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long listing the models may take in all.
+const LIST_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// A client of one OpenAI-compatible endpoint. Cheap to clone (the
+/// connection pool is shared).
+#[derive(Clone)]
+pub struct ModelClient {
+    config: ModelConfig,
+    unary: Client<OpenAIConfig>,
+    streaming: Client<OpenAIConfig>,
+}
+
+impl std::fmt::Debug for ModelClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelClient").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+impl ModelClient {
+    pub fn new(config: ModelConfig) -> Result<Self> {
+        Self::build(config, RetryPolicy::default())
+    }
+
+    pub(crate) fn build(config: ModelConfig, retry: RetryPolicy) -> Result<Self> {
+        let key = config.api_key.clone().unwrap_or_default();
+        if reqwest::header::HeaderValue::from_str(&format!("Bearer {key}")).is_err() {
+            return Err(Error::invalid_arguments(
+                "the API key contains characters that cannot go in an HTTP header (a line break?)",
+            ));
+        }
+        let mut http = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .read_timeout(config.timeout)
+            .user_agent(concat!("halley/", env!("CARGO_PKG_VERSION")));
+        if config.is_loopback() {
+            // A proxy from the environment must not capture a local server.
+            http = http.no_proxy();
+        }
+        let http = http.build().map_err(|e| {
+            Error::new(ErrorCode::Internal, "cannot set up the HTTP client for the model").with_source(e)
+        })?;
+        let api = OpenAIConfig::new()
+            .with_api_base(config.base_url.clone())
+            .with_api_key(key)
+            .with_org_id("")
+            .with_project_id("");
+        let client = |sse: bool| {
+            Client::build(http.clone(), api.clone()).with_http_service(Transport { http: http.clone(), retry, sse })
+        };
+        Ok(ModelClient { unary: client(false), streaming: client(true), config })
+    }
+
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    /// The model ids the endpoint serves (`GET {base}/models`), in its order.
+    pub async fn list_models(&self) -> Result<Vec<String>> {
+        let listing = tokio::time::timeout(LIST_TIMEOUT, self.unary.models().list_byot::<Value>()).await;
+        let value = match listing {
+            Ok(answer) => answer.map_err(|e| self.error(e))?,
+            Err(_) => {
+                return Err(self.fail(
+                    ErrorCode::ModelUnavailable,
+                    format!(
+                        "the model server at {} did not list its models within {} s; {}",
+                        self.config.base_url,
+                        LIST_TIMEOUT.as_secs(),
+                        self.config.hint()
+                    ),
+                ));
+            }
+        };
+        Ok(model_ids(&value))
+    }
+
+    /// Stream one chat completion. `request` is an OpenAI chat-completions
+    /// body (messages, tools, tool_choice...); `model` defaults to the
+    /// configured one, and `stream`/`stream_options` are set here. Events
+    /// are emitted as they arrive; the completion is returned only when the
+    /// stream ended with `[DONE]` (a cut stream is a `model_error`).
+    pub async fn stream_chat(&self, request: Value, mut on_event: impl FnMut(StreamEvent)) -> Result<Completion> {
+        let request = self.prepare(request)?;
+        let mut stream =
+            self.streaming.chat().create_stream_byot::<Value, Chunk>(request).await.map_err(|e| self.error(e))?;
+        let mut assembler = Assembler::new();
+        while let Some(item) = stream.next().await {
+            match item {
+                Ok(chunk) => {
+                    assembler.push(chunk, &mut on_event).map_err(|e| self.fail(e.code(), e.message().to_owned()))?
+                }
+                Err(OpenAIError::JSONDeserialize(e, data)) => {
+                    tracing::warn!(error = %e, bytes = data.len(), "skipping a stream line that is not JSON");
+                }
+                Err(e) => return Err(self.error(e)),
+            }
+        }
+        Ok(assembler.finish())
+    }
+
+    fn prepare(&self, request: Value) -> Result<Value> {
+        let Value::Object(mut body) = request else {
+            return Err(Error::invalid_arguments("the chat request must be a JSON object"));
+        };
+        let has_model = body.get("model").and_then(Value::as_str).is_some_and(|m| !m.is_empty());
+        if !has_model {
+            let Some(model) = &self.config.model else {
+                return Err(Error::invalid_arguments(format!(
+                    "no model chosen: pass --model or set HALLEY_MODEL (`halley models` lists the ids served at {})",
+                    self.config.base_url
+                )));
+            };
+            body.insert("model".into(), json!(model));
+        }
+        body.insert("stream".into(), json!(true));
+        match body.get_mut("stream_options") {
+            Some(Value::Object(options)) => {
+                options.insert("include_usage".into(), json!(true));
+            }
+            _ => {
+                body.insert("stream_options".into(), json!({"include_usage": true}));
+            }
+        }
+        Ok(Value::Object(body))
+    }
+
+    /// An async-openai error as Halley's.
+    fn error(&self, err: OpenAIError) -> Error {
+        let base = &self.config.base_url;
+        match err {
+            OpenAIError::Reqwest(e) => self.transport_error(&e),
+            OpenAIError::ApiError(r) => {
+                let status = r.status_code;
+                let advice = match status.as_u16() {
+                    401 | 403 => {
+                        let env = self.config.preset.and_then(|p| p.api_key_env()).unwrap_or(ENV_API_KEY);
+                        format!("; check the API key (--api-key, or {env})")
+                    }
+                    404 => "; check the base URL and the model id (`halley models` lists the ids)".to_owned(),
+                    429 => "; still rate-limited after retrying".to_owned(),
+                    _ => String::new(),
+                };
+                let message =
+                    format!("the model server at {base} answered HTTP {status}: {}{advice}", r.api_error.message);
+                self.fail(ErrorCode::ModelError, message)
+            }
+            OpenAIError::JSONDeserialize(e, content) => self.fail(
+                ErrorCode::ModelError,
+                format!(
+                    "the model server at {base} sent a response that is not the JSON expected ({e}): {}",
+                    clip(&content, 200)
+                ),
+            ),
+            OpenAIError::StreamError(e) => self.fail(
+                ErrorCode::ModelError,
+                format!("the model's stream was cut before it finished ({e}); the partial answer was dropped"),
+            ),
+            OpenAIError::InvalidArgument(m) => Error::invalid_arguments(m),
+            other => self.fail(ErrorCode::ModelError, format!("the model request to {base} failed: {other}")),
+        }
+    }
+
+    fn transport_error(&self, e: &reqwest::Error) -> Error {
+        let base = &self.config.base_url;
+        if e.is_connect() {
+            let why = if e.is_timeout() {
+                format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())
+            } else if io_kind(e) == Some(std::io::ErrorKind::ConnectionRefused) {
+                "connection refused".to_owned()
+            } else {
+                root_cause(e)
+            };
+            return self.fail(
+                ErrorCode::ModelUnavailable,
+                format!("no model server is reachable at {base} ({why}); {}", self.config.hint()),
+            );
+        }
+        if e.is_timeout() {
+            return self.fail(
+                ErrorCode::Timeout,
+                format!(
+                    "the model server at {base} sent nothing for {} s (a local model may still be loading)",
+                    self.config.timeout.as_secs()
+                ),
+            );
+        }
+        self.fail(ErrorCode::ModelError, format!("the request to the model server at {base} failed: {}", root_cause(e)))
+    }
+
+    /// An error whose message never carries the API key.
+    fn fail(&self, code: ErrorCode, message: String) -> Error {
+        let message = match self.config.api_key.as_deref() {
+            Some(key) if key.len() >= 4 => message.replace(key, "<redacted>"),
+            _ => message,
+        };
+        Error::new(code, message)
+    }
+}
+
+/// The deepest cause's message (reqwest's own is "error sending request").
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    cause.to_string()
+}
+
+fn io_kind(e: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        if let Some(io) = c.downcast_ref::<std::io::Error>() {
+            return Some(io.kind());
+        }
+        cause = c.source();
+    }
+    None
+}
+
+/// Model ids from a listing: OpenAI's `{"data": [{"id"}]}`, a bare array,
+/// or `{"models": [{"name"}]}`; entries may also be plain strings.
+fn model_ids(listing: &Value) -> Vec<String> {
+    let entries = listing
+        .get("data")
+        .and_then(Value::as_array)
+        .or_else(|| listing.get("models").and_then(Value::as_array))
+        .or_else(|| listing.as_array());
+    let mut ids: Vec<String> = Vec::new();
+    for entry in entries.into_iter().flatten() {
+        let id = match entry {
+            Value::String(s) => Some(s.as_str()),
+            other => ["id", "name", "model"].iter().find_map(|k| other.get(*k).and_then(Value::as_str)),
+        };
+        if let Some(id) = id.filter(|id| !id.is_empty())
+            && !ids.iter().any(|known| known == id)
+        {
+            ids.push(id.to_owned());
+        }
+    }
+    ids
+}
+
+#[cfg(test)]
+#[path = "client_tests.rs"]
+mod tests;

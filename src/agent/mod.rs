@@ -1,0 +1,12 @@
+//! The agent side of Halley: the model client for OpenAI-compatible
+//! endpoints (local-first: Ollama by default) and its provider presets.
+
+pub mod client;
+pub mod provider;
+pub mod run;
+pub mod stream;
+mod transport;
+
+pub use client::ModelClient;
+pub use provider::{ModelConfig, ModelFlags, Preset};
+pub use stream::{Completion, StreamEvent, ToolCallOut, Usage};

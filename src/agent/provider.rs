@@ -1,0 +1,398 @@
+//! Model providers: the OpenAI-compatible endpoints Halley knows by name, and
+//! how the model settings are resolved (flags, then environment, then preset).
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+
+/// An OpenAI-compatible endpoint Halley knows by name. Local servers first:
+/// [`Preset::Ollama`] is the default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Preset {
+    OpenAi,
+    Ollama,
+    LmStudio,
+    Vllm,
+    OpenRouter,
+    Gemini,
+}
+
+impl Preset {
+    /// Every preset, in the order shown to the user.
+    pub const ALL: [Preset; 6] =
+        [Preset::Ollama, Preset::LmStudio, Preset::Vllm, Preset::OpenAi, Preset::OpenRouter, Preset::Gemini];
+
+    /// The preset used when nothing is configured: a local Ollama.
+    pub const DEFAULT: Preset = Preset::Ollama;
+
+    /// The name used on the command line (`--preset NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::OpenAi => "openai",
+            Self::Ollama => "ollama",
+            Self::LmStudio => "lmstudio",
+            Self::Vllm => "vllm",
+            Self::OpenRouter => "openrouter",
+            Self::Gemini => "gemini",
+        }
+    }
+
+    /// The product name, for messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::OpenAi => "OpenAI",
+            Self::Ollama => "Ollama",
+            Self::LmStudio => "LM Studio",
+            Self::Vllm => "vLLM",
+            Self::OpenRouter => "OpenRouter",
+            Self::Gemini => "Gemini",
+        }
+    }
+
+    /// The OpenAI-compatible base URL (the part before `/chat/completions`).
+    pub fn base_url(self) -> &'static str {
+        match self {
+            Self::OpenAi => "https://api.openai.com/v1",
+            Self::Ollama => "http://127.0.0.1:11434/v1",
+            Self::LmStudio => "http://127.0.0.1:1234/v1",
+            Self::Vllm => "http://127.0.0.1:8000/v1",
+            Self::OpenRouter => "https://openrouter.ai/api/v1",
+            Self::Gemini => "https://generativelanguage.googleapis.com/v1beta/openai",
+        }
+    }
+
+    /// The provider's own API-key variable, read before `OPENAI_API_KEY` so
+    /// an OpenAI key is not sent to another provider by accident.
+    pub fn api_key_env(self) -> Option<&'static str> {
+        match self {
+            Self::OpenRouter => Some("OPENROUTER_API_KEY"),
+            Self::Gemini => Some("GEMINI_API_KEY"),
+            Self::OpenAi | Self::Ollama | Self::LmStudio | Self::Vllm => None,
+        }
+    }
+
+    /// Whether the server runs on this machine.
+    pub fn is_local(self) -> bool {
+        matches!(self, Self::Ollama | Self::LmStudio | Self::Vllm)
+    }
+
+    /// How to get a model answering at this preset's endpoint; shown when
+    /// none is reachable.
+    pub fn hint(self) -> &'static str {
+        match self {
+            Self::Ollama => {
+                "start it with `ollama serve` and pull a model with `ollama pull qwen2.5:7b`, or pass --base-url"
+            }
+            Self::LmStudio => {
+                "open LM Studio, load a model and start its local server (Developer tab, or `lms server start`), or pass --base-url"
+            }
+            Self::Vllm => {
+                "start it with `vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes`, or pass --base-url"
+            }
+            Self::OpenAi => {
+                "check the network and set OPENAI_API_KEY (or --api-key); for a local model run `ollama serve` and pass --preset ollama"
+            }
+            Self::OpenRouter => "check the network and set OPENROUTER_API_KEY (or --api-key)",
+            Self::Gemini => "check the network and set GEMINI_API_KEY (or --api-key)",
+        }
+    }
+
+    /// The preset whose endpoint this URL is (same scheme, host and port), if any.
+    pub fn for_base_url(url: &str) -> Option<Preset> {
+        let url = url::Url::parse(url).ok()?;
+        Preset::ALL.into_iter().find(|p| {
+            url::Url::parse(p.base_url()).is_ok_and(|known| {
+                known.scheme() == url.scheme()
+                    && same_host(known.host_str(), url.host_str())
+                    && known.port_or_known_default() == url.port_or_known_default()
+            })
+        })
+    }
+
+    /// The preset with this name (case-insensitive; `lm-studio` and `lm_studio` work too).
+    pub fn from_name(name: &str) -> Option<Preset> {
+        let key: String = name.trim().to_ascii_lowercase().chars().filter(|c| !matches!(c, '-' | '_' | ' ')).collect();
+        Preset::ALL.into_iter().find(|p| p.name() == key)
+    }
+}
+
+/// `localhost` and `127.0.0.1` are the same machine.
+fn same_host(a: Option<&str>, b: Option<&str>) -> bool {
+    let norm = |h: Option<&str>| match h {
+        Some("localhost" | "[::1]" | "::1") => Some("127.0.0.1".to_owned()),
+        other => other.map(str::to_ascii_lowercase),
+    };
+    norm(a) == norm(b)
+}
+
+impl fmt::Display for Preset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Preset {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        Preset::from_name(s).ok_or_else(|| {
+            let known: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
+            Error::invalid_arguments(format!("unknown model preset `{s}` (known: {})", known.join(", ")))
+        })
+    }
+}
+
+/// Model settings given explicitly (command-line flags, or a config file
+/// the caller merged in). Every field is optional; empty strings count as absent.
+#[derive(Clone, Default)]
+pub struct ModelFlags {
+    /// A preset name (`--preset`).
+    pub preset: Option<String>,
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub api_key: Option<String>,
+    /// How long to wait for the next bytes of a response.
+    pub timeout: Option<Duration>,
+}
+
+impl fmt::Debug for ModelFlags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModelFlags")
+            .field("preset", &self.preset)
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &redacted(self.api_key.as_deref()))
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+/// Where and how to reach the model. The API key is never printed: `Debug`
+/// redacts it, and the client sends it only in the `Authorization` header.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ModelConfig {
+    /// The preset this endpoint is (chosen, or recognized from the URL);
+    /// used for the "how to start a model" hint.
+    pub preset: Option<Preset>,
+    /// OpenAI-compatible base URL, without a trailing slash.
+    pub base_url: String,
+    /// The model id; `None` when nothing chose one (the request may carry it).
+    pub model: Option<String>,
+    pub api_key: Option<String>,
+    /// How long to wait for the next bytes of a response (a local model may
+    /// take a while to load before its first token).
+    pub timeout: Duration,
+}
+
+impl fmt::Debug for ModelConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModelConfig")
+            .field("preset", &self.preset)
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &redacted(self.api_key.as_deref()))
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+fn redacted(key: Option<&str>) -> Option<&'static str> {
+    key.map(|_| "<redacted>")
+}
+
+/// Environment variable for the base URL.
+pub const ENV_BASE_URL: &str = "OPENAI_BASE_URL";
+/// Environment variable for the API key.
+pub const ENV_API_KEY: &str = "OPENAI_API_KEY";
+/// Environment variable for the model id.
+pub const ENV_MODEL: &str = "HALLEY_MODEL";
+
+impl ModelConfig {
+    /// Default wait for the next bytes of a response.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+    /// The settings of a preset with nothing else configured.
+    pub fn for_preset(preset: Preset) -> ModelConfig {
+        ModelConfig {
+            preset: Some(preset),
+            base_url: preset.base_url().to_owned(),
+            model: None,
+            api_key: None,
+            timeout: Self::DEFAULT_TIMEOUT,
+        }
+    }
+
+    /// Resolve the settings: flags beat the environment, which beats the
+    /// preset's defaults. Base URL: `--base-url`, else `--preset`'s URL, else
+    /// `OPENAI_BASE_URL`, else Ollama on this machine. Model: `--model`, else
+    /// `HALLEY_MODEL`. API key: `--api-key`, else the preset's own variable
+    /// (`OPENROUTER_API_KEY`, `GEMINI_API_KEY`), else `OPENAI_API_KEY`.
+    pub fn resolve(flags: ModelFlags, env: impl Fn(&str) -> Option<String>) -> Result<ModelConfig> {
+        let env = |name: &str| non_empty(env(name));
+        let chosen = non_empty(flags.preset).map(|name| name.parse::<Preset>()).transpose()?;
+        let base_url = non_empty(flags.base_url)
+            .or_else(|| chosen.map(|p| p.base_url().to_owned()))
+            .or_else(|| env(ENV_BASE_URL))
+            .unwrap_or_else(|| Preset::DEFAULT.base_url().to_owned());
+        let base_url = normalize_base_url(&base_url)?;
+        let preset = chosen.or_else(|| Preset::for_base_url(&base_url));
+        let api_key = non_empty(flags.api_key)
+            .or_else(|| preset.and_then(Preset::api_key_env).and_then(env))
+            .or_else(|| env(ENV_API_KEY));
+        Ok(ModelConfig {
+            preset,
+            base_url,
+            model: non_empty(flags.model).or_else(|| env(ENV_MODEL)),
+            api_key,
+            timeout: flags.timeout.unwrap_or(Self::DEFAULT_TIMEOUT),
+        })
+    }
+
+    /// How to get a model answering at this endpoint.
+    pub fn hint(&self) -> String {
+        match self.preset {
+            Some(p) => p.hint().to_owned(),
+            None => format!(
+                "start an OpenAI-compatible server there, or run a local one with `ollama serve` and `ollama pull qwen2.5:7b` and pass --preset ollama (presets: {})",
+                Preset::ALL.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+            ),
+        }
+    }
+
+    /// Whether the endpoint is on this machine (by its host).
+    pub fn is_loopback(&self) -> bool {
+        url::Url::parse(&self.base_url).is_ok_and(|u| match u.host() {
+            Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        })
+    }
+}
+
+fn non_empty(value: Option<String>) -> Option<String> {
+    value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty())
+}
+
+/// Check the base URL is http(s) and drop a trailing slash (paths are appended).
+fn normalize_base_url(raw: &str) -> Result<String> {
+    let url = url::Url::parse(raw)
+        .map_err(|e| Error::invalid_arguments(format!("the model base URL `{raw}` is not a URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(Error::invalid_arguments(format!(
+            "the model base URL `{raw}` must be an http:// or https:// URL, e.g. {}",
+            Preset::DEFAULT.base_url()
+        )));
+    }
+    Ok(raw.trim_end_matches('/').to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        move |name| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn nothing_configured_means_local_ollama() {
+        let cfg = ModelConfig::resolve(ModelFlags::default(), env_of(&[])).unwrap();
+        assert_eq!(cfg, ModelConfig::for_preset(Preset::Ollama));
+        assert!(cfg.is_loopback());
+        assert!(cfg.hint().contains("ollama serve"));
+    }
+
+    #[test]
+    fn flags_beat_env_beat_preset() {
+        let env = env_of(&[
+            ("OPENAI_BASE_URL", "http://10.0.0.5:8080/v1/"),
+            ("OPENAI_API_KEY", "sk-env"),
+            ("HALLEY_MODEL", "env-model"),
+        ]);
+        let cfg = ModelConfig::resolve(ModelFlags::default(), &env).unwrap();
+        assert_eq!(cfg.base_url, "http://10.0.0.5:8080/v1");
+        assert_eq!(cfg.preset, None);
+        assert_eq!(cfg.model.as_deref(), Some("env-model"));
+        assert_eq!(cfg.api_key.as_deref(), Some("sk-env"));
+
+        let flags = ModelFlags {
+            base_url: Some("http://localhost:1234/v1".into()),
+            model: Some("flag-model".into()),
+            api_key: Some("sk-flag".into()),
+            timeout: Some(Duration::from_secs(5)),
+            ..ModelFlags::default()
+        };
+        let cfg = ModelConfig::resolve(flags, &env).unwrap();
+        assert_eq!(
+            cfg,
+            ModelConfig {
+                preset: Some(Preset::LmStudio),
+                base_url: "http://localhost:1234/v1".into(),
+                model: Some("flag-model".into()),
+                api_key: Some("sk-flag".into()),
+                timeout: Duration::from_secs(5),
+            }
+        );
+
+        // --preset is a flag: it beats OPENAI_BASE_URL; --base-url beats it.
+        let flags = ModelFlags { preset: Some("vLLM".into()), ..ModelFlags::default() };
+        assert_eq!(ModelConfig::resolve(flags, &env).unwrap().base_url, "http://127.0.0.1:8000/v1");
+        let flags = ModelFlags {
+            preset: Some("vllm".into()),
+            base_url: Some("http://gpu-box:8000/v1".into()),
+            ..ModelFlags::default()
+        };
+        let cfg = ModelConfig::resolve(flags, &env).unwrap();
+        assert_eq!((cfg.preset, cfg.base_url.as_str()), (Some(Preset::Vllm), "http://gpu-box:8000/v1"));
+    }
+
+    #[test]
+    fn provider_keys_are_preferred_and_empty_values_ignored() {
+        let env = env_of(&[("OPENAI_API_KEY", "sk-openai"), ("OPENROUTER_API_KEY", "sk-or"), ("HALLEY_MODEL", " ")]);
+        let flags = ModelFlags { preset: Some("openrouter".into()), ..ModelFlags::default() };
+        let cfg = ModelConfig::resolve(flags, &env).unwrap();
+        assert_eq!(cfg.api_key.as_deref(), Some("sk-or"));
+        assert_eq!(cfg.model, None);
+        let flags = ModelFlags { preset: Some("gemini".into()), ..ModelFlags::default() };
+        assert_eq!(ModelConfig::resolve(flags, &env).unwrap().api_key.as_deref(), Some("sk-openai"));
+    }
+
+    #[test]
+    fn bad_preset_and_url_are_usage_errors() {
+        let flags = ModelFlags { preset: Some("claude".into()), ..ModelFlags::default() };
+        let err = ModelConfig::resolve(flags, env_of(&[])).unwrap_err();
+        assert_eq!(err.code(), crate::ErrorCode::InvalidArguments);
+        assert!(err.message().contains("ollama, lmstudio"), "{}", err.message());
+        for bad in ["127.0.0.1:11434", "ftp://x/v1", "not a url"] {
+            let flags = ModelFlags { base_url: Some(bad.into()), ..ModelFlags::default() };
+            let err = ModelConfig::resolve(flags, env_of(&[])).unwrap_err();
+            assert_eq!(err.code(), crate::ErrorCode::InvalidArguments, "{bad}");
+        }
+    }
+
+    #[test]
+    fn presets_round_trip_and_are_recognized_by_url() {
+        for p in Preset::ALL {
+            assert_eq!(p.name().parse::<Preset>().unwrap(), p);
+            assert_eq!(Preset::for_base_url(p.base_url()), Some(p));
+            assert!(!p.hint().is_empty());
+        }
+        assert_eq!(Preset::from_name("LM-Studio"), Some(Preset::LmStudio));
+        assert_eq!(Preset::for_base_url("http://localhost:11434/v1"), Some(Preset::Ollama));
+        assert_eq!(Preset::for_base_url("http://127.0.0.1:9999/v1"), None);
+    }
+
+    #[test]
+    fn debug_never_shows_the_key() {
+        let mut cfg = ModelConfig::for_preset(Preset::OpenAi);
+        cfg.api_key = Some("sk-secret-123".into());
+        let text = format!("{cfg:?} {:?}", ModelFlags { api_key: Some("sk-secret-123".into()), ..Default::default() });
+        assert!(!text.contains("sk-secret"), "{text}");
+        assert!(text.contains("<redacted>"));
+    }
+}

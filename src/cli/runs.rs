@@ -1,0 +1,172 @@
+//! `halley runs list|show`: what the agent did, from the store: runs with
+//! their status and stop reason, and for one run its steps (model, tokens,
+//! latency) and messages.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::Subcommand;
+use serde_json::{Value, json};
+
+use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
+use crate::error::{Error, ErrorCode};
+use crate::paths::DataDir;
+use crate::store::Store;
+
+#[derive(Debug, Subcommand)]
+pub enum RunsCommand {
+    /// The latest runs, newest first.
+    List {
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+    },
+    /// One run: its steps and messages.
+    Show {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub async fn run(cmd: RunsCommand, data_dir: Option<&Path>) -> ExitCode {
+    let dir = match DataDir::resolve(data_dir) {
+        Ok(d) => d,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
+    if !dir.db_path().exists() {
+        return match cmd {
+            RunsCommand::List { json: true, .. } => {
+                out("[]");
+                ExitCode::SUCCESS
+            }
+            RunsCommand::List { .. } => {
+                out("no runs yet");
+                ExitCode::SUCCESS
+            }
+            RunsCommand::Show { id, .. } => fail(&Error::not_found(format!("no run `{id}`")), EXIT_USAGE),
+        };
+    }
+    let store = match Store::open(&dir.db_path()).await {
+        Ok(s) => s,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
+    let code = match cmd {
+        RunsCommand::List { json, limit } => list(&store, json, limit).await,
+        RunsCommand::Show { id, json } => show(&store, &id, json).await,
+    };
+    store.close().await;
+    code
+}
+
+async fn list(store: &Store, json_out: bool, limit: u32) -> ExitCode {
+    let runs = match store.runs().list(limit).await {
+        Ok(r) => r,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
+    if json_out {
+        let rows: Vec<Value> = runs
+            .iter()
+            .map(|r| {
+                json!({"id": r.id, "status": r.status, "stop_reason": r.stop_reason, "started_at": r.started_at,
+                       "ended_at": r.ended_at, "conversation_id": r.conversation_id})
+            })
+            .collect();
+        out(&Value::Array(rows).to_string());
+        return ExitCode::SUCCESS;
+    }
+    if runs.is_empty() {
+        out("no runs yet");
+    }
+    for r in runs {
+        out(&format!(
+            "{}  {:9}  {:18}  {}",
+            r.id,
+            serde_json::to_value(r.status).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+            r.stop_reason.unwrap_or_default(),
+            r.started_at
+        ));
+    }
+    ExitCode::SUCCESS
+}
+
+async fn show(store: &Store, id: &str, json_out: bool) -> ExitCode {
+    let run = match store.runs().get(id).await {
+        Ok(Some(r)) => r,
+        Ok(None) => {
+            return fail(
+                &Error::new(ErrorCode::NotFound, format!("no run `{id}`; `halley runs list` shows them")),
+                EXIT_USAGE,
+            );
+        }
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
+    let steps = match store.steps().for_run(id).await {
+        Ok(s) => s,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
+    let messages = match &run.conversation_id {
+        Some(c) => match store.messages().for_conversation(c).await {
+            Ok(m) => m.into_iter().filter(|m| m.run_id.as_deref() == Some(id)).collect(),
+            Err(e) => return fail(&e, EXIT_FAILURE),
+        },
+        None => Vec::new(),
+    };
+    let steps_json: Vec<Value> = steps
+        .iter()
+        .map(|s| {
+            json!({"idx": s.idx, "model": s.model, "status": s.status, "prompt_tokens": s.prompt_tokens,
+                   "completion_tokens": s.completion_tokens, "latency_ms": s.latency_ms, "error": s.error})
+        })
+        .collect();
+    let messages_json: Vec<Value> = messages
+        .iter()
+        .map(|m| {
+            json!({"seq": m.seq, "role": m.role, "content": m.content, "tool_calls": m.tool_calls,
+                   "tool_call_id": m.tool_call_id, "tool_name": m.tool_name})
+        })
+        .collect();
+    if json_out {
+        let v = json!({"id": run.id, "status": run.status, "stop_reason": run.stop_reason, "started_at": run.started_at,
+                       "ended_at": run.ended_at, "steps": steps_json, "messages": messages_json});
+        out(&v.to_string());
+        return ExitCode::SUCCESS;
+    }
+    out(&format!(
+        "run {}  {}  ({})",
+        run.id,
+        serde_json::to_value(run.status).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+        run.stop_reason.unwrap_or_default()
+    ));
+    for s in &steps {
+        out(&format!(
+            "  step {}  {}  {} ms  tokens {}/{}{}",
+            s.idx,
+            s.model,
+            s.latency_ms.unwrap_or(0),
+            s.prompt_tokens.unwrap_or(0),
+            s.completion_tokens.unwrap_or(0),
+            s.error.as_deref().map(|e| format!("  error: {e}")).unwrap_or_default()
+        ));
+    }
+    for m in &messages {
+        let role = serde_json::to_value(m.role).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+        let text: String = m.content.clone().unwrap_or_default().chars().take(200).collect();
+        let calls = m
+            .tool_calls
+            .as_ref()
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|c| c.pointer("/function/name").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .filter(|s| !s.is_empty())
+            .map(|s| format!(" → {s}"))
+            .unwrap_or_default();
+        out(&format!("  [{}] {role}: {text}{calls}", m.seq));
+    }
+    ExitCode::SUCCESS
+}
