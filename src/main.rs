@@ -9,7 +9,7 @@ async fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("HALLEY_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,chromiumoxide=error")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,chromiumoxide=error,async_openai=off")),
         )
         .with_writer(std::io::stderr)
         .init();
