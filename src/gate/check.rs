@@ -106,7 +106,7 @@ impl Gate {
                     _ => RiskLevel::Low,
                 };
                 let request = ConfirmationRequest::for_action(action, graded.scope, risk.max(floor), &risks, &secrets);
-                let (answer, who) = self.ask(&request, action).await;
+                let (answer, who) = self.ask(&request, action, ANSWER_WITHIN).await;
                 let decision = answer_to_decision(answer.as_ref());
                 let by = if answer.is_some() { who } else { "timeout" };
                 let remember = answer
@@ -153,35 +153,14 @@ impl Gate {
         let secrets = self.secrets().await?;
         let request = ConfirmationRequest::from_model(args, &secrets, within);
         let action = Action { tool: request.tool.clone(), ..Action::default() };
-        let confirmer = self.confirmer();
-        let who = confirmer.answered_by();
-        let (answer, by) = match tokio::time::timeout(within, confirmer.confirm(&request)).await {
-            Ok(a) => (a, who),
-            Err(_) => (
-                ConfirmResultV1 { approved: false, user_edits: Map::new(), reason: "no answer in time".into() },
-                "timeout",
-            ),
-        };
-        let answer_json = serde_json::to_value(&answer).unwrap_or(Value::Null);
-        if let Ok(row) = self
-            .store
-            .confirmations()
-            .create(&NewConfirmation {
-                run_id: None,
-                tool: request.tool.clone(),
-                action_summary: request.action_summary.clone(),
-                action_hash: action.binding(),
-                scope: request.scope,
-                risk_level: request.risk_level,
-                request: serde_json::to_value(&request).unwrap_or(Value::Null),
-                expires_at: Some(request.expires_at.clone()),
-            })
-            .await
-        {
-            let status = if answer.approved { ConfirmationStatus::Approved } else { ConfirmationStatus::Denied };
-            let _ = self.store.confirmations().answer(&row.id, status, &answer_json).await;
-        }
-        let decision = answer_to_decision(Some(&answer_json));
+        let (answer_json, who) = self.ask(&request, &action, within).await;
+        let by = if answer_json.is_some() { who } else { "timeout" };
+        let answer = answer_json
+            .as_ref()
+            .and_then(|v| serde_json::from_value::<ConfirmResultV1>(v.clone()).ok())
+            .unwrap_or(ConfirmResultV1 { approved: false, user_edits: Map::new(), reason: "no answer in time".into() });
+        let answer_json = answer_json.unwrap_or(Value::Null);
+        let decision = answer_to_decision(Some(&answer_json).filter(|v| !v.is_null()));
         audit::record(
             &self.store,
             GateRecord {
@@ -202,7 +181,12 @@ impl Gate {
 
     /// Put the request to the user, keep it in the store with its answer,
     /// and return the answer (None: no answer in time).
-    async fn ask(&self, request: &ConfirmationRequest, action: &Action) -> (Option<Value>, &'static str) {
+    async fn ask(
+        &self,
+        request: &ConfirmationRequest,
+        action: &Action,
+        within: Duration,
+    ) -> (Option<Value>, &'static str) {
         let stored = self
             .store
             .confirmations()
@@ -219,7 +203,7 @@ impl Gate {
             .await;
         let confirmer = self.confirmer();
         let who = confirmer.answered_by();
-        let answer = tokio::time::timeout(ANSWER_WITHIN, confirmer.confirm(request)).await.ok();
+        let answer = tokio::time::timeout(within, confirmer.confirm(request)).await.ok();
         let answer = answer.and_then(|a| serde_json::to_value(a).ok());
         if let Ok(row) = stored {
             let status = match answer.as_ref().and_then(|a| a.get("approved")).and_then(Value::as_bool) {
