@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps ui build run test lint icons bench
+.PHONY: help deps ui build run test lint icons bench bench-agent
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -52,6 +52,9 @@ bench: ## Benchmark Halley against Playwright MCP (snapshot tokens, latency) int
 	@if [ ! -d bench/playwright-mcp/node_modules ] || [ bench/playwright-mcp/package-lock.json -nt bench/playwright-mcp/node_modules/.package-lock.json ]; then \
 	  echo "make bench: npm ci"; (cd bench/playwright-mcp && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(NPM) ci --no-audit --no-fund --loglevel=error); fi
 	$(CARGO) run --release -p halley --example bench_browser -- --write-doc
+
+bench-agent: ## Halley's own overhead per agent step (model time excluded)
+	$(CARGO) run --release -p halley --example bench_agent
 
 icons: ## Redraw the logo into assets/icons and ui/public
 	scripts/make-icons.sh
