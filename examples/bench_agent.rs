@@ -54,7 +54,7 @@ async fn main() -> anyhow::Result<()> {
         let client = ModelClient::new(ModelConfig::resolve(flags, |_| None)?)?;
         let mut marks: Vec<Instant> = Vec::new();
         let limits = RunLimits { max_steps: 100, repeat_nudge_after: 1000, ..RunLimits::default() };
-        let outcome = run_task(&core, &client, "scripted-model", "bench", &limits, |ev| {
+        let outcome = run_task(&core, &client, "scripted-model", "bench", None, &limits, |ev| {
             if matches!(ev, AgentEvent::ToolResult { .. }) {
                 marks.push(Instant::now());
             }

@@ -57,6 +57,8 @@ pub enum AgentEvent {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunOutcome {
     pub run_id: String,
+    /// The conversation the run belongs to (pass it to the next run to go on).
+    pub conversation_id: String,
     pub status: RunStatus,
     pub stop_reason: String,
     pub answer: Option<String>,
@@ -83,12 +85,14 @@ const PAGE_TOOLS: &[&str] = &[
     "browser_detect_state",
 ];
 
-/// Run `task` to the end.
+/// Run `task` to the end, in a new conversation or, with `conversation`,
+/// going on with an earlier one (its messages are the model's history).
 pub async fn run_task(
     core: &Core,
     client: &ModelClient,
     model: &str,
     task: &str,
+    conversation: Option<&str>,
     limits: &RunLimits,
     mut on_event: impl FnMut(AgentEvent),
 ) -> Result<RunOutcome> {
@@ -97,8 +101,19 @@ pub async fn run_task(
         Some(a) => a.id,
         None => store.agents().create(&NewAgent::named("Halley")).await?.id,
     };
-    let title: String = task.chars().take(80).collect();
-    let conversation = store.conversations().create(&agent_id, &title).await?;
+    let (conversation, history) = match conversation {
+        Some(id) => {
+            let found = store.conversations().get(id).await?.ok_or_else(|| {
+                Error::new(ErrorCode::NotFound, format!("no conversation `{id}`; `halley runs list` shows recent ones"))
+            })?;
+            let history = store.messages().for_conversation(id).await?.iter().map(history_message).collect::<Vec<_>>();
+            (found, history)
+        }
+        None => {
+            let title: String = task.chars().take(80).collect();
+            (store.conversations().create(&agent_id, &title).await?, Vec::new())
+        }
+    };
     let run = store.runs().create(&agent_id, Some(&conversation.id)).await?;
     let record = |role: Role, content: Option<String>, calls: Option<Value>, call: Option<(&str, &str)>| NewMessage {
         conversation_id: conversation.id.clone(),
@@ -112,8 +127,9 @@ pub async fn run_task(
     store.messages().append(&record(Role::User, Some(task.to_owned()), None, None)).await?;
 
     let tools = tool_definitions(core);
-    let mut messages =
-        vec![json!({"role": "system", "content": SYSTEM_PROMPT}), json!({"role": "user", "content": task})];
+    let mut messages = vec![json!({"role": "system", "content": SYSTEM_PROMPT})];
+    messages.extend(history);
+    messages.push(json!({"role": "user", "content": task}));
     let mut failures = 0u32;
     let mut recent: VecDeque<String> = VecDeque::new();
     let mut steps = 0u32;
@@ -252,7 +268,20 @@ pub async fn run_task(
         }),
         None => {}
     }
-    Ok(RunOutcome { run_id: run.id, status, stop_reason: reason, answer, steps })
+    Ok(RunOutcome { run_id: run.id, conversation_id: conversation.id, status, stop_reason: reason, answer, steps })
+}
+
+/// A stored message as the model reads it again.
+fn history_message(m: &crate::store::messages::MessageRow) -> Value {
+    match m.role {
+        Role::Tool => json!({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.content}),
+        Role::Assistant => match &m.tool_calls {
+            Some(calls) => json!({"role": "assistant", "content": m.content, "tool_calls": calls}),
+            None => json!({"role": "assistant", "content": m.content}),
+        },
+        Role::User => json!({"role": "user", "content": m.content}),
+        Role::System => json!({"role": "system", "content": m.content}),
+    }
 }
 
 /// Every available tool, as OpenAI function definitions with their schemas.

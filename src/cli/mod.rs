@@ -72,6 +72,8 @@ pub enum Command {
     Models(models::ModelsArgs),
     /// Do a task: the model drives the tools (every call gated), the answer streams.
     Run(run::RunArgs),
+    /// A conversation: one task per line, the answers stream; resumable.
+    Chat(run::AgentOpts),
     /// What the agent did: runs, their steps and messages.
     #[command(subcommand)]
     Runs(runs::RunsCommand),
@@ -104,6 +106,14 @@ pub async fn run(cli: Cli) -> ExitCode {
                 cdp_url: cli.cdp_url.clone(),
             };
             run::run(args, cli.data_dir.as_deref(), browser).await
+        }
+        Command::Chat(opts) => {
+            let browser = crate::core::BrowserSettings {
+                chromium: cli.chromium.clone(),
+                headless: cli.headless,
+                cdp_url: cli.cdp_url.clone(),
+            };
+            run::chat(opts, cli.data_dir.as_deref(), browser).await
         }
         Command::Runs(cmd) => runs::run(cmd, cli.data_dir.as_deref()).await,
         Command::Paths { json } => paths(cli.data_dir.as_deref(), json),

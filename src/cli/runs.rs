@@ -128,7 +128,7 @@ async fn show(store: &Store, id: &str, json_out: bool) -> ExitCode {
         })
         .collect();
     if json_out {
-        let v = json!({"id": run.id, "status": run.status, "stop_reason": run.stop_reason, "started_at": run.started_at,
+        let v = json!({"id": run.id, "conversation_id": run.conversation_id, "status": run.status, "stop_reason": run.stop_reason, "started_at": run.started_at,
                        "ended_at": run.ended_at, "steps": steps_json, "messages": messages_json});
         out(&v.to_string());
         return ExitCode::SUCCESS;

@@ -156,3 +156,56 @@ fn model_quirks_end_in_a_defined_state() {
     assert!(started.elapsed() < std::time::Duration::from_secs(15));
     assert!(!run.stderr.is_empty());
 }
+
+#[test]
+fn a_chat_keeps_its_history_and_can_be_resumed() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    let h = Halley::new();
+    let model = ModelServer::start(vec![
+        Turn::text("Chào bạn! Bạn cần gì?"),
+        Turn::text("Bạn vừa chào tôi."),
+        Turn::text("Vẫn là cuộc trò chuyện cũ."),
+    ]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_halley"))
+        .arg("--data-dir")
+        .arg(h.data_dir())
+        .args(["chat", "--json", "--base-url", &model.base_url(), "--model", "m"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all("Xin chào\nTôi vừa nói gì?\n".as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let evs = events(&String::from_utf8_lossy(&out.stdout));
+    let finals: Vec<&Value> = evs.iter().filter(|e| e["type"] == "final").collect();
+    assert_eq!(finals.len(), 2);
+    // The second request carries the first exchange.
+    let second = &model.requests()[1]["messages"];
+    let texts: Vec<&str> = second.as_array().unwrap().iter().filter_map(|m| m["content"].as_str()).collect();
+    assert_eq!(&texts[1..], &["Xin chào", "Chào bạn! Bạn cần gì?", "Tôi vừa nói gì?"]);
+
+    // Resumed later, from another process.
+    let run_id = finals[1]["run_id"].as_str().unwrap();
+    let conversation =
+        h.run(&["runs", "show", run_id, "--json"]).json()["conversation_id"].as_str().unwrap().to_owned();
+    let again = h.run(&[
+        "run",
+        "Còn nhớ không?",
+        "--json",
+        "--conversation",
+        &conversation,
+        "--base-url",
+        &model.base_url(),
+        "--model",
+        "m",
+    ]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let third = model.requests()[2]["messages"].as_array().unwrap().len();
+    assert_eq!(third, 1 + 4 + 1, "system, the four earlier messages, the new task");
+    let missing = h.run(&["run", "x", "--conversation", "conv-nope", "--base-url", &model.base_url(), "--model", "m"]);
+    assert_eq!(missing.code, 1);
+}
