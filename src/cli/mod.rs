@@ -85,36 +85,27 @@ pub enum Command {
     },
 }
 
+impl Cli {
+    /// How the browser is obtained (the global browser flags).
+    fn browser_settings(&self) -> crate::core::BrowserSettings {
+        crate::core::BrowserSettings {
+            chromium: self.chromium.clone(),
+            headless: self.headless,
+            cdp_url: self.cdp_url.clone(),
+        }
+    }
+}
+
 /// Run the CLI; returns the process exit code.
 pub async fn run(cli: Cli) -> ExitCode {
+    let browser = cli.browser_settings();
     match cli.command {
-        Command::Tools(cmd) => {
-            let browser = crate::core::BrowserSettings {
-                chromium: cli.chromium.clone(),
-                headless: cli.headless,
-                cdp_url: cli.cdp_url.clone(),
-            };
-            tools::run(cmd, cli.data_dir.as_deref(), browser).await
-        }
+        Command::Tools(cmd) => tools::run(cmd, cli.data_dir.as_deref(), browser).await,
         Command::Audit { json, limit } => audit::run(cli.data_dir.as_deref(), json, limit).await,
         Command::Rules(cmd) => rules::run(cmd, cli.data_dir.as_deref()).await,
         Command::Models(args) => models::run(args).await,
-        Command::Run(args) => {
-            let browser = crate::core::BrowserSettings {
-                chromium: cli.chromium.clone(),
-                headless: cli.headless,
-                cdp_url: cli.cdp_url.clone(),
-            };
-            run::run(args, cli.data_dir.as_deref(), browser).await
-        }
-        Command::Chat(opts) => {
-            let browser = crate::core::BrowserSettings {
-                chromium: cli.chromium.clone(),
-                headless: cli.headless,
-                cdp_url: cli.cdp_url.clone(),
-            };
-            run::chat(opts, cli.data_dir.as_deref(), browser).await
-        }
+        Command::Run(args) => run::run(args, cli.data_dir.as_deref(), browser).await,
+        Command::Chat(opts) => run::chat(opts, cli.data_dir.as_deref(), browser).await,
         Command::Runs(cmd) => runs::run(cmd, cli.data_dir.as_deref()).await,
         Command::Paths { json } => paths(cli.data_dir.as_deref(), json),
     }
