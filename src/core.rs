@@ -16,9 +16,11 @@ use crate::tools::builtin::Builtin;
 use crate::error::{Error, ErrorCode, Result};
 use crate::paths::DataDir;
 use crate::store::Store;
+use crate::store::tools::NewTool;
+use crate::tools::blueprint;
 use crate::tools::builtin::ToolContext;
 use crate::tools::registry::Registry;
-use crate::tools::{ToolResultV2, ToolSpec, ToolStatus};
+use crate::tools::{Executor, ToolOutput, ToolResultV2, ToolSpec, ToolStatus};
 
 /// How the browser is obtained; the rest of [`BrowserOptions`] comes from
 /// the data directory.
@@ -53,6 +55,7 @@ impl Core {
     pub async fn open_full(data_dir: DataDir, registry: Registry, browser: BrowserSettings) -> Result<Core> {
         data_dir.ensure()?;
         let store = Store::open(&data_dir.db_path()).await?;
+        let registry = with_blueprints(registry, &store).await?;
         let options = BrowserOptions {
             chromium: browser.chromium,
             headless: browser.headless,
@@ -101,13 +104,54 @@ impl Core {
         &self.ctx.data_dir
     }
 
+    /// Register a tool blueprint (spec §5) or replace the one of the same
+    /// name; it is kept in the store and offered to the model from now on.
+    pub async fn register_blueprint(&mut self, blueprint: &Value) -> Result<ToolSpec> {
+        let spec = blueprint::parse(blueprint, &Registry::builtin()?)?;
+        let registry = Registry::new(self.registry.list().filter(|t| t.name != spec.name).cloned().collect())?;
+        self.registry = registry.with_custom(vec![spec.clone()])?;
+        self.ctx
+            .store
+            .tools()
+            .upsert(&NewTool {
+                name: spec.name.clone(),
+                description: spec.description.clone(),
+                kind: spec.kind,
+                executor: spec.executor,
+                json_schema: blueprint.clone(),
+                source_code: None,
+                permission_scope: spec.permission_scope,
+                risk_level: spec.risk_level,
+                requires_confirmation: spec.requires_confirmation,
+            })
+            .await?;
+        Ok(spec)
+    }
+
+    /// Remove a registered blueprint; `not_found` when there is none.
+    pub async fn unregister_blueprint(&mut self, name: &str) -> Result<()> {
+        if !self.ctx.store.tools().delete(name).await? {
+            return Err(Error::not_found(format!("no registered tool `{name}`; built-in tools cannot be removed")));
+        }
+        self.registry = Registry::new(self.registry.list().filter(|t| t.name != name).cloned().collect())?;
+        Ok(())
+    }
+
     /// Run one tool call. Never fails: every problem becomes a ToolResultV2
-    /// error with a code.
-    pub async fn call_tool(&self, name: &str, args: Value) -> ToolResultV2 {
+    /// error with a code. `_reasoningForCall` is not part of the arguments
+    /// a tool sees (the agent loop records it).
+    pub async fn call_tool(&self, name: &str, mut args: Value) -> ToolResultV2 {
+        blueprint::take_reasoning(&mut args);
         let spec = match preflight(&self.registry, name, &args) {
             Ok(spec) => spec,
             Err((spec, err)) => return error_result(spec, &err),
         };
+        // A blueprint run by a program: the program's call is gated and run
+        // as if it had been called by name, with the blueprint's inputs.
+        if let Some(activity) = spec.activity.as_deref().filter(|a| *a != blueprint::CLIENT_ACTIVITY) {
+            let activity = activity.to_owned();
+            return Box::pin(self.call_tool(&activity, args)).await;
+        }
         let builtin = self.registry.executor_of(name);
         // Browser tools pass the gate inside, with the action read from
         // the page; every other call passes it here, on its declared scope.
@@ -121,6 +165,16 @@ impl Core {
             if let Err(err) = self.ctx.gate.check(&action, spec.risk_level, &args).await {
                 return error_result(Some(spec), &err);
             }
+        }
+        // Blueprints: the model wrote the result (validated with the
+        // arguments), or a program runs the call.
+        if spec.executor == Executor::Implicit {
+            let data = args.get(blueprint::OUTPUT_FIELD).cloned().unwrap_or(Value::Null);
+            return ToolResultV2::ok(
+                spec.permission_scope,
+                spec.risk_level,
+                ToolOutput { data, ..ToolOutput::default() },
+            );
         }
         let Some(builtin) = builtin else {
             return error_result(Some(spec), &Error::internal(format!("tool `{name}` has no executor")));
@@ -136,6 +190,24 @@ impl Core {
         self.ctx.browser.close().await;
         self.ctx.store.close().await;
     }
+}
+
+/// `registry` plus the blueprints registered in `store`. A stored blueprint
+/// that no longer reads (a renamed built-in activity) is left out with a
+/// warning rather than stopping Halley.
+pub async fn with_blueprints(registry: Registry, store: &Store) -> Result<Registry> {
+    let builtin = Registry::builtin()?;
+    let mut custom = Vec::new();
+    for row in store.tools().list().await? {
+        if registry.get(&row.name).is_some() {
+            continue;
+        }
+        match blueprint::parse(&row.json_schema, &builtin) {
+            Ok(spec) => custom.push(spec),
+            Err(e) => tracing::warn!("registered tool `{}` is left out: {}", row.name, e.message()),
+        }
+    }
+    if custom.is_empty() { Ok(registry) } else { registry.with_custom(custom) }
 }
 
 /// Everything that can be decided about a call without touching the data

@@ -52,6 +52,8 @@ pub enum ErrorCode {
     /// The model server answered with an error (HTTP status and its message),
     /// or its response could not be used (cut stream, oversized output).
     ModelError,
+    /// The user stopped the run (Ctrl-C, Stop).
+    Cancelled,
 }
 
 impl ErrorCode {
@@ -77,6 +79,7 @@ impl ErrorCode {
             Self::Denied => "denied",
             Self::ModelUnavailable => "model_unavailable",
             Self::ModelError => "model_error",
+            Self::Cancelled => "cancelled",
         }
     }
 }

@@ -1,12 +1,17 @@
 //! The agent side of Halley: the model client for OpenAI-compatible
-//! endpoints (local-first: Ollama by default) and its provider presets.
+//! endpoints (local-first: Ollama by default) and its provider presets, the
+//! tool-use loop, its context budget and the controls of a run.
 
+pub mod calls;
 pub mod client;
+pub mod context;
+pub mod control;
 pub mod provider;
 pub mod run;
 pub mod stream;
 mod transport;
 
 pub use client::ModelClient;
+pub use control::Cancel;
 pub use provider::{ModelConfig, ModelFlags, Preset};
 pub use stream::{Completion, StreamEvent, ToolCallOut, Usage};

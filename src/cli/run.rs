@@ -9,8 +9,8 @@ use std::process::ExitCode;
 
 use super::confirm::{ConfirmMode, confirmer};
 use super::{EXIT_FAILURE, EXIT_USAGE, fail};
-use crate::agent::run::{AgentEvent, RunLimits, RunOutcome, run_task};
-use crate::agent::{ModelClient, ModelConfig, ModelFlags};
+use crate::agent::run::{AgentEvent, RunLimits, RunOutcome, resume_run, run_task_with};
+use crate::agent::{Cancel, ModelClient, ModelConfig, ModelFlags};
 use crate::core::{BrowserSettings, Core};
 use crate::error::{Error, Result};
 use crate::paths::DataDir;
@@ -41,13 +41,33 @@ pub struct AgentOpts {
     /// Go on with an earlier conversation (its id is in `halley runs show`).
     #[arg(long, value_name = "ID")]
     pub conversation: Option<String>,
+    /// Prompt tokens at most per model call: older tool outputs are elided,
+    /// then the oldest turns left out (set it to your model's context size).
+    #[arg(long, value_name = "N", env = "HALLEY_CONTEXT_TOKENS", default_value_t = 24_000)]
+    pub context_tokens: usize,
+    /// Send screenshots to the model: auto (by the model's name), yes, no.
+    #[arg(long, value_enum, default_value_t = Images::Auto)]
+    pub images: Images,
+}
+
+/// `--images`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Images {
+    Auto,
+    Yes,
+    No,
 }
 
 /// `halley run` options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
     /// What to do, in your words (any language).
-    pub task: String,
+    #[arg(required_unless_present = "resume")]
+    pub task: Option<String>,
+    /// Go on with a run that was cut short (the process ended while it ran
+    /// or waited for you): `halley runs list` shows it as running or paused.
+    #[arg(long, value_name = "RUN_ID", conflicts_with_all = ["task", "conversation"])]
+    pub resume: Option<String>,
     #[command(flatten)]
     pub opts: AgentOpts,
 }
@@ -89,7 +109,16 @@ async fn open(opts: &AgentOpts, data_dir: Option<&Path>, browser: BrowserSetting
     let registry = Registry::builtin().map_err(|e| (e, EXIT_FAILURE))?;
     let mut core = Core::open_full(dir, registry, browser).await.map_err(|e| (e, EXIT_FAILURE))?;
     core.set_confirmer(confirmer(opts.confirm, false));
-    let limits = RunLimits { max_steps: opts.max_steps, ..RunLimits::default() };
+    let images = match opts.images {
+        Images::Auto => None,
+        Images::Yes => Some(true),
+        Images::No => Some(false),
+    };
+    if opts.context_tokens < 1000 {
+        return Err((Error::invalid_arguments("--context-tokens must be at least 1000"), EXIT_USAGE));
+    }
+    let limits =
+        RunLimits { max_steps: opts.max_steps, context_tokens: opts.context_tokens, images, ..RunLimits::default() };
     Ok(Agent { core, client, model, limits })
 }
 
@@ -115,13 +144,50 @@ fn print_event(json: bool, ev: AgentEvent) {
         }
         AgentEvent::Final { .. } => println!(),
         AgentEvent::Error { message, .. } => eprintln!("halley: {message}"),
+        // The terminal prompt shows the question itself.
+        AgentEvent::ConfirmationRequest { .. } | AgentEvent::Resumed => {}
+        AgentEvent::Challenge { request } => eprintln!(
+            "Halley waits for you: solve the {} in the browser ({}), then answer here.",
+            request.challenge_type, request.url
+        ),
     }
 }
 
+/// Ctrl-C cancels the run in flight (it ends `cancelled`, its history kept);
+/// a second Ctrl-C quits at once.
+#[allow(clippy::print_stderr)]
+fn cancel_on_ctrl_c() -> Cancel {
+    let cancel = Cancel::new();
+    let c = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("\nhalley: cancelling the run (Ctrl-C again to quit now)");
+            c.cancel();
+            if tokio::signal::ctrl_c().await.is_ok() {
+                std::process::exit(130);
+            }
+        }
+    });
+    cancel
+}
+
+/// Exit code of a run: 0 completed, 130 cancelled, 1 otherwise.
+fn exit_of(outcome: Result<RunOutcome>) -> ExitCode {
+    match outcome {
+        Ok(o) if o.status == RunStatus::Completed => ExitCode::SUCCESS,
+        Ok(o) if o.status == RunStatus::Cancelled => ExitCode::from(EXIT_CANCELLED),
+        Ok(_) => ExitCode::from(EXIT_FAILURE),
+        Err(e) => fail(&e, EXIT_FAILURE),
+    }
+}
+
+/// Exit code of a cancelled run (as for a shell command stopped by Ctrl-C).
+const EXIT_CANCELLED: u8 = 130;
+
 impl Agent {
-    async fn task(&self, task: &str, conversation: Option<&str>, json: bool) -> Result<RunOutcome> {
-        run_task(&self.core, &self.client, &self.model, task, conversation, &self.limits, |ev| print_event(json, ev))
-            .await
+    async fn task(&self, task: &str, conversation: Option<&str>, json: bool, cancel: &Cancel) -> Result<RunOutcome> {
+        let on_event = |ev| print_event(json, ev);
+        run_task_with(&self.core, &self.client, &self.model, task, conversation, &self.limits, cancel, on_event).await
     }
 }
 
@@ -130,13 +196,18 @@ pub async fn run(args: RunArgs, data_dir: Option<&Path>, browser: BrowserSetting
         Ok(a) => a,
         Err((e, code)) => return fail(&e, code),
     };
-    let outcome = agent.task(&args.task, args.opts.conversation.as_deref(), args.opts.json).await;
+    let cancel = cancel_on_ctrl_c();
+    let json = args.opts.json;
+    let outcome = match (&args.resume, &args.task) {
+        (Some(run_id), _) => {
+            let on_event = |ev| print_event(json, ev);
+            resume_run(&agent.core, &agent.client, &agent.model, run_id, &agent.limits, &cancel, on_event).await
+        }
+        (None, Some(task)) => agent.task(task, args.opts.conversation.as_deref(), json, &cancel).await,
+        (None, None) => Err(Error::invalid_arguments("give a task, or --resume RUN_ID")),
+    };
     agent.core.close().await;
-    match outcome {
-        Ok(o) if o.status == RunStatus::Completed => ExitCode::SUCCESS,
-        Ok(_) => ExitCode::from(EXIT_FAILURE),
-        Err(e) => fail(&e, EXIT_FAILURE),
-    }
+    exit_of(outcome)
 }
 
 /// `halley chat`: one conversation, a task per line, until an empty line or
@@ -161,7 +232,9 @@ pub async fn chat(opts: AgentOpts, data_dir: Option<&Path>, browser: BrowserSett
             Ok(Ok((n, text))) if n > 0 && !text.trim().is_empty() => text.trim().to_owned(),
             _ => break,
         };
-        match agent.task(&task, conversation.as_deref(), opts.json).await {
+        let cancel = cancel_on_ctrl_c();
+        let outcome = agent.task(&task, conversation.as_deref(), opts.json, &cancel).await;
+        match outcome {
             Ok(o) => {
                 failed = o.status != RunStatus::Completed;
                 conversation = Some(o.conversation_id);

@@ -25,6 +25,7 @@ pub mod messages;
 pub mod profile;
 pub mod runs;
 pub mod steps;
+pub mod tool_calls;
 pub mod tools;
 pub mod watch_observations;
 pub mod watches;

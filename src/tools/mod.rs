@@ -2,6 +2,7 @@
 //! ([`ToolResultV2`]), the registry with argument validation, the built-in
 //! catalogue and the executors of the built-in tools.
 
+pub mod blueprint;
 pub mod builtin;
 pub mod catalogue;
 pub mod registry;

@@ -54,7 +54,9 @@ impl Registry {
                 .map_err(|e| Error::internal(format!("tool `{}` has an invalid parameters schema: {e}", spec.name)))?;
             let builtin = Builtin::for_tool(&spec.name);
             match (spec.status, builtin.is_some()) {
-                (ToolStatus::Available, false) if spec.executor == crate::tools::Executor::Builtin => {
+                (ToolStatus::Available, false)
+                    if spec.executor == crate::tools::Executor::Builtin && spec.activity.is_none() =>
+                {
                     return Err(Error::internal(format!(
                         "tool `{}` is declared available but has no executor",
                         spec.name
@@ -72,6 +74,12 @@ impl Registry {
             entries.push(Entry { spec, validator, builtin });
         }
         Ok(Registry { entries, by_name })
+    }
+
+    /// This registry plus `custom` tools (blueprints registered by the user).
+    pub fn with_custom(self, custom: Vec<ToolSpec>) -> Result<Registry> {
+        let specs = self.entries.into_iter().map(|e| e.spec).chain(custom).collect();
+        Registry::new(specs)
     }
 
     /// Every declaration, in catalogue order.
@@ -190,6 +198,7 @@ mod tests {
             parameters,
             output_schema: json!({"type": "object"}),
             needs: None,
+            activity: None,
         }
     }
 

@@ -123,4 +123,8 @@ pub struct ToolSpec {
     /// For planned tools: what the tool needs before it can run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub needs: Option<String>,
+    /// For blueprints executed by a program (`_activity`): the built-in
+    /// tool that runs the call, or `client`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activity: Option<String>,
 }

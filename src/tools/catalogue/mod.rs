@@ -88,6 +88,7 @@ pub(crate) fn declare<A: JsonSchema, O: JsonSchema>(decl: Decl) -> ToolSpec {
         parameters: parameters_schema::<A>(),
         output_schema: output_schema::<O>(),
         needs: decl.needs.map(str::to_owned),
+        activity: None,
     }
 }
 

@@ -1,0 +1,156 @@
+//! Running the tool calls of one model turn: arguments checked (size, JSON
+//! object), `_reasoningForCall` taken out and kept, each call gated and
+//! executed by the core; the calls of a turn run concurrently only when
+//! every one of them is READ_ONLY.
+
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::ToolCallOut;
+use crate::core::{Core, error_result};
+use crate::error::{Error, ErrorCode};
+use crate::tools::blueprint;
+use crate::tools::{Executor, PermissionScope, ToolResultV2};
+
+/// Arguments larger than this are refused unread: no tool takes megabytes
+/// inline (files go by `file_ref`), and a model that sends them is broken.
+pub const MAX_ARGUMENT_BYTES: usize = 1024 * 1024;
+
+/// Tools that talk to the user: never two at once.
+const ASKS_THE_USER: &[&str] = &["request_user_confirmation", "human_solve_challenge"];
+
+/// One call as the model sent it, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prepared {
+    pub id: String,
+    pub name: String,
+    /// The arguments the tool gets (reasoning taken out); for arguments
+    /// that could not be used, a short stand-in.
+    pub args: Value,
+    pub reasoning: Option<String>,
+    /// Why the call cannot run, found before running it.
+    pub refused: Option<(ErrorCode, String)>,
+    /// The arguments as they may be kept in the history: the model's own
+    /// string, or a stand-in when it was too large.
+    pub history_arguments: String,
+}
+
+/// Check a call's arguments without running anything.
+pub fn prepare(call: &ToolCallOut) -> Prepared {
+    let base = |args: Value, refused: Option<Error>, history: String| Prepared {
+        refused: refused.map(|e| (e.code(), e.message().to_owned())),
+        id: call.id.clone(),
+        name: call.name.clone(),
+        args,
+        reasoning: None,
+        history_arguments: history,
+    };
+    let len = call.arguments.len();
+    if len > MAX_ARGUMENT_BYTES {
+        let stand_in = json!({"_elided": format!("{len} bytes of arguments, refused unread")});
+        let err = Error::invalid_arguments(format!(
+            "the arguments of `{}` were {len} bytes; at most {MAX_ARGUMENT_BYTES} are accepted. \
+             Send less: refer to stored files with `file_ref` instead of inlining content",
+            call.name
+        ));
+        return base(stand_in.clone(), Some(err), stand_in.to_string());
+    }
+    match serde_json::from_str::<Value>(&call.arguments) {
+        Ok(mut args) if args.is_object() => {
+            let reasoning = blueprint::take_reasoning(&mut args);
+            Prepared { reasoning, ..base(args, None, call.arguments.clone()) }
+        }
+        _ => {
+            let shown: String = call.arguments.chars().take(200).collect();
+            let err = Error::invalid_arguments(format!(
+                "the arguments of `{}` were not a valid JSON object; send them again as JSON",
+                call.name
+            ));
+            // The history must hold valid JSON arguments for the next request.
+            let history = json!({"_invalid": shown}).to_string();
+            base(Value::String(shown), Some(err), history)
+        }
+    }
+}
+
+/// A call with its result.
+#[derive(Debug, Clone)]
+pub struct Executed {
+    pub call: Prepared,
+    pub result: ToolResultV2,
+    pub executor: &'static str,
+    pub duration_ms: i64,
+}
+
+/// Whether a turn's calls may run at the same time: all READ_ONLY, none
+/// asks the user, all known.
+pub fn concurrent(core: &Core, calls: &[Prepared]) -> bool {
+    calls.len() > 1
+        && calls.iter().all(|c| {
+            c.refused.is_some()
+                || core.registry().get(&c.name).is_some_and(|s| {
+                    s.permission_scope == PermissionScope::ReadOnly && !ASKS_THE_USER.contains(&s.name.as_str())
+                })
+        })
+}
+
+/// Run one prepared call through the core (validation, gate, executor).
+pub async fn execute(core: &Core, call: Prepared) -> Executed {
+    let started = Instant::now();
+    let spec = core.registry().get(&call.name);
+    let executor = match (spec, &call.refused) {
+        (_, Some(_)) | (None, _) => "none",
+        (Some(s), None) => match s.executor {
+            Executor::Builtin => "builtin",
+            Executor::Client => "client",
+            Executor::Implicit => "implicit",
+        },
+    };
+    let result = match &call.refused {
+        Some((code, message)) => error_result(spec, &Error::new(*code, message.clone())),
+        None => core.call_tool(&call.name, call.args.clone()).await,
+    };
+    let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
+    Executed { call, result, executor, duration_ms }
+}
+
+/// Run a turn's calls: together when [`concurrent`] allows, else in order.
+pub async fn execute_all(core: &Core, calls: Vec<Prepared>) -> Vec<Executed> {
+    if concurrent(core, &calls) {
+        futures::future::join_all(calls.into_iter().map(|c| execute(core, c))).await
+    } else {
+        let mut done = Vec::with_capacity(calls.len());
+        for c in calls {
+            done.push(execute(core, c).await);
+        }
+        done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(args: &str) -> ToolCallOut {
+        ToolCallOut { id: "call_1".into(), name: "browser_navigate".into(), arguments: args.into() }
+    }
+
+    #[test]
+    fn reasoning_is_kept_apart_and_arguments_are_checked() {
+        let p = prepare(&call(r#"{"url":"http://shop.vn","_reasoningForCall":"mở trang"}"#));
+        assert_eq!(
+            (p.args.clone(), p.reasoning.as_deref(), p.refused.is_none()),
+            (json!({"url": "http://shop.vn"}), Some("mở trang"), true)
+        );
+
+        let p = prepare(&call("{\"url\": "));
+        assert_eq!(p.refused.as_ref().map(|r| r.0), Some(ErrorCode::InvalidArguments));
+        assert_eq!(serde_json::from_str::<Value>(&p.history_arguments).unwrap(), json!({"_invalid": "{\"url\": "}));
+
+        let huge = format!(r#"{{"url":"{}"}}"#, "a".repeat(10 * 1024 * 1024));
+        let p = prepare(&call(&huge));
+        assert!(p.refused.as_ref().unwrap().1.contains("at most 1048576"));
+        assert!(p.history_arguments.len() < 100, "{}", p.history_arguments);
+    }
+}
