@@ -52,6 +52,10 @@ pub enum ErrorCode {
     /// The model server answered with an error (HTTP status and its message),
     /// or its response could not be used (cut stream, oversized output).
     ModelError,
+    /// The OS keyring (Secret Service, Keychain, Credential Manager) is
+    /// missing, locked or refused access, or holds an unusable entry. Halley
+    /// never falls back to storing the secret in plain text.
+    Keyring,
 }
 
 impl ErrorCode {
@@ -77,6 +81,7 @@ impl ErrorCode {
             Self::Denied => "denied",
             Self::ModelUnavailable => "model_unavailable",
             Self::ModelError => "model_error",
+            Self::Keyring => "keyring",
         }
     }
 }

@@ -3,10 +3,13 @@
 
 pub mod client;
 pub mod provider;
+pub mod raw;
 pub mod run;
 pub mod stream;
+pub mod trace;
 mod transport;
 
-pub use client::ModelClient;
+pub use client::{ModelClient, raw_response_of};
 pub use provider::{ModelConfig, ModelFlags, Preset};
+pub use raw::RawResponse;
 pub use stream::{Completion, StreamEvent, ToolCallOut, Usage};
