@@ -54,6 +54,10 @@ pub enum ErrorCode {
     ModelError,
     /// The user stopped the run (Ctrl-C, Stop).
     Cancelled,
+    /// The OS keyring (Secret Service, Keychain, Credential Manager) is
+    /// missing, locked or refused access, or holds an unusable entry. Halley
+    /// never falls back to storing the secret in plain text.
+    Keyring,
 }
 
 impl ErrorCode {
@@ -80,6 +84,7 @@ impl ErrorCode {
             Self::ModelUnavailable => "model_unavailable",
             Self::ModelError => "model_error",
             Self::Cancelled => "cancelled",
+            Self::Keyring => "keyring",
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod core;
 pub mod error;
 pub mod gate;
 pub mod paths;
+pub mod secrets;
 pub mod store;
 pub mod tools;
 

@@ -12,6 +12,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::provider::{ENV_API_KEY, ModelConfig};
+use super::raw::{Partial, RawResponse};
 use super::stream::{Assembler, Chunk, Completion, StreamEvent, clip};
 use super::transport::{RetryPolicy, Transport};
 use crate::error::{Error, ErrorCode, Result};
@@ -99,26 +100,51 @@ impl ModelClient {
     /// configured one, and `stream`/`stream_options` are set here. Events
     /// are emitted as they arrive; the completion is returned only when the
     /// stream ended with `[DONE]` (a cut stream is a `model_error`).
+    ///
+    /// The completion's [`Completion::raw`] holds the response as received
+    /// (capped); a failed call's error carries what had arrived, read with
+    /// [`raw_response_of`].
     pub async fn stream_chat(&self, request: Value, mut on_event: impl FnMut(StreamEvent)) -> Result<Completion> {
-        let request = self.prepare(request)?;
-        let mut stream =
-            self.streaming.chat().create_stream_byot::<Value, Chunk>(request).await.map_err(|e| self.error(e))?;
+        let request = self.chat_body(request)?;
+        let mut raw = RawResponse::default();
+        let mut stream = match self.streaming.chat().create_stream_byot::<Value, Payload>(request).await {
+            Ok(stream) => stream,
+            Err(e) => return Err(self.failed(e, raw)),
+        };
+        // Only a 2xx answer becomes a stream (see `transport`).
+        raw.status = Some(200);
         let mut assembler = Assembler::new();
         while let Some(item) = stream.next().await {
             match item {
-                Ok(chunk) => {
-                    assembler.push(chunk, &mut on_event).map_err(|e| self.fail(e.code(), e.message().to_owned()))?
+                Ok(Payload(data)) => {
+                    raw.push_data(data.get());
+                    let chunk = match serde_json::from_str::<Chunk>(data.get()) {
+                        Ok(chunk) => chunk,
+                        Err(e) => {
+                            tracing::warn!(error = %e, "skipping a stream event that cannot be read");
+                            continue;
+                        }
+                    };
+                    if let Err(e) = assembler.push(chunk, &mut on_event) {
+                        return Err(self.fail(e.code(), e.message().to_owned()).with_source(Partial(raw)));
+                    }
                 }
                 Err(OpenAIError::JSONDeserialize(e, data)) => {
+                    raw.push_data(&data);
                     tracing::warn!(error = %e, bytes = data.len(), "skipping a stream line that is not JSON");
                 }
-                Err(e) => return Err(self.error(e)),
+                Err(e) => return Err(self.failed(e, raw)),
             }
         }
-        Ok(assembler.finish())
+        raw.push_data("[DONE]");
+        let mut completion = assembler.finish();
+        completion.raw = raw;
+        Ok(completion)
     }
 
-    fn prepare(&self, request: Value) -> Result<Value> {
+    /// The chat-completions body as [`ModelClient::stream_chat`] sends it:
+    /// `model` filled in when absent, `stream` and `stream_options` set.
+    pub fn chat_body(&self, request: Value) -> Result<Value> {
         let Value::Object(mut body) = request else {
             return Err(Error::invalid_arguments("the chat request must be a JSON object"));
         };
@@ -144,6 +170,15 @@ impl ModelClient {
         Ok(Value::Object(body))
     }
 
+    /// An async-openai error as Halley's, carrying what the call received
+    /// (and the HTTP status of an error answer).
+    fn failed(&self, err: OpenAIError, mut raw: RawResponse) -> Error {
+        if let OpenAIError::ApiError(r) = &err {
+            raw.status = Some(r.status_code.as_u16());
+        }
+        self.error(err).with_source(Partial(raw))
+    }
+
     /// An async-openai error as Halley's.
     fn error(&self, err: OpenAIError) -> Error {
         let base = &self.config.base_url;
@@ -154,7 +189,7 @@ impl ModelClient {
                 let advice = match status.as_u16() {
                     401 | 403 => {
                         let env = self.config.preset.and_then(|p| p.api_key_env()).unwrap_or(ENV_API_KEY);
-                        format!("; check the API key (--api-key, or {env})")
+                        format!("; check the API key (`halley models key set`, or {env})")
                     }
                     404 => "; check the base URL and the model id (`halley models` lists the ids)".to_owned(),
                     429 => "; still rate-limited after retrying".to_owned(),
@@ -215,6 +250,18 @@ impl ModelClient {
         };
         Error::new(code, message)
     }
+}
+
+/// One stream event's data, exactly as received (parsed into a [`Chunk`]
+/// after it is kept for the trace).
+#[derive(serde::Deserialize)]
+#[serde(transparent)]
+struct Payload(Box<serde_json::value::RawValue>);
+
+/// What a failed [`ModelClient::stream_chat`] had received before it failed
+/// (empty when nothing arrived), with the HTTP status of an error answer.
+pub fn raw_response_of(err: &Error) -> Option<&RawResponse> {
+    std::error::Error::source(err)?.downcast_ref::<Partial>().map(|p| &p.0)
 }
 
 /// The deepest cause's message (reqwest's own is "error sending request").

@@ -148,8 +148,13 @@ async fn streams_text_and_tool_calls_and_sends_the_request_right() {
             finish_reason: Some("tool_calls".into()),
             usage: Some(Usage { prompt_tokens: 7, completion_tokens: 3 }),
             model: Some("qwen".into()),
+            raw: c.raw.clone(),
         }
     );
+    // The raw response: every data payload as received, the line that is not JSON too.
+    let raw: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+    assert_eq!(c.raw.text(), format!("{raw}data: [DONE]\n\n"));
+    assert_eq!(c.raw.status, Some(200));
     assert_eq!(
         got,
         vec![
@@ -174,6 +179,10 @@ async fn a_stream_without_done_is_a_model_error() {
     let err = client(&url, None).stream_chat(request(), |_| {}).await.unwrap_err();
     assert_eq!(err.code(), ErrorCode::ModelError);
     assert!(err.message().contains("cut"), "{}", err.message());
+    // What had arrived stays readable for the trace; the wire message is unchanged.
+    let raw = raw_response_of(&err).unwrap();
+    assert_eq!((raw.status, raw.text()), (Some(200), format!("data: {}\n\n", events[0])));
+    assert!(!err.to_wire().message.ends_with(": "), "{}", err.to_wire().message);
 
     // Cut in the middle of a declared length, too.
     let mut cut = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: 500\r\n\r\n".to_vec();
@@ -189,6 +198,7 @@ async fn no_key_means_no_authorization_header_and_a_json_answer_is_read() {
     let (url, seen) = serve(vec![http("200 OK", &[("Content-Type", "application/json")], &whole.to_string())]).await;
     let c = client(&url, None).stream_chat(request(), |_| {}).await.unwrap();
     assert_eq!((c.content.as_str(), c.finish_reason.as_deref()), ("whole", Some("stop")));
+    assert_eq!(c.raw.text(), format!("data: {whole}\n\ndata: [DONE]\n\n"));
     assert_eq!(seen.lock().unwrap()[0].header("authorization"), None);
 }
 
@@ -246,6 +256,7 @@ async fn client_errors_are_not_retried_and_never_show_the_key() {
     assert!(msg.contains("401") && msg.contains("Incorrect API key") && msg.contains("OPENAI_API_KEY"), "{msg}");
     assert!(!msg.contains("SECRET"), "{msg}");
     assert_eq!(seen.lock().unwrap().len(), 1);
+    assert_eq!(raw_response_of(&err).map(|r| r.status), Some(Some(401)));
 
     let (url, _) = serve(vec![http("404 Not Found", &[], "<html>no such page</html>")]).await;
     let err = client(&url, None).stream_chat(request(), |_| {}).await.unwrap_err();
@@ -264,6 +275,11 @@ async fn ten_megabytes_of_arguments_arrive_whole() {
     let c = client(&url, None).stream_chat(request(), |_| {}).await.unwrap();
     assert_eq!(c.tool_calls[0].arguments.len(), 10 * 1024 * 1024);
     assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
+    // The raw response is capped, with a note.
+    assert!(c.raw.is_truncated());
+    let raw = c.raw.text();
+    assert!(raw.len() < crate::agent::raw::MAX_RAW_BYTES + 200, "{}", raw.len());
+    assert!(raw.ends_with("more bytes were received and not kept]\n"), "{}", &raw[raw.len() - 100..]);
 }
 
 #[tokio::test]

@@ -7,11 +7,14 @@ pub mod client;
 pub mod context;
 pub mod control;
 pub mod provider;
+pub mod raw;
 pub mod run;
 pub mod stream;
+pub mod trace;
 mod transport;
 
-pub use client::ModelClient;
+pub use client::{ModelClient, raw_response_of};
 pub use control::Cancel;
 pub use provider::{ModelConfig, ModelFlags, Preset};
+pub use raw::RawResponse;
 pub use stream::{Completion, StreamEvent, ToolCallOut, Usage};

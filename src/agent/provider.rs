@@ -1,5 +1,6 @@
 //! Model providers: the OpenAI-compatible endpoints Halley knows by name, and
-//! how the model settings are resolved (flags, then environment, then preset).
+//! how the model settings are resolved (flags, then environment, then preset;
+//! the API key last from the OS keyring).
 
 use std::fmt;
 use std::str::FromStr;
@@ -92,10 +93,14 @@ impl Preset {
                 "start it with `vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes`, or pass --base-url"
             }
             Self::OpenAi => {
-                "check the network and set OPENAI_API_KEY (or --api-key); for a local model run `ollama serve` and pass --preset ollama"
+                "check the network and save the key with `halley models key set --preset openai` (or set OPENAI_API_KEY); for a local model run `ollama serve` and pass --preset ollama"
             }
-            Self::OpenRouter => "check the network and set OPENROUTER_API_KEY (or --api-key)",
-            Self::Gemini => "check the network and set GEMINI_API_KEY (or --api-key)",
+            Self::OpenRouter => {
+                "check the network and save the key with `halley models key set --preset openrouter` (or set OPENROUTER_API_KEY)"
+            }
+            Self::Gemini => {
+                "check the network and save the key with `halley models key set --preset gemini` (or set GEMINI_API_KEY)"
+            }
         }
     }
 
@@ -228,7 +233,8 @@ impl ModelConfig {
     /// preset's defaults. Base URL: `--base-url`, else `--preset`'s URL, else
     /// `OPENAI_BASE_URL`, else Ollama on this machine. Model: `--model`, else
     /// `HALLEY_MODEL`. API key: `--api-key`, else the preset's own variable
-    /// (`OPENROUTER_API_KEY`, `GEMINI_API_KEY`), else `OPENAI_API_KEY`.
+    /// (`OPENROUTER_API_KEY`, `GEMINI_API_KEY`), else `OPENAI_API_KEY`; then
+    /// [`ModelConfig::with_saved_key`] adds the OS keyring's.
     pub fn resolve(flags: ModelFlags, env: impl Fn(&str) -> Option<String>) -> Result<ModelConfig> {
         let env = |name: &str| non_empty(env(name));
         let chosen = non_empty(flags.preset).map(|name| name.parse::<Preset>()).transpose()?;
@@ -248,6 +254,37 @@ impl ModelConfig {
             api_key,
             timeout: flags.timeout.unwrap_or(Self::DEFAULT_TIMEOUT),
         })
+    }
+
+    /// The OS keyring account of this endpoint's API key: the preset's name
+    /// (`api-key:openrouter`), else the base URL's host, with its port when
+    /// the URL names one (`api-key:gpu-box:8000`).
+    pub fn key_account(&self) -> String {
+        let name = match self.preset {
+            Some(p) => p.name().to_owned(),
+            None => match url::Url::parse(&self.base_url) {
+                Ok(u) => {
+                    let host = u.host_str().unwrap_or_default().to_ascii_lowercase();
+                    match u.port() {
+                        Some(port) => format!("{host}:{port}"),
+                        None => host,
+                    }
+                }
+                Err(_) => self.base_url.clone(),
+            },
+        };
+        crate::secrets::api_key_account(&name)
+    }
+
+    /// The last source of the API key: the one saved in the OS keyring for
+    /// [`ModelConfig::key_account`], used only when no flag or environment
+    /// variable gave one. The caller looks it up (the keyring is I/O; this
+    /// stays pure).
+    pub fn with_saved_key(mut self, saved: Option<String>) -> ModelConfig {
+        if self.api_key.is_none() {
+            self.api_key = non_empty(saved);
+        }
+        self
     }
 
     /// How to get a model answering at this endpoint.
@@ -385,6 +422,30 @@ mod tests {
         assert_eq!(Preset::from_name("LM-Studio"), Some(Preset::LmStudio));
         assert_eq!(Preset::for_base_url("http://localhost:11434/v1"), Some(Preset::Ollama));
         assert_eq!(Preset::for_base_url("http://127.0.0.1:9999/v1"), None);
+    }
+
+    #[test]
+    fn the_saved_key_comes_last_and_is_keyed_by_preset_or_host() {
+        let env = env_of(&[("OPENROUTER_API_KEY", "sk-or")]);
+        let flags = ModelFlags { preset: Some("openrouter".into()), ..ModelFlags::default() };
+        let cfg = ModelConfig::resolve(flags, &env).unwrap();
+        assert_eq!(cfg.key_account(), "api-key:openrouter");
+        assert_eq!(cfg.with_saved_key(Some("sk-saved".into())).api_key.as_deref(), Some("sk-or"));
+
+        let flags = ModelFlags { preset: Some("openai".into()), ..ModelFlags::default() };
+        let cfg = ModelConfig::resolve(flags, env_of(&[])).unwrap();
+        assert_eq!(cfg.clone().with_saved_key(Some(" sk-saved\n".into())).api_key.as_deref(), Some("sk-saved"));
+        assert_eq!(cfg.clone().with_saved_key(Some("  ".into())).api_key, None);
+        assert_eq!(cfg.with_saved_key(None).api_key, None);
+
+        let account = |url: &str| {
+            let flags = ModelFlags { base_url: Some(url.into()), ..ModelFlags::default() };
+            ModelConfig::resolve(flags, env_of(&[])).unwrap().key_account()
+        };
+        assert_eq!(account("http://GPU-Box:8000/v1"), "api-key:gpu-box:8000");
+        assert_eq!(account("https://llm.example.com/v1"), "api-key:llm.example.com");
+        assert_eq!(account("http://localhost:11434/v1"), "api-key:ollama");
+        assert_eq!(account("http://[::1]:9/v1"), "api-key:[::1]:9");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::raw::RawResponse;
 use crate::error::{Error, ErrorCode, Result};
 
 /// The most text (content plus tool-call arguments) one completion may
@@ -33,6 +34,11 @@ pub struct Completion {
     pub usage: Option<Usage>,
     /// The model id the server reported.
     pub model: Option<String>,
+    /// The response as received, capped, for the provider trace (set by the
+    /// client). Never serialized: it reaches the store only redacted,
+    /// through `agent::trace`.
+    #[serde(skip)]
+    pub raw: RawResponse,
 }
 
 /// A tool call as the model made it. `arguments` is the raw text, possibly
@@ -344,6 +350,7 @@ impl Assembler {
             finish_reason: self.finish_reason,
             usage: self.usage,
             model: self.model,
+            raw: RawResponse::default(),
         }
     }
 }
@@ -412,6 +419,7 @@ mod tests {
                 finish_reason: Some("stop".into()),
                 usage: Some(Usage { prompt_tokens: 12, completion_tokens: 2 }),
                 model: Some("m1".into()),
+                raw: RawResponse::default(),
             }
         );
         assert_eq!(events, vec![StreamEvent::Token("Hel".into()), StreamEvent::Token("lo".into())]);

@@ -4,6 +4,7 @@
 
 mod audit;
 mod confirm;
+mod model_keys;
 mod models;
 mod rules;
 mod run;
@@ -68,7 +69,8 @@ pub enum Command {
     /// The gate's standing rules: always allow / ask / never, per site or tool.
     #[command(subcommand)]
     Rules(rules::RulesCommand),
-    /// List the model ids the model endpoint serves (default: Ollama on this machine).
+    /// List the model ids the model endpoint serves (default: Ollama on this
+    /// machine); `halley models key` keeps API keys in the OS keyring.
     Models(models::ModelsArgs),
     /// Do a task: the model drives the tools (every call gated), the answer streams.
     Run(run::RunArgs),

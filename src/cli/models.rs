@@ -1,16 +1,21 @@
 //! `halley models`: the model ids the configured endpoint serves (Ollama on
-//! this machine unless told otherwise), or how to start a model server.
+//! this machine unless told otherwise), or how to start a model server; and
+//! `halley models key ...` for the API keys in the OS keyring.
 
 use std::process::ExitCode;
 
 use serde_json::json;
 
+use super::model_keys::{KeyCommand, resolve_model};
 use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
-use crate::agent::{ModelClient, ModelConfig, ModelFlags};
+use crate::agent::{ModelClient, ModelFlags};
 
 /// `halley models` options.
 #[derive(Debug, Clone, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct ModelsArgs {
+    #[command(subcommand)]
+    pub command: Option<ModelsCommand>,
     /// Model endpoint preset: ollama (default), lmstudio, vllm, openai, openrouter, gemini.
     #[arg(long, value_name = "NAME")]
     pub preset: Option<String>,
@@ -25,10 +30,21 @@ pub struct ModelsArgs {
     pub json: bool,
 }
 
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum ModelsCommand {
+    /// API keys kept in the OS keyring (Secret Service, Keychain, Credential
+    /// Manager); used when no flag or environment variable gives one.
+    #[command(subcommand)]
+    Key(KeyCommand),
+}
+
 pub async fn run(args: ModelsArgs) -> ExitCode {
+    if let Some(ModelsCommand::Key(cmd)) = args.command {
+        return super::model_keys::run(cmd).await;
+    }
     let flags =
         ModelFlags { preset: args.preset, base_url: args.base_url, model: args.model, api_key: None, timeout: None };
-    let config = match ModelConfig::resolve(flags, |k| std::env::var(k).ok()) {
+    let config = match resolve_model(flags).await {
         Ok(c) => c,
         Err(e) => return fail(&e, EXIT_USAGE),
     };

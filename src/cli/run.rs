@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use super::confirm::{ConfirmMode, confirmer};
 use super::{EXIT_FAILURE, EXIT_USAGE, fail};
 use crate::agent::run::{AgentEvent, RunLimits, RunOutcome, resume_run, run_task_with};
-use crate::agent::{Cancel, ModelClient, ModelConfig, ModelFlags};
+use crate::agent::{Cancel, ModelClient, ModelFlags};
 use crate::core::{BrowserSettings, Core};
 use crate::error::{Error, Result};
 use crate::paths::DataDir;
@@ -88,7 +88,7 @@ async fn open(opts: &AgentOpts, data_dir: Option<&Path>, browser: BrowserSetting
         api_key: None,
         timeout: None,
     };
-    let config = ModelConfig::resolve(flags, |k| std::env::var(k).ok()).map_err(|e| (e, EXIT_USAGE))?;
+    let config = super::model_keys::resolve_model(flags).await.map_err(|e| (e, EXIT_USAGE))?;
     let chosen = config.model.clone();
     let client = ModelClient::new(config).map_err(|e| (e, EXIT_FAILURE))?;
     // No model named: the endpoint's first one (a local server usually has one loaded).

@@ -1,6 +1,6 @@
 //! `halley runs list|show`: what the agent did, from the store: runs with
 //! their status and stop reason, and for one run its steps (model, tokens,
-//! latency) and messages.
+//! latency), messages and, with `--traces`, the provider traces (redacted).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -27,6 +27,10 @@ pub enum RunsCommand {
         id: String,
         #[arg(long)]
         json: bool,
+        /// Include the provider traces: each model call's request and raw
+        /// response, as stored (secrets redacted).
+        #[arg(long)]
+        traces: bool,
     },
 }
 
@@ -54,7 +58,7 @@ pub async fn run(cmd: RunsCommand, data_dir: Option<&Path>) -> ExitCode {
     };
     let code = match cmd {
         RunsCommand::List { json, limit } => list(&store, json, limit).await,
-        RunsCommand::Show { id, json } => show(&store, &id, json).await,
+        RunsCommand::Show { id, json, traces } => show(&store, &id, json, traces).await,
     };
     store.close().await;
     code
@@ -91,7 +95,7 @@ async fn list(store: &Store, json_out: bool, limit: u32) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-async fn show(store: &Store, id: &str, json_out: bool) -> ExitCode {
+async fn show(store: &Store, id: &str, json_out: bool, with_traces: bool) -> ExitCode {
     let run = match store.runs().get(id).await {
         Ok(Some(r)) => r,
         Ok(None) => {
@@ -113,6 +117,16 @@ async fn show(store: &Store, id: &str, json_out: bool) -> ExitCode {
         },
         None => Vec::new(),
     };
+    let traces = if with_traces {
+        match store.provider_traces().for_run(id).await {
+            Ok(t) => t,
+            Err(e) => return fail(&e, EXIT_FAILURE),
+        }
+    } else {
+        Vec::new()
+    };
+    let step_idx =
+        |step_id: &Option<String>| step_id.as_ref().and_then(|sid| steps.iter().find(|s| &s.id == sid)).map(|s| s.idx);
     let steps_json: Vec<Value> = steps
         .iter()
         .map(|s| {
@@ -128,8 +142,18 @@ async fn show(store: &Store, id: &str, json_out: bool) -> ExitCode {
         })
         .collect();
     if json_out {
-        let v = json!({"id": run.id, "conversation_id": run.conversation_id, "status": run.status, "stop_reason": run.stop_reason, "started_at": run.started_at,
+        let mut v = json!({"id": run.id, "conversation_id": run.conversation_id, "status": run.status, "stop_reason": run.stop_reason, "started_at": run.started_at,
                        "ended_at": run.ended_at, "steps": steps_json, "messages": messages_json});
+        if with_traces {
+            v["traces"] = traces
+                .iter()
+                .map(|t| {
+                    json!({"id": t.id, "step_id": t.step_id, "step_idx": step_idx(&t.step_id), "endpoint": t.endpoint,
+                           "status": t.status, "error": t.error, "request": t.request, "response": t.response,
+                           "created_at": t.created_at})
+                })
+                .collect();
+        }
         out(&v.to_string());
         return ExitCode::SUCCESS;
     }
@@ -167,6 +191,22 @@ async fn show(store: &Store, id: &str, json_out: bool) -> ExitCode {
             .map(|s| format!(" → {s}"))
             .unwrap_or_default();
         out(&format!("  [{}] {role}: {text}{calls}", m.seq));
+    }
+    for t in &traces {
+        let step = step_idx(&t.step_id).map(|i| format!("step {i}  ")).unwrap_or_default();
+        let status = t.status.map(|s| format!("  HTTP {s}")).unwrap_or_default();
+        let error = t.error.as_deref().map(|e| format!("  error: {e}")).unwrap_or_default();
+        out(&format!("  trace {}  {step}POST {}{status}{error}", t.id, t.endpoint));
+        out(&format!("    request: {}", t.request));
+        match &t.response {
+            Some(text) => {
+                out("    response:");
+                for line in text.lines().filter(|l| !l.is_empty()) {
+                    out(&format!("      {line}"));
+                }
+            }
+            None => out("    response: (nothing received)"),
+        }
     }
     ExitCode::SUCCESS
 }

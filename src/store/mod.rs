@@ -23,6 +23,7 @@ pub mod files;
 pub mod gate_rules;
 pub mod messages;
 pub mod profile;
+pub mod provider_traces;
 pub mod runs;
 pub mod steps;
 pub mod tool_calls;

@@ -1,0 +1,205 @@
+//! `halley models key set|status|delete`: API keys saved in the OS keyring
+//! (the test session's GNOME keyring), read from stdin, sent only in the
+//! `Authorization` header, and never written to the database or printed;
+//! without a keyring, a clear error and nothing written.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use crate::common::model_server::{ModelServer, Turn};
+use crate::common::{Halley, Run};
+
+/// Variables that would give a key or an endpoint before the keyring.
+const MODEL_ENV: [&str; 6] =
+    ["OPENAI_API_KEY", "OPENAI_BASE_URL", "HALLEY_MODEL", "OPENROUTER_API_KEY", "GEMINI_API_KEY", "HALLEY_DATA_DIR"];
+
+/// Run `halley --data-dir <data> ARGS` with `stdin` piped in and `env` set.
+fn halley(h: &Halley, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_halley"));
+    cmd.arg("--data-dir").arg(h.data_dir()).args(args).current_dir(h.work_dir());
+    for name in MODEL_ENV {
+        cmd.env_remove(name);
+    }
+    cmd.envs(env.iter().copied()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("run halley");
+    child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
+    let out = child.wait_with_output().expect("wait for halley");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// `secret-tool lookup service halley username ACCOUNT`: the stored secret, if any.
+fn secret_tool_lookup(account: &str) -> Option<String> {
+    let out = Command::new("secret-tool")
+        .args(["lookup", "service", "halley", "username", account])
+        .output()
+        .expect("secret-tool (libsecret-tools) is part of the test session");
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Every file below `dir` whose bytes contain `needle`.
+fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
+    crate::common::tree(dir)
+        .into_iter()
+        .filter(|rel| {
+            std::fs::read(dir.join(rel)).is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle.as_bytes()))
+        })
+        .collect()
+}
+
+fn in_session() -> bool {
+    if std::env::var_os("HALLEY_TEST_SESSION").is_some() {
+        return true;
+    }
+    eprintln!("skipped: needs the test session's keyring (scripts/with-session.sh)");
+    false
+}
+
+#[test]
+fn a_saved_key_lives_in_the_keyring_and_only_travels_in_the_authorization_header() {
+    if !in_session() {
+        return;
+    }
+    let model = ModelServer::start(vec![Turn::text("Xin chào, tôi là Halley.")]);
+    let base = model.base_url();
+    let account = format!("api-key:{}", base.trim_start_matches("http://").trim_end_matches("/v1"));
+    let key = format!("sk-halley-test-{}", uuid::Uuid::new_v4().simple());
+    let h = Halley::new();
+    let mut outputs: Vec<Run> = Vec::new();
+
+    // Saved from stdin (the newline is dropped), straight into the Secret Service.
+    let set = halley(&h, &["models", "key", "set", "--base-url", &base], &format!("{key}\n"), &[]);
+    assert_eq!(set.code, 0, "{set:?}");
+    assert!(set.stdout.contains(&account), "{}", set.stdout);
+    assert_eq!(secret_tool_lookup(&account).as_deref(), Some(key.as_str()));
+    outputs.push(set);
+
+    let status = halley(&h, &["models", "key", "status", "--base-url", &base, "--json"], "", &[]);
+    assert_eq!(status.code, 0, "{status:?}");
+    assert_eq!(
+        status.json(),
+        json!({"account": account, "base_url": base, "preset": null, "saved": true, "overridden_by": null})
+    );
+    outputs.push(status);
+
+    // `halley models` and `halley run` send it as the bearer token.
+    let models = halley(&h, &["models", "--base-url", &base, "--json"], "", &[]);
+    assert_eq!(models.code, 0, "{models:?}");
+    outputs.push(models);
+    let run = halley(&h, &["run", "Chào bạn", "--base-url", &base, "--model", "scripted-model", "--json"], "", &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    outputs.push(run);
+    let raw = model.raw_requests();
+    let seen: Vec<(&str, &str, Option<&str>)> =
+        raw.iter().map(|r| (r.method.as_str(), r.path.as_str(), r.header("authorization"))).collect();
+    let bearer = format!("Bearer {key}");
+    assert_eq!(
+        seen,
+        vec![("GET", "/v1/models", Some(bearer.as_str())), ("POST", "/v1/chat/completions", Some(bearer.as_str()))]
+    );
+    assert!(raw.iter().all(|r| !r.body.contains(&key)), "the key is never in a request body");
+
+    // A key from the environment comes first; status says so.
+    let status =
+        halley(&h, &["models", "key", "status", "--base-url", &base, "--json"], "", &[("OPENAI_API_KEY", "sk-env")]);
+    assert_eq!(status.json()["overridden_by"], "OPENAI_API_KEY");
+
+    // Nowhere in the data directory (SQLite, WAL) and never printed.
+    assert!(h.data_dir().join("halley.db").is_file());
+    assert_eq!(files_containing(h.tmp.path(), &key), Vec::<String>::new());
+    for out in &outputs {
+        assert!(!out.stdout.contains(&key) && !out.stderr.contains(&key), "{out:?}");
+    }
+
+    // Deleted: gone from the Secret Service, and no longer sent.
+    let delete = halley(&h, &["models", "key", "delete", "--base-url", &base], "", &[]);
+    assert_eq!(delete.code, 0, "{delete:?}");
+    assert!(delete.stdout.contains("deleted"), "{}", delete.stdout);
+    assert_eq!(secret_tool_lookup(&account), None);
+    let again = halley(&h, &["models", "key", "delete", "--base-url", &base], "", &[]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert!(again.stdout.contains("no API key was saved"), "{}", again.stdout);
+    let status = halley(&h, &["models", "key", "status", "--base-url", &base], "", &[]);
+    assert!(status.stdout.starts_with("no API key is saved"), "{}", status.stdout);
+    let models = halley(&h, &["models", "--base-url", &base], "", &[]);
+    assert_eq!(models.code, 0, "{models:?}");
+    assert_eq!(model.raw_requests().last().map(|r| r.header("authorization")), Some(None));
+}
+
+#[test]
+fn a_preset_key_is_filed_under_the_preset() {
+    if !in_session() {
+        return;
+    }
+    let h = Halley::new();
+    // OpenRouter: a preset nothing else in the tests uses.
+    let key = format!("sk-or-test-{}", uuid::Uuid::new_v4().simple());
+    let set = halley(&h, &["models", "key", "set", "--preset", "OpenRouter"], &key, &[]);
+    assert_eq!(set.code, 0, "{set:?}");
+    assert!(set.stdout.contains("OpenRouter (https://openrouter.ai/api/v1)"), "{}", set.stdout);
+    assert_eq!(secret_tool_lookup("api-key:openrouter").as_deref(), Some(key.as_str()));
+    let delete = halley(&h, &["models", "key", "delete", "--preset", "openrouter"], "", &[]);
+    assert_eq!(delete.code, 0, "{delete:?}");
+    assert_eq!(secret_tool_lookup("api-key:openrouter"), None);
+}
+
+#[test]
+fn without_a_keyring_the_key_commands_fail_clearly_and_write_nothing() {
+    let h = Halley::new();
+    let home = h.tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let home = home.to_string_lossy().into_owned();
+    let no_bus = [
+        ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/halley-test-bus"),
+        ("HOME", home.as_str()),
+        ("XDG_DATA_HOME", home.as_str()),
+        ("XDG_CONFIG_HOME", home.as_str()),
+        ("XDG_RUNTIME_DIR", home.as_str()),
+    ];
+    let key = format!("sk-nowhere-{}", uuid::Uuid::new_v4().simple());
+    for args in [
+        vec!["models", "key", "set", "--preset", "openai"],
+        vec!["models", "key", "status", "--preset", "openai"],
+        vec!["models", "key", "delete", "--preset", "openai"],
+    ] {
+        let run = halley(&h, &args, &format!("{key}\n"), &no_bus);
+        assert_eq!(run.code, 1, "{args:?}: {run:?}");
+        assert!(run.stderr.starts_with("halley: error [keyring]: no OS keyring is available"), "{}", run.stderr);
+        assert!(run.stderr.contains("gnome-keyring-daemon") && run.stderr.contains("never stores keys in plain text"));
+        assert!(!run.stdout.contains(&key) && !run.stderr.contains(&key), "{run:?}");
+    }
+    assert_eq!(files_containing(h.tmp.path(), &key), Vec::<String>::new());
+    assert_eq!(crate::common::tree(&h.data_dir()), Vec::<String>::new());
+
+    // A local model needs no key: a missing keyring does not stop it.
+    let model = ModelServer::start(vec![]);
+    let models = halley(&h, &["models", "--base-url", &model.base_url()], "", &no_bus);
+    assert_eq!(models.code, 0, "{models:?}");
+    assert_eq!(models.stderr, "");
+    assert_eq!(model.raw_requests()[0].header("authorization"), None);
+}
+
+#[test]
+fn the_key_comes_from_stdin_only_and_must_be_one_line() {
+    let h = Halley::new();
+    let no_bus = [("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/halley-test-bus")];
+    let empty = halley(&h, &["models", "key", "set", "--preset", "openai"], " \n", &no_bus);
+    assert_eq!(empty.code, 2, "{empty:?}");
+    assert!(empty.stderr.contains("no key on stdin"), "{}", empty.stderr);
+    let two_lines = halley(&h, &["models", "key", "set", "--preset", "openai"], "sk-a\nsk-b\n", &no_bus);
+    assert_eq!(two_lines.code, 2, "{two_lines:?}");
+    assert!(two_lines.stderr.contains("one key on one line"), "{}", two_lines.stderr);
+    assert!(!two_lines.stderr.contains("sk-a"), "{}", two_lines.stderr);
+    // There is no flag for the key itself: argv is visible to every user of the machine.
+    let flag = halley(&h, &["models", "key", "set", "--preset", "openai", "--api-key", "sk-x"], "", &no_bus);
+    assert_eq!(flag.code, 2, "{flag:?}");
+    let both = halley(&h, &["models", "key", "set", "--preset", "openai", "--base-url", "http://x/v1"], "k", &no_bus);
+    assert_eq!(both.code, 2, "{both:?}");
+}
