@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::browser::extract::fallback::{FallbackSlot, FieldFallback};
 use crate::browser::{BrowserOptions, BrowserSession};
 use crate::gate::Confirmer;
 use crate::gate::action::Action;
@@ -65,12 +66,20 @@ impl Core {
         };
         let browser = Arc::new(BrowserSession::new(options));
         let gate = Arc::new(Gate::open(store.clone()).await?);
-        Ok(Core { registry, ctx: ToolContext { store, data_dir, browser, gate } })
+        let fallback = FallbackSlot::default();
+        Ok(Core { registry, ctx: ToolContext { store, data_dir, browser, gate, fallback } })
     }
 
     /// Who answers confirmation requests (default: nobody, so they are refused).
     pub fn set_confirmer(&mut self, confirmer: Arc<dyn Confirmer>) {
         self.ctx.gate.set_confirmer(confirmer);
+    }
+
+    /// Who reads the fields `browser_extract`'s rules miss, from the fenced
+    /// page text (default: nobody, so they stay missing with a note). Takes
+    /// effect from the next call; `None` turns it off.
+    pub fn set_field_fallback(&self, fallback: Option<Arc<dyn FieldFallback>>) {
+        self.ctx.fallback.set(fallback);
     }
 
     /// Restrict the session to these origins: acting anywhere else asks

@@ -1,11 +1,13 @@
 //! The agent side of Halley: the model client for OpenAI-compatible
 //! endpoints (local-first: Ollama by default) and its provider presets, the
-//! tool-use loop, its context budget and the controls of a run.
+//! tool-use loop, its context budget, the controls of a run, provider
+//! traces and the model-assisted pass of `browser_extract`.
 
 pub mod calls;
 pub mod client;
 pub mod context;
 pub mod control;
+pub mod extract;
 pub mod provider;
 pub mod raw;
 pub mod run;
@@ -15,6 +17,7 @@ mod transport;
 
 pub use client::{ModelClient, raw_response_of};
 pub use control::Cancel;
+pub use extract::ModelFieldFallback;
 pub use provider::{ModelConfig, ModelFlags, Preset};
 pub use raw::RawResponse;
 pub use stream::{Completion, StreamEvent, ToolCallOut, Usage};

@@ -6,11 +6,12 @@
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use super::confirm::{ConfirmMode, confirmer};
 use super::{EXIT_FAILURE, EXIT_USAGE, fail};
 use crate::agent::run::{AgentEvent, RunLimits, RunOutcome, resume_run, run_task_with};
-use crate::agent::{Cancel, ModelClient, ModelFlags};
+use crate::agent::{Cancel, ModelClient, ModelFieldFallback, ModelFlags};
 use crate::core::{BrowserSettings, Core};
 use crate::error::{Error, Result};
 use crate::paths::DataDir;
@@ -109,6 +110,8 @@ async fn open(opts: &AgentOpts, data_dir: Option<&Path>, browser: BrowserSetting
     let registry = Registry::builtin().map_err(|e| (e, EXIT_FAILURE))?;
     let mut core = Core::open_full(dir, registry, browser).await.map_err(|e| (e, EXIT_FAILURE))?;
     core.set_confirmer(confirmer(opts.confirm, false));
+    // browser_extract asks the run's model for the fields its rules miss.
+    core.set_field_fallback(Some(Arc::new(ModelFieldFallback::new(client.clone(), model.clone()))));
     let images = match opts.images {
         Images::Auto => None,
         Images::Yes => Some(true),

@@ -1,12 +1,17 @@
 //! The seam for a model-assisted pass over the fields the deterministic
 //! extraction left in `missing_fields`. Nothing here calls a model: the
-//! caller builds a [`FallbackRequest`] with [`request`], hands it to some
-//! [`FieldFallback`], and folds the answers back with [`merge`], which puts
-//! them through the same type coercion as every other source (an answer
-//! that does not fit the requested type is dropped with a note).
+//! caller builds a [`FallbackRequest`] with [`request`], hands it to the
+//! [`FieldFallback`] the front end set (the agent's is
+//! `crate::agent::extract::ModelFieldFallback`) through [`ask`], which folds
+//! the answers back with [`merge`]: the same type coercion as every other
+//! source (an answer that does not fit the requested type is dropped with a
+//! note). Without a fallback, or when it fails, the fields stay missing and
+//! a note says why.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
 
+use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 
 use super::coerce::{Reject, coerce};
@@ -32,12 +37,87 @@ pub struct FallbackRequest {
     pub page: String,
 }
 
+/// How much page content a fallback is shown, in characters.
+pub const MAX_PAGE_CHARS: usize = 12_000;
+
 /// A pass that reads the fenced page and answers some missing fields.
-pub trait FieldFallback {
+/// Dyn-compatible (boxed future), so the core can hold whichever one the
+/// front end chose.
+pub trait FieldFallback: Send + Sync + std::fmt::Debug {
     /// Raw values for some of `request.fields`; a field it cannot find is
     /// left out, never made up. Values need not be typed yet: [`merge`]
-    /// coerces and checks them.
-    fn fill(&self, request: &FallbackRequest) -> impl Future<Output = crate::Result<Map<String, Value>>> + Send;
+    /// coerces and checks them. An error leaves every field missing.
+    fn fill<'a>(&'a self, request: &'a FallbackRequest) -> BoxFuture<'a, crate::Result<Map<String, Value>>>;
+}
+
+/// The fallback of one core, if any: shared by every call (clones share
+/// it) and settable at any time (`Core::set_field_fallback`).
+#[derive(Debug, Clone, Default)]
+pub struct FallbackSlot(Arc<RwLock<Option<Arc<dyn FieldFallback>>>>);
+
+impl FallbackSlot {
+    /// Use `fallback` from the next call on; `None` turns the pass off.
+    pub fn set(&self, fallback: Option<Arc<dyn FieldFallback>>) {
+        match self.0.write() {
+            Ok(mut slot) => *slot = fallback,
+            Err(poisoned) => *poisoned.into_inner() = fallback,
+        }
+    }
+
+    /// The fallback now set.
+    pub fn get(&self) -> Option<Arc<dyn FieldFallback>> {
+        match self.0.read() {
+            Ok(slot) => slot.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+}
+
+/// Asks `fallback` for the fields `request` lists and merges its answers
+/// into `output`. Never fails the extraction: without a fallback, or when
+/// it fails (model unreachable, an answer that is not JSON...), the fields
+/// stay missing and a note says why. Fields the model filled are named in
+/// a note as read by the model, with their lower confidence.
+pub async fn ask(
+    fallback: Option<&dyn FieldFallback>,
+    request: &FallbackRequest,
+    output: &mut BrowserExtractOutput,
+    schema: &BTreeMap<String, ExtractFieldType>,
+    facts: &PageFacts,
+) {
+    let asked: Vec<&str> = request.fields.keys().map(String::as_str).collect();
+    let stay = match asked.as_slice() {
+        [one] => format!("{one} stays missing"),
+        many => format!("{} stay missing", many.join(", ")),
+    };
+    let Some(fallback) = fallback else {
+        output.notes.push(format!(
+            "model-assisted extraction is not available here (no model is configured; `halley run` and \
+             `halley chat` use theirs), so {stay}"
+        ));
+        return;
+    };
+    let answers = match fallback.fill(request).await {
+        Ok(answers) => answers,
+        Err(e) => {
+            output.notes.push(format!("model-assisted extraction failed, so {stay}: [{}] {}", e.code(), e.message()));
+            return;
+        }
+    };
+    let dropped = merge(output, schema, facts, &answers);
+    let confidence = Source::Model.confidence();
+    for name in asked {
+        if output.missing_fields.iter().any(|m| m == name) {
+            if !dropped.iter().any(|d| d == name) {
+                output.notes.push(format!("{name}: not found by the rules, nor by the model"));
+            }
+        } else if output.sources.get(name).map(String::as_str) == Some(Source::Model.name()) {
+            output.notes.push(format!(
+                "{name}: not found by the rules; read by the model from the page text (confidence {confidence}, \
+                 lower than the rules': check it if it matters)"
+            ));
+        }
+    }
 }
 
 /// The request for the fields `output` still misses; `None` when none are
@@ -84,13 +164,15 @@ pub fn request(
 
 /// Folds a fallback's answers into `output`: each answer for a missing field
 /// is coerced to the schema's type; accepted ones get source `model` and
-/// confidence 0.6, the rest stay missing with a note.
+/// confidence 0.6, the rest stay missing with a note. Returns the fields
+/// whose answer was dropped for not fitting the type.
 pub fn merge(
     output: &mut BrowserExtractOutput,
     schema: &BTreeMap<String, ExtractFieldType>,
     facts: &PageFacts,
     answers: &Map<String, Value>,
-) {
+) -> Vec<String> {
+    let mut dropped = Vec::new();
     let ctx = super::coerce::Ctx::new(&facts.url, &facts.lang);
     let mut still_missing = Vec::new();
     for name in std::mem::take(&mut output.missing_fields) {
@@ -110,10 +192,12 @@ pub fn merge(
             Err(reject) => {
                 if let Reject::Bad(reason) = reject {
                     output.notes.push(format!("{name}: the model's answer was dropped: {reason}"));
+                    dropped.push(name.clone());
                 }
                 still_missing.push(name);
             }
         }
     }
     output.missing_fields = still_missing;
+    dropped
 }

@@ -34,8 +34,10 @@
 //! (`cancellation_policy` ↔ "Cancellation policy" / "Chính sách hủy").
 //! Nothing is invented: a field not found is listed in `missing_fields`.
 //!
-//! The model-assisted pass for what is left is a separate step, see
-//! [`fallback`].
+//! The model-assisted pass for what is left is a separate step, run by the
+//! executor when a front end set a model (`halley run`, `halley chat`): see
+//! [`fallback`]. Its fields have source `model` and confidence 0.6, and a
+//! note names them.
 
 mod coerce;
 mod facts;

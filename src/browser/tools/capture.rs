@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{BrowserTool, Call, output};
-use crate::browser::extract::{self, PageFacts};
+use crate::browser::extract::{self, PageFacts, fallback};
 use crate::browser::page;
 use crate::browser::runtime;
 use crate::browser::tools::act::{actionable, target_json};
@@ -15,8 +15,8 @@ use crate::gate::action::Action;
 use crate::gate::fence::flag_instructions;
 use crate::tools::builtin::files::{self, FilesStoreArgs};
 use crate::tools::catalogue::capture::{
-    BrowserExtractArgs, BrowserGetDomArgs, BrowserGetDomOutput, BrowserReadTextArgs, BrowserReadTextOutput,
-    BrowserScreenshotArgs, BrowserScreenshotOutput, ExtractSourceType,
+    BrowserExtractArgs, BrowserExtractOutput, BrowserGetDomArgs, BrowserGetDomOutput, BrowserReadTextArgs,
+    BrowserReadTextOutput, BrowserScreenshotArgs, BrowserScreenshotOutput, ExtractSourceType,
 };
 use crate::tools::catalogue::common::Target;
 use crate::tools::catalogue::page_view::{
@@ -91,9 +91,37 @@ pub(super) async fn extract(call: &mut Call<'_>, args: BrowserExtractArgs) -> Re
     let tab = call.tab(None).await?;
     let v = runtime::call(&tab, "facts", &json!({"selector": args.source.selector})).await?;
     let facts: PageFacts = serde_json::from_value(v).unwrap_or_default();
-    let out = extract::extract(&facts, &args.schema, args.source.kind);
+    let mut out = extract::extract(&facts, &args.schema, args.source.kind);
+    model_pass(call, &facts, &args, &mut out).await;
     let (url, _) = page::url_and_title(&tab).await;
     Ok(output(&out)?.at(url))
+}
+
+/// The fields the rules missed, asked of the fallback the front end set (if
+/// any) with the fenced page text. The model sees the user's sensitive
+/// values only as placeholders, even where the page shows them; when they
+/// cannot be read, the model is not asked.
+async fn model_pass(call: &Call<'_>, facts: &PageFacts, args: &BrowserExtractArgs, out: &mut BrowserExtractOutput) {
+    let max = fallback::MAX_PAGE_CHARS;
+    let Some(mut request) = fallback::request(facts, &args.schema, out, args.instructions.as_deref(), max) else {
+        return;
+    };
+    let chosen = call.ctx.fallback.get();
+    if chosen.is_some() {
+        match call.ctx.gate.secrets().await {
+            Ok(secrets) => request.page = crate::gate::secrets::mask(&request.page, &secrets),
+            Err(e) => {
+                out.notes.push(format!(
+                    "model-assisted extraction was skipped: the profile's sensitive values could not be read to \
+                     hide them from the model ([{}] {})",
+                    e.code(),
+                    e.message()
+                ));
+                return;
+            }
+        }
+    }
+    fallback::ask(chosen.as_deref(), &request, out, &args.schema, facts).await;
 }
 
 pub(super) async fn extract_table(call: &mut Call<'_>, args: BrowserExtractTableArgs) -> Result<ToolOutput> {

@@ -15,6 +15,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 use crate::browser::BrowserSession;
+use crate::browser::extract::fallback::FallbackSlot;
 use crate::browser::tools::BrowserTool;
 use crate::error::{Error, Result};
 use crate::gate::check::Gate;
@@ -22,14 +23,17 @@ use crate::paths::DataDir;
 use crate::store::Store;
 use crate::tools::result::ToolOutput;
 
-/// What executors may use: the store, the data directory and the managed
-/// browser (started on the first browser call).
+/// What executors may use: the store, the data directory, the managed
+/// browser (started on the first browser call), the gate, and who reads
+/// the fields `browser_extract`'s rules miss (nobody until a front end
+/// with a model sets it).
 #[derive(Debug, Clone)]
 pub struct ToolContext {
     pub store: Store,
     pub data_dir: DataDir,
     pub browser: Arc<BrowserSession>,
     pub gate: Arc<Gate>,
+    pub fallback: FallbackSlot,
 }
 
 /// The built-in tools that run now.

@@ -153,7 +153,8 @@ pub struct BrowserExtractOutput {
     /// A field that was not found is absent, never guessed.
     pub data: Map<String, Value>,
     /// Per found field, 0 to 1: 0.95 from JSON-LD, 0.9 microdata, 0.85 meta
-    /// tags, 0.75 a labelled value, 0.7 a price element, 0.5 the page text;
+    /// tags, 0.75 a labelled value, 0.7 a price element, 0.6 read by the
+    /// model (fields the rules missed), 0.5 a pattern in the page text;
     /// 0.15 less when the page showed different values for it.
     pub confidence: BTreeMap<String, f64>,
     /// Per found field, where it came from: `json-ld`, `microdata`, `meta`,
@@ -194,7 +195,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         )),
         declare::<BrowserExtractArgs, BrowserExtractOutput>(read(
             "browser_extract",
-            "Extract named, typed fields (price, currency, name, policy...) from the page or one element, deterministically: JSON-LD, microdata, OpenGraph, label/value pairs, then price and text patterns. VND prices like `21.490.000 ₫` come back as numbers. Returns `data`, a per-field `confidence` from 0 to 1 and its `sources`, and `missing_fields` (never guessed).",
+            "Extract named, typed fields (price, currency, name, policy...) from the page or one element, deterministically: JSON-LD, microdata, OpenGraph, label/value pairs, then price and text patterns; fields these miss are then read by the model from the page text when one is configured (source `model`, confidence 0.6). VND prices like `21.490.000 ₫` come back as numbers. Returns `data`, a per-field `confidence` from 0 to 1 and its `sources`, and `missing_fields` (never guessed).",
         )),
     ]
 }

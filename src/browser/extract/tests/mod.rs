@@ -3,6 +3,7 @@
 //! understanding, coercion and robustness in the sibling files.
 
 mod fields;
+mod model;
 mod robust;
 
 use std::collections::BTreeMap;
