@@ -13,4 +13,5 @@ mod cli_script;
 mod cli_tools;
 mod fixture_server;
 mod gate_browser;
+mod memory;
 mod model_server;
