@@ -1,13 +1,14 @@
 //! The agent side of Halley: the model client for OpenAI-compatible
 //! endpoints (local-first: Ollama by default) and its provider presets, the
-//! tool-use loop, its context budget, the controls of a run, provider
-//! traces and the model-assisted pass of `browser_extract`.
+//! tool-use loop, its context budget, the controls of a run, memory,
+//! provider traces and the model-assisted pass of `browser_extract`.
 
 pub mod calls;
 pub mod client;
 pub mod context;
 pub mod control;
 pub mod extract;
+pub mod memory;
 pub mod provider;
 pub mod raw;
 pub mod run;

@@ -4,6 +4,7 @@
 
 mod audit;
 mod confirm;
+mod memory;
 mod model_keys;
 mod models;
 mod rules;
@@ -76,6 +77,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// A conversation: one task per line, the answers stream; resumable.
     Chat(run::AgentOpts),
+    /// The agent's memory: core blocks (always in the prompt), their history, archival passages.
+    #[command(subcommand)]
+    Memory(memory::MemoryCommand),
     /// What the agent did: runs, their steps and messages.
     #[command(subcommand)]
     Runs(runs::RunsCommand),
@@ -108,6 +112,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Models(args) => models::run(args).await,
         Command::Run(args) => run::run(args, cli.data_dir.as_deref(), browser).await,
         Command::Chat(opts) => run::chat(opts, cli.data_dir.as_deref(), browser).await,
+        Command::Memory(cmd) => memory::run(cmd, cli.data_dir.as_deref()).await,
         Command::Runs(cmd) => runs::run(cmd, cli.data_dir.as_deref()).await,
         Command::Paths { json } => paths(cli.data_dir.as_deref(), json),
     }

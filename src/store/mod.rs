@@ -13,6 +13,7 @@ use sqlx::{Sqlite, Transaction};
 use crate::error::{Error, ErrorCode, Result};
 
 pub mod agents;
+pub mod archival;
 pub mod audit_log;
 pub mod block_history;
 pub mod blocks;

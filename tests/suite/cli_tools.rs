@@ -7,14 +7,14 @@ use serde_json::{Value, json};
 use crate::common::Halley;
 
 #[test]
-fn list_json_has_all_49_tools_with_their_contract_fields() {
+fn list_json_has_all_53_tools_with_their_contract_fields() {
     let h = Halley::new();
     let run = h.run(&["tools", "list", "--json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let tools = run.json();
     let tools = tools.as_array().expect("array");
-    // tools.md's 47, plus browser_snapshot and browser_find.
-    assert_eq!(tools.len(), 49);
+    // tools.md's 47, plus browser_snapshot, browser_find and the 4 memory tools.
+    assert_eq!(tools.len(), 53);
     for t in tools {
         for key in [
             "name",
@@ -41,6 +41,8 @@ fn list_json_has_all_49_tools_with_their_contract_fields() {
     assert_eq!(pick("normalize_compare"), json!(["primitive", "available", "READ_ONLY", "low", false]));
     assert_eq!(pick("user_profile_get"), json!(["primitive", "available", "READ_ONLY", "medium", false]));
     assert_eq!(pick("files_store"), json!(["primitive", "available", "WRITE_NON_DESTRUCTIVE", "medium", false]));
+    assert_eq!(pick("core_memory_append"), json!(["primitive", "available", "WRITE_NON_DESTRUCTIVE", "medium", false]));
+    assert_eq!(pick("archival_memory_search"), json!(["primitive", "available", "READ_ONLY", "low", false]));
     assert_eq!(pick("travel_fill_forms")[0], "skill");
     let kinds: Vec<&str> = tools.iter().filter_map(|t| t["kind"].as_str()).collect();
     assert_eq!(kinds.iter().filter(|k| **k == "skill").count(), 12);
@@ -54,7 +56,7 @@ fn list_as_a_table_and_show_one_tool() {
     let run = h.run(&["tools", "list"]);
     assert_eq!(run.code, 0);
     assert!(run.stdout.lines().any(|l| l.starts_with("browser_navigate") && l.contains("WRITE_NON_DESTRUCTIVE")));
-    assert!(run.stdout.contains("49 tools, 32 available now"), "{}", run.stdout);
+    assert!(run.stdout.contains("53 tools, 36 available now"), "{}", run.stdout);
 
     let show = h.run(&["tools", "show", "watch_create"]);
     assert_eq!(show.code, 0);

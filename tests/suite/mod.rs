@@ -15,5 +15,6 @@ mod cli_tools;
 mod extract_model;
 mod fixture_server;
 mod gate_browser;
+mod memory;
 mod model_server;
 mod runs_traces;

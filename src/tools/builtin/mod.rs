@@ -5,6 +5,7 @@
 
 pub mod confirm;
 pub mod files;
+pub mod memory;
 pub mod normalize_compare;
 pub mod profile;
 
@@ -46,12 +47,16 @@ pub enum Builtin {
     FilesGet,
     FilesTag,
     RequestUserConfirmation,
+    CoreMemoryAppend,
+    CoreMemoryReplace,
+    ArchivalMemoryInsert,
+    ArchivalMemorySearch,
     /// The browser tools (`crate::browser::tools`).
     Browser(BrowserTool),
 }
 
 impl Builtin {
-    pub const ALL: [Builtin; 7] = [
+    pub const ALL: [Builtin; 11] = [
         Self::NormalizeCompare,
         Self::UserProfileGet,
         Self::UserProfileSet,
@@ -59,6 +64,10 @@ impl Builtin {
         Self::FilesGet,
         Self::FilesTag,
         Self::RequestUserConfirmation,
+        Self::CoreMemoryAppend,
+        Self::CoreMemoryReplace,
+        Self::ArchivalMemoryInsert,
+        Self::ArchivalMemorySearch,
     ];
 
     pub fn name(self) -> &'static str {
@@ -70,6 +79,10 @@ impl Builtin {
             Self::FilesGet => "files_get",
             Self::FilesTag => "files_tag",
             Self::RequestUserConfirmation => "request_user_confirmation",
+            Self::CoreMemoryAppend => "core_memory_append",
+            Self::CoreMemoryReplace => "core_memory_replace",
+            Self::ArchivalMemoryInsert => "archival_memory_insert",
+            Self::ArchivalMemorySearch => "archival_memory_search",
             Self::Browser(tool) => tool.name(),
         }
     }
@@ -91,6 +104,10 @@ impl Builtin {
             Self::FilesGet => to_output(&files::get(ctx, parse(self, args)?).await?),
             Self::FilesTag => to_output(&files::tag(ctx, parse(self, args)?).await?),
             Self::RequestUserConfirmation => to_output(&confirm::request(ctx, parse(self, args)?).await?),
+            Self::CoreMemoryAppend => to_output(&memory::append(&ctx.store, parse(self, args)?).await?),
+            Self::CoreMemoryReplace => to_output(&memory::replace(&ctx.store, parse(self, args)?).await?),
+            Self::ArchivalMemoryInsert => to_output(&memory::insert(&ctx.store, parse(self, args)?).await?),
+            Self::ArchivalMemorySearch => to_output(&memory::search(&ctx.store, parse(self, args)?).await?),
             Self::Browser(tool) => tool.run(ctx, args).await,
         }
     }

@@ -2,13 +2,14 @@
 //! tools.md, declared with its scope, risk, confirmation and schemas.
 //!
 //! Argument and output types live next to their group (one file per group);
-//! the six tools that run today reuse the types of `tools::builtin`.
+//! the tools that run today reuse the types of `tools::builtin`.
 
 pub mod capture;
 pub mod common;
 pub mod creator;
 pub mod data;
 pub mod interaction;
+pub mod memory;
 pub mod navigation;
 pub mod page_view;
 pub mod robustness;
@@ -28,10 +29,10 @@ use crate::tools::spec::{Executor, PermissionScope, RiskLevel, ToolKind, ToolSpe
 pub use common::{FREQUENCY_PATTERN, Money, SkillStatus, Target};
 
 /// Every built-in tool declaration, in tools.md order: 32 primitives, the
-/// 3 robustness tools, the 2 page-view tools (snapshot, find), then the 12
-/// skills.
+/// 3 robustness tools, the 2 page-view tools (snapshot, find), the 4 memory
+/// tools (core blocks, archival passages), then the 12 skills.
 pub fn catalogue() -> Vec<ToolSpec> {
-    let mut tools = Vec::with_capacity(49);
+    let mut tools = Vec::with_capacity(53);
     tools.extend(navigation::tools());
     tools.extend(interaction::tools());
     tools.extend(capture::tools());
@@ -39,6 +40,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
     tools.extend(safety::tools());
     tools.extend(robustness::tools());
     tools.extend(page_view::tools());
+    tools.extend(memory::tools());
     tools.extend(travel::tools());
     tools.extend(shopping::tools());
     tools.extend(creator::tools());

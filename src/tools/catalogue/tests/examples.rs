@@ -131,6 +131,16 @@ pub(super) fn designed_examples() -> Vec<(&'static str, Value)> {
             json!({"type":"hotel","location":"Shinjuku, Tokyo","date":"2026-02-10","return_date":"2026-02-14","pax":2}),
         ),
         ("creator_schedule_post", json!({"channel":"tiktok","title":"Build in public #1"})),
+        ("core_memory_append", json!({"label":"human","content":"Tên: Nguyễn Văn An; ăn chay"})),
+        ("core_memory_replace", json!({"label":"human","old_content":"ăn chay","new_content":"ăn chay trường"})),
+        ("core_memory_replace", json!({"label":"human","old_content":"; ăn chay","new_content":""})),
+        (
+            "archival_memory_insert",
+            json!({"content":"Chuyến Đà Nẵng 12/2024: khách sạn Mường Thanh","tags":["travel"]}),
+        ),
+        ("archival_memory_insert", json!({"content":"Mua laptop ASUS Vivobook 15, 21.490.000 ₫"})),
+        ("archival_memory_search", json!({"query":"khach san da nang","tags":["travel"],"limit":10})),
+        ("archival_memory_search", json!({"query":"laptop"})),
     ]
 }
 
@@ -202,5 +212,15 @@ pub(super) fn malformed() -> Vec<(&'static str, Value)> {
         ("creator_triage_inbox", json!({"thread_urls":[]})),
         ("files_store", json!({"tags":["travel"]})),
         ("user_profile_set", json!({"set":{},"oops":1})),
+        ("core_memory_append", json!({"label":"human"})),
+        ("core_memory_append", json!({"label":"human","content":""})),
+        ("core_memory_append", json!({"label":"","content":"x"})),
+        ("core_memory_replace", json!({"label":"human","old_content":"x"})),
+        ("core_memory_replace", json!({"label":"human","old_content":"","new_content":"y"})),
+        ("archival_memory_insert", json!({"content":""})),
+        ("archival_memory_insert", json!({"content":"x","tags":"travel"})),
+        ("archival_memory_search", json!({"query":"x","limit":0})),
+        ("archival_memory_search", json!({"query":"x","limit":51})),
+        ("archival_memory_search", json!({"tags":["travel"]})),
     ]
 }

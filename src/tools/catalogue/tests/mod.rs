@@ -31,6 +31,9 @@ use super::shopping::{
     ShoppingCompareOptionsArgs, ShoppingExtractSpecsArgs, ShoppingPrepareCheckoutArgs, ShoppingTrackPriceArgs,
 };
 use super::travel::{TravelFillFormsArgs, TravelMonitorTripArgs, TravelPlanItineraryArgs, TravelSearchOptionsArgs};
+use crate::tools::builtin::memory::{
+    ArchivalMemoryInsertArgs, ArchivalMemorySearchArgs, CoreMemoryAppendArgs, CoreMemoryReplaceArgs,
+};
 use crate::tools::spec::PermissionScope::{self, *};
 use crate::tools::spec::RiskLevel::{self, *};
 use crate::tools::spec::{Executor, ToolKind, ToolSpec, ToolStatus};
@@ -75,6 +78,10 @@ const ROBUSTNESS: [&str; 3] = ["browser_retry", "browser_detect_state", "browser
 /// Not in tools.md's tables: the page as the model sees it (browser issue).
 const PAGE_VIEW: [&str; 2] = ["browser_snapshot", "browser_find"];
 
+/// Not in tools.md's tables: the agent's memory (issue #5), Letta's names.
+const MEMORY: [&str; 4] =
+    ["core_memory_append", "core_memory_replace", "archival_memory_insert", "archival_memory_search"];
+
 const SKILLS: [&str; 12] = [
     "travel_plan_itinerary",
     "travel_search_options",
@@ -100,7 +107,7 @@ fn is_available(name: &str) -> bool {
 
 /// (name, scope, risk, requires_confirmation), from tools.md's tables; the
 /// robustness tools and skills as derived in the brief.
-const GATING: [(&str, PermissionScope, RiskLevel, bool); 49] = [
+const GATING: [(&str, PermissionScope, RiskLevel, bool); 53] = [
     ("browser_navigate", WriteNonDestructive, Low, false),
     ("browser_new_tab", WriteNonDestructive, Low, false),
     ("browser_switch_tab", WriteNonDestructive, Low, false),
@@ -138,6 +145,10 @@ const GATING: [(&str, PermissionScope, RiskLevel, bool); 49] = [
     ("browser_extract_table", ReadOnly, Low, false),
     ("browser_snapshot", ReadOnly, Low, false),
     ("browser_find", ReadOnly, Low, false),
+    ("core_memory_append", WriteNonDestructive, Medium, false),
+    ("core_memory_replace", WriteNonDestructive, Medium, false),
+    ("archival_memory_insert", WriteNonDestructive, Low, false),
+    ("archival_memory_search", ReadOnly, Low, false),
     ("travel_plan_itinerary", ReadOnly, Low, false),
     ("travel_search_options", ReadOnly, Low, false),
     ("travel_fill_forms", Submit, High, true),
@@ -176,21 +187,22 @@ fn errors_of(name: &str, args: &Value) -> Vec<String> {
 }
 
 #[test]
-fn has_the_47_tools_md_entries_in_order_plus_the_page_view() {
+fn has_the_47_tools_md_entries_in_order_plus_the_page_view_and_memory() {
     let names: Vec<String> = catalogue().into_iter().map(|t| t.name).collect();
-    let expected: Vec<&str> = PRIMITIVES.iter().chain(&ROBUSTNESS).chain(&PAGE_VIEW).chain(&SKILLS).copied().collect();
+    let expected: Vec<&str> =
+        PRIMITIVES.iter().chain(&ROBUSTNESS).chain(&PAGE_VIEW).chain(&MEMORY).chain(&SKILLS).copied().collect();
     assert_eq!(names, expected);
     let unique: HashSet<&String> = names.iter().collect();
-    assert_eq!(unique.len(), 49);
+    assert_eq!(unique.len(), 53);
 }
 
 #[test]
-fn kinds_split_37_primitives_and_12_skills() {
+fn kinds_split_41_primitives_and_12_skills() {
     let tools = catalogue();
     let primitives: Vec<&str> =
         tools.iter().filter(|t| t.kind == ToolKind::Primitive).map(|t| t.name.as_str()).collect();
     let skills: Vec<&str> = tools.iter().filter(|t| t.kind == ToolKind::Skill).map(|t| t.name.as_str()).collect();
-    let expected: Vec<&str> = PRIMITIVES.iter().chain(&ROBUSTNESS).chain(&PAGE_VIEW).copied().collect();
+    let expected: Vec<&str> = PRIMITIVES.iter().chain(&ROBUSTNESS).chain(&PAGE_VIEW).chain(&MEMORY).copied().collect();
     assert_eq!(primitives, expected);
     assert_eq!(skills, SKILLS.to_vec());
     assert!(tools.iter().all(|t| t.executor == Executor::Builtin));
@@ -314,8 +326,8 @@ fn schemas_are_inlined_objects_fit_for_function_calling() {
 
 #[test]
 fn every_argument_the_model_sees_is_described() {
-    // The six available tools' types are owned by tools::builtin.
-    for t in catalogue().into_iter().filter(|t| !is_available(&t.name)) {
+    // The other available tools' types are owned by tools::builtin.
+    for t in catalogue().into_iter().filter(|t| !is_available(&t.name) || MEMORY.contains(&t.name.as_str())) {
         let mut undocumented = Vec::new();
         walk(&t.parameters, &mut |map| {
             if let Some(Value::Object(props)) = map.get("properties") {
@@ -416,7 +428,11 @@ fn serde_accepts_every_example_it_owns() {
             "creator_plan_calendar" => parse::<CreatorPlanCalendarArgs>(name, &args),
             "creator_schedule_post" => parse::<CreatorSchedulePostArgs>(name, &args),
             "creator_triage_inbox" => parse::<CreatorTriageInboxArgs>(name, &args),
-            // The six available tools: their types are tested by tools::builtin.
+            "core_memory_append" => parse::<CoreMemoryAppendArgs>(name, &args),
+            "core_memory_replace" => parse::<CoreMemoryReplaceArgs>(name, &args),
+            "archival_memory_insert" => parse::<ArchivalMemoryInsertArgs>(name, &args),
+            "archival_memory_search" => parse::<ArchivalMemorySearchArgs>(name, &args),
+            // The other available tools: their types are tested by tools::builtin.
             _ => Ok(()),
         };
         if let Err(e) = result {
@@ -435,4 +451,18 @@ fn confirm_result_matches_the_spec_shape() {
     let validator = jsonschema::validator_for(&spec("request_user_confirmation").output_schema);
     let Ok(validator) = validator else { panic!("invalid output schema") };
     assert!(validator.is_valid(&example));
+}
+
+#[test]
+fn memory_search_limits_and_defaults() {
+    let search = spec("archival_memory_search").parameters;
+    assert_eq!(
+        search["properties"]["limit"],
+        json!({"description": "How many passages at most.", "type": "integer", "minimum": 1, "maximum": 50, "default": 5})
+    );
+    assert_eq!(search["required"], json!(["query"]));
+    let replace = spec("core_memory_replace").parameters;
+    assert_eq!(replace["required"], json!(["label", "old_content", "new_content"]));
+    let parsed: Result<ArchivalMemorySearchArgs, _> = serde_json::from_value(json!({"query": "khách sạn"}));
+    assert!(parsed.is_ok_and(|a| a.limit == 5 && a.tags.is_empty()));
 }

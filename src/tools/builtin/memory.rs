@@ -1,0 +1,257 @@
+//! `core_memory_append` / `core_memory_replace` (the model edits its core
+//! memory blocks) and `archival_memory_insert` / `archival_memory_search`
+//! (its long-term passages), for the default agent. Content carrying one of
+//! the user's sensitive profile values is refused (see
+//! [`crate::agent::memory::refuse_secrets`]).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::agent::memory::{self, ACTOR_AGENT};
+use crate::error::{Error, Result};
+use crate::gate::secrets;
+use crate::store::Store;
+use crate::store::archival::PassageRow;
+use crate::store::blocks::{BlockRow, char_count};
+
+/// Longest archival passage, in characters.
+pub const MAX_PASSAGE_CHARS: usize = 10_000;
+/// Longest tag, in characters.
+pub const MAX_TAG_CHARS: usize = 64;
+
+/// Arguments of `core_memory_append`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CoreMemoryAppendArgs {
+    /// The block to add to: `human` (what you know about the user),
+    /// `persona` (who you are) or another block shown in your memory.
+    #[schemars(length(min = 1, max = 64))]
+    pub label: String,
+    /// The text to add, on a new line (e.g. "Ăn chay; thích ghế cạnh cửa sổ").
+    #[schemars(length(min = 1))]
+    pub content: String,
+}
+
+/// Arguments of `core_memory_replace`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CoreMemoryReplaceArgs {
+    /// The block to edit (e.g. `human`).
+    #[schemars(length(min = 1, max = 64))]
+    pub label: String,
+    /// The exact text to replace, as the block shows it; it must occur
+    /// exactly once (include surrounding words when it is short).
+    #[schemars(length(min = 1))]
+    pub old_content: String,
+    /// The text to put instead; empty deletes `old_content`.
+    pub new_content: String,
+}
+
+/// `data` of `core_memory_append` and `core_memory_replace`: the block after
+/// the change.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct CoreMemoryOutput {
+    pub label: String,
+    pub value: String,
+    /// Characters used.
+    pub chars: i64,
+    /// Characters the block may hold.
+    pub char_limit: i64,
+}
+
+/// Arguments of `archival_memory_insert`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ArchivalMemoryInsertArgs {
+    /// A self-contained passage to keep: a fact, a decision, a summary
+    /// (e.g. "Chuyến Đà Nẵng 12/2024: khách sạn Mường Thanh, 1.200.000 ₫/đêm").
+    #[schemars(length(min = 1, max = 10000))]
+    pub content: String,
+    /// Tags to find it by later, e.g. `["travel", "hotel"]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(inner(length(min = 1, max = 64)))]
+    pub tags: Vec<String>,
+}
+
+/// Arguments of `archival_memory_search`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ArchivalMemorySearchArgs {
+    /// Words to look for, in any language; case and Vietnamese diacritics
+    /// do not matter (`khach san` finds `khách sạn`). Passages holding every
+    /// word come first; if none does, passages holding any of them.
+    #[schemars(length(min = 1, max = 500))]
+    pub query: String,
+    /// Only passages carrying every one of these tags.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(inner(length(min = 1, max = 64)))]
+    pub tags: Vec<String>,
+    /// How many passages at most.
+    #[serde(default = "default_limit")]
+    #[schemars(range(min = 1, max = 50))]
+    pub limit: u32,
+}
+
+fn default_limit() -> u32 {
+    5
+}
+
+/// One archival passage as the tools return it.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct Passage {
+    /// `passage-…`
+    pub id: String,
+    pub text: String,
+    /// Lowercase.
+    pub tags: Vec<String>,
+    /// When it was stored (RFC 3339, UTC).
+    pub created_at: String,
+}
+
+/// `data` of `archival_memory_search`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct ArchivalMemorySearchOutput {
+    /// Best match first.
+    pub passages: Vec<Passage>,
+}
+
+/// `core_memory_append`.
+pub async fn append(store: &Store, args: CoreMemoryAppendArgs) -> Result<CoreMemoryOutput> {
+    let agent = memory::default_agent(store).await?;
+    memory::refuse_secrets(store, &args.content).await?;
+    let block = memory::append(store, &agent, &args.label, &args.content, ACTOR_AGENT).await?;
+    Ok(block_output(block))
+}
+
+/// `core_memory_replace`.
+pub async fn replace(store: &Store, args: CoreMemoryReplaceArgs) -> Result<CoreMemoryOutput> {
+    let agent = memory::default_agent(store).await?;
+    memory::refuse_secrets(store, &args.new_content).await?;
+    let block = memory::replace(store, &agent, &args.label, &args.old_content, &args.new_content, ACTOR_AGENT).await?;
+    Ok(block_output(block))
+}
+
+/// `archival_memory_insert`.
+pub async fn insert(store: &Store, args: ArchivalMemoryInsertArgs) -> Result<Passage> {
+    if args.content.chars().count() > MAX_PASSAGE_CHARS {
+        return Err(Error::invalid_arguments(format!(
+            "a passage holds at most {MAX_PASSAGE_CHARS} characters; split it into several"
+        )));
+    }
+    check_tags(&args.tags)?;
+    let agent = memory::default_agent(store).await?;
+    memory::refuse_secrets(store, &args.content).await?;
+    let row = store.archival().insert(&agent, &args.content, &args.tags).await?;
+    Ok(passage(row, &[]))
+}
+
+/// `archival_memory_search`. Sensitive profile values a passage holds (the
+/// user may add passages themselves) come back as placeholders.
+pub async fn search(store: &Store, args: ArchivalMemorySearchArgs) -> Result<ArchivalMemorySearchOutput> {
+    check_tags(&args.tags)?;
+    let agent = memory::default_agent(store).await?;
+    let limit = args.limit.clamp(1, 50);
+    let hits = store.archival().search(&agent, &args.query, &args.tags, limit).await?;
+    let secrets = secrets::secret_values(store).await?;
+    Ok(ArchivalMemorySearchOutput { passages: hits.into_iter().map(|h| passage(h.passage, &secrets)).collect() })
+}
+
+fn check_tags(tags: &[String]) -> Result<()> {
+    match tags.iter().find(|t| t.trim().is_empty() || t.chars().count() > MAX_TAG_CHARS) {
+        Some(bad) => {
+            Err(Error::invalid_arguments(format!("invalid tag {bad:?}: tags are 1 to {MAX_TAG_CHARS} characters")))
+        }
+        None => Ok(()),
+    }
+}
+
+fn block_output(block: BlockRow) -> CoreMemoryOutput {
+    CoreMemoryOutput {
+        chars: char_count(&block.value),
+        label: block.label,
+        value: block.value,
+        char_limit: block.char_limit,
+    }
+}
+
+fn passage(row: PassageRow, secrets: &[crate::gate::action::SecretValue]) -> Passage {
+    Passage { id: row.id, text: secrets::mask(&row.text, secrets), tags: row.tags, created_at: row.created_at }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+    use crate::error::ErrorCode;
+    use crate::store::test_support::open_temp;
+
+    fn parse<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[tokio::test]
+    async fn append_and_replace_edit_the_default_agents_blocks() {
+        let (_dir, store) = open_temp().await;
+        let out = append(&store, parse(json!({"label": "human", "content": "Tên: An"}))).await.unwrap();
+        assert_eq!(
+            out,
+            CoreMemoryOutput { label: "human".into(), value: "Tên: An".into(), chars: 7, char_limit: 2000 }
+        );
+        let out = replace(&store, parse(json!({"label": "human", "old_content": "An", "new_content": "Bình"})));
+        assert_eq!(out.await.unwrap().value, "Tên: Bình");
+        let agent = memory::default_agent(&store).await.unwrap();
+        let history = store.block_history().recent_for_agent(&agent, 2).await.unwrap();
+        let got: Vec<_> = history.iter().map(|h| (h.new_value.as_str(), h.actor.as_str())).collect();
+        assert_eq!(got, vec![("Tên: Bình", "agent"), ("Tên: An", "agent")]);
+    }
+
+    #[tokio::test]
+    async fn sensitive_values_never_get_into_memory() {
+        let (_dir, store) = open_temp().await;
+        store.profile().apply(&[("travel.passport_no".into(), json!("C7654321"))], &[]).await.unwrap();
+        let err = append(&store, parse(json!({"label": "human", "content": "Hộ chiếu C7654321"}))).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidArguments);
+        assert!(err.message().contains("{{profile.travel.passport_no}}"), "{}", err.message());
+        let args = json!({"label": "human", "old_content": "x", "new_content": "C7654321"});
+        assert_eq!(replace(&store, parse(args)).await.unwrap_err().code(), ErrorCode::InvalidArguments);
+        let err = insert(&store, parse(json!({"content": "passport c7654321"}))).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidArguments);
+        let agent = memory::default_agent(&store).await.unwrap();
+        assert_eq!(store.blocks().get(&agent, "human").await.unwrap().map(|b| b.value), Some(String::new()));
+        assert_eq!(store.archival().count(&agent).await.unwrap(), 0);
+
+        // The placeholder is welcome.
+        let out =
+            append(&store, parse(json!({"label": "human", "content": "Hộ chiếu {{profile.travel.passport_no}}"})));
+        assert_eq!(out.await.unwrap().value, "Hộ chiếu {{profile.travel.passport_no}}");
+    }
+
+    #[tokio::test]
+    async fn insert_then_search_without_diacritics() {
+        let (_dir, store) = open_temp().await;
+        let p = insert(&store, parse(json!({"content": "Khách sạn Mường Thanh Đà Nẵng", "tags": ["Travel"]})));
+        let p = p.await.unwrap();
+        assert_eq!((p.text.as_str(), p.tags.clone()), ("Khách sạn Mường Thanh Đà Nẵng", vec!["travel".to_owned()]));
+        insert(&store, parse(json!({"content": "Mua laptop ASUS"}))).await.unwrap();
+        let found = search(&store, parse(json!({"query": "khach san da nang"}))).await.unwrap();
+        assert_eq!(found, ArchivalMemorySearchOutput { passages: vec![p.clone()] });
+        let found = search(&store, parse(json!({"query": "khach san", "tags": ["shopping"]}))).await.unwrap();
+        assert_eq!(found.passages, vec![]);
+        let err = search(&store, parse(json!({"query": "?!"}))).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidArguments);
+        let err = insert(&store, parse(json!({"content": "x", "tags": [" "]}))).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidArguments);
+    }
+
+    #[tokio::test]
+    async fn search_masks_secrets_a_user_stored() {
+        let (_dir, store) = open_temp().await;
+        let agent = memory::default_agent(&store).await.unwrap();
+        store.archival().insert(&agent, "Số hộ chiếu C7654321", &[]).await.unwrap();
+        store.profile().apply(&[("travel.passport_no".into(), json!("C7654321"))], &[]).await.unwrap();
+        let found = search(&store, parse(json!({"query": "ho chieu"}))).await.unwrap();
+        assert_eq!(found.passages[0].text, "Số hộ chiếu {{profile.travel.passport_no}}");
+    }
+}
