@@ -81,6 +81,8 @@ pub struct Executed {
     pub result: ToolResultV2,
     pub executor: &'static str,
     pub duration_ms: i64,
+    /// RFC 3339.
+    pub started_at: String,
 }
 
 /// Whether a turn's calls may run at the same time: all READ_ONLY, none
@@ -98,6 +100,7 @@ pub fn concurrent(core: &Core, calls: &[Prepared]) -> bool {
 /// Run one prepared call through the core (validation, gate, executor).
 pub async fn execute(core: &Core, call: Prepared) -> Executed {
     let started = Instant::now();
+    let started_at = crate::store::now();
     let spec = core.registry().get(&call.name);
     let executor = match (spec, &call.refused) {
         (_, Some(_)) | (None, _) => "none",
@@ -112,7 +115,7 @@ pub async fn execute(core: &Core, call: Prepared) -> Executed {
         None => core.call_tool(&call.name, call.args.clone()).await,
     };
     let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
-    Executed { call, result, executor, duration_ms }
+    Executed { call, result, executor, duration_ms, started_at }
 }
 
 /// Run a turn's calls: together when [`concurrent`] allows, else in order.

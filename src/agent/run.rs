@@ -16,11 +16,12 @@ use tokio::sync::mpsc;
 use super::calls::{self, Executed, Prepared};
 use super::context;
 use super::control::{Cancel, Observed, Waiting};
+use super::memory;
+use super::trace;
 use super::{Completion, ModelClient, StreamEvent};
 use crate::core::Core;
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::{ChallengeRequest, ConfirmationRequest, fence};
-use crate::store::agents::NewAgent;
 use crate::store::messages::{NewMessage, Role};
 use crate::store::runs::RunStatus;
 use crate::store::steps::{NewStep, StepOutcome, StepStatus};
@@ -145,7 +146,7 @@ pub async fn run_task_with(
     mut on_event: impl FnMut(AgentEvent),
 ) -> Result<RunOutcome> {
     let store = core.store();
-    let agent_id = default_agent(core).await?;
+    let agent_id = memory::default_agent(store).await?;
     let (conversation, history) = match conversation {
         Some(id) => {
             let found = store.conversations().get(id).await?.ok_or_else(|| {
@@ -159,7 +160,7 @@ pub async fn run_task_with(
         }
     };
     let run = store.runs().create(&agent_id, Some(&conversation.id)).await?;
-    let mut loop_ = Loop::new(core, client, model, limits, cancel, run.id.clone(), conversation.id.clone());
+    let mut loop_ = Loop::new(core, client, model, limits, cancel, run.id.clone(), conversation.id.clone(), agent_id);
     let _restore = loop_.watch_user();
     loop_.record(Role::User, Some(task.to_owned()), None, None).await?;
     loop_.messages = vec![json!({"role": "system", "content": loop_.system_prompt().await?})];
@@ -198,7 +199,8 @@ pub async fn resume_run(
         .clone()
         .ok_or_else(|| Error::invalid_arguments(format!("run {run_id} has no conversation to resume")))?;
     store.runs().set_status(run_id, RunStatus::Running, None).await?;
-    let mut loop_ = Loop::new(core, client, model, limits, cancel, run.id.clone(), conversation_id.clone());
+    let mut loop_ =
+        Loop::new(core, client, model, limits, cancel, run.id.clone(), conversation_id.clone(), run.agent_id.clone());
     let _restore = loop_.watch_user();
     loop_.messages = vec![json!({"role": "system", "content": loop_.system_prompt().await?})];
     loop_.messages.extend(history_of(core, &conversation_id).await?);
@@ -232,15 +234,6 @@ pub async fn resume_run(
     loop_.drive(&mut on_event).await
 }
 
-/// The agent every run belongs to (one local user, one agent).
-async fn default_agent(core: &Core) -> Result<String> {
-    let store = core.store();
-    Ok(match store.agents().list().await?.into_iter().next() {
-        Some(a) => a.id,
-        None => store.agents().create(&NewAgent::named("Halley")).await?.id,
-    })
-}
-
 /// A conversation's stored messages as the model reads them again.
 async fn history_of(core: &Core, conversation: &str) -> Result<Vec<Value>> {
     Ok(core.store().messages().for_conversation(conversation).await?.iter().map(history_message).collect())
@@ -258,7 +251,11 @@ struct Loop<'a> {
     cancel: &'a Cancel,
     run_id: String,
     conversation_id: String,
+    agent_id: String,
     messages: Vec<Value>,
+    /// Earlier messages were left out to fit the context (the system
+    /// prompt says so).
+    trimmed: bool,
     tools: Vec<Value>,
     images: bool,
     steps: u32,
@@ -278,6 +275,7 @@ impl<'a> Loop<'a> {
         cancel: &'a Cancel,
         run_id: String,
         conversation_id: String,
+        agent_id: String,
     ) -> Loop<'a> {
         Loop {
             core,
@@ -287,7 +285,9 @@ impl<'a> Loop<'a> {
             cancel,
             run_id,
             conversation_id,
+            agent_id,
             messages: Vec::new(),
+            trimmed: false,
             tools: tool_definitions(core),
             images: limits.images.unwrap_or_else(|| context::accepts_images(model)),
             steps: 0,
@@ -298,8 +298,16 @@ impl<'a> Loop<'a> {
         }
     }
 
+    /// The rules, then the agent's core memory (read again every turn: the
+    /// model may have changed it).
     async fn system_prompt(&self) -> Result<String> {
-        Ok(SYSTEM_PROMPT.to_owned())
+        let memory = memory::core_memory_prompt(self.core.store(), &self.agent_id).await?;
+        let mut prompt = format!("{SYSTEM_PROMPT}\n\n{memory}");
+        if self.trimmed {
+            prompt
+                .push_str("\n\n(Halley left out the oldest messages of this conversation to fit the model's context.)");
+        }
+        Ok(prompt)
     }
 
     async fn record(
@@ -360,12 +368,20 @@ impl<'a> Loop<'a> {
             }
             self.steps += 1;
             let step = store.steps().insert(&NewStep::started(&self.run_id, self.model)).await?;
-            context::fit(&mut self.messages, context::estimate_tools(&self.tools), self.limits.context_tokens);
+            let system = self.system_prompt().await?;
+            if let Some(first) = self.messages.first_mut() {
+                *first = json!({"role": "system", "content": system});
+            }
+            let fitted =
+                context::fit(&mut self.messages, context::estimate_tools(&self.tools), self.limits.context_tokens);
+            self.trimmed |= fitted.dropped > 0;
             let request =
                 json!({"model": self.model, "messages": self.messages, "tools": self.tools, "tool_choice": "auto"});
+            let secrets: Vec<String> =
+                crate::gate::secrets::secret_values(store).await?.into_iter().map(|s| s.value).collect();
             let started = Instant::now();
             let streamed = {
-                let stream = self.client.stream_chat(request, |ev| {
+                let stream = self.client.stream_chat(request.clone(), |ev| {
                     if let StreamEvent::Token(text) = ev {
                         on_event(AgentEvent::Token { text });
                     }
@@ -376,6 +392,13 @@ impl<'a> Loop<'a> {
                 }
             };
             let latency = i64::try_from(started.elapsed().as_millis()).ok();
+            if let Some(result) = &streamed
+                && let Err(e) =
+                    trace::record_call(store, &self.run_id, Some(&step.id), self.client, &request, result, &secrets)
+                        .await
+            {
+                tracing::warn!("run {}: the provider trace was not written: {}", self.run_id, e.message());
+            }
             let outcome = |status, usage: Option<&super::Usage>, error| StepOutcome {
                 status,
                 prompt_tokens: usage.and_then(|u| i64::try_from(u.prompt_tokens).ok()),
@@ -447,14 +470,14 @@ impl<'a> Loop<'a> {
             for p in &asked {
                 let err = Error::new(ErrorCode::Cancelled, "the run was cancelled before this call finished");
                 let result = crate::core::error_result(self.core.registry().get(&p.name), &err);
-                self.record_call(p, &result, "none", "cancelled", 0, step_id).await?;
+                self.record_call(p, &result, ("none", "cancelled"), (0, &crate::store::now()), step_id).await?;
                 self.tool_result(p, &result).await?;
             }
             return Ok(Some((RunStatus::Cancelled, "cancelled")));
         };
         let mut stop = None;
         let mut images = Vec::new();
-        for Executed { call, result, executor, duration_ms } in executed {
+        for Executed { call, result, executor, duration_ms, started_at } in executed {
             on_event(AgentEvent::ToolResult {
                 id: call.id.clone(),
                 name: call.name.clone(),
@@ -462,7 +485,7 @@ impl<'a> Loop<'a> {
                 duration_ms,
             });
             let status = if result.is_ok() { "ok" } else { "error" };
-            self.record_call(&call, &result, executor, status, duration_ms, step_id).await?;
+            self.record_call(&call, &result, (executor, status), (duration_ms, &started_at), step_id).await?;
             self.tool_result(&call, &result).await?;
             if self.images && result.is_ok() {
                 images.extend(context::screenshot_message(&call.id, &result));
@@ -495,9 +518,8 @@ impl<'a> Loop<'a> {
         &self,
         call: &Prepared,
         result: &ToolResultV2,
-        executor: &str,
-        status: &str,
-        duration_ms: i64,
+        (executor, status): (&str, &str),
+        (duration_ms, started_at): (i64, &str),
         step_id: Option<&str>,
     ) -> Result<()> {
         let code = result.error.as_ref().map(|e| e.code.as_str());
@@ -515,6 +537,7 @@ impl<'a> Loop<'a> {
                 status,
                 error_code: code,
                 duration_ms,
+                started_at,
             })
             .await?;
         Ok(())

@@ -117,6 +117,10 @@ async fn show(store: &Store, id: &str, json_out: bool, with_traces: bool) -> Exi
         },
         None => Vec::new(),
     };
+    let calls = match store.tool_calls().for_run(id).await {
+        Ok(c) => c,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
     let traces = if with_traces {
         match store.provider_traces().for_run(id).await {
             Ok(t) => t,
@@ -141,9 +145,18 @@ async fn show(store: &Store, id: &str, json_out: bool, with_traces: bool) -> Exi
                    "tool_call_id": m.tool_call_id, "tool_name": m.tool_name})
         })
         .collect();
+    let calls_json: Vec<Value> = calls
+        .iter()
+        .map(|c| {
+            json!({"call_id": c.call_id, "step_idx": step_idx(&c.step_id), "tool": c.tool, "arguments": c.arguments,
+                   "reasoning": c.reasoning, "executor": c.executor, "status": c.status,
+                   "error_code": c.error_code, "duration_ms": c.duration_ms, "started_at": c.started_at})
+        })
+        .collect();
     if json_out {
-        let mut v = json!({"id": run.id, "conversation_id": run.conversation_id, "status": run.status, "stop_reason": run.stop_reason, "started_at": run.started_at,
-                       "ended_at": run.ended_at, "steps": steps_json, "messages": messages_json});
+        let mut v = json!({"id": run.id, "conversation_id": run.conversation_id, "status": run.status,
+                           "stop_reason": run.stop_reason, "started_at": run.started_at, "ended_at": run.ended_at,
+                           "steps": steps_json, "tool_calls": calls_json, "messages": messages_json});
         if with_traces {
             v["traces"] = traces
                 .iter()
@@ -172,6 +185,15 @@ async fn show(store: &Store, id: &str, json_out: bool, with_traces: bool) -> Exi
             s.prompt_tokens.unwrap_or(0),
             s.completion_tokens.unwrap_or(0),
             s.error.as_deref().map(|e| format!("  error: {e}")).unwrap_or_default()
+        ));
+    }
+    for c in &calls {
+        let why = c.reasoning.as_deref().map(|r| format!("  (why: {r})")).unwrap_or_default();
+        let err = c.error_code.as_deref().map(|e| format!(" {e}")).unwrap_or_default();
+        let args: String = c.arguments.to_string().chars().take(160).collect();
+        out(&format!(
+            "  call {}  {} {args}  {}{err}  {} ms  [{}]{why}",
+            c.call_id, c.tool, c.status, c.duration_ms, c.executor
         ));
     }
     for m in &messages {

@@ -8,9 +8,10 @@ use serde_json::Value;
 
 use super::confirm::{ConfirmMode, confirmer};
 use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
-use crate::core::{BrowserSettings, Core, error_result, preflight};
+use crate::core::{BrowserSettings, Core, error_result, preflight, with_blueprints};
 use crate::error::{Error, ErrorCode};
 use crate::paths::DataDir;
+use crate::store::Store;
 use crate::tools::{Registry, ToolResultV2, ToolSpec, ToolStatus};
 
 #[derive(Debug, Subcommand)]
@@ -45,6 +46,13 @@ pub enum ToolsCommand {
         #[command(flatten)]
         consent: Consent,
     },
+    /// Register a tool blueprint (a JSON Schema whose `properties` hold
+    /// `_tool` (its name, as a const), `_output` (the result's schema) and
+    /// optionally `_activity` (the built-in tool that runs it); without
+    /// `_activity` the model produces the `_output` itself). `-` reads stdin.
+    Register { file: String },
+    /// Remove a registered blueprint.
+    Unregister { name: String },
 }
 
 /// How actions that need the user's confirmation (an upload, closing a
@@ -64,11 +72,13 @@ pub struct Consent {
 }
 
 pub async fn run(cmd: ToolsCommand, data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
-    let registry = match Registry::builtin() {
+    let registry = match registry_of(data_dir).await {
         Ok(r) => r,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
     match cmd {
+        ToolsCommand::Register { file } => register(&file, data_dir).await,
+        ToolsCommand::Unregister { name } => unregister(&name, data_dir).await,
         ToolsCommand::List { json } => list(&registry, json),
         ToolsCommand::Show { name } => match registry.lookup(&name) {
             Ok(spec) => print_json(spec),
@@ -81,6 +91,87 @@ pub async fn run(cmd: ToolsCommand, data_dir: Option<&Path>, browser: BrowserSet
             script(registry, &file, keep_going, Session { data_dir, browser, consent }).await
         }
     }
+}
+
+/// The built-in tools plus the blueprints registered in the data
+/// directory (when it has a database).
+async fn registry_of(data_dir: Option<&Path>) -> Result<Registry, Error> {
+    let registry = Registry::builtin()?;
+    let dir = DataDir::resolve(data_dir)?;
+    if !dir.db_path().exists() {
+        return Ok(registry);
+    }
+    let store = Store::open(&dir.db_path()).await?;
+    let registry = with_blueprints(registry, &store).await;
+    store.close().await;
+    registry
+}
+
+async fn register(file: &str, data_dir: Option<&Path>) -> ExitCode {
+    let text = if file == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map(|_| s)
+    } else {
+        std::fs::read_to_string(file)
+    };
+    let text = match text {
+        Ok(t) => t,
+        Err(e) => {
+            let err = Error::new(ErrorCode::FileNotFound, format!("cannot read blueprint {file}")).with_source(e);
+            return fail(&err, EXIT_USAGE);
+        }
+    };
+    let blueprint: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => return fail(&Error::invalid_arguments(format!("the blueprint is not valid JSON: {e}")), EXIT_USAGE),
+    };
+    // Checked before the data directory is touched: bad input writes nothing.
+    let builtin = match Registry::builtin() {
+        Ok(r) => r,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
+    if let Err(e) = crate::tools::blueprint::parse(&blueprint, &builtin) {
+        return fail(&e, EXIT_USAGE);
+    }
+    let mut core = match open_core(data_dir).await {
+        Ok(c) => c,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
+    let done = core.register_blueprint(&blueprint).await;
+    core.close().await;
+    match done {
+        Ok(spec) => {
+            let how = match (spec.executor, spec.activity.as_deref()) {
+                (crate::tools::Executor::Implicit, _) => "the model produces its `_output`".to_owned(),
+                (_, Some(a)) if spec.status == ToolStatus::Available => format!("run by `{a}`"),
+                _ => format!("not available yet: it needs {}", spec.needs.as_deref().unwrap_or("a later release")),
+            };
+            out(&format!("registered `{}` ({how}); `halley tools show {}` for its schemas", spec.name, spec.name));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e, EXIT_FAILURE),
+    }
+}
+
+async fn unregister(name: &str, data_dir: Option<&Path>) -> ExitCode {
+    let mut core = match open_core(data_dir).await {
+        Ok(c) => c,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
+    let done = core.unregister_blueprint(name).await;
+    core.close().await;
+    match done {
+        Ok(()) => {
+            out(&format!("unregistered `{name}`"));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e, EXIT_USAGE),
+    }
+}
+
+async fn open_core(data_dir: Option<&Path>) -> Result<Core, Error> {
+    let dir = DataDir::resolve(data_dir)?;
+    Core::open_full(dir, Registry::builtin()?, BrowserSettings::default()).await
 }
 
 fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {

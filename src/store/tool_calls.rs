@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::Result;
-use crate::store::{Store, now};
+use crate::store::Store;
 
 #[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
 pub struct ToolCallRow {
@@ -39,6 +39,8 @@ pub struct NewToolCall<'a> {
     pub status: &'a str,
     pub error_code: Option<&'a str>,
     pub duration_ms: i64,
+    /// When the call started (RFC 3339, `store::now()`).
+    pub started_at: &'a str,
 }
 
 /// Accessor for the `tool_calls` table.
@@ -69,7 +71,7 @@ impl ToolCalls<'_> {
         .bind(new.status)
         .bind(new.error_code)
         .bind(new.duration_ms.max(0))
-        .bind(now())
+        .bind(new.started_at)
         .fetch_one(self.store.pool())
         .await?;
         Ok(row)
@@ -112,6 +114,7 @@ mod tests {
                     status,
                     error_code: (*status == "error").then_some("timeout"),
                     duration_ms: 12,
+                    started_at: &crate::store::now(),
                 })
                 .await
                 .unwrap();

@@ -1,3 +1,4 @@
+mod agent_loop;
 mod agent_run;
 mod browser_capture;
 mod browser_crash;
