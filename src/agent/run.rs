@@ -160,7 +160,7 @@ pub async fn run_task_with(
         }
     };
     let run = store.runs().create(&agent_id, Some(&conversation.id)).await?;
-    let mut loop_ = Loop::new(core, client, model, limits, cancel, run.id.clone(), conversation.id.clone(), agent_id);
+    let mut loop_ = Loop::new(core, client, model, limits, cancel, (run.id.clone(), conversation.id.clone(), agent_id));
     let _restore = loop_.watch_user();
     loop_.record(Role::User, Some(task.to_owned()), None, None).await?;
     loop_.messages = vec![json!({"role": "system", "content": loop_.system_prompt().await?})];
@@ -199,8 +199,8 @@ pub async fn resume_run(
         .clone()
         .ok_or_else(|| Error::invalid_arguments(format!("run {run_id} has no conversation to resume")))?;
     store.runs().set_status(run_id, RunStatus::Running, None).await?;
-    let mut loop_ =
-        Loop::new(core, client, model, limits, cancel, run.id.clone(), conversation_id.clone(), run.agent_id.clone());
+    let ids = (run.id.clone(), conversation_id.clone(), run.agent_id.clone());
+    let mut loop_ = Loop::new(core, client, model, limits, cancel, ids);
     let _restore = loop_.watch_user();
     loop_.messages = vec![json!({"role": "system", "content": loop_.system_prompt().await?})];
     loop_.messages.extend(history_of(core, &conversation_id).await?);
@@ -273,9 +273,7 @@ impl<'a> Loop<'a> {
         model: &'a str,
         limits: &'a RunLimits,
         cancel: &'a Cancel,
-        run_id: String,
-        conversation_id: String,
-        agent_id: String,
+        (run_id, conversation_id, agent_id): (String, String, String),
     ) -> Loop<'a> {
         Loop {
             core,

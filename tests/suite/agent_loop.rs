@@ -366,7 +366,7 @@ fn a_cancelled_run_ends_cancelled_and_its_conversation_goes_on() {
         Turn::text("Tiếp tục nhé."),
     ]);
     let base = model.base_url();
-    let mut child = spawn(&h, &["--headless", "run", "chờ lâu", "--json", "--base-url", &base, "--model", "m"]);
+    let child = spawn(&h, &["--headless", "run", "chờ lâu", "--json", "--base-url", &base, "--model", "m"]);
     wait_until("the model's first answer", || model.request_count() >= 1);
     std::thread::sleep(Duration::from_millis(1500));
     signal(&child.id().to_string(), "-INT");
