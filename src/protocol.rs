@@ -1,0 +1,264 @@
+//! The one contract between Halley's core and a long-lived front end (the
+//! desktop panel now, the local API later): [`Op`]s come in, [`Event`]s go
+//! out. Each `Op` says what answers it: a direct [`Reply`] and/or events.
+//! Serialised as JSON with a `type` tag in snake_case; `ui/src/protocol.ts`
+//! mirrors these shapes (keep the two in step).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::agent::run::AgentEvent;
+use crate::gate::{ChallengeRequest, ConfirmationRequest};
+use crate::tools::{ToolResultV2, ToolSpec};
+
+/// A request from a front end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Op {
+    /// Start a run on `text`, going on with `conversation_id` or in a new
+    /// conversation. Replies [`Reply::RunStarted`] at once; then
+    /// [`Event::Agent`]s stream and [`Event::RunEnded`] closes the run.
+    /// Refused (`invalid_arguments`) while another run goes or while the
+    /// agent is paused.
+    SendMessage {
+        text: String,
+        #[serde(default)]
+        conversation_id: Option<String>,
+    },
+    /// Cancel the run in flight (no-op without one). Replies [`Reply::Done`];
+    /// the run then ends with [`Event::RunEnded`] status `cancelled`.
+    Stop,
+    /// Answer a waiting confirmation ([`Event::ConfirmationWaiting`]).
+    /// Replies [`Reply::Done`]; `not_found` when it is no longer waiting
+    /// (answered elsewhere, expired). Then [`Event::ConfirmationClosed`].
+    AnswerConfirmation {
+        id: String,
+        approved: bool,
+        #[serde(default)]
+        user_edits: Map<String, Value>,
+        #[serde(default)]
+        reason: String,
+    },
+    /// Answer a waiting challenge hand-off ([`Event::ChallengeWaiting`]):
+    /// `done` (the user says they solved it: the page is checked) or not
+    /// (they gave up). Replies [`Reply::Done`], then [`Event::ChallengeClosed`].
+    AnswerChallenge { id: String, done: bool },
+    /// Bring the browser window and the challenge's tab to the front.
+    /// Replies [`Reply::Done`].
+    ShowChallenge { id: String },
+    /// Recent conversations, newest first. Replies [`Reply::Conversations`].
+    ListConversations {
+        #[serde(default = "default_limit")]
+        limit: u32,
+    },
+    /// One conversation's messages, to show it again and go on with it.
+    /// Replies [`Reply::Conversation`].
+    OpenConversation { id: String },
+    /// One run's tool calls (the timeline), for a conversation opened again.
+    /// Replies [`Reply::Timeline`].
+    RunTimeline { run_id: String },
+    /// Every tool with its declaration. Replies [`Reply::Tools`].
+    ListTools,
+    /// Call one tool without the model (the `/` palette); gated like any
+    /// call. Replies [`Reply::ToolResult`] when it is done.
+    CallTool { name: String, args: Value },
+    /// The settings (never the API key itself). Replies [`Reply::Settings`].
+    GetSettings,
+    /// Save the settings. Replies [`Reply::Settings`] (as saved).
+    SaveSettings { settings: Settings },
+    /// Save the API key of the configured endpoint in the OS keyring
+    /// (never in the database). Replies [`Reply::Settings`] (with
+    /// `api_key_saved: true`); `keyring` error when there is no keyring.
+    SaveApiKey { key: String },
+    /// Forget the endpoint's API key. Replies [`Reply::Settings`].
+    DeleteApiKey,
+    /// Whether the configured model endpoint answers, and its models.
+    /// Replies [`Reply::ModelStatus`].
+    CheckModel,
+    /// The user's standing gate rules. Replies [`Reply::Rules`].
+    ListRules,
+    /// Add (or replace) a rule: `decision` is `allow`, `ask` or `never`;
+    /// `site` an origin or host pattern, `tool` a tool name (one or both).
+    /// Replies [`Reply::Rules`].
+    AddRule {
+        #[serde(default)]
+        site: Option<String>,
+        #[serde(default)]
+        tool: Option<String>,
+        decision: String,
+    },
+    /// Remove a rule by id. Replies [`Reply::Rules`].
+    RemoveRule { id: String },
+    /// A file a result points at (a screenshot's `file://` ref), for the
+    /// panel to show: only files inside the data directory. Replies
+    /// [`Reply::Artifact`].
+    ReadArtifact { reference: String },
+    /// Pause the agent (the tray's "Pause agent"): the run in flight is
+    /// stopped and new messages are refused until unpaused. Replies
+    /// [`Reply::Done`] and emits [`Event::Paused`].
+    SetPaused { paused: bool },
+}
+
+fn default_limit() -> u32 {
+    50
+}
+
+/// The direct answer to an [`Op`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Reply {
+    Done,
+    RunStarted {
+        run_id: String,
+        conversation_id: String,
+    },
+    Conversations {
+        conversations: Vec<ConversationSummary>,
+    },
+    Conversation {
+        id: String,
+        title: String,
+        messages: Vec<ChatMessage>,
+    },
+    Timeline {
+        calls: Vec<TimelineCall>,
+    },
+    Tools {
+        tools: Vec<ToolSpec>,
+    },
+    ToolResult {
+        result: ToolResultV2,
+    },
+    Settings {
+        settings: Settings,
+        api_key_saved: bool,
+    },
+    ModelStatus {
+        status: ModelStatus,
+    },
+    Rules {
+        rules: Vec<Value>,
+    },
+    /// `data` is base64 of the file's bytes.
+    Artifact {
+        mime: String,
+        data: String,
+    },
+}
+
+/// A fact the core tells every front end, as it happens.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// Something the run in flight did (tokens, tool calls and results,
+    /// final answer, error); `run_id` says which run.
+    Agent { run_id: String, event: AgentEvent },
+    /// A run ended: `status` is `completed`, `failed` or `cancelled`.
+    RunEnded { run_id: String, conversation_id: String, status: String, stop_reason: String, answer: Option<String> },
+    /// The user must approve or deny this action; no answer within the
+    /// request's `expires_at` is a denial.
+    ConfirmationWaiting { request: ConfirmationRequest },
+    /// The confirmation is no longer waiting (answered, expired, cancelled).
+    ConfirmationClosed { id: String, approved: bool },
+    /// A CAPTCHA/OTP/2FA/login waits for the user in the browser.
+    ChallengeWaiting { id: String, request: ChallengeRequest },
+    /// The challenge hand-off is over (solved, given up, gone, timed out).
+    ChallengeClosed { id: String },
+    /// The agent was paused or unpaused.
+    Paused { paused: bool },
+}
+
+/// What a front end can change (no secrets: the API key is in the keyring).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Settings {
+    /// `ollama`, `openai`, `lmstudio`, `vllm`, `openrouter`, `gemini`, or none.
+    #[serde(default)]
+    pub preset: Option<String>,
+    #[serde(default)]
+    pub base_url: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The browser executable; none: found on the machine.
+    #[serde(default)]
+    pub chromium: Option<String>,
+    /// `en` or `vi`; none: the system's.
+    #[serde(default)]
+    pub language: Option<String>,
+    /// Start Halley (in the tray) when the user logs in.
+    #[serde(default)]
+    pub autostart: bool,
+}
+
+/// A conversation in the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConversationSummary {
+    pub id: String,
+    pub title: String,
+    pub updated_at: String,
+}
+
+/// A message as the panel shows it again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// `user`, `assistant` or `tool`.
+    pub role: String,
+    pub content: Option<String>,
+    pub run_id: Option<String>,
+    /// For `tool`: which tool answered.
+    pub tool_name: Option<String>,
+    pub created_at: String,
+}
+
+/// One tool call of a run's timeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimelineCall {
+    pub call_id: String,
+    pub tool: String,
+    pub arguments: Value,
+    pub reasoning: Option<String>,
+    pub status: String,
+    pub error_code: Option<String>,
+    pub duration_ms: i64,
+    pub started_at: String,
+}
+
+/// Whether the model endpoint answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelStatus {
+    pub reachable: bool,
+    pub base_url: String,
+    pub models: Vec<String>,
+    /// The model runs will use (configured, or the endpoint's first).
+    pub model: Option<String>,
+    /// When unreachable: what is wrong and how to start a model.
+    pub message: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn ops_read_from_the_json_a_front_end_sends() {
+        let op: Op = serde_json::from_value(json!({"type": "send_message", "text": "Giá laptop?"})).unwrap();
+        assert_eq!(op, Op::SendMessage { text: "Giá laptop?".into(), conversation_id: None });
+        let op: Op =
+            serde_json::from_value(json!({"type": "answer_confirmation", "id": "c1", "approved": true})).unwrap();
+        assert_eq!(
+            op,
+            Op::AnswerConfirmation { id: "c1".into(), approved: true, user_edits: Map::new(), reason: String::new() }
+        );
+        assert!(serde_json::from_value::<Op>(json!({"type": "format_disk"})).is_err());
+    }
+
+    #[test]
+    fn events_carry_their_type() {
+        let ev = Event::Agent { run_id: "r".into(), event: AgentEvent::Token { text: "Xin ".into() } };
+        assert_eq!(
+            serde_json::to_value(ev).unwrap(),
+            json!({"type": "agent", "run_id": "r", "event": {"type": "token", "text": "Xin "}})
+        );
+    }
+}
