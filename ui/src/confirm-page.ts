@@ -166,5 +166,14 @@ function main(root: HTMLElement): void {
   else body.replaceChildren(h("p", { class: "loading", role: "status" }, t("waitingRequest")));
 }
 
+async function boot(root: HTMLElement): Promise<void> {
+  if (import.meta.env.DEV && new URLSearchParams(location.search).has("demo")) {
+    const demo = await import("./demo");
+    demo.installDemo();
+    history.replaceState(null, "", `?id=demo-c1&request=${demo.demoRequestParam()}${location.search.includes("lang=vi") ? "&lang=vi" : ""}`);
+  }
+  main(root);
+}
+
 const root = document.getElementById("app");
-if (root) main(root);
+if (root) void boot(root);

@@ -86,7 +86,7 @@ function start(root: HTMLElement, lang: Lang): void {
   };
 
   // ---- Header ----
-  const newChat = button("new-chat", "＋", "icon", t("newChat"));
+  const newChat = button("new-chat", "+", "icon", t("newChat"));
   const convOpen = button("conversations-open", "☰", "icon", t("conversationsOpen"));
   const paletteOpen = button("palette-open", "/", "icon", t("paletteOpen"));
   const settingsOpen = button("settings-open", "⚙", "icon", t("settingsOpen"));
@@ -320,5 +320,14 @@ function formatTime(iso: string, lang: Lang): string {
   return d.toLocaleString(lang === "vi" ? "vi-VN" : "en-GB", { dateStyle: "short", timeStyle: "short" });
 }
 
+async function boot(root: HTMLElement): Promise<void> {
+  if (import.meta.env.DEV && new URLSearchParams(location.search).has("demo")) {
+    const demo = await import("./demo");
+    demo.installDemo();
+    demo.autoSend();
+  }
+  start(root, await chooseLanguage());
+}
+
 const root = document.getElementById("app");
-if (root) void chooseLanguage().then((lang) => start(root, lang));
+if (root) void boot(root);
