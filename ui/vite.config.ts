@@ -14,6 +14,15 @@ export default defineConfig({
     assetsInlineLimit: 0,
     // No eval-based source maps in the shipped app.
     sourcemap: false,
+    // Three pages: the side panel and the two dialog windows the shell opens.
+    rollupOptions: {
+      input: {
+        // Relative to the project root (ui/, where vite runs).
+        index: "index.html",
+        confirm: "confirm.html",
+        challenge: "challenge.html",
+      },
+    },
   },
   test: {
     environment: "node",

@@ -15,3 +15,8 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   }
   return el;
 }
+
+/** The nodes that are there (for replaceChildren with optional parts). */
+export function present(...nodes: (Node | null | undefined | false)[]): Node[] {
+  return nodes.filter((n): n is Node => n !== null && n !== undefined && n !== false);
+}

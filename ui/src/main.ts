@@ -1,31 +1,333 @@
-// Entry point of the side panel: picks the language, asks the desktop shell
-// for the tool catalogue and renders it; outside the app it says so instead.
+// Entry point of the side panel (index.html): chat with streamed answers, the
+// live timeline of tool calls, conversations, settings, the first-run screen
+// and the `/` tool palette. State changes go through state.ts; the core is
+// reached only through ipc.ts.
+//
+// Stable hooks for e2e tests (ids unless noted):
+//   #composer (textarea), #send, #stop, #messages with .msg.user / .msg.assistant
+//   (.msg.error, .msg.notice; .streaming while tokens arrive; data-run),
+//   #timeline with .call items (data-tool, data-status = running|ok|error,
+//   data-call), .shot (screenshot thumbnail button), #image-overlay (dialog),
+//   #new-chat, #conversations-open, #conversations (list; .conversation buttons
+//   with data-id), #settings-open, #settings-form, #preset, #base-url, #model,
+//   #api-key, #api-key-save, #api-key-delete, #api-key-state, #chromium,
+//   #language, #autostart, #settings-save, #check-model, #rules (.rule with
+//   data-rule, .remove-rule), #rule-site, #rule-tool, #rule-decision, #rule-add,
+//   #first-run, #retry, #palette-open, #palette (dialog), #palette-search,
+//   #palette-list (.palette-item with data-tool), #palette-args, #palette-run,
+//   #palette-result, #watches, #back-to-chat, #not-connected.
+// Keys: Enter sends, Shift+Enter new line, Esc stops the run or closes the open
+// dialog, Ctrl+K (or "/" in an empty composer) opens the palette.
 
-import { invoke, isTauri } from "@tauri-apps/api/core";
-import { pickLanguage, translator } from "./i18n";
-import type { ToolSpec } from "./types";
-import { renderCatalogue, renderHeader, renderMessage, renderNotice, renderNotInApp } from "./view";
+import { createPalette } from "./palette-view";
+import { h, present } from "./dom";
+import { pickLanguage, translator, type Lang, type Translate } from "./i18n";
+import { isConnected, onEvent, onNavigate, request, sendOp } from "./ipc";
+import { toOpError, type ModelStatus } from "./protocol";
+import { initialState, reduce, runIds, type Action, type PanelState } from "./state";
+import { renderBanners, renderMessages, renderTimeline, type Shots } from "./chat-view";
+import { renderSettings } from "./settings-view";
+import { paletteQuery } from "./palette";
+import { button, renderHeader, renderNotConnected } from "./view";
 import "./style.css";
 
-async function start(root: HTMLElement): Promise<void> {
-  const lang = pickLanguage(navigator.language);
-  const t = translator(lang);
-  document.documentElement.lang = lang;
-  const main = document.createElement("main");
-  root.replaceChildren(renderHeader(t), main);
+type View = "chat" | "conversations" | "settings" | "watches";
+const VIEWS: readonly View[] = ["chat", "conversations", "settings", "watches"];
 
-  if (!isTauri()) {
-    main.replaceChildren(renderNotInApp(t));
-    return;
+async function chooseLanguage(): Promise<Lang> {
+  if (isConnected()) {
+    try {
+      const r = await request({ type: "get_settings" }, "settings");
+      if (r.settings.language === "en" || r.settings.language === "vi") return r.settings.language;
+    } catch {
+      // The system language then.
+    }
   }
-  main.replaceChildren(renderNotice(t), renderMessage(t("loading"), "loading"));
-  try {
-    const tools = await invoke<ToolSpec[]>("list_tools");
-    main.replaceChildren(renderNotice(t), renderCatalogue(tools, t));
-  } catch (error) {
-    main.replaceChildren(renderNotice(t), renderMessage(t("loadError", { error: String(error) }), "error"));
+  return pickLanguage(navigator.language);
+}
+
+function start(root: HTMLElement, lang: Lang): void {
+  const t: Translate = translator(lang);
+  document.documentElement.lang = lang;
+  let state: PanelState = initialState;
+  let view: View = "chat";
+
+  // ---- Screenshots (ReadArtifact → data URL, cached) ----
+  const shotUrls = new Map<string, string>();
+  const shotLoads = new Map<string, Promise<string>>();
+  const overlayImg = h("img", { alt: "", class: "full" });
+  const overlayClose = button("image-overlay-close", "✕", "icon", t("close"));
+  const overlay = h("dialog", { id: "image-overlay", class: "overlay", "aria-label": t("overlayLabel") }, overlayClose, overlayImg);
+  overlayClose.addEventListener("click", () => overlay.close());
+  overlay.addEventListener("click", (e) => {
+    if (e.target === overlay) overlay.close();
+  });
+  const shots: Shots = {
+    peek: (ref) => shotUrls.get(ref),
+    load(ref) {
+      let p = shotLoads.get(ref);
+      if (!p) {
+        p = request({ type: "read_artifact", reference: ref }, "artifact").then((a) => {
+          const url = `data:${a.mime};base64,${a.data}`;
+          shotUrls.set(ref, url);
+          return url;
+        });
+        p.catch(() => shotLoads.delete(ref));
+        shotLoads.set(ref, p);
+      }
+      return p;
+    },
+    open(url, alt) {
+      overlayImg.src = url;
+      overlayImg.alt = alt;
+      overlay.showModal();
+      overlayClose.focus();
+    },
+  };
+
+  // ---- Header ----
+  const newChat = button("new-chat", "+", "icon", t("newChat"));
+  const convOpen = button("conversations-open", "☰", "icon", t("conversationsOpen"));
+  const paletteOpen = button("palette-open", "/", "icon", t("paletteOpen"));
+  const settingsOpen = button("settings-open", "⚙", "icon", t("settingsOpen"));
+  const header = renderHeader(t, newChat, convOpen, paletteOpen, settingsOpen);
+
+  // ---- Chat view ----
+  const banners = h("div", { id: "banners", class: "banners" });
+  const firstRun = h("section", { id: "first-run", class: "notice first-run", "aria-labelledby": "first-run-title" });
+  firstRun.hidden = true;
+  const messages = h("ol", { id: "messages", class: "messages", "aria-label": t("chatLabel"), "aria-live": "polite" });
+  const emptyHint = h("p", { class: "empty-chat" }, t("emptyChat"));
+  const timeline = h("div", { class: "timeline-body" });
+  const timelineSection = h(
+    "section",
+    { id: "timeline", class: "timeline", "aria-labelledby": "timeline-title" },
+    h("h2", { id: "timeline-title" }, t("timelineTitle")),
+    timeline,
+  );
+  const scroller = h("div", { class: "chat-scroll", id: "chat-scroll" }, firstRun, emptyHint, messages, timelineSection);
+  const composer = h("textarea", {
+    id: "composer",
+    rows: "2",
+    placeholder: t("composerPlaceholder"),
+    "aria-label": t("composerLabel"),
+    autocomplete: "off",
+  });
+  const send = h("button", { id: "send", type: "submit", class: "primary" }, t("send"));
+  const stop = h("button", { id: "stop", type: "button", class: "danger", "aria-label": t("stopHint"), title: t("stopHint") }, "■ " + t("stop"));
+  const composerForm = h("form", { id: "composer-form", class: "composer" }, composer, h("div", { class: "composer-actions" }, stop, send));
+  const chatView = h("section", { id: "chat", class: "view view-chat" }, scroller, composerForm);
+
+  // ---- Other views ----
+  const backBtn = (): HTMLButtonElement => {
+    const b = h("button", { type: "button", class: "secondary back", "data-testid": "back-to-chat" }, "← " + t("backToChat"));
+    b.addEventListener("click", () => show("chat"));
+    return b;
+  };
+  const convList = h("ul", { id: "conversations", class: "conversations" });
+  const convView = h(
+    "section",
+    { id: "conversations-view", class: "view", "aria-labelledby": "conversations-title" },
+    backBtn(),
+    h("h2", { id: "conversations-title" }, t("conversationsTitle")),
+    convList,
+  );
+  const settingsView = h("section", { id: "settings-view", class: "view" });
+  const watchesView = h(
+    "section",
+    { id: "watches", class: "view", "aria-labelledby": "watches-title" },
+    backBtn(),
+    h("div", { class: "notice" }, h("h2", { id: "watches-title" }, t("watchesTitle")), h("p", {}, t("watchesBody"))),
+  );
+  const views: Record<View, HTMLElement> = { chat: chatView, conversations: convView, settings: settingsView, watches: watchesView };
+
+  const palette = createPalette(t, () => composer.focus());
+  const mainEl = h("main", { class: "panel" }, chatView, convView, settingsView, watchesView);
+  root.replaceChildren(header, banners, mainEl, palette.element, overlay);
+  if (!isConnected()) root.insertBefore(renderNotConnected(t), banners);
+
+  // ---- Rendering ----
+  const render = (): void => {
+    const nearBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
+    messages.replaceChildren(...renderMessages(state, t));
+    timeline.replaceChildren(...renderTimeline(state, t, shots));
+    timelineSection.hidden = state.calls.length === 0;
+    banners.replaceChildren(...renderBanners(state, t));
+    emptyHint.hidden = state.messages.length > 0 || state.running;
+    stop.disabled = !state.running;
+    send.disabled = state.running;
+    if (nearBottom) scroller.scrollTop = scroller.scrollHeight;
+  };
+  const dispatch = (action: Action): void => {
+    state = reduce(state, action);
+    render();
+  };
+
+  const show = (next: View): void => {
+    view = next;
+    for (const v of VIEWS) views[v].hidden = v !== view;
+    if (view === "conversations") loadConversations();
+    if (view === "settings") settingsView.replaceChildren(backBtn(), renderSettings(t, () => void checkModel()));
+    if (view === "chat") composer.focus();
+    else views[view].querySelector<HTMLElement>("button, input, select, textarea")?.focus();
+  };
+
+  // ---- Actions ----
+  const sendMessage = (): void => {
+    const text = composer.value.trim();
+    if (text === "" || state.running) return;
+    composer.value = "";
+    dispatch({ kind: "sent", text });
+    request({ type: "send_message", text, conversation_id: state.conversationId }, "run_started").then(
+      (r) => dispatch({ kind: "run_started", runId: r.run_id, conversationId: r.conversation_id }),
+      (error: unknown) => dispatch({ kind: "send_failed", message: t("errorPrefix", { error: toOpError(error).message }) }),
+    );
+  };
+  const stopRun = (): void => {
+    if (!state.running) return;
+    sendOp({ type: "stop" }).catch((error: unknown) =>
+      dispatch({ kind: "send_failed", message: t("errorPrefix", { error: toOpError(error).message }) }),
+    );
+  };
+
+  function loadConversations(): void {
+    convList.replaceChildren(h("li", { class: "loading", role: "status" }, t("loadingList")));
+    request({ type: "list_conversations", limit: 50 }, "conversations").then(
+      ({ conversations }) => {
+        if (conversations.length === 0) {
+          convList.replaceChildren(h("li", { class: "empty" }, t("conversationsEmpty")));
+          return;
+        }
+        convList.replaceChildren(
+          ...conversations.map((c) => {
+            const b = h(
+              "button",
+              { type: "button", class: "conversation", "data-id": c.id },
+              h("span", { class: "conv-title" }, c.title || "…"),
+              h("span", { class: "conv-time" }, t("updatedAt", { time: formatTime(c.updated_at, lang) })),
+            );
+            b.addEventListener("click", () => openConversation(c.id));
+            return h("li", {}, b);
+          }),
+        );
+      },
+      (error: unknown) => convList.replaceChildren(h("li", { class: "error", role: "alert" }, t("errorPrefix", { error: toOpError(error).message }))),
+    );
   }
+
+  function openConversation(id: string): void {
+    request({ type: "open_conversation", id }, "conversation").then(
+      async (c) => {
+        dispatch({ kind: "conversation_opened", id: c.id, title: c.title, messages: c.messages });
+        show("chat");
+        for (const runId of runIds(c.messages)) {
+          try {
+            const r = await request({ type: "run_timeline", run_id: runId }, "timeline");
+            dispatch({ kind: "timeline_loaded", runId, calls: r.calls });
+          } catch {
+            // A run without a stored timeline shows no steps.
+          }
+        }
+      },
+      (error: unknown) => dispatch({ kind: "send_failed", message: t("errorPrefix", { error: toOpError(error).message }) }),
+    );
+  }
+
+  const renderFirstRun = (s: ModelStatus): void => {
+    const retry = h("button", { id: "retry", type: "button", class: "primary" }, t("retry"));
+    const toSettings = h("button", { type: "button", class: "secondary", "data-testid": "first-run-settings" }, t("settingsOpen"));
+    retry.addEventListener("click", () => void checkModel());
+    toSettings.addEventListener("click", () => show("settings"));
+    firstRun.replaceChildren(
+      ...present(
+      h("h2", { id: "first-run-title" }, t("firstRunTitle")),
+      s.message !== null ? h("p", { class: "model-message" }, s.message) : null,
+      h("p", {}, t("firstRunBody")),
+      h("ol", {}, h("li", {}, t("firstRunOllama")), h("li", {}, t("firstRunOpenAi"))),
+      h("p", { class: "hint" }, t("firstRunEndpoint", { url: s.base_url })),
+      h("p", {}, t("firstRunTools")),
+      h("div", { class: "row" }, retry, toSettings),
+      ),
+    );
+  };
+  async function checkModel(): Promise<void> {
+    if (!isConnected()) return;
+    try {
+      const { status } = await request({ type: "check_model" }, "model_status");
+      firstRun.hidden = status.reachable;
+      if (!status.reachable) renderFirstRun(status);
+    } catch (error) {
+      firstRun.hidden = false;
+      renderFirstRun({ reachable: false, base_url: "?", models: [], model: null, message: toOpError(error).message });
+    }
+  }
+
+  // ---- Wiring ----
+  composerForm.addEventListener("submit", (e) => {
+    e.preventDefault();
+    sendMessage();
+  });
+  composer.addEventListener("keydown", (e) => {
+    // isComposing: Vietnamese input methods use Enter to commit a word.
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      sendMessage();
+    }
+  });
+  composer.addEventListener("input", () => {
+    const query = paletteQuery(composer.value);
+    if (query !== null && composer.value === "/") {
+      composer.value = "";
+      palette.open(query);
+    }
+  });
+  stop.addEventListener("click", stopRun);
+  newChat.addEventListener("click", () => {
+    dispatch({ kind: "new_conversation" });
+    show("chat");
+  });
+  convOpen.addEventListener("click", () => show(view === "conversations" ? "chat" : "conversations"));
+  settingsOpen.addEventListener("click", () => show(view === "settings" ? "chat" : "settings"));
+  paletteOpen.addEventListener("click", () => palette.open());
+  document.addEventListener("keydown", (e) => {
+    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") {
+      e.preventDefault();
+      palette.open();
+      return;
+    }
+    if (e.key === "Escape" && !e.defaultPrevented) {
+      // An open <dialog> closes itself on Esc; otherwise Esc stops the run.
+      if (palette.element.open || overlay.open) return;
+      if (view !== "chat") show("chat");
+      else stopRun();
+    }
+  });
+
+  void onEvent((event) => dispatch({ kind: "event", event }));
+  void onNavigate((target) => {
+    const v = VIEWS.find((x) => x === target);
+    if (v) show(v);
+  });
+
+  show("chat");
+  render();
+  void checkModel();
+}
+
+function formatTime(iso: string, lang: Lang): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toLocaleString(lang === "vi" ? "vi-VN" : "en-GB", { dateStyle: "short", timeStyle: "short" });
+}
+
+async function boot(root: HTMLElement): Promise<void> {
+  if (import.meta.env.DEV && new URLSearchParams(location.search).has("demo")) {
+    const demo = await import("./demo");
+    demo.installDemo();
+    demo.autoSend();
+  }
+  start(root, await chooseLanguage());
 }
 
 const root = document.getElementById("app");
-if (root) void start(root);
+if (root) void boot(root);

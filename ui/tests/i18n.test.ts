@@ -46,3 +46,12 @@ describe("translator", () => {
     expect(translator("en")("noMatch", { query: "$&$1" })).toBe("No tool matches “$&$1”.");
   });
 });
+
+describe("challenge instructions", () => {
+  it("name each challenge type in both languages, with a generic fallback", async () => {
+    const { challengeKey } = await import("../src/i18n");
+    expect(translator("en")(challengeKey("captcha"))).toBe("Solve the CAPTCHA in the browser window, then press Done.");
+    expect(translator("vi")(challengeKey("otp"))).toContain("mã dùng một lần");
+    expect(challengeKey("something-new")).toBe("challenge.other");
+  });
+});

@@ -1,0 +1,105 @@
+// Renders the chat: message bubbles, banners (paused, waiting confirmations
+// and challenges) and the live timeline of tool calls grouped by run.
+
+import { h } from "./dom";
+import { callStatusKey, type Translate } from "./i18n";
+import type { ChatItem, PanelState } from "./state";
+import { durationLabel, groupByRun, scopeBadgeClass, screenshots, type CallRow } from "./timeline";
+import { scopeBadge, riskBadge } from "./view";
+
+/** Screenshots: loaded once via ReadArtifact as data URLs, then shown from the cache. */
+export interface Shots {
+  peek(reference: string): string | undefined;
+  load(reference: string): Promise<string>;
+  open(dataUrl: string, alt: string): void;
+}
+
+function renderItem(item: ChatItem, t: Translate): HTMLElement {
+  const who =
+    item.role === "user" ? t("userSays") : item.role === "assistant" ? t("assistantSays") : item.role === "tool" ? t("toolSays", { tool: item.toolName ?? "" }) : "";
+  // A notice with no text is the "stopped" line of a cancelled run.
+  const text = item.role === "notice" && item.text === "" ? t("runStopped") : item.text;
+  const attrs: Record<string, string> = { class: `msg ${item.role}${item.streaming ? " streaming" : ""}`, "data-key": item.key };
+  if (item.runId !== null) attrs["data-run"] = item.runId;
+  if (item.streaming) attrs["aria-busy"] = "true";
+  if (item.role === "error") attrs.role = "alert";
+  return h("li", attrs, who !== "" ? h("span", { class: "who" }, who) : null, h("div", { class: "text" }, text));
+}
+
+export function renderMessages(state: PanelState, t: Translate): Node[] {
+  const items: Node[] = state.messages.map((m) => renderItem(m, t));
+  const last = state.messages[state.messages.length - 1];
+  if (state.running && !(last?.role === "assistant" && last.streaming)) {
+    items.push(h("li", { class: "msg working", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("working")));
+  }
+  return items;
+}
+
+export function renderBanners(state: PanelState, t: Translate): Node[] {
+  const out: Node[] = [];
+  if (state.paused) out.push(h("p", { class: "banner banner-paused", role: "status" }, t("paused")));
+  for (const c of state.confirmations) {
+    out.push(h("p", { class: "banner banner-confirm", role: "status" }, t("confirmWaiting", { summary: c.action_summary })));
+  }
+  for (const c of state.challenges) {
+    out.push(
+      h("p", { class: "banner banner-challenge", role: "status" }, t("challengeWaiting", { type: c.request.challenge_type, url: c.request.url })),
+    );
+  }
+  return out;
+}
+
+function renderShot(reference: string, row: CallRow, t: Translate, shots: Shots): HTMLElement {
+  const alt = t("screenshotAlt", { tool: row.tool });
+  const btn = h("button", { type: "button", class: "shot", "aria-label": t("screenshotOpen"), title: t("screenshotOpen") }, t("screenshotLoading"));
+  const show = (url: string): void => {
+    btn.replaceChildren(h("img", { src: url, alt, class: "thumb" }));
+    btn.addEventListener("click", () => shots.open(url, alt));
+  };
+  const cached = shots.peek(reference);
+  if (cached !== undefined) {
+    show(cached);
+    return btn;
+  }
+  shots.load(reference).then(
+    show,
+    (error: unknown) => {
+      btn.replaceChildren(t("errorPrefix", { error: String((error as { message?: string }).message ?? error) }));
+      btn.disabled = true;
+    },
+  );
+  return btn;
+}
+
+export function renderCall(row: CallRow, t: Translate, shots: Shots): HTMLElement {
+  const head = h(
+    "div",
+    { class: "call-head" },
+    h("span", { class: `dot dot-${row.status}`, "aria-hidden": "true" }),
+    h("code", { class: "call-tool" }, row.tool),
+    row.scope !== null ? scopeBadge(row.scope, t) : h("span", { class: `badge scope ${scopeBadgeClass(null)}` }, t("scopePending")),
+    row.risk !== null && row.risk !== "low" ? riskBadge(row.risk, t) : null,
+    h("span", { class: `call-status status-${row.status}` }, t(callStatusKey(row.status))),
+    row.durationMs !== null ? h("span", { class: "call-duration" }, durationLabel(row.durationMs)) : null,
+  );
+  return h(
+    "li",
+    { class: `call call-${row.status}`, "data-tool": row.tool, "data-status": row.status, "data-call": row.id },
+    head,
+    row.target !== "" ? h("div", { class: "call-target", title: row.target }, row.target) : null,
+    row.reasoning !== null ? h("div", { class: "call-reasoning" }, t("reasoning", { text: row.reasoning })) : null,
+    row.error !== null ? h("div", { class: "call-error", role: "alert" }, `${row.error.code}: ${row.error.message}`) : null,
+    ...screenshots(row).map((a) => renderShot(a.ref, row, t, shots)),
+  );
+}
+
+export function renderTimeline(state: PanelState, t: Translate, shots: Shots): Node[] {
+  if (state.calls.length === 0) return [h("p", { class: "empty" }, t("timelineEmpty"))];
+  return groupByRun(state.calls).map((group) =>
+    h(
+      "section",
+      { class: "run", "data-run": group.runId, "aria-label": t("runLabel", { run: group.runId.slice(0, 8) }) },
+      h("ol", { class: "calls" }, ...group.calls.map((row) => renderCall(row, t, shots))),
+    ),
+  );
+}

@@ -1,0 +1,84 @@
+// The only module that touches @tauri-apps/api: sends Ops to the core
+// (`invoke("op", { op })`), listens to `halley://event` / `halley://navigate`
+// and closes dialog windows. Outside the desktop app (a plain browser, tests)
+// it reports "not connected to Halley" instead of crashing; tests can swap in
+// their own backend with setBackend().
+
+import { invoke, isTauri } from "@tauri-apps/api/core";
+import { listen } from "@tauri-apps/api/event";
+import { getCurrentWindow } from "@tauri-apps/api/window";
+import { expectReply, toOpError, type Event, type Op, type OpError, type Reply, type ReplyOf } from "./protocol";
+
+export type Unlisten = () => void;
+
+export interface Backend {
+  /** Whether a Halley core answers (false: plain browser). */
+  readonly connected: boolean;
+  op(op: Op): Promise<Reply>;
+  onEvent(handler: (event: Event) => void): Promise<Unlisten>;
+  /** `halley://navigate`: the shell asks the panel to show a view ("watches", "settings"...). */
+  onNavigate(handler: (view: string) => void): Promise<Unlisten>;
+  closeWindow(): Promise<void>;
+}
+
+export const NOT_CONNECTED: OpError = {
+  code: "not_connected",
+  message: "Not connected to Halley: open this page from the Halley desktop app.",
+};
+
+const tauriBackend: Backend = {
+  connected: true,
+  async op(op) {
+    try {
+      return await invoke<Reply>("op", { op });
+    } catch (error) {
+      throw toOpError(error);
+    }
+  },
+  async onEvent(handler) {
+    return listen<Event>("halley://event", (e) => handler(e.payload));
+  },
+  async onNavigate(handler) {
+    return listen<string>("halley://navigate", (e) => handler(e.payload));
+  },
+  async closeWindow() {
+    await getCurrentWindow().close();
+  },
+};
+
+/** Outside the app: every Op fails with `not_connected`, no event ever comes. */
+export const offlineBackend: Backend = {
+  connected: false,
+  op: () => Promise.reject(NOT_CONNECTED),
+  onEvent: () => Promise.resolve(() => {}),
+  onNavigate: () => Promise.resolve(() => {}),
+  closeWindow: async () => {
+    window.close();
+  },
+};
+
+let backend: Backend | null = null;
+
+function current(): Backend {
+  backend ??= isTauri() ? tauriBackend : offlineBackend;
+  return backend;
+}
+
+/** Replace the backend (tests, demos). */
+export function setBackend(next: Backend): void {
+  backend = next;
+}
+
+export const isConnected = (): boolean => current().connected;
+
+/** Send an Op; rejects with an OpError. */
+export const sendOp = (op: Op): Promise<Reply> => current().op(op);
+
+/** Send an Op and check the kind of its reply. */
+export async function request<T extends Reply["type"]>(op: Op, type: T): Promise<ReplyOf<T>> {
+  return expectReply(await sendOp(op), type);
+}
+
+export const onEvent = (handler: (event: Event) => void): Promise<Unlisten> => current().onEvent(handler);
+export const onNavigate = (handler: (view: string) => void): Promise<Unlisten> => current().onNavigate(handler);
+export const closeWindow = (): Promise<void> => current().closeWindow();

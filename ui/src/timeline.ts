@@ -1,0 +1,138 @@
+// Pure logic of the tool-call timeline: rows built from the agent's
+// tool_call / tool_result events (or a stored run's TimelineCall list),
+// the call's target, badge classes and duration labels.
+
+import { scopeClass } from "./catalogue";
+import type { Artifact, Json, TimelineCall, ToolResultV2, WireError } from "./protocol";
+import type { PermissionScope, RiskLevel } from "./types";
+
+export type CallStatus = "running" | "ok" | "error";
+
+export interface CallRow {
+  id: string;
+  runId: string;
+  tool: string;
+  arguments: Json;
+  /** What the call acts on: a URL, a selector, an element ref... ("" when none). */
+  target: string;
+  reasoning: string | null;
+  status: CallStatus;
+  scope: PermissionScope | null;
+  risk: RiskLevel | null;
+  durationMs: number | null;
+  error: WireError | null;
+  artifacts: Artifact[];
+  currentUrl: string | null;
+}
+
+/** Argument keys that name what a call acts on, most telling first. */
+const TARGET_KEYS = ["url", "selector", "ref", "element", "query", "text_query", "tab_id", "path", "name", "key"];
+
+function isObject(value: Json | undefined): value is { [key: string]: Json } {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The call's target read from its arguments: url, then selector, ref, ... */
+export function callTarget(args: Json): string {
+  if (!isObject(args)) return "";
+  for (const key of TARGET_KEYS) {
+    const value = args[key];
+    if (typeof value === "string" && value.trim() !== "") return value;
+    if (typeof value === "number") return String(value);
+  }
+  return "";
+}
+
+/** The model's reason: the event's, else the `_reasoningForCall` argument. */
+export function callReasoning(args: Json, reasoning?: string | null): string | null {
+  if (typeof reasoning === "string" && reasoning.trim() !== "") return reasoning;
+  if (isObject(args)) {
+    const r = args["_reasoningForCall"];
+    if (typeof r === "string" && r.trim() !== "") return r;
+  }
+  return null;
+}
+
+/** A row for a call the model just asked for. */
+export function startedCall(runId: string, id: string, tool: string, args: Json, reasoning?: string | null): CallRow {
+  return {
+    id,
+    runId,
+    tool,
+    arguments: args,
+    target: callTarget(args),
+    reasoning: callReasoning(args, reasoning),
+    status: "running",
+    scope: null,
+    risk: null,
+    durationMs: null,
+    error: null,
+    artifacts: [],
+    currentUrl: null,
+  };
+}
+
+/** The row once its result came in. */
+export function finishedCall(row: CallRow, result: ToolResultV2, durationMs: number): CallRow {
+  return {
+    ...row,
+    status: result.status === "ok" ? "ok" : "error",
+    scope: result.permission_scope,
+    risk: result.risk_level,
+    durationMs,
+    error: result.error,
+    artifacts: result.artifacts,
+    currentUrl: result.current_url,
+  };
+}
+
+/** A stored call's status as a row status. */
+export function storedStatus(status: string): CallStatus {
+  const s = status.toLowerCase();
+  if (s === "ok" || s === "completed" || s === "success") return "ok";
+  if (s === "running" || s === "pending" || s === "waiting") return "running";
+  return "error";
+}
+
+/** A row from a stored run (OpenConversation + RunTimeline). */
+export function storedCall(runId: string, call: TimelineCall): CallRow {
+  const row = startedCall(runId, call.call_id, call.tool, call.arguments, call.reasoning);
+  const status = storedStatus(call.status);
+  return {
+    ...row,
+    status,
+    durationMs: call.duration_ms,
+    error: status === "error" ? { code: call.error_code ?? call.status, message: call.error_code ?? call.status } : null,
+  };
+}
+
+/** Screenshots among the call's artifacts. */
+export function screenshots(row: CallRow): Artifact[] {
+  return row.artifacts.filter((a) => a.type === "screenshot");
+}
+
+/** The scope badge's class ("scope-payment"), or "scope-unknown" before the result. */
+export function scopeBadgeClass(scope: PermissionScope | null): string {
+  return scope === null ? "scope-unknown" : scopeClass(scope);
+}
+
+/** "850 ms", "1.2 s", "2 min 5 s"; "" when unknown. */
+export function durationLabel(ms: number | null): string {
+  if (ms === null || !Number.isFinite(ms) || ms < 0) return "";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
+  const whole = Math.round(s);
+  return `${Math.floor(whole / 60)} min ${whole % 60} s`;
+}
+
+/** Calls grouped by run, runs in first-seen order. */
+export function groupByRun(rows: readonly CallRow[]): { runId: string; calls: CallRow[] }[] {
+  const groups = new Map<string, CallRow[]>();
+  for (const row of rows) {
+    const list = groups.get(row.runId);
+    if (list) list.push(row);
+    else groups.set(row.runId, [row]);
+  }
+  return [...groups].map(([runId, calls]) => ({ runId, calls }));
+}

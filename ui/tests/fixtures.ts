@@ -1,0 +1,39 @@
+// Shared test data: events and results shaped as the core serialises them.
+import type { ConfirmationRequest, Event, ToolResultV2 } from "../src/protocol";
+
+export function result(over: Partial<ToolResultV2> = {}): ToolResultV2 {
+  return {
+    status: "ok",
+    trace_id: "00000000-0000-0000-0000-000000000001",
+    permission_scope: "READ_ONLY",
+    risk_level: "low",
+    current_url: "https://tiki.vn/laptop",
+    artifacts: [],
+    data: {},
+    error: null,
+    ...over,
+  };
+}
+
+export const agent = (run_id: string, event: Extract<Event, { type: "agent" }>["event"]): Event => ({ type: "agent", run_id, event });
+
+export function confirmation(over: Partial<ConfirmationRequest> = {}): ConfirmationRequest {
+  return {
+    id: "c1",
+    tool: "browser_click",
+    action_summary: "Đặt hàng trên tiki.vn: Laptop ASUS Vivobook 14",
+    fields: [
+      { name: "name", label: "Họ tên", value: "Nguyễn Văn An", masked: false },
+      { name: "card", label: "Số thẻ", value: "••••4242", masked: true },
+    ],
+    destination: "https://tiki.vn/checkout",
+    url: "https://tiki.vn/checkout",
+    origin: "https://tiki.vn",
+    page_total: "21.490.000 ₫",
+    risks: ["The button says “Đặt hàng” (place order)"],
+    scope: "PAYMENT",
+    risk_level: "high",
+    expires_at: "2030-01-01T00:05:00Z",
+    ...over,
+  };
+}
