@@ -28,4 +28,9 @@ async function start(root: HTMLElement): Promise<void> {
 }
 
 const root = document.getElementById("app");
-if (root) void start(root);
+// `data-ready="1"` on <body> once the first render is done (or failed): the
+// e2e tests and `make bench-desktop` wait for it.
+if (root)
+  void start(root).finally(() => {
+    document.body.dataset.ready = "1";
+  });
