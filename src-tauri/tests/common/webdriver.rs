@@ -37,6 +37,13 @@ pub struct Session {
 #[derive(Clone, Debug)]
 pub struct Element(pub String);
 
+impl Element {
+    /// The element as a script argument.
+    pub fn to_json(&self) -> Value {
+        json!({ ELEMENT_KEY: self.0 })
+    }
+}
+
 impl Client {
     pub fn new(port: u16) -> Self {
         Self { addr: format!("127.0.0.1:{port}") }
@@ -165,9 +172,10 @@ impl Session {
         self.cmd("POST", &format!("/element/{}/clear", el.0), None).map(drop)
     }
 
-    /// The element's rendered text.
+    /// The element's rendered text (`innerText`; WebKitWebDriver's own
+    /// "get element text" has been seen to drop the connection).
     pub fn text(&self, el: &Element) -> Result<String> {
-        let v = self.cmd("GET", &format!("/element/{}/text", el.0), None)?;
+        let v = self.execute("return arguments[0].innerText;", &[el.to_json()])?;
         Ok(v.as_str().unwrap_or_default().to_owned())
     }
 
