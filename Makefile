@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps ui build run test lint icons bench bench-agent
+.PHONY: help deps ui build run test lint icons bench bench-agent bench-desktop dist
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -55,6 +55,21 @@ bench: ## Benchmark Halley against Playwright MCP (snapshot tokens, latency) int
 
 bench-agent: ## Halley's own overhead per agent step (model time excluded)
 	$(CARGO) run --release -p halley --example bench_agent
+
+# The desktop benchmark measures this build of the app (release, with
+# tauri/custom-protocol as `cargo tauri build` makes it, so `make dist` reuses it).
+BENCH_PROFILE ?= release
+BENCH_ARGS ?= --write-doc
+
+bench-desktop: deps ui ## Desktop app: launch-to-panel time and idle memory (into docs/benchmarks.md)
+	$(CARGO) build -p halley-desktop --bin halley-desktop --features tauri/custom-protocol \
+	  $(if $(filter release,$(BENCH_PROFILE)),--release)
+	$(CARGO) build -p halley-desktop --example bench_desktop
+	scripts/with-session.sh $(TARGET_DIR)/debug/examples/bench_desktop \
+	  --app $(TARGET_DIR)/$(BENCH_PROFILE)/halley-desktop $(BENCH_ARGS)
+
+dist: deps ui ## Linux packages of the desktop app into dist/ (.deb; AppImage when possible)
+	scripts/dist.sh
 
 icons: ## Redraw the logo into assets/icons and ui/public
 	scripts/make-icons.sh

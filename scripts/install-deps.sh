@@ -36,6 +36,13 @@ else
   echo "install-deps: apt packages present"
 fi
 
+# tauri-driver: the WebDriver server the desktop e2e tests and
+# `make bench-desktop` talk to; it starts Debian's WebKitWebDriver.
+if ! command -v tauri-driver >/dev/null 2>&1; then
+  echo "install-deps: cargo install tauri-driver"
+  cargo install tauri-driver --version "^2" --locked --quiet
+fi
+
 if [ -f ui/package.json ]; then
   if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
     echo "install-deps: npm ci in ui/"

@@ -330,4 +330,9 @@ async function boot(root: HTMLElement): Promise<void> {
 }
 
 const root = document.getElementById("app");
-if (root) void boot(root);
+// `data-ready="1"` on <body> once the first render is done (or failed): the
+// e2e tests and `make bench-desktop` wait for it.
+if (root)
+  void boot(root).finally(() => {
+    document.body.dataset.ready = "1";
+  });

@@ -1,0 +1,258 @@
+//! `make bench-desktop`: how fast the desktop app gets to a usable panel, and
+//! how much memory it holds when idle.
+//!
+//! Each run launches `halley-desktop` through tauri-driver (WebDriver, as
+//! the e2e tests do) in the current X display and times it until the panel
+//! has rendered (`<body data-ready="1">`, set by ui/src/main.ts); then, after
+//! `--idle` seconds, it sums the PSS and RSS (/proc/PID/smaps_rollup) of the
+//! app's process tree (halley-desktop and its WebKit helpers; the managed
+//! Chromium and its children are not the app's and are left out). Run it in
+//! a desktop session: `scripts/with-session.sh cargo run -p halley-desktop
+//! --example bench_desktop -- --app target/release/halley-desktop`.
+//!
+//! Options: `--app PATH` (default: `halley-desktop` next to this example's
+//! profile dir), `--runs N` (5), `--idle SECS` (5), `--write-doc` (replace
+//! the section between the markers in docs/benchmarks.md).
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use common::driver::{AppEnv, TauriDriver};
+use common::proc::{self, Memory};
+use common::webdriver::Session;
+
+const APP: &str = "halley-desktop";
+const READY: &str = r#"return document.body.dataset.ready === "1";"#;
+const READY_TIMEOUT: Duration = Duration::from_secs(60);
+const EXIT_TIMEOUT: Duration = Duration::from_secs(15);
+const DOC_BEGIN: &str = "<!-- desktop-bench:begin -->";
+const DOC_END: &str = "<!-- desktop-bench:end -->";
+/// A published figure for comparison (summed memory of the main process and
+/// its children, like our RSS total, not PSS).
+const ELECTRON: &str = "For comparison: an empty Electron app, release build on Linux x64, uses about 622 MB \
+(main process and children, summed) in the \
+[web-to-desktop-framework-comparison](https://github.com/Elanis/web-to-desktop-framework-comparison) \
+benchmark (01-empty-app), against about 93 MB for an empty Tauri app there.\n\n";
+/// Targets from the issue.
+const TARGET_READY_MS: f64 = 1000.0;
+const TARGET_PSS_MB: f64 = 200.0;
+
+struct Options {
+    app: PathBuf,
+    runs: usize,
+    idle: Duration,
+    write_doc: bool,
+}
+
+fn options() -> Result<Options> {
+    let exe = std::env::current_exe()?;
+    // <target>/<profile>/examples/bench_desktop -> <target>/<profile>/halley-desktop
+    let default_app = exe.parent().and_then(Path::parent).map(|d| d.join(APP)).context("no profile dir")?;
+    let mut o = Options { app: default_app, runs: 5, idle: Duration::from_secs(5), write_doc: false };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = || args.next().with_context(|| format!("{a} needs a value"));
+        match a.as_str() {
+            "--app" => o.app = PathBuf::from(value()?),
+            "--runs" => o.runs = value()?.parse()?,
+            "--idle" => o.idle = Duration::from_secs_f64(value()?.parse()?),
+            "--write-doc" => o.write_doc = true,
+            "-h" | "--help" => {
+                println!("bench_desktop [--app PATH] [--runs N] [--idle SECS] [--write-doc]");
+                std::process::exit(0);
+            }
+            other => bail!("unknown argument {other:?}"),
+        }
+    }
+    if o.runs == 0 {
+        bail!("--runs must be at least 1");
+    }
+    o.app = o.app.canonicalize().with_context(|| format!("{} not found; build it first", o.app.display()))?;
+    Ok(o)
+}
+
+struct Run {
+    /// Launch until the WebDriver session exists (app started, page loading).
+    session_ms: f64,
+    /// Launch until the panel has rendered.
+    ready_ms: f64,
+    total: Memory,
+    processes: Vec<(u32, String, Memory)>,
+}
+
+fn main() -> Result<()> {
+    let o = options()?;
+    if common::no_display().is_some() {
+        bail!("no DISPLAY: run under scripts/with-session.sh (make bench-desktop does)");
+    }
+    let artifacts = common::artifacts_dir(&o.app)?;
+    let env = AppEnv::new()?;
+    let mut driver = TauriDriver::start(&env.vars()?, &artifacts.join("bench-desktop-driver.log"))?;
+    eprintln!("bench-desktop: {} ({} runs, {:?} idle each)", o.app.display(), o.runs, o.idle);
+    let mut runs = Vec::new();
+    for i in 1..=o.runs {
+        let run = one_run(&mut driver, &o)?;
+        eprintln!(
+            "  run {i}: panel ready {:.0} ms (session {:.0} ms), PSS {:.1} MB, RSS {:.1} MB",
+            run.ready_ms,
+            run.session_ms,
+            mb(run.total.pss_kib),
+            mb(run.total.rss_kib)
+        );
+        runs.push(run);
+    }
+    driver.stop()?;
+    let report = report(&o, &runs)?;
+    println!("{report}");
+    if o.write_doc {
+        let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/benchmarks.md");
+        write_doc(&doc, &report)?;
+        eprintln!("bench-desktop: wrote {}", doc.display());
+    }
+    Ok(())
+}
+
+fn one_run(driver: &mut TauriDriver, o: &Options) -> Result<Run> {
+    let start = Instant::now();
+    let session = driver.launch(&o.app, &[])?;
+    let session_ms = ms(start.elapsed());
+    wait_ready(&session)?;
+    let ready_ms = ms(start.elapsed());
+
+    sleep(o.idle);
+    let pid = driver.app_pid(APP)?.context("no halley-desktop process below tauri-driver")?;
+    let processes = app_processes(pid);
+    let mut total = Memory::default();
+    let mut rows = Vec::new();
+    for p in processes {
+        if let Some(m) = proc::memory_of(p) {
+            total.pss_kib += m.pss_kib;
+            total.rss_kib += m.rss_kib;
+            rows.push((p, proc::exe_name(p).unwrap_or_default(), m));
+        }
+    }
+
+    let mut tree = vec![pid];
+    tree.extend(proc::descendants_of(pid));
+    session.delete().context("closing the app")?;
+    let left = proc::wait_gone(&tree, EXIT_TIMEOUT);
+    if !left.is_empty() {
+        bail!("the app did not go away after the session ended: {left:?}");
+    }
+    Ok(Run { session_ms, ready_ms, total, processes: rows })
+}
+
+fn wait_ready(session: &Session) -> Result<()> {
+    let deadline = Instant::now() + READY_TIMEOUT;
+    loop {
+        if session.execute(READY, &[]).is_ok_and(|v| v == serde_json::Value::Bool(true)) {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            bail!("the panel was not ready within {READY_TIMEOUT:?}");
+        }
+        sleep(Duration::from_millis(5));
+    }
+}
+
+/// The app and its descendants, without the managed browser's subtree.
+fn app_processes(pid: u32) -> Vec<u32> {
+    let is_browser = |p: u32| {
+        proc::exe_name(p).is_some_and(|n| n.contains("chromium") || n.contains("chrome"))
+            || proc::comm(p).is_some_and(|n| n.contains("chromium") || n.contains("chrome"))
+    };
+    let mut out = vec![pid];
+    let mut stack = vec![pid];
+    while let Some(p) = stack.pop() {
+        for c in proc::descendants_of(p).into_iter().filter(|c| proc::parent_of(*c) == Some(p)) {
+            if !is_browser(c) {
+                out.push(c);
+                stack.push(c);
+            }
+        }
+    }
+    out
+}
+
+fn report(o: &Options, runs: &[Run]) -> Result<String> {
+    let ready = median(runs.iter().map(|r| r.ready_ms).collect());
+    let session = median(runs.iter().map(|r| r.session_ms).collect());
+    let pss = median(runs.iter().map(|r| mb(r.total.pss_kib)).collect());
+    let rss = median(runs.iter().map(|r| mb(r.total.rss_kib)).collect());
+    let all_ready: Vec<String> = runs.iter().map(|r| format!("{:.0}", r.ready_ms)).collect();
+    let profile =
+        o.app.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let webkit = common::run("dpkg-query", &["-W", "-f=${Version}", "libwebkit2gtk-4.1-0"]).unwrap_or_default();
+    let last = runs.last().context("no runs")?;
+
+    let mut s = String::new();
+    s.push_str(&format!(
+        "Measured on {} with `{}` ({} build), WebKitGTK {}, Xvfb, {} runs, {:.0} s idle.\n\n",
+        chrono_date(),
+        APP,
+        profile,
+        if webkit.is_empty() { "?" } else { &webkit },
+        runs.len(),
+        o.idle.as_secs_f64()
+    ));
+    s.push_str("| Figure | Median | Target |\n| --- | ---: | ---: |\n");
+    s.push_str(&format!(
+        "| Launch to usable panel | {ready:.0} ms | < {TARGET_READY_MS:.0} ms {} |\n",
+        verdict(ready < TARGET_READY_MS)
+    ));
+    s.push_str(&format!("| Launch to WebDriver session (app started) | {session:.0} ms | |\n"));
+    s.push_str(&format!(
+        "| Idle memory, PSS (app + WebKit helpers) | {pss:.1} MB | < {TARGET_PSS_MB:.0} MB {} |\n",
+        verdict(pss < TARGET_PSS_MB)
+    ));
+    s.push_str(&format!("| Idle memory, RSS summed | {rss:.1} MB | |\n\n"));
+    s.push_str(&format!("Launch to usable panel per run (ms): {}.\n\n", all_ready.join(", ")));
+    s.push_str(ELECTRON);
+    s.push_str("Processes of the last run:\n\n| Process | PID | PSS (MB) | RSS (MB) |\n| --- | ---: | ---: | ---: |\n");
+    for (pid, name, m) in &last.processes {
+        s.push_str(&format!("| {name} | {pid} | {:.1} | {:.1} |\n", mb(m.pss_kib), mb(m.rss_kib)));
+    }
+    s.push_str(&format!("| **total** | | **{:.1}** | **{:.1}** |\n", mb(last.total.pss_kib), mb(last.total.rss_kib)));
+    Ok(s)
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok { "(met)" } else { "(**missed**)" }
+}
+
+/// Today's date (UTC) from `date`, for the report.
+fn chrono_date() -> String {
+    common::run("date", &["-u", "+%Y-%m-%d"]).map(|d| d.trim().to_owned()).unwrap_or_default()
+}
+
+fn write_doc(doc: &Path, report: &str) -> Result<()> {
+    let text = std::fs::read_to_string(doc)?;
+    let (Some(a), Some(b)) = (text.find(DOC_BEGIN), text.find(DOC_END)) else {
+        bail!("{} has no {DOC_BEGIN} ... {DOC_END} markers", doc.display());
+    };
+    let new = format!("{}{DOC_BEGIN}\n{report}{}", &text[..a], &text[b..]);
+    std::fs::write(doc, new)?;
+    Ok(())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        return 0.0;
+    }
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn mb(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
