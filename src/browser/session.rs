@@ -143,14 +143,15 @@ impl BrowserSession {
         if let Some(page) = self.attached_page(tab) {
             return Ok(Some(page));
         }
-        if !start && let Ok(state) = self.state.try_lock()
+        if !start
+            && let Ok(state) = self.state.try_lock()
             && state.conn.is_none()
         {
             return Ok(None);
         }
-        let acquired = tokio::time::timeout(WINDOW_WAIT, self.acquire()).await.map_err(|_| {
-            Error::new(ErrorCode::Timeout, "the browser is busy with a call; try again in a moment")
-        })?;
+        let acquired = tokio::time::timeout(WINDOW_WAIT, self.acquire())
+            .await
+            .map_err(|_| Error::new(ErrorCode::Timeout, "the browser is busy with a call; try again in a moment"))?;
         let mut guard = acquired?;
         let handle = guard.page(tab).await?;
         Ok(Some(handle.page))

@@ -20,19 +20,14 @@ const MAX_ARTIFACT_BYTES: u64 = 32 * 1024 * 1024;
 pub async fn conversations(store: &Store, limit: u32) -> Result<Reply> {
     let agent = memory::default_agent(store).await?;
     let rows = store.conversations().for_agent(&agent, limit.clamp(1, 500)).await?;
-    let conversations = rows
-        .into_iter()
-        .map(|c| ConversationSummary { id: c.id, title: c.title, updated_at: c.updated_at })
-        .collect();
+    let conversations =
+        rows.into_iter().map(|c| ConversationSummary { id: c.id, title: c.title, updated_at: c.updated_at }).collect();
     Ok(Reply::Conversations { conversations })
 }
 
 pub async fn conversation(store: &Store, id: &str) -> Result<Reply> {
-    let found = store
-        .conversations()
-        .get(id)
-        .await?
-        .ok_or_else(|| Error::not_found(format!("no conversation `{id}`")))?;
+    let found =
+        store.conversations().get(id).await?.ok_or_else(|| Error::not_found(format!("no conversation `{id}`")))?;
     let messages = store
         .messages()
         .for_conversation(id)

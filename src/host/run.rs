@@ -82,7 +82,8 @@ impl Host {
                 match drive_run(&self.core, &client, &model, begun, &limits, &cancel, emit).await {
                     Ok(outcome) => (outcome.status, outcome.stop_reason, outcome.answer),
                     Err(e) => {
-                        let _ = self.events.send(Event::Agent { run_id: run_id.clone(), event: error_event(&run_id, &e) });
+                        let _ =
+                            self.events.send(Event::Agent { run_id: run_id.clone(), event: error_event(&run_id, &e) });
                         (RunStatus::Failed, "internal_error".to_owned(), None)
                     }
                 }

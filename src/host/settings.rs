@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::agent::provider::{ModelConfig, ModelFlags, Preset};
 use crate::agent::ModelClient;
+use crate::agent::provider::{ModelConfig, ModelFlags, Preset};
 use crate::error::{Error, ErrorCode, Result};
 use crate::protocol::{ModelStatus, Settings};
 use crate::secrets::{Secret, SecretStore};
@@ -170,9 +170,7 @@ pub async fn check_model(settings: &Settings) -> Result<ModelStatus> {
     Ok(match listed {
         Ok(models) => {
             let model = chosen.or_else(|| models.first().cloned());
-            let message = models
-                .is_empty()
-                .then(|| format!("the model server at {base_url} serves no model; {hint}"));
+            let message = models.is_empty().then(|| format!("the model server at {base_url} serves no model; {hint}"));
             ModelStatus { reachable: true, base_url, models, model, message }
         }
         Err(e) => ModelStatus {

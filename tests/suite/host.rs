@@ -91,12 +91,14 @@ async fn a_message_streams_tokens_and_the_run_ends_completed() {
     // The model chosen was the endpoint's first.
     assert_eq!(model.requests()[0]["model"], "scripted-model");
 
-    let Reply::Conversations { conversations } = host.handle(Op::ListConversations { limit: 10 }).await.unwrap()
-    else {
+    let Reply::Conversations { conversations } = host.handle(Op::ListConversations { limit: 10 }).await.unwrap() else {
         panic!()
     };
     assert_eq!(conversations.len(), 1);
-    assert_eq!((conversations[0].id.as_str(), conversations[0].title.as_str()), (conversation_id.as_str(), "Giá laptop?"));
+    assert_eq!(
+        (conversations[0].id.as_str(), conversations[0].title.as_str()),
+        (conversation_id.as_str(), "Giá laptop?")
+    );
     let Reply::Conversation { messages, .. } =
         host.handle(Op::OpenConversation { id: conversation_id.clone() }).await.unwrap()
     else {
@@ -158,7 +160,8 @@ async fn a_submit_waits_for_the_user_deny_sends_nothing_approve_sends_once() {
     assert_eq!(ended(&events).0, "completed");
     assert!(site.posts().is_empty());
     // The question is gone: answering it again is not_found.
-    let again = Op::AnswerConfirmation { id: asked[0].clone(), approved: true, user_edits: Map::new(), reason: String::new() };
+    let again =
+        Op::AnswerConfirmation { id: asked[0].clone(), approved: true, user_edits: Map::new(), reason: String::new() };
     assert_eq!(host.handle(again).await.unwrap_err().code(), ErrorCode::NotFound);
 
     // Approved, in the same conversation: exactly one POST.
@@ -331,7 +334,10 @@ async fn tools_rules_and_artifacts() {
         panic!()
     };
     assert_eq!(rules.len(), 1);
-    assert_eq!((rules[0]["tool"].clone(), rules[0]["decision"].clone()), (json!("browser_upload_file"), json!("never")));
+    assert_eq!(
+        (rules[0]["tool"].clone(), rules[0]["decision"].clone()),
+        (json!("browser_upload_file"), json!("never"))
+    );
     // The gate decides on it at once.
     assert_eq!(host.core().gate().policy().rules().len(), 1);
     let bad = Op::AddRule { site: None, tool: None, decision: "allow".into() };
@@ -351,6 +357,9 @@ async fn tools_rules_and_artifacts() {
         host.handle(Op::ReadArtifact { reference }).await.unwrap(),
         Reply::Artifact { mime: "image/png".into(), data: "iVBORw==".into() }
     );
-    assert_eq!(host.handle(Op::AnswerChallenge { id: "x".into(), done: true }).await.unwrap_err().code(), ErrorCode::NotFound);
+    assert_eq!(
+        host.handle(Op::AnswerChallenge { id: "x".into(), done: true }).await.unwrap_err().code(),
+        ErrorCode::NotFound
+    );
     host.close().await;
 }
