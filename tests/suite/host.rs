@@ -363,3 +363,22 @@ async fn tools_rules_and_artifacts() {
     );
     host.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browser_window_can_be_docked_where_the_panel_wants_it() {
+    if std::env::var_os("DISPLAY").is_none() {
+        eprintln!("skipped: no DISPLAY for a headed browser");
+        return;
+    }
+    if !have_browser() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let host = Host::open(DataDir::at(tmp.path().join("data")), BrowserSettings::default()).await.unwrap();
+    assert_eq!(host.browser_window().await.unwrap(), None, "no browser yet");
+    let want = halley::host::Rect { x: 100, y: 50, width: 900, height: 700 };
+    host.set_browser_window(want).await.unwrap();
+    let got = host.browser_window().await.unwrap().expect("a window");
+    assert_eq!(got, want);
+    host.close().await;
+}
