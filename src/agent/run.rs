@@ -143,8 +143,28 @@ pub async fn run_task_with(
     conversation: Option<&str>,
     limits: &RunLimits,
     cancel: &Cancel,
-    mut on_event: impl FnMut(AgentEvent),
+    on_event: impl FnMut(AgentEvent),
 ) -> Result<RunOutcome> {
+    let begun = begin_run(core, task, conversation).await?;
+    drive_run(core, client, model, begun, limits, cancel, on_event).await
+}
+
+/// A run recorded (its conversation, its row and the user's message) but
+/// not driven yet: a front end can tell its ids at once, before the model
+/// is even reached.
+#[derive(Debug, Clone)]
+pub struct BegunRun {
+    pub run_id: String,
+    pub conversation_id: String,
+    agent_id: String,
+    task: String,
+    /// The conversation's messages before this task, as the model reads them.
+    history: Vec<Value>,
+}
+
+/// Record the start of a run on `task`, in a new conversation or going on
+/// with `conversation` (`not_found` when there is no such conversation).
+pub async fn begin_run(core: &Core, task: &str, conversation: Option<&str>) -> Result<BegunRun> {
     let store = core.store();
     let agent_id = memory::default_agent(store).await?;
     let (conversation, history) = match conversation {
@@ -160,9 +180,34 @@ pub async fn run_task_with(
         }
     };
     let run = store.runs().create(&agent_id, Some(&conversation.id)).await?;
-    let mut loop_ = Loop::new(core, client, model, limits, cancel, (run.id.clone(), conversation.id.clone(), agent_id));
+    store
+        .messages()
+        .append(&NewMessage {
+            conversation_id: conversation.id.clone(),
+            run_id: Some(run.id.clone()),
+            role: Role::User,
+            content: Some(task.to_owned()),
+            tool_calls: None,
+            tool_call_id: None,
+            tool_name: None,
+        })
+        .await?;
+    Ok(BegunRun { run_id: run.id, conversation_id: conversation.id, agent_id, task: task.to_owned(), history })
+}
+
+/// Drive a run [`begin_run`] recorded to its end.
+pub async fn drive_run(
+    core: &Core,
+    client: &ModelClient,
+    model: &str,
+    begun: BegunRun,
+    limits: &RunLimits,
+    cancel: &Cancel,
+    mut on_event: impl FnMut(AgentEvent),
+) -> Result<RunOutcome> {
+    let BegunRun { run_id, conversation_id, agent_id, task, history } = begun;
+    let mut loop_ = Loop::new(core, client, model, limits, cancel, (run_id, conversation_id, agent_id));
     let _restore = loop_.watch_user();
-    loop_.record(Role::User, Some(task.to_owned()), None, None).await?;
     loop_.messages = vec![json!({"role": "system", "content": loop_.system_prompt().await?})];
     loop_.messages.extend(history);
     loop_.messages.push(json!({"role": "user", "content": task}));

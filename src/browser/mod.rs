@@ -11,6 +11,7 @@ mod page;
 mod runtime;
 mod session;
 pub mod tools;
+pub mod window;
 
 pub use launch::{BrowserOptions, CHROMIUM_ENV, find_chromium};
 pub use session::BrowserSession;

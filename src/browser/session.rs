@@ -31,6 +31,10 @@ const RELAUNCH_BACKOFF_MS: [u64; 3] = [0, 500, 1500];
 pub struct BrowserSession {
     options: BrowserOptions,
     state: Mutex<State>,
+    /// The pages attached for commands, by tab id: read without waiting
+    /// for the call in flight (which holds `state`, e.g. while the user is
+    /// asked), to move the window or bring a tab forward.
+    attached: std::sync::Mutex<Vec<(String, Page)>>,
 }
 
 impl std::fmt::Debug for BrowserSession {
@@ -70,7 +74,7 @@ const STARTUP_GRACE: Duration = Duration::from_secs(5);
 
 impl BrowserSession {
     pub fn new(options: BrowserOptions) -> BrowserSession {
-        BrowserSession { options, state: Mutex::new(State::default()) }
+        BrowserSession { options, state: Mutex::new(State::default()), attached: std::sync::Mutex::default() }
     }
 
     pub fn options(&self) -> &BrowserOptions {
@@ -106,6 +110,7 @@ impl BrowserSession {
             if let Some(conn) = state.conn.take() {
                 conn.shutdown().await;
             }
+            self.attached.lock().unwrap_or_else(|e| e.into_inner()).clear();
             state.crashed = false;
             let reopen: Vec<(String, String)> = state.tabs.iter().map(|t| (t.id.clone(), t.url.clone())).collect();
             start(&self.options, &mut state).await?;
@@ -113,7 +118,7 @@ impl BrowserSession {
         } else if state.conn.is_none() {
             start(&self.options, &mut state).await?;
         }
-        let mut guard = Guard { state };
+        let mut guard = Guard { state, attached: &self.attached };
         guard.sync_tabs().await?;
         Ok(guard)
     }
@@ -126,8 +131,43 @@ impl BrowserSession {
         }
         state.tabs.clear();
         state.current = None;
+        self.attached.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
+    /// A page to steer the window with: tab `tab` (else the current or
+    /// last attached one) when one is attached, without waiting for a call
+    /// in flight. Otherwise, when `start` or a browser runs, the browser is
+    /// taken (launched when `start`) within a few seconds; `None` when no
+    /// browser runs and `start` is false.
+    pub async fn window_page(&self, tab: Option<&str>, start: bool) -> Result<Option<Page>> {
+        if let Some(page) = self.attached_page(tab) {
+            return Ok(Some(page));
+        }
+        if !start
+            && let Ok(state) = self.state.try_lock()
+            && state.conn.is_none()
+        {
+            return Ok(None);
+        }
+        let acquired = tokio::time::timeout(WINDOW_WAIT, self.acquire())
+            .await
+            .map_err(|_| Error::new(ErrorCode::Timeout, "the browser is busy with a call; try again in a moment"))?;
+        let mut guard = acquired?;
+        let handle = guard.page(tab).await?;
+        Ok(Some(handle.page))
+    }
+
+    fn attached_page(&self, tab: Option<&str>) -> Option<Page> {
+        let attached = self.attached.lock().unwrap_or_else(|e| e.into_inner());
+        match tab {
+            Some(id) => attached.iter().find(|(t, _)| t == id).map(|(_, p)| p.clone()),
+            None => attached.last().map(|(_, p)| p.clone()),
+        }
     }
 }
+
+/// How long [`BrowserSession::window_page`] waits for the browser.
+const WINDOW_WAIT: Duration = Duration::from_secs(5);
 
 async fn start(options: &BrowserOptions, state: &mut State) -> Result<()> {
     let mut last: Option<Error> = None;
@@ -230,6 +270,7 @@ pub(crate) fn crashed() -> Error {
 /// Exclusive use of the browser for one tool call.
 pub(crate) struct Guard<'a> {
     state: MutexGuard<'a, State>,
+    attached: &'a std::sync::Mutex<Vec<(String, Page)>>,
 }
 
 impl Guard<'_> {
@@ -303,6 +344,10 @@ impl Guard<'_> {
         }
         let state = &mut *self.state;
         state.tabs.retain(|t| targets.iter().any(|(id, _, _, _)| id == &t.target));
+        self.attached
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(id, _)| state.tabs.iter().any(|t| &t.id == id));
         for (target, url, title, _) in targets {
             if let Some(tab) = state.tabs.iter_mut().find(|t| t.target == target) {
                 tab.url = url;
@@ -402,6 +447,9 @@ impl Guard<'_> {
         // still be loading: let its document be parsed before it is used.
         let _ = super::page::wait_for_load(&handle, WaitUntil::DomContentLoaded, Duration::from_secs(10)).await;
         self.state.tabs[idx].live = Some(handle.clone());
+        let mut attached = self.attached.lock().unwrap_or_else(|e| e.into_inner());
+        attached.retain(|(t, _)| t != &handle.id);
+        attached.push((handle.id.clone(), handle.page.clone()));
         Ok(handle)
     }
 

@@ -67,6 +67,12 @@ impl Gate {
         self.confirmer.read().map_or_else(|_| Arc::new(DenyAll) as Arc<dyn Confirmer>, |c| Arc::clone(&c))
     }
 
+    /// Read the user's rules again from the store (after they were edited).
+    pub async fn reload_rules(&self) -> Result<()> {
+        self.policy.set_rules(self.store.gate_rules().list().await?);
+        Ok(())
+    }
+
     pub fn policy(&self) -> &Policy {
         &self.policy
     }

@@ -23,7 +23,7 @@
 //! https only). The effective scope is never taken below the declared one.
 
 use std::collections::HashSet;
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -93,7 +93,8 @@ type SessionKey = (String, PermissionScope, Option<String>);
 /// The user's rules, this session's approvals and the task's allowed origins.
 #[derive(Debug, Default)]
 pub struct Policy {
-    rules: Vec<GateRuleRow>,
+    /// Behind a lock: the user edits rules while the session goes.
+    rules: RwLock<Vec<GateRuleRow>>,
     session: Mutex<HashSet<SessionKey>>,
     allowed_origins: Option<Vec<SitePattern>>,
 }
@@ -101,7 +102,7 @@ pub struct Policy {
 impl Policy {
     /// A policy over these rules, with no session approvals and no origin limit.
     pub fn new(rules: Vec<GateRuleRow>) -> Policy {
-        Policy { rules, ..Policy::default() }
+        Policy { rules: RwLock::new(rules), ..Policy::default() }
     }
 
     /// A policy over the user's rules as stored now.
@@ -116,8 +117,15 @@ impl Policy {
         self
     }
 
-    pub fn rules(&self) -> &[GateRuleRow] {
-        &self.rules
+    /// The rules as loaded (a copy).
+    pub fn rules(&self) -> Vec<GateRuleRow> {
+        self.rules.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Replace the rules (after the user added or removed one): calls from
+    /// now on are decided on these.
+    pub fn set_rules(&self, rules: Vec<GateRuleRow>) {
+        *self.rules.write().unwrap_or_else(|e| e.into_inner()) = rules;
     }
 
     /// Remember the user's "allow for this session" for exactly this tool,
@@ -162,8 +170,9 @@ impl Policy {
         if let Some(reason) = deny {
             steps.push((Decision::Deny(reason.to_owned()), "policy"));
         }
+        let rules = self.rules.read().unwrap_or_else(|e| e.into_inner());
         let matching: Vec<&GateRuleRow> =
-            self.rules.iter().filter(|r| r.applies_to(origin, tool) && r.covers_scope(scope)).collect();
+            rules.iter().filter(|r| r.applies_to(origin, tool) && r.covers_scope(scope)).collect();
         for rule in matching.iter().filter(|r| r.decision == RuleDecision::Never) {
             steps.push((Decision::Deny(format!("you set never for {}", rule.describe())), "rule"));
         }

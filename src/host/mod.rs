@@ -5,14 +5,26 @@
 //!
 //! The API below is the contract the desktop shell codes against.
 
+pub mod confirm;
+mod ops;
+mod run;
+pub mod settings;
+
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
-use tokio::sync::broadcast;
+use tokio::sync::{RwLock, broadcast};
 
+use self::confirm::ChannelConfirmer;
+use self::run::Running;
+use crate::browser::window::{self, WindowBounds};
 use crate::core::{BrowserSettings, Core};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::paths::DataDir;
-use crate::protocol::{Event, Op, Reply};
+use crate::protocol::{Event, Op, Reply, Settings};
+use crate::store::Store;
+use crate::tools::catalogue::safety::ConfirmResultV1;
 
 /// A rectangle on the screen, in physical pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -28,15 +40,44 @@ pub struct Rect {
 pub struct Host {
     core: Core,
     events: broadcast::Sender<Event>,
+    confirmer: Arc<ChannelConfirmer>,
+    /// The saved settings, as the next run and `CheckModel` read them.
+    settings: RwLock<Settings>,
+    running: std::sync::Mutex<Option<Running>>,
+    paused: AtomicBool,
 }
+
+/// How long [`Host::close`] lets a stopped run record its end.
+const CLOSE_WAIT: Duration = Duration::from_secs(3);
 
 impl Host {
     /// Open the data directory and the core. The browser starts on the first
     /// browser call (or [`Host::set_browser_window`]).
     pub async fn open(data_dir: DataDir, browser: BrowserSettings) -> Result<Arc<Host>> {
-        let core = Core::open_full(data_dir, crate::tools::Registry::builtin()?, browser).await?;
+        data_dir.ensure()?;
+        // The saved settings may name the browser to use.
+        let saved = {
+            let store = Store::open(&data_dir.db_path()).await?;
+            let saved = settings::load(&store).await;
+            store.close().await;
+            saved?
+        };
+        let browser = BrowserSettings {
+            chromium: browser.chromium.or_else(|| saved.chromium.as_deref().map(std::path::PathBuf::from)),
+            ..browser
+        };
+        let mut core = Core::open_full(data_dir, crate::tools::Registry::builtin()?, browser).await?;
         let (events, _) = broadcast::channel(1024);
-        Ok(Arc::new(Host { core, events }))
+        let confirmer = Arc::new(ChannelConfirmer::new(events.clone()));
+        core.set_confirmer(Arc::clone(&confirmer) as Arc<dyn crate::gate::Confirmer>);
+        Ok(Arc::new(Host {
+            core,
+            events,
+            confirmer,
+            settings: RwLock::new(saved),
+            running: std::sync::Mutex::new(None),
+            paused: AtomicBool::new(false),
+        }))
     }
 
     /// Every [`Event`] from now on.
@@ -44,26 +85,141 @@ impl Host {
         self.events.subscribe()
     }
 
+    /// The core (the store, the registry, the browser), for front ends
+    /// that need more than the protocol.
+    pub fn core(&self) -> &Core {
+        &self.core
+    }
+
+    /// The settings as saved now.
+    pub async fn settings(&self) -> Settings {
+        self.settings.read().await.clone()
+    }
+
     /// Carry out one [`Op`]; what it answers is documented on the `Op`.
     pub async fn handle(self: &Arc<Self>, op: Op) -> Result<Reply> {
-        Err(Error::new(crate::error::ErrorCode::NotAvailable, format!("{op:?} is not built yet")))
+        let store = self.core.store();
+        match op {
+            Op::SendMessage { text, conversation_id } => self.send_message(text, conversation_id).await,
+            Op::Stop => {
+                self.stop();
+                Ok(Reply::Done)
+            }
+            Op::AnswerConfirmation { id, approved, user_edits, reason } => {
+                self.confirmer.answer_confirmation(&id, ConfirmResultV1 { approved, user_edits, reason })?;
+                Ok(Reply::Done)
+            }
+            Op::AnswerChallenge { id, done } => {
+                self.confirmer.answer_challenge(&id, done)?;
+                Ok(Reply::Done)
+            }
+            Op::ShowChallenge { id } => {
+                let tab = self.confirmer.challenge_tab(&id)?;
+                self.show_tab(&tab).await?;
+                Ok(Reply::Done)
+            }
+            Op::ListConversations { limit } => ops::conversations(store, limit).await,
+            Op::OpenConversation { id } => ops::conversation(store, &id).await,
+            Op::RunTimeline { run_id } => ops::timeline(store, &run_id).await,
+            Op::ListTools => Ok(Reply::Tools { tools: self.core.registry().list().cloned().collect() }),
+            Op::CallTool { name, args } => Ok(Reply::ToolResult { result: self.core.call_tool(&name, args).await }),
+            Op::GetSettings => Ok(self.settings_reply().await),
+            Op::SaveSettings { settings: new } => {
+                let saved = settings::save(store, new).await?;
+                *self.settings.write().await = saved;
+                Ok(self.settings_reply().await)
+            }
+            Op::SaveApiKey { key } => {
+                settings::save_key(&self.settings().await, &key).await?;
+                Ok(self.settings_reply().await)
+            }
+            Op::DeleteApiKey => {
+                settings::delete_key(&self.settings().await).await?;
+                Ok(self.settings_reply().await)
+            }
+            Op::CheckModel => Ok(Reply::ModelStatus { status: settings::check_model(&self.settings().await).await? }),
+            Op::ListRules => ops::rules(store).await,
+            Op::AddRule { site, tool, decision } => {
+                let rule = ops::new_rule(site, tool, &decision)?;
+                store.gate_rules().add(&rule).await?;
+                self.core.gate().reload_rules().await?;
+                ops::rules(store).await
+            }
+            Op::RemoveRule { id } => {
+                store.gate_rules().remove(&id).await?;
+                self.core.gate().reload_rules().await?;
+                ops::rules(store).await
+            }
+            Op::ReadArtifact { reference } => ops::read_artifact(self.core.data_dir().root(), &reference).await,
+            Op::SetPaused { paused } => {
+                self.set_paused(paused);
+                Ok(Reply::Done)
+            }
+        }
+    }
+
+    async fn settings_reply(&self) -> Reply {
+        let settings = self.settings().await;
+        let api_key_saved = settings::api_key_saved(&settings).await;
+        Reply::Settings { settings, api_key_saved }
+    }
+
+    fn headless(&self) -> bool {
+        self.core.browser().options().headless
     }
 
     /// Where the managed browser's window is (`None`: no browser window yet,
     /// or a headless browser).
     pub async fn browser_window(&self) -> Result<Option<Rect>> {
-        Ok(None)
+        if self.headless() {
+            return Ok(None);
+        }
+        let Some(page) = self.core.browser().window_page(None, false).await? else { return Ok(None) };
+        let b = window::bounds(&page).await?;
+        Ok(Some(Rect {
+            x: i32::try_from(b.left).unwrap_or(0),
+            y: i32::try_from(b.top).unwrap_or(0),
+            width: u32::try_from(b.width).unwrap_or(0),
+            height: u32::try_from(b.height).unwrap_or(0),
+        }))
     }
 
     /// Move and size the managed browser's window (starting the browser if
     /// needed), e.g. to dock it beside the panel.
-    pub async fn set_browser_window(&self, _rect: Rect) -> Result<()> {
-        Ok(())
+    pub async fn set_browser_window(&self, rect: Rect) -> Result<()> {
+        if self.headless() {
+            return Ok(());
+        }
+        let Some(page) = self.core.browser().window_page(None, true).await? else { return Ok(()) };
+        let to = WindowBounds {
+            left: rect.x.into(),
+            top: rect.y.into(),
+            width: rect.width.into(),
+            height: rect.height.into(),
+        };
+        window::set_bounds(&page, to).await
+    }
+
+    /// Bring the browser's window and tab `tab` to the front.
+    async fn show_tab(&self, tab: &str) -> Result<()> {
+        if self.headless() {
+            return Ok(());
+        }
+        match self.core.browser().window_page(Some(tab), false).await? {
+            Some(page) => window::bring_to_front(&page).await,
+            None => Ok(()),
+        }
     }
 
     /// Stop the run in flight, refuse waiting questions, close the browser
     /// (if Halley started it) and the store.
     pub async fn close(&self) {
+        self.stop();
+        self.confirmer.refuse_all();
+        let until = Instant::now() + CLOSE_WAIT;
+        while self.running().is_some() && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
         self.core.close().await;
     }
 }

@@ -26,6 +26,7 @@ pub mod messages;
 pub mod profile;
 pub mod provider_traces;
 pub mod runs;
+pub mod settings;
 pub mod steps;
 pub mod tool_calls;
 pub mod tools;

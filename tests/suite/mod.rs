@@ -16,6 +16,7 @@ mod cli_tools;
 mod extract_model;
 mod fixture_server;
 mod gate_browser;
+mod host;
 mod memory;
 mod model_server;
 mod runs_traces;

@@ -1,0 +1,235 @@
+//! The host's confirmer: each question the gate asks is broadcast as an
+//! event and waits for the front end's answer (an `Op`), or for its time
+//! to run out (a denial). Whatever happens, a closing event follows.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio::sync::{broadcast, oneshot};
+
+use crate::error::{Error, Result};
+use crate::gate::confirm::ANSWER_WITHIN;
+use crate::gate::{ChallengeAnswer, ChallengeRequest, ConfirmationRequest, Confirmer};
+use crate::protocol::Event;
+use crate::tools::catalogue::safety::ConfirmResultV1;
+
+/// A question waiting for the user.
+#[derive(Debug)]
+enum Waiting {
+    Confirmation(oneshot::Sender<ConfirmResultV1>),
+    /// The sender, and the tab holding the challenge.
+    Challenge(oneshot::Sender<ChallengeAnswer>, String),
+}
+
+/// Asks through [`Event`]s; answered with [`ChannelConfirmer::answer_confirmation`]
+/// and [`ChannelConfirmer::answer_challenge`].
+#[derive(Debug)]
+pub struct ChannelConfirmer {
+    events: broadcast::Sender<Event>,
+    waiting: Mutex<HashMap<String, Waiting>>,
+}
+
+impl ChannelConfirmer {
+    pub fn new(events: broadcast::Sender<Event>) -> ChannelConfirmer {
+        ChannelConfirmer { events, waiting: Mutex::default() }
+    }
+
+    fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Answer confirmation `id`; `not_found` when it no longer waits.
+    pub fn answer_confirmation(&self, id: &str, answer: ConfirmResultV1) -> Result<()> {
+        let mut waiting = self.waiting();
+        match waiting.remove(id) {
+            Some(Waiting::Confirmation(tx)) => tx.send(answer).map_err(|_| gone("confirmation", id)),
+            Some(other) => {
+                waiting.insert(id.to_owned(), other);
+                Err(gone("confirmation", id))
+            }
+            None => Err(gone("confirmation", id)),
+        }
+    }
+
+    /// Answer challenge `id` (`done`: the user says they solved it).
+    pub fn answer_challenge(&self, id: &str, done: bool) -> Result<()> {
+        let mut waiting = self.waiting();
+        match waiting.remove(id) {
+            Some(Waiting::Challenge(tx, _)) => {
+                let answer = if done { ChallengeAnswer::Done } else { ChallengeAnswer::GaveUp };
+                tx.send(answer).map_err(|_| gone("challenge", id))
+            }
+            Some(other) => {
+                waiting.insert(id.to_owned(), other);
+                Err(gone("challenge", id))
+            }
+            None => Err(gone("challenge", id)),
+        }
+    }
+
+    /// The tab of waiting challenge `id`.
+    pub fn challenge_tab(&self, id: &str) -> Result<String> {
+        match self.waiting().get(id) {
+            Some(Waiting::Challenge(_, tab)) => Ok(tab.clone()),
+            _ => Err(gone("challenge", id)),
+        }
+    }
+
+    /// The ids of the questions waiting now.
+    pub fn waiting_ids(&self) -> Vec<String> {
+        self.waiting().keys().cloned().collect()
+    }
+
+    /// Refuse every waiting question (the host closes): confirmations are
+    /// denied, challenges given up.
+    pub fn refuse_all(&self) {
+        self.waiting().clear();
+    }
+
+    fn send(&self, event: Event) {
+        // No front end listening is fine: the answer then times out.
+        let _ = self.events.send(event);
+    }
+}
+
+fn gone(what: &str, id: &str) -> Error {
+    Error::not_found(format!("no {what} `{id}` is waiting (answered already, or its time ran out)"))
+}
+
+/// Removes the question and says it closed, however the wait ends: an
+/// answer, the time running out, or the caller dropping the future (a
+/// cancelled run, a challenge the page shows is gone).
+struct Closing<'a> {
+    confirmer: &'a ChannelConfirmer,
+    id: String,
+    /// `Some(approved)` for a confirmation, `None` for a challenge.
+    approved: Option<bool>,
+}
+
+impl Drop for Closing<'_> {
+    fn drop(&mut self) {
+        self.confirmer.waiting().remove(&self.id);
+        let id = std::mem::take(&mut self.id);
+        self.confirmer.send(match self.approved {
+            Some(approved) => Event::ConfirmationClosed { id, approved },
+            None => Event::ChallengeClosed { id },
+        });
+    }
+}
+
+/// How long until `expires_at` (RFC 3339), at most [`ANSWER_WITHIN`].
+fn time_left(expires_at: &str) -> Duration {
+    chrono::DateTime::parse_from_rfc3339(expires_at)
+        .ok()
+        .and_then(|at| (at.with_timezone(&chrono::Utc) - chrono::Utc::now()).to_std().ok())
+        .map_or(ANSWER_WITHIN, |left| left.min(ANSWER_WITHIN))
+}
+
+fn denied(reason: &str) -> ConfirmResultV1 {
+    ConfirmResultV1 { approved: false, user_edits: Map::<String, Value>::new(), reason: reason.to_owned() }
+}
+
+impl Confirmer for ChannelConfirmer {
+    fn confirm<'a>(
+        &'a self,
+        request: &'a ConfirmationRequest,
+    ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>> {
+        Box::pin(async move {
+            let (tx, rx) = oneshot::channel();
+            self.waiting().insert(request.id.clone(), Waiting::Confirmation(tx));
+            let mut closing = Closing { confirmer: self, id: request.id.clone(), approved: Some(false) };
+            self.send(Event::ConfirmationWaiting { request: request.clone() });
+            let answer = match tokio::time::timeout(time_left(&request.expires_at), rx).await {
+                Ok(Ok(answer)) => answer,
+                Ok(Err(_)) => denied("the question was withdrawn before it was answered"),
+                Err(_) => denied("no answer in time"),
+            };
+            closing.approved = Some(answer.approved);
+            answer
+        })
+    }
+
+    fn challenge<'a>(
+        &'a self,
+        request: &'a ChallengeRequest,
+    ) -> Pin<Box<dyn Future<Output = ChallengeAnswer> + Send + 'a>> {
+        Box::pin(async move {
+            let id = uuid::Uuid::new_v4().to_string();
+            let (tx, rx) = oneshot::channel();
+            self.waiting().insert(id.clone(), Waiting::Challenge(tx, request.tab_id.clone()));
+            let _closing = Closing { confirmer: self, id: id.clone(), approved: None };
+            self.send(Event::ChallengeWaiting { id, request: request.clone() });
+            // The challenge tool watches the page and its own time limit.
+            rx.await.unwrap_or(ChallengeAnswer::GaveUp)
+        })
+    }
+
+    fn answered_by(&self) -> &'static str {
+        "user"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::{PermissionScope, RiskLevel};
+
+    fn request(id: &str, within: chrono::Duration) -> ConfirmationRequest {
+        ConfirmationRequest {
+            id: id.into(),
+            tool: "browser_click".into(),
+            action_summary: "Click button \"Gửi\"".into(),
+            fields: vec![],
+            destination: None,
+            url: None,
+            origin: None,
+            page_total: Some("21.490.000 ₫".into()),
+            risks: vec![],
+            scope: PermissionScope::Submit,
+            risk_level: RiskLevel::High,
+            expires_at: (chrono::Utc::now() + within).to_rfc3339(),
+        }
+    }
+
+    #[tokio::test]
+    async fn an_answer_reaches_the_waiting_question_and_it_closes() {
+        let (tx, mut rx) = broadcast::channel(16);
+        let c = std::sync::Arc::new(ChannelConfirmer::new(tx));
+        let req = request("c1", chrono::Duration::seconds(30));
+        let c2 = std::sync::Arc::clone(&c);
+        let waiter = tokio::spawn(async move { c2.confirm(&req).await });
+        assert!(matches!(rx.recv().await.unwrap(), Event::ConfirmationWaiting { .. }));
+        assert_eq!(c.answer_challenge("c1", true).unwrap_err().code(), crate::error::ErrorCode::NotFound);
+        c.answer_confirmation("c1", ConfirmResultV1 { approved: true, ..denied("") }).unwrap();
+        assert!(waiter.await.unwrap().approved);
+        assert_eq!(rx.recv().await.unwrap(), Event::ConfirmationClosed { id: "c1".into(), approved: true });
+        let again = c.answer_confirmation("c1", denied("")).unwrap_err();
+        assert_eq!(again.code(), crate::error::ErrorCode::NotFound);
+    }
+
+    #[tokio::test]
+    async fn an_expired_question_is_denied_and_a_dropped_one_still_closes() {
+        let (tx, mut rx) = broadcast::channel(16);
+        let c = ChannelConfirmer::new(tx);
+        let req = request("c2", chrono::Duration::milliseconds(50));
+        assert!(!c.confirm(&req).await.approved);
+        assert!(matches!(rx.recv().await.unwrap(), Event::ConfirmationWaiting { .. }));
+        assert_eq!(rx.recv().await.unwrap(), Event::ConfirmationClosed { id: "c2".into(), approved: false });
+
+        let challenge = ChallengeRequest {
+            tab_id: "tab-1".into(),
+            url: "https://shop.vn".into(),
+            challenge_type: "captcha".into(),
+            page_hint: None,
+        };
+        let dropped = tokio::time::timeout(Duration::from_millis(50), c.challenge(&challenge)).await;
+        assert!(dropped.is_err());
+        let Event::ChallengeWaiting { id, .. } = rx.recv().await.unwrap() else { panic!("not a challenge") };
+        assert_eq!(rx.recv().await.unwrap(), Event::ChallengeClosed { id });
+        assert!(c.waiting_ids().is_empty());
+    }
+}

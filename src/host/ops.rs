@@ -1,0 +1,201 @@
+//! The host's plain answers: conversations and timelines from the store,
+//! the tool list, gate rules, and files a result points at.
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use serde_json::Value;
+
+use crate::agent::memory;
+use crate::error::{Error, ErrorCode, Result};
+use crate::gate::policy::SitePattern;
+use crate::protocol::{ChatMessage, ConversationSummary, Reply, TimelineCall};
+use crate::store::Store;
+use crate::store::gate_rules::{NewGateRule, RuleDecision};
+use crate::store::messages::Role;
+
+/// The largest file [`read_artifact`] hands out.
+const MAX_ARTIFACT_BYTES: u64 = 32 * 1024 * 1024;
+
+pub async fn conversations(store: &Store, limit: u32) -> Result<Reply> {
+    let agent = memory::default_agent(store).await?;
+    let rows = store.conversations().for_agent(&agent, limit.clamp(1, 500)).await?;
+    let conversations =
+        rows.into_iter().map(|c| ConversationSummary { id: c.id, title: c.title, updated_at: c.updated_at }).collect();
+    Ok(Reply::Conversations { conversations })
+}
+
+pub async fn conversation(store: &Store, id: &str) -> Result<Reply> {
+    let found =
+        store.conversations().get(id).await?.ok_or_else(|| Error::not_found(format!("no conversation `{id}`")))?;
+    let messages = store
+        .messages()
+        .for_conversation(id)
+        .await?
+        .into_iter()
+        .filter(|m| m.role != Role::System)
+        .map(|m| ChatMessage {
+            role: crate::store::encode_text(&m.role).unwrap_or_default(),
+            content: m.content,
+            run_id: m.run_id,
+            tool_name: m.tool_name,
+            created_at: m.created_at,
+        })
+        .collect();
+    Ok(Reply::Conversation { id: found.id, title: found.title, messages })
+}
+
+pub async fn timeline(store: &Store, run_id: &str) -> Result<Reply> {
+    if store.runs().get(run_id).await?.is_none() {
+        return Err(Error::not_found(format!("no run `{run_id}`")));
+    }
+    let calls = store
+        .tool_calls()
+        .for_run(run_id)
+        .await?
+        .into_iter()
+        .map(|c| TimelineCall {
+            call_id: c.call_id,
+            tool: c.tool,
+            arguments: c.arguments,
+            reasoning: c.reasoning,
+            status: c.status,
+            error_code: c.error_code,
+            duration_ms: c.duration_ms,
+            started_at: c.started_at,
+        })
+        .collect();
+    Ok(Reply::Timeline { calls })
+}
+
+pub async fn rules(store: &Store) -> Result<Reply> {
+    let rules = store
+        .gate_rules()
+        .list()
+        .await?
+        .iter()
+        .map(|r| serde_json::to_value(r).map_err(|e| Error::internal(format!("rule: {e}"))))
+        .collect::<Result<Vec<Value>>>()?;
+    Ok(Reply::Rules { rules })
+}
+
+/// The rule `AddRule` describes, checked before anything is written.
+pub fn new_rule(site: Option<String>, tool: Option<String>, decision: &str) -> Result<NewGateRule> {
+    let blank = |v: Option<String>| v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+    let (site, tool) = (blank(site), blank(tool));
+    let decision = match decision.trim().to_ascii_lowercase().as_str() {
+        "allow" => RuleDecision::Allow,
+        "ask" => RuleDecision::Ask,
+        "never" => RuleDecision::Never,
+        other => {
+            return Err(Error::invalid_arguments(format!("unknown decision `{other}`; use allow, ask or never")));
+        }
+    };
+    if site.is_none() && tool.is_none() {
+        return Err(Error::invalid_arguments("a rule needs a site, a tool or both"));
+    }
+    if let Some(site) = &site {
+        SitePattern::parse(site)?;
+    }
+    Ok(NewGateRule { site, tool, min_scope: None, decision, note: String::new() })
+}
+
+/// A file inside `root` (a `file://` ref or a path), as base64 with its
+/// type; anything outside the data directory is refused.
+pub async fn read_artifact(root: &Path, reference: &str) -> Result<Reply> {
+    let path = artifact_path(reference)?;
+    let outside = || Error::invalid_arguments(format!("`{reference}` is not a file inside Halley's data directory"));
+    let root = tokio::fs::canonicalize(root).await.map_err(|_| outside())?;
+    let path = match tokio::fs::canonicalize(&path).await {
+        Ok(p) => p,
+        // Say "not found" only about paths inside the data directory.
+        Err(_) if path.starts_with(&root) => {
+            return Err(Error::new(ErrorCode::FileNotFound, format!("no file at {}", path.display())));
+        }
+        Err(_) => return Err(outside()),
+    };
+    if !path.starts_with(&root) {
+        return Err(outside());
+    }
+    let meta = tokio::fs::metadata(&path).await.map_err(|_| outside())?;
+    if !meta.is_file() {
+        return Err(outside());
+    }
+    if meta.len() > MAX_ARTIFACT_BYTES {
+        return Err(Error::invalid_arguments(format!(
+            "{} is larger than {} MB",
+            path.display(),
+            MAX_ARTIFACT_BYTES / 1024 / 1024
+        )));
+    }
+    let bytes = tokio::fs::read(&path)
+        .await
+        .map_err(|e| Error::new(ErrorCode::Io, format!("cannot read {}", path.display())).with_source(e))?;
+    Ok(Reply::Artifact {
+        mime: mime_of(&path).to_owned(),
+        data: base64::engine::general_purpose::STANDARD.encode(bytes),
+    })
+}
+
+fn artifact_path(reference: &str) -> Result<PathBuf> {
+    let bad = || Error::invalid_arguments(format!("`{reference}` is not a file:// ref or an absolute path"));
+    let reference = reference.trim();
+    if reference.starts_with("file:") {
+        let url = url::Url::parse(reference).map_err(|_| bad())?;
+        return url.to_file_path().map_err(|()| bad());
+    }
+    let path = PathBuf::from(reference);
+    if reference.contains("://") || !path.is_absolute() {
+        return Err(bad());
+    }
+    Ok(path)
+}
+
+/// The media type, from the extension.
+fn mime_of(path: &Path) -> &'static str {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
+    match ext.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "svg" => "image/svg+xml",
+        "pdf" => "application/pdf",
+        "txt" | "log" => "text/plain",
+        "md" => "text/markdown",
+        "html" | "htm" => "text/html",
+        "csv" => "text/csv",
+        "json" => "application/json",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn only_files_inside_the_data_directory_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let shot = dir.path().join("shots").join("a.png");
+        std::fs::create_dir_all(shot.parent().unwrap()).unwrap();
+        std::fs::write(&shot, b"\x89PNG").unwrap();
+        let url = url::Url::from_file_path(&shot).unwrap().to_string();
+        let Reply::Artifact { mime, data } = read_artifact(dir.path(), &url).await.unwrap() else { panic!() };
+        assert_eq!((mime.as_str(), data.as_str()), ("image/png", "iVBORw=="));
+        for bad in ["/etc/passwd", "file:///etc/passwd", "https://x.vn/a.png", "shots/a.png"] {
+            let err = read_artifact(dir.path(), bad).await.unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidArguments, "{bad}");
+        }
+        let sneaky = format!("{}/shots/../../../etc/passwd", dir.path().display());
+        assert_eq!(read_artifact(dir.path(), &sneaky).await.unwrap_err().code(), ErrorCode::InvalidArguments);
+    }
+
+    #[test]
+    fn rules_are_checked_before_they_are_written() {
+        assert_eq!(new_rule(None, None, "allow").unwrap_err().code(), ErrorCode::InvalidArguments);
+        assert_eq!(new_rule(None, Some("x".into()), "maybe").unwrap_err().code(), ErrorCode::InvalidArguments);
+        let rule = new_rule(Some("https://shop.vn".into()), None, "Never").unwrap();
+        assert_eq!(rule.decision, RuleDecision::Never);
+    }
+}

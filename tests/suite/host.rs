@@ -1,0 +1,384 @@
+//! The host as the desktop app drives it: ops in, events out, on real
+//! headless Chromium with the scripted model and the fixture site.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use halley::agent::run::AgentEvent;
+use halley::core::BrowserSettings;
+use halley::host::Host;
+use halley::protocol::{Event, Op, Reply, Settings};
+use halley::{DataDir, ErrorCode};
+use pretty_assertions::assert_eq;
+use serde_json::{Map, json};
+use tokio::sync::broadcast;
+
+use crate::common::browser::have_browser;
+use crate::common::fixtures::FixtureServer;
+use crate::common::model_server::{ModelServer, ToolCall, Turn};
+
+async fn open(dir: &std::path::Path) -> Arc<Host> {
+    let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    Host::open(DataDir::at(dir.join("data")), browser).await.unwrap()
+}
+
+/// A host whose model is the scripted one (or whatever answers at `base_url`).
+async fn host_with_model(dir: &std::path::Path, base_url: &str, model: Option<&str>) -> Arc<Host> {
+    let host = open(dir).await;
+    let settings =
+        Settings { base_url: Some(base_url.to_owned()), model: model.map(str::to_owned), ..Settings::default() };
+    host.handle(Op::SaveSettings { settings }).await.unwrap();
+    host
+}
+
+/// Events until the run ends (panics after `within`), answering questions with `answer`.
+async fn until_ended(
+    host: &Arc<Host>,
+    rx: &mut broadcast::Receiver<Event>,
+    within: Duration,
+    mut answer: impl FnMut(&Event) -> Option<Op>,
+) -> Vec<Event> {
+    let deadline = Instant::now() + within;
+    let mut seen = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let ev = tokio::time::timeout(left, rx.recv()).await.expect("the run did not end in time").unwrap();
+        if let Some(op) = answer(&ev) {
+            assert_eq!(host.handle(op).await.unwrap(), Reply::Done);
+        }
+        let ended = matches!(ev, Event::RunEnded { .. });
+        seen.push(ev);
+        if ended {
+            return seen;
+        }
+    }
+}
+
+fn ended(events: &[Event]) -> (String, String, Option<String>) {
+    match events.last() {
+        Some(Event::RunEnded { status, stop_reason, answer, .. }) => {
+            (status.clone(), stop_reason.clone(), answer.clone())
+        }
+        other => panic!("not ended: {other:?}"),
+    }
+}
+
+fn started(reply: Reply) -> (String, String) {
+    match reply {
+        Reply::RunStarted { run_id, conversation_id } => (run_id, conversation_id),
+        other => panic!("not started: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_streams_tokens_and_the_run_ends_completed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = ModelServer::start(vec![Turn::text("Giá hiện tại là 21.490.000 ₫ nhé")]);
+    let host = host_with_model(tmp.path(), &model.base_url(), None).await;
+    let mut rx = host.subscribe();
+    let reply = host.handle(Op::SendMessage { text: "Giá laptop?".into(), conversation_id: None }).await.unwrap();
+    let (run_id, conversation_id) = started(reply);
+    let events = until_ended(&host, &mut rx, Duration::from_secs(30), |_| None).await;
+    let tokens: String = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Agent { run_id: r, event: AgentEvent::Token { text } } if *r == run_id => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(tokens, "Giá hiện tại là 21.490.000 ₫ nhé");
+    assert_eq!(ended(&events), ("completed".into(), "end_turn".into(), Some(tokens.clone())));
+    // The model chosen was the endpoint's first.
+    assert_eq!(model.requests()[0]["model"], "scripted-model");
+
+    let Reply::Conversations { conversations } = host.handle(Op::ListConversations { limit: 10 }).await.unwrap() else {
+        panic!()
+    };
+    assert_eq!(conversations.len(), 1);
+    assert_eq!(
+        (conversations[0].id.as_str(), conversations[0].title.as_str()),
+        (conversation_id.as_str(), "Giá laptop?")
+    );
+    let Reply::Conversation { messages, .. } =
+        host.handle(Op::OpenConversation { id: conversation_id.clone() }).await.unwrap()
+    else {
+        panic!()
+    };
+    let shown: Vec<(String, Option<String>)> = messages.iter().map(|m| (m.role.clone(), m.content.clone())).collect();
+    assert_eq!(shown, vec![("user".into(), Some("Giá laptop?".into())), ("assistant".into(), Some(tokens))]);
+    assert_eq!(host.handle(Op::RunTimeline { run_id }).await.unwrap(), Reply::Timeline { calls: vec![] });
+    let err = host.handle(Op::OpenConversation { id: "conv-nope".into() }).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::NotFound);
+    host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_submit_waits_for_the_user_deny_sends_nothing_approve_sends_once() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let buy = || {
+        vec![
+            Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("shop-vn.html")}))]),
+            Turn::tool_calls(vec![ToolCall::new("browser_click", json!({"selector": "#buy-now"}))]),
+        ]
+    };
+    let mut script = buy();
+    script.push(Turn::text("Bạn đã từ chối."));
+    script.extend(buy());
+    script.push(Turn::text("Đã đặt mua."));
+    let model = ModelServer::start(script);
+    let host = host_with_model(tmp.path(), &model.base_url(), Some("m")).await;
+    let mut rx = host.subscribe();
+
+    // Denied: nothing reaches the site.
+    let (_, conversation) =
+        started(host.handle(Op::SendMessage { text: "Mua laptop".into(), conversation_id: None }).await.unwrap());
+    let mut asked = Vec::new();
+    let events = until_ended(&host, &mut rx, Duration::from_secs(60), |ev| match ev {
+        Event::ConfirmationWaiting { request } => {
+            asked.push(request.id.clone());
+            Some(Op::AnswerConfirmation {
+                id: request.id.clone(),
+                approved: false,
+                user_edits: Map::new(),
+                reason: "không".into(),
+            })
+        }
+        _ => None,
+    })
+    .await;
+    assert_eq!(asked.len(), 1, "{events:?}");
+    assert!(events.contains(&Event::ConfirmationClosed { id: asked[0].clone(), approved: false }));
+    let denied = events.iter().any(|e| {
+        matches!(e, Event::Agent { event: AgentEvent::ToolResult { name, result, .. }, .. }
+            if name == "browser_click" && result["error"]["code"] == "denied")
+    });
+    assert!(denied, "{events:?}");
+    assert_eq!(ended(&events).0, "completed");
+    assert!(site.posts().is_empty());
+    // The question is gone: answering it again is not_found.
+    let again =
+        Op::AnswerConfirmation { id: asked[0].clone(), approved: true, user_edits: Map::new(), reason: String::new() };
+    assert_eq!(host.handle(again).await.unwrap_err().code(), ErrorCode::NotFound);
+
+    // Approved, in the same conversation: exactly one POST.
+    let reply =
+        host.handle(Op::SendMessage { text: "Mua đi".into(), conversation_id: Some(conversation.clone()) }).await;
+    let (run_id, same) = started(reply.unwrap());
+    assert_eq!(same, conversation);
+    let events = until_ended(&host, &mut rx, Duration::from_secs(60), |ev| match ev {
+        Event::ConfirmationWaiting { request } => Some(Op::AnswerConfirmation {
+            id: request.id.clone(),
+            approved: true,
+            user_edits: Map::new(),
+            reason: String::new(),
+        }),
+        _ => None,
+    })
+    .await;
+    assert_eq!(ended(&events), ("completed".into(), "end_turn".into(), Some("Đã đặt mua.".into())));
+    let posts: Vec<String> = site.posts().iter().map(|p| p.path.clone()).collect();
+    assert_eq!(posts, vec!["/checkout".to_owned()]);
+    let Reply::Timeline { calls } = host.handle(Op::RunTimeline { run_id }).await.unwrap() else { panic!() };
+    let tools: Vec<(&str, &str)> = calls.iter().map(|c| (c.tool.as_str(), c.status.as_str())).collect();
+    assert_eq!(tools, vec![("browser_navigate", "ok"), ("browser_click", "ok")]);
+    // Headless: no window to steer, and moving it is a no-op.
+    assert_eq!(host.browser_window().await.unwrap(), None);
+    host.set_browser_window(halley::host::Rect { x: 0, y: 0, width: 800, height: 600 }).await.unwrap();
+    host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_cancels_the_run_and_a_pause_refuses_new_messages() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = ModelServer::start(vec![Turn::text("chậm quá").delay_ms(10_000)]);
+    let host = host_with_model(tmp.path(), &model.base_url(), Some("m")).await;
+    let mut rx = host.subscribe();
+    started(host.handle(Op::SendMessage { text: "Chờ nhé".into(), conversation_id: None }).await.unwrap());
+    let busy = host.handle(Op::SendMessage { text: "Thêm".into(), conversation_id: None }).await.unwrap_err();
+    assert_eq!(busy.code(), ErrorCode::InvalidArguments);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let t = Instant::now();
+    assert_eq!(host.handle(Op::Stop).await.unwrap(), Reply::Done);
+    let events = until_ended(&host, &mut rx, Duration::from_secs(5), |_| None).await;
+    assert!(t.elapsed() < Duration::from_secs(5));
+    assert_eq!(ended(&events).0, "cancelled");
+
+    assert_eq!(host.handle(Op::SetPaused { paused: true }).await.unwrap(), Reply::Done);
+    assert_eq!(rx.recv().await.unwrap(), Event::Paused { paused: true });
+    let refused = host.handle(Op::SendMessage { text: "Làm tiếp".into(), conversation_id: None }).await.unwrap_err();
+    assert_eq!(refused.code(), ErrorCode::InvalidArguments);
+    host.handle(Op::SetPaused { paused: false }).await.unwrap();
+    assert_eq!(rx.recv().await.unwrap(), Event::Paused { paused: false });
+    host.close().await;
+}
+
+/// A loopback port nothing listens on.
+fn dead_url() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    drop(l);
+    format!("http://127.0.0.1:{port}/v1")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_model_is_said_clearly_and_quickly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = host_with_model(tmp.path(), &dead_url(), None).await;
+    let t = Instant::now();
+    let Reply::ModelStatus { status } = host.handle(Op::CheckModel).await.unwrap() else { panic!() };
+    assert!(t.elapsed() < Duration::from_secs(6));
+    assert!(!status.reachable);
+    assert!(status.models.is_empty());
+    let message = status.message.unwrap();
+    assert!(message.contains("no model server is reachable"), "{message}");
+    assert!(message.contains("ollama serve"), "{message}");
+
+    // A run ends failed with the same message, never hangs.
+    let mut rx = host.subscribe();
+    let (run_id, _) =
+        started(host.handle(Op::SendMessage { text: "Xin chào".into(), conversation_id: None }).await.unwrap());
+    let events = until_ended(&host, &mut rx, Duration::from_secs(10), |_| None).await;
+    let error = events.iter().find_map(|e| match e {
+        Event::Agent { event: AgentEvent::Error { code, message, .. }, .. } => Some((code.clone(), message.clone())),
+        _ => None,
+    });
+    let (code, msg) = error.expect("an error event");
+    assert_eq!(code, "model_unavailable");
+    assert!(msg.contains("ollama serve"), "{msg}");
+    assert_eq!(ended(&events).0, "failed");
+    let run = host.core().store().runs().get(&run_id).await.unwrap().unwrap();
+    assert!(run.status.is_terminal());
+    host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_round_trip_and_the_api_key_stays_in_the_keyring() {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = open(tmp.path()).await;
+    let Reply::Settings { settings, api_key_saved } = host.handle(Op::GetSettings).await.unwrap() else { panic!() };
+    assert_eq!((settings, api_key_saved), (Settings::default(), false));
+    let box_host = format!("gpu-{}.test", uuid::Uuid::new_v4().simple());
+    let wanted = Settings {
+        preset: None,
+        base_url: Some(format!("http://{box_host}:8000/v1")),
+        model: Some("qwen2.5:7b".into()),
+        chromium: None,
+        language: Some("vi".into()),
+        autostart: true,
+    };
+    let saved = host.handle(Op::SaveSettings { settings: wanted.clone() }).await.unwrap();
+    assert_eq!(saved, Reply::Settings { settings: wanted.clone(), api_key_saved: false });
+    let bad = Settings { language: Some("klingon".into()), ..wanted.clone() };
+    assert_eq!(host.handle(Op::SaveSettings { settings: bad }).await.unwrap_err().code(), ErrorCode::InvalidArguments);
+    host.close().await;
+
+    // Read again after a restart.
+    let host = open(tmp.path()).await;
+    assert_eq!(
+        host.handle(Op::GetSettings).await.unwrap(),
+        Reply::Settings { settings: wanted.clone(), api_key_saved: false }
+    );
+    let key = format!("sk-halley-test-{}", uuid::Uuid::new_v4().simple());
+    match host.handle(Op::SaveApiKey { key: key.clone() }).await {
+        Ok(reply) => assert_eq!(reply, Reply::Settings { settings: wanted.clone(), api_key_saved: true }),
+        Err(e) if e.code() == ErrorCode::Keyring && std::env::var_os("HALLEY_TEST_SESSION").is_none() => {
+            eprintln!("skipped the keyring part: {}", e.message());
+            host.close().await;
+            return;
+        }
+        Err(e) => panic!("{e:?}"),
+    }
+    let account = halley::secrets::api_key_account(&format!("{box_host}:8000"));
+    let stored = halley::secrets::SecretStore::os().unwrap().get(&account).await.unwrap();
+    assert_eq!(stored.map(|s| s.into_exposed()), Some(key.clone()));
+    host.close().await;
+    let data = tmp.path().join("data");
+    for entry in std::fs::read_dir(&data).unwrap().flatten() {
+        if entry.path().is_file() {
+            let bytes = std::fs::read(entry.path()).unwrap();
+            assert!(!bytes.windows(key.len()).any(|w| w == key.as_bytes()), "the key is in {:?}", entry.path());
+        }
+    }
+    let host = open(tmp.path()).await;
+    assert_eq!(
+        host.handle(Op::DeleteApiKey).await.unwrap(),
+        Reply::Settings { settings: wanted, api_key_saved: false }
+    );
+    host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_rules_and_artifacts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = open(tmp.path()).await;
+    let Reply::Tools { tools } = host.handle(Op::ListTools).await.unwrap() else { panic!() };
+    assert!(tools.iter().any(|t| t.name == "browser_click"));
+    let Reply::ToolResult { result } = host
+        .handle(Op::CallTool { name: "user_profile_set".into(), args: json!({"set": {"name": "Nguyễn An"}}) })
+        .await
+        .unwrap()
+    else {
+        panic!()
+    };
+    assert!(result.is_ok(), "{result:?}");
+
+    let Reply::Rules { rules } = host
+        .handle(Op::AddRule { site: None, tool: Some("browser_upload_file".into()), decision: "never".into() })
+        .await
+        .unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(rules.len(), 1);
+    assert_eq!(
+        (rules[0]["tool"].clone(), rules[0]["decision"].clone()),
+        (json!("browser_upload_file"), json!("never"))
+    );
+    // The gate decides on it at once.
+    assert_eq!(host.core().gate().policy().rules().len(), 1);
+    let bad = Op::AddRule { site: None, tool: None, decision: "allow".into() };
+    assert_eq!(host.handle(bad).await.unwrap_err().code(), ErrorCode::InvalidArguments);
+    let id = rules[0]["id"].as_str().unwrap().to_owned();
+    assert_eq!(host.handle(Op::RemoveRule { id }).await.unwrap(), Reply::Rules { rules: vec![] });
+    assert!(host.core().gate().policy().rules().is_empty());
+
+    let refused = host.handle(Op::ReadArtifact { reference: "/etc/passwd".into() }).await.unwrap_err();
+    assert_eq!(refused.code(), ErrorCode::InvalidArguments);
+    let refused = host.handle(Op::ReadArtifact { reference: "file:///etc/passwd".into() }).await.unwrap_err();
+    assert_eq!(refused.code(), ErrorCode::InvalidArguments);
+    let shot = tmp.path().join("data").join("shot.png");
+    std::fs::write(&shot, b"\x89PNG").unwrap();
+    let reference = format!("file://{}", shot.display());
+    assert_eq!(
+        host.handle(Op::ReadArtifact { reference }).await.unwrap(),
+        Reply::Artifact { mime: "image/png".into(), data: "iVBORw==".into() }
+    );
+    assert_eq!(
+        host.handle(Op::AnswerChallenge { id: "x".into(), done: true }).await.unwrap_err().code(),
+        ErrorCode::NotFound
+    );
+    host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browser_window_can_be_docked_where_the_panel_wants_it() {
+    if std::env::var_os("DISPLAY").is_none() {
+        eprintln!("skipped: no DISPLAY for a headed browser");
+        return;
+    }
+    if !have_browser() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let host = Host::open(DataDir::at(tmp.path().join("data")), BrowserSettings::default()).await.unwrap();
+    assert_eq!(host.browser_window().await.unwrap(), None, "no browser yet");
+    let want = halley::host::Rect { x: 100, y: 50, width: 900, height: 700 };
+    host.set_browser_window(want).await.unwrap();
+    let got = host.browser_window().await.unwrap().expect("a window");
+    assert_eq!(got, want);
+    host.close().await;
+}
