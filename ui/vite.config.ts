@@ -14,6 +14,15 @@ export default defineConfig({
     assetsInlineLimit: 0,
     // No eval-based source maps in the shipped app.
     sourcemap: false,
+    // The panel and the two native dialogs the desktop shell opens (paths
+    // from ui/, where npm runs the build).
+    rollupOptions: {
+      input: {
+        panel: "index.html",
+        confirm: "confirm.html",
+        challenge: "challenge.html",
+      },
+    },
   },
   test: {
     environment: "node",
