@@ -48,6 +48,8 @@ fn a_start_in_the_tray_says_so_once() -> Result<()> {
     let app = start_in_tray(bin, data.path(), "second")?;
     sleep(QUIET_TIME);
     stop(app)?;
+    // Leave the screen clean for the tests that take screenshots.
+    let _ = Command::new("dunstctl").arg("close-all").status();
     let sent = std::fs::read_to_string(&bus_log)?.matches(HINT).count();
     assert_eq!(sent, 1, "the tray hint was sent {sent} times; see {}", bus_log.display());
     Ok(())
