@@ -1,24 +1,107 @@
-//! Halley desktop app: a thin Tauri shell that opens the side panel (`ui/`)
-//! and hands it the core's answers through commands. No business logic here.
+//! Halley desktop app: a thin Tauri shell over `halley::host::Host`. It maps
+//! the panel's commands to `Op`s and the core's `Event`s to webview events,
+//! windows (the docked panel, the confirm/challenge dialogs), the tray and
+//! native notifications. No business logic here.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+mod commands;
+mod dialogs;
+mod layout;
+mod notify;
+mod shell;
 mod shutdown;
+mod tray;
+mod windows;
 
-use halley::tools::ToolSpec;
+use std::sync::Arc;
 
-/// The built-in tool catalogue, for the panel's tool list.
-#[tauri::command]
-fn list_tools() -> Vec<ToolSpec> {
-    halley::tools::catalogue::catalogue()
-}
+use halley::host::Host;
+use halley::protocol::Event;
+use tauri::{AppHandle, Emitter, Manager, RunEvent};
+
+use crate::shell::Shell;
+
+/// The webview event every core [`Event`] is emitted as.
+pub const EVENT: &str = "halley://event";
+/// Asks the panel to show one of its views (payload: the view's name).
+pub const NAVIGATE: &str = "halley://navigate";
+/// Started by the login autostart entry: stay in the tray, panel hidden.
+const TRAY_FLAG: &str = "--tray";
 
 fn main() -> anyhow::Result<()> {
-    tauri::Builder::default()
+    let app = tauri::Builder::default()
+        // First, so that a second launch stops before anything else runs.
+        .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| windows::show_panel(app)))
+        .plugin(tauri_plugin_autostart::Builder::new().arg(TRAY_FLAG).build())
+        .plugin(windows::app_pages_only())
         .setup(|app| {
-            shutdown::exit_on_signals(app.handle().clone());
+            let handle = app.handle().clone();
+            shutdown::exit_on_signals(handle.clone());
+            let shell = tauri::async_runtime::block_on(Shell::open());
+            let host = shell.host().ok().cloned();
+            app.manage(shell);
+            app.manage(dialogs::Dialogs::default());
+            app.manage(windows::Dock::default());
+            if let Err(e) = tray::install(&handle) {
+                // No tray host (or no appindicator library): the app still works.
+                eprintln!("halley-desktop: no tray icon: {e}");
+            }
+            if let Some(host) = host {
+                forward_events(handle.clone(), host);
+            }
+            windows::watch_panel(&handle);
+            if std::env::args().any(|a| a == TRAY_FLAG) {
+                notify::tray_hint_once(&handle);
+            } else {
+                windows::show_panel(&handle);
+            }
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![list_tools])
-        .run(tauri::generate_context!("../tauri.conf.json"))?;
+        .invoke_handler(tauri::generate_handler![
+            commands::op,
+            commands::list_tools,
+            commands::set_autostart,
+            commands::dialog_request
+        ])
+        .build(tauri::generate_context!("../tauri.conf.json"))?;
+    app.run(|app, event| match event {
+        // The panel hides instead of closing; a dialog closing last must not
+        // end Halley either: only Quit (or a signal) does.
+        RunEvent::ExitRequested { code: None, api, .. } => api.prevent_exit(),
+        RunEvent::Exit => close_host(app),
+        _ => {}
+    });
     Ok(())
+}
+
+/// Every core event goes to the webviews as it is, then to the dialogs, the
+/// tray and the notifications.
+fn forward_events(app: AppHandle, host: Arc<Host>) {
+    let mut events = host.subscribe();
+    tauri::async_runtime::spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            let event: Event = match events.recv().await {
+                Ok(event) => event,
+                Err(RecvError::Lagged(n)) => {
+                    eprintln!("halley-desktop: {n} core events dropped (the shell fell behind)");
+                    continue;
+                }
+                Err(RecvError::Closed) => break,
+            };
+            if let Err(e) = app.emit(EVENT, &event) {
+                eprintln!("halley-desktop: cannot emit an event: {e}");
+            }
+            dialogs::on_event(&app, &event);
+            tray::on_event(&app, &event);
+            notify::on_event(&app, &event);
+        }
+    });
+}
+
+/// Stop the run, refuse waiting questions, close the browser and the store.
+fn close_host(app: &AppHandle) {
+    if let Some(host) = app.try_state::<Shell>().and_then(|s| s.host().ok().cloned()) {
+        tauri::async_runtime::block_on(host.close());
+    }
 }

@@ -29,7 +29,10 @@ fn panel_window_opens_renders_and_exits_cleanly() -> Result<()> {
     let bin = Path::new(env!("CARGO_BIN_EXE_halley-desktop"));
     let artifacts = artifacts_dir(bin)?;
     let log = File::create(artifacts.join("halley-desktop.log"))?;
+    let data = tempfile::tempdir()?;
     let child = Command::new(bin)
+        .env("HALLEY_DATA_DIR", data.path())
+        .env("HALLEY_HEADLESS", "1")
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log)

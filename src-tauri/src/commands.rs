@@ -1,0 +1,88 @@
+//! The commands the webviews may call (each window's capability file says
+//! which): `op` forwards to the core; the rest are the shell's own.
+
+use halley::error::WireError;
+use halley::protocol::{Event, Op, Reply};
+use halley::tools::ToolSpec;
+use tauri::{AppHandle, State, Webview};
+use tauri_plugin_autostart::ManagerExt;
+
+use crate::dialogs::{self, Dialogs};
+use crate::shell::{Shell, not_available};
+
+/// Carry out one [`Op`] in the core: its [`Reply`], or the core's error as
+/// `{code, message}`. The dialogs may only answer their own question.
+#[tauri::command]
+pub async fn op(webview: Webview, shell: State<'_, Shell>, op: Op) -> Result<Reply, WireError> {
+    let label = webview.label();
+    if !allowed(label, &op) {
+        return Err(halley::Error::new(
+            halley::ErrorCode::Denied,
+            format!("the {label} window may not send this request"),
+        )
+        .to_wire());
+    }
+    let host = shell.host()?.clone();
+    host.handle(op).await.map_err(|e| e.to_wire())
+}
+
+/// Which window may send which op: the panel anything, a dialog only the
+/// answer it exists for (and the settings, for its language).
+fn allowed(label: &str, op: &Op) -> bool {
+    match label {
+        "panel" => true,
+        dialogs::CONFIRM => matches!(op, Op::AnswerConfirmation { .. } | Op::GetSettings),
+        dialogs::CHALLENGE => matches!(op, Op::AnswerChallenge { .. } | Op::ShowChallenge { .. } | Op::GetSettings),
+        _ => false,
+    }
+}
+
+/// The built-in tool catalogue (the panel's first view; `Op::ListTools`
+/// answers the same with custom tools included).
+#[tauri::command]
+pub fn list_tools() -> Vec<ToolSpec> {
+    halley::tools::catalogue::catalogue()
+}
+
+/// Start Halley (in the tray) at login, or stop doing so, as
+/// `Settings.autostart` says. Answers whether it is now on.
+#[tauri::command]
+pub fn set_autostart(app: AppHandle, enabled: bool) -> Result<bool, WireError> {
+    let autostart = app.autolaunch();
+    let result = if enabled { autostart.enable() } else { autostart.disable() };
+    result.map_err(|e| not_available(format!("cannot change the login item: {e}")))?;
+    autostart.is_enabled().map_err(|e| not_available(format!("cannot read the login item: {e}")))
+}
+
+/// The question a dialog window shows (`confirm.html?id=...`,
+/// `challenge.html?id=...`): the waiting event as the core sent it, or
+/// none when it is no longer waiting.
+#[tauri::command]
+pub fn dialog_request(dialogs: State<'_, Dialogs>, id: String) -> Option<Event> {
+    dialogs.waiting(&id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dialogs_may_only_answer_their_question() {
+        let answer = Op::AnswerConfirmation {
+            id: "c1".into(),
+            approved: true,
+            user_edits: Default::default(),
+            reason: String::new(),
+        };
+        let send = Op::SendMessage { text: "hi".into(), conversation_id: None };
+        let challenge = Op::AnswerChallenge { id: "h1".into(), done: true };
+        assert!(allowed("panel", &send));
+        assert!(allowed("confirm", &answer));
+        assert!(!allowed("confirm", &send));
+        assert!(!allowed("confirm", &challenge));
+        assert!(allowed("challenge", &challenge));
+        assert!(allowed("challenge", &Op::ShowChallenge { id: "h1".into() }));
+        assert!(!allowed("challenge", &answer));
+        assert!(!allowed("other", &Op::ListTools));
+    }
+}

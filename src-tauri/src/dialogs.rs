@@ -1,0 +1,247 @@
+//! The native dialogs: a small always-on-top window per kind of question
+//! (`confirm` for a confirmation, `challenge` for a CAPTCHA/OTP/login
+//! hand-off), opened when the core says one is waiting and closed when it
+//! says it is over. A window shows one question; the next waiting one of the
+//! same kind replaces it when it closes. The page reads its question with
+//! the `dialog_request` command and answers with `op`.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use halley::protocol::{Event, Op};
+use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder, WindowEvent};
+
+use crate::shell::Shell;
+
+pub const CONFIRM: &str = "confirm";
+pub const CHALLENGE: &str = "challenge";
+
+/// How long a destroyed dialog's label takes to be free again.
+const REOPEN_DELAY: Duration = Duration::from_millis(250);
+
+/// The two kinds of dialog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Confirm,
+    Challenge,
+}
+
+impl Kind {
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Confirm => CONFIRM,
+            Kind::Challenge => CHALLENGE,
+        }
+    }
+
+    /// The page relative to the app's root, with the question's id.
+    fn page(self, id: &str) -> String {
+        let page = match self {
+            Kind::Confirm => "confirm.html",
+            Kind::Challenge => "challenge.html",
+        };
+        format!("{page}?id={}", query_escape(id))
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Kind::Confirm => "Halley: confirm",
+            Kind::Challenge => "Halley: your turn in the browser",
+        }
+    }
+}
+
+/// Managed state: the questions waiting (in arrival order) and which one
+/// each dialog window shows.
+#[derive(Default)]
+pub struct Dialogs {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    waiting: Vec<(Kind, String, Event)>,
+    shown: HashMap<Kind, String>,
+}
+
+impl Dialogs {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The waiting event for question `id`.
+    pub fn waiting(&self, id: &str) -> Option<Event> {
+        self.lock().waiting.iter().find(|(_, i, _)| i == id).map(|(_, _, e)| e.clone())
+    }
+
+    fn wait(&self, kind: Kind, id: &str, event: &Event) {
+        let mut inner = self.lock();
+        if !inner.waiting.iter().any(|(_, i, _)| i == id) {
+            inner.waiting.push((kind, id.to_owned(), event.clone()));
+        }
+    }
+}
+
+/// Open, replace or close the dialogs as the core's events say.
+pub fn on_event(app: &AppHandle, event: &Event) {
+    let dialogs = app.state::<Dialogs>();
+    match event {
+        Event::ConfirmationWaiting { request } => {
+            dialogs.wait(Kind::Confirm, &request.id, event);
+            show_next(app, Kind::Confirm);
+        }
+        Event::ChallengeWaiting { id, .. } => {
+            dialogs.wait(Kind::Challenge, id, event);
+            show_next(app, Kind::Challenge);
+            bring_challenge_tab_forward(app, id.clone());
+        }
+        Event::ConfirmationClosed { id, .. } => closed(app, Kind::Confirm, id),
+        Event::ChallengeClosed { id } => closed(app, Kind::Challenge, id),
+        _ => {}
+    }
+}
+
+/// Bring the dialog of this kind to the front, opening it again if the user
+/// closed it while its question still waits.
+pub fn focus(app: &AppHandle, kind: Kind) {
+    match app.get_webview_window(kind.label()) {
+        Some(window) => raise(&window),
+        None => show_next(app, kind),
+    }
+}
+
+/// Show the first waiting question of this kind unless its window is open.
+fn show_next(app: &AppHandle, kind: Kind) {
+    show_next_but(app, kind, None);
+}
+
+/// [`show_next`], passing over the question `skip` (the user just closed it).
+fn show_next_but(app: &AppHandle, kind: Kind, skip: Option<&str>) {
+    if app.get_webview_window(kind.label()).is_some() {
+        return;
+    }
+    let dialogs = app.state::<Dialogs>();
+    let id = {
+        let mut inner = dialogs.lock();
+        let first = inner.waiting.iter().find(|(k, id, _)| *k == kind && Some(id.as_str()) != skip);
+        let Some(id) = first.map(|(_, id, _)| id.clone()) else {
+            return;
+        };
+        inner.shown.insert(kind, id.clone());
+        id
+    };
+    if let Err(e) = open(app, kind, &id) {
+        eprintln!("halley-desktop: cannot open the {} dialog: {e}", kind.label());
+        dialogs.lock().shown.remove(&kind);
+    }
+}
+
+/// The question is over: forget it; its window shows the next one of the
+/// same kind, or closes.
+fn closed(app: &AppHandle, kind: Kind, id: &str) {
+    let dialogs = app.state::<Dialogs>();
+    let next = {
+        let mut inner = dialogs.lock();
+        inner.waiting.retain(|(_, i, _)| i != id);
+        if inner.shown.get(&kind).map(String::as_str) != Some(id) {
+            return;
+        }
+        let next = inner.waiting.iter().find(|(k, _, _)| *k == kind).map(|(_, i, _)| i.clone());
+        match &next {
+            Some(next) => inner.shown.insert(kind, next.clone()),
+            None => inner.shown.remove(&kind),
+        };
+        next
+    };
+    let Some(window) = app.get_webview_window(kind.label()) else {
+        dialogs.lock().shown.remove(&kind);
+        show_next(app, kind);
+        return;
+    };
+    let replaced =
+        next.and_then(|next| window.url().ok()?.join(&kind.page(&next)).ok()).map(|url| window.navigate(url));
+    match replaced {
+        Some(Ok(())) => raise(&window),
+        _ => {
+            if let Err(e) = window.destroy() {
+                eprintln!("halley-desktop: cannot close the {} dialog: {e}", kind.label());
+            }
+        }
+    }
+}
+
+fn open(app: &AppHandle, kind: Kind, id: &str) -> tauri::Result<()> {
+    let window = WebviewWindowBuilder::new(app, kind.label(), WebviewUrl::App(kind.page(id).into()))
+        .title(kind.title())
+        .inner_size(440.0, 560.0)
+        .min_inner_size(360.0, 400.0)
+        .always_on_top(true)
+        .focused(true)
+        .center()
+        .build()?;
+    let handle = app.clone();
+    window.on_window_event(move |event| {
+        if !matches!(event, WindowEvent::Destroyed) {
+            return;
+        }
+        // Closed by the user, its question still waits (the panel can answer
+        // it, a notification click opens the dialog again); or closed by
+        // `closed` as its question is over. Either way another question of
+        // the same kind that came meanwhile gets the window, once the old
+        // one is gone.
+        let was = handle.state::<Dialogs>().lock().shown.remove(&kind);
+        let handle = handle.clone();
+        tauri::async_runtime::spawn(async move {
+            tokio::time::sleep(REOPEN_DELAY).await;
+            show_next_but(&handle, kind, was.as_deref());
+        });
+    });
+    raise(&window);
+    Ok(())
+}
+
+fn raise(window: &WebviewWindow) {
+    let _ = window.show();
+    let _ = window.unminimize();
+    if let Err(e) = window.set_focus() {
+        eprintln!("halley-desktop: cannot focus {}: {e}", window.label());
+    }
+}
+
+/// The user must act in the browser: ask the core to bring its window and
+/// the challenge's tab to the front.
+fn bring_challenge_tab_forward(app: &AppHandle, id: String) {
+    let Ok(host) = app.state::<Shell>().host().cloned() else {
+        return;
+    };
+    tauri::async_runtime::spawn(async move {
+        if let Err(e) = host.handle(Op::ShowChallenge { id }).await {
+            eprintln!("halley-desktop: cannot show the challenge's tab: {e}");
+        }
+    });
+}
+
+/// Percent-encode everything but unreserved characters.
+fn query_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_carry_the_escaped_id() {
+        assert_eq!(Kind::Confirm.page("c-1"), "confirm.html?id=c-1");
+        assert_eq!(Kind::Challenge.page("a b&c"), "challenge.html?id=a%20b%26c");
+    }
+}

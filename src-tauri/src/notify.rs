@@ -1,0 +1,112 @@
+//! Native notifications (notify-rust, the desktop's notification service):
+//! a run ended while the panel is hidden or in the background; a
+//! confirmation or a challenge waits while the panel is hidden; once, that
+//! Halley keeps running in the tray. Clicking one opens the panel (and the
+//! waiting dialog). They name a tool, a status or a site, never page content,
+//! field values or answers: nothing secret goes to the notification daemon.
+
+use halley::protocol::Event;
+use notify_rust::Notification;
+use tauri::{AppHandle, Url};
+
+use crate::dialogs::{self, Kind};
+use crate::windows;
+
+/// What a click on the notification brings forward.
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    Panel,
+    Dialog(Kind),
+}
+
+/// Notify about the core's event if the user would otherwise miss it.
+pub fn on_event(app: &AppHandle, event: &Event) {
+    let (visible, focused) = windows::panel_state(app);
+    match event {
+        Event::RunEnded { status, .. } if !focused => {
+            let summary = match status.as_str() {
+                "completed" => "Halley finished the task",
+                "cancelled" => "Halley stopped the task",
+                _ => "Halley could not finish the task",
+            };
+            send(app, summary, "Open the panel to see what happened.".into(), Target::Panel);
+        }
+        Event::ConfirmationWaiting { request } if !visible => {
+            let place = request.origin.as_deref().or(request.url.as_deref()).and_then(site);
+            let body = match place {
+                Some(site) => format!("{} on {site} waits for your approval.", request.tool),
+                None => format!("{} waits for your approval.", request.tool),
+            };
+            send(app, "Halley asks before it acts", body, Target::Dialog(Kind::Confirm));
+        }
+        Event::ChallengeWaiting { request, .. } if !visible => {
+            let body = match site(&request.url) {
+                Some(site) => format!("A {} on {site} needs you in the browser.", request.challenge_type),
+                None => format!("A {} needs you in the browser.", request.challenge_type),
+            };
+            send(app, "Halley needs your help", body, Target::Dialog(Kind::Challenge));
+        }
+        _ => {}
+    }
+}
+
+/// The first time the panel goes away (closed, or a start in the tray),
+/// say that Halley is still running and where to find it.
+pub fn tray_hint_once(app: &AppHandle) {
+    let mut layout = windows::load_layout(app);
+    if layout.tray_hint_shown {
+        return;
+    }
+    layout.tray_hint_shown = true;
+    windows::save_layout(app, &layout);
+    send(
+        app,
+        "Halley is running in the tray",
+        "Open the panel from the tray icon; Quit there stops Halley.".into(),
+        Target::Panel,
+    );
+}
+
+/// Just the host of a URL: no path or query (they may carry tokens).
+fn site(url: &str) -> Option<String> {
+    Url::parse(url).ok()?.host_str().map(str::to_owned)
+}
+
+/// Show it from a thread of its own, which waits for a click.
+fn send(app: &AppHandle, summary: &str, body: String, target: Target) {
+    let app = app.clone();
+    let summary = summary.to_owned();
+    let spawned = std::thread::Builder::new().name("notification".into()).spawn(move || {
+        let shown =
+            Notification::new().appname("Halley").summary(&summary).body(&body).action("default", "Open Halley").show();
+        match shown {
+            Ok(handle) => handle.wait_for_action(|action| {
+                if action == "default" {
+                    open(&app, target);
+                }
+            }),
+            Err(e) => eprintln!("halley-desktop: cannot show a notification: {e}"),
+        }
+    });
+    if let Err(e) = spawned {
+        eprintln!("halley-desktop: cannot start a notification thread: {e}");
+    }
+}
+
+fn open(app: &AppHandle, target: Target) {
+    windows::show_panel(app);
+    if let Target::Dialog(kind) = target {
+        dialogs::focus(app, kind);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_host_of_a_page_is_named() {
+        assert_eq!(site("https://shop.example/checkout?token=s3cret#x").as_deref(), Some("shop.example"));
+        assert_eq!(site("not a url"), None);
+    }
+}

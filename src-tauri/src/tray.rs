@@ -1,0 +1,87 @@
+//! The tray icon and its menu: Open panel, Watches, Pause agent, Quit. On
+//! Linux a tray click only opens the menu, so everything is a menu item.
+
+use halley::protocol::{Event, Op};
+use tauri::menu::{CheckMenuItem, Menu, MenuEvent, MenuItem, PredefinedMenuItem};
+use tauri::tray::TrayIconBuilder;
+use tauri::{AppHandle, Emitter, Manager, Wry};
+
+use crate::shell::Shell;
+use crate::windows::{self, PANEL};
+
+const OPEN: &str = "open";
+const WATCHES: &str = "watches";
+const PAUSE: &str = "pause";
+const QUIT: &str = "quit";
+
+/// Managed state: the "Pause agent" item, kept in step with the core.
+struct PauseItem(CheckMenuItem<Wry>);
+
+/// Add the tray icon (the app icon from `assets/icons`).
+pub fn install(app: &AppHandle) -> tauri::Result<()> {
+    let pause = CheckMenuItem::with_id(app, PAUSE, "Pause agent", true, false, None::<&str>)?;
+    let menu = Menu::with_items(
+        app,
+        &[
+            &MenuItem::with_id(app, OPEN, "Open panel", true, None::<&str>)?,
+            &MenuItem::with_id(app, WATCHES, "Watches", true, None::<&str>)?,
+            &pause,
+            &PredefinedMenuItem::separator(app)?,
+            &MenuItem::with_id(app, QUIT, "Quit", true, None::<&str>)?,
+        ],
+    )?;
+    let mut tray = TrayIconBuilder::with_id("halley")
+        .tooltip("Halley")
+        .menu(&menu)
+        .show_menu_on_left_click(true)
+        .on_menu_event(on_menu);
+    if let Some(icon) = app.default_window_icon() {
+        tray = tray.icon(icon.clone());
+    }
+    tray.build(app)?;
+    app.manage(PauseItem(pause));
+    Ok(())
+}
+
+fn on_menu(app: &AppHandle, event: MenuEvent) {
+    match event.id().as_ref() {
+        OPEN => windows::show_panel(app),
+        WATCHES => {
+            windows::show_panel(app);
+            if let Err(e) = app.emit_to(PANEL, crate::NAVIGATE, "watches") {
+                eprintln!("halley-desktop: cannot open the watches view: {e}");
+            }
+        }
+        PAUSE => set_paused(app),
+        QUIT => app.exit(0),
+        _ => {}
+    }
+}
+
+/// The item toggled itself: tell the core; put it back if the core refuses.
+fn set_paused(app: &AppHandle) {
+    let Some(item) = app.try_state::<PauseItem>().map(|p| p.0.clone()) else {
+        return;
+    };
+    let paused = item.is_checked().unwrap_or(false);
+    let host = app.state::<Shell>().host().cloned();
+    tauri::async_runtime::spawn(async move {
+        let result = match host {
+            Ok(host) => host.handle(Op::SetPaused { paused }).await.map(|_| ()).map_err(|e| e.to_string()),
+            Err(e) => Err(e.message),
+        };
+        if let Err(e) = result {
+            eprintln!("halley-desktop: cannot {} the agent: {e}", if paused { "pause" } else { "resume" });
+            let _ = item.set_checked(!paused);
+        }
+    });
+}
+
+/// Keep "Pause agent" checked while the agent is paused (from the panel too).
+pub fn on_event(app: &AppHandle, event: &Event) {
+    if let Event::Paused { paused } = event
+        && let Some(item) = app.try_state::<PauseItem>()
+    {
+        let _ = item.0.set_checked(*paused);
+    }
+}
