@@ -9,7 +9,7 @@ import { decodeParam, isChallengeRequest } from "./confirm";
 import { frame, pageLanguage } from "./dialog-page";
 import { h } from "./dom";
 import { challengeKey, type Translate } from "./i18n";
-import { closeWindow, onEvent, sendOp } from "./ipc";
+import { closeWindow, dialogRequest, onEvent, sendOp } from "./ipc";
 import { toOpError, type ChallengeRequest } from "./protocol";
 
 function show(id: string, req: ChallengeRequest, body: HTMLElement, status: HTMLElement, t: Translate): void {
@@ -64,7 +64,13 @@ function main(root: HTMLElement): void {
     else if (event.type === "challenge_closed" && event.id === id) void closeWindow();
   });
   if (request !== null && id !== null) showOnce(id, request);
-  else body.replaceChildren(h("p", { class: "loading", role: "status" }, t("waitingRequest")));
+  else {
+    body.replaceChildren(h("p", { class: "loading", role: "status" }, t("waitingRequest")));
+    if (id !== null)
+      void dialogRequest(id).then((event) => {
+        if (event?.type === "challenge_waiting") showOnce(event.id, event.request);
+      });
+  }
 }
 
 const root = document.getElementById("app");

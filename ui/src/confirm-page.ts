@@ -10,7 +10,7 @@ import { confirmParams, displayValue, formatCountdown, secondsLeft, userEdits } 
 import { frame, pageLanguage } from "./dialog-page";
 import { h, present } from "./dom";
 import type { Translate } from "./i18n";
-import { closeWindow, onEvent, sendOp } from "./ipc";
+import { closeWindow, dialogRequest, onEvent, sendOp } from "./ipc";
 import { toOpError, type ConfirmationRequest, type JsonObject } from "./protocol";
 import { riskBadge, scopeBadge } from "./view";
 
@@ -163,7 +163,13 @@ function main(root: HTMLElement): void {
     }
   });
   if (request !== null) showOnce(request);
-  else body.replaceChildren(h("p", { class: "loading", role: "status" }, t("waitingRequest")));
+  else {
+    body.replaceChildren(h("p", { class: "loading", role: "status" }, t("waitingRequest")));
+    if (id !== null)
+      void dialogRequest(id).then((event) => {
+        if (event?.type === "confirmation_waiting") showOnce(event.request);
+      });
+  }
 }
 
 async function boot(root: HTMLElement): Promise<void> {

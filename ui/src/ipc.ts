@@ -19,6 +19,10 @@ export interface Backend {
   /** `halley://navigate`: the shell asks the panel to show a view ("watches", "settings"...). */
   onNavigate(handler: (view: string) => void): Promise<Unlisten>;
   closeWindow(): Promise<void>;
+  /** The question a dialog window was opened for (`dialog_request`), if it still waits. */
+  dialogRequest(id: string): Promise<Event | null>;
+  /** Turn the login item on or off; resolves to whether it is on. */
+  setAutostart(enabled: boolean): Promise<boolean>;
 }
 
 export const NOT_CONNECTED: OpError = {
@@ -44,6 +48,16 @@ const tauriBackend: Backend = {
   async closeWindow() {
     await getCurrentWindow().close();
   },
+  async dialogRequest(id) {
+    return (await invoke<Event | null>("dialog_request", { id })) ?? null;
+  },
+  async setAutostart(enabled) {
+    try {
+      return await invoke<boolean>("set_autostart", { enabled });
+    } catch (error) {
+      throw toOpError(error);
+    }
+  },
 };
 
 /** Outside the app: every Op fails with `not_connected`, no event ever comes. */
@@ -55,6 +69,8 @@ export const offlineBackend: Backend = {
   closeWindow: async () => {
     window.close();
   },
+  dialogRequest: () => Promise.resolve(null),
+  setAutostart: () => Promise.reject(NOT_CONNECTED),
 };
 
 let backend: Backend | null = null;
@@ -82,3 +98,10 @@ export async function request<T extends Reply["type"]>(op: Op, type: T): Promise
 export const onEvent = (handler: (event: Event) => void): Promise<Unlisten> => current().onEvent(handler);
 export const onNavigate = (handler: (view: string) => void): Promise<Unlisten> => current().onNavigate(handler);
 export const closeWindow = (): Promise<void> => current().closeWindow();
+
+/** Turn the login item on or off (the shell's `set_autostart`). */
+export const setAutostart = (enabled: boolean): Promise<boolean> => current().setAutostart(enabled);
+
+/** The event a dialog window was opened for, asked of the shell (the window
+ * opens after the event went out, so it may have missed it). */
+export const dialogRequest = (id: string): Promise<Event | null> => current().dialogRequest(id).catch(() => null);

@@ -4,7 +4,7 @@
 
 import { h } from "./dom";
 import { decisionKey, type Translate } from "./i18n";
-import { request } from "./ipc";
+import { request, setAutostart } from "./ipc";
 import { PRESETS, toOpError, type GateRule, type RuleDecision, type Settings } from "./protocol";
 
 const DECISIONS: RuleDecision[] = ["ask", "allow", "never"];
@@ -128,6 +128,8 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
       fill(r.settings, r.api_key_saved);
       say(t("saved"), "ok");
       onSaved(r.settings);
+      // The login item lives with the OS, not in the core's settings.
+      setAutostart(r.settings.autostart).catch(fail);
     }, fail);
   });
   const saveKey = (): void => {
