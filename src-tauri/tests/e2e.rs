@@ -66,12 +66,16 @@ fn panel_loads_over_webdriver_and_app_exits_cleanly() -> Result<()> {
     assert_eq!(session.title()?, "Halley");
     let heading = session.wait_visible(".app-header h1", UI_TIMEOUT)?;
     assert_eq!(session.text(&heading)?, "Halley");
-    // The tool catalogue comes from the core through the `list_tools`
-    // command: IPC works.
-    let tools = session.wait_count("li.tool", 1, UI_TIMEOUT)?;
-    let first = session.text(&session.find("li.tool .tool-name")?)?;
-    eprintln!("panel ready: {} tools, first {first:?}", tools.len());
-    assert!(!first.is_empty());
+    // The composer is there, and the core answers over IPC: the `/`
+    // palette lists the tools the core sends (`Op::ListTools`).
+    session.wait_visible("#composer", UI_TIMEOUT)?;
+    let palette = session.wait_visible("#palette-open", UI_TIMEOUT)?;
+    session.click(&palette)?;
+    let tools = session.wait_count("#palette-list .palette-item", 10, UI_TIMEOUT)?;
+    let names: Vec<String> =
+        tools.iter().filter_map(|t| session.attribute(t, "data-tool").ok().flatten()).collect();
+    eprintln!("panel ready: {} tools in the palette", names.len());
+    assert!(names.iter().any(|n| n == "browser_navigate"), "{names:?}");
 
     let shot = artifacts.join("e2e-panel.png");
     std::fs::write(&shot, session.screenshot()?)?;

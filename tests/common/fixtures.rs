@@ -139,9 +139,12 @@ pub fn format_vnd(amount: u64) -> String {
     out + " ₫"
 }
 
-/// `tests/fixtures/site/`.
+/// `tests/fixtures/site/` of the repository (also from the desktop crate's
+/// tests, which include this file from `src-tauri/`).
 pub fn site_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/site")
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let site = here.join("tests/fixtures/site");
+    if site.is_dir() { site } else { here.join("../tests/fixtures/site") }
 }
 
 type Log = Arc<Mutex<Vec<Recorded>>>;

@@ -138,10 +138,23 @@ impl TauriDriver {
 
     /// Opens the app (`application` = the halley-desktop binary) in a new
     /// WebDriver session.
+    ///
+    /// tauri-driver answers before the WebKitWebDriver behind it listens, and
+    /// then drops the first request: a session that fails that way (no HTTP
+    /// answer at all) is asked for again, a few times.
     pub fn launch(&self, application: &Path, args: &[&str]) -> Result<Session> {
-        self.client.new_session(json!({
-            "tauri:options": { "application": application, "args": args },
-        }))
+        let caps = json!({ "tauri:options": { "application": application, "args": args } });
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.client.new_session(caps.clone()) {
+                Ok(session) => return Ok(session),
+                Err(e) if attempt < 5 && format!("{e:#}").contains("truncated HTTP response") => {
+                    std::thread::sleep(std::time::Duration::from_millis(500 * attempt));
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// The running app process started by this driver, if any.

@@ -51,7 +51,25 @@ impl Client {
 
     /// Sends one request and returns the response's `value`; a WebDriver
     /// error (any non-2xx status) becomes an `Err` with its message.
+    ///
+    /// tauri-driver proxies to WebKitWebDriver over pooled connections, and
+    /// a pooled connection WebKitWebDriver has closed fails the request
+    /// before it is sent on: tauri-driver then closes ours without an
+    /// answer. Such a request never reached the browser, so it is sent again.
     pub fn request(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Value> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.request_once(method, path, body) {
+                Err(e) if attempt < 4 && format!("{e:#}").contains("truncated HTTP response") => {
+                    sleep(Duration::from_millis(200 * attempt));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn request_once(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Value> {
         let mut stream = TcpStream::connect(&self.addr).with_context(|| format!("connecting to {}", self.addr))?;
         stream.set_read_timeout(Some(REQUEST_TIMEOUT))?;
         stream.set_write_timeout(Some(REQUEST_TIMEOUT))?;
@@ -201,6 +219,31 @@ impl Session {
     /// the result); `args` are its `arguments`.
     pub fn execute(&self, script: &str, args: &[Value]) -> Result<Value> {
         self.cmd("POST", "/execute/sync", Some(&json!({ "script": script, "args": args })))
+    }
+
+    /// The handles of the app's windows (one per webview window).
+    pub fn window_handles(&self) -> Result<Vec<String>> {
+        let v = self.cmd("GET", "/window/handles", None)?;
+        Ok(v.as_array().context("window handles: not an array")?.iter().filter_map(|h| h.as_str().map(str::to_owned)).collect())
+    }
+
+    /// The handle of the window commands go to now.
+    pub fn window_handle(&self) -> Result<String> {
+        Ok(self.cmd("GET", "/window", None)?.as_str().context("window handle: not a string")?.to_owned())
+    }
+
+    /// Send the next commands to another window.
+    pub fn switch_to_window(&self, handle: &str) -> Result<()> {
+        self.cmd("POST", "/window", Some(&json!({ "handle": handle }))).map(drop)
+    }
+
+    /// Waits for a window other than `known` to appear and switches to it.
+    pub fn wait_new_window(&self, known: &[String], timeout: Duration) -> Result<String> {
+        let handle = self.wait_for("a new window", timeout, |s| {
+            Ok(s.window_handles()?.into_iter().find(|h| !known.contains(h)))
+        })?;
+        self.switch_to_window(&handle)?;
+        Ok(handle)
     }
 
     /// A PNG of the current window.

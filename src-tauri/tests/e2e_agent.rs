@@ -1,0 +1,247 @@
+//! The real desktop app driving the agent end to end, over WebDriver, with
+//! the scripted OpenAI-compatible model server and the fixture web site: a
+//! task typed in the panel streams its answer and fills the timeline; a
+//! purchase waits for the native confirmation dialog (Deny: the site
+//! receives nothing; Approve: it receives the order once); the run's end is
+//! a desktop notification on D-Bus; an API key saved in the settings is in
+//! the OS keyring and nowhere in the database. Screenshots of the panel are
+//! kept as test artifacts. Run under `scripts/with-session.sh`.
+
+mod common;
+
+#[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
+#[path = "../../tests/common/fixtures.rs"]
+mod fixtures;
+#[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
+#[path = "../../tests/common/model_server.rs"]
+mod model_server;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use common::dbus::NotificationMonitor;
+use common::driver::{AppEnv, TauriDriver, tauri_driver_path};
+use common::webdriver::Session;
+use common::{NOT_BLANK, artifacts_dir, image_deviation, no_display};
+use fixtures::FixtureServer;
+use model_server::{ModelServer, ToolCall, Turn};
+use serde_json::json;
+
+/// Halley is a single-instance app: a second one in the same session only
+/// focuses the first, so these tests take turns.
+static ONE_APP: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+const UI_TIMEOUT: Duration = Duration::from_secs(30);
+const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+
+fn app_bin() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_halley-desktop"))
+}
+
+fn skip_reason() -> Result<Option<String>> {
+    if let Some(why) = no_display() {
+        return Ok(Some(why.to_owned()));
+    }
+    if !Path::new("/usr/bin/chromium").exists() && std::env::var_os("HALLEY_CHROMIUM").is_none() {
+        return Ok(Some("no chromium".to_owned()));
+    }
+    if let Err(e) = tauri_driver_path() {
+        if std::env::var_os("HALLEY_TEST_SESSION").is_some() {
+            return Err(e);
+        }
+        return Ok(Some(format!("{e:#}")));
+    }
+    Ok(None)
+}
+
+/// The app with its own data dir, pointed at `model` (no key in the env).
+struct App {
+    env: AppEnv,
+    driver: TauriDriver,
+    panel: Session,
+    panel_handle: String,
+    artifacts: PathBuf,
+}
+
+impl App {
+    fn start(model: &ModelServer, name: &str) -> Result<App> {
+        wait_no_app()?;
+        let artifacts = artifacts_dir(app_bin())?;
+        let env = AppEnv::new()?;
+        let mut vars = env.vars()?;
+        vars.push(("OPENAI_BASE_URL".into(), PathBuf::from(model.base_url())));
+        vars.push(("HALLEY_MODEL".into(), PathBuf::from("m")));
+        vars.push(("OPENAI_API_KEY".into(), PathBuf::new()));
+        let driver = TauriDriver::start(&vars, &artifacts.join(format!("e2e-{name}-driver.log")))?;
+        let panel = driver.launch(app_bin(), &[]).context("launching the app through tauri-driver")?;
+        panel.wait_script(r#"return document.body.dataset.ready === "1";"#, UI_TIMEOUT)?;
+        let panel_handle = panel.window_handle()?;
+        Ok(App { env, driver, panel, panel_handle, artifacts })
+    }
+
+    /// Saves a PNG of the panel as an artifact and checks it is not blank.
+    fn screenshot(&self, name: &str) -> Result<PathBuf> {
+        let shot = self.artifacts.join(format!("e2e-{name}.png"));
+        std::fs::write(&shot, self.panel.screenshot()?)?;
+        let deviation = image_deviation(&shot)?;
+        eprintln!("screenshot: {} (stddev {deviation:.3})", shot.display());
+        if deviation <= NOT_BLANK {
+            bail!("the panel screenshot is blank (stddev {deviation:.4}); see {}", shot.display());
+        }
+        Ok(shot)
+    }
+
+    /// Answers the confirmation dialog with `button` (`#approve`/`#deny`)
+    /// and goes back to the panel.
+    fn answer_dialog(&self, button: &str) -> Result<String> {
+        let known = vec![self.panel_handle.clone()];
+        self.panel.wait_new_window(&known, RUN_TIMEOUT).context("the confirmation dialog did not open")?;
+        let summary = self.panel.wait_text(".dialog-body", UI_TIMEOUT, |t| !t.trim().is_empty())?;
+        let b = self.panel.wait_visible(button, UI_TIMEOUT)?;
+        self.panel.click(&b)?;
+        self.panel.switch_to_window(&self.panel_handle)?;
+        Ok(summary)
+    }
+
+    fn stop(self) -> Result<()> {
+        let _ = self.panel.delete();
+        self.driver.stop()?;
+        drop(self.env);
+        wait_no_app()
+    }
+}
+
+/// The model's script for "buy the laptop": look, click Buy, then say so.
+fn buy_script(site: &FixtureServer) -> Vec<Turn> {
+    vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("shop-vn.html")}))]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "browser_click",
+            json!({"selector": "#buy-now", "_reasoningForCall": "Người dùng muốn mua ngay"}),
+        )]),
+        Turn::text("Xong: tôi đã làm theo câu trả lời của bạn."),
+    ]
+}
+
+#[test]
+fn a_task_streams_in_the_panel_and_a_purchase_waits_for_the_native_dialog() -> Result<()> {
+    if let Some(why) = skip_reason()? {
+        eprintln!("skipped: {why}");
+        return Ok(());
+    }
+    let _turn = ONE_APP.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let site = FixtureServer::start();
+    let model = ModelServer::start(buy_script(&site));
+    let monitor = NotificationMonitor::start()?;
+    let app = App::start(&model, "agent")?;
+
+    // Deny: the order never reaches the shop.
+    app.panel.send_task("Mua laptop này cho tôi", UI_TIMEOUT)?;
+    app.panel.wait_count("#timeline .call", 1, RUN_TIMEOUT)?;
+    let summary = app.answer_dialog("#deny")?;
+    // Written by code from the real action: the button, where the order goes.
+    assert!(summary.contains("Mua ngay") && summary.contains("/checkout"), "{summary}");
+    let answer = app.panel.wait_text(".msg.assistant:last-of-type", RUN_TIMEOUT, |t| t.contains("Xong"))?;
+    assert!(answer.contains("câu trả lời của bạn"), "{answer}");
+    let denied = app.panel.wait_count(r#"#timeline .call[data-tool="browser_click"][data-status="error"]"#, 1, UI_TIMEOUT)?;
+    assert_eq!(denied.len(), 1);
+    assert_eq!(site.hits("checkout"), 0, "a denied purchase reached the shop");
+    app.screenshot("conversation")?;
+
+    // Approve: exactly one order.
+    for turn in buy_script(&site) {
+        model.push(turn);
+    }
+    app.panel.send_task("Mua lại lần nữa", UI_TIMEOUT)?;
+    app.answer_dialog("#approve")?;
+    app.panel.wait_count(r#"#timeline .call[data-tool="browser_click"][data-status="ok"]"#, 1, RUN_TIMEOUT)?;
+    app.panel.wait_text(".msg.assistant:last-of-type", RUN_TIMEOUT, |t| t.contains("Xong"))?;
+    assert_eq!(site.hits("checkout"), 1, "an approved purchase is sent once");
+
+    // The model was streamed the page as data and never a secret.
+    let first = &model.requests()[0];
+    assert_eq!(first["messages"][1]["content"], "Mua laptop này cho tôi");
+    // Notifications went to the session's notification daemon.
+    let seen = monitor.notifications();
+    eprintln!("notifications: {seen:?}");
+    assert!(
+        seen.iter().any(|n| n.app_name.to_lowercase().contains("halley")),
+        "no notification from Halley on D-Bus: {seen:?}"
+    );
+    app.screenshot("timeline")?;
+    app.stop()
+}
+
+#[test]
+fn an_api_key_saved_in_settings_is_in_the_keyring_only() -> Result<()> {
+    if let Some(why) = skip_reason()? {
+        eprintln!("skipped: {why}");
+        return Ok(());
+    }
+    let _turn = ONE_APP.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let model = ModelServer::start(vec![Turn::text("Chào bạn.")]);
+    let app = App::start(&model, "settings")?;
+    let key = "sk-e2e-4f1d9b7c2a";
+    let open = app.panel.wait_visible("#settings-open", UI_TIMEOUT)?;
+    app.panel.click(&open)?;
+    let field = app.panel.wait_visible("#api-key", UI_TIMEOUT)?;
+    app.panel.send_keys(&field, key)?;
+    let save = app.panel.find("#api-key-save")?;
+    app.panel.click(&save)?;
+    app.panel.wait_script(r##"return document.querySelector("#api-key").value === "";"##, UI_TIMEOUT)?;
+    app.panel.wait_text("#dialog-status, .form-status", UI_TIMEOUT, |t| !t.trim().is_empty())?;
+
+    // In the Secret Service...
+    let found = Command::new("secret-tool").args(["search", "--all", "service", "halley"]).output()?;
+    let listing = String::from_utf8_lossy(&found.stdout).into_owned() + &String::from_utf8_lossy(&found.stderr);
+    assert!(listing.contains(key), "the key is not in the keyring: {listing}");
+    // ...used for the model...
+    let back = app.panel.wait_visible("[data-testid=back-to-chat]", UI_TIMEOUT)?;
+    app.panel.click(&back)?;
+    app.panel.send_task("Xin chào", UI_TIMEOUT)?;
+    app.panel.wait_text(".msg.assistant:last-of-type", RUN_TIMEOUT, |t| t.contains("Chào bạn"))?;
+    let auth = model.raw_requests().iter().rev().find_map(|r| r.header("authorization").map(str::to_owned));
+    assert_eq!(auth.as_deref(), Some(format!("Bearer {key}").as_str()));
+    // ...and in no file of the data directory.
+    for entry in walk(&app.env.data_dir()) {
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        assert!(!String::from_utf8_lossy(&bytes).contains(key), "the key is in {}", entry.display());
+    }
+    let _ = Command::new("secret-tool").args(["clear", "service", "halley"]).status();
+    app.stop()
+}
+
+/// Waits until no halley-desktop runs in this session (an earlier test's
+/// app may still be shutting down; a second instance would only focus it).
+fn wait_no_app() -> Result<()> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let found = Command::new("pgrep").args(["-x", "halley-desktop"]).output()?;
+        if !found.status.success() {
+            return Ok(());
+        }
+        if std::time::Instant::now() > deadline {
+            bail!("a halley-desktop is still running: {}", String::from_utf8_lossy(&found.stdout));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                if !p.ends_with("browser-profile") {
+                    out.extend(walk(&p));
+                }
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
