@@ -72,8 +72,7 @@ fn panel_loads_over_webdriver_and_app_exits_cleanly() -> Result<()> {
     let palette = session.wait_visible("#palette-open", UI_TIMEOUT)?;
     session.click(&palette)?;
     let tools = session.wait_count("#palette-list .palette-item", 10, UI_TIMEOUT)?;
-    let names: Vec<String> =
-        tools.iter().filter_map(|t| session.attribute(t, "data-tool").ok().flatten()).collect();
+    let names: Vec<String> = tools.iter().filter_map(|t| session.attribute(t, "data-tool").ok().flatten()).collect();
     eprintln!("panel ready: {} tools in the palette", names.len());
     assert!(names.iter().any(|n| n == "browser_navigate"), "{names:?}");
 

@@ -145,7 +145,8 @@ fn a_task_streams_in_the_panel_and_a_purchase_waits_for_the_native_dialog() -> R
     assert!(summary.contains("Mua ngay") && summary.contains("/checkout"), "{summary}");
     let answer = app.panel.wait_text(".msg.assistant:last-of-type", RUN_TIMEOUT, |t| t.contains("Xong"))?;
     assert!(answer.contains("câu trả lời của bạn"), "{answer}");
-    let denied = app.panel.wait_count(r#"#timeline .call[data-tool="browser_click"][data-status="error"]"#, 1, UI_TIMEOUT)?;
+    let denied =
+        app.panel.wait_count(r#"#timeline .call[data-tool="browser_click"][data-status="error"]"#, 1, UI_TIMEOUT)?;
     assert_eq!(denied.len(), 1);
     assert_eq!(site.hits("checkout"), 0, "a denied purchase reached the shop");
     app.screenshot("conversation")?;

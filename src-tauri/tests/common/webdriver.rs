@@ -224,7 +224,11 @@ impl Session {
     /// The handles of the app's windows (one per webview window).
     pub fn window_handles(&self) -> Result<Vec<String>> {
         let v = self.cmd("GET", "/window/handles", None)?;
-        Ok(v.as_array().context("window handles: not an array")?.iter().filter_map(|h| h.as_str().map(str::to_owned)).collect())
+        Ok(v.as_array()
+            .context("window handles: not an array")?
+            .iter()
+            .filter_map(|h| h.as_str().map(str::to_owned))
+            .collect())
     }
 
     /// The handle of the window commands go to now.
@@ -239,9 +243,8 @@ impl Session {
 
     /// Waits for a window other than `known` to appear and switches to it.
     pub fn wait_new_window(&self, known: &[String], timeout: Duration) -> Result<String> {
-        let handle = self.wait_for("a new window", timeout, |s| {
-            Ok(s.window_handles()?.into_iter().find(|h| !known.contains(h)))
-        })?;
+        let handle = self
+            .wait_for("a new window", timeout, |s| Ok(s.window_handles()?.into_iter().find(|h| !known.contains(h))))?;
         self.switch_to_window(&handle)?;
         Ok(handle)
     }
