@@ -501,12 +501,19 @@ impl<'a> Loop<'a> {
         let exec = calls::execute_all(self.core, prepared);
         tokio::pin!(exec);
         let executed = loop {
+            // Questions first: a call answered at once (nobody to ask) ends
+            // in the same poll that queued its question.
             tokio::select! {
-                done = &mut exec => break Some(done),
-                () = self.cancel.cancelled() => break None,
+                biased;
                 Some(w) = recv(&mut self.rx) => self.waiting(w, on_event),
+                () = self.cancel.cancelled() => break None,
+                done = &mut exec => break Some(done),
             }
         };
+        // What the gate said while the last call finished.
+        while let Some(w) = self.rx.as_mut().and_then(|rx| rx.try_recv().ok()) {
+            self.waiting(w, on_event);
+        }
         let Some(executed) = executed else {
             // Every call gets a result in the history, or the conversation
             // could not go on with another run.
