@@ -100,7 +100,13 @@ impl App {
         self.panel.wait_new_window(&known, RUN_TIMEOUT).context("the confirmation dialog did not open")?;
         let summary = self.panel.wait_text(".dialog-body", UI_TIMEOUT, |t| !t.trim().is_empty())?;
         let b = self.panel.wait_visible(button, UI_TIMEOUT)?;
-        self.panel.click(&b)?;
+        // The answer closes the dialog, sometimes before WebKitWebDriver has
+        // answered the click: then the click reports "no such window".
+        if let Err(e) = self.panel.click(&b)
+            && !format!("{e:#}").contains("no such window")
+        {
+            return Err(e);
+        }
         self.panel.switch_to_window(&self.panel_handle)?;
         Ok(summary)
     }
