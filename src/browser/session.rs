@@ -442,9 +442,22 @@ impl Guard<'_> {
                 }
             });
         }
+        let expected = self.state.tabs[idx].url.clone();
         let handle = TabHandle { id, page, net, world: World::new(), crashed };
         // A tab reopened after a relaunch, or just opened by a page, may
         // still be loading: let its document be parsed before it is used.
+        // A new target shows about:blank until its own URL commits, so wait
+        // for that first (a loaded machine can be slow to get there).
+        if !expected.is_empty() && expected != "about:blank" {
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while std::time::Instant::now() < deadline {
+                match handle.page.url().await {
+                    Ok(Some(u)) if u != "about:blank" => break,
+                    Ok(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+                    Err(_) => break,
+                }
+            }
+        }
         let _ = super::page::wait_for_load(&handle, WaitUntil::DomContentLoaded, Duration::from_secs(10)).await;
         self.state.tabs[idx].live = Some(handle.clone());
         let mut attached = self.attached.lock().unwrap_or_else(|e| e.into_inner());
