@@ -309,6 +309,8 @@ struct Loop<'a> {
     rx: Option<mpsc::UnboundedReceiver<Waiting>>,
     /// Pending writes of the run's paused/running status, in order.
     status_writes: Option<tokio::task::JoinHandle<()>>,
+    /// Provider traces being written.
+    trace_writes: Vec<tokio::task::JoinHandle<()>>,
 }
 
 impl<'a> Loop<'a> {
@@ -338,6 +340,7 @@ impl<'a> Loop<'a> {
             recent: VecDeque::new(),
             rx: None,
             status_writes: None,
+            trace_writes: Vec::new(),
         }
     }
 
@@ -435,12 +438,29 @@ impl<'a> Loop<'a> {
                 }
             };
             let latency = i64::try_from(started.elapsed().as_millis()).ok();
-            if let Some(result) = &streamed
-                && let Err(e) =
-                    trace::record_call(store, &self.run_id, Some(&step.id), self.client, &request, result, &secrets)
-                        .await
-            {
-                tracing::warn!("run {}: the provider trace was not written: {}", self.run_id, e.message());
+            match &streamed {
+                // Written off the step's path (the request can be ~100 KB);
+                // the run waits for every trace before it ends.
+                Some(Ok(completion)) => {
+                    let (store, client, run_id, step_id) =
+                        (store.clone(), self.client.clone(), self.run_id.clone(), step.id.clone());
+                    let outcome = Ok(completion.clone());
+                    self.trace_writes.push(tokio::spawn(async move {
+                        let written =
+                            trace::record_call(&store, &run_id, Some(&step_id), &client, &request, &outcome, &secrets);
+                        if let Err(e) = written.await {
+                            tracing::warn!("run {run_id}: the provider trace was not written: {}", e.message());
+                        }
+                    }));
+                }
+                Some(result) => {
+                    let written =
+                        trace::record_call(store, &self.run_id, Some(&step.id), self.client, &request, result, &secrets);
+                    if let Err(e) = written.await {
+                        tracing::warn!("run {}: the provider trace was not written: {}", self.run_id, e.message());
+                    }
+                }
+                None => {}
             }
             let outcome = |status, usage: Option<&super::Usage>, error| StepOutcome {
                 status,
@@ -641,6 +661,9 @@ impl<'a> Loop<'a> {
     ) -> Result<RunOutcome> {
         if let Some(writes) = self.status_writes.take() {
             let _ = writes.await;
+        }
+        for write in std::mem::take(&mut self.trace_writes) {
+            let _ = write.await;
         }
         self.core.store().runs().set_status(&self.run_id, status, Some(reason)).await?;
         let run_id = self.run_id.clone();
