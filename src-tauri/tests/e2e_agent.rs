@@ -252,3 +252,41 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+#[test]
+fn a_captcha_opens_the_hand_off_window_which_closes_when_the_challenge_is_gone() -> Result<()> {
+    if let Some(why) = skip_reason()? {
+        eprintln!("skipped: {why}");
+        return Ok(());
+    }
+    let _turn = ONE_APP.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let site = FixtureServer::start();
+    // The (simulated) user solves the CAPTCHA in the browser after 6 s.
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new(
+            "browser_navigate",
+            json!({"url": site.url("captcha.html?solve_after=6000")}),
+        )]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "human_solve_challenge",
+            json!({"challenge_type": "captcha", "page_hint": "Xác minh bảo mật", "timeout_ms": 60000}),
+        )]),
+        Turn::text("Đã qua bước xác minh."),
+    ]);
+    let app = App::start(&model, "challenge")?;
+    app.panel.send_task("Đăng nhập giúp tôi", UI_TIMEOUT)?;
+    let known = vec![app.panel_handle.clone()];
+    let dialog = app.panel.wait_new_window(&known, RUN_TIMEOUT).context("the hand-off window did not open")?;
+    let url = app.panel.wait_text("#challenge-url", UI_TIMEOUT, |t| !t.trim().is_empty())?;
+    assert!(url.contains("captcha.html"), "{url}");
+    app.panel.wait_visible("#done", UI_TIMEOUT)?;
+    // Never answered here: the window goes away by itself once the page
+    // shows no challenge any more.
+    app.panel.wait_for("the hand-off window to close", RUN_TIMEOUT, |s| {
+        Ok((!s.window_handles()?.contains(&dialog)).then_some(()))
+    })?;
+    app.panel.switch_to_window(&app.panel_handle)?;
+    app.panel.wait_text(".msg.assistant:last-of-type", RUN_TIMEOUT, |t| t.contains("xác minh"))?;
+    app.panel.wait_count(r#"#timeline .call[data-tool="human_solve_challenge"][data-status="ok"]"#, 1, UI_TIMEOUT)?;
+    app.stop()
+}

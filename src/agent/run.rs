@@ -454,8 +454,15 @@ impl<'a> Loop<'a> {
                     }));
                 }
                 Some(result) => {
-                    let written =
-                        trace::record_call(store, &self.run_id, Some(&step.id), self.client, &request, result, &secrets);
+                    let written = trace::record_call(
+                        store,
+                        &self.run_id,
+                        Some(&step.id),
+                        self.client,
+                        &request,
+                        result,
+                        &secrets,
+                    );
                     if let Err(e) = written.await {
                         tracing::warn!("run {}: the provider trace was not written: {}", self.run_id, e.message());
                     }
