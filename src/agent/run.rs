@@ -208,7 +208,8 @@ pub async fn drive_run(
     let BegunRun { run_id, conversation_id, agent_id, task, history } = begun;
     let mut loop_ = Loop::new(core, client, model, limits, cancel, (run_id, conversation_id, agent_id));
     let _restore = loop_.watch_user();
-    loop_.messages = vec![json!({"role": "system", "content": loop_.system_prompt().await?})];
+    // The system message is written on the first turn (see `Loop::stale`).
+    loop_.messages = vec![json!({"role": "system", "content": ""})];
     loop_.messages.extend(history);
     loop_.messages.push(json!({"role": "user", "content": task}));
     loop_.drive(&mut on_event).await
@@ -247,11 +248,12 @@ pub async fn resume_run(
     let ids = (run.id.clone(), conversation_id.clone(), run.agent_id.clone());
     let mut loop_ = Loop::new(core, client, model, limits, cancel, ids);
     let _restore = loop_.watch_user();
-    loop_.messages = vec![json!({"role": "system", "content": loop_.system_prompt().await?})];
-    loop_.messages.extend(history_of(core, &conversation_id).await?);
-    loop_.steps = u32::try_from(store.steps().for_run(run_id).await?.len()).unwrap_or(0);
-    // The calls of the last assistant turn that have no result yet.
     let rows = store.messages().for_conversation(&conversation_id).await?;
+    let steps = store.steps().for_run(run_id).await?;
+    loop_.messages = vec![json!({"role": "system", "content": ""})];
+    loop_.messages.extend(rows.iter().map(history_message));
+    loop_.steps = u32::try_from(steps.len()).unwrap_or(0);
+    // The calls of the last assistant turn that have no result yet.
     let pending: Vec<Prepared> = match rows.iter().rposition(|m| m.role == Role::Assistant) {
         Some(i) => {
             let answered: Vec<&str> = rows[i + 1..].iter().filter_map(|m| m.tool_call_id.as_deref()).collect();
@@ -271,12 +273,20 @@ pub async fn resume_run(
         None => Vec::new(),
     };
     if !pending.is_empty() {
-        let step_id = store.steps().for_run(run_id).await?.last().map(|s| s.id.clone());
+        let step_id = steps.last().map(|s| s.id.clone());
         if let Some(stop) = loop_.run_calls(pending, step_id.as_deref(), &mut on_event).await? {
             return loop_.finish(stop, None, &mut on_event).await;
         }
     }
     loop_.drive(&mut on_event).await
+}
+
+/// Tools (or blueprints run by them) that change the core memory shown in
+/// the system prompt or the profile's sensitive values.
+fn edits_memory_or_profile(core: &Core, tool: &str) -> bool {
+    const EDITORS: &[&str] = &["core_memory_append", "core_memory_replace", "user_profile_set"];
+    let program = core.registry().get(tool).and_then(|t| t.activity.as_deref()).unwrap_or(tool);
+    EDITORS.contains(&program)
 }
 
 /// A conversation's stored messages as the model reads them again.
@@ -301,6 +311,12 @@ struct Loop<'a> {
     /// Earlier messages were left out to fit the context (the system
     /// prompt says so).
     trimmed: bool,
+    /// The core memory or the profile may have changed (at the start, and
+    /// after a call that edits them): the system message and the secrets
+    /// redacted from traces are read again before the next model call.
+    stale: bool,
+    /// The profile's sensitive values, kept out of provider traces.
+    secrets: Vec<String>,
     tools: Vec<Value>,
     images: bool,
     steps: u32,
@@ -333,6 +349,8 @@ impl<'a> Loop<'a> {
             agent_id,
             messages: Vec::new(),
             trimmed: false,
+            stale: true,
+            secrets: Vec::new(),
             tools: tool_definitions(core),
             images: limits.images.unwrap_or_else(|| context::accepts_images(model)),
             steps: 0,
@@ -414,17 +432,20 @@ impl<'a> Loop<'a> {
             }
             self.steps += 1;
             let step = store.steps().insert(&NewStep::started(&self.run_id, self.model)).await?;
-            let system = self.system_prompt().await?;
-            if let Some(first) = self.messages.first_mut() {
-                *first = json!({"role": "system", "content": system});
+            if self.stale {
+                let system = self.system_prompt().await?;
+                if let Some(first) = self.messages.first_mut() {
+                    *first = json!({"role": "system", "content": system});
+                }
+                self.secrets = crate::gate::secrets::secret_values(store).await?.into_iter().map(|s| s.value).collect();
+                self.stale = false;
             }
             let fitted =
                 context::fit(&mut self.messages, context::estimate_tools(&self.tools), self.limits.context_tokens);
             self.trimmed |= fitted.dropped > 0;
             let request =
                 json!({"model": self.model, "messages": self.messages, "tools": self.tools, "tool_choice": "auto"});
-            let secrets: Vec<String> =
-                crate::gate::secrets::secret_values(store).await?.into_iter().map(|s| s.value).collect();
+            let secrets = self.secrets.clone();
             let started = Instant::now();
             let streamed = {
                 let stream = self.client.stream_chat(request.clone(), |ev| {
@@ -564,6 +585,9 @@ impl<'a> Loop<'a> {
             let status = if result.is_ok() { "ok" } else { "error" };
             self.record_call(&call, &result, (executor, status), (duration_ms, &started_at), step_id).await?;
             self.tool_result(&call, &result).await?;
+            if result.is_ok() && edits_memory_or_profile(self.core, &call.name) {
+                self.stale = true;
+            }
             if self.images && result.is_ok() {
                 images.extend(context::screenshot_message(&call.id, &result));
             }
