@@ -16,6 +16,8 @@ APT_PACKAGES=(
   xvfb xauth dbus dbus-x11 gnome-keyring at-spi2-core dunst keyutils imagemagick
   # window lookup (xwininfo), keyring and notification CLIs used by tests
   x11-utils libsecret-tools libnotify-bin
+  # kill/pgrep used by tests to stop and find processes
+  procps
   # drives the real desktop app over WebDriver in tests
   webkit2gtk-driver
 )
