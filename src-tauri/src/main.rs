@@ -11,6 +11,7 @@ mod notify;
 mod shell;
 mod shutdown;
 mod tray;
+mod webview;
 mod windows;
 
 use std::sync::Arc;
@@ -29,6 +30,7 @@ pub const NAVIGATE: &str = "halley://navigate";
 const TRAY_FLAG: &str = "--tray";
 
 fn main() -> anyhow::Result<()> {
+    webview::ensure_software_rendering();
     let app = tauri::Builder::default()
         // First, so that a second launch stops before anything else runs.
         .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| windows::show_panel(app)))

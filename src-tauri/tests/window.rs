@@ -61,6 +61,14 @@ fn panel_window_opens_renders_and_exits_cleanly() -> Result<()> {
     assert!(deviation > NOT_BLANK, "the panel window stayed blank (stddev {deviation:.4}); see {}", shot.display());
 
     let pid = app.pid()?;
+    // The panel renders in software (src/webview.rs): the app restarted
+    // itself, same PID, with WebKit's compositing mode off, and its web
+    // process inherited that.
+    let environ = std::fs::read(format!("/proc/{pid}/environ"))?;
+    assert!(
+        environ.split(|b| *b == 0).any(|kv| kv == b"WEBKIT_DISABLE_COMPOSITING_MODE=1"),
+        "halley-desktop runs without WEBKIT_DISABLE_COMPOSITING_MODE=1"
+    );
     let descendants = descendants_of(pid);
     run("kill", &["-TERM", &pid.to_string()])?;
     let status = app.wait_timeout(EXIT_TIMEOUT)?;
