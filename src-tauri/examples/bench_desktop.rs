@@ -6,7 +6,12 @@
 //! has rendered (`<body data-ready="1">`, set by ui/src/main.ts); then, after
 //! `--idle` seconds, it sums the PSS and RSS (/proc/PID/smaps_rollup) of the
 //! app's process tree (halley-desktop and its WebKit helpers; the managed
-//! Chromium and its children are not the app's and are left out). Run it in
+//! Chromium and its children are not the app's and are left out). Memory is
+//! measured twice per run: under WebDriver, and in a plain launch of the
+//! same binary as a user starts it (WebDriver automation adds its own
+//! machinery to the web process; the plain launch is the figure held to the
+//! target), once its panel window is viewable and `--idle` seconds have
+//! passed. Run it in
 //! a desktop session: `scripts/with-session.sh cargo run -p halley-desktop
 //! --example bench_desktop -- --app target/release/halley-desktop`.
 //!
@@ -18,17 +23,21 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use common::driver::{AppEnv, TauriDriver};
+use common::KillOnDrop;
 use common::proc::{self, Memory};
 use common::webdriver::Session;
 
 const APP: &str = "halley-desktop";
 const READY: &str = r#"return document.body.dataset.ready === "1";"#;
 const READY_TIMEOUT: Duration = Duration::from_secs(60);
+/// The panel window's title.
+const TITLE: &str = "Halley";
 const EXIT_TIMEOUT: Duration = Duration::from_secs(15);
 const DOC_BEGIN: &str = "<!-- desktop-bench:begin -->";
 const DOC_END: &str = "<!-- desktop-bench:end -->";
@@ -81,6 +90,14 @@ struct Run {
     session_ms: f64,
     /// Launch until the panel has rendered.
     ready_ms: f64,
+    /// Idle memory under WebDriver.
+    automated: Memory,
+    /// Idle memory of a plain launch, per process.
+    plain: Measured,
+}
+
+#[derive(Default)]
+struct Measured {
     total: Memory,
     processes: Vec<(u32, String, Memory)>,
 }
@@ -96,13 +113,14 @@ fn main() -> Result<()> {
     eprintln!("bench-desktop: {} ({} runs, {:?} idle each)", o.app.display(), o.runs, o.idle);
     let mut runs = Vec::new();
     for i in 1..=o.runs {
-        let run = one_run(&mut driver, &o)?;
+        let run = one_run(&mut driver, &env, &o)?;
         eprintln!(
-            "  run {i}: panel ready {:.0} ms (session {:.0} ms), PSS {:.1} MB, RSS {:.1} MB",
+            "  run {i}: panel ready {:.0} ms (session {:.0} ms); idle PSS {:.1} MB, RSS {:.1} MB (under WebDriver: PSS {:.1} MB)",
             run.ready_ms,
             run.session_ms,
-            mb(run.total.pss_kib),
-            mb(run.total.rss_kib)
+            mb(run.plain.total.pss_kib),
+            mb(run.plain.total.rss_kib),
+            mb(run.automated.pss_kib),
         );
         runs.push(run);
     }
@@ -117,7 +135,7 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-fn one_run(driver: &mut TauriDriver, o: &Options) -> Result<Run> {
+fn one_run(driver: &mut TauriDriver, env: &AppEnv, o: &Options) -> Result<Run> {
     let start = Instant::now();
     let session = driver.launch(&o.app, &[])?;
     let session_ms = ms(start.elapsed());
@@ -126,16 +144,7 @@ fn one_run(driver: &mut TauriDriver, o: &Options) -> Result<Run> {
 
     sleep(o.idle);
     let pid = driver.app_pid(APP)?.context("no halley-desktop process below tauri-driver")?;
-    let processes = app_processes(pid);
-    let mut total = Memory::default();
-    let mut rows = Vec::new();
-    for p in processes {
-        if let Some(m) = proc::memory_of(p) {
-            total.pss_kib += m.pss_kib;
-            total.rss_kib += m.rss_kib;
-            rows.push((p, proc::exe_name(p).unwrap_or_default(), m));
-        }
-    }
+    let automated = measure(pid).total;
 
     let mut tree = vec![pid];
     tree.extend(proc::descendants_of(pid));
@@ -144,7 +153,64 @@ fn one_run(driver: &mut TauriDriver, o: &Options) -> Result<Run> {
     if !left.is_empty() {
         bail!("the app did not go away after the session ended: {left:?}");
     }
-    Ok(Run { session_ms, ready_ms, total, processes: rows })
+    let plain = plain_run(env, o)?;
+    Ok(Run { session_ms, ready_ms, automated, plain })
+}
+
+/// Launch the app as a user does, wait until its panel window is viewable
+/// and `--idle` seconds have passed, measure, then SIGTERM it.
+fn plain_run(env: &AppEnv, o: &Options) -> Result<Measured> {
+    let child = Command::new(&o.app)
+        .envs(env.vars()?)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("starting {}", o.app.display()))?;
+    let mut app = KillOnDrop(Some(child));
+    let pid = app.pid()?;
+    let deadline = Instant::now() + READY_TIMEOUT;
+    while !panel_viewable() {
+        if let Some(status) = app.try_wait()? {
+            bail!("{APP} exited before its panel showed: {status}");
+        }
+        if Instant::now() >= deadline {
+            bail!("the panel window was not viewable within {READY_TIMEOUT:?}");
+        }
+        sleep(Duration::from_millis(50));
+    }
+    sleep(o.idle);
+    let measured = measure(pid);
+    let mut tree = vec![pid];
+    tree.extend(proc::descendants_of(pid));
+    common::run("kill", &["-TERM", &pid.to_string()])?;
+    let status = app.wait_timeout(EXIT_TIMEOUT)?;
+    if !status.success() {
+        bail!("{APP} did not exit cleanly on SIGTERM: {status}");
+    }
+    let left = proc::wait_gone(&tree, EXIT_TIMEOUT);
+    if !left.is_empty() {
+        bail!("processes left behind by {APP}: {left:?}");
+    }
+    Ok(measured)
+}
+
+/// Whether the panel window is mapped and viewable on the display.
+fn panel_viewable() -> bool {
+    common::run("xwininfo", &["-name", TITLE]).is_ok_and(|info| info.contains("Map State: IsViewable"))
+}
+
+/// PSS and RSS of the app's process tree (the managed browser left out).
+fn measure(pid: u32) -> Measured {
+    let mut out = Measured::default();
+    for p in app_processes(pid) {
+        if let Some(m) = proc::memory_of(p) {
+            out.total.pss_kib += m.pss_kib;
+            out.total.rss_kib += m.rss_kib;
+            out.processes.push((p, proc::exe_name(p).unwrap_or_default(), m));
+        }
+    }
+    out
 }
 
 fn wait_ready(session: &Session) -> Result<()> {
@@ -182,8 +248,10 @@ fn app_processes(pid: u32) -> Vec<u32> {
 fn report(o: &Options, runs: &[Run]) -> Result<String> {
     let ready = median(runs.iter().map(|r| r.ready_ms).collect());
     let session = median(runs.iter().map(|r| r.session_ms).collect());
-    let pss = median(runs.iter().map(|r| mb(r.total.pss_kib)).collect());
-    let rss = median(runs.iter().map(|r| mb(r.total.rss_kib)).collect());
+    let pss = median(runs.iter().map(|r| mb(r.plain.total.pss_kib)).collect());
+    let rss = median(runs.iter().map(|r| mb(r.plain.total.rss_kib)).collect());
+    let automated = median(runs.iter().map(|r| mb(r.automated.pss_kib)).collect());
+    let all_pss: Vec<String> = runs.iter().map(|r| format!("{:.1}", mb(r.plain.total.pss_kib))).collect();
     let all_ready: Vec<String> = runs.iter().map(|r| format!("{:.0}", r.ready_ms)).collect();
     let profile =
         o.app.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -207,17 +275,19 @@ fn report(o: &Options, runs: &[Run]) -> Result<String> {
     ));
     s.push_str(&format!("| Launch to WebDriver session (app started) | {session:.0} ms | |\n"));
     s.push_str(&format!(
-        "| Idle memory, PSS (app + WebKit helpers) | {pss:.1} MB | < {TARGET_PSS_MB:.0} MB {} |\n",
+        "| Idle memory, PSS (app + WebKit helpers, plain launch) | {pss:.1} MB | < {TARGET_PSS_MB:.0} MB {} |\n",
         verdict(pss < TARGET_PSS_MB)
     ));
-    s.push_str(&format!("| Idle memory, RSS summed | {rss:.1} MB | |\n\n"));
-    s.push_str(&format!("Launch to usable panel per run (ms): {}.\n\n", all_ready.join(", ")));
+    s.push_str(&format!("| Idle memory, RSS summed | {rss:.1} MB | |\n"));
+    s.push_str(&format!("| Idle memory, PSS, under WebDriver automation | {automated:.1} MB | |\n\n"));
+    s.push_str(&format!("Launch to usable panel per run (ms): {}.\n", all_ready.join(", ")));
+    s.push_str(&format!("Idle PSS per run, plain launch (MB): {}.\n\n", all_pss.join(", ")));
     s.push_str(ELECTRON);
-    s.push_str("Processes of the last run:\n\n| Process | PID | PSS (MB) | RSS (MB) |\n| --- | ---: | ---: | ---: |\n");
-    for (pid, name, m) in &last.processes {
+    s.push_str("Processes of the last plain launch:\n\n| Process | PID | PSS (MB) | RSS (MB) |\n| --- | ---: | ---: | ---: |\n");
+    for (pid, name, m) in &last.plain.processes {
         s.push_str(&format!("| {name} | {pid} | {:.1} | {:.1} |\n", mb(m.pss_kib), mb(m.rss_kib)));
     }
-    s.push_str(&format!("| **total** | | **{:.1}** | **{:.1}** |\n", mb(last.total.pss_kib), mb(last.total.rss_kib)));
+    s.push_str(&format!("| **total** | | **{:.1}** | **{:.1}** |\n", mb(last.plain.total.pss_kib), mb(last.plain.total.rss_kib)));
     Ok(s)
 }
 
