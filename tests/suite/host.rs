@@ -192,6 +192,67 @@ async fn a_submit_waits_for_the_user_deny_sends_nothing_approve_sends_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_panel_is_told_the_scope_the_gate_graded_each_call() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let click = |selector: &str| Turn::tool_calls(vec![ToolCall::new("browser_click", json!({"selector": selector}))]);
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("shop-vn.html")}))]),
+        click("#buy-now"),
+        click("text=Chính sách bảo mật"),
+        Turn::text("Tôi không mua."),
+    ]);
+    let host = host_with_model(tmp.path(), &model.base_url(), Some("m")).await;
+    let mut rx = host.subscribe();
+    started(host.handle(Op::SendMessage { text: "Mua laptop".into(), conversation_id: None }).await.unwrap());
+    let events = until_ended(&host, &mut rx, Duration::from_secs(60), |ev| match ev {
+        Event::ConfirmationWaiting { request } => Some(Op::AnswerConfirmation {
+            id: request.id.clone(),
+            approved: false,
+            user_edits: Map::new(),
+            reason: "không".into(),
+        }),
+        _ => None,
+    })
+    .await;
+    assert_eq!(ended(&events).0, "completed", "{events:?}");
+    // As the panel reads them: the JSON of each tool_result event.
+    let results: Vec<serde_json::Value> = events
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .filter(|e| e["type"] == "agent" && e["event"]["type"] == "tool_result")
+        .map(|e| {
+            let r = &e["event"]["result"];
+            json!([e["event"]["name"], r["status"], r["permission_scope"], r["risk_level"], r["error"]["code"]])
+        })
+        .collect();
+    assert_eq!(
+        results,
+        vec![
+            json!(["browser_navigate", "ok", "WRITE_NON_DESTRUCTIVE", "low", null]),
+            json!(["browser_click", "error", "PAYMENT", "high", "denied"]),
+            json!(["browser_click", "ok", "WRITE_NON_DESTRUCTIVE", "low", null]),
+        ]
+    );
+    // The same scope as the question the user was asked.
+    let asked: Vec<(String, String)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ConfirmationWaiting { request } => {
+                Some((request.scope.as_str().to_owned(), request.risk_level.as_str().to_owned()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, vec![("PAYMENT".to_owned(), "high".to_owned())]);
+    assert!(site.posts().is_empty());
+    host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stop_cancels_the_run_and_a_pause_refuses_new_messages() {
     let tmp = tempfile::tempdir().unwrap();
     let model = ModelServer::start(vec![Turn::text("chậm quá").delay_ms(10_000)]);
