@@ -72,7 +72,8 @@ pub enum AgentEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         reasoning: Option<String>,
     },
-    /// Its result (the ToolResultV2).
+    /// Its result (the ToolResultV2, with the scope and risk the gate
+    /// graded the call: the panel's badge shows them).
     ToolResult { id: String, name: String, result: Value, duration_ms: i64 },
     /// The run waits for the user's answer to this request.
     ConfirmationRequest { request: ConfirmationRequest },

@@ -63,6 +63,12 @@ fn ended(events: &[Event]) -> (String, String, Option<String>) {
     }
 }
 
+/// The panel's answer to confirmation `id`.
+fn answer(id: &str, approved: bool) -> Op {
+    let reason = if approved { String::new() } else { "không".into() };
+    Op::AnswerConfirmation { id: id.to_owned(), approved, user_edits: Map::new(), reason }
+}
+
 fn started(reply: Reply) -> (String, String) {
     match reply {
         Reply::RunStarted { run_id, conversation_id } => (run_id, conversation_id),
@@ -140,12 +146,7 @@ async fn a_submit_waits_for_the_user_deny_sends_nothing_approve_sends_once() {
     let events = until_ended(&host, &mut rx, Duration::from_secs(60), |ev| match ev {
         Event::ConfirmationWaiting { request } => {
             asked.push(request.id.clone());
-            Some(Op::AnswerConfirmation {
-                id: request.id.clone(),
-                approved: false,
-                user_edits: Map::new(),
-                reason: "không".into(),
-            })
+            Some(answer(&request.id, false))
         }
         _ => None,
     })
@@ -160,9 +161,7 @@ async fn a_submit_waits_for_the_user_deny_sends_nothing_approve_sends_once() {
     assert_eq!(ended(&events).0, "completed");
     assert!(site.posts().is_empty());
     // The question is gone: answering it again is not_found.
-    let again =
-        Op::AnswerConfirmation { id: asked[0].clone(), approved: true, user_edits: Map::new(), reason: String::new() };
-    assert_eq!(host.handle(again).await.unwrap_err().code(), ErrorCode::NotFound);
+    assert_eq!(host.handle(answer(&asked[0], true)).await.unwrap_err().code(), ErrorCode::NotFound);
 
     // Approved, in the same conversation: exactly one POST.
     let reply =
@@ -170,12 +169,7 @@ async fn a_submit_waits_for_the_user_deny_sends_nothing_approve_sends_once() {
     let (run_id, same) = started(reply.unwrap());
     assert_eq!(same, conversation);
     let events = until_ended(&host, &mut rx, Duration::from_secs(60), |ev| match ev {
-        Event::ConfirmationWaiting { request } => Some(Op::AnswerConfirmation {
-            id: request.id.clone(),
-            approved: true,
-            user_edits: Map::new(),
-            reason: String::new(),
-        }),
+        Event::ConfirmationWaiting { request } => Some(answer(&request.id, true)),
         _ => None,
     })
     .await;
@@ -209,12 +203,7 @@ async fn the_panel_is_told_the_scope_the_gate_graded_each_call() {
     let mut rx = host.subscribe();
     started(host.handle(Op::SendMessage { text: "Mua laptop".into(), conversation_id: None }).await.unwrap());
     let events = until_ended(&host, &mut rx, Duration::from_secs(60), |ev| match ev {
-        Event::ConfirmationWaiting { request } => Some(Op::AnswerConfirmation {
-            id: request.id.clone(),
-            approved: false,
-            user_edits: Map::new(),
-            reason: "không".into(),
-        }),
+        Event::ConfirmationWaiting { request } => Some(answer(&request.id, false)),
         _ => None,
     })
     .await;
