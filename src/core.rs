@@ -11,7 +11,7 @@ use crate::browser::extract::fallback::{FallbackSlot, FieldFallback};
 use crate::browser::{BrowserOptions, BrowserSession};
 use crate::gate::Confirmer;
 use crate::gate::action::Action;
-use crate::gate::check::Gate;
+use crate::gate::check::{Gate, Grade};
 use crate::tools::builtin::Builtin;
 
 use crate::error::{Error, ErrorCode, Result};
@@ -164,6 +164,7 @@ impl Core {
         let builtin = self.registry.executor_of(name);
         // Browser tools pass the gate inside, with the action read from
         // the page; every other call passes it here, on its declared scope.
+        let mut grade = None;
         if !matches!(builtin, Some(Builtin::Browser(_))) {
             let action = Action {
                 tool: name.to_owned(),
@@ -171,27 +172,22 @@ impl Core {
                 upload: args.get("file_ref").and_then(Value::as_str).map(str::to_owned),
                 ..Action::default()
             };
-            if let Err(err) = self.ctx.gate.check(&action, spec.risk_level, &args).await {
-                return error_result(Some(spec), &err);
+            match self.ctx.gate.check(&action, spec.risk_level, &args).await {
+                Ok(pass) => grade = Some(pass.grade),
+                Err(refused) => return graded_result(spec, refused.grade, Err(refused.error)),
             }
         }
         // Blueprints: the model wrote the result (validated with the
         // arguments), or a program runs the call.
         if spec.executor == Executor::Implicit {
             let data = args.get(blueprint::OUTPUT_FIELD).cloned().unwrap_or(Value::Null);
-            return ToolResultV2::ok(
-                spec.permission_scope,
-                spec.risk_level,
-                ToolOutput { data, ..ToolOutput::default() },
-            );
+            return graded_result(spec, grade, Ok(ToolOutput { data, ..ToolOutput::default() }));
         }
         let Some(builtin) = builtin else {
             return error_result(Some(spec), &Error::internal(format!("tool `{name}` has no executor")));
         };
-        match builtin.run(&self.ctx, args).await {
-            Ok(output) => ToolResultV2::ok(spec.permission_scope, spec.risk_level, output),
-            Err(err) => error_result(Some(spec), &err),
-        }
+        let ran = builtin.run(&self.ctx, args).await;
+        graded_result(spec, ran.grade.or(grade), ran.output)
     }
 
     /// Close the browser (if Halley started it) and the store cleanly.
@@ -240,8 +236,20 @@ pub fn preflight<'r>(
     Ok(spec)
 }
 
-/// An error envelope carrying the tool's declared scope and risk, or
-/// READ_ONLY/low when no tool was identified (nothing was done).
+/// The envelope of a call the gate graded: its effective scope and risk
+/// (what the call really did, or would have done when it was refused), or
+/// the tool's declared ones when it never reached the gate.
+fn graded_result(spec: &ToolSpec, grade: Option<Grade>, output: Result<ToolOutput>) -> ToolResultV2 {
+    let (scope, risk) = grade.map_or((spec.permission_scope, spec.risk_level), |g| (g.scope, g.risk));
+    match output {
+        Ok(output) => ToolResultV2::ok(scope, risk, output),
+        Err(err) => ToolResultV2::error(scope, risk, &err),
+    }
+}
+
+/// An error envelope for a call the gate did not grade (it never reached
+/// the gate, or was cut short), carrying the tool's declared scope and
+/// risk, or READ_ONLY/low when no tool was identified (nothing was done).
 pub fn error_result(spec: Option<&ToolSpec>, err: &Error) -> ToolResultV2 {
     use crate::tools::{PermissionScope, RiskLevel};
     let (scope, risk) =

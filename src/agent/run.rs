@@ -72,7 +72,8 @@ pub enum AgentEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         reasoning: Option<String>,
     },
-    /// Its result (the ToolResultV2).
+    /// Its result (the ToolResultV2, with the scope and risk the gate
+    /// graded the call: the panel's badge shows them).
     ToolResult { id: String, name: String, result: Value, duration_ms: i64 },
     /// The run waits for the user's answer to this request.
     ConfirmationRequest { request: ConfirmationRequest },
@@ -206,11 +207,8 @@ pub async fn drive_run(
     mut on_event: impl FnMut(AgentEvent),
 ) -> Result<RunOutcome> {
     let BegunRun { run_id, conversation_id, agent_id, task, history } = begun;
-    let mut loop_ = Loop::new(core, client, model, limits, cancel, (run_id, conversation_id, agent_id));
-    let _restore = loop_.watch_user();
-    // The system message is written on the first turn (see `Loop::stale`).
-    loop_.messages = vec![json!({"role": "system", "content": ""})];
-    loop_.messages.extend(history);
+    let ids = (run_id, conversation_id, agent_id);
+    let (mut loop_, _restore) = Loop::start(core, client, model, limits, cancel, ids, history);
     loop_.messages.push(json!({"role": "user", "content": task}));
     loop_.drive(&mut on_event).await
 }
@@ -245,13 +243,11 @@ pub async fn resume_run(
         .clone()
         .ok_or_else(|| Error::invalid_arguments(format!("run {run_id} has no conversation to resume")))?;
     store.runs().set_status(run_id, RunStatus::Running, None).await?;
-    let ids = (run.id.clone(), conversation_id.clone(), run.agent_id.clone());
-    let mut loop_ = Loop::new(core, client, model, limits, cancel, ids);
-    let _restore = loop_.watch_user();
     let rows = store.messages().for_conversation(&conversation_id).await?;
     let steps = store.steps().for_run(run_id).await?;
-    loop_.messages = vec![json!({"role": "system", "content": ""})];
-    loop_.messages.extend(rows.iter().map(history_message));
+    let ids = (run.id.clone(), conversation_id.clone(), run.agent_id.clone());
+    let history = rows.iter().map(history_message);
+    let (mut loop_, _restore) = Loop::start(core, client, model, limits, cancel, ids, history);
     loop_.steps = u32::try_from(steps.len()).unwrap_or(0);
     // The calls of the last assistant turn that have no result yet.
     let pending: Vec<Prepared> = match rows.iter().rposition(|m| m.role == Role::Assistant) {
@@ -330,15 +326,20 @@ struct Loop<'a> {
 }
 
 impl<'a> Loop<'a> {
-    fn new(
+    /// The set-up a new run and a resumed one share: a loop going on from
+    /// `history` (the conversation so far, as the model reads it), hearing
+    /// the gate's questions until the returned guard is dropped. The system
+    /// message is a placeholder, written on the first turn (see `stale`).
+    fn start(
         core: &'a Core,
         client: &'a ModelClient,
         model: &'a str,
         limits: &'a RunLimits,
         cancel: &'a Cancel,
         (run_id, conversation_id, agent_id): (String, String, String),
-    ) -> Loop<'a> {
-        Loop {
+        history: impl IntoIterator<Item = Value>,
+    ) -> (Loop<'a>, RestoreConfirmer<'a>) {
+        let mut loop_ = Loop {
             core,
             client,
             model,
@@ -347,7 +348,7 @@ impl<'a> Loop<'a> {
             run_id,
             conversation_id,
             agent_id,
-            messages: Vec::new(),
+            messages: std::iter::once(json!({"role": "system", "content": ""})).chain(history).collect(),
             trimmed: false,
             stale: true,
             secrets: Vec::new(),
@@ -359,7 +360,9 @@ impl<'a> Loop<'a> {
             rx: None,
             status_writes: None,
             trace_writes: Vec::new(),
-        }
+        };
+        let restore = loop_.watch_user();
+        (loop_, restore)
     }
 
     /// The rules, then the agent's core memory (read again every turn: the

@@ -32,14 +32,64 @@ pub struct Gate {
     confirmer: RwLock<Arc<dyn Confirmer>>,
 }
 
+/// How the gate graded one call: the effective scope of what the call
+/// really does (the button, the form, the URL), not the tool's declared
+/// one, and the risk of doing it: the tool's declared risk, raised to what
+/// that scope implies. The call's ToolResultV2 reports these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grade {
+    pub scope: PermissionScope,
+    pub risk: RiskLevel,
+}
+
+impl Grade {
+    /// A call graded `scope`, of a tool that declares `risk`.
+    pub fn new(scope: PermissionScope, risk: RiskLevel) -> Grade {
+        let floor = match scope {
+            PermissionScope::Payment | PermissionScope::Destructive => RiskLevel::High,
+            PermissionScope::Submit | PermissionScope::Publish => RiskLevel::Medium,
+            PermissionScope::ReadOnly | PermissionScope::WriteNonDestructive => RiskLevel::Low,
+        };
+        Grade { scope, risk: risk.max(floor) }
+    }
+
+    /// The more serious of two gradings of one call (an action read again
+    /// after the page changed it, `browser_retry` and the call it wraps).
+    #[must_use]
+    pub fn max(self, other: Grade) -> Grade {
+        Grade { scope: self.scope.max(other.scope), risk: self.risk.max(other.risk) }
+    }
+}
+
 /// A call the gate let through.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pass {
-    /// The effective scope the call was graded.
-    pub scope: PermissionScope,
+    /// How the call was graded.
+    pub grade: Grade,
     /// The binding of the approved action, when the user approved it: the
     /// action must still match it when it runs.
     pub approved: Option<String>,
+}
+
+/// A call the gate did not let through: the refusal (`denied`, or the
+/// store failing under the gate; either way nothing ran) and how the call
+/// was graded, when the gate got that far.
+#[derive(Debug)]
+pub struct Refused {
+    pub grade: Option<Grade>,
+    pub error: Error,
+}
+
+impl From<Error> for Refused {
+    fn from(error: Error) -> Refused {
+        Refused { grade: None, error }
+    }
+}
+
+impl From<Refused> for Error {
+    fn from(refused: Refused) -> Error {
+        refused.error
+    }
 }
 
 impl Gate {
@@ -83,11 +133,13 @@ impl Gate {
     }
 
     /// Grade and decide `action` (risk: the tool's declared risk), asking
-    /// the user when needed. Ok when the action may run; a `denied` error
-    /// (with the reason) when it may not. Every decision is audited.
-    pub async fn check(&self, action: &Action, risk: RiskLevel, args: &Value) -> Result<Pass> {
+    /// the user when needed. Ok when the action may run; refused with a
+    /// `denied` error (with the reason) when it may not. Both carry how the
+    /// call was graded. Every decision is audited.
+    pub async fn check(&self, action: &Action, risk: RiskLevel, args: &Value) -> std::result::Result<Pass, Refused> {
         let secrets = self.secrets().await?;
         let graded = classify(action, &secrets);
+        let grade = Grade::new(graded.scope, risk);
         let declared = action.declared.unwrap_or(PermissionScope::ReadOnly);
         let verdict = self.policy.evaluate(
             &action.tool,
@@ -106,12 +158,7 @@ impl Gate {
                     risks.push(why);
                 }
                 // The risk of what the action really does, not of the tool.
-                let floor = match graded.scope {
-                    PermissionScope::Payment | PermissionScope::Destructive => RiskLevel::High,
-                    PermissionScope::Submit | PermissionScope::Publish => RiskLevel::Medium,
-                    _ => RiskLevel::Low,
-                };
-                let request = ConfirmationRequest::for_action(action, graded.scope, risk.max(floor), &risks, &secrets);
+                let request = ConfirmationRequest::for_action(action, grade.scope, grade.risk, &risks, &secrets);
                 let (answer, who) = self.ask(&request, action, ANSWER_WITHIN).await;
                 let decision = answer_to_decision(answer.as_ref());
                 let by = if answer.is_some() { who } else { "timeout" };
@@ -143,12 +190,14 @@ impl Gate {
                 reasons,
             },
         )
-        .await?;
+        .await
+        .map_err(|error| Refused { grade: Some(grade), error })?;
         match decision {
-            Decision::Allow => Ok(Pass { scope: graded.scope, approved }),
-            Decision::Deny(why) | Decision::Ask(why) => {
-                Err(Error::new(ErrorCode::Denied, format!("not done: {why}. Nothing was sent.")))
-            }
+            Decision::Allow => Ok(Pass { grade, approved }),
+            Decision::Deny(why) | Decision::Ask(why) => Err(Refused {
+                grade: Some(grade),
+                error: Error::new(ErrorCode::Denied, format!("not done: {why}. Nothing was sent.")),
+            }),
         }
     }
 
@@ -220,5 +269,36 @@ impl Gate {
             let _ = self.store.confirmations().answer(&row.id, status, answer.as_ref().unwrap_or(&Value::Null)).await;
         }
         (answer, who)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use PermissionScope as S;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_grade_takes_the_risk_its_scope_implies_never_less_than_declared() {
+        let graded = |scope, risk| {
+            let g = Grade::new(scope, risk);
+            (g.scope, g.risk)
+        };
+        assert_eq!(graded(S::Payment, RiskLevel::Low), (S::Payment, RiskLevel::High));
+        assert_eq!(graded(S::Destructive, RiskLevel::Medium), (S::Destructive, RiskLevel::High));
+        assert_eq!(graded(S::Submit, RiskLevel::Low), (S::Submit, RiskLevel::Medium));
+        assert_eq!(graded(S::Publish, RiskLevel::High), (S::Publish, RiskLevel::High));
+        assert_eq!(graded(S::WriteNonDestructive, RiskLevel::Low), (S::WriteNonDestructive, RiskLevel::Low));
+        assert_eq!(graded(S::ReadOnly, RiskLevel::Medium), (S::ReadOnly, RiskLevel::Medium));
+    }
+
+    #[test]
+    fn a_call_graded_twice_keeps_the_more_serious_grading() {
+        let wrapper = Grade::new(S::WriteNonDestructive, RiskLevel::Medium);
+        let click = Grade::new(S::Payment, RiskLevel::Low);
+        let both = Grade { scope: S::Payment, risk: RiskLevel::High };
+        assert_eq!(wrapper.max(click), both);
+        assert_eq!(click.max(wrapper), both);
+        assert_eq!(wrapper.max(wrapper), wrapper);
     }
 }

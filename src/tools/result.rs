@@ -36,12 +36,17 @@ pub struct Artifact {
 }
 
 /// The result envelope. Every key is always present: `current_url` and
-/// `error` are `null` when they do not apply, `data` is `{}` on error.
+/// `error` are `null` when they do not apply, `data` is `{}` on error
+/// (docs/tool-results.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolResultV2 {
     pub status: ResultStatus,
     pub trace_id: Uuid,
+    /// The call's effective scope: what the gate graded it to really do
+    /// (a click on "Mua ngay" is PAYMENT), also when it was refused; the
+    /// tool's declared scope only when the call never reached the gate.
     pub permission_scope: PermissionScope,
+    /// The risk that goes with that scope (never below the declared risk).
     pub risk_level: RiskLevel,
     pub current_url: Option<String>,
     pub artifacts: Vec<Artifact>,

@@ -108,6 +108,72 @@ fn with_nobody_to_approve_nothing_is_bought_submitted_or_leaked() {
     assert_eq!(buy["effective"], "PAYMENT", "{buy}");
 }
 
+/// `(status, permission_scope, risk_level, error code)` of each result.
+fn graded(s: &crate::common::browser::Script) -> Vec<(String, String, String, String)> {
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_owned();
+    (0..s.results.len())
+        .map(|i| {
+            let r = s.result(i);
+            (text(&r["status"]), text(&r["permission_scope"]), text(&r["risk_level"]), text(&r["error"]["code"]))
+        })
+        .collect()
+}
+
+#[test]
+fn a_result_reports_the_scope_the_gate_graded_not_the_declared_one() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let row = |status: &str, scope: &str, risk: &str, code: &str| {
+        (status.to_owned(), scope.to_owned(), risk.to_owned(), code.to_owned())
+    };
+    // Every click here is declared WRITE_NON_DESTRUCTIVE/low.
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("shop-vn.html")})),
+            step("browser_click", json!({"selector": "role=button[name=\"Mua ngay\"]"})),
+            step("browser_retry", json!({"action": {"tool": "browser_click", "arguments": {"selector": "#buy-now"}}})),
+            step("browser_click", json!({"selector": "#add-to-cart"})),
+            step("browser_click", json!({"selector": "text=Chính sách bảo mật"})),
+            step("browser_navigate", json!({"url": site.url("form.html")})),
+            step("browser_click", json!({"selector": "text=Gửi hồ sơ"})),
+            // Never reached the gate: the declared scope.
+            step("browser_click", json!({"selector": "#no-such-button"})),
+        ],
+        &["--confirm", "deny"],
+    );
+    assert_eq!(
+        graded(&s),
+        vec![
+            row("ok", "WRITE_NON_DESTRUCTIVE", "low", ""),
+            row("error", "PAYMENT", "high", "denied"),
+            row("error", "PAYMENT", "high", "denied"),
+            row("ok", "WRITE_NON_DESTRUCTIVE", "low", ""),
+            row("ok", "WRITE_NON_DESTRUCTIVE", "low", ""),
+            row("ok", "WRITE_NON_DESTRUCTIVE", "low", ""),
+            row("error", "SUBMIT", "medium", "denied"),
+            row("error", "WRITE_NON_DESTRUCTIVE", "low", "element_not_found"),
+        ],
+        "stderr:\n{}",
+        s.run.stderr
+    );
+    assert!(site.posts().is_empty(), "nothing was sent: {:?}", site.posts());
+
+    // Approved, the purchase runs, and its result still says what it was.
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("shop-vn.html")})),
+            step("browser_click", json!({"selector": "#buy-now"})),
+        ],
+        &["--yes"],
+    );
+    assert_eq!(s.ok(1)["navigated"], true);
+    assert_eq!(graded(&s)[1], row("ok", "PAYMENT", "high", ""));
+    assert_eq!(site.posts().len(), 1);
+}
+
 #[test]
 fn approved_once_it_runs_once() {
     if !have_browser() {

@@ -63,6 +63,12 @@ fn ended(events: &[Event]) -> (String, String, Option<String>) {
     }
 }
 
+/// The panel's answer to confirmation `id`.
+fn answer(id: &str, approved: bool) -> Op {
+    let reason = if approved { String::new() } else { "không".into() };
+    Op::AnswerConfirmation { id: id.to_owned(), approved, user_edits: Map::new(), reason }
+}
+
 fn started(reply: Reply) -> (String, String) {
     match reply {
         Reply::RunStarted { run_id, conversation_id } => (run_id, conversation_id),
@@ -140,12 +146,7 @@ async fn a_submit_waits_for_the_user_deny_sends_nothing_approve_sends_once() {
     let events = until_ended(&host, &mut rx, Duration::from_secs(60), |ev| match ev {
         Event::ConfirmationWaiting { request } => {
             asked.push(request.id.clone());
-            Some(Op::AnswerConfirmation {
-                id: request.id.clone(),
-                approved: false,
-                user_edits: Map::new(),
-                reason: "không".into(),
-            })
+            Some(answer(&request.id, false))
         }
         _ => None,
     })
@@ -160,9 +161,7 @@ async fn a_submit_waits_for_the_user_deny_sends_nothing_approve_sends_once() {
     assert_eq!(ended(&events).0, "completed");
     assert!(site.posts().is_empty());
     // The question is gone: answering it again is not_found.
-    let again =
-        Op::AnswerConfirmation { id: asked[0].clone(), approved: true, user_edits: Map::new(), reason: String::new() };
-    assert_eq!(host.handle(again).await.unwrap_err().code(), ErrorCode::NotFound);
+    assert_eq!(host.handle(answer(&asked[0], true)).await.unwrap_err().code(), ErrorCode::NotFound);
 
     // Approved, in the same conversation: exactly one POST.
     let reply =
@@ -170,12 +169,7 @@ async fn a_submit_waits_for_the_user_deny_sends_nothing_approve_sends_once() {
     let (run_id, same) = started(reply.unwrap());
     assert_eq!(same, conversation);
     let events = until_ended(&host, &mut rx, Duration::from_secs(60), |ev| match ev {
-        Event::ConfirmationWaiting { request } => Some(Op::AnswerConfirmation {
-            id: request.id.clone(),
-            approved: true,
-            user_edits: Map::new(),
-            reason: String::new(),
-        }),
+        Event::ConfirmationWaiting { request } => Some(answer(&request.id, true)),
         _ => None,
     })
     .await;
@@ -188,6 +182,62 @@ async fn a_submit_waits_for_the_user_deny_sends_nothing_approve_sends_once() {
     // Headless: no window to steer, and moving it is a no-op.
     assert_eq!(host.browser_window().await.unwrap(), None);
     host.set_browser_window(halley::host::Rect { x: 0, y: 0, width: 800, height: 600 }).await.unwrap();
+    host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_panel_is_told_the_scope_the_gate_graded_each_call() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let click = |selector: &str| Turn::tool_calls(vec![ToolCall::new("browser_click", json!({"selector": selector}))]);
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("shop-vn.html")}))]),
+        click("#buy-now"),
+        click("text=Chính sách bảo mật"),
+        Turn::text("Tôi không mua."),
+    ]);
+    let host = host_with_model(tmp.path(), &model.base_url(), Some("m")).await;
+    let mut rx = host.subscribe();
+    started(host.handle(Op::SendMessage { text: "Mua laptop".into(), conversation_id: None }).await.unwrap());
+    let events = until_ended(&host, &mut rx, Duration::from_secs(60), |ev| match ev {
+        Event::ConfirmationWaiting { request } => Some(answer(&request.id, false)),
+        _ => None,
+    })
+    .await;
+    assert_eq!(ended(&events).0, "completed", "{events:?}");
+    // As the panel reads them: the JSON of each tool_result event.
+    let results: Vec<serde_json::Value> = events
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .filter(|e| e["type"] == "agent" && e["event"]["type"] == "tool_result")
+        .map(|e| {
+            let r = &e["event"]["result"];
+            json!([e["event"]["name"], r["status"], r["permission_scope"], r["risk_level"], r["error"]["code"]])
+        })
+        .collect();
+    assert_eq!(
+        results,
+        vec![
+            json!(["browser_navigate", "ok", "WRITE_NON_DESTRUCTIVE", "low", null]),
+            json!(["browser_click", "error", "PAYMENT", "high", "denied"]),
+            json!(["browser_click", "ok", "WRITE_NON_DESTRUCTIVE", "low", null]),
+        ]
+    );
+    // The same scope as the question the user was asked.
+    let asked: Vec<(String, String)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ConfirmationWaiting { request } => {
+                Some((request.scope.as_str().to_owned(), request.risk_level.as_str().to_owned()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, vec![("PAYMENT".to_owned(), "high".to_owned())]);
+    assert!(site.posts().is_empty());
     host.close().await;
 }
 

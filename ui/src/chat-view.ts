@@ -4,7 +4,7 @@
 import { h } from "./dom";
 import { callStatusKey, type Translate } from "./i18n";
 import type { ChatItem, PanelState } from "./state";
-import { durationLabel, groupByRun, scopeBadgeClass, screenshots, type CallRow } from "./timeline";
+import { callScopeBadge, durationLabel, groupByRun, screenshots, type CallRow } from "./timeline";
 import { scopeBadge, riskBadge } from "./view";
 
 /** Screenshots: loaded once via ReadArtifact as data URLs, then shown from the cache. */
@@ -72,19 +72,24 @@ function renderShot(reference: string, row: CallRow, t: Translate, shots: Shots)
 }
 
 export function renderCall(row: CallRow, t: Translate, shots: Shots): HTMLElement {
+  const badge = callScopeBadge(row);
   const head = h(
     "div",
     { class: "call-head" },
     h("span", { class: `dot dot-${row.status}`, "aria-hidden": "true" }),
     h("code", { class: "call-tool" }, row.tool),
-    row.scope !== null ? scopeBadge(row.scope, t) : h("span", { class: `badge scope ${scopeBadgeClass(null)}` }, t("scopePending")),
+    badge.scope !== null
+      ? scopeBadge(badge.scope, t, t("scopeGraded", { scope: badge.scope }))
+      : h("span", { class: `badge scope ${badge.className}` }, t("scopePending")),
     row.risk !== null && row.risk !== "low" ? riskBadge(row.risk, t) : null,
     h("span", { class: `call-status status-${row.status}` }, t(callStatusKey(row.status))),
     row.durationMs !== null ? h("span", { class: "call-duration" }, durationLabel(row.durationMs)) : null,
   );
+  const attrs: Record<string, string> = { class: `call call-${row.status}`, "data-tool": row.tool, "data-status": row.status, "data-call": row.id };
+  if (badge.scope !== null) attrs["data-scope"] = badge.scope;
   return h(
     "li",
-    { class: `call call-${row.status}`, "data-tool": row.tool, "data-status": row.status, "data-call": row.id },
+    attrs,
     head,
     row.target !== "" ? h("div", { class: "call-target", title: row.target }, row.target) : null,
     row.reasoning !== null ? h("div", { class: "call-reasoning" }, t("reasoning", { text: row.reasoning })) : null,

@@ -48,11 +48,11 @@ export function installDemo(): void {
           const a = (event: Extract<Event, { type: "agent" }>["event"]): Event => ({ type: "agent", run_id: r, event });
           play([
             a({ type: "tool_call", id: "t1", name: "browser_navigate", arguments: { url: "https://tiki.vn/search?q=laptop+14+inch" }, reasoning: "Mở trang tìm kiếm laptop trên Tiki" }),
-            a({ type: "tool_result", id: "t1", name: "browser_navigate", duration_ms: 1840, result: { status: "ok", trace_id: "x", permission_scope: "READ_ONLY", risk_level: "low", current_url: "https://tiki.vn/search?q=laptop", artifacts: [], data: {}, error: null } }),
+            a({ type: "tool_result", id: "t1", name: "browser_navigate", duration_ms: 1840, result: { status: "ok", trace_id: "x", permission_scope: "WRITE_NON_DESTRUCTIVE", risk_level: "low", current_url: "https://tiki.vn/search?q=laptop", artifacts: [], data: {}, error: null } }),
             a({ type: "tool_call", id: "t2", name: "browser_screenshot", arguments: { selector: ".product-list" } }),
             a({ type: "tool_result", id: "t2", name: "browser_screenshot", duration_ms: 420, result: { status: "ok", trace_id: "x", permission_scope: "READ_ONLY", risk_level: "low", current_url: null, artifacts: [{ type: "screenshot", ref: "file:///demo.png" }], data: {}, error: null } }),
-            a({ type: "tool_call", id: "t3", name: "browser_click", arguments: { ref: "e42", _reasoningForCall: "Thêm vào giỏ" } }),
-            a({ type: "tool_result", id: "t3", name: "browser_click", duration_ms: 12030, result: { status: "error", trace_id: "x", permission_scope: "SUBMIT", risk_level: "medium", current_url: null, artifacts: [], data: {}, error: { code: "denied", message: "The user refused the action" } } }),
+            a({ type: "tool_call", id: "t3", name: "browser_click", arguments: { ref: "e42", _reasoningForCall: "Bấm “Mua ngay”" } }),
+            a({ type: "tool_result", id: "t3", name: "browser_click", duration_ms: 12030, result: { status: "error", trace_id: "x", permission_scope: "PAYMENT", risk_level: "high", current_url: null, artifacts: [], data: {}, error: { code: "denied", message: "The user refused the action" } } }),
             ...["Laptop ", "ASUS Vivobook 14 ", "giá ", "21.490.000 ₫ ", "trên Tiki."].map((text) => a({ type: "token", text })),
           ]);
           return { type: "run_started", run_id: r, conversation_id: "demo-conv" };

@@ -7,7 +7,8 @@
 //   #composer (textarea), #send, #stop, #messages with .msg.user / .msg.assistant
 //   (.msg.error, .msg.notice; .streaming while tokens arrive; data-run),
 //   #timeline with .call items (data-tool, data-status = running|ok|error,
-//   data-call), .shot (screenshot thumbnail button), #image-overlay (dialog),
+//   data-call, data-scope = the scope the gate graded, absent until the
+//   result), .shot (screenshot thumbnail button), #image-overlay (dialog),
 //   #new-chat, #conversations-open, #conversations (list; .conversation buttons
 //   with data-id), #settings-open, #settings-form, #preset, #base-url, #model,
 //   #api-key, #api-key-save, #api-key-delete, #api-key-state, #chromium,

@@ -34,7 +34,13 @@ export interface WireError {
 export interface ToolResultV2 {
   status: ResultStatus;
   trace_id: string;
+  /**
+   * The call's effective scope, as the gate graded what it really did (or
+   * would have done, when refused); the tool's declared scope only when the
+   * call never reached the gate (bad arguments, element not found...).
+   */
   permission_scope: PermissionScope;
+  /** The risk that goes with it: the tool's declared risk, raised to what the scope implies. */
   risk_level: RiskLevel;
   current_url: string | null;
   artifacts: Artifact[];

@@ -17,7 +17,14 @@ export interface CallRow {
   target: string;
   reasoning: string | null;
   status: CallStatus;
+  /**
+   * The effective scope the gate graded for this call, from its result's
+   * `permission_scope` (a click on "Mua ngay" is PAYMENT, not the click
+   * tool's declared WRITE_NON_DESTRUCTIVE); null until the result comes in
+   * (and for stored calls, which do not keep it).
+   */
   scope: PermissionScope | null;
+  /** The risk that goes with it (the result's `risk_level`). */
   risk: RiskLevel | null;
   durationMs: number | null;
   error: WireError | null;
@@ -72,7 +79,7 @@ export function startedCall(runId: string, id: string, tool: string, args: Json,
   };
 }
 
-/** The row once its result came in. */
+/** The row once its result came in: status, graded scope and risk, outcome. */
 export function finishedCall(row: CallRow, result: ToolResultV2, durationMs: number): CallRow {
   return {
     ...row,
@@ -114,6 +121,17 @@ export function screenshots(row: CallRow): Artifact[] {
 /** The scope badge's class ("scope-payment"), or "scope-unknown" before the result. */
 export function scopeBadgeClass(scope: PermissionScope | null): string {
   return scope === null ? "scope-unknown" : scopeClass(scope);
+}
+
+export interface ScopeBadge {
+  /** The scope shown: the one the gate graded for the call, null while it is not known. */
+  scope: PermissionScope | null;
+  className: string;
+}
+
+/** A call's scope badge: the effective scope the gate graded, or "pending" before the result. */
+export function callScopeBadge(row: CallRow): ScopeBadge {
+  return { scope: row.scope, className: scopeBadgeClass(row.scope) };
 }
 
 /** "850 ms", "1.2 s", "2 min 5 s"; "" when unknown. */

@@ -16,8 +16,9 @@ export function renderHeader(t: Translate, ...actions: Node[]): HTMLElement {
   );
 }
 
-export function scopeBadge(scope: PermissionScope, t: Translate): HTMLElement {
-  return h("span", { class: `badge scope ${scopeClass(scope)}`, title: scope }, t(scopeKey(scope)));
+/** A scope badge; `title` (the tooltip) defaults to the scope's name. */
+export function scopeBadge(scope: PermissionScope, t: Translate, title: string = scope): HTMLElement {
+  return h("span", { class: `badge scope ${scopeClass(scope)}`, title }, t(scopeKey(scope)));
 }
 
 export function riskBadge(risk: RiskLevel, t: Translate): HTMLElement {

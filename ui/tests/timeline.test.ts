@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { callReasoning, callTarget, durationLabel, finishedCall, groupByRun, scopeBadgeClass, screenshots, startedCall, storedCall, storedStatus } from "../src/timeline";
-import { result } from "./fixtures";
+import { initialState, reduce, type Action } from "../src/state";
+import { callReasoning, callScopeBadge, callTarget, durationLabel, finishedCall, groupByRun, scopeBadgeClass, screenshots, startedCall, storedCall, storedStatus } from "../src/timeline";
+import { agent, confirmation, result } from "./fixtures";
 
 describe("callTarget", () => {
   it("prefers url, then selector, ref, query...", () => {
@@ -63,5 +64,29 @@ describe("labels", () => {
     expect([null, -1, 0, 850, 1234, 12_400, 125_000].map(durationLabel)).toEqual(["", "", "0 ms", "850 ms", "1.2 s", "12 s", "2 min 5 s"]);
     expect(scopeBadgeClass("WRITE_NON_DESTRUCTIVE")).toBe("scope-write-non-destructive");
     expect(scopeBadgeClass(null)).toBe("scope-unknown");
+  });
+});
+
+describe("scope badge", () => {
+  const ev = (event: Parameters<typeof agent>[1]): Action => ({ kind: "event", event: agent("r1", event) });
+
+  it("shows the scope the gate graded for the call, not the tool's declared one", () => {
+    // browser_click declares WRITE_NON_DESTRUCTIVE/low; on "Mua ngay" the gate grades it PAYMENT/high.
+    const pending = [ev({ type: "tool_call", id: "t1", name: "browser_click", arguments: { selector: "#buy-now" } })].reduce(reduce, initialState);
+    expect(pending.calls.map(callScopeBadge)).toEqual([{ scope: null, className: "scope-unknown" }]);
+
+    const asked = [ev({ type: "confirmation_request", request: confirmation({ scope: "PAYMENT", risk_level: "high" }) })].reduce(reduce, pending);
+    const denied = result({ status: "error", permission_scope: "PAYMENT", risk_level: "high", error: { code: "denied", message: "not done" } });
+    const done = [ev({ type: "tool_result", id: "t1", name: "browser_click", result: denied, duration_ms: 900 })].reduce(reduce, asked);
+    expect(done.calls.map((c) => [c.tool, c.status, c.risk, callScopeBadge(c)])).toEqual([
+      ["browser_click", "error", "high", { scope: "PAYMENT", className: "scope-payment" }],
+    ]);
+  });
+
+  it("keeps what the gate graded for a plain click, and nothing for stored calls that do not keep it", () => {
+    const link = finishedCall(startedCall("r1", "t2", "browser_click", { selector: "text=Chính sách" }), result({ permission_scope: "WRITE_NON_DESTRUCTIVE" }), 80);
+    expect(callScopeBadge(link)).toEqual({ scope: "WRITE_NON_DESTRUCTIVE", className: "scope-write-non-destructive" });
+    const stored = storedCall("r1", { call_id: "t3", tool: "browser_click", arguments: {}, reasoning: null, status: "ok", error_code: null, duration_ms: 5, started_at: "" });
+    expect(callScopeBadge(stored)).toEqual({ scope: null, className: "scope-unknown" });
   });
 });

@@ -18,8 +18,9 @@ use serde_json::Value;
 use super::session::{Guard, TabHandle};
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
+use crate::gate::check::{Grade, Pass};
 use crate::tools::ToolOutput;
-use crate::tools::builtin::ToolContext;
+use crate::tools::builtin::{Ran, ToolContext};
 use crate::tools::catalogue::common::Target;
 use crate::tools::catalogue::robustness::{BrowserRetryArgs, BrowserRetryOutput, RetryableTool};
 use crate::tools::{PermissionScope, RiskLevel};
@@ -108,20 +109,44 @@ impl BrowserTool {
     }
 
     /// Run the tool on schema-validated arguments. Every call passes the
-    /// gate, with the action read from the page where it acts on one.
-    pub async fn run(self, ctx: &ToolContext, args: Value) -> Result<ToolOutput> {
-        let guard = ctx.browser.acquire().await?;
-        let mut call = Call { guard, ctx, args: args.clone() };
-        let result = call.dispatch(self, args).await;
-        if result.is_err() && !call.guard.alive() {
-            call.guard.mark_crashed();
+    /// gate, with the action read from the page where it acts on one; the
+    /// run says how the gate graded it (also when it failed or was refused).
+    pub async fn run(self, ctx: &ToolContext, args: Value) -> Ran {
+        let guard = match ctx.browser.acquire().await {
+            Ok(guard) => guard,
+            Err(e) => return Ran { output: Err(e), grade: None },
+        };
+        let mut call = Call { guard, ctx, args: args.clone(), grade: None };
+        let output = call.complete(self, args).await;
+        Ran { output, grade: call.grade }
+    }
+}
+
+/// One tool call: the browser, held for the call, the tool context, the
+/// call's arguments (hashed into the audit log) and how the gate graded it
+/// so far.
+pub(crate) struct Call<'a> {
+    pub guard: Guard<'a>,
+    pub ctx: &'a ToolContext,
+    pub args: Value,
+    /// The most serious grading of the call (`None` until it reaches the gate).
+    grade: Option<Grade>,
+}
+
+impl Call<'_> {
+    /// Dispatch the call; a dead browser or tab is reported as such, and the
+    /// user's sensitive values are masked in what the model sees.
+    async fn complete(&mut self, tool: BrowserTool, args: Value) -> Result<ToolOutput> {
+        let result = self.dispatch(tool, args).await;
+        if result.is_err() && !self.guard.alive() {
+            self.guard.mark_crashed();
             return Err(super::session::crashed());
         }
         // The model sees the user's sensitive values only as placeholders,
         // whatever the page shows.
         let result = match result {
             Ok(mut out) => {
-                let secrets = ctx.gate.secrets().await.unwrap_or_default();
+                let secrets = self.ctx.gate.secrets().await.unwrap_or_default();
                 if !secrets.is_empty() {
                     mask_json(&mut out.data, &secrets);
                     out.current_url = out.current_url.map(|u| crate::gate::secrets::mask(&u, &secrets));
@@ -130,7 +155,7 @@ impl BrowserTool {
             }
             Err(e) => Err(e),
         };
-        if result.is_err() && call.guard.current_tab_crashed() {
+        if result.is_err() && self.guard.current_tab_crashed() {
             return Err(Error::new(
                 ErrorCode::BrowserCrashed,
                 "the tab crashed during this call; it is reloaded on the next call. The action was not repeated: \
@@ -139,24 +164,27 @@ impl BrowserTool {
         }
         result
     }
-}
 
-/// One tool call: the browser, held for the call, the tool context and the
-/// call's arguments (hashed into the audit log).
-pub(crate) struct Call<'a> {
-    pub guard: Guard<'a>,
-    pub ctx: &'a ToolContext,
-    pub args: Value,
-}
+    /// Put `action` to the gate, keeping how it graded it.
+    async fn pass(&mut self, action: &Action, risk: RiskLevel) -> Result<Pass> {
+        let checked = self.ctx.gate.check(action, risk, &self.args).await;
+        let grade = match &checked {
+            Ok(pass) => Some(pass.grade),
+            Err(refused) => refused.grade,
+        };
+        if let Some(grade) = grade {
+            self.grade = Some(self.grade.map_or(grade, |seen| seen.max(grade)));
+        }
+        checked.map_err(Error::from)
+    }
 
-impl Call<'_> {
     /// Pass the gate with an action that needs no page (reads, tab
     /// switches): graded by its declared scope and `destination`, if any.
-    async fn gate_plain(&self, tool: BrowserTool, mut action: Action) -> Result<()> {
+    async fn gate_plain(&mut self, tool: BrowserTool, mut action: Action) -> Result<()> {
         let (scope, risk) = tool.declared();
         action.tool = tool.name().to_owned();
         action.declared = Some(scope);
-        self.ctx.gate.check(&action, risk, &self.args).await.map(|_| ())
+        self.pass(&action, risk).await.map(|_| ())
     }
 
     /// Pass the gate with the action read from the page (`target`, or the
@@ -165,7 +193,7 @@ impl Call<'_> {
     /// it runs: if the page changed it (another form action, another
     /// button), the user is asked again.
     async fn gate_page(
-        &self,
+        &mut self,
         tool: BrowserTool,
         tab: &TabHandle,
         target: Option<&Target>,
@@ -180,7 +208,7 @@ impl Call<'_> {
         };
         for _ in 0..3 {
             let action = read().await?;
-            let pass = self.ctx.gate.check(&action, risk, &self.args).await?;
+            let pass = self.pass(&action, risk).await?;
             let Some(binding) = pass.approved else { return Ok(()) };
             if read().await?.binding() == binding {
                 return Ok(());

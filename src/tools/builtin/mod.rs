@@ -19,7 +19,7 @@ use crate::browser::BrowserSession;
 use crate::browser::extract::fallback::FallbackSlot;
 use crate::browser::tools::BrowserTool;
 use crate::error::{Error, Result};
-use crate::gate::check::Gate;
+use crate::gate::check::{Gate, Grade};
 use crate::paths::DataDir;
 use crate::store::Store;
 use crate::tools::result::ToolOutput;
@@ -35,6 +35,16 @@ pub struct ToolContext {
     pub browser: Arc<BrowserSession>,
     pub gate: Arc<Gate>,
     pub fallback: FallbackSlot,
+}
+
+/// What running a built-in tool gave: its output or error, and how the gate
+/// graded the call when the executor passed the gate itself (the browser
+/// tools, with the action read from the page; `None` for the others, which
+/// `Core` gates before they run, and for a call that failed before the gate).
+#[derive(Debug)]
+pub struct Ran {
+    pub output: Result<ToolOutput>,
+    pub grade: Option<Grade>,
 }
 
 /// The built-in tools that run now.
@@ -92,7 +102,16 @@ impl Builtin {
     }
 
     /// Run the tool on already schema-validated arguments.
-    pub async fn run(self, ctx: &ToolContext, args: Value) -> Result<ToolOutput> {
+    pub async fn run(self, ctx: &ToolContext, args: Value) -> Ran {
+        let output = match self {
+            Self::Browser(tool) => return tool.run(ctx, args).await,
+            other => other.run_local(ctx, args).await,
+        };
+        Ran { output, grade: None }
+    }
+
+    /// The tools that need no browser.
+    async fn run_local(self, ctx: &ToolContext, args: Value) -> Result<ToolOutput> {
         match self {
             Self::NormalizeCompare => {
                 let out = normalize_compare::normalize_compare(&parse(self, args)?)?;
@@ -108,7 +127,7 @@ impl Builtin {
             Self::CoreMemoryReplace => to_output(&memory::replace(&ctx.store, parse(self, args)?).await?),
             Self::ArchivalMemoryInsert => to_output(&memory::insert(&ctx.store, parse(self, args)?).await?),
             Self::ArchivalMemorySearch => to_output(&memory::search(&ctx.store, parse(self, args)?).await?),
-            Self::Browser(tool) => tool.run(ctx, args).await,
+            Self::Browser(tool) => Err(Error::internal(format!("{} runs in the browser", tool.name()))),
         }
     }
 }
