@@ -49,7 +49,7 @@ const EXIT_TIMEOUT: Duration = Duration::from_secs(15);
 /// The test session's screen (scripts/with-session.sh).
 const SCREEN: Rect = Rect { x: 0, y: 0, width: 1920, height: 1080 };
 /// The tools these tests use besides the app (packages in scripts/install-deps.sh).
-const TOOLS: &[&str] = &["xwininfo", "dunstctl", "import", "convert"];
+const TOOLS: &[&str] = &["xwininfo", "dunstctl", "dbus-monitor", "import", "convert"];
 
 fn app_bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_halley-desktop"))
