@@ -214,24 +214,27 @@ fn mark_clean_exit(profile: &Path) {
 }
 
 /// Flags for a quiet, user-like browser: no first-run UI, no background
-/// traffic to Google, no crash reporter; the user's own language.
+/// traffic to Google, no crash reporter; the user's own language. Written
+/// without their leading `--`: chromiumoxide adds it (a `--flag` here would
+/// reach Chromium as `----flag`, which it ignores).
 const CHROMIUM_ARGS: &[&str] = &[
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-    "--disable-breakpad",
-    "--disable-client-side-phishing-detection",
-    "--disable-default-apps",
-    "--disable-features=Translate,MediaRouter,OptimizationHints",
-    "--disable-hang-monitor",
-    "--metrics-recording-only",
-    "--remote-debugging-address=127.0.0.1",
-    // Halley opens the tabs itself (and reopens them after a crash).
-    "--no-startup-window",
-    "--hide-crash-restore-bubble",
+    "no-first-run",
+    "no-default-browser-check",
+    "disable-background-networking",
+    "disable-component-update",
+    "disable-sync",
+    "disable-dev-shm-usage",
+    "disable-breakpad",
+    "disable-client-side-phishing-detection",
+    "disable-default-apps",
+    "disable-features=Translate,MediaRouter,OptimizationHints",
+    "disable-hang-monitor",
+    "metrics-recording-only",
+    "remote-debugging-address=127.0.0.1",
+    // Halley opens the tabs itself (and reopens them after a crash): a
+    // visible browser must not open a start window of its own as well.
+    "no-startup-window",
+    "hide-crash-restore-bubble",
 ];
 
 fn has_display() -> bool {
@@ -343,6 +346,13 @@ mod tests {
         for bad in ["http://10.0.0.5:9222", "http://example.com:9222", "ftp://127.0.0.1", "nonsense"] {
             let err = check_local(bad).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidArguments, "{bad}");
+        }
+    }
+
+    #[test]
+    fn flags_are_given_without_their_dashes() {
+        for arg in CHROMIUM_ARGS {
+            assert!(!arg.starts_with('-'), "{arg}: chromiumoxide adds the leading --");
         }
     }
 

@@ -55,6 +55,7 @@ pub struct Turn {
     cut: bool,
     huge_args: Option<usize>,
     delay_ms: u64,
+    held: bool,
     usage: Option<(u64, u64)>,
 }
 
@@ -124,6 +125,14 @@ impl Turn {
         self
     }
 
+    /// Wait for [`ModelServer::release`] before the first byte: the run
+    /// stays at this step until the test has done what it must do first
+    /// (e.g. hide a window), wherever the request is by then.
+    pub fn held(mut self) -> Turn {
+        self.held = true;
+        self
+    }
+
     /// Report these token counts instead of the default estimate
     /// (ceil(bytes / 4) of the request body and of the output).
     pub fn usage(mut self, prompt_tokens: u64, completion_tokens: u64) -> Turn {
@@ -159,6 +168,8 @@ struct Shared {
     raw: Vec<RawRequest>,
     /// Tool calls handed out so far (ids are `call_<n>`, from 1).
     calls: usize,
+    /// Releases not yet used by a held turn.
+    releases: usize,
 }
 
 type Log = Arc<Mutex<Shared>>;
@@ -230,6 +241,11 @@ impl ModelServer {
         lock(&self.log).script.len()
     }
 
+    /// Let one held turn answer (the next one to arrive, if none waits yet).
+    pub fn release(&self) {
+        lock(&self.log).releases += 1;
+    }
+
     /// Append a turn to the script.
     pub fn push(&self, turn: Turn) {
         lock(&self.log).script.push_back(turn);
@@ -245,6 +261,14 @@ impl Drop for ModelServer {
             let _ = t.join();
         }
     }
+}
+
+/// Use up one [`ModelServer::release`], if there is one.
+fn take_release(log: &Log) -> bool {
+    let mut s = lock(log);
+    let released = s.releases > 0;
+    s.releases = s.releases.saturating_sub(1);
+    released
 }
 
 /// Read the body and record the request; `None` when the body is too big.
@@ -299,6 +323,9 @@ async fn chat(State(log): State<Log>, req: Request) -> Response {
         (turn, s.requests.len(), first_call)
     };
     let Some(turn) = turn else { return json_error(500, "script exhausted", None) };
+    while turn.held && !take_release(&log) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     if turn.delay_ms > 0 {
         tokio::time::sleep(Duration::from_millis(turn.delay_ms)).await;
     }

@@ -150,3 +150,23 @@ async fn a_crashed_tab_is_reloaded_on_the_next_call() {
     assert_eq!(core.browser().pid().await, Some(pid));
     core.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browser_gets_halleys_flags_as_written() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let core = headless_core(tmp.path()).await;
+    let r = core.call_tool("browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let pid = core.browser().pid().await.unwrap();
+    // Chromium rewrites its command line into one line of its switches.
+    let cmd = String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).unwrap()).replace('\0', " ");
+    for flag in ["--no-startup-window", "--disable-background-networking", "--no-first-run", "--disable-sync"] {
+        assert!(cmd.split(' ').any(|a| a == flag), "{flag} is not on the command line: {cmd}");
+    }
+    assert!(!cmd.contains("----"), "a flag Chromium ignores (----): {cmd}");
+    core.close().await;
+}

@@ -31,7 +31,7 @@ const en = {
   userSays: "You",
   assistantSays: "Halley",
   toolSays: "Tool {tool}",
-  paused: "The agent is paused: new messages wait until it is resumed.",
+  paused: "The agent is paused: new messages are refused until you resume it (tray menu, Pause agent).",
   confirmWaiting: "Waiting for your confirmation: {summary}",
   challengeWaiting: "Waiting for you in the browser ({type}): {url}",
   // Timeline
@@ -203,7 +203,7 @@ const vi: Table = {
   userSays: "Bạn",
   assistantSays: "Halley",
   toolSays: "Công cụ {tool}",
-  paused: "Tác tử đang tạm dừng: tin nhắn mới sẽ chờ đến khi tiếp tục.",
+  paused: "Tác tử đang tạm dừng: tin nhắn mới bị từ chối cho đến khi bạn cho nó tiếp tục (menu khay, Pause agent).",
   confirmWaiting: "Đang chờ bạn xác nhận: {summary}",
   challengeWaiting: "Đang chờ bạn trong trình duyệt ({type}): {url}",
   timelineTitle: "Các bước",

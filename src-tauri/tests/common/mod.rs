@@ -1,13 +1,15 @@
 //! Helpers shared by the desktop app's integration tests (and by the
 //! `bench_desktop` example): artifacts, helper tools, screenshots, the
 //! process tree, tauri-driver + a WebDriver client, a D-Bus notification
-//! monitor. Each test crate uses a part of it.
+//! monitor, a stand-in tray host, the X11 windows. Each test crate uses a part of it.
 #![allow(dead_code)]
 
 pub mod dbus;
 pub mod driver;
 pub mod proc;
+pub mod tray;
 pub mod webdriver;
+pub mod x11;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};

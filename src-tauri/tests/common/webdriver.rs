@@ -249,6 +249,25 @@ impl Session {
         Ok(handle)
     }
 
+    /// The current window's outer place and size: (x, y, width, height).
+    pub fn window_rect(&self) -> Result<(i64, i64, i64, i64)> {
+        let v = self.cmd("GET", "/window/rect", None)?;
+        let n = |k: &str| {
+            v.get(k)
+                .and_then(Value::as_f64)
+                .map(|f| f.round() as i64)
+                .with_context(|| format!("window rect: no {k} in {v}"))
+        };
+        Ok((n("x")?, n("y")?, n("width")?, n("height")?))
+    }
+
+    /// Moves and resizes the current window (outer size), as the user does
+    /// by dragging it or its edge.
+    pub fn set_window_rect(&self, x: i64, y: i64, width: i64, height: i64) -> Result<()> {
+        let body = json!({ "x": x, "y": y, "width": width, "height": height });
+        self.cmd("POST", "/window/rect", Some(&body)).map(drop)
+    }
+
     /// A PNG of the current window.
     pub fn screenshot(&self) -> Result<Vec<u8>> {
         let v = self.cmd("GET", "/screenshot", None)?;
