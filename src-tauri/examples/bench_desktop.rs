@@ -28,8 +28,8 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use common::driver::{AppEnv, TauriDriver};
 use common::KillOnDrop;
+use common::driver::{AppEnv, TauriDriver};
 use common::proc::{self, Memory};
 use common::webdriver::Session;
 
@@ -287,7 +287,11 @@ fn report(o: &Options, runs: &[Run]) -> Result<String> {
     for (pid, name, m) in &last.plain.processes {
         s.push_str(&format!("| {name} | {pid} | {:.1} | {:.1} |\n", mb(m.pss_kib), mb(m.rss_kib)));
     }
-    s.push_str(&format!("| **total** | | **{:.1}** | **{:.1}** |\n", mb(last.plain.total.pss_kib), mb(last.plain.total.rss_kib)));
+    s.push_str(&format!(
+        "| **total** | | **{:.1}** | **{:.1}** |\n",
+        mb(last.plain.total.pss_kib),
+        mb(last.plain.total.rss_kib)
+    ));
     Ok(s)
 }
 
