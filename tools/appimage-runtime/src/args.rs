@@ -42,7 +42,8 @@ pub fn parse(args: Vec<OsString>) -> Result<Action, ArgsError> {
     }
     let option = first.to_owned();
     let rest = &args[1..];
-    let no_rest = |action: Action| if rest.is_empty() { Ok(action) } else { Err(ArgsError::NoArguments(option.clone())) };
+    let no_rest =
+        |action: Action| if rest.is_empty() { Ok(action) } else { Err(ArgsError::NoArguments(option.clone())) };
     match option.as_str() {
         "--appimage-help" => no_rest(Action::Help),
         "--appimage-version" => no_rest(Action::Version),

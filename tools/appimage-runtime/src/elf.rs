@@ -100,14 +100,7 @@ impl ElfHeader {
         let (phoff, shoff, phentsize, phnum, shentsize, shnum) = if is_64 {
             (f.u64(0x20)?, f.u64(0x28)?, f.u16(0x36)?, f.u16(0x38)?, f.u16(0x3A)?, f.u16(0x3C)?)
         } else {
-            (
-                u64::from(f.u32(0x1C)?),
-                u64::from(f.u32(0x20)?),
-                f.u16(0x2A)?,
-                f.u16(0x2C)?,
-                f.u16(0x2E)?,
-                f.u16(0x30)?,
-            )
+            (u64::from(f.u32(0x1C)?), u64::from(f.u32(0x20)?), f.u16(0x2A)?, f.u16(0x2C)?, f.u16(0x2E)?, f.u16(0x30)?)
         };
         let magic_end = APPIMAGE_MAGIC_OFFSET + APPIMAGE_MAGIC.len();
         let appimage_magic = bytes.get(APPIMAGE_MAGIC_OFFSET..magic_end) == Some(APPIMAGE_MAGIC.as_slice());

@@ -30,8 +30,7 @@ pub struct AppImage {
 /// superblock.
 pub fn open(path: &Path) -> Result<AppImage> {
     let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let offset =
-        elf::elf_end(&mut file).with_context(|| format!("{} is not a valid ELF runtime", path.display()))?;
+    let offset = elf::elf_end(&mut file).with_context(|| format!("{} is not a valid ELF runtime", path.display()))?;
     let superblock = read_superblock(&mut file, offset).with_context(|| {
         format!(
             "{} has no squashfs image at offset {offset} (is it an AppImage? \
@@ -39,6 +38,22 @@ pub fn open(path: &Path) -> Result<AppImage> {
             path.display()
         )
     })?;
+    let (major, minor) =
+        (u16::from_le_bytes([superblock[28], superblock[29]]), u16::from_le_bytes([superblock[30], superblock[31]]));
+    if major != 4 {
+        bail!("{} holds a squashfs {major}.{minor} image; only squashfs 4 is supported", path.display());
+    }
+    let mut used = [0u8; 8];
+    used.copy_from_slice(&superblock[40..48]);
+    let bytes_used = u64::from_le_bytes(used);
+    let len = file.metadata().with_context(|| format!("cannot read {}", path.display()))?.len();
+    let available = len.saturating_sub(offset);
+    if available < bytes_used {
+        bail!(
+            "{} is truncated: its squashfs image needs {bytes_used} bytes after offset {offset}, the file has {available}",
+            path.display()
+        );
+    }
     Ok(AppImage { path: path.to_path_buf(), offset, superblock })
 }
 
@@ -349,11 +364,26 @@ mod tests {
         // A superblock with the right magic and nonsense after it.
         let mut sb = vec![0xA5u8; 4096];
         sb[..4].copy_from_slice(SQUASHFS_MAGIC);
+        sb[28..32].copy_from_slice(&[4, 0, 0, 0]); // version 4.0
+        sb[40..48].copy_from_slice(&4096u64.to_le_bytes()); // bytes_used
         bytes.extend_from_slice(&sb);
         fs::write(&path, &bytes).unwrap();
         let image = open(&path).unwrap();
         let Err(err) = image.filesystem() else { panic!("a corrupt image was read") };
         let err = format!("{err:#}");
         assert!(err.contains("cannot read the squashfs image"), "{err}");
+
+        // Another version, and an image shorter than it says.
+        let len = bytes.len();
+        let sb_at = len - 4096;
+        bytes[sb_at + 28] = 3;
+        fs::write(&path, &bytes).unwrap();
+        let err = format!("{:#}", open(&path).unwrap_err());
+        assert!(err.contains("squashfs 3.0 image; only squashfs 4"), "{err}");
+        bytes[sb_at + 28] = 4;
+        bytes[sb_at + 40..sb_at + 48].copy_from_slice(&5000u64.to_le_bytes());
+        fs::write(&path, &bytes).unwrap();
+        let err = format!("{:#}", open(&path).unwrap_err());
+        assert!(err.contains("is truncated: its squashfs image needs 5000 bytes"), "{err}");
     }
 }
