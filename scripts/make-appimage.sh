@@ -31,8 +31,6 @@ runtime=$1
 appdir=${2%/}
 out=$3
 
-command -v mksquashfs >/dev/null 2>&1 ||
-  die "mksquashfs not found: install squashfs-tools (sudo apt install squashfs-tools)"
 [ -f "$runtime" ] || die "runtime $runtime not found"
 [ "$(head -c 4 "$runtime" | od -An -c | tr -d ' ')" = '177ELF' ] || die "runtime $runtime is not an ELF file"
 [ -d "$appdir" ] || die "AppDir $appdir not found"
@@ -47,6 +45,9 @@ icon=$(sed -n 's/^Icon=//p' "${desktops[0]}" | head -n 1)
 [ -n "$icon" ] || die "${desktops[0]} has no Icon= key"
 [ -f "$appdir/$icon.png" ] || [ -f "$appdir/$icon.svg" ] ||
   die "$appdir has no $icon.png or $icon.svg (the icon ${desktops[0]##*/} names)"
+
+command -v mksquashfs >/dev/null 2>&1 ||
+  die "mksquashfs not found: install squashfs-tools (sudo apt install squashfs-tools)"
 
 mkdir -p "$(dirname "$out")"
 work=$(mktemp -d "$(dirname "$out")/.make-appimage.XXXXXX")

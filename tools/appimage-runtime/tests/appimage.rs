@@ -25,10 +25,10 @@ fn repo() -> PathBuf {
 
 /// Whether the test can run here; panics inside the test session when a
 /// tool it needs is missing.
-fn have(tool: &str, args: &[&str]) -> bool {
+fn have(tool: &str, args: &[&str], package: &str) -> bool {
     let found = Command::new(tool).args(args).output().is_ok_and(|o| o.status.success());
     if !found {
-        let why = format!("{tool} not found (Debian: apt install squashfs-tools / build-essential)");
+        let why = format!("{tool} not found (Debian package {package})");
         if std::env::var_os("HALLEY_TEST_SESSION").is_some() {
             panic!("{why}; `make deps` installs it");
         }
@@ -114,7 +114,7 @@ fn line<'a>(out: &'a str, key: &str) -> &'a str {
 
 #[test]
 fn a_tiny_appimage_extracts_runs_and_reuses_its_cache() -> Result {
-    if !have("mksquashfs", &["-version"]) {
+    if !have("mksquashfs", &["-version"], "squashfs-tools") {
         return Ok(());
     }
     let tmp = tempfile::tempdir()?;
@@ -234,7 +234,7 @@ fn bad_invocations_fail_with_a_clear_message() -> Result {
     }
 
     // A truncated image, and one whose tables are damaged.
-    if have("mksquashfs", &["-version"]) {
+    if have("mksquashfs", &["-version"], "squashfs-tools") {
         let appdir = test_appdir(tmp.path())?;
         let image = tmp.path().join("Test.AppImage");
         make_appimage(&appdir, &image)?;
@@ -278,7 +278,7 @@ fn bad_invocations_fail_with_a_clear_message() -> Result {
 /// when a library it needs is missing, says which and exits 127.
 #[test]
 fn halley_apprun_runs_the_app_or_names_missing_libraries() -> Result {
-    if !have("cc", &["--version"]) {
+    if !have("cc", &["--version"], "build-essential") {
         return Ok(());
     }
     let tmp = tempfile::tempdir()?;
