@@ -90,7 +90,7 @@ Any other arguments are passed to the app.
 The app is extracted into $XDG_CACHE_HOME/appimage-runtime (else
 ~/.cache/appimage-runtime, else $TMPDIR/appimage-runtime-UID) in a directory
 named after the image's name, size, modification time and filesystem, and
-reused on later starts. Deleting that directory is always safe.
+reused on later starts. It can be deleted whenever the app is not running.
 ";
 
 #[cfg(test)]
