@@ -125,6 +125,7 @@ pub fn prepare(image: &AppImage, roots: &[PathBuf], uid: u32) -> Result<(PathBuf
     let meta = fs::metadata(&image.path).with_context(|| format!("cannot read {}", image.path.display()))?;
     let name = cache_name(image, &meta);
     let dir = root.join(&name);
+    remove_stale_tmp(root, &name);
     if is_complete(&dir) {
         return Ok((dir, Prepared::Reused));
     }
@@ -151,6 +152,24 @@ pub fn prepare(image: &AppImage, roots: &[PathBuf], uid: u32) -> Result<(PathBuf
         return Err(e).with_context(|| format!("cannot move the extracted AppImage to {}", dir.display()));
     }
     Ok((dir, Prepared::Extracted))
+}
+
+/// Removes the `.NAME.PID.tmp` directories of starts that died while
+/// extracting this image (no process PID any more).
+fn remove_stale_tmp(root: &Path, name: &str) {
+    let prefix = format!(".{name}.");
+    let Ok(entries) = fs::read_dir(root) else { return };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(pid) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)).and_then(|r| r.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else { continue };
+        if pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 fn is_complete(dir: &Path) -> bool {

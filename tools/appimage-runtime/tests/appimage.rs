@@ -185,8 +185,13 @@ fn a_tiny_appimage_extracts_runs_and_reuses_its_cache() -> Result {
     assert!(appdir_run.starts_with(cache.join("appimage-runtime")), "{}", appdir_run.display());
     assert_eq!(fs::metadata(cache.join("appimage-runtime"))?.permissions().mode() & 0o777, 0o700);
 
-    // A second start reuses the extracted copy.
+    // A second start reuses the extracted copy, and removes what a start
+    // that died while extracting left (its process is gone).
+    let name = appdir_run.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let stale = cache.join("appimage-runtime").join(format!(".{name}.999999999.tmp"));
+    fs::create_dir_all(stale.join("usr"))?;
     let out = run(&image, &["again"], &owd, &cache, &[])?;
+    assert!(!stale.exists(), "{} was left", stale.display());
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert_eq!(line(&stdout, "cache="), "reused");
