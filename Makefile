@@ -68,7 +68,7 @@ bench-desktop: deps ui ## Desktop app: launch-to-panel time and idle memory (int
 	scripts/with-session.sh $(TARGET_DIR)/debug/examples/bench_desktop \
 	  --app $(TARGET_DIR)/$(BENCH_PROFILE)/halley-desktop $(BENCH_ARGS)
 
-dist: deps ui ## Linux packages of the desktop app into dist/ (.deb; AppImage when possible)
+dist: deps ui ## Linux packages of the desktop app into dist/ (.deb and AppImage)
 	scripts/dist.sh
 
 icons: ## Redraw the logo into assets/icons and ui/public

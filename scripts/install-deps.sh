@@ -20,6 +20,8 @@ APT_PACKAGES=(
   procps
   # drives the real desktop app over WebDriver in tests
   webkit2gtk-driver
+  # mksquashfs: the AppImage's filesystem (make dist, its test)
+  squashfs-tools
 )
 
 missing=()
