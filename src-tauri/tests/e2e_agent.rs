@@ -81,10 +81,12 @@ impl App {
         Ok(App { env, driver, panel, panel_handle, artifacts })
     }
 
-    /// Saves a PNG of the panel as an artifact and checks it is not blank.
+    /// Saves a PNG of the panel as the user sees it on screen (its window's
+    /// part of the display) as an artifact and checks it is not blank.
     fn screenshot(&self, name: &str) -> Result<PathBuf> {
         let shot = self.artifacts.join(format!("e2e-{name}.png"));
-        std::fs::write(&shot, self.panel.screenshot()?)?;
+        let (x, y, width, height) = self.panel.window_rect()?;
+        common::x11::capture(&common::x11::Rect { x, y, width, height }, &shot)?;
         let deviation = image_deviation(&shot)?;
         eprintln!("screenshot: {} (stddev {deviation:.3})", shot.display());
         if deviation <= NOT_BLANK {

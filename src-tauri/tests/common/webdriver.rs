@@ -268,7 +268,13 @@ impl Session {
         self.cmd("POST", "/window/rect", Some(&body)).map(drop)
     }
 
-    /// A PNG of the current window.
+    /// A PNG of the current window, as WebKit renders it for WebDriver.
+    ///
+    /// WebKitWebDriver waits for the page's next presentation update before
+    /// it answers; a page rendered without compositing (how Halley's
+    /// webviews render) that has nothing left to paint never gets one, so
+    /// this can hang once the page has settled. Use it right after a load,
+    /// and [`super::x11::capture`] of [`Session::window_rect`] otherwise.
     pub fn screenshot(&self) -> Result<Vec<u8>> {
         let v = self.cmd("GET", "/screenshot", None)?;
         let b64 = v.as_str().context("screenshot: not a string")?;

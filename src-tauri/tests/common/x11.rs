@@ -48,6 +48,14 @@ impl Rect {
     }
 }
 
+/// A PNG of a part of the screen as the user sees it (`import -window
+/// root`, then cropped), e.g. a window at its [`Rect`].
+pub fn capture(rect: &Rect, out: &std::path::Path) -> Result<()> {
+    let crop = format!("{}x{}+{}+{}", rect.width, rect.height, rect.x.max(0), rect.y.max(0));
+    let out = out.to_str().context("the capture's path is not UTF-8")?;
+    run("import", &["-window", "root", "-crop", &crop, "+repage", out]).map(drop)
+}
+
 /// Every top-level window.
 pub fn top_level_windows() -> Result<Vec<Window>> {
     let tree = run("xwininfo", &["-root", "-children"])?;
