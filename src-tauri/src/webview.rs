@@ -1,29 +1,44 @@
 //! How Halley's own webviews render. The panel and the dialogs are plain
-//! documents (no video, no WebGL, little animation), but WebKitGTK's
-//! accelerated compositing renders them through the GPU driver: on Mesa a
-//! driver linked with LLVM, plus compositing buffers, about 70 MB in the web
-//! process for nothing visible (docs/benchmarks.md). Halley renders them in
-//! software instead.
+//! documents (no video, no WebGL, little animation), but WebKitGTK renders
+//! them with accelerated compositing through the GPU driver, and its UI
+//! process opens an EGL display (on Mesa, a driver linked with LLVM) only to
+//! learn which GPU to hand the web process. Together that is about 90 MB of
+//! the app's memory for nothing visible (docs/benchmarks.md). Halley renders
+//! its pages in software instead:
 //!
-//! WebKitGTK takes that choice from `WEBKIT_DISABLE_COMPOSITING_MODE` when it
-//! starts (turning `hardware-acceleration-policy` off on a webview that
-//! already loads breaks its web process in WebKitGTK 2.50). Setting an
-//! environment variable from Rust is `unsafe` (another thread may read the
-//! environment), and the workspace forbids unsafe code, so the app
-//! re-executes itself once, first thing, with the variable set: same PID,
-//! same arguments, a few milliseconds.
+//! - `WEBKIT_DISABLE_COMPOSITING_MODE=1`: no accelerated compositing (the web
+//!   process drops from ~167 to ~92 MB PSS);
+//! - `WEBKIT_DISABLE_DMABUF_RENDERER=1`: no DMA-BUF renderer (nothing to
+//!   share with a compositor that is off; the web process takes a surfaceless
+//!   display, as on machines without DMA-BUF support, e.g. NVIDIA's driver);
+//! - `WEBKIT_WEB_RENDER_DEVICE_FILE`: the GPU's render node, named here from
+//!   `/dev/dri` (or `/dev/null` when there is none) so that the UI process
+//!   does not open an EGL display to ask;
+//! - `GDK_GL=disable`: GTK itself does not probe GLX (the app draws no GL).
+//!
+//! WebKitGTK reads these once, when it starts (turning
+//! `hardware-acceleration-policy` off on a live webview breaks its web
+//! process in WebKitGTK 2.50). Setting an environment variable from Rust is
+//! `unsafe` (another thread may read the environment), and the workspace
+//! forbids unsafe code, so the app re-executes itself once, first thing,
+//! with the variables set: same PID, same arguments, a few milliseconds.
 //!
 //! `HALLEY_WEBVIEW_GPU=1` keeps WebKit's defaults (to compare, or where
-//! software rendering misbehaves); a `WEBKIT_DISABLE_COMPOSITING_MODE`
-//! already in the environment is left as it is.
+//! software rendering misbehaves); a variable already in the environment is
+//! left as the user set it.
 
 #![cfg_attr(not(target_os = "linux"), allow(dead_code))]
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Set by the restart; its presence means the restart has happened (or
+/// that the user chose compositing themselves).
 pub const SOFTWARE_RENDERING: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
+const DMABUF_RENDERER_OFF: &str = "WEBKIT_DISABLE_DMABUF_RENDERER";
+const RENDER_DEVICE: &str = "WEBKIT_WEB_RENDER_DEVICE_FILE";
+const GDK_GL: &str = "GDK_GL";
 pub const KEEP_GPU: &str = "HALLEY_WEBVIEW_GPU";
 
 /// Call first in `main`. Returns only when nothing is to be done, or when the
@@ -32,7 +47,8 @@ pub const KEEP_GPU: &str = "HALLEY_WEBVIEW_GPU";
 #[cfg(target_os = "linux")]
 pub fn ensure_software_rendering() {
     use std::os::unix::process::CommandExt;
-    let Some(mut command) = restart_command(|name| std::env::var_os(name), std::env::current_exe().ok()) else {
+    let device = render_node(Path::new("/dev/dri"));
+    let Some(mut command) = restart_command(|name| std::env::var_os(name), std::env::current_exe().ok(), device) else {
         return;
     };
     let err = command.exec();
@@ -42,9 +58,25 @@ pub fn ensure_software_rendering() {
 #[cfg(not(target_os = "linux"))]
 pub fn ensure_software_rendering() {}
 
+/// The first DRM render node in `dri` (`renderD128`, ...), if any.
+fn render_node(dri: &Path) -> Option<PathBuf> {
+    let mut nodes: Vec<PathBuf> = std::fs::read_dir(dri)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("renderD"))
+        .map(|e| e.path())
+        .collect();
+    nodes.sort();
+    nodes.into_iter().next()
+}
+
 /// The command that restarts this process with software rendering, or
 /// `None` when it is not wanted or already in force.
-fn restart_command(var: impl Fn(&str) -> Option<OsString>, exe: Option<PathBuf>) -> Option<Command> {
+fn restart_command(
+    var: impl Fn(&str) -> Option<OsString>,
+    exe: Option<PathBuf>,
+    render_node: Option<PathBuf>,
+) -> Option<Command> {
     if var(SOFTWARE_RENDERING).is_some() || var(KEEP_GPU).is_some_and(|v| v == "1") {
         return None;
     }
@@ -58,6 +90,14 @@ fn restart_command(var: impl Fn(&str) -> Option<OsString>, exe: Option<PathBuf>)
     #[cfg(not(unix))]
     args.next();
     command.args(args).env(SOFTWARE_RENDERING, "1");
+    let device: OsString = render_node.map_or_else(|| "/dev/null".into(), PathBuf::into_os_string);
+    let defaults: [(&str, OsString); 3] =
+        [(DMABUF_RENDERER_OFF, "1".into()), (RENDER_DEVICE, device), (GDK_GL, "disable".into())];
+    for (name, value) in defaults {
+        if var(name).is_none() {
+            command.env(name, value);
+        }
+    }
     Some(command)
 }
 
@@ -70,25 +110,67 @@ mod tests {
         move |name| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
     }
 
+    fn envs(command: &Command) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = command
+            .get_envs()
+            .map(|(k, v)| {
+                (k.to_string_lossy().into_owned(), v.map(|v| v.to_string_lossy().into_owned()).unwrap_or_default())
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
     #[test]
-    fn restarts_once_with_the_variable_set() {
+    fn restarts_once_with_software_rendering() {
         let exe = Some(PathBuf::from("/opt/halley/halley-desktop"));
-        let command = restart_command(env(&[]), exe.clone()).unwrap();
+        let node = Some(PathBuf::from("/dev/dri/renderD128"));
+        let command = restart_command(env(&[]), exe.clone(), node.clone()).unwrap();
         assert_eq!(command.get_program(), "/opt/halley/halley-desktop");
-        let envs: Vec<_> = command.get_envs().collect();
-        assert_eq!(envs, vec![(SOFTWARE_RENDERING.as_ref(), Some("1".as_ref()))]);
-        // The restarted process finds the variable: no second restart.
-        assert!(restart_command(env(&[(SOFTWARE_RENDERING, "1")]), exe.clone()).is_none());
+        let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+        assert_eq!(
+            envs(&command),
+            vec![
+                pair("GDK_GL", "disable"),
+                pair("WEBKIT_DISABLE_COMPOSITING_MODE", "1"),
+                pair("WEBKIT_DISABLE_DMABUF_RENDERER", "1"),
+                pair("WEBKIT_WEB_RENDER_DEVICE_FILE", "/dev/dri/renderD128"),
+            ]
+        );
+        // The restarted process finds the marker: no second restart.
+        assert!(restart_command(env(&[(SOFTWARE_RENDERING, "1")]), exe.clone(), node.clone()).is_none());
         // The user's own choice stands, whatever its value.
-        assert!(restart_command(env(&[(SOFTWARE_RENDERING, "0")]), exe.clone()).is_none());
+        assert!(restart_command(env(&[(SOFTWARE_RENDERING, "0")]), exe.clone(), node).is_none());
+    }
+
+    #[test]
+    fn the_users_own_values_are_kept_and_no_gpu_means_dev_null() {
+        let exe = Some(PathBuf::from("/usr/bin/halley-desktop"));
+        let command =
+            restart_command(env(&[(GDK_GL, "gles"), (RENDER_DEVICE, "/dev/dri/renderD129")]), exe, None).unwrap();
+        let got = envs(&command);
+        assert!(!got.iter().any(|(k, _)| k == GDK_GL || k == RENDER_DEVICE), "{got:?}");
+        let command = restart_command(env(&[]), Some(PathBuf::from("/usr/bin/halley-desktop")), None).unwrap();
+        assert!(envs(&command).contains(&(RENDER_DEVICE.to_owned(), "/dev/null".to_owned())));
     }
 
     #[test]
     fn the_gpu_can_be_kept() {
         let exe = Some(PathBuf::from("/usr/bin/halley-desktop"));
-        assert!(restart_command(env(&[(KEEP_GPU, "1")]), exe.clone()).is_none());
-        assert!(restart_command(env(&[(KEEP_GPU, "0")]), exe.clone()).is_some());
+        assert!(restart_command(env(&[(KEEP_GPU, "1")]), exe.clone(), None).is_none());
+        assert!(restart_command(env(&[(KEEP_GPU, "0")]), exe.clone(), None).is_some());
         // Without a path to this program, nothing is restarted.
-        assert!(restart_command(env(&[]), None).is_none());
+        assert!(restart_command(env(&[]), None, None).is_none());
+    }
+
+    #[test]
+    fn the_first_render_node_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(render_node(dir.path()), None);
+        for name in ["card0", "renderD129", "renderD128"] {
+            std::fs::write(dir.path().join(name), b"").unwrap();
+        }
+        assert_eq!(render_node(dir.path()), Some(dir.path().join("renderD128")));
+        assert_eq!(render_node(&dir.path().join("missing")), None);
     }
 }

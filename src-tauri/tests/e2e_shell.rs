@@ -566,7 +566,22 @@ fn wait_no_app() -> Result<()> {
             return Ok(());
         }
         if Instant::now() > deadline {
-            bail!("a halley-desktop is still running in this session: {running:?}");
+            // Say what it is, for the next one to look at: its parent, its
+            // state and arguments, and what its threads are doing.
+            let about: Vec<String> = running
+                .iter()
+                .map(|p| {
+                    let read = |f: &str| std::fs::read_to_string(format!("/proc/{p}/{f}")).unwrap_or_default();
+                    let status_file = read("status");
+                    let status: Vec<&str> = status_file
+                        .lines()
+                        .filter(|l| l.starts_with("State") || l.starts_with("PPid") || l.starts_with("Threads"))
+                        .map(str::trim)
+                        .collect();
+                    format!("{p}: {} [{}] {}", read("cmdline").replace('\0', " "), status.join(", "), read("wchan"))
+                })
+                .collect();
+            bail!("a halley-desktop is still running in this session: {about:?}");
         }
         sleep(Duration::from_millis(200));
     }
