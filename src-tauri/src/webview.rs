@@ -47,8 +47,9 @@ pub const KEEP_GPU: &str = "HALLEY_WEBVIEW_GPU";
 #[cfg(target_os = "linux")]
 pub fn ensure_software_rendering() {
     use std::os::unix::process::CommandExt;
-    let device = render_node(Path::new("/dev/dri"));
-    let Some(mut command) = restart_command(|name| std::env::var_os(name), std::env::current_exe().ok(), device) else {
+    let var = |name: &str| std::env::var_os(name);
+    let device = || render_node(Path::new("/dev/dri"));
+    let Some(mut command) = restart_command(var, std::env::current_exe().ok(), device) else {
         return;
     };
     let err = command.exec();
@@ -75,7 +76,7 @@ fn render_node(dri: &Path) -> Option<PathBuf> {
 fn restart_command(
     var: impl Fn(&str) -> Option<OsString>,
     exe: Option<PathBuf>,
-    render_node: Option<PathBuf>,
+    render_node: impl FnOnce() -> Option<PathBuf>,
 ) -> Option<Command> {
     if var(SOFTWARE_RENDERING).is_some() || var(KEEP_GPU).is_some_and(|v| v == "1") {
         return None;
@@ -90,7 +91,7 @@ fn restart_command(
     #[cfg(not(unix))]
     args.next();
     command.args(args).env(SOFTWARE_RENDERING, "1");
-    let device: OsString = render_node.map_or_else(|| "/dev/null".into(), PathBuf::into_os_string);
+    let device: OsString = render_node().map_or_else(|| "/dev/null".into(), PathBuf::into_os_string);
     let defaults: [(&str, OsString); 3] =
         [(DMABUF_RENDERER_OFF, "1".into()), (RENDER_DEVICE, device), (GDK_GL, "disable".into())];
     for (name, value) in defaults {
@@ -125,7 +126,7 @@ mod tests {
     fn restarts_once_with_software_rendering() {
         let exe = Some(PathBuf::from("/opt/halley/halley-desktop"));
         let node = Some(PathBuf::from("/dev/dri/renderD128"));
-        let command = restart_command(env(&[]), exe.clone(), node.clone()).unwrap();
+        let command = restart_command(env(&[]), exe.clone(), || node.clone()).unwrap();
         assert_eq!(command.get_program(), "/opt/halley/halley-desktop");
         let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
         assert_eq!(
@@ -138,29 +139,32 @@ mod tests {
             ]
         );
         // The restarted process finds the marker: no second restart.
-        assert!(restart_command(env(&[(SOFTWARE_RENDERING, "1")]), exe.clone(), node.clone()).is_none());
+        assert!(restart_command(env(&[(SOFTWARE_RENDERING, "1")]), exe.clone(), || node.clone()).is_none());
         // The user's own choice stands, whatever its value.
-        assert!(restart_command(env(&[(SOFTWARE_RENDERING, "0")]), exe.clone(), node).is_none());
+        assert!(restart_command(env(&[(SOFTWARE_RENDERING, "0")]), exe.clone(), || node.clone()).is_none());
     }
 
     #[test]
     fn the_users_own_values_are_kept_and_no_gpu_means_dev_null() {
         let exe = Some(PathBuf::from("/usr/bin/halley-desktop"));
         let command =
-            restart_command(env(&[(GDK_GL, "gles"), (RENDER_DEVICE, "/dev/dri/renderD129")]), exe, None).unwrap();
+            restart_command(env(&[(GDK_GL, "gles"), (RENDER_DEVICE, "/dev/dri/renderD129")]), exe, || None).unwrap();
         let got = envs(&command);
         assert!(!got.iter().any(|(k, _)| k == GDK_GL || k == RENDER_DEVICE), "{got:?}");
-        let command = restart_command(env(&[]), Some(PathBuf::from("/usr/bin/halley-desktop")), None).unwrap();
+        let command = restart_command(env(&[]), Some(PathBuf::from("/usr/bin/halley-desktop")), || None).unwrap();
         assert!(envs(&command).contains(&(RENDER_DEVICE.to_owned(), "/dev/null".to_owned())));
     }
 
     #[test]
     fn the_gpu_can_be_kept() {
         let exe = Some(PathBuf::from("/usr/bin/halley-desktop"));
-        assert!(restart_command(env(&[(KEEP_GPU, "1")]), exe.clone(), None).is_none());
-        assert!(restart_command(env(&[(KEEP_GPU, "0")]), exe.clone(), None).is_some());
+        // No restart: /dev/dri is not even looked at.
+        let untouched = || unreachable!("the render node is read only for a restart");
+        assert!(restart_command(env(&[(KEEP_GPU, "1")]), exe.clone(), untouched).is_none());
+        assert!(restart_command(env(&[(SOFTWARE_RENDERING, "1")]), exe.clone(), untouched).is_none());
+        assert!(restart_command(env(&[(KEEP_GPU, "0")]), exe.clone(), || None).is_some());
         // Without a path to this program, nothing is restarted.
-        assert!(restart_command(env(&[]), None, None).is_none());
+        assert!(restart_command(env(&[]), None, || None).is_none());
     }
 
     #[test]

@@ -126,6 +126,15 @@ fn renderers_of(pid: u32) -> Vec<u32> {
     found
 }
 
+/// A headless core with the shop page open, and its browser's PID.
+async fn core_on_shop(dir: &std::path::Path, site: &FixtureServer) -> (Core, u32) {
+    let core = headless_core(dir).await;
+    let r = core.call_tool("browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let pid = core.browser().pid().await.unwrap();
+    (core, pid)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crashed_tab_is_reloaded_on_the_next_call() {
     if !have_browser() {
@@ -133,10 +142,7 @@ async fn a_crashed_tab_is_reloaded_on_the_next_call() {
     }
     let site = FixtureServer::start();
     let tmp = tempfile::tempdir().unwrap();
-    let core = headless_core(tmp.path()).await;
-    let r = core.call_tool("browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
-    assert!(r.is_ok(), "{r:?}");
-    let pid = core.browser().pid().await.unwrap();
+    let (core, pid) = core_on_shop(tmp.path(), &site).await;
     let renderers = renderers_of(pid);
     assert!(!renderers.is_empty(), "no renderer found under {pid}");
     for r in renderers {
@@ -158,10 +164,7 @@ async fn the_browser_gets_halleys_flags_as_written() {
     }
     let site = FixtureServer::start();
     let tmp = tempfile::tempdir().unwrap();
-    let core = headless_core(tmp.path()).await;
-    let r = core.call_tool("browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
-    assert!(r.is_ok(), "{r:?}");
-    let pid = core.browser().pid().await.unwrap();
+    let (core, pid) = core_on_shop(tmp.path(), &site).await;
     // Chromium rewrites its command line into one line of its switches.
     let cmd = String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).unwrap()).replace('\0', " ");
     for flag in ["--no-startup-window", "--disable-background-networking", "--no-first-run", "--disable-sync"] {
