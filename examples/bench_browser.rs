@@ -103,7 +103,7 @@ impl Stats {
 /// One tool call, timed; an error result is an error.
 async fn call(core: &Core, name: &str, args: Value) -> Result<(f64, ToolResultV2)> {
     let t0 = Instant::now();
-    let result = core.call_tool(name, args.clone()).await;
+    let result = core.call_tool(&halley::CallContext::new(halley::FrontEnd::Cli), name, args.clone()).await;
     let ms = t0.elapsed().as_secs_f64() * 1000.0;
     if !result.is_ok() {
         let why = result.error.as_ref().map(|e| format!("{:?}: {}", e.code, e.message)).unwrap_or_default();

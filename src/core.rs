@@ -1,15 +1,15 @@
 //! `Core`: what every front end (CLI, desktop app, local API) talks to. It
-//! owns the registry and the store and runs a tool call from validation to
-//! a ToolResultV2.
+//! owns the registry and the store and runs a tool call, in the context of
+//! its run ([`CallContext`]), from validation to a ToolResultV2. Many runs
+//! share one core; the registry can change while they go.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 
-use crate::browser::extract::fallback::{FallbackSlot, FieldFallback};
 use crate::browser::{BrowserOptions, BrowserSession};
-use crate::gate::Confirmer;
+use crate::context::CallContext;
 use crate::gate::action::Action;
 use crate::gate::check::{Gate, Grade};
 use crate::tools::builtin::Builtin;
@@ -35,7 +35,9 @@ pub struct BrowserSettings {
 /// The core, opened on one data directory.
 #[derive(Debug)]
 pub struct Core {
-    registry: Registry,
+    /// Replaced whole when a tool is registered or unregistered: a call
+    /// or a model turn keeps the snapshot it started with.
+    registry: RwLock<Arc<Registry>>,
     ctx: ToolContext,
 }
 
@@ -66,29 +68,7 @@ impl Core {
         };
         let browser = Arc::new(BrowserSession::new(options));
         let gate = Arc::new(Gate::open(store.clone()).await?);
-        let fallback = FallbackSlot::default();
-        Ok(Core { registry, ctx: ToolContext { store, data_dir, browser, gate, fallback } })
-    }
-
-    /// Who answers confirmation requests (default: nobody, so they are refused).
-    pub fn set_confirmer(&mut self, confirmer: Arc<dyn Confirmer>) {
-        self.ctx.gate.set_confirmer(confirmer);
-    }
-
-    /// Who reads the fields `browser_extract`'s rules miss, from the fenced
-    /// page text (default: nobody, so they stay missing with a note). Takes
-    /// effect from the next call; `None` turns it off.
-    pub fn set_field_fallback(&self, fallback: Option<Arc<dyn FieldFallback>>) {
-        self.ctx.fallback.set(fallback);
-    }
-
-    /// Restrict the session to these origins: acting anywhere else asks
-    /// first. Only before the first call (the gate is shared after it).
-    pub fn set_allowed_origins(&mut self, origins: Vec<String>) -> Result<()> {
-        let gate = Arc::get_mut(&mut self.ctx.gate)
-            .ok_or_else(|| Error::internal("allowed origins can only be set before the first call"))?;
-        gate.restrict_origins(origins);
-        Ok(())
+        Ok(Core { registry: RwLock::new(Arc::new(registry)), ctx: ToolContext { store, data_dir, browser, gate } })
     }
 
     /// The gatekeeper.
@@ -101,8 +81,18 @@ impl Core {
         &self.ctx.browser
     }
 
-    pub fn registry(&self) -> &Registry {
-        &self.registry
+    /// The tools as registered now (a snapshot: a tool registered later is
+    /// in the next snapshot).
+    pub fn registry(&self) -> Arc<Registry> {
+        Arc::clone(&self.registry.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Swap in the registry `change` makes of the current one. Writers take
+    /// turns, so two registrations never lose one another.
+    fn change_registry(&self, change: impl FnOnce(&Registry) -> Result<Registry>) -> Result<()> {
+        let mut slot = self.registry.write().unwrap_or_else(|e| e.into_inner());
+        *slot = Arc::new(change(&slot)?);
+        Ok(())
     }
 
     pub fn store(&self) -> &Store {
@@ -114,11 +104,20 @@ impl Core {
     }
 
     /// Register a tool blueprint (spec §5) or replace the one of the same
-    /// name; it is kept in the store and offered to the model from now on.
-    pub async fn register_blueprint(&mut self, blueprint: &Value) -> Result<ToolSpec> {
-        let spec = blueprint::parse(blueprint, &Registry::builtin()?)?;
-        let registry = Registry::new(self.registry.list().filter(|t| t.name != spec.name).cloned().collect())?;
-        self.registry = registry.with_custom(vec![spec.clone()])?;
+    /// name; it is kept in the store and offered to the model from every
+    /// run's next turn. A built-in tool's name is refused.
+    pub async fn register_blueprint(&self, blueprint: &Value) -> Result<ToolSpec> {
+        let builtin = Registry::builtin()?;
+        let spec = blueprint::parse(blueprint, &builtin)?;
+        if builtin.get(&spec.name).is_some() {
+            return Err(Error::invalid_arguments(format!(
+                "`{}` is a built-in tool; give the blueprint another name",
+                spec.name
+            )));
+        }
+        // Checked before it is stored: the schema must compile with the rest.
+        let kept = |now: &Registry| now.list().filter(|t| t.name != spec.name).cloned().collect::<Vec<_>>();
+        Registry::new(kept(&self.registry()))?.with_custom(vec![spec.clone()])?;
         self.ctx
             .store
             .tools()
@@ -134,24 +133,35 @@ impl Core {
                 requires_confirmation: spec.requires_confirmation,
             })
             .await?;
+        self.change_registry(|now| Registry::new(kept(now))?.with_custom(vec![spec.clone()]))?;
         Ok(spec)
     }
 
-    /// Remove a registered blueprint; `not_found` when there is none.
-    pub async fn unregister_blueprint(&mut self, name: &str) -> Result<()> {
+    /// Remove a registered blueprint; `not_found` when there is none. A
+    /// call already running it finishes; new calls get `unknown_tool`.
+    pub async fn unregister_blueprint(&self, name: &str) -> Result<()> {
         if !self.ctx.store.tools().delete(name).await? {
             return Err(Error::not_found(format!("no registered tool `{name}`; built-in tools cannot be removed")));
         }
-        self.registry = Registry::new(self.registry.list().filter(|t| t.name != name).cloned().collect())?;
-        Ok(())
+        self.change_registry(|now| Registry::new(now.list().filter(|t| t.name != name).cloned().collect()))
     }
 
-    /// Run one tool call. Never fails: every problem becomes a ToolResultV2
-    /// error with a code. `_reasoningForCall` is not part of the arguments
-    /// a tool sees (the agent loop records it).
-    pub async fn call_tool(&self, name: &str, mut args: Value) -> ToolResultV2 {
+    /// Run one tool call in the context of its run. Never fails: every
+    /// problem becomes a ToolResultV2 error with a code. `_reasoningForCall`
+    /// is not part of the arguments a tool sees (the agent loop records it).
+    /// The call runs on the registry as it is when it starts.
+    pub async fn call_tool(&self, cx: &CallContext, name: &str, args: Value) -> ToolResultV2 {
+        self.call_in(&self.registry(), cx, name, args).await
+    }
+
+    /// [`Core::call_tool`] on the registry snapshot `registry`.
+    pub async fn call_in(&self, registry: &Registry, cx: &CallContext, name: &str, mut args: Value) -> ToolResultV2 {
         blueprint::take_reasoning(&mut args);
-        let spec = match preflight(&self.registry, name, &args) {
+        if cx.cancel.is_cancelled() {
+            let err = Error::new(crate::error::ErrorCode::Cancelled, "the run was cancelled; nothing was done");
+            return error_result(registry.get(name), &err);
+        }
+        let spec = match preflight(registry, name, &args) {
             Ok(spec) => spec,
             Err((spec, err)) => return error_result(spec, &err),
         };
@@ -159,9 +169,9 @@ impl Core {
         // as if it had been called by name, with the blueprint's inputs.
         if let Some(activity) = spec.activity.as_deref().filter(|a| *a != blueprint::CLIENT_ACTIVITY) {
             let activity = activity.to_owned();
-            return Box::pin(self.call_tool(&activity, args)).await;
+            return Box::pin(self.call_in(registry, cx, &activity, args)).await;
         }
-        let builtin = self.registry.executor_of(name);
+        let builtin = registry.executor_of(name);
         // Browser tools pass the gate inside, with the action read from
         // the page; every other call passes it here, on its declared scope.
         let mut grade = None;
@@ -172,7 +182,7 @@ impl Core {
                 upload: args.get("file_ref").and_then(Value::as_str).map(str::to_owned),
                 ..Action::default()
             };
-            match self.ctx.gate.check(&action, spec.risk_level, &args).await {
+            match self.ctx.gate.check(cx, &action, spec.risk_level, &args).await {
                 Ok(pass) => grade = Some(pass.grade),
                 Err(refused) => return graded_result(spec, refused.grade, Err(refused.error)),
             }
@@ -186,7 +196,7 @@ impl Core {
         let Some(builtin) = builtin else {
             return error_result(Some(spec), &Error::internal(format!("tool `{name}` has no executor")));
         };
-        let ran = builtin.run(&self.ctx, args).await;
+        let ran = builtin.run(&self.ctx, cx, args).await;
         graded_result(spec, ran.grade.or(grade), ran.output)
     }
 

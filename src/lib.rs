@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod browser;
 pub mod cli;
+pub mod context;
 pub mod core;
 pub mod error;
 pub mod gate;
@@ -15,6 +16,7 @@ pub mod secrets;
 pub mod store;
 pub mod tools;
 
+pub use crate::context::{CallContext, Cancel, FrontEnd};
 pub use crate::core::Core;
 pub use error::{Error, ErrorCode, Result};
 pub use paths::DataDir;

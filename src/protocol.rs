@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::agent::run::AgentEvent;
+use crate::context::FrontEnd;
 use crate::gate::{ChallengeRequest, ConfirmationRequest};
 use crate::tools::{ToolResultV2, ToolSpec};
 
@@ -25,9 +26,24 @@ pub enum Op {
         #[serde(default)]
         conversation_id: Option<String>,
     },
-    /// Cancel the run in flight (no-op without one). Replies [`Reply::Done`];
-    /// the run then ends with [`Event::RunEnded`] status `cancelled`.
-    Stop,
+    /// Cancel run `run_id`, or (without one) every run the panel started;
+    /// no other run is touched. Replies [`Reply::Done`] (`not_found` for a
+    /// `run_id` that is not going on); each run then ends with
+    /// [`Event::RunEnded`] status `cancelled`.
+    Stop {
+        #[serde(default)]
+        run_id: Option<String>,
+    },
+    /// The runs going on now, whoever started them. Replies [`Reply::Runs`].
+    ListRuns,
+    /// Register a tool blueprint (docs/blueprints.md) or replace the one
+    /// of the same name. Every run offers it to the model from its next
+    /// turn. Replies [`Reply::Tool`], then [`Event::ToolsChanged`].
+    RegisterTool { blueprint: Value },
+    /// Remove a registered tool: new calls are refused (`not_found`); a
+    /// call already running finishes. Replies [`Reply::Done`], then
+    /// [`Event::ToolsChanged`].
+    UnregisterTool { name: String },
     /// Answer a waiting confirmation ([`Event::ConfirmationWaiting`]).
     /// Replies [`Reply::Done`]; `not_found` when it is no longer waiting
     /// (answered elsewhere, expired). Then [`Event::ConfirmationClosed`].
@@ -126,6 +142,12 @@ pub enum Reply {
     Tools {
         tools: Vec<ToolSpec>,
     },
+    Tool {
+        tool: ToolSpec,
+    },
+    Runs {
+        runs: Vec<RunInfo>,
+    },
     ToolResult {
         result: ToolResultV2,
     },
@@ -150,6 +172,9 @@ pub enum Reply {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
+    /// A run started (by the panel, a watch, an API or MCP client, the
+    /// CLI); its events and [`Event::RunEnded`] follow.
+    RunStarted { run_id: String, conversation_id: String, front_end: FrontEnd },
     /// Something the run in flight did (tokens, tool calls and results,
     /// final answer, error); `run_id` says which run.
     Agent { run_id: String, event: AgentEvent },
@@ -166,6 +191,16 @@ pub enum Event {
     ChallengeClosed { id: String },
     /// The agent was paused or unpaused.
     Paused { paused: bool },
+    /// A tool was registered or unregistered: the tool list changed.
+    ToolsChanged,
+}
+
+/// A run going on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub run_id: String,
+    pub conversation_id: String,
+    pub front_end: FrontEnd,
 }
 
 /// What a front end can change (no secrets: the API key is in the keyring).

@@ -8,17 +8,16 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::ToolCallOut;
+use crate::context::CallContext;
 use crate::core::{Core, error_result};
 use crate::error::{Error, ErrorCode};
 use crate::tools::blueprint;
-use crate::tools::{Executor, PermissionScope, ToolResultV2};
+use crate::tools::registry::CallEffects;
+use crate::tools::{Executor, PermissionScope, Registry, ToolResultV2};
 
 /// Arguments larger than this are refused unread: no tool takes megabytes
 /// inline (files go by `file_ref`), and a model that sends them is broken.
 pub const MAX_ARGUMENT_BYTES: usize = 1024 * 1024;
-
-/// Tools that talk to the user: never two at once.
-const ASKS_THE_USER: &[&str] = &["request_user_confirmation", "human_solve_challenge"];
 
 /// One call as the model sent it, checked.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,6 +79,9 @@ pub struct Executed {
     pub call: Prepared,
     pub result: ToolResultV2,
     pub executor: &'static str,
+    /// What the result holds and changed, by the declarations of the tool
+    /// as it ran.
+    pub effects: CallEffects,
     pub duration_ms: i64,
     /// RFC 3339.
     pub started_at: String,
@@ -87,21 +89,26 @@ pub struct Executed {
 
 /// Whether a turn's calls may run at the same time: all READ_ONLY, none
 /// asks the user, all known.
-pub fn concurrent(core: &Core, calls: &[Prepared]) -> bool {
+pub fn concurrent(registry: &Registry, calls: &[Prepared]) -> bool {
     calls.len() > 1
         && calls.iter().all(|c| {
             c.refused.is_some()
-                || core.registry().get(&c.name).is_some_and(|s| {
-                    s.permission_scope == PermissionScope::ReadOnly && !ASKS_THE_USER.contains(&s.name.as_str())
-                })
+                || registry
+                    .get(&c.name)
+                    .is_some_and(|s| s.permission_scope == PermissionScope::ReadOnly && !s.asks_user)
         })
 }
 
-/// Run one prepared call through the core (validation, gate, executor).
-pub async fn execute(core: &Core, call: Prepared) -> Executed {
+/// Run one prepared call through the core (validation, gate, executor), in
+/// the run's context, on the tools as they are when it starts (it keeps
+/// them to its end). A tool `offered` to the model that was unregistered
+/// since is refused with `not_found`.
+pub async fn execute(core: &Core, offered: &Registry, cx: &CallContext, call: Prepared) -> Executed {
     let started = Instant::now();
     let started_at = crate::store::now();
-    let spec = core.registry().get(&call.name);
+    let registry = core.registry();
+    let spec = registry.get(&call.name);
+    let gone = spec.is_none() && offered.get(&call.name).is_some();
     let executor = match (spec, &call.refused) {
         (_, Some(_)) | (None, _) => "none",
         (Some(s), None) => match s.executor {
@@ -112,20 +119,28 @@ pub async fn execute(core: &Core, call: Prepared) -> Executed {
     };
     let result = match &call.refused {
         Some((code, message)) => error_result(spec, &Error::new(*code, message.clone())),
-        None => core.call_tool(&call.name, call.args.clone()).await,
+        None if gone => error_result(
+            offered.get(&call.name),
+            &Error::not_found(format!(
+                "`{}` was unregistered while this run went on; it cannot be called any more. Nothing was done.",
+                call.name
+            )),
+        ),
+        None => core.call_in(&registry, cx, &call.name, call.args.clone()).await,
     };
+    let effects = registry.effects_of(&call.name, &call.args);
     let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
-    Executed { call, result, executor, duration_ms, started_at }
+    Executed { call, result, executor, effects, duration_ms, started_at }
 }
 
 /// Run a turn's calls: together when [`concurrent`] allows, else in order.
-pub async fn execute_all(core: &Core, calls: Vec<Prepared>) -> Vec<Executed> {
-    if concurrent(core, &calls) {
-        futures::future::join_all(calls.into_iter().map(|c| execute(core, c))).await
+pub async fn execute_all(core: &Core, registry: &Registry, cx: &CallContext, calls: Vec<Prepared>) -> Vec<Executed> {
+    if concurrent(registry, &calls) {
+        futures::future::join_all(calls.into_iter().map(|c| execute(core, registry, cx, c))).await
     } else {
         let mut done = Vec::with_capacity(calls.len());
         for c in calls {
-            done.push(execute(core, c).await);
+            done.push(execute(core, registry, cx, c).await);
         }
         done
     }

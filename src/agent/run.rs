@@ -15,10 +15,11 @@ use tokio::sync::mpsc;
 
 use super::calls::{self, Executed, Prepared};
 use super::context;
-use super::control::{Cancel, Observed, Waiting};
+use super::control::{Observed, Waiting};
 use super::memory;
 use super::trace;
 use super::{Completion, ModelClient, StreamEvent};
+use crate::context::{CallContext, FrontEnd};
 use crate::core::Core;
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::{ChallengeRequest, ConfirmationRequest, fence};
@@ -27,7 +28,7 @@ use crate::store::runs::RunStatus;
 use crate::store::steps::{NewStep, StepOutcome, StepStatus};
 use crate::store::tool_calls::NewToolCall;
 use crate::tools::blueprint;
-use crate::tools::{Executor, ToolResultV2, ToolStatus};
+use crate::tools::{Executor, Registry, ToolResultV2, ToolStatus};
 
 /// Limits of one run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,19 +110,9 @@ The user's sensitive values appear as placeholders like {{profile.travel.passpor
 Halley fills in the real value. Every tool takes an optional `_reasoningForCall`: say in one sentence why you make \
 the call. Tools whose arguments include `_output` are done by you: fill `_output` with the result yourself.";
 
-/// Tools whose results carry page content, fenced before the model reads them.
-const PAGE_TOOLS: &[&str] = &[
-    "browser_snapshot",
-    "browser_find",
-    "browser_read_text",
-    "browser_get_dom",
-    "browser_extract",
-    "browser_extract_table",
-    "browser_detect_state",
-];
-
 /// Run `task` to the end, in a new conversation or, with `conversation`,
-/// going on with an earlier one (its messages are the model's history).
+/// going on with an earlier one (its messages are the model's history),
+/// with nobody to ask (actions that need consent are refused).
 pub async fn run_task(
     core: &Core,
     client: &ModelClient,
@@ -131,10 +122,12 @@ pub async fn run_task(
     limits: &RunLimits,
     on_event: impl FnMut(AgentEvent),
 ) -> Result<RunOutcome> {
-    run_task_with(core, client, model, task, conversation, limits, &Cancel::new(), on_event).await
+    let cx = CallContext::new(FrontEnd::Cli);
+    run_task_with(core, client, model, task, conversation, limits, &cx, on_event).await
 }
 
-/// [`run_task`] that `cancel` can stop at any point.
+/// [`run_task`] in the context `cx` (who answers, cancellation, model
+/// helpers, allowed origins; the run's id is set here).
 #[allow(clippy::too_many_arguments)]
 pub async fn run_task_with(
     core: &Core,
@@ -143,11 +136,11 @@ pub async fn run_task_with(
     task: &str,
     conversation: Option<&str>,
     limits: &RunLimits,
-    cancel: &Cancel,
+    cx: &CallContext,
     on_event: impl FnMut(AgentEvent),
 ) -> Result<RunOutcome> {
     let begun = begin_run(core, task, conversation).await?;
-    drive_run(core, client, model, begun, limits, cancel, on_event).await
+    drive_run(core, client, model, begun, limits, cx, on_event).await
 }
 
 /// A run recorded (its conversation, its row and the user's message) but
@@ -196,19 +189,19 @@ pub async fn begin_run(core: &Core, task: &str, conversation: Option<&str>) -> R
     Ok(BegunRun { run_id: run.id, conversation_id: conversation.id, agent_id, task: task.to_owned(), history })
 }
 
-/// Drive a run [`begin_run`] recorded to its end.
+/// Drive a run [`begin_run`] recorded to its end, in the context `cx`.
 pub async fn drive_run(
     core: &Core,
     client: &ModelClient,
     model: &str,
     begun: BegunRun,
     limits: &RunLimits,
-    cancel: &Cancel,
+    cx: &CallContext,
     mut on_event: impl FnMut(AgentEvent),
 ) -> Result<RunOutcome> {
     let BegunRun { run_id, conversation_id, agent_id, task, history } = begun;
     let ids = (run_id, conversation_id, agent_id);
-    let (mut loop_, _restore) = Loop::start(core, client, model, limits, cancel, ids, history);
+    let mut loop_ = Loop::start(core, client, model, limits, cx, ids, history);
     loop_.messages.push(json!({"role": "user", "content": task}));
     loop_.drive(&mut on_event).await
 }
@@ -222,7 +215,7 @@ pub async fn resume_run(
     model: &str,
     run_id: &str,
     limits: &RunLimits,
-    cancel: &Cancel,
+    cx: &CallContext,
     mut on_event: impl FnMut(AgentEvent),
 ) -> Result<RunOutcome> {
     let store = core.store();
@@ -247,7 +240,7 @@ pub async fn resume_run(
     let steps = store.steps().for_run(run_id).await?;
     let ids = (run.id.clone(), conversation_id.clone(), run.agent_id.clone());
     let history = rows.iter().map(history_message);
-    let (mut loop_, _restore) = Loop::start(core, client, model, limits, cancel, ids, history);
+    let mut loop_ = Loop::start(core, client, model, limits, cx, ids, history);
     loop_.steps = u32::try_from(steps.len()).unwrap_or(0);
     // The calls of the last assistant turn that have no result yet.
     let pending: Vec<Prepared> = match rows.iter().rposition(|m| m.role == Role::Assistant) {
@@ -277,14 +270,6 @@ pub async fn resume_run(
     loop_.drive(&mut on_event).await
 }
 
-/// Tools (or blueprints run by them) that change the core memory shown in
-/// the system prompt or the profile's sensitive values.
-fn edits_memory_or_profile(core: &Core, tool: &str) -> bool {
-    const EDITORS: &[&str] = &["core_memory_append", "core_memory_replace", "user_profile_set"];
-    let program = core.registry().get(tool).and_then(|t| t.activity.as_deref()).unwrap_or(tool);
-    EDITORS.contains(&program)
-}
-
 /// A conversation's stored messages as the model reads them again.
 async fn history_of(core: &Core, conversation: &str) -> Result<Vec<Value>> {
     Ok(core.store().messages().for_conversation(conversation).await?.iter().map(history_message).collect())
@@ -299,7 +284,13 @@ struct Loop<'a> {
     client: &'a ModelClient,
     model: &'a str,
     limits: &'a RunLimits,
-    cancel: &'a Cancel,
+    /// The run's context: its id, and its confirmer wrapped to report
+    /// when the run pauses on the user.
+    cx: CallContext,
+    /// The tools as the last turn saw them: registered or unregistered
+    /// tools show from the next turn; a call runs on the snapshot its turn
+    /// offered.
+    registry: Arc<Registry>,
     run_id: String,
     conversation_id: String,
     agent_id: String,
@@ -328,23 +319,29 @@ struct Loop<'a> {
 impl<'a> Loop<'a> {
     /// The set-up a new run and a resumed one share: a loop going on from
     /// `history` (the conversation so far, as the model reads it), hearing
-    /// the gate's questions until the returned guard is dropped. The system
-    /// message is a placeholder, written on the first turn (see `stale`).
+    /// the questions its calls put to the user. The system message is a
+    /// placeholder, written on the first turn (see `stale`).
     fn start(
         core: &'a Core,
         client: &'a ModelClient,
         model: &'a str,
         limits: &'a RunLimits,
-        cancel: &'a Cancel,
+        cx: &CallContext,
         (run_id, conversation_id, agent_id): (String, String, String),
         history: impl IntoIterator<Item = Value>,
-    ) -> (Loop<'a>, RestoreConfirmer<'a>) {
-        let mut loop_ = Loop {
+    ) -> Loop<'a> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let observed = Arc::new(Observed { inner: Arc::clone(&cx.confirmer), tx });
+        let cx = cx.clone().with_run(run_id.clone()).with_confirmer(observed);
+        let registry = core.registry();
+        Loop {
             core,
             client,
             model,
             limits,
-            cancel,
+            cx,
+            tools: tool_definitions(&registry),
+            registry,
             run_id,
             conversation_id,
             agent_id,
@@ -352,17 +349,14 @@ impl<'a> Loop<'a> {
             trimmed: false,
             stale: true,
             secrets: Vec::new(),
-            tools: tool_definitions(core),
             images: limits.images.unwrap_or_else(|| context::accepts_images(model)),
             steps: 0,
             failures: 0,
             recent: VecDeque::new(),
-            rx: None,
+            rx: Some(rx),
             status_writes: None,
             trace_writes: Vec::new(),
-        };
-        let restore = loop_.watch_user();
-        (loop_, restore)
+        }
     }
 
     /// The rules, then the agent's core memory (read again every turn: the
@@ -400,17 +394,6 @@ impl<'a> Loop<'a> {
         Ok(())
     }
 
-    /// Hear the gate's questions while the run goes: its confirmer is
-    /// wrapped until the returned guard is dropped.
-    fn watch_user(&mut self) -> RestoreConfirmer<'a> {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let gate = self.core.gate();
-        let inner = gate.confirmer();
-        gate.set_confirmer(Arc::new(Observed { inner: Arc::clone(&inner), tx }));
-        self.rx = Some(rx);
-        RestoreConfirmer { gate, inner }
-    }
-
     /// Run the loop to its end and record how it ended.
     async fn drive(&mut self, on_event: &mut impl FnMut(AgentEvent)) -> Result<RunOutcome> {
         match self.turns(on_event).await {
@@ -427,8 +410,14 @@ impl<'a> Loop<'a> {
     async fn turns(&mut self, on_event: &mut impl FnMut(AgentEvent)) -> Result<(Stop, Option<String>)> {
         let store = self.core.store();
         loop {
-            if self.cancel.is_cancelled() {
+            if self.cx.cancel.is_cancelled() {
                 return Ok(((RunStatus::Cancelled, "cancelled"), None));
+            }
+            // Tools registered or unregistered since the last turn.
+            let now = self.core.registry();
+            if !Arc::ptr_eq(&now, &self.registry) {
+                self.tools = tool_definitions(&now);
+                self.registry = now;
             }
             if self.steps >= self.limits.max_steps {
                 return Ok(((RunStatus::Failed, "max_steps"), None));
@@ -456,10 +445,7 @@ impl<'a> Loop<'a> {
                         on_event(AgentEvent::Token { text });
                     }
                 });
-                tokio::select! {
-                    c = stream => Some(c),
-                    () = self.cancel.cancelled() => None,
-                }
+                self.cx.cancel.or_cancelled(stream).await
             };
             let latency = i64::try_from(started.elapsed().as_millis()).ok();
             match &streamed {
@@ -549,7 +535,8 @@ impl<'a> Loop<'a> {
             });
         }
         let asked: Vec<Prepared> = prepared.clone();
-        let exec = calls::execute_all(self.core, prepared);
+        let (registry, cx) = (Arc::clone(&self.registry), self.cx.clone());
+        let exec = calls::execute_all(self.core, &registry, &cx, prepared);
         tokio::pin!(exec);
         let executed = loop {
             // Questions first: a call answered at once (nobody to ask) ends
@@ -557,7 +544,7 @@ impl<'a> Loop<'a> {
             tokio::select! {
                 biased;
                 Some(w) = recv(&mut self.rx) => self.waiting(w, on_event),
-                () = self.cancel.cancelled() => break None,
+                () = self.cx.cancel.cancelled() => break None,
                 done = &mut exec => break Some(done),
             }
         };
@@ -570,15 +557,15 @@ impl<'a> Loop<'a> {
             // could not go on with another run.
             for p in &asked {
                 let err = Error::new(ErrorCode::Cancelled, "the run was cancelled before this call finished");
-                let result = crate::core::error_result(self.core.registry().get(&p.name), &err);
+                let result = crate::core::error_result(self.registry.get(&p.name), &err);
                 self.record_call(p, &result, ("none", "cancelled"), (0, &crate::store::now()), step_id).await?;
-                self.tool_result(p, &result).await?;
+                self.tool_result(p, &result, false).await?;
             }
             return Ok(Some((RunStatus::Cancelled, "cancelled")));
         };
         let mut stop = None;
         let mut images = Vec::new();
-        for Executed { call, result, executor, duration_ms, started_at } in executed {
+        for Executed { call, result, executor, effects, duration_ms, started_at } in executed {
             on_event(AgentEvent::ToolResult {
                 id: call.id.clone(),
                 name: call.name.clone(),
@@ -587,8 +574,8 @@ impl<'a> Loop<'a> {
             });
             let status = if result.is_ok() { "ok" } else { "error" };
             self.record_call(&call, &result, (executor, status), (duration_ms, &started_at), step_id).await?;
-            self.tool_result(&call, &result).await?;
-            if result.is_ok() && edits_memory_or_profile(self.core, &call.name) {
+            self.tool_result(&call, &result, effects.page_content).await?;
+            if result.is_ok() && effects.edits_memory {
                 self.stale = true;
             }
             if self.images && result.is_ok() {
@@ -647,9 +634,10 @@ impl<'a> Loop<'a> {
         Ok(())
     }
 
-    /// The result as the model reads it, stored and added to the history.
-    async fn tool_result(&mut self, call: &Prepared, result: &ToolResultV2) -> Result<()> {
-        let content = tool_message(&call.name, result);
+    /// The result as the model reads it (fenced when it carries page
+    /// content), stored and added to the history.
+    async fn tool_result(&mut self, call: &Prepared, result: &ToolResultV2, page_content: bool) -> Result<()> {
+        let content = tool_message(&call.name, result, page_content);
         self.record(Role::Tool, Some(content.clone()), None, Some((&call.id, &call.name))).await?;
         self.messages.push(json!({"role": "tool", "tool_call_id": call.id, "content": content}));
         Ok(())
@@ -734,18 +722,6 @@ async fn recv(rx: &mut Option<mpsc::UnboundedReceiver<Waiting>>) -> Option<Waiti
     }
 }
 
-/// Puts the gate's own confirmer back when the run ends.
-struct RestoreConfirmer<'g> {
-    gate: &'g crate::gate::check::Gate,
-    inner: Arc<dyn crate::gate::Confirmer>,
-}
-
-impl Drop for RestoreConfirmer<'_> {
-    fn drop(&mut self) {
-        self.gate.set_confirmer(Arc::clone(&self.inner));
-    }
-}
-
 /// A stored message as the model reads it again.
 fn history_message(m: &crate::store::messages::MessageRow) -> Value {
     match m.role {
@@ -761,8 +737,8 @@ fn history_message(m: &crate::store::messages::MessageRow) -> Value {
 
 /// Every available tool, as OpenAI function definitions with their
 /// schemas (plus the optional `_reasoningForCall`).
-pub fn tool_definitions(core: &Core) -> Vec<Value> {
-    core.registry()
+pub fn tool_definitions(registry: &Registry) -> Vec<Value> {
+    registry
         .list()
         .filter(|t| t.status == ToolStatus::Available && t.executor != Executor::Client)
         .map(|t| {
@@ -775,7 +751,7 @@ pub fn tool_definitions(core: &Core) -> Vec<Value> {
 
 /// What the model reads of a result: the envelope as JSON, with page
 /// content fenced as data under a fresh nonce.
-fn tool_message(tool: &str, result: &ToolResultV2) -> String {
+fn tool_message(tool: &str, result: &ToolResultV2, page_content: bool) -> String {
     let text = serde_json::to_string(result).unwrap_or_default();
-    if PAGE_TOOLS.contains(&tool) && result.is_ok() { fence::fence(&text, tool, &fence::nonce()) } else { text }
+    if page_content && result.is_ok() { fence::fence(&text, tool, &fence::nonce()) } else { text }
 }

@@ -4,7 +4,16 @@
 //!
 //! A call that was in flight when the browser died fails with
 //! `browser_crashed`; nothing is ever replayed on the user's behalf.
+//!
+//! Many runs share the browser: a call sees it as its run does. A run acts
+//! on the tabs it opened (and those its pages opened) or was handed (the
+//! user's tab, for a run in the foreground; a tab it names), each run has
+//! its own current tab, and a tab one run holds is never used by another
+//! until that run ends ([`BrowserSession::release`]). A direct call (no
+//! run) is the user's and may use any tab. A background run opens its
+//! tabs behind the user's and never brings one forward.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -59,7 +68,12 @@ struct State {
     conn: Option<Connected>,
     tabs: Vec<Tab>,
     next_tab: u32,
+    /// The user's current tab (and that of direct calls).
     current: Option<String>,
+    /// Which run holds a tab, by tab id.
+    owners: HashMap<String, String>,
+    /// Each run's current tab, by run id.
+    run_current: HashMap<String, String>,
     launches: u32,
     /// Set when the browser was found dead: the next acquire relaunches.
     crashed: bool,
@@ -97,9 +111,10 @@ impl BrowserSession {
         self.state.lock().await.launches
     }
 
-    /// Take the browser for one tool call: launch it if needed, relaunch it
+    /// Take the browser for one tool call of run `owner` (`None`: a direct
+    /// call), in the `foreground` or not: launch it if needed, relaunch it
     /// if it died, and sync the tab list.
-    pub(crate) async fn acquire(&self) -> Result<Guard<'_>> {
+    pub(crate) async fn acquire(&self, owner: Option<&str>, foreground: bool) -> Result<Guard<'_>> {
         let mut state = self.state.lock().await;
         let dead = match state.conn.as_mut() {
             Some(conn) => !conn.alive(),
@@ -118,9 +133,25 @@ impl BrowserSession {
         } else if state.conn.is_none() {
             start(&self.options, &mut state).await?;
         }
-        let mut guard = Guard { state, attached: &self.attached };
+        let owner = owner.map(str::to_owned);
+        let mut guard = Guard { state, attached: &self.attached, owner, foreground };
         guard.sync_tabs().await?;
         Ok(guard)
+    }
+
+    /// Run `run` has ended: its tabs stay open and become the user's.
+    pub async fn release(&self, run: &str) {
+        let mut state = self.state.lock().await;
+        state.owners.retain(|_, owner| owner != run);
+        state.run_current.remove(run);
+    }
+
+    /// The tabs run `run` holds now.
+    pub async fn tabs_of(&self, run: &str) -> Vec<String> {
+        let state = self.state.lock().await;
+        let mut tabs: Vec<String> = state.owners.iter().filter(|(_, o)| *o == run).map(|(t, _)| t.clone()).collect();
+        tabs.sort();
+        tabs
     }
 
     /// Close the browser (only if Halley started it) and reap it.
@@ -131,6 +162,8 @@ impl BrowserSession {
         }
         state.tabs.clear();
         state.current = None;
+        state.owners.clear();
+        state.run_current.clear();
         self.attached.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
@@ -149,7 +182,7 @@ impl BrowserSession {
         {
             return Ok(None);
         }
-        let acquired = tokio::time::timeout(WINDOW_WAIT, self.acquire())
+        let acquired = tokio::time::timeout(WINDOW_WAIT, self.acquire(None, true))
             .await
             .map_err(|_| Error::new(ErrorCode::Timeout, "the browser is busy with a call; try again in a moment"))?;
         let mut guard = acquired?;
@@ -231,9 +264,9 @@ async fn reopen_tabs(state: &mut State, reopen: Vec<(String, String)>) -> Result
     Ok(())
 }
 
-/// The page targets of the browser, in its order: (id, url, title, opened
-/// by a page).
-async fn page_targets(conn: &Connected) -> Result<Vec<(TargetId, String, String, bool)>> {
+/// The page targets of the browser, in its order: (id, url, title, the
+/// page that opened it).
+async fn page_targets(conn: &Connected) -> Result<Vec<(TargetId, String, String, Option<TargetId>)>> {
     let targets = conn.browser.execute(GetTargetsParams::default()).await.map_err(|e| cdp_error(e, true))?;
     Ok(targets
         .result
@@ -242,7 +275,7 @@ async fn page_targets(conn: &Connected) -> Result<Vec<(TargetId, String, String,
         .filter(|t| {
             t.r#type == "page" && !t.url.starts_with("devtools://") && !t.url.starts_with("chrome-extension://")
         })
-        .map(|t| (t.target_id.clone(), t.url.clone(), t.title.clone(), t.opener_id.is_some()))
+        .map(|t| (t.target_id.clone(), t.url.clone(), t.title.clone(), t.opener_id.clone()))
         .collect())
 }
 
@@ -267,10 +300,15 @@ pub(crate) fn crashed() -> Error {
     )
 }
 
-/// Exclusive use of the browser for one tool call.
+/// Exclusive use of the browser for one tool call, seen as the call's run
+/// sees it.
 pub(crate) struct Guard<'a> {
     state: MutexGuard<'a, State>,
     attached: &'a std::sync::Mutex<Vec<(String, Page)>>,
+    /// The call's run (`None`: a direct call, the user's).
+    owner: Option<String>,
+    /// Whether the run acts in front of the user.
+    foreground: bool,
 }
 
 impl Guard<'_> {
@@ -302,7 +340,7 @@ impl Guard<'_> {
 
     /// Whether the current tab's renderer crashed during this call.
     pub fn current_tab_crashed(&self) -> bool {
-        let current = self.state.current.as_deref();
+        let current = self.current_id();
         self.state
             .tabs
             .iter()
@@ -334,7 +372,7 @@ impl Guard<'_> {
             for (target, url, title, by_page) in targets {
                 let start_page =
                     url.is_empty() || url.starts_with("chrome://newtab") || url.starts_with("chrome://new-tab-page");
-                if start_page && !by_page && !self.state.tabs.iter().any(|t| t.target == target) {
+                if start_page && by_page.is_none() && !self.state.tabs.iter().any(|t| t.target == target) {
                     let _ = self.conn()?.browser.execute(CloseTargetParams::new(target)).await;
                 } else {
                     kept.push((target, url, title, by_page));
@@ -342,26 +380,45 @@ impl Guard<'_> {
             }
             targets = kept;
         }
+        let owner = self.owner.clone();
         let state = &mut *self.state;
         state.tabs.retain(|t| targets.iter().any(|(id, _, _, _)| id == &t.target));
+        let open: Vec<String> = state.tabs.iter().map(|t| t.id.clone()).collect();
+        state.owners.retain(|tab, _| open.contains(tab));
         self.attached
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .retain(|(id, _)| state.tabs.iter().any(|t| &t.id == id));
-        for (target, url, title, _) in targets {
+        for (target, url, title, opener) in targets {
             if let Some(tab) = state.tabs.iter_mut().find(|t| t.target == target) {
                 tab.url = url;
                 tab.title = title;
             } else {
                 state.next_tab += 1;
                 let id = format!("tab-{}", state.next_tab);
+                // A tab a page opened belongs to whoever holds that page.
+                let opener_tab = opener.and_then(|o| state.tabs.iter().find(|t| t.target == o).map(|t| t.id.clone()));
+                if let Some(run) = opener_tab.and_then(|o| state.owners.get(&o).cloned()) {
+                    state.owners.insert(id.clone(), run);
+                }
                 state.tabs.push(Tab { id, target, url, title, live: None });
             }
         }
         // Keep ids increasing with age so the list reads in opening order.
         state.tabs.sort_by_key(|t| t.id.trim_start_matches("tab-").parse::<u32>().unwrap_or(u32::MAX));
         if state.current.as_ref().is_none_or(|c| !state.tabs.iter().any(|t| &t.id == c)) {
-            state.current = state.tabs.last().map(|t| t.id.clone());
+            // The user's tab: the last one no run holds, else the last one.
+            let free = state.tabs.iter().rev().find(|t| !state.owners.contains_key(&t.id));
+            state.current = free.or(state.tabs.last()).map(|t| t.id.clone());
+        }
+        // A run whose current tab closed goes on in the last tab it holds.
+        let State { run_current, owners, tabs, .. } = state;
+        run_current.retain(|_, tab| tabs.iter().any(|t| &t.id == tab));
+        if let Some(run) = &owner
+            && !run_current.contains_key(run)
+            && let Some(last) = tabs.iter().rev().find(|t| owners.get(&t.id) == Some(run))
+        {
+            run_current.insert(run.clone(), last.id.clone());
         }
         if state.tabs.is_empty() {
             let page = self
@@ -385,36 +442,97 @@ impl Guard<'_> {
         Ok(())
     }
 
-    pub fn tabs(&self) -> &[Tab] {
-        &self.state.tabs
+    /// The tabs this call may use: its run's and the ones no run holds
+    /// (every tab, for a direct call).
+    pub fn tabs(&self) -> Vec<&Tab> {
+        self.state.tabs.iter().filter(|t| self.usable(&t.id)).collect()
     }
 
+    /// Whether this call may use tab `id`: no other run holds it.
+    fn usable(&self, id: &str) -> bool {
+        match (&self.owner, self.state.owners.get(id)) {
+            (Some(me), Some(holder)) => me == holder,
+            _ => true,
+        }
+    }
+
+    /// The call's current tab: its run's, or the user's for a direct call.
     pub fn current_id(&self) -> Option<&str> {
-        self.state.current.as_deref()
+        match &self.owner {
+            Some(run) => self.state.run_current.get(run).map(String::as_str),
+            None => self.state.current.as_deref(),
+        }
     }
 
-    /// Make `id` the current tab.
+    /// Make `id` the call's current tab (its run now holds it).
     pub fn set_current(&mut self, id: &str) -> Result<()> {
-        if !self.state.tabs.iter().any(|t| t.id == id) {
+        if !self.state.tabs.iter().any(|t| t.id == id) || !self.usable(id) {
             return Err(self.tab_not_found(id));
         }
-        self.state.current = Some(id.to_owned());
+        self.hold(id);
         Ok(())
     }
 
+    /// The call's run holds tab `id` and makes it current; a direct call or
+    /// a run in the foreground makes it the user's current tab too.
+    fn hold(&mut self, id: &str) {
+        if let Some(run) = &self.owner {
+            self.state.owners.insert(id.to_owned(), run.clone());
+            self.state.run_current.insert(run.clone(), id.to_owned());
+        }
+        if self.owner.is_none() || self.foreground {
+            self.state.current = Some(id.to_owned());
+        }
+    }
+
     pub fn tab_not_found(&self, id: &str) -> Error {
-        let open: Vec<&str> = self.state.tabs.iter().map(|t| t.id.as_str()).collect();
+        let open: Vec<&str> = self.tabs().iter().map(|t| t.id.as_str()).collect();
+        let why = if self.state.tabs.iter().any(|t| t.id == id) {
+            format!("tab `{id}` is in use by another run")
+        } else {
+            format!("no open tab `{id}`")
+        };
         Error::new(
             ErrorCode::TabNotFound,
-            format!("no open tab `{id}`; open tabs: {} (see browser_list_tabs)", open.join(", ")),
+            format!("{why}; tabs you can use: {} (see browser_list_tabs)", open.join(", ")),
         )
     }
 
+    /// The tab a call that names none acts on: its run's current tab; a
+    /// run without one yet is handed the user's tab when it acts in the
+    /// foreground (and no other run holds it), else it opens its own.
+    async fn current_or_own(&mut self) -> Result<String> {
+        if let Some(id) = self.current_id() {
+            return Ok(id.to_owned());
+        }
+        if self.owner.is_none() {
+            return Err(Error::new(ErrorCode::TabNotFound, "no tab is open"));
+        }
+        if self.foreground
+            && let Some(user) = self.state.current.clone()
+            && !self.state.owners.contains_key(&user)
+        {
+            self.hold(&user);
+            return Ok(user);
+        }
+        Ok(self.new_tab("about:blank").await?.id)
+    }
+
     /// The page of a tab (`None`: the current one), attached and tracked.
+    /// A run that names a tab no run holds is handed it.
     pub async fn page(&mut self, tab: Option<&str>) -> Result<TabHandle> {
         let id = match tab {
-            Some(id) => id.to_owned(),
-            None => self.state.current.clone().ok_or_else(|| Error::new(ErrorCode::TabNotFound, "no tab is open"))?,
+            Some(id) => {
+                if !self.usable(id) {
+                    return Err(self.tab_not_found(id));
+                }
+                if self.owner.is_some() && self.state.tabs.iter().any(|t| t.id == id) {
+                    let run = self.owner.clone().unwrap_or_default();
+                    self.state.owners.insert(id.to_owned(), run);
+                }
+                id.to_owned()
+            }
+            None => self.current_or_own().await?,
         };
         let idx = self.state.tabs.iter().position(|t| t.id == id).ok_or_else(|| self.tab_not_found(&id))?;
         if let Some(live) = self.state.tabs[idx].live.clone() {
@@ -478,9 +596,14 @@ impl Guard<'_> {
         }
     }
 
-    /// Open a new tab and make it current.
+    /// Open a new tab, held by the call's run, and make it current. A run
+    /// in the background opens it behind the user's tab.
     pub async fn new_tab(&mut self, url: &str) -> Result<TabHandle> {
-        let page = match self.conn()?.browser.new_page(CreateTargetParams::new(url)).await {
+        let mut params = CreateTargetParams::new(url);
+        if !self.foreground {
+            params.background = Some(true);
+        }
+        let page = match self.conn()?.browser.new_page(params).await {
             Ok(p) => p,
             Err(e) => return Err(self.fail(e)),
         };
@@ -493,8 +616,8 @@ impl Guard<'_> {
             .find(|t| t.target == target)
             .map(|t| t.id.clone())
             .ok_or_else(|| Error::internal("the new tab vanished"))?;
-        self.state.current = Some(id.clone());
-        self.page(Some(&id)).await
+        self.hold(&id);
+        Box::pin(self.page(Some(&id))).await
     }
 
     /// Close a tab; returns the id of the tab that is current afterwards.
@@ -512,7 +635,7 @@ impl Guard<'_> {
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
-        Ok(self.state.current.clone())
+        Ok(self.current_id().map(str::to_owned))
     }
 
     /// Remember what a tab shows (for reopening after a crash).

@@ -12,6 +12,7 @@ use super::confirm::{ConfirmMode, confirmer};
 use super::{EXIT_FAILURE, EXIT_USAGE, fail};
 use crate::agent::run::{AgentEvent, RunLimits, RunOutcome, resume_run, run_task_with};
 use crate::agent::{Cancel, ModelClient, ModelFieldFallback, ModelFlags};
+use crate::context::{CallContext, FrontEnd};
 use crate::core::{BrowserSettings, Core};
 use crate::error::{Error, Result};
 use crate::paths::DataDir;
@@ -79,6 +80,8 @@ struct Agent {
     client: ModelClient,
     model: String,
     limits: RunLimits,
+    /// Who answers (the terminal or nobody) and the run's model helper.
+    cx: CallContext,
 }
 
 async fn open(opts: &AgentOpts, data_dir: Option<&Path>, browser: BrowserSettings) -> Result<Agent, (Error, u8)> {
@@ -108,10 +111,11 @@ async fn open(opts: &AgentOpts, data_dir: Option<&Path>, browser: BrowserSetting
     };
     let dir = DataDir::resolve(data_dir).map_err(|e| (e, EXIT_FAILURE))?;
     let registry = Registry::builtin().map_err(|e| (e, EXIT_FAILURE))?;
-    let mut core = Core::open_full(dir, registry, browser).await.map_err(|e| (e, EXIT_FAILURE))?;
-    core.set_confirmer(confirmer(opts.confirm, false));
+    let core = Core::open_full(dir, registry, browser).await.map_err(|e| (e, EXIT_FAILURE))?;
     // browser_extract asks the run's model for the fields its rules miss.
-    core.set_field_fallback(Some(Arc::new(ModelFieldFallback::new(client.clone(), model.clone()))));
+    let cx = CallContext::new(FrontEnd::Cli)
+        .with_confirmer(confirmer(opts.confirm, false))
+        .with_fallback(Some(Arc::new(ModelFieldFallback::new(client.clone(), model.clone()))));
     let images = match opts.images {
         Images::Auto => None,
         Images::Yes => Some(true),
@@ -122,7 +126,7 @@ async fn open(opts: &AgentOpts, data_dir: Option<&Path>, browser: BrowserSetting
     }
     let limits =
         RunLimits { max_steps: opts.max_steps, context_tokens: opts.context_tokens, images, ..RunLimits::default() };
-    Ok(Agent { core, client, model, limits })
+    Ok(Agent { core, client, model, limits, cx })
 }
 
 /// Print one event: JSON lines, or the answer on stdout and the tool calls on stderr.
@@ -190,7 +194,8 @@ const EXIT_CANCELLED: u8 = 130;
 impl Agent {
     async fn task(&self, task: &str, conversation: Option<&str>, json: bool, cancel: &Cancel) -> Result<RunOutcome> {
         let on_event = |ev| print_event(json, ev);
-        run_task_with(&self.core, &self.client, &self.model, task, conversation, &self.limits, cancel, on_event).await
+        let cx = self.cx.clone().with_cancel(cancel.clone());
+        run_task_with(&self.core, &self.client, &self.model, task, conversation, &self.limits, &cx, on_event).await
     }
 }
 
@@ -204,7 +209,8 @@ pub async fn run(args: RunArgs, data_dir: Option<&Path>, browser: BrowserSetting
     let outcome = match (&args.resume, &args.task) {
         (Some(run_id), _) => {
             let on_event = |ev| print_event(json, ev);
-            resume_run(&agent.core, &agent.client, &agent.model, run_id, &agent.limits, &cancel, on_event).await
+            let cx = agent.cx.clone().with_cancel(cancel.clone());
+            resume_run(&agent.core, &agent.client, &agent.model, run_id, &agent.limits, &cx, on_event).await
         }
         (None, Some(task)) => agent.task(task, args.opts.conversation.as_deref(), json, &cancel).await,
         (None, None) => Err(Error::invalid_arguments("give a task, or --resume RUN_ID")),

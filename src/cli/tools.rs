@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::confirm::{ConfirmMode, confirmer};
 use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
+use crate::context::{CallContext, FrontEnd};
 use crate::core::{BrowserSettings, Core, error_result, preflight, with_blueprints};
 use crate::error::{Error, ErrorCode};
 use crate::paths::DataDir;
@@ -133,7 +134,7 @@ async fn register(file: &str, data_dir: Option<&Path>) -> ExitCode {
     if let Err(e) = crate::tools::blueprint::parse(&blueprint, &builtin) {
         return fail(&e, EXIT_USAGE);
     }
-    let mut core = match open_core(data_dir).await {
+    let core = match open_core(data_dir).await {
         Ok(c) => c,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
@@ -154,7 +155,7 @@ async fn register(file: &str, data_dir: Option<&Path>) -> ExitCode {
 }
 
 async fn unregister(name: &str, data_dir: Option<&Path>) -> ExitCode {
-    let mut core = match open_core(data_dir).await {
+    let core = match open_core(data_dir).await {
         Ok(c) => c,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
@@ -261,14 +262,15 @@ struct Session<'a> {
 }
 
 impl Session<'_> {
-    async fn open(self, registry: Registry) -> Result<Core, Error> {
+    /// The core, and the context of the calls made from the command line
+    /// (who answers: the terminal, `--yes` or nobody; allowed origins).
+    async fn open(self, registry: Registry) -> Result<(Core, CallContext), Error> {
         let dir = DataDir::resolve(self.data_dir)?;
-        let mut core = Core::open_full(dir, registry, self.browser).await?;
-        core.set_confirmer(confirmer(self.consent.confirm, self.consent.yes));
-        if !self.consent.allow_origins.is_empty() {
-            core.set_allowed_origins(self.consent.allow_origins)?;
-        }
-        Ok(core)
+        let core = Core::open_full(dir, registry, self.browser).await?;
+        let cx = CallContext::new(FrontEnd::Cli)
+            .with_confirmer(confirmer(self.consent.confirm, self.consent.yes))
+            .with_allowed_origins(self.consent.allow_origins);
+        Ok((core, cx))
     }
 }
 
@@ -284,11 +286,11 @@ async fn call(registry: Registry, name: &str, raw_args: &str, session: Session<'
         return emit(&error_result(spec, &err), usage);
     }
     let spec = registry.get(name).cloned();
-    let core = match session.open(registry).await {
+    let (core, cx) = match session.open(registry).await {
         Ok(c) => c,
         Err(e) => return emit(&error_result(spec.as_ref(), &e), false),
     };
-    let result = core.call_tool(name, args).await;
+    let result = core.call_tool(&cx, name, args).await;
     core.close().await;
     let usage = result.error.as_ref().is_some_and(|e| e.code == ErrorCode::InvalidArguments);
     emit(&result, usage)
@@ -364,13 +366,13 @@ async fn script(registry: Registry, file: &str, keep_going: bool, session: Sessi
             return fail(&e, code);
         }
     };
-    let core = match session.open(registry).await {
+    let (core, cx) = match session.open(registry).await {
         Ok(c) => c,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
     let mut failed = false;
     for step in steps {
-        let result = core.call_tool(&step.tool, step.args).await;
+        let result = core.call_tool(&cx, &step.tool, step.args).await;
         match serde_json::to_string(&result) {
             Ok(line) => out(&line),
             Err(e) => return fail(&Error::internal("cannot serialise a result").with_source(e), EXIT_FAILURE),

@@ -2,7 +2,6 @@
 //! when the decision is Ask, and write the decision to the audit log. The
 //! model cannot talk its way past it: it sees only the result.
 
-use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -10,9 +9,10 @@ use serde_json::{Map, Value};
 use super::action::{Action, SecretValue};
 use super::audit::{self, GateRecord};
 use super::classify::classify;
-use super::confirm::{ANSWER_WITHIN, ConfirmationRequest, Confirmer, DenyAll};
+use super::confirm::{ANSWER_WITHIN, ConfirmationRequest};
 use super::policy::{Decision, Policy, answer_to_decision};
 use super::secrets;
+use crate::context::CallContext;
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::Store;
 use crate::store::confirmations::{ConfirmationStatus, NewConfirmation};
@@ -23,13 +23,13 @@ use crate::tools::{PermissionScope, RiskLevel};
 /// (tool, scope, origin) for the rest of the session.
 pub const REMEMBER_SESSION: &str = "session";
 
-/// The gate of one session: the store, the policy (with its session
-/// approvals) and whoever answers confirmations.
+/// The gate of one session: the store and the policy (with its session
+/// approvals). Who answers a call's questions, its run and its allowed
+/// origins come with each call ([`CallContext`]).
 #[derive(Debug)]
 pub struct Gate {
     store: Store,
     policy: Policy,
-    confirmer: RwLock<Arc<dyn Confirmer>>,
 }
 
 /// How the gate graded one call: the effective scope of what the call
@@ -93,28 +93,10 @@ impl From<Refused> for Error {
 }
 
 impl Gate {
-    /// A gate over the user's rules; nobody answers until a confirmer is set.
+    /// A gate over the user's rules.
     pub async fn open(store: Store) -> Result<Gate> {
         let policy = Policy::load(&store).await?;
-        Ok(Gate { store, policy, confirmer: RwLock::new(Arc::new(DenyAll)) })
-    }
-
-    /// Who answers from now on (a terminal prompt, the desktop dialog...).
-    pub fn set_confirmer(&self, confirmer: Arc<dyn Confirmer>) {
-        if let Ok(mut c) = self.confirmer.write() {
-            *c = confirmer;
-        }
-    }
-
-    /// Ask about leaving these origins (a task's own sites): an action on
-    /// any other origin asks first.
-    pub fn restrict_origins(&mut self, origins: Vec<String>) {
-        self.policy = std::mem::take(&mut self.policy).with_allowed_origins(origins);
-    }
-
-    /// Who answers now.
-    pub fn confirmer(&self) -> Arc<dyn Confirmer> {
-        self.confirmer.read().map_or_else(|_| Arc::new(DenyAll) as Arc<dyn Confirmer>, |c| Arc::clone(&c))
+        Ok(Gate { store, policy })
     }
 
     /// Read the user's rules again from the store (after they were edited).
@@ -133,10 +115,17 @@ impl Gate {
     }
 
     /// Grade and decide `action` (risk: the tool's declared risk), asking
-    /// the user when needed. Ok when the action may run; refused with a
-    /// `denied` error (with the reason) when it may not. Both carry how the
-    /// call was graded. Every decision is audited.
-    pub async fn check(&self, action: &Action, risk: RiskLevel, args: &Value) -> std::result::Result<Pass, Refused> {
+    /// the call's confirmer when needed. Ok when the action may run;
+    /// refused with a `denied` error (with the reason) when it may not.
+    /// Both carry how the call was graded. Every decision is audited with
+    /// the call's run.
+    pub async fn check(
+        &self,
+        cx: &CallContext,
+        action: &Action,
+        risk: RiskLevel,
+        args: &Value,
+    ) -> std::result::Result<Pass, Refused> {
         let secrets = self.secrets().await?;
         let graded = classify(action, &secrets);
         let grade = Grade::new(graded.scope, risk);
@@ -147,6 +136,7 @@ impl Gate {
             graded.scope,
             action.origin.as_deref(),
             graded.deny.as_deref(),
+            cx.allowed_origins.as_deref(),
         );
         let mut reasons = graded.reasons.clone();
         reasons.extend(verdict.reasons.iter().filter(|r| !graded.reasons.contains(r)).cloned());
@@ -158,8 +148,9 @@ impl Gate {
                     risks.push(why);
                 }
                 // The risk of what the action really does, not of the tool.
-                let request = ConfirmationRequest::for_action(action, grade.scope, grade.risk, &risks, &secrets);
-                let (answer, who) = self.ask(&request, action, ANSWER_WITHIN).await;
+                let mut request = ConfirmationRequest::for_action(action, grade.scope, grade.risk, &risks, &secrets);
+                request.run_id.clone_from(&cx.run_id);
+                let (answer, who) = self.ask(cx, &request, action, ANSWER_WITHIN).await;
                 let decision = answer_to_decision(answer.as_ref());
                 let by = if answer.is_some() { who } else { "timeout" };
                 let remember = answer
@@ -186,7 +177,7 @@ impl Gate {
                 decision: &decision,
                 answered_by: by,
                 origin: action.origin.clone(),
-                run_id: None,
+                run_id: cx.run_id.clone(),
                 reasons,
             },
         )
@@ -204,11 +195,17 @@ impl Gate {
     /// `request_user_confirmation`: the model's own question, put to the
     /// user through the same channel, stored and audited. No answer in
     /// time is a refusal.
-    pub async fn ask_for_model(&self, args: &RequestUserConfirmationArgs, within: Duration) -> Result<ConfirmResultV1> {
+    pub async fn ask_for_model(
+        &self,
+        cx: &CallContext,
+        args: &RequestUserConfirmationArgs,
+        within: Duration,
+    ) -> Result<ConfirmResultV1> {
         let secrets = self.secrets().await?;
-        let request = ConfirmationRequest::from_model(args, &secrets, within);
+        let mut request = ConfirmationRequest::from_model(args, &secrets, within);
+        request.run_id.clone_from(&cx.run_id);
         let action = Action { tool: request.tool.clone(), ..Action::default() };
-        let (answer_json, who) = self.ask(&request, &action, within).await;
+        let (answer_json, who) = self.ask(cx, &request, &action, within).await;
         let by = if answer_json.is_some() { who } else { "timeout" };
         let answer = answer_json
             .as_ref()
@@ -226,7 +223,7 @@ impl Gate {
                 decision: &decision,
                 answered_by: by,
                 origin: None,
-                run_id: None,
+                run_id: cx.run_id.clone(),
                 reasons: vec![request.action_summary.clone()],
             },
         )
@@ -238,6 +235,7 @@ impl Gate {
     /// and return the answer (None: no answer in time).
     async fn ask(
         &self,
+        cx: &CallContext,
         request: &ConfirmationRequest,
         action: &Action,
         within: Duration,
@@ -246,7 +244,7 @@ impl Gate {
             .store
             .confirmations()
             .create(&NewConfirmation {
-                run_id: None,
+                run_id: cx.run_id.clone(),
                 tool: request.tool.clone(),
                 action_summary: request.action_summary.clone(),
                 action_hash: action.binding(),
@@ -256,7 +254,7 @@ impl Gate {
                 expires_at: Some(request.expires_at.clone()),
             })
             .await;
-        let confirmer = self.confirmer();
+        let confirmer = &cx.confirmer;
         let who = confirmer.answered_by();
         let answer = tokio::time::timeout(within, confirmer.confirm(request)).await.ok();
         let answer = answer.and_then(|a| serde_json::to_value(a).ok());

@@ -41,6 +41,9 @@ pub struct ConfirmationRequest {
     pub risk_level: RiskLevel,
     /// RFC 3339; after it, no answer is a refusal.
     pub expires_at: String,
+    /// The run that asks (none: a direct call).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
 }
 
 /// A challenge handed to the user.
@@ -53,6 +56,9 @@ pub struct ChallengeRequest {
     pub challenge_type: String,
     /// Where to look, in the assistant's words.
     pub page_hint: Option<String>,
+    /// The run that waits (none: a direct call).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
 }
 
 /// What the user said about a challenge.
@@ -104,6 +110,7 @@ impl ConfirmationRequest {
             scope,
             risk_level: risk,
             expires_at: expires.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            run_id: None,
         }
     }
 }
@@ -146,6 +153,7 @@ impl ConfirmationRequest {
             scope: PermissionScope::Submit,
             risk_level: RiskLevel::High,
             expires_at: expires.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            run_id: None,
         }
     }
 }

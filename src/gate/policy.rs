@@ -90,13 +90,13 @@ pub struct Verdict {
 
 type SessionKey = (String, PermissionScope, Option<String>);
 
-/// The user's rules, this session's approvals and the task's allowed origins.
+/// The user's rules and this session's approvals (a run's allowed
+/// origins come with each call: `Policy::evaluate`).
 #[derive(Debug, Default)]
 pub struct Policy {
     /// Behind a lock: the user edits rules while the session goes.
     rules: RwLock<Vec<GateRuleRow>>,
     session: Mutex<HashSet<SessionKey>>,
-    allowed_origins: Option<Vec<SitePattern>>,
 }
 
 impl Policy {
@@ -108,13 +108,6 @@ impl Policy {
     /// A policy over the user's rules as stored now.
     pub async fn load(store: &Store) -> Result<Policy> {
         Ok(Policy::new(store.gate_rules().list().await?))
-    }
-
-    /// Limit the task to these origins or host patterns: acting anywhere
-    /// else asks. Entries that are not origins or patterns match nothing.
-    pub fn with_allowed_origins(mut self, origins: Vec<String>) -> Policy {
-        self.allowed_origins = Some(origins.iter().filter_map(|o| SitePattern::parse(o).ok()).collect());
-        self
     }
 
     /// The rules as loaded (a copy).
@@ -149,10 +142,12 @@ impl Policy {
         origin: Option<&str>,
         deny: Option<&str>,
     ) -> Decision {
-        self.evaluate(tool, declared, effective, origin, deny).decision
+        self.evaluate(tool, declared, effective, origin, deny, None).decision
     }
 
-    /// [`Policy::decide`], with who decided and every reason.
+    /// [`Policy::decide`], with who decided and every reason. `allowed`:
+    /// the run's allowed origins or host patterns (acting anywhere else
+    /// asks; entries that are not origins or patterns match nothing).
     pub fn evaluate(
         &self,
         tool: &str,
@@ -160,6 +155,7 @@ impl Policy {
         effective: PermissionScope,
         origin: Option<&str>,
         deny: Option<&str>,
+        allowed: Option<&[String]>,
     ) -> Verdict {
         let scope = effective.max(declared);
         let origin = origin.map(|o| origin_of(o).unwrap_or_else(|| o.trim().to_owned()));
@@ -190,7 +186,9 @@ impl Policy {
                 (None, false) => steps.push((Decision::Ask(scope_reason(scope)), "policy")),
             }
         }
-        if let Some(allowed) = &self.allowed_origins {
+        let allowed: Option<Vec<SitePattern>> =
+            allowed.map(|list| list.iter().filter_map(|o| SitePattern::parse(o).ok()).collect());
+        if let Some(allowed) = &allowed {
             let inside = origin.is_none_or(|o| allowed.iter().any(|p| p.matches(o)));
             if !inside {
                 let o = origin.unwrap_or_default();

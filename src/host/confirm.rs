@@ -192,6 +192,7 @@ mod tests {
             scope: PermissionScope::Submit,
             risk_level: RiskLevel::High,
             expires_at: (chrono::Utc::now() + within).to_rfc3339(),
+            run_id: None,
         }
     }
 
@@ -225,6 +226,7 @@ mod tests {
             url: "https://shop.vn".into(),
             challenge_type: "captcha".into(),
             page_hint: None,
+            run_id: None,
         };
         let dropped = tokio::time::timeout(Duration::from_millis(50), c.challenge(&challenge)).await;
         assert!(dropped.is_err());

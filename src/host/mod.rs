@@ -1,7 +1,8 @@
 //! The host: what a long-lived front end (the desktop app; later the local
-//! API) holds. It owns the [`Core`], the model settings, the run in flight
-//! and the questions waiting for the user, takes [`Op`]s and broadcasts
-//! [`Event`]s (`crate::protocol`). It never imports a UI toolkit.
+//! API) holds. It owns the [`Core`], the model settings, the runs going on
+//! (the panel's, background ones, other front ends') and the questions
+//! waiting for the user, takes [`Op`]s and broadcasts [`Event`]s
+//! (`crate::protocol`). It never imports a UI toolkit.
 //!
 //! The API below is the contract the desktop shell codes against.
 
@@ -10,6 +11,8 @@ mod ops;
 mod run;
 pub mod settings;
 
+pub use run::RunRequest;
+
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -17,8 +20,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::{RwLock, broadcast};
 
 use self::confirm::ChannelConfirmer;
-use self::run::Running;
+use self::run::Runs;
 use crate::browser::window::{self, WindowBounds};
+use crate::context::{CallContext, FrontEnd};
 use crate::core::{BrowserSettings, Core};
 use crate::error::Result;
 use crate::paths::DataDir;
@@ -40,10 +44,11 @@ pub struct Rect {
 pub struct Host {
     core: Core,
     events: broadcast::Sender<Event>,
+    /// The panel's questions: events answered by ops.
     confirmer: Arc<ChannelConfirmer>,
     /// The saved settings, as the next run and `CheckModel` read them.
     settings: RwLock<Settings>,
-    running: std::sync::Mutex<Option<Running>>,
+    runs: std::sync::Mutex<Runs>,
     paused: AtomicBool,
 }
 
@@ -66,16 +71,15 @@ impl Host {
             chromium: browser.chromium.or_else(|| saved.chromium.as_deref().map(std::path::PathBuf::from)),
             ..browser
         };
-        let mut core = Core::open_full(data_dir, crate::tools::Registry::builtin()?, browser).await?;
+        let core = Core::open_full(data_dir, crate::tools::Registry::builtin()?, browser).await?;
         let (events, _) = broadcast::channel(1024);
         let confirmer = Arc::new(ChannelConfirmer::new(events.clone()));
-        core.set_confirmer(Arc::clone(&confirmer) as Arc<dyn crate::gate::Confirmer>);
         Ok(Arc::new(Host {
             core,
             events,
             confirmer,
             settings: RwLock::new(saved),
-            running: std::sync::Mutex::new(None),
+            runs: std::sync::Mutex::default(),
             paused: AtomicBool::new(false),
         }))
     }
@@ -101,8 +105,19 @@ impl Host {
         let store = self.core.store();
         match op {
             Op::SendMessage { text, conversation_id } => self.send_message(text, conversation_id).await,
-            Op::Stop => {
-                self.stop();
+            Op::Stop { run_id } => {
+                self.stop(run_id.as_deref())?;
+                Ok(Reply::Done)
+            }
+            Op::ListRuns => Ok(Reply::Runs { runs: self.runs_going() }),
+            Op::RegisterTool { blueprint } => {
+                let tool = self.core.register_blueprint(&blueprint).await?;
+                let _ = self.events.send(Event::ToolsChanged);
+                Ok(Reply::Tool { tool })
+            }
+            Op::UnregisterTool { name } => {
+                self.core.unregister_blueprint(&name).await?;
+                let _ = self.events.send(Event::ToolsChanged);
                 Ok(Reply::Done)
             }
             Op::AnswerConfirmation { id, approved, user_edits, reason } => {
@@ -122,7 +137,10 @@ impl Host {
             Op::OpenConversation { id } => ops::conversation(store, &id).await,
             Op::RunTimeline { run_id } => ops::timeline(store, &run_id).await,
             Op::ListTools => Ok(Reply::Tools { tools: self.core.registry().list().cloned().collect() }),
-            Op::CallTool { name, args } => Ok(Reply::ToolResult { result: self.core.call_tool(&name, args).await }),
+            Op::CallTool { name, args } => {
+                let cx = CallContext::new(FrontEnd::Panel).with_confirmer(self.panel_confirmer());
+                Ok(Reply::ToolResult { result: self.core.call_tool(&cx, &name, args).await })
+            }
             Op::GetSettings => Ok(self.settings_reply().await),
             Op::SaveSettings { settings: new } => {
                 let saved = settings::save(store, new).await?;
@@ -156,6 +174,12 @@ impl Host {
                 Ok(Reply::Done)
             }
         }
+    }
+
+    /// The panel's question channel (events answered by ops), for runs and
+    /// calls whose questions go to the panel.
+    pub fn panel_confirmer(&self) -> Arc<dyn crate::gate::Confirmer> {
+        Arc::clone(&self.confirmer) as Arc<dyn crate::gate::Confirmer>
     }
 
     async fn settings_reply(&self) -> Reply {
@@ -211,13 +235,13 @@ impl Host {
         }
     }
 
-    /// Stop the run in flight, refuse waiting questions, close the browser
-    /// (if Halley started it) and the store.
+    /// Stop every run, refuse waiting questions, close the browser (if
+    /// Halley started it) and the store.
     pub async fn close(&self) {
-        self.stop();
+        self.stop_all();
         self.confirmer.refuse_all();
         let until = Instant::now() + CLOSE_WAIT;
-        while self.running().is_some() && Instant::now() < until {
+        while !self.runs().going.is_empty() && Instant::now() < until {
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
         self.core.close().await;

@@ -1,70 +1,156 @@
-//! The run in flight: one at a time, started by `SendMessage`, driven on
-//! its own task, its events broadcast; stopped by `Stop` or a pause.
+//! Runs: many at once, each on its own task with its own conversation,
+//! context and cancel switch. The panel starts one with `SendMessage`, a
+//! watch or another front end with [`Host::start_run`]; `Stop` cancels one
+//! run (or the panel's), the tray's pause cancels them all.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::agent::run::{AgentEvent, BegunRun, RunLimits, begin_run, drive_run};
-use crate::agent::{Cancel, ModelFieldFallback};
+use crate::agent::{ModelFieldFallback, ModelFlags};
+use crate::context::{CallContext, Cancel, FrontEnd};
 use crate::error::{Error, ErrorCode, Result};
-use crate::protocol::{Event, Reply};
+use crate::gate::Confirmer;
+use crate::protocol::{Event, Reply, RunInfo};
 use crate::store::runs::RunStatus;
 
 use super::{Host, settings};
 
-/// The run in flight.
+/// What a front end asks for when it starts a run.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    pub text: String,
+    /// Go on with this conversation (else a new one).
+    pub conversation_id: Option<String>,
+    pub front_end: FrontEnd,
+    /// Who answers the run's questions: the front end's own channel, or
+    /// (none) the panel's, which also notifies.
+    pub confirmer: Option<Arc<dyn Confirmer>>,
+    /// Acting outside these origins asks first (empty: no limit).
+    pub allowed_origins: Vec<String>,
+    /// The model endpoint, when the front end names one (the CLI's flags);
+    /// else the saved settings.
+    pub model: Option<ModelFlags>,
+    pub limits: RunLimits,
+}
+
+impl RunRequest {
+    /// A run of `front_end` on `text`, in a new conversation, asking the
+    /// panel, on the saved model settings.
+    pub fn new(front_end: FrontEnd, text: impl Into<String>) -> RunRequest {
+        RunRequest {
+            text: text.into(),
+            conversation_id: None,
+            front_end,
+            confirmer: None,
+            allowed_origins: Vec::new(),
+            model: None,
+            limits: RunLimits::default(),
+        }
+    }
+}
+
+/// A run going on.
 #[derive(Debug, Clone)]
 pub(super) struct Running {
-    pub run_id: String,
+    pub info: RunInfo,
     pub cancel: Cancel,
 }
 
+/// The runs going on, by run id. `starting` holds conversations whose run
+/// is being recorded (it has no id yet), so two runs never start on one.
+#[derive(Debug, Default)]
+pub(super) struct Runs {
+    pub going: HashMap<String, Running>,
+    pub starting: Vec<(Option<String>, FrontEnd)>,
+}
+
 impl Host {
-    /// `SendMessage`: record the run, answer its ids, drive it on a task.
-    pub(super) async fn send_message(self: &Arc<Self>, text: String, conversation: Option<String>) -> Result<Reply> {
-        if text.trim().is_empty() {
+    /// Start a run: record it, answer its ids, drive it on its own task.
+    /// Refused (`invalid_arguments`) for an empty text, while the agent is
+    /// paused, while another run goes on in the same conversation, and for
+    /// the panel while another panel run goes on (it shows one at a time).
+    /// Its events are broadcast ([`Event::RunStarted`], [`Event::Agent`],
+    /// [`Event::RunEnded`]).
+    pub async fn start_run(self: &Arc<Self>, request: RunRequest) -> Result<RunInfo> {
+        if request.text.trim().is_empty() {
             return Err(Error::invalid_arguments("the message is empty"));
         }
-        let cancel = Cancel::new();
-        // Claim the slot before any await, so two messages cannot both start.
+        let claim = (request.conversation_id.clone(), request.front_end);
+        // Claim the start before any await, so two starts cannot race.
         {
-            let mut running = self.running();
+            let mut runs = self.runs();
             if self.is_paused() {
                 return Err(Error::invalid_arguments("the agent is paused: resume it to send a message"));
             }
-            if running.is_some() {
+            let busy_conversation = request.conversation_id.as_ref().is_some_and(|c| {
+                runs.going.values().any(|r| &r.info.conversation_id == c)
+                    || runs.starting.iter().any(|(s, _)| s.as_ref() == Some(c))
+            });
+            if busy_conversation {
+                return Err(Error::invalid_arguments(
+                    "a run is already going on in this conversation: wait for it to end, or stop it first",
+                ));
+            }
+            let panel_busy = request.front_end == FrontEnd::Panel
+                && (runs.going.values().any(|r| r.info.front_end == FrontEnd::Panel)
+                    || runs.starting.iter().any(|(_, f)| *f == FrontEnd::Panel));
+            if panel_busy {
                 return Err(Error::invalid_arguments(
                     "a run is already going on: wait for it to end, or stop it first",
                 ));
             }
-            *running = Some(Running { run_id: String::new(), cancel: cancel.clone() });
+            runs.starting.push(claim.clone());
         }
-        let begun = match begin_run(&self.core, &text, conversation.as_deref()).await {
-            Ok(b) => b,
-            Err(e) => {
-                *self.running() = None;
-                return Err(e);
+        let begun = begin_run(&self.core, &request.text, request.conversation_id.as_deref()).await;
+        let cancel = Cancel::new();
+        let info = {
+            let mut runs = self.runs();
+            if let Some(i) = runs.starting.iter().position(|c| *c == claim) {
+                runs.starting.remove(i);
             }
+            let begun = begun?;
+            let info = RunInfo {
+                run_id: begun.run_id.clone(),
+                conversation_id: begun.conversation_id.clone(),
+                front_end: request.front_end,
+            };
+            runs.going.insert(info.run_id.clone(), Running { info: info.clone(), cancel: cancel.clone() });
+            let _ = self.events.send(Event::RunStarted {
+                run_id: info.run_id.clone(),
+                conversation_id: info.conversation_id.clone(),
+                front_end: info.front_end,
+            });
+            (info, begun)
         };
-        if let Some(r) = self.running().as_mut() {
-            r.run_id = begun.run_id.clone();
-        }
-        let reply = Reply::RunStarted { run_id: begun.run_id.clone(), conversation_id: begun.conversation_id.clone() };
+        let (info, begun) = info;
+        let confirmer = request.confirmer.clone().unwrap_or_else(|| Arc::clone(&self.confirmer) as Arc<dyn Confirmer>);
+        let cx = CallContext::new(request.front_end)
+            .with_run(info.run_id.clone())
+            .with_confirmer(confirmer)
+            .with_cancel(cancel)
+            .with_allowed_origins(request.allowed_origins.clone());
         let host = Arc::clone(self);
-        tokio::spawn(async move { host.drive(begun, cancel).await });
-        Ok(reply)
+        tokio::spawn(async move { host.drive(begun, cx, request).await });
+        Ok(info)
     }
 
-    /// Drive a begun run to its end; `RunEnded` always closes it.
-    async fn drive(self: Arc<Self>, begun: BegunRun, cancel: Cancel) {
+    /// `SendMessage`: a panel run.
+    pub(super) async fn send_message(self: &Arc<Self>, text: String, conversation: Option<String>) -> Result<Reply> {
+        let request = RunRequest { conversation_id: conversation, ..RunRequest::new(FrontEnd::Panel, text) };
+        let info = self.start_run(request).await?;
+        Ok(Reply::RunStarted { run_id: info.run_id, conversation_id: info.conversation_id })
+    }
+
+    /// Drive a begun run to its end; `RunEnded` always closes it, and the
+    /// tabs it held become the user's.
+    async fn drive(self: Arc<Self>, begun: BegunRun, cx: CallContext, request: RunRequest) {
         let (run_id, conversation_id) = (begun.run_id.clone(), begun.conversation_id.clone());
         let emit = |event: AgentEvent| {
             let _ = self.events.send(Event::Agent { run_id: run_id.clone(), event });
         };
         let settings = self.settings.read().await.clone();
-        let model = tokio::select! {
-            m = settings::agent_model(&settings) => Some(m),
-            () = cancel.cancelled() => None,
-        };
+        let model = cx.cancel.or_cancelled(settings::agent_model(&settings, request.model.clone())).await;
         let (status, stop_reason, answer) = match model {
             None => {
                 let stopped = Error::new(ErrorCode::Cancelled, "the run was stopped");
@@ -77,9 +163,9 @@ impl Host {
             }
             Some(Ok((client, model))) => {
                 // browser_extract asks the run's model for the fields its rules miss.
-                self.core.set_field_fallback(Some(Arc::new(ModelFieldFallback::new(client.clone(), model.clone()))));
-                let limits = RunLimits::default();
-                match drive_run(&self.core, &client, &model, begun, &limits, &cancel, emit).await {
+                let fallback = Arc::new(ModelFieldFallback::new(client.clone(), model.clone()));
+                let cx = cx.with_fallback(Some(fallback));
+                match drive_run(&self.core, &client, &model, begun, &request.limits, &cx, emit).await {
                     Ok(outcome) => (outcome.status, outcome.stop_reason, outcome.answer),
                     Err(e) => {
                         let _ =
@@ -96,28 +182,37 @@ impl Host {
         {
             let _ = store.runs().set_status(&run_id, status, Some(&stop_reason)).await;
         }
-        {
-            let mut running = self.running();
-            if running.as_ref().is_some_and(|r| r.run_id == run_id) {
-                *running = None;
-            }
-        }
+        self.core.browser().release(&run_id).await;
+        self.runs().going.remove(&run_id);
         let status = crate::store::encode_text(&status).unwrap_or_else(|_| "failed".into());
         let _ = self.events.send(Event::RunEnded { run_id, conversation_id, status, stop_reason, answer });
     }
 
-    /// `Stop`: cancel the run in flight, if any.
-    pub(super) fn stop(&self) {
-        if let Some(r) = self.running().as_ref() {
-            r.cancel.cancel();
+    /// `Stop`: cancel run `run_id`, or every run the panel started.
+    pub fn stop(&self, run_id: Option<&str>) -> Result<()> {
+        let runs = self.runs();
+        match run_id {
+            Some(id) => {
+                let run = runs.going.get(id).ok_or_else(|| Error::not_found(format!("no run `{id}` is going on")))?;
+                run.cancel.cancel();
+            }
+            None => {
+                runs.going.values().filter(|r| r.info.front_end == FrontEnd::Panel).for_each(|r| r.cancel.cancel());
+            }
         }
+        Ok(())
     }
 
-    /// `SetPaused`.
+    /// Cancel every run, whoever started it.
+    pub(super) fn stop_all(&self) {
+        self.runs().going.values().for_each(|r| r.cancel.cancel());
+    }
+
+    /// `SetPaused`: a pause cancels every run and refuses new ones.
     pub(super) fn set_paused(&self, paused: bool) {
         self.paused.store(paused, std::sync::atomic::Ordering::SeqCst);
         if paused {
-            self.stop();
+            self.stop_all();
         }
         let _ = self.events.send(Event::Paused { paused });
     }
@@ -127,13 +222,20 @@ impl Host {
         self.paused.load(std::sync::atomic::Ordering::SeqCst)
     }
 
-    /// The id of the run in flight.
-    pub fn current_run(&self) -> Option<String> {
-        self.running().as_ref().map(|r| r.run_id.clone()).filter(|id| !id.is_empty())
+    /// The runs going on, by run id.
+    pub fn runs_going(&self) -> Vec<RunInfo> {
+        let mut runs: Vec<RunInfo> = self.runs().going.values().map(|r| r.info.clone()).collect();
+        runs.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+        runs
     }
 
-    pub(super) fn running(&self) -> std::sync::MutexGuard<'_, Option<Running>> {
-        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    /// The id of the panel's run going on, if any.
+    pub fn current_run(&self) -> Option<String> {
+        self.runs().going.values().find(|r| r.info.front_end == FrontEnd::Panel).map(|r| r.info.run_id.clone())
+    }
+
+    pub(super) fn runs(&self) -> std::sync::MutexGuard<'_, Runs> {
+        self.runs.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 

@@ -129,11 +129,29 @@ pub async fn delete_key(settings: &Settings) -> Result<()> {
     SecretStore::os()?.delete(&config.key_account()).await.map(|_| ())
 }
 
-/// The client and the model a run uses: the configured model, else the
-/// endpoint's first. Fails with the CLI's "how to start a model" message
-/// when no model answers.
-pub async fn agent_model(settings: &Settings) -> Result<(ModelClient, String)> {
-    let config = model_config(settings).await?;
+/// The settings a run uses when its front end names a model endpoint
+/// (the CLI's flags): an endpoint named there (preset or URL) replaces the
+/// saved one with its model; a model named alone replaces the saved model.
+pub fn with_overrides(settings: &Settings, flags: Option<&ModelFlags>) -> Settings {
+    let Some(flags) = flags else { return settings.clone() };
+    if flags.preset.is_some() || flags.base_url.is_some() {
+        Settings {
+            preset: flags.preset.clone(),
+            base_url: flags.base_url.clone(),
+            model: flags.model.clone(),
+            ..settings.clone()
+        }
+    } else {
+        Settings { model: flags.model.clone().or_else(|| settings.model.clone()), ..settings.clone() }
+    }
+}
+
+/// The client and the model a run uses: the configured model (the front
+/// end's `overrides` first), else the endpoint's first. Fails with the
+/// "how to start a model" message when no model answers.
+pub async fn agent_model(settings: &Settings, overrides: Option<ModelFlags>) -> Result<(ModelClient, String)> {
+    let settings = with_overrides(settings, overrides.as_ref());
+    let config = model_config(&settings).await?;
     let chosen = config.model.clone();
     let client = ModelClient::new(config)?;
     if let Some(model) = chosen {

@@ -93,6 +93,10 @@ pub fn parse(blueprint: &Value, builtin: &Registry) -> Result<ToolSpec> {
         output_schema,
         needs,
         activity,
+        page_content: false,
+        edits_memory: false,
+        asks_user: false,
+        runs_tool_at: None,
     };
     match activity.as_deref() {
         // Implicit: the model writes `_output` in the call itself, so the
@@ -144,7 +148,8 @@ pub fn parse(blueprint: &Value, builtin: &Registry) -> Result<ToolSpec> {
                      (`halley tools list`) or \"{CLIENT_ACTIVITY}\""
                 ))
             })?;
-            Ok(spec(
+            // It runs that tool: its result and its effects are that tool's.
+            let mut inherits = spec(
                 Executor::Builtin,
                 ToolStatus::Available,
                 target.permission_scope,
@@ -154,7 +159,11 @@ pub fn parse(blueprint: &Value, builtin: &Registry) -> Result<ToolSpec> {
                 output.unwrap_or_else(|| target.output_schema.clone()),
                 None,
                 Some(program.to_owned()),
-            ))
+            );
+            inherits.page_content = target.page_content;
+            inherits.edits_memory = target.edits_memory;
+            inherits.asks_user = target.asks_user;
+            Ok(inherits)
         }
     }
 }

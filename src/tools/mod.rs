@@ -11,4 +11,4 @@ pub mod spec;
 
 pub use registry::Registry;
 pub use result::{Artifact, ArtifactType, ResultStatus, ToolOutput, ToolResultV2};
-pub use spec::{Executor, PermissionScope, RiskLevel, ToolKind, ToolSpec, ToolStatus};
+pub use spec::{Effects, Executor, PermissionScope, RiskLevel, ToolKind, ToolSpec, ToolStatus};

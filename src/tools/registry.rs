@@ -20,6 +20,15 @@ struct Entry {
     builtin: Option<Builtin>,
 }
 
+/// What one call's result holds and changes ([`Registry::effects_of`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallEffects {
+    /// Content read from a web page: fenced before the model reads it.
+    pub page_content: bool,
+    /// The prompt's memory or the profile: read again after the call.
+    pub edits_memory: bool,
+}
+
 /// The tools Halley knows, in declaration order.
 pub struct Registry {
     entries: Vec<Entry>,
@@ -106,6 +115,24 @@ impl Registry {
 
     fn entry(&self, name: &str) -> Option<&Entry> {
         self.by_name.get(name).and_then(|&i| self.entries.get(i))
+    }
+
+    /// The declarations that hold for one call of `name` with `args`:
+    /// the tool's own, joined with those of the tool it runs (a tool that
+    /// names another in its arguments, like `browser_retry`). Unknown
+    /// tools declare nothing.
+    pub fn effects_of(&self, name: &str, args: &Value) -> CallEffects {
+        let mut effects = CallEffects::default();
+        let mut next = Some(name.to_owned());
+        // A tool that runs a tool that runs a tool...: a few levels at most.
+        for _ in 0..4 {
+            let Some(spec) = next.take().and_then(|n| self.get(&n)) else { break };
+            effects.page_content |= spec.page_content;
+            effects.edits_memory |= spec.edits_memory;
+            next =
+                spec.runs_tool_at.as_deref().and_then(|at| args.pointer(at)).and_then(Value::as_str).map(str::to_owned);
+        }
+        effects
     }
 
     /// Look a tool up, or fail with `unknown_tool` suggesting near names.
@@ -199,7 +226,29 @@ mod tests {
             output_schema: json!({"type": "object"}),
             needs: None,
             activity: None,
+            page_content: false,
+            edits_memory: false,
+            asks_user: false,
+            runs_tool_at: None,
         }
+    }
+
+    #[test]
+    fn a_call_has_the_declarations_of_the_tool_it_runs() {
+        let registry = Registry::builtin().unwrap();
+        let page = CallEffects { page_content: true, edits_memory: false };
+        let retry = |tool: &str| json!({"action": {"tool": tool, "arguments": {}}});
+        assert_eq!(registry.effects_of("browser_get_dom", &json!({})), page);
+        assert_eq!(registry.effects_of("browser_retry", &retry("browser_get_dom")), page);
+        assert_eq!(registry.effects_of("browser_retry", &retry("browser_read_text")), page);
+        assert_eq!(registry.effects_of("browser_retry", &retry("browser_extract")), page);
+        assert_eq!(registry.effects_of("browser_retry", &retry("browser_click")), CallEffects::default());
+        assert_eq!(registry.effects_of("browser_click", &json!({})), CallEffects::default());
+        assert_eq!(
+            registry.effects_of("core_memory_append", &json!({})),
+            CallEffects { page_content: false, edits_memory: true }
+        );
+        assert_eq!(registry.effects_of("no_such_tool", &json!({})), CallEffects::default());
     }
 
     fn nav_schema() -> Value {

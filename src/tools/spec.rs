@@ -127,4 +127,43 @@ pub struct ToolSpec {
     /// tool that runs the call, or `client`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub activity: Option<String>,
+    /// A successful result carries content read from a web page: it
+    /// reaches the model fenced as untrusted data.
+    #[serde(default)]
+    pub page_content: bool,
+    /// A call changes what the model's prompt is built from (core memory,
+    /// the profile's sensitive values): it is read again after the call.
+    #[serde(default)]
+    pub edits_memory: bool,
+    /// A call puts a question to the user (a confirmation, a challenge):
+    /// never two at once.
+    #[serde(default)]
+    pub asks_user: bool,
+    /// The JSON pointer of the argument naming another tool this one runs
+    /// (`browser_retry`: `/action/tool`): a call's result has that tool's
+    /// declarations too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_tool_at: Option<String>,
+}
+
+/// What a tool's executor declares about its calls beyond scope and risk
+/// (the [`ToolSpec`] fields of the same names).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Effects {
+    pub page_content: bool,
+    pub edits_memory: bool,
+    pub asks_user: bool,
+    pub runs_tool_at: Option<&'static str>,
+}
+
+impl ToolSpec {
+    /// These declarations, as set on a spec.
+    #[must_use]
+    pub fn with_effects(mut self, effects: Effects) -> ToolSpec {
+        self.page_content = effects.page_content;
+        self.edits_memory = effects.edits_memory;
+        self.asks_user = effects.asks_user;
+        self.runs_tool_at = effects.runs_tool_at.map(str::to_owned);
+        self
+    }
 }

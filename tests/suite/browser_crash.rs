@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use halley::core::BrowserSettings;
 use halley::tools::Registry;
+use halley::{CallContext, FrontEnd};
 use halley::{Core, DataDir};
 use serde_json::json;
 
@@ -24,6 +25,11 @@ async fn headless_core(dir: &std::path::Path) -> Core {
     Core::open_full(DataDir::at(dir.join("data")), Registry::builtin().unwrap(), settings).await.unwrap()
 }
 
+/// The context of a call made from the command line, with nobody to ask.
+fn cli() -> CallContext {
+    CallContext::new(FrontEnd::Cli)
+}
+
 fn kill(pid: u32) {
     let ok = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap().success();
     assert!(ok, "kill {pid}");
@@ -38,15 +44,16 @@ async fn a_killed_browser_is_relaunched_with_its_tabs_and_nothing_is_replayed() 
     let tmp = tempfile::tempdir().unwrap();
     let core = headless_core(tmp.path()).await;
 
-    let r = core.call_tool("browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
+    let r = core.call_tool(&cli(), "browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
     assert!(r.is_ok(), "{r:?}");
-    let r = core.call_tool("browser_new_tab", json!({"url": site.url("form.html")})).await;
+    let r = core.call_tool(&cli(), "browser_new_tab", json!({"url": site.url("form.html")})).await;
     assert!(r.is_ok(), "{r:?}");
     let first = core.browser().pid().await.unwrap();
 
     // A call in flight when the browser dies fails with browser_crashed.
+    let cx = cli();
     let (in_flight, ()) = tokio::join!(
-        core.call_tool("browser_wait", json!({"until": "selector", "selector": "#never", "timeout_ms": 5000})),
+        core.call_tool(&cx, "browser_wait", json!({"until": "selector", "selector": "#never", "timeout_ms": 5000})),
         async {
             tokio::time::sleep(Duration::from_millis(500)).await;
             kill(first);
@@ -57,7 +64,7 @@ async fn a_killed_browser_is_relaunched_with_its_tabs_and_nothing_is_replayed() 
 
     // The next call relaunches and succeeds, with both tabs back.
     let started = Instant::now();
-    let tabs = core.call_tool("browser_list_tabs", json!({})).await;
+    let tabs = core.call_tool(&cli(), "browser_list_tabs", json!({})).await;
     assert!(tabs.is_ok(), "{tabs:?}");
     assert!(started.elapsed() < Duration::from_secs(5), "relaunch took {:?}", started.elapsed());
     let listed: Vec<(String, String)> = tabs.data["tabs"]
@@ -74,7 +81,7 @@ async fn a_killed_browser_is_relaunched_with_its_tabs_and_nothing_is_replayed() 
     assert!(!alive(first), "the killed browser was reaped");
 
     // Its pages work again.
-    let text = core.call_tool("browser_read_text", json!({"selector": "h1"})).await;
+    let text = core.call_tool(&cli(), "browser_read_text", json!({"selector": "h1"})).await;
     assert!(text.data["text"].as_str().unwrap_or_default().contains("Đơn xin thị thực"), "{text:?}");
     let second = core.browser().pid().await.unwrap();
     assert_ne!(first, second);
@@ -93,7 +100,7 @@ async fn a_missing_browser_is_a_clear_error() {
     };
     let core =
         Core::open_full(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap(), settings).await.unwrap();
-    let r = core.call_tool("browser_navigate", json!({"url": "http://127.0.0.1:9/"})).await;
+    let r = core.call_tool(&cli(), "browser_navigate", json!({"url": "http://127.0.0.1:9/"})).await;
     let err = r.error.unwrap();
     assert_eq!(err.code.as_str(), "browser_unavailable");
     assert!(err.message.contains("no-such-chrome"), "{}", err.message);
@@ -129,7 +136,7 @@ fn renderers_of(pid: u32) -> Vec<u32> {
 /// A headless core with the shop page open, and its browser's PID.
 async fn core_on_shop(dir: &std::path::Path, site: &FixtureServer) -> (Core, u32) {
     let core = headless_core(dir).await;
-    let r = core.call_tool("browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
+    let r = core.call_tool(&cli(), "browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
     assert!(r.is_ok(), "{r:?}");
     let pid = core.browser().pid().await.unwrap();
     (core, pid)
@@ -150,7 +157,7 @@ async fn a_crashed_tab_is_reloaded_on_the_next_call() {
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     // The next call finds the tab reloaded, in the same browser.
-    let text = core.call_tool("browser_read_text", json!({"selector": "h1"})).await;
+    let text = core.call_tool(&cli(), "browser_read_text", json!({"selector": "h1"})).await;
     assert!(text.data["text"].as_str().unwrap_or_default().contains("Vivobook"), "{text:?}");
     assert_eq!(core.browser().launches().await, 1);
     assert_eq!(core.browser().pid().await, Some(pid));

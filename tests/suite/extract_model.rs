@@ -9,7 +9,7 @@ use halley::agent::{ModelClient, ModelConfig, ModelFieldFallback, ModelFlags};
 use halley::browser::extract::fallback::{FENCE_CLOSE, FENCE_OPEN};
 use halley::core::BrowserSettings;
 use halley::tools::Registry;
-use halley::{Core, DataDir};
+use halley::{CallContext, Core, DataDir, FrontEnd};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -40,8 +40,8 @@ fn model_at(base_url: &str) -> Arc<ModelFieldFallback> {
 }
 
 /// `browser_extract`'s `data` (the call must succeed).
-async fn extract(core: &Core) -> Value {
-    let r = serde_json::to_value(core.call_tool("browser_extract", schema()).await).unwrap();
+async fn extract(core: &Core, cx: &CallContext) -> Value {
+    let r = serde_json::to_value(core.call_tool(cx, "browser_extract", schema()).await).unwrap();
     assert_eq!(r["status"], "ok", "{r}");
     r["data"].clone()
 }
@@ -66,12 +66,12 @@ async fn a_field_the_rules_miss_is_read_by_the_model_from_the_fenced_page() {
     let model = ModelServer::start(vec![Turn::text("```json\n{\"warranty_months\": 24}\n```")]);
     let tmp = tempfile::tempdir().unwrap();
     let core = core_on(tmp.path()).await;
-    core.set_field_fallback(Some(model_at(&model.base_url())));
-    let nav = core.call_tool("browser_navigate", json!({"url": site.url("shop-vn-prose.html")})).await;
+    let cx = CallContext::new(FrontEnd::Cli).with_fallback(Some(model_at(&model.base_url())));
+    let nav = core.call_tool(&cx, "browser_navigate", json!({"url": site.url("shop-vn-prose.html")})).await;
     assert_eq!(serde_json::to_value(&nav).unwrap()["status"], "ok");
 
     assert_eq!(
-        extract(&core).await,
+        extract(&core, &cx).await,
         json!({
             "data": {"brand": "Sharp", "name": "Nồi cơm điện Sharp KS-COM18V 1.8 lít", "price": 1890000, "warranty_months": 24},
             "confidence": {"brand": 0.75, "name": 0.5, "price": 0.7, "warranty_months": 0.6},
@@ -131,28 +131,29 @@ async fn a_wrong_unreadable_or_failed_answer_leaves_the_rules_output_with_a_note
     ]);
     let tmp = tempfile::tempdir().unwrap();
     let core = core_on(tmp.path()).await;
-    let nav = core.call_tool("browser_navigate", json!({"url": site.url("shop-vn-prose.html")})).await;
+    let mut cx = CallContext::new(FrontEnd::Cli);
+    let nav = core.call_tool(&cx, "browser_navigate", json!({"url": site.url("shop-vn-prose.html")})).await;
     assert_eq!(serde_json::to_value(&nav).unwrap()["status"], "ok");
 
     // No model (as with `halley tools call`): said so.
     assert_eq!(
-        extract(&core).await,
+        extract(&core, &cx).await,
         rules_only(&["model-assisted extraction is not available here (no model is configured; `halley run` and \
                       `halley chat` use theirs), so warranty_months stays missing"])
     );
     assert_eq!(model.request_count(), 0);
 
-    core.set_field_fallback(Some(model_at(&model.base_url())));
+    cx = cx.with_fallback(Some(model_at(&model.base_url())));
     assert_eq!(
-        extract(&core).await,
+        extract(&core, &cx).await,
         rules_only(&["warranty_months: the model's answer was dropped: no duration in \"many\""])
     );
     assert_eq!(
-        extract(&core).await,
+        extract(&core, &cx).await,
         rules_only(&["model-assisted extraction failed, so warranty_months stays missing: [model_error] the model's \
                       answer is not a JSON object: Xin lỗi, tôi không tìm thấy thông tin bảo hành."])
     );
-    let failed = extract(&core).await;
+    let failed = extract(&core, &cx).await;
     let note = failed["notes"][0].as_str().unwrap().to_owned();
     assert!(
         note.starts_with("model-assisted extraction failed, so warranty_months stays missing: [model_error]")
@@ -166,8 +167,8 @@ async fn a_wrong_unreadable_or_failed_answer_leaves_the_rules_output_with_a_note
     let gone = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", gone.local_addr().unwrap());
     drop(gone);
-    core.set_field_fallback(Some(model_at(&base)));
-    let unreachable = extract(&core).await;
+    cx = cx.with_fallback(Some(model_at(&base)));
+    let unreachable = extract(&core, &cx).await;
     let note = unreachable["notes"][0].as_str().unwrap().to_owned();
     assert!(
         note.starts_with(&format!(

@@ -11,7 +11,7 @@ use halley::core::BrowserSettings;
 use halley::gate::{ConfirmationRequest, Confirmer};
 use halley::tools::Registry;
 use halley::tools::catalogue::safety::ConfirmResultV1;
-use halley::{Core, DataDir};
+use halley::{CallContext, Core, DataDir, FrontEnd};
 use pretty_assertions::assert_eq;
 use serde_json::{Map, json};
 
@@ -48,12 +48,11 @@ impl Confirmer for Scripted {
     }
 }
 
-async fn core_with(dir: &std::path::Path, confirmer: Arc<Scripted>) -> Core {
+/// A headless core, and the context of calls answered by `confirmer`.
+async fn core_with(dir: &std::path::Path, confirmer: Arc<Scripted>) -> (Core, CallContext) {
     let settings = BrowserSettings { headless: true, ..BrowserSettings::default() };
-    let mut core =
-        Core::open_full(DataDir::at(dir.join("data")), Registry::builtin().unwrap(), settings).await.unwrap();
-    core.set_confirmer(confirmer);
-    core
+    let core = Core::open_full(DataDir::at(dir.join("data")), Registry::builtin().unwrap(), settings).await.unwrap();
+    (core, CallContext::new(FrontEnd::Cli).with_confirmer(confirmer))
 }
 
 #[test]
@@ -205,10 +204,10 @@ async fn a_form_that_changes_its_action_after_approval_asks_again() {
     // changed one.
     let confirmer =
         Arc::new(Scripted { answers: Mutex::new(VecDeque::from([true, false])), think_ms: 900, ..Scripted::default() });
-    let core = core_with(tmp.path(), Arc::clone(&confirmer)).await;
-    let r = core.call_tool("browser_navigate", json!({"url": site.url("switch-action.html")})).await;
+    let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+    let r = core.call_tool(&cx, "browser_navigate", json!({"url": site.url("switch-action.html")})).await;
     assert!(r.is_ok(), "{r:?}");
-    let r = core.call_tool("browser_click", json!({"selector": "#place-order"})).await;
+    let r = core.call_tool(&cx, "browser_click", json!({"selector": "#place-order"})).await;
     assert_eq!(r.error.as_ref().map(|e| e.code.as_str()), Some("denied"), "{r:?}");
     let asked = confirmer.asked.lock().unwrap().clone();
     assert_eq!(asked.len(), 2, "asked again when the action changed");
@@ -228,18 +227,18 @@ async fn the_confirmation_shows_the_fields_with_secrets_masked() {
     let site = FixtureServer::start();
     let tmp = tempfile::tempdir().unwrap();
     let confirmer = Arc::new(Scripted { answers: Mutex::new(VecDeque::from([false])), ..Scripted::default() });
-    let core = core_with(tmp.path(), Arc::clone(&confirmer)).await;
-    let set = core.call_tool("user_profile_set", json!({"set": {"travel.passport_no": "B7654321"}})).await;
+    let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+    let set = core.call_tool(&cx, "user_profile_set", json!({"set": {"travel.passport_no": "B7654321"}})).await;
     assert!(set.is_ok(), "{set:?}");
     for (tool, args) in [
         ("browser_navigate", json!({"url": site.url("form.html")})),
         ("browser_type", json!({"selector": "#ho_ten", "text": "Trần Bình"})),
         ("browser_type", json!({"selector": "#ghi_chu", "text": "Hộ chiếu B7654321"})),
     ] {
-        let r = core.call_tool(tool, args).await;
+        let r = core.call_tool(&cx, tool, args).await;
         assert!(r.is_ok(), "{r:?}");
     }
-    let r = core.call_tool("browser_click", json!({"selector": "#submit"})).await;
+    let r = core.call_tool(&cx, "browser_click", json!({"selector": "#submit"})).await;
     assert_eq!(r.error.as_ref().map(|e| e.code.as_str()), Some("denied"));
     let asked = confirmer.asked.lock().unwrap().clone();
     assert_eq!(asked.len(), 1);
@@ -446,22 +445,22 @@ async fn always_for_this_session_covers_the_same_action_only() {
         remember: true,
         ..Scripted::default()
     });
-    let core = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+    let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
     for _ in 0..2 {
-        let r = core.call_tool("browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
+        let r = core.call_tool(&cx, "browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
         assert!(r.is_ok(), "{r:?}");
-        let r = core.call_tool("browser_click", json!({"selector": "#buy-now"})).await;
+        let r = core.call_tool(&cx, "browser_click", json!({"selector": "#buy-now"})).await;
         assert!(r.is_ok(), "{r:?}");
     }
     assert_eq!(confirmer.asked.lock().unwrap().len(), 1, "the second purchase on the same site was covered");
     assert_eq!(site.posts().len(), 2);
     // Another scope on the same site is asked about again (and refused).
-    let r = core.call_tool("browser_navigate", json!({"url": site.url("form.html")})).await;
+    let r = core.call_tool(&cx, "browser_navigate", json!({"url": site.url("form.html")})).await;
     assert!(r.is_ok());
     let scan = tmp.path().join("scan.png");
     std::fs::write(&scan, b"scan").unwrap();
     let r = core
-        .call_tool("browser_upload_file", json!({"selector": "#passport", "file_ref": scan.display().to_string()}))
+        .call_tool(&cx, "browser_upload_file", json!({"selector": "#passport", "file_ref": scan.display().to_string()}))
         .await;
     assert_eq!(r.error.map(|e| e.code.as_str().to_owned()), Some("denied".to_owned()));
     assert_eq!(confirmer.asked.lock().unwrap().len(), 2);

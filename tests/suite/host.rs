@@ -252,7 +252,7 @@ async fn stop_cancels_the_run_and_a_pause_refuses_new_messages() {
     assert_eq!(busy.code(), ErrorCode::InvalidArguments);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let t = Instant::now();
-    assert_eq!(host.handle(Op::Stop).await.unwrap(), Reply::Done);
+    assert_eq!(host.handle(Op::Stop { run_id: None }).await.unwrap(), Reply::Done);
     let events = until_ended(&host, &mut rx, Duration::from_secs(5), |_| None).await;
     assert!(t.elapsed() < Duration::from_secs(5));
     assert_eq!(ended(&events).0, "cancelled");

@@ -1,7 +1,7 @@
 //! The seam for a model-assisted pass over the fields the deterministic
 //! extraction left in `missing_fields`. Nothing here calls a model: the
 //! caller builds a [`FallbackRequest`] with [`request`], hands it to the
-//! [`FieldFallback`] the front end set (the agent's is
+//! [`FieldFallback`] of the call's run (the agent's is
 //! `crate::agent::extract::ModelFieldFallback`) through [`ask`], which folds
 //! the answers back with [`merge`]: the same type coercion as every other
 //! source (an answer that does not fit the requested type is dropped with a
@@ -9,7 +9,6 @@
 //! a note says why.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, RwLock};
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
@@ -48,29 +47,6 @@ pub trait FieldFallback: Send + Sync + std::fmt::Debug {
     /// left out, never made up. Values need not be typed yet: [`merge`]
     /// coerces and checks them. An error leaves every field missing.
     fn fill<'a>(&'a self, request: &'a FallbackRequest) -> BoxFuture<'a, crate::Result<Map<String, Value>>>;
-}
-
-/// The fallback of one core, if any: shared by every call (clones share
-/// it) and settable at any time (`Core::set_field_fallback`).
-#[derive(Debug, Clone, Default)]
-pub struct FallbackSlot(Arc<RwLock<Option<Arc<dyn FieldFallback>>>>);
-
-impl FallbackSlot {
-    /// Use `fallback` from the next call on; `None` turns the pass off.
-    pub fn set(&self, fallback: Option<Arc<dyn FieldFallback>>) {
-        match self.0.write() {
-            Ok(mut slot) => *slot = fallback,
-            Err(poisoned) => *poisoned.into_inner() = fallback,
-        }
-    }
-
-    /// The fallback now set.
-    pub fn get(&self) -> Option<Arc<dyn FieldFallback>> {
-        match self.0.read() {
-            Ok(slot) => slot.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
-    }
 }
 
 /// Asks `fallback` for the fields `request` lists and merges its answers

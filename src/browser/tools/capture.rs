@@ -106,7 +106,7 @@ async fn model_pass(call: &Call<'_>, facts: &PageFacts, args: &BrowserExtractArg
     let Some(mut request) = fallback::request(facts, &args.schema, out, args.instructions.as_deref(), max) else {
         return;
     };
-    let chosen = call.ctx.fallback.get();
+    let chosen = call.cx.fallback.clone();
     if chosen.is_some() {
         match call.ctx.gate.secrets().await {
             Ok(secrets) => request.page = crate::gate::secrets::mask(&request.page, &secrets),

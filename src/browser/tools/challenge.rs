@@ -27,10 +27,14 @@ pub(super) async fn solve(call: &mut Call<'_>, args: HumanSolveChallengeArgs) ->
         return Err(call.guard.tab_not_found(id));
     }
     let tab = call.tab(args.tab_id.as_deref()).await?;
-    // Bring the tab to the user.
-    let _ = tab.page.bring_to_front().await;
-    if let Ok(browser) = call.guard.browser() {
-        let _ = browser.execute(ActivateTargetParams::new(tab.page.target_id().clone())).await;
+    // Bring the tab to the user; a background run leaves the user's tab in
+    // front: they bring the challenge forward from the panel or the
+    // notification (`ShowChallenge`).
+    if call.cx.in_foreground() {
+        let _ = tab.page.bring_to_front().await;
+        if let Ok(browser) = call.guard.browser() {
+            let _ = browser.execute(ActivateTargetParams::new(tab.page.target_id().clone())).await;
+        }
     }
     let (url, _) = page::url_and_title(&tab).await;
     let kind =
@@ -40,8 +44,9 @@ pub(super) async fn solve(call: &mut Call<'_>, args: HumanSolveChallengeArgs) ->
         url: url.clone(),
         challenge_type: kind,
         page_hint: args.page_hint.clone(),
+        run_id: call.cx.run_id.clone(),
     };
-    let confirmer = call.ctx.gate.confirmer();
+    let confirmer = std::sync::Arc::clone(&call.cx.confirmer);
     let user = confirmer.challenge(&request);
     tokio::pin!(user);
     let deadline = Instant::now() + Duration::from_millis(args.timeout_ms.into());

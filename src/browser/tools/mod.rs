@@ -16,6 +16,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::session::{Guard, TabHandle};
+use crate::context::CallContext;
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
 use crate::gate::check::{Grade, Pass};
@@ -23,7 +24,7 @@ use crate::tools::ToolOutput;
 use crate::tools::builtin::{Ran, ToolContext};
 use crate::tools::catalogue::common::Target;
 use crate::tools::catalogue::robustness::{BrowserRetryArgs, BrowserRetryOutput, RetryableTool};
-use crate::tools::{PermissionScope, RiskLevel};
+use crate::tools::{Effects, PermissionScope, RiskLevel};
 
 macro_rules! browser_tools {
     ($($variant:ident => $name:literal,)*) => {
@@ -108,26 +109,63 @@ impl BrowserTool {
         }
     }
 
+    /// What the tool declares about its calls: the results of the readers
+    /// (and of the tools that report page titles) carry page content; `browser_retry` has the declarations of the tool it
+    /// runs (`/action/tool`); the hand-off asks the user.
+    pub fn effects(self) -> Effects {
+        use BrowserTool as T;
+        let page = Effects { page_content: true, ..Effects::default() };
+        match self {
+            // Page titles are the page's words too.
+            T::Snapshot
+            | T::Find
+            | T::ReadText
+            | T::GetDom
+            | T::Extract
+            | T::ExtractTable
+            | T::DetectState
+            | T::Navigate
+            | T::NewTab
+            | T::SwitchTab
+            | T::ListTabs => page,
+            T::Retry => Effects { runs_tool_at: Some("/action/tool"), ..Effects::default() },
+            T::SolveChallenge => Effects { asks_user: true, ..Effects::default() },
+            T::CloseTab
+            | T::Wait
+            | T::Click
+            | T::Type
+            | T::Scroll
+            | T::PressKey
+            | T::SelectOption
+            | T::Check
+            | T::Uncheck
+            | T::UploadFile
+            | T::Download
+            | T::Screenshot => Effects::default(),
+        }
+    }
+
     /// Run the tool on schema-validated arguments. Every call passes the
     /// gate, with the action read from the page where it acts on one; the
     /// run says how the gate graded it (also when it failed or was refused).
-    pub async fn run(self, ctx: &ToolContext, args: Value) -> Ran {
-        let guard = match ctx.browser.acquire().await {
+    pub async fn run(self, ctx: &ToolContext, cx: &CallContext, args: Value) -> Ran {
+        let guard = match ctx.browser.acquire(cx.tab_owner(), cx.in_foreground()).await {
             Ok(guard) => guard,
             Err(e) => return Ran { output: Err(e), grade: None },
         };
-        let mut call = Call { guard, ctx, args: args.clone(), grade: None };
+        let mut call = Call { guard, ctx, cx, args: args.clone(), grade: None };
         let output = call.complete(self, args).await;
         Ran { output, grade: call.grade }
     }
 }
 
-/// One tool call: the browser, held for the call, the tool context, the
-/// call's arguments (hashed into the audit log) and how the gate graded it
-/// so far.
+/// One tool call: the browser, held for the call (seen as the call's run
+/// sees it: its own tabs), the tool context, the call's context, its
+/// arguments (hashed into the audit log) and how the gate graded it so far.
 pub(crate) struct Call<'a> {
     pub guard: Guard<'a>,
     pub ctx: &'a ToolContext,
+    pub cx: &'a CallContext,
     pub args: Value,
     /// The most serious grading of the call (`None` until it reaches the gate).
     grade: Option<Grade>,
@@ -167,7 +205,7 @@ impl Call<'_> {
 
     /// Put `action` to the gate, keeping how it graded it.
     async fn pass(&mut self, action: &Action, risk: RiskLevel) -> Result<Pass> {
-        let checked = self.ctx.gate.check(action, risk, &self.args).await;
+        let checked = self.ctx.gate.check(self.cx, action, risk, &self.args).await;
         let grade = match &checked {
             Ok(pass) => Some(pass.grade),
             Err(refused) => refused.grade,

@@ -139,7 +139,9 @@ pub(super) async fn new_tab(call: &mut Call<'_>, args: BrowserNewTabArgs) -> Res
         let out = goto(&tab, url, args.wait_until, Duration::from_secs(30)).await?;
         call.guard.note_url(&tab.id, &out.url, &out.title);
     }
-    let _ = tab.page.bring_to_front().await;
+    if call.cx.in_foreground() {
+        let _ = tab.page.bring_to_front().await;
+    }
     let info = tab_info(&mut call.guard, &tab.id, false).await?;
     let url = info.url.clone();
     Ok(output(&TabOutput { tab: info })?.at(url))
@@ -150,7 +152,9 @@ pub(super) async fn switch_tab(call: &mut Call<'_>, args: BrowserSwitchTabArgs) 
     call.guard.set_current(&args.tab_id)?;
     let tab = call.tab(Some(&args.tab_id)).await?;
     let target = tab.page.target_id().clone();
-    if let Ok(browser) = call.guard.browser() {
+    if call.cx.in_foreground()
+        && let Ok(browser) = call.guard.browser()
+    {
         let _ = browser.execute(ActivateTargetParams::new(target)).await;
     }
     let info = tab_info(&mut call.guard, &args.tab_id, false).await?;

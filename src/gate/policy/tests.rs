@@ -179,8 +179,11 @@ fn allow_rules_need_an_explicit_high_min_scope_for_payment_and_destructive() {
 fn leaving_the_task_origins_asks() {
     let outside =
         |o: &str| ask(&format!("{o} is outside this task's allowed origins (https://shop.vn, *.vietjetair.com)"));
-    let policy = Policy::new(vec![rule(Some("https://other.vn"), None, None, RuleDecision::Allow)])
-        .with_allowed_origins(vec!["https://shop.vn/".into(), "*.VietjetAir.com".into(), "not a site".into()]);
+    let policy = Policy::new(vec![rule(Some("https://other.vn"), None, None, RuleDecision::Allow)]);
+    let allowed: Vec<String> = vec!["https://shop.vn/".into(), "*.VietjetAir.com".into(), "not a site".into()];
+    let within = |p: &Policy, allowed: &[String], tool: &str, scope, origin: Option<&str>| {
+        p.evaluate(tool, scope, scope, origin, None, Some(allowed)).decision
+    };
     policy.allow_for_session("browser_snapshot", ReadOnly, Some("https://approved.vn"));
     #[rustfmt::skip]
     let table: Vec<(&str, PermissionScope, Option<&str>, Decision)> = vec![
@@ -199,11 +202,11 @@ fn leaving_the_task_origins_asks() {
         ("browser_click", Submit, Some("https://b.com"), ask("SUBMIT: needs your confirmation because it submits a form or sends data off this computer")),
     ];
     for (tool, scope, origin, want) in table {
-        assert_eq!(policy.decide(tool, scope, scope, origin, None), want, "{tool} {scope} on {origin:?}");
+        assert_eq!(within(&policy, &allowed, tool, scope, origin), want, "{tool} {scope} on {origin:?}");
     }
-    let nowhere = Policy::default().with_allowed_origins(vec!["nonsense".into()]);
+    let nowhere = Policy::default();
     assert_eq!(
-        nowhere.decide("browser_snapshot", ReadOnly, ReadOnly, Some("https://shop.vn"), None),
+        within(&nowhere, &["nonsense".to_owned()], "browser_snapshot", ReadOnly, Some("https://shop.vn")),
         ask("https://shop.vn is outside this task's allowed origins ()")
     );
 }
@@ -216,7 +219,7 @@ fn evaluate_says_who_decided_and_why() {
     ]);
     policy.allow_for_session("browser_click", Submit, Some("https://a.com"));
     let by = |origin: &str, scope: PermissionScope| {
-        let v = policy.evaluate("browser_click", scope, scope, Some(origin), None);
+        let v = policy.evaluate("browser_click", scope, scope, Some(origin), None, None);
         (v.decision.as_str(), v.answered_by, v.reasons)
     };
     assert_eq!(by("https://b.com", ReadOnly), ("allow", "policy", vec![]));
@@ -226,7 +229,7 @@ fn evaluate_says_who_decided_and_why() {
     );
     assert_eq!(by("https://a.com", Submit), ("allow", "session", vec!["SUBMIT allowed for this session".to_owned()]));
     assert_eq!(by("https://evil.vn", ReadOnly), ("deny", "rule", vec!["you set never for https://evil.vn".to_owned()]));
-    let v = policy.evaluate("browser_click", Payment, Payment, Some("https://evil.vn"), Some("a CAPTCHA"));
+    let v = policy.evaluate("browser_click", Payment, Payment, Some("https://evil.vn"), Some("a CAPTCHA"), None);
     assert_eq!(
         (v.decision, v.answered_by, v.reasons),
         (

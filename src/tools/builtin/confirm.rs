@@ -4,11 +4,16 @@
 
 use std::time::Duration;
 
+use crate::context::CallContext;
 use crate::error::Result;
 use crate::tools::builtin::ToolContext;
 use crate::tools::catalogue::safety::{ConfirmResultV1, RequestUserConfirmationArgs};
 
-pub async fn request(ctx: &ToolContext, args: RequestUserConfirmationArgs) -> Result<ConfirmResultV1> {
+pub async fn request(
+    ctx: &ToolContext,
+    cx: &CallContext,
+    args: RequestUserConfirmationArgs,
+) -> Result<ConfirmResultV1> {
     let within = Duration::from_millis(args.timeout_ms.into());
-    ctx.gate.ask_for_model(&args, within).await
+    ctx.gate.ask_for_model(cx, &args, within).await
 }

@@ -16,25 +16,25 @@ use serde_json::Value;
 use std::sync::Arc;
 
 use crate::browser::BrowserSession;
-use crate::browser::extract::fallback::FallbackSlot;
 use crate::browser::tools::BrowserTool;
+use crate::context::CallContext;
 use crate::error::{Error, Result};
 use crate::gate::check::{Gate, Grade};
 use crate::paths::DataDir;
 use crate::store::Store;
+use crate::tools::Effects;
 use crate::tools::result::ToolOutput;
 
-/// What executors may use: the store, the data directory, the managed
-/// browser (started on the first browser call), the gate, and who reads
-/// the fields `browser_extract`'s rules miss (nobody until a front end
-/// with a model sets it).
+/// What executors share: the store, the data directory, the managed
+/// browser (started on the first browser call) and the gate. What belongs
+/// to one call (its run, who answers, its model helpers) is its
+/// [`CallContext`].
 #[derive(Debug, Clone)]
 pub struct ToolContext {
     pub store: Store,
     pub data_dir: DataDir,
     pub browser: Arc<BrowserSession>,
     pub gate: Arc<Gate>,
-    pub fallback: FallbackSlot,
 }
 
 /// What running a built-in tool gave: its output or error, and how the gate
@@ -97,21 +97,38 @@ impl Builtin {
         }
     }
 
+    /// What the tool declares about its calls (copied into its spec).
+    pub fn effects(self) -> Effects {
+        let edits = Effects { edits_memory: true, ..Effects::default() };
+        match self {
+            Self::Browser(tool) => tool.effects(),
+            Self::CoreMemoryAppend | Self::CoreMemoryReplace | Self::UserProfileSet => edits,
+            Self::RequestUserConfirmation => Effects { asks_user: true, ..Effects::default() },
+            Self::NormalizeCompare
+            | Self::UserProfileGet
+            | Self::FilesStore
+            | Self::FilesGet
+            | Self::FilesTag
+            | Self::ArchivalMemoryInsert
+            | Self::ArchivalMemorySearch => Effects::default(),
+        }
+    }
+
     pub fn for_tool(name: &str) -> Option<Builtin> {
         Self::ALL.into_iter().find(|b| b.name() == name).or_else(|| BrowserTool::for_tool(name).map(Self::Browser))
     }
 
     /// Run the tool on already schema-validated arguments.
-    pub async fn run(self, ctx: &ToolContext, args: Value) -> Ran {
+    pub async fn run(self, ctx: &ToolContext, cx: &CallContext, args: Value) -> Ran {
         let output = match self {
-            Self::Browser(tool) => return tool.run(ctx, args).await,
-            other => other.run_local(ctx, args).await,
+            Self::Browser(tool) => return tool.run(ctx, cx, args).await,
+            other => other.run_local(ctx, cx, args).await,
         };
         Ran { output, grade: None }
     }
 
     /// The tools that need no browser.
-    async fn run_local(self, ctx: &ToolContext, args: Value) -> Result<ToolOutput> {
+    async fn run_local(self, ctx: &ToolContext, cx: &CallContext, args: Value) -> Result<ToolOutput> {
         match self {
             Self::NormalizeCompare => {
                 let out = normalize_compare::normalize_compare(&parse(self, args)?)?;
@@ -122,7 +139,7 @@ impl Builtin {
             Self::FilesStore => to_output(&files::store(ctx, parse(self, args)?).await?),
             Self::FilesGet => to_output(&files::get(ctx, parse(self, args)?).await?),
             Self::FilesTag => to_output(&files::tag(ctx, parse(self, args)?).await?),
-            Self::RequestUserConfirmation => to_output(&confirm::request(ctx, parse(self, args)?).await?),
+            Self::RequestUserConfirmation => to_output(&confirm::request(ctx, cx, parse(self, args)?).await?),
             Self::CoreMemoryAppend => to_output(&memory::append(&ctx.store, parse(self, args)?).await?),
             Self::CoreMemoryReplace => to_output(&memory::replace(&ctx.store, parse(self, args)?).await?),
             Self::ArchivalMemoryInsert => to_output(&memory::insert(&ctx.store, parse(self, args)?).await?),

@@ -91,7 +91,12 @@ pub(crate) fn declare<A: JsonSchema, O: JsonSchema>(decl: Decl) -> ToolSpec {
         output_schema: output_schema::<O>(),
         needs: decl.needs.map(str::to_owned),
         activity: None,
+        page_content: false,
+        edits_memory: false,
+        asks_user: false,
+        runs_tool_at: None,
     }
+    .with_effects(crate::tools::builtin::Builtin::for_tool(decl.name).map(|b| b.effects()).unwrap_or_default())
 }
 
 /// JSON Schema of a tool's arguments as the model should see it: inlined

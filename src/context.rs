@@ -1,0 +1,211 @@
+//! The context every tool call carries: the run it belongs to, which front
+//! end started that run, where its questions go, its model-assisted
+//! extraction, its cancellation, its allowed origins and whether it may
+//! bring a tab to the front. Nothing per run lives on `Core` or the `Gate`:
+//! many runs (the panel's, background watches, API and MCP clients) share
+//! one core, each call with its own context.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::Notify;
+
+use crate::browser::extract::fallback::FieldFallback;
+use crate::gate::{Confirmer, DenyAll};
+
+/// Who started a run (or made a direct call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FrontEnd {
+    /// The desktop side panel.
+    #[default]
+    Panel,
+    /// The `halley` command line.
+    Cli,
+    /// A background run (a watch): its questions go to the panel and a
+    /// notification; it never takes the user's focus.
+    Background,
+    /// A client of the local HTTP API.
+    Api,
+    /// An MCP client.
+    Mcp,
+}
+
+impl FrontEnd {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FrontEnd::Panel => "panel",
+            FrontEnd::Cli => "cli",
+            FrontEnd::Background => "background",
+            FrontEnd::Api => "api",
+            FrontEnd::Mcp => "mcp",
+        }
+    }
+
+    /// Whether runs of this front end act in front of the user: they start
+    /// on the tab the user looks at and may bring their tabs forward. The
+    /// others open their own tabs in the background.
+    pub fn in_foreground(self) -> bool {
+        matches!(self, FrontEnd::Panel | FrontEnd::Cli)
+    }
+}
+
+impl std::fmt::Display for FrontEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A cancel switch shared by whoever may stop the run (Ctrl-C, a Stop
+/// button, a pause) and the run itself. Cloning shares the switch.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel {
+    inner: Arc<(AtomicBool, Notify)>,
+}
+
+impl Cancel {
+    pub fn new() -> Cancel {
+        Cancel::default()
+    }
+
+    /// Stop the run: the model stream or tool call in flight is dropped and
+    /// the run ends `cancelled`.
+    pub fn cancel(&self) {
+        self.inner.0.store(true, Ordering::SeqCst);
+        self.inner.1.notify_waiters();
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.0.load(Ordering::SeqCst)
+    }
+
+    /// Resolves once [`Cancel::cancel`] has been called.
+    pub async fn cancelled(&self) {
+        loop {
+            let notified = self.inner.1.notified();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+            if self.is_cancelled() {
+                return;
+            }
+        }
+    }
+
+    /// Run `work` unless cancelled first: `None` when cancelled.
+    pub async fn or_cancelled<T>(&self, work: impl Future<Output = T>) -> Option<T> {
+        tokio::select! {
+            out = work => Some(out),
+            () = self.cancelled() => None,
+        }
+    }
+}
+
+/// See the module documentation. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct CallContext {
+    /// The run the call belongs to (`None`: a direct call, e.g. the `/`
+    /// palette or `halley tools call`).
+    pub run_id: Option<String>,
+    pub front_end: FrontEnd,
+    /// Who answers the call's confirmations and challenges.
+    pub confirmer: Arc<dyn Confirmer>,
+    /// Who reads the fields `browser_extract`'s rules miss (nobody: they
+    /// stay missing with a note).
+    pub fallback: Option<Arc<dyn FieldFallback>>,
+    pub cancel: Cancel,
+    /// Acting outside these origins or host patterns asks first (none: no
+    /// limit).
+    pub allowed_origins: Option<Arc<[String]>>,
+}
+
+impl CallContext {
+    /// A direct call from `front_end`, with nobody to ask (so anything that
+    /// needs consent is refused).
+    pub fn new(front_end: FrontEnd) -> CallContext {
+        CallContext {
+            run_id: None,
+            front_end,
+            confirmer: Arc::new(DenyAll),
+            fallback: None,
+            cancel: Cancel::new(),
+            allowed_origins: None,
+        }
+    }
+
+    #[must_use]
+    pub fn with_run(mut self, run_id: impl Into<String>) -> CallContext {
+        self.run_id = Some(run_id.into());
+        self
+    }
+
+    #[must_use]
+    pub fn with_confirmer(mut self, confirmer: Arc<dyn Confirmer>) -> CallContext {
+        self.confirmer = confirmer;
+        self
+    }
+
+    #[must_use]
+    pub fn with_fallback(mut self, fallback: Option<Arc<dyn FieldFallback>>) -> CallContext {
+        self.fallback = fallback;
+        self
+    }
+
+    #[must_use]
+    pub fn with_cancel(mut self, cancel: Cancel) -> CallContext {
+        self.cancel = cancel;
+        self
+    }
+
+    /// Limit acting to these origins (an empty list: no limit).
+    #[must_use]
+    pub fn with_allowed_origins(mut self, origins: Vec<String>) -> CallContext {
+        self.allowed_origins = (!origins.is_empty()).then(|| origins.into());
+        self
+    }
+
+    /// Who owns the tabs this call opens or is handed: its run, or nobody
+    /// (the user's session) for a direct call.
+    pub fn tab_owner(&self) -> Option<&str> {
+        self.run_id.as_deref()
+    }
+
+    /// Whether the call may act on the tab the user looks at and bring
+    /// tabs to the front.
+    pub fn in_foreground(&self) -> bool {
+        self.front_end.in_foreground()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn cancel_wakes_every_waiter_even_a_late_one() {
+        let cancel = Cancel::new();
+        let c2 = cancel.clone();
+        let waiter = tokio::spawn(async move { c2.cancelled().await });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(!cancel.is_cancelled());
+        cancel.cancel();
+        tokio::time::timeout(Duration::from_secs(2), waiter).await.unwrap().unwrap();
+        // Already cancelled: resolves at once.
+        tokio::time::timeout(Duration::from_millis(100), cancel.cancelled()).await.unwrap();
+    }
+
+    #[test]
+    fn only_the_panel_and_the_cli_act_in_front_of_the_user() {
+        let front: Vec<FrontEnd> = [FrontEnd::Panel, FrontEnd::Cli, FrontEnd::Background, FrontEnd::Api, FrontEnd::Mcp]
+            .into_iter()
+            .filter(|f| f.in_foreground())
+            .collect();
+        assert_eq!(front, vec![FrontEnd::Panel, FrontEnd::Cli]);
+        let cx = CallContext::new(FrontEnd::Api).with_run("run-1").with_allowed_origins(vec![]);
+        assert_eq!((cx.tab_owner(), cx.allowed_origins.is_none()), (Some("run-1"), true));
+    }
+}
