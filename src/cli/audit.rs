@@ -1,5 +1,6 @@
 //! `halley audit`: the audit trail, newest first — every gate decision with
-//! its tool, declared and effective scope, decision, who answered and origin.
+//! its run, tool, declared and effective scope, decision, who answered and
+//! origin.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -30,7 +31,12 @@ pub async fn run(data_dir: Option<&Path>, json: bool, limit: u32) -> ExitCode {
     }
     let text = |v: &Value, k: &str| v[k].as_str().unwrap_or("-").to_owned();
     let tool_width = entries.iter().map(|e| text(e, "tool").len()).max().unwrap_or(4).max(4);
-    out(&format!("{:24}  {:tool_width$}  {:46}  {:8}  {:8}  ORIGIN", "TIME", "TOOL", "SCOPE", "DECISION", "BY"));
+    // A run id is a UUID: its first 8 characters tell runs apart on screen
+    // (`--json` has it whole).
+    out(&format!(
+        "{:24}  {:8}  {:tool_width$}  {:46}  {:8}  {:8}  ORIGIN",
+        "TIME", "RUN", "TOOL", "SCOPE", "DECISION", "BY"
+    ));
     for e in &entries {
         let scope = match (e["declared"].as_str(), e["effective"].as_str()) {
             (Some(d), Some(f)) => format!("{d} → {f}"),
@@ -38,9 +44,11 @@ pub async fn run(data_dir: Option<&Path>, json: bool, limit: u32) -> ExitCode {
             _ => "-".to_owned(),
         };
         let tool = if e["event"] == "gate_decision" { text(e, "tool") } else { text(e, "event") };
+        let run: String = text(e, "run_id").chars().take(8).collect();
         out(&format!(
-            "{:24}  {:tool_width$}  {:46}  {:8}  {:8}  {}",
+            "{:24}  {:8}  {:tool_width$}  {:46}  {:8}  {:8}  {}",
             text(e, "at"),
+            run,
             tool,
             scope,
             text(e, "decision"),

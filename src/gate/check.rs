@@ -61,6 +61,33 @@ impl Grade {
     }
 }
 
+/// What [`Gate::begin`] found: the decision, or the question to put.
+#[derive(Debug)]
+pub enum Checked {
+    Decided(std::result::Result<Pass, Refused>),
+    Ask(Box<Asking>),
+}
+
+/// A call waiting for the user's answer ([`Gate::answer`]).
+#[derive(Debug)]
+pub struct Asking {
+    /// What the user is asked.
+    pub request: ConfirmationRequest,
+    graded: Graded,
+}
+
+/// How the gate saw one call, as its audit entry says.
+#[derive(Debug)]
+struct Graded {
+    action: Action,
+    grade: Grade,
+    /// The effective scope of the action itself.
+    effective: PermissionScope,
+    declared: PermissionScope,
+    args_hash: String,
+    reasons: Vec<String>,
+}
+
 /// A call the gate let through.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pass {
@@ -126,6 +153,23 @@ impl Gate {
         risk: RiskLevel,
         args: &Value,
     ) -> std::result::Result<Pass, Refused> {
+        match self.begin(cx, action, risk, args).await? {
+            Checked::Decided(done) => done,
+            Checked::Ask(asking) => self.answer(cx, asking).await,
+        }
+    }
+
+    /// The first half of [`Gate::check`]: grade and decide. A decision
+    /// that needs no one is audited and returned; an Ask comes back as the
+    /// question to put ([`Gate::answer`]), so a caller holding something
+    /// others wait for (the browser) can let go of it while the user thinks.
+    pub async fn begin(
+        &self,
+        cx: &CallContext,
+        action: &Action,
+        risk: RiskLevel,
+        args: &Value,
+    ) -> std::result::Result<Checked, Refused> {
         let secrets = self.secrets().await?;
         let graded = classify(action, &secrets);
         let grade = Grade::new(graded.scope, risk);
@@ -140,45 +184,77 @@ impl Gate {
         );
         let mut reasons = graded.reasons.clone();
         reasons.extend(verdict.reasons.iter().filter(|r| !graded.reasons.contains(r)).cloned());
-        let args_hash = audit::args_hash(args);
-        let (decision, by, approved) = match verdict.decision {
+        let seen = Graded {
+            action: action.clone(),
+            grade,
+            effective: graded.scope,
+            declared,
+            args_hash: audit::args_hash(args),
+            reasons,
+        };
+        match verdict.decision {
             Decision::Ask(why) => {
-                let mut risks = reasons.clone();
+                let mut risks = seen.reasons.clone();
                 if !risks.contains(&why) {
                     risks.push(why);
                 }
                 // The risk of what the action really does, not of the tool.
                 let mut request = ConfirmationRequest::for_action(action, grade.scope, grade.risk, &risks, &secrets);
                 request.run_id.clone_from(&cx.run_id);
-                let (answer, who) = self.ask(cx, &request, action, ANSWER_WITHIN).await;
-                let decision = answer_to_decision(answer.as_ref());
-                let by = if answer.is_some() { who } else { "timeout" };
-                let remember = answer
-                    .as_ref()
-                    .and_then(|a| a.pointer("/user_edits/remember"))
-                    .and_then(Value::as_str)
-                    .is_some_and(|r| r == REMEMBER_SESSION);
-                if decision == Decision::Allow && remember {
-                    // "Always, for this session": this tool, at this scope, on this origin.
-                    self.policy.allow_for_session(&action.tool, graded.scope.max(declared), action.origin.as_deref());
-                }
-                let approved = (decision == Decision::Allow).then(|| action.binding());
-                (decision, by, approved)
+                Ok(Checked::Ask(Box::new(Asking { request, graded: seen })))
             }
-            other => (other, verdict.answered_by, None),
-        };
+            decided => Ok(Checked::Decided(self.settle(cx, &seen, decided, verdict.answered_by, None).await)),
+        }
+    }
+
+    /// The second half of [`Gate::check`]: put the question to the call's
+    /// confirmer, keep it with its answer, remember "always, for this
+    /// session", audit the decision.
+    pub async fn answer(&self, cx: &CallContext, asking: Box<Asking>) -> std::result::Result<Pass, Refused> {
+        let Asking { request, graded } = *asking;
+        let (answer, who) = self.ask(cx, &request, &graded.action, ANSWER_WITHIN).await;
+        let decision = answer_to_decision(answer.as_ref());
+        let by = if answer.is_some() { who } else { "timeout" };
+        let remember = answer
+            .as_ref()
+            .and_then(|a| a.pointer("/user_edits/remember"))
+            .and_then(Value::as_str)
+            .is_some_and(|r| r == REMEMBER_SESSION);
+        let action = &graded.action;
+        if decision == Decision::Allow && remember {
+            // "Always, for this session": this tool, at this scope, on this origin.
+            self.policy.allow_for_session(
+                &action.tool,
+                graded.effective.max(graded.declared),
+                action.origin.as_deref(),
+            );
+        }
+        let approved = (decision == Decision::Allow).then(|| action.binding());
+        self.settle(cx, &graded, decision, by, approved).await
+    }
+
+    /// Audit `decision` and turn it into a pass or a refusal.
+    async fn settle(
+        &self,
+        cx: &CallContext,
+        graded: &Graded,
+        decision: Decision,
+        by: &str,
+        approved: Option<String>,
+    ) -> std::result::Result<Pass, Refused> {
+        let grade = graded.grade;
         audit::record(
             &self.store,
             GateRecord {
-                tool: action.tool.clone(),
-                args_hash,
-                declared,
-                effective: graded.scope,
+                tool: graded.action.tool.clone(),
+                args_hash: graded.args_hash.clone(),
+                declared: graded.declared,
+                effective: graded.effective,
                 decision: &decision,
                 answered_by: by,
-                origin: action.origin.clone(),
+                origin: graded.action.origin.clone(),
                 run_id: cx.run_id.clone(),
-                reasons,
+                reasons: graded.reasons.clone(),
             },
         )
         .await

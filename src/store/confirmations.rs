@@ -116,6 +116,14 @@ impl Confirmations<'_> {
             .await?)
     }
 
+    /// What run `run_id` asked, in order.
+    pub async fn for_run(&self, run_id: &str) -> Result<Vec<ConfirmationRow>> {
+        Ok(sqlx::query_as("SELECT * FROM confirmations WHERE run_id = ?1 ORDER BY created_at, id")
+            .bind(run_id)
+            .fetch_all(self.store.pool())
+            .await?)
+    }
+
     /// Record the user's answer. `not_found` for an unknown id;
     /// `invalid_arguments` if `status` is `pending`, if the confirmation was
     /// already answered, or if it has expired (it is then marked expired).

@@ -330,7 +330,7 @@ pub(super) async fn set_checked(call: &mut Call<'_>, args: BrowserCheckArgs, wan
 /// The result with the tab's URL, remembered for crash recovery.
 async fn finish<T: serde::Serialize>(call: &mut Call<'_>, tab: &TabHandle, out: &T) -> Result<ToolOutput> {
     let (url, title) = page::url_and_title(tab).await;
-    call.guard.note_url(&tab.id, &url, &title);
+    call.guard()?.note_url(&tab.id, &url, &title);
     Ok(output(out)?.at(url))
 }
 

@@ -41,7 +41,7 @@ pub(super) async fn snapshot(call: &mut Call<'_>, args: BrowserSnapshotArgs) -> 
     let v = runtime::call(&tab, "snapshot", &json!({"max_chars": args.max_chars, "page": args.page, "mark_new": true}))
         .await?;
     let (url, title) = page::url_and_title(&tab).await;
-    call.guard.note_url(&tab.id, &url, &title);
+    call.guard()?.note_url(&tab.id, &url, &title);
     let mut out: BrowserSnapshotOutput = parse(v, "snapshot")?;
     out.tab_id.clone_from(&tab.id);
     out.flagged = flag_instructions(&out.text);
@@ -136,9 +136,9 @@ pub(super) async fn extract_table(call: &mut Call<'_>, args: BrowserExtractTable
 
 pub(super) async fn detect_state(call: &mut Call<'_>, args: BrowserDetectStateArgs) -> Result<ToolOutput> {
     if let Some(id) = &args.tab_id
-        && !call.guard.tabs().iter().any(|t| &t.id == id)
+        && !call.guard()?.tabs().iter().any(|t| &t.id == id)
     {
-        return Err(call.guard.tab_not_found(id));
+        return Err(call.guard()?.tab_not_found(id));
     }
     call.gate_plain(BrowserTool::DetectState, Action::default()).await?;
     let tab = call.tab(args.tab_id.as_deref()).await?;

@@ -22,9 +22,9 @@ const CHECK_EVERY: Duration = Duration::from_millis(400);
 pub(super) async fn solve(call: &mut Call<'_>, args: HumanSolveChallengeArgs) -> Result<ToolOutput> {
     call.gate_plain(BrowserTool::SolveChallenge, Action::default()).await?;
     if let Some(id) = &args.tab_id
-        && !call.guard.tabs().iter().any(|t| &t.id == id)
+        && !call.guard()?.tabs().iter().any(|t| &t.id == id)
     {
-        return Err(call.guard.tab_not_found(id));
+        return Err(call.guard()?.tab_not_found(id));
     }
     let tab = call.tab(args.tab_id.as_deref()).await?;
     // Bring the tab to the user; a background run leaves the user's tab in
@@ -32,7 +32,7 @@ pub(super) async fn solve(call: &mut Call<'_>, args: HumanSolveChallengeArgs) ->
     // notification (`ShowChallenge`).
     if call.cx.in_foreground() {
         let _ = tab.page.bring_to_front().await;
-        if let Ok(browser) = call.guard.browser() {
+        if let Ok(browser) = call.guard()?.browser() {
             let _ = browser.execute(ActivateTargetParams::new(tab.page.target_id().clone())).await;
         }
     }
@@ -47,17 +47,31 @@ pub(super) async fn solve(call: &mut Call<'_>, args: HumanSolveChallengeArgs) ->
         run_id: call.cx.run_id.clone(),
     };
     let confirmer = std::sync::Arc::clone(&call.cx.confirmer);
-    let user = confirmer.challenge(&request);
-    tokio::pin!(user);
     let deadline = Instant::now() + Duration::from_millis(args.timeout_ms.into());
+    // The user may take minutes: other runs use the browser meanwhile (the
+    // tab stays this run's).
+    let outcome = call.unlocked(wait_for_user(&tab, confirmer.challenge(&request), deadline)).await?;
+    let (url, title) = page::url_and_title(&tab).await;
+    call.guard()?.note_url(&tab.id, &url, &title);
+    Ok(output(&HumanSolveChallengeOutput { outcome })?.at(url))
+}
+
+/// Until the page shows no challenge any more, the user gives up, or the
+/// time is up. The user's "done" is checked against the page.
+async fn wait_for_user(
+    tab: &crate::browser::session::TabHandle,
+    user: impl std::future::Future<Output = ChallengeAnswer>,
+    deadline: Instant,
+) -> ChallengeOutcome {
+    tokio::pin!(user);
     let mut said_done = false;
-    let outcome = loop {
-        if !present(&tab).await {
-            break ChallengeOutcome::Resolved;
+    loop {
+        if !present(tab).await {
+            return ChallengeOutcome::Resolved;
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            break ChallengeOutcome::Timeout;
+            return ChallengeOutcome::Timeout;
         }
         if said_done {
             tokio::time::sleep(CHECK_EVERY.min(left)).await;
@@ -65,16 +79,13 @@ pub(super) async fn solve(call: &mut Call<'_>, args: HumanSolveChallengeArgs) ->
         }
         tokio::select! {
             answer = &mut user => match answer {
-                ChallengeAnswer::GaveUp => break ChallengeOutcome::Failed,
+                ChallengeAnswer::GaveUp => return ChallengeOutcome::Failed,
                 // Done: the page decides; keep checking it.
                 ChallengeAnswer::Done => said_done = true,
             },
             () = tokio::time::sleep(CHECK_EVERY.min(left)) => {}
         }
-    };
-    let (url, title) = page::url_and_title(&tab).await;
-    call.guard.note_url(&tab.id, &url, &title);
-    Ok(output(&HumanSolveChallengeOutput { outcome })?.at(url))
+    }
 }
 
 /// Whether the page still shows a challenge (a page that cannot be read,

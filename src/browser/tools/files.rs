@@ -62,7 +62,7 @@ pub(super) async fn upload(call: &mut Call<'_>, args: BrowserUploadFileArgs) -> 
         .await
         .map_err(|e| Error::new(ErrorCode::NotInteractable, "the page did not accept the file").with_source(e))?;
     let (url, title) = page::url_and_title(&tab).await;
-    call.guard.note_url(&tab.id, &url, &title);
+    call.guard()?.note_url(&tab.id, &url, &title);
     let out = BrowserUploadFileOutput { file_name: name, size: meta.len(), mime: mime_of(&path) };
     Ok(output(&out)?.at(url))
 }
@@ -116,7 +116,7 @@ pub(super) async fn download(call: &mut Call<'_>, args: BrowserDownloadArgs) -> 
     }
     let timeout = Duration::from_millis(args.timeout_ms.into());
     let tab = call.tab(None).await?;
-    let browser = call.guard.browser()?;
+    let browser = call.guard()?.browser()?;
     let err = |e| Error::new(ErrorCode::BrowserUnavailable, "cannot watch downloads").with_source(e);
     let mut begins = browser.event_listener::<EventDownloadWillBegin>().await.map_err(err)?;
     let mut progress = browser.event_listener::<EventDownloadProgress>().await.map_err(err)?;

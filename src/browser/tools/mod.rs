@@ -19,7 +19,7 @@ use super::session::{Guard, TabHandle};
 use crate::context::CallContext;
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
-use crate::gate::check::{Grade, Pass};
+use crate::gate::check::{Checked, Grade, Pass};
 use crate::tools::ToolOutput;
 use crate::tools::builtin::{Ran, ToolContext};
 use crate::tools::catalogue::common::Target;
@@ -153,7 +153,7 @@ impl BrowserTool {
             Ok(guard) => guard,
             Err(e) => return Ran { output: Err(e), grade: None },
         };
-        let mut call = Call { guard, ctx, cx, args: args.clone(), grade: None };
+        let mut call = Call { held: Some(guard), ctx, cx, args: args.clone(), grade: None };
         let output = call.complete(self, args).await;
         Ran { output, grade: call.grade }
     }
@@ -163,7 +163,8 @@ impl BrowserTool {
 /// sees it: its own tabs), the tool context, the call's context, its
 /// arguments (hashed into the audit log) and how the gate graded it so far.
 pub(crate) struct Call<'a> {
-    pub guard: Guard<'a>,
+    /// The browser, let go of while the user is asked ([`Call::unlocked`]).
+    held: Option<Guard<'a>>,
     pub ctx: &'a ToolContext,
     pub cx: &'a CallContext,
     pub args: Value,
@@ -171,13 +172,31 @@ pub(crate) struct Call<'a> {
     grade: Option<Grade>,
 }
 
-impl Call<'_> {
+impl<'a> Call<'a> {
+    /// The browser as the call holds it.
+    pub fn guard(&mut self) -> Result<&mut Guard<'a>> {
+        self.held.as_mut().ok_or_else(|| Error::internal("the browser is not held by this call"))
+    }
+
+    /// Run `work` (waiting for the user) without holding the browser, so
+    /// other runs' calls go on meanwhile; then take it back (relaunched,
+    /// if it died meanwhile). The call's tabs stay its run's.
+    pub async fn unlocked<T>(&mut self, work: impl std::future::Future<Output = T>) -> Result<T> {
+        self.held = None;
+        let out = work.await;
+        self.held = Some(self.ctx.browser.acquire(self.cx.tab_owner(), self.cx.in_foreground()).await?);
+        Ok(out)
+    }
+
     /// Dispatch the call; a dead browser or tab is reported as such, and the
     /// user's sensitive values are masked in what the model sees.
     async fn complete(&mut self, tool: BrowserTool, args: Value) -> Result<ToolOutput> {
         let result = self.dispatch(tool, args).await;
-        if result.is_err() && !self.guard.alive() {
-            self.guard.mark_crashed();
+        if result.is_err()
+            && let Some(guard) = self.held.as_mut()
+            && !guard.alive()
+        {
+            guard.mark_crashed();
             return Err(super::session::crashed());
         }
         // The model sees the user's sensitive values only as placeholders,
@@ -193,7 +212,7 @@ impl Call<'_> {
             }
             Err(e) => Err(e),
         };
-        if result.is_err() && self.guard.current_tab_crashed() {
+        if result.is_err() && self.held.as_ref().is_some_and(|g| g.current_tab_crashed()) {
             return Err(Error::new(
                 ErrorCode::BrowserCrashed,
                 "the tab crashed during this call; it is reloaded on the next call. The action was not repeated: \
@@ -203,9 +222,15 @@ impl Call<'_> {
         result
     }
 
-    /// Put `action` to the gate, keeping how it graded it.
+    /// Put `action` to the gate, keeping how it graded it. While the user
+    /// is asked, the browser is free for other runs.
     async fn pass(&mut self, action: &Action, risk: RiskLevel) -> Result<Pass> {
-        let checked = self.ctx.gate.check(self.cx, action, risk, &self.args).await;
+        let (gate, cx) = (&self.ctx.gate, self.cx);
+        let checked = match gate.begin(cx, action, risk, &self.args).await {
+            Ok(Checked::Decided(done)) => done,
+            Ok(Checked::Ask(asking)) => self.unlocked(gate.answer(cx, asking)).await?,
+            Err(refused) => Err(refused),
+        };
         let grade = match &checked {
             Ok(pass) => Some(pass.grade),
             Err(refused) => refused.grade,
@@ -260,7 +285,7 @@ impl Call<'_> {
     }
 
     async fn tab(&mut self, id: Option<&str>) -> Result<TabHandle> {
-        self.guard.page(id).await
+        self.guard()?.page(id).await
     }
 
     fn guard_options_downloads(&self) -> PathBuf {

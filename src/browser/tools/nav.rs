@@ -124,7 +124,7 @@ pub(super) async fn navigate(call: &mut Call<'_>, args: BrowserNavigateArgs) -> 
     let tab = call.tab(None).await?;
     call.gate_plain(BrowserTool::Navigate, leaving_for(&args.url)).await?;
     let out = goto(&tab, &args.url, args.wait_until, Duration::from_millis(args.timeout_ms.into())).await?;
-    call.guard.note_url(&tab.id, &out.url, &out.title);
+    call.guard()?.note_url(&tab.id, &out.url, &out.title);
     let url = out.url.clone();
     Ok(output(&out)?.at(url))
 }
@@ -134,47 +134,47 @@ pub(super) async fn new_tab(call: &mut Call<'_>, args: BrowserNewTabArgs) -> Res
         check_url(url)?;
     }
     call.gate_plain(BrowserTool::NewTab, args.url.as_deref().map(leaving_for).unwrap_or_default()).await?;
-    let tab = call.guard.new_tab("about:blank").await?;
+    let tab = call.guard()?.new_tab("about:blank").await?;
     if let Some(url) = &args.url {
         let out = goto(&tab, url, args.wait_until, Duration::from_secs(30)).await?;
-        call.guard.note_url(&tab.id, &out.url, &out.title);
+        call.guard()?.note_url(&tab.id, &out.url, &out.title);
     }
     if call.cx.in_foreground() {
         let _ = tab.page.bring_to_front().await;
     }
-    let info = tab_info(&mut call.guard, &tab.id, false).await?;
+    let info = tab_info(call.guard()?, &tab.id, false).await?;
     let url = info.url.clone();
     Ok(output(&TabOutput { tab: info })?.at(url))
 }
 
 pub(super) async fn switch_tab(call: &mut Call<'_>, args: BrowserSwitchTabArgs) -> Result<ToolOutput> {
     call.gate_plain(BrowserTool::SwitchTab, Action::default()).await?;
-    call.guard.set_current(&args.tab_id)?;
+    call.guard()?.set_current(&args.tab_id)?;
     let tab = call.tab(Some(&args.tab_id)).await?;
     let target = tab.page.target_id().clone();
     if call.cx.in_foreground()
-        && let Ok(browser) = call.guard.browser()
+        && let Ok(browser) = call.guard()?.browser()
     {
         let _ = browser.execute(ActivateTargetParams::new(target)).await;
     }
-    let info = tab_info(&mut call.guard, &args.tab_id, false).await?;
+    let info = tab_info(call.guard()?, &args.tab_id, false).await?;
     let url = info.url.clone();
     Ok(output(&TabOutput { tab: info })?.at(url))
 }
 
 pub(super) async fn list_tabs(call: &mut Call<'_>, args: BrowserListTabsArgs) -> Result<ToolOutput> {
     call.gate_plain(BrowserTool::ListTabs, Action::default()).await?;
-    let ids: Vec<String> = call.guard.tabs().iter().map(|t| t.id.clone()).collect();
+    let ids: Vec<String> = call.guard()?.tabs().iter().map(|t| t.id.clone()).collect();
     let mut tabs = Vec::with_capacity(ids.len());
     for id in ids {
-        tabs.push(tab_info(&mut call.guard, &id, args.include_favicons).await?);
+        tabs.push(tab_info(call.guard()?, &id, args.include_favicons).await?);
     }
     output(&BrowserListTabsOutput { tabs })
 }
 
 pub(super) async fn close_tab(call: &mut Call<'_>, args: BrowserCloseTabArgs) -> Result<ToolOutput> {
-    if !call.guard.tabs().iter().any(|t| t.id == args.tab_id) {
-        return Err(call.guard.tab_not_found(&args.tab_id));
+    if !call.guard()?.tabs().iter().any(|t| t.id == args.tab_id) {
+        return Err(call.guard()?.tab_not_found(&args.tab_id));
     }
     let tab = call.tab(Some(&args.tab_id)).await?;
     let state = runtime::call(&tab, "state", &json!({})).await.unwrap_or(Value::Null);
@@ -186,7 +186,7 @@ pub(super) async fn close_tab(call: &mut Call<'_>, args: BrowserCloseTabArgs) ->
         ..Action::default()
     };
     call.gate_plain(BrowserTool::CloseTab, closing).await?;
-    let current = call.guard.close_tab(&args.tab_id).await?;
+    let current = call.guard()?.close_tab(&args.tab_id).await?;
     output(&BrowserCloseTabOutput { closed: args.tab_id, current_tab_id: current })
 }
 
