@@ -54,7 +54,7 @@ mod tests {
             for (at, _) in src.match_indices(&needle) {
                 let rest = &src[at + needle.len()..];
                 let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                assert!(name == "error" || name == "vocab", "{file} uses crate::{name}");
+                assert!(name == "error" || name == "vocab", "{file} uses {needle}{name}");
             }
         }
     }
