@@ -144,6 +144,7 @@ mod tests {
     fn keys() {
         assert_eq!(fold_key("Phí vận chuyển"), "phi_van_chuyen");
         assert_eq!(fold_key("  Giá "), "gia");
+        assert_eq!(fold_key("Bảo hành / Đổi trả"), "bao_hanh_doi_tra");
         assert_eq!(fold_key("Warranty-Months"), "warranty_months");
         assert_eq!(fold_key("TỔNG TIỀN"), "tong_tien");
         assert_eq!(fold_key("Gia\u{301}"), "gia");
