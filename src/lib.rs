@@ -15,6 +15,7 @@ pub mod protocol;
 pub mod secrets;
 pub mod store;
 pub mod tools;
+pub mod vocab;
 
 pub use crate::context::{CallContext, Cancel, FrontEnd};
 pub use crate::core::Core;

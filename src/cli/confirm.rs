@@ -13,6 +13,7 @@ use serde_json::Map;
 
 use crate::gate::{ApproveAll, ChallengeAnswer, ChallengeRequest, ConfirmationRequest, Confirmer, DenyAll};
 use crate::tools::catalogue::safety::ConfirmResultV1;
+use crate::vocab::text::fold;
 
 /// `--confirm`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -92,9 +93,7 @@ impl Confirmer for Prompt {
         );
         Box::pin(async move {
             match ask_line(text).await {
-                Some(line) if matches!(line.trim().to_lowercase().as_str(), "cancel" | "hủy" | "huy" | "q") => {
-                    ChallengeAnswer::GaveUp
-                }
+                Some(line) if matches!(fold(line.trim()).as_str(), "cancel" | "huy" | "q") => ChallengeAnswer::GaveUp,
                 Some(_) => ChallengeAnswer::Done,
                 // No terminal after all: only the page can tell.
                 None => std::future::pending().await,
@@ -120,9 +119,9 @@ impl Confirmer for Prompt {
                 Ok(Ok(Ok(line))) => line,
                 _ => String::new(),
             };
-            let answer = line.trim().to_lowercase();
-            let always = matches!(answer.as_str(), "a" | "always" | "luôn");
-            let yes = always || matches!(answer.as_str(), "y" | "yes" | "có" | "co");
+            let answer = fold(line.trim());
+            let always = matches!(answer.as_str(), "a" | "always" | "luon");
+            let yes = always || matches!(answer.as_str(), "y" | "yes" | "co");
             let mut user_edits = Map::new();
             if always {
                 user_edits.insert("remember".into(), crate::gate::check::REMEMBER_SESSION.into());

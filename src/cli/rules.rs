@@ -79,7 +79,7 @@ pub async fn run(cmd: RulesCommand, data_dir: Option<&Path>) -> ExitCode {
             if site.is_none() && tool.is_none() {
                 return fail(&Error::invalid_arguments("a rule needs --site ORIGIN, --tool NAME or both"), EXIT_USAGE);
             }
-            if let Some(Err(e)) = site.as_deref().map(crate::gate::policy::SitePattern::parse) {
+            if let Some(Err(e)) = site.as_deref().map(crate::vocab::origin::SitePattern::parse) {
                 return fail(&e, EXIT_USAGE);
             }
             let new = NewGateRule { site, tool, min_scope, decision: decision.into(), note };

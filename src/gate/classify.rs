@@ -36,8 +36,7 @@ use self::words::{find, words};
 use super::action::{Action, ElementFacts, FormFacts, SecretValue};
 use super::exfil::{find_secrets, percent_decode};
 use crate::tools::PermissionScope::{self, Destructive, Payment, Publish, ReadOnly, Submit, WriteNonDestructive};
-
-pub(crate) use self::words::fold;
+use crate::vocab::origin::{host_within, origin_in, resolve};
 
 /// Why a call on a challenge is refused.
 pub const CHALLENGE_DENY: &str =
@@ -423,23 +422,16 @@ fn url_words(url: &str, base: Option<&str>) -> String {
     parts.join(" / ")
 }
 
-fn resolve(url: &str, base: Option<&str>) -> Option<Url> {
-    Url::parse(url).ok().or_else(|| base.and_then(|b| Url::parse(b).ok()).and_then(|b| b.join(url).ok()))
-}
-
 /// `https://shop.vn` for any URL of that site; the URL itself when it has no origin.
 fn origin_of(url: &str, base: Option<&str>) -> String {
-    match resolve(url, base).map(|u| u.origin()) {
-        Some(o) if o.is_tuple() => o.ascii_serialization(),
-        _ => short(url, 80),
-    }
+    origin_in(url, base).unwrap_or_else(|| short(url, 80))
 }
 
 /// The host of a CAPTCHA provider's frame, if `frame_url` is one.
 fn captcha_frame(frame_url: &str) -> Option<String> {
     let u = Url::parse(frame_url).ok()?;
     let host = u.host_str()?.to_ascii_lowercase();
-    let under = |domain: &str| host == domain || host.ends_with(&format!(".{domain}"));
+    let under = |domain: &str| host_within(&host, domain);
     let google = (under("google.com") || under("recaptcha.net")) && u.path().starts_with("/recaptcha");
     (google || CAPTCHA_HOSTS.iter().any(|h| under(h))).then_some(host)
 }

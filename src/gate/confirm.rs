@@ -14,6 +14,7 @@ use super::action::{Action, FieldFacts, SecretValue};
 use super::secrets;
 use crate::tools::catalogue::safety::{ConfirmResultV1, RequestUserConfirmationArgs};
 use crate::tools::{PermissionScope, RiskLevel};
+use crate::vocab::text::fold;
 
 /// How long the user has to answer before the answer counts as no.
 pub const ANSWER_WITHIN: Duration = Duration::from_secs(120);
@@ -159,10 +160,10 @@ impl ConfirmationRequest {
 }
 
 fn confirm_field(field: &FieldFacts, secrets: &[SecretValue]) -> ConfirmField {
-    let hint = format!("{} {}", field.name, field.label).to_lowercase();
+    let hint = fold(&format!("{} {}", field.name, field.label));
     let sensitive = field.kind == "password"
         || secrets::is_sensitive_key(&field.name, &[])
-        || ["card", "cvv", "cvc", "passport", "hộ chiếu", "mật khẩu", "otp"].iter().any(|w| hint.contains(w))
+        || ["card", "cvv", "cvc", "passport", "ho chieu", "mat khau", "otp"].iter().any(|w| hint.contains(w))
         || secrets.iter().any(|s| s.value.chars().count() >= 4 && field.value.contains(&s.value));
     let value = if sensitive { mask_value(&field.value) } else { field.value.clone() };
     ConfirmField { name: field.name.clone(), label: field.label.clone(), value, masked: sensitive }

@@ -13,7 +13,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD_NO_PAD;
 
 use super::action::SecretValue;
-use super::classify::fold;
+use crate::vocab::text::fold;
 
 /// The shortest secret (in characters, after trimming) that is looked for.
 pub const MIN_SECRET_CHARS: usize = 4;

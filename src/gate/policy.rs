@@ -17,10 +17,9 @@
 //! 5. otherwise (READ_ONLY, WRITE_NON_DESTRUCTIVE) → Allow.
 //!
 //! A rule matches when its site and tool fit the call and the effective
-//! scope is at least its `min_scope`. Origins are compared as
-//! `scheme://host[:port]`; a host pattern `*.shop.vn` covers `shop.vn` and
-//! every subdomain, on http and https and any port (`https://*.shop.vn`: on
-//! https only). The effective scope is never taken below the declared one.
+//! scope is at least its `min_scope`. Origins and site patterns are those of
+//! [`crate::vocab::origin`] (`https://shop.vn`, `*.shop.vn`). The effective
+//! scope is never taken below the declared one.
 
 use std::collections::HashSet;
 use std::sync::{Mutex, RwLock};
@@ -28,10 +27,11 @@ use std::sync::{Mutex, RwLock};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::store::Store;
 use crate::store::gate_rules::{GateRuleRow, RuleDecision};
 use crate::tools::PermissionScope;
+use crate::vocab::origin::{self, SitePattern, origin_of};
 
 /// The gate's verdict on one call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -234,89 +234,7 @@ fn scope_reason(scope: PermissionScope) -> String {
 }
 
 fn session_key(tool: &str, scope: PermissionScope, origin: Option<&str>) -> SessionKey {
-    let origin = origin.map(|o| origin_of(o).unwrap_or_else(|| o.trim().to_owned()));
-    (tool.to_owned(), scope, origin)
-}
-
-/// The origin (`scheme://host[:port]`, default port left out, host
-/// lowercased) of a URL or an origin; `None` for opaque ones (`about:blank`,
-/// `data:`, `file:`) and for text that is not a URL.
-pub fn origin_of(input: &str) -> Option<String> {
-    let url = url::Url::parse(input.trim()).ok()?;
-    let origin = url.origin();
-    origin.is_tuple().then(|| origin.ascii_serialization())
-}
-
-/// Where a rule or a task's origin limit applies: one origin, or a domain
-/// and its subdomains.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SitePattern {
-    /// `https://shop.vn` (from any URL on it).
-    Origin(String),
-    /// `*.shop.vn` (scheme `None`: http or https) or `https://*.shop.vn`.
-    Hosts { scheme: Option<String>, domain: String },
-}
-
-impl SitePattern {
-    /// Read an origin or URL (`https://shop.vn/cart` is `https://shop.vn`)
-    /// or a host pattern (`*.shop.vn`, `https://*.shop.vn`); anything else
-    /// is `invalid_arguments`.
-    pub fn parse(input: &str) -> Result<SitePattern> {
-        let s = input.trim();
-        let bad = || {
-            Error::invalid_arguments(format!(
-                "`{input}` is not a site: give an origin like https://shop.vn or a host pattern like *.shop.vn"
-            ))
-        };
-        let (scheme, rest) = match s.split_once("://") {
-            Some((scheme, rest)) => (Some(scheme.to_ascii_lowercase()), rest),
-            None => (None, s),
-        };
-        if scheme.as_deref().is_some_and(|sc| sc != "http" && sc != "https") {
-            return Err(bad());
-        }
-        let Some(domain) = rest.strip_prefix("*.") else {
-            return match scheme {
-                Some(_) => origin_of(s).map(SitePattern::Origin).ok_or_else(bad),
-                None => Err(bad()),
-            };
-        };
-        let domain = domain.strip_suffix('/').unwrap_or(domain);
-        if !domain.contains('.') || domain.contains(['/', ':', '*', '?', '#', '@', '[']) {
-            return Err(bad());
-        }
-        let url = url::Url::parse(&format!("https://{domain}/")).map_err(|_| bad())?;
-        let domain = url.domain().filter(|d| !d.starts_with('.') && !d.ends_with('.')).ok_or_else(bad)?;
-        Ok(SitePattern::Hosts { scheme, domain: domain.to_owned() })
-    }
-
-    /// Whether the origin of `url` (a URL or an origin) falls under this pattern.
-    pub fn matches(&self, url: &str) -> bool {
-        match self {
-            SitePattern::Origin(origin) => origin_of(url).is_some_and(|o| &o == origin),
-            SitePattern::Hosts { scheme, domain } => {
-                let Ok(url) = url::Url::parse(url.trim()) else { return false };
-                let scheme_fits = match scheme {
-                    Some(s) => url.scheme() == s,
-                    None => matches!(url.scheme(), "http" | "https"),
-                };
-                let host = url.host_str().unwrap_or_default();
-                let host_fits = host == domain
-                    || host.strip_suffix(domain.as_str()).is_some_and(|head| head.ends_with('.') && head.len() > 1);
-                scheme_fits && host_fits
-            }
-        }
-    }
-}
-
-impl std::fmt::Display for SitePattern {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SitePattern::Origin(origin) => f.write_str(origin),
-            SitePattern::Hosts { scheme: Some(scheme), domain } => write!(f, "{scheme}://*.{domain}"),
-            SitePattern::Hosts { scheme: None, domain } => write!(f, "*.{domain}"),
-        }
-    }
+    (tool.to_owned(), scope, origin.map(origin::normalize))
 }
 
 /// The decision a confirmation answer (ConfirmResultV1 JSON) stands for:

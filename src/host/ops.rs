@@ -8,11 +8,11 @@ use serde_json::Value;
 
 use crate::agent::memory;
 use crate::error::{Error, ErrorCode, Result};
-use crate::gate::policy::SitePattern;
 use crate::protocol::{ChatMessage, ConversationSummary, Reply, TimelineCall};
 use crate::store::Store;
 use crate::store::gate_rules::{NewGateRule, RuleDecision};
 use crate::store::messages::Role;
+use crate::vocab::origin::SitePattern;
 
 /// The largest file [`read_artifact`] hands out.
 const MAX_ARTIFACT_BYTES: u64 = 32 * 1024 * 1024;

@@ -139,7 +139,7 @@ impl Archival<'_> {
 /// FTS5 syntax (operators, columns, `*`, `"`). At most [`MAX_QUERY_TERMS`],
 /// without duplicates.
 fn query_terms(query: &str) -> Vec<String> {
-    let folded = crate::gate::classify::fold(query);
+    let folded = crate::vocab::text::fold(query);
     let mut terms: Vec<String> = Vec::new();
     for word in folded.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
         let quoted = format!("\"{word}\"");

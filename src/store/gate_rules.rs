@@ -7,9 +7,9 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{FromRow, Row};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::gate::policy::{SitePattern, origin_of};
 use crate::store::{Store, decode_text, new_id, now};
 use crate::tools::PermissionScope;
+use crate::vocab::origin::{SitePattern, origin_of};
 
 /// What a rule is keyed on; follows from which of site and tool are set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]

@@ -13,11 +13,13 @@ use url::Url;
 
 use super::Candidate;
 use super::names::{Concept, FieldSpec, Unit};
-use crate::tools::builtin::normalize_compare::parse::{
-    DurUnit, Money, RangePick, Reject as ParseReject, detect_currency, fold, is_blank, parse_bool, parse_duration,
-    parse_money, parse_number,
-};
 use crate::tools::catalogue::capture::ExtractFieldType;
+use crate::vocab::Reject as ParseReject;
+use crate::vocab::duration::{DurUnit, RangePick, parse_duration};
+use crate::vocab::money::{Money, currency_code, detect_currency, parse_money};
+use crate::vocab::number::parse_number;
+use crate::vocab::text::fold;
+use crate::vocab::value::{is_blank, parse_bool};
 
 /// Longest string value kept, in characters.
 const MAX_STRING: usize = 4_000;
@@ -66,28 +68,6 @@ fn ok(value: Value) -> Result<Coerced, Reject> {
 
 fn bad<T>(reason: String) -> Result<T, Reject> {
     Err(Reject::Bad(reason))
-}
-
-/// The currency a text states, ISO code: `₫`/`đ`/`VND` → VND, `$` → USD,
-/// `€` → EUR, `£` → GBP, `¥` → JPY unless `元`/`CNY`/`RMB` says yuan.
-pub(super) fn currency_in(text: &str) -> Option<String> {
-    let code = detect_currency(text)?;
-    if code == "JPY" {
-        let f = fold(text);
-        if text.contains('元') || f.contains("cn¥") || f.contains("cny") || f.contains("rmb") {
-            return Some("CNY".into());
-        }
-    }
-    Some(code.to_string())
-}
-
-/// An ISO currency code from a code, symbol or word; any three letters pass as a code.
-pub(super) fn currency_code(text: &str) -> Option<String> {
-    let t = text.trim();
-    if t.len() == 3 && t.chars().all(|c| c.is_ascii_alphabetic()) {
-        return Some(t.to_ascii_uppercase());
-    }
-    currency_in(t)
 }
 
 /// A value as text: scalars as written, `{name}`/`{@value}`/addresses read,

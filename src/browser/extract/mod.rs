@@ -58,7 +58,8 @@ use serde_json::{Map, Value};
 pub use facts::{MicrodataItem, PageFacts, PriceFragment};
 
 use crate::tools::catalogue::capture::{BrowserExtractOutput, ExtractFieldType, ExtractSourceType};
-use coerce::{Coerced, Ctx, Reject, coerce, currency_code, currency_in, fold_eq, plain, show};
+use crate::vocab::money::{currency_code, detect_currency};
+use coerce::{Coerced, Ctx, Reject, coerce, fold_eq, plain, show};
 use names::{Concept, FieldSpec};
 use structured::Entity;
 use text::TextFacts;
@@ -236,7 +237,7 @@ fn gather(page: &Page<'_>, spec: &FieldSpec) -> Vec<Candidate> {
         let prices = FieldSpec::new("price");
         for c in gather(page, &prices) {
             let code = c.currency.as_deref().and_then(currency_code).or_else(|| match &c.value {
-                Value::String(s) => currency_in(s),
+                Value::String(s) => detect_currency(s).map(str::to_owned),
                 _ => None,
             });
             if let Some(code) = code {

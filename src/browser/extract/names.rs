@@ -4,24 +4,11 @@
 //! (`warranty_months`, `price_vnd`) and fuzzy label matching for the rest.
 
 use super::lexicon::{BLOCKED, CANONICAL, CONCEPTS, MONEY_TOKENS, STOPWORDS};
-use crate::tools::builtin::normalize_compare::parse::{DurUnit, currency_code_word};
+use crate::vocab::duration::{DurUnit, suffix_unit};
+use crate::vocab::money::currency_code_word;
+use crate::vocab::text::fold_camel_key;
 
 pub(super) use super::lexicon::Concept;
-
-/// A name in matching form: camelCase split, folded (`Giá bán` → `gia_ban`),
-/// every run of non-alphanumerics turned into one `_`.
-pub(super) fn norm_key(s: &str) -> String {
-    let mut spaced = String::with_capacity(s.len() + 4);
-    let mut prev_lower = false;
-    for c in s.chars() {
-        if c.is_uppercase() && prev_lower {
-            spaced.push(' ');
-        }
-        prev_lower = c.is_lowercase();
-        spaced.push(c);
-    }
-    crate::tools::builtin::normalize_compare::fields::norm_key(&spaced)
-}
 
 fn tokens(norm: &str) -> Vec<&str> {
     norm.split('_').filter(|t| !t.is_empty()).collect()
@@ -95,7 +82,7 @@ fn concept_of(toks: &[&str], label: bool) -> Option<Concept> {
 
 /// The concept a page label (`Giá bán`, `Bảo hành`, `Total`) stands for.
 pub(super) fn label_concept(label: &str) -> Option<Concept> {
-    let norm = norm_key(label);
+    let norm = fold_camel_key(label);
     concept_of(&without_stopwords(&tokens(&norm)), true)
 }
 
@@ -107,15 +94,7 @@ pub(super) enum Unit {
 }
 
 fn unit_of(token: &str) -> Option<Unit> {
-    let dur = |u| Some(Unit::Duration(u));
-    match token {
-        "hours" | "hour" | "hrs" | "gio" => dur(DurUnit::Hours),
-        "days" | "day" | "ngay" => dur(DurUnit::Days),
-        "weeks" | "week" | "tuan" => dur(DurUnit::Weeks),
-        "months" | "month" | "mos" | "thang" => dur(DurUnit::Months),
-        "years" | "year" | "yrs" | "nam" => dur(DurUnit::Years),
-        other => currency_code_word(other).map(Unit::Currency),
-    }
+    suffix_unit(token).map(Unit::Duration).or_else(|| currency_code_word(token).map(Unit::Currency))
 }
 
 /// A name reduced to canonical tokens for fuzzy comparison.
@@ -127,7 +106,7 @@ pub(super) struct Key {
 
 impl Key {
     pub(super) fn new(name: &str) -> Self {
-        let norm = norm_key(name);
+        let norm = fold_camel_key(name);
         let raw = tokens(&norm);
         let raw = without_stopwords(&raw);
         let mut out: Vec<String> = Vec::new();
@@ -212,7 +191,7 @@ pub(super) struct FieldSpec {
 
 impl FieldSpec {
     pub(super) fn new(name: &str) -> Self {
-        let norm = norm_key(name);
+        let norm = fold_camel_key(name);
         let all = without_stopwords(&tokens(&norm));
         let unit = all.last().and_then(|t| unit_of(t)).filter(|_| all.len() > 1);
         let base = if unit.is_some() { &all[..all.len() - 1] } else { &all[..] };

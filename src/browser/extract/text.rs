@@ -10,8 +10,9 @@ use serde_json::Value;
 
 use super::names::{Concept, FieldSpec};
 use super::visible::{Pair, PriceRole, keyword_role, pair_candidates, prepare};
-use super::{Candidate, Source, currency_in};
-use crate::tools::builtin::normalize_compare::parse::fold;
+use super::{Candidate, Source};
+use crate::vocab::money::detect_currency;
+use crate::vocab::text::Folded;
 
 /// Lines read from the text at most.
 const MAX_LINES: usize = 5_000;
@@ -36,33 +37,6 @@ struct Amount {
     role: PriceRole,
     /// A price keyword (`Giá`, `Total`...) stands right before it.
     keyword: bool,
-}
-
-/// Folded text with, for every folded byte, the byte where its character starts in the original.
-struct Folded {
-    text: String,
-    starts: Vec<usize>,
-}
-
-impl Folded {
-    fn new(s: &str) -> Self {
-        let mut text = String::with_capacity(s.len());
-        let mut starts = Vec::with_capacity(s.len() + 1);
-        let mut buf = [0u8; 4];
-        for (i, c) in s.char_indices() {
-            let f = fold(c.encode_utf8(&mut buf));
-            starts.extend(std::iter::repeat_n(i, f.len()));
-            text.push_str(&f);
-        }
-        starts.push(s.len());
-        Self { text, starts }
-    }
-
-    fn original<'a>(&self, s: &'a str, start: usize, end: usize) -> &'a str {
-        let from = self.starts.get(start).copied().unwrap_or(s.len());
-        let to = self.starts.get(end).copied().unwrap_or(s.len());
-        s.get(from..to).unwrap_or("").trim()
-    }
 }
 
 fn regex(pattern: &str) -> Option<Regex> {
@@ -91,7 +65,9 @@ impl TextFacts {
             // A labelled line beats loose patterns (and keeps their noise out).
             return out;
         }
-        let text = |t: &String| Candidate::new(Value::String(t.clone()), Source::Text).with_currency(currency_in(t));
+        let text = |t: &String| {
+            Candidate::new(Value::String(t.clone()), Source::Text).with_currency(detect_currency(t).map(str::to_owned))
+        };
         match spec.concept {
             Some(c @ (Concept::Price | Concept::Total | Concept::OldPrice | Concept::Shipping)) => {
                 for roles in PriceRole::wanted(c) {
@@ -216,7 +192,7 @@ fn find_words(t: &str, phrases: &[&str]) -> Vec<(usize, usize)> {
 fn free_shipping(text: &str, folded: &Folded) -> Vec<String> {
     const FREE: &[&str] =
         &["mien phi van chuyen", "mien phi giao hang", "mien phi ship", "free shipping", "free delivery", "freeship"];
-    let mut hits = find_words(&folded.text, FREE);
+    let mut hits = find_words(folded.as_str(), FREE);
     hits.sort_unstable();
     hits.into_iter().take(MAX_HITS).map(|(s, e)| folded.original(text, s, e).to_string()).collect()
 }
@@ -236,8 +212,8 @@ fn stock(text: &str, folded: &Folded) -> Vec<String> {
         "not available",
     ];
     const POSITIVE: &[&str] = &["con hang", "in stock", "san hang", "available now"];
-    let negatives = find_words(&folded.text, NEGATIVE);
-    let positives: Vec<(usize, usize)> = find_words(&folded.text, POSITIVE)
+    let negatives = find_words(folded.as_str(), NEGATIVE);
+    let positives: Vec<(usize, usize)> = find_words(folded.as_str(), POSITIVE)
         .into_iter()
         .filter(|(s, e)| !negatives.iter().any(|(ns, ne)| ns <= s && e <= ne))
         .collect();
@@ -260,7 +236,7 @@ fn warranty(text: &str, folded: &Folded) -> Vec<String> {
     });
     let mut hits: Vec<(usize, String)> = Vec::new();
     for re in [AFTER.as_ref(), BEFORE.as_ref()].into_iter().flatten() {
-        for caps in re.captures_iter(&folded.text).take(MAX_HITS) {
+        for caps in re.captures_iter(folded.as_str()).take(MAX_HITS) {
             if let (Some(n), Some(u)) = (caps.get(1), caps.get(2)) {
                 let number = folded.original(text, n.start(), n.end());
                 let unit = folded.original(text, u.start(), u.end());
@@ -286,7 +262,7 @@ fn reviews(text: &str, folded: &Folded) -> Vec<String> {
     static RE: LazyLock<Option<Regex>> =
         LazyLock::new(|| regex(r"(\d[\d.,]*)\s*(?:luot\s+)?(?:reviews?|ratings?|danh gia|nhan xet|binh luan)\b"));
     let Some(re) = RE.as_ref() else { return Vec::new() };
-    re.captures_iter(&folded.text)
+    re.captures_iter(folded.as_str())
         .filter_map(|c| c.get(0))
         .take(MAX_HITS)
         .map(|m| folded.original(text, m.start(), m.end()).to_string())

@@ -5,8 +5,10 @@
 use serde_json::Value;
 
 use super::facts::PriceFragment;
-use super::names::{Concept, FieldSpec, Key, label_concept, norm_key};
-use super::{Candidate, Hint, Source, currency_in};
+use super::names::{Concept, FieldSpec, Key, label_concept};
+use super::{Candidate, Hint, Source};
+use crate::vocab::money::detect_currency;
+use crate::vocab::text::fold_camel_key;
 
 /// A label → value pair with its label understood once.
 #[derive(Debug, Clone)]
@@ -45,8 +47,10 @@ const LABEL_MATCH: f64 = 0.5;
 /// Candidates from pairs: labels of the field's concept, or for other
 /// fields the labels that best match its name (ties all kept, in page order).
 pub(super) fn pair_candidates(pairs: &[Pair], spec: &FieldSpec, source: Source) -> Vec<Candidate> {
-    let candidate =
-        |p: &Pair| Candidate::new(Value::String(p.value.clone()), source).with_currency(currency_in(&p.value));
+    let candidate = |p: &Pair| {
+        Candidate::new(Value::String(p.value.clone()), source)
+            .with_currency(detect_currency(&p.value).map(str::to_owned))
+    };
     if let Some(concept) = spec.concept {
         for tier in tiers(concept) {
             let found: Vec<Candidate> =
@@ -94,7 +98,7 @@ impl PriceRole {
 }
 
 fn context_role(context: &str) -> Option<PriceRole> {
-    let padded = format!("_{}_", norm_key(context));
+    let padded = format!("_{}_", fold_camel_key(context));
     let has = |words: &[&str]| words.iter().any(|w| padded.contains(&format!("_{w}_")));
     if has(&[
         "old",
@@ -150,7 +154,7 @@ pub(super) fn fragment_candidates(prices: &[PriceFragment], spec: &FieldSpec) ->
                 Candidate {
                     value: Value::String(f.text.trim().to_string()),
                     source: Source::Fragment,
-                    currency: currency_in(&f.text),
+                    currency: detect_currency(&f.text).map(str::to_owned),
                     hint,
                 }
             })
@@ -164,7 +168,7 @@ pub(super) fn fragment_candidates(prices: &[PriceFragment], spec: &FieldSpec) ->
 
 /// The role a keyword just before an amount gives it (`Giá:`, `Total`, `Giá gốc`).
 pub(super) fn keyword_role(before: &str) -> Option<PriceRole> {
-    let norm = norm_key(before);
+    let norm = fold_camel_key(before);
     const KEYWORDS: &[(&str, PriceRole)] = &[
         ("gia_goc", PriceRole::Old),
         ("gia_niem_yet", PriceRole::Old),

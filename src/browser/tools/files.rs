@@ -125,7 +125,7 @@ pub(super) async fn download(call: &mut Call<'_>, args: BrowserDownloadArgs) -> 
         Some(url) => {
             let action = Action {
                 destination: Some(url.clone()),
-                origin: crate::gate::policy::origin_of(url),
+                origin: crate::vocab::origin::origin_of(url),
                 ..Action::default()
             };
             call.gate_plain(BrowserTool::Download, action).await?;

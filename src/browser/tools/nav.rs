@@ -180,7 +180,7 @@ pub(super) async fn close_tab(call: &mut Call<'_>, args: BrowserCloseTabArgs) ->
     let state = runtime::call(&tab, "state", &json!({})).await.unwrap_or(Value::Null);
     let (url, _) = page::url_and_title(&tab).await;
     let closing = Action {
-        origin: crate::gate::policy::origin_of(&url),
+        origin: crate::vocab::origin::origin_of(&url),
         url: Some(url),
         closes_unsaved_form: state.get("unsaved_form").and_then(Value::as_bool).unwrap_or(false),
         ..Action::default()
@@ -272,7 +272,7 @@ impl Check<'_> {
 /// A navigation as the gate sees it: where the browser goes (and so what
 /// the URL may carry there).
 fn leaving_for(url: &str) -> Action {
-    Action { destination: Some(url.to_owned()), origin: crate::gate::policy::origin_of(url), ..Action::default() }
+    Action { destination: Some(url.to_owned()), origin: crate::vocab::origin::origin_of(url), ..Action::default() }
 }
 
 /// What the tab tools report of a tab.

@@ -11,6 +11,7 @@
 //! its folded form alone, since it could be either.
 
 use super::phrases::Phrase;
+use crate::vocab::text::{fold_char, is_mark};
 
 /// Vietnamese vowels and their five toned forms: grave, acute, hook, tilde, dot.
 const TONED: [(char, &str); 12] = [
@@ -38,11 +39,6 @@ fn untone(c: char) -> (char, u8) {
     (c, 0)
 }
 
-/// Combining marks (decomposed text).
-fn is_mark(c: char) -> bool {
-    ('\u{300}'..='\u{36f}').contains(&c)
-}
-
 /// The tone a combining mark writes, in `TONED` order.
 fn combining_tone(c: char) -> Option<u8> {
     match c {
@@ -66,32 +62,6 @@ fn with_mark(base: char, mark: char) -> Option<char> {
         ('u', '\u{31b}') => Some('ư'),
         _ => None,
     }
-}
-
-/// The plain letter under a (toneless, lowercase) marked one: `ơ`→`o`,
-/// `đ`→`d`, plus the common Latin-1 / Latin Extended-A letters.
-fn plain(c: char) -> char {
-    match c {
-        'ă' | 'â' | 'ä' | 'å' | 'ā' | 'ą' => 'a',
-        'ê' | 'ë' | 'ē' | 'ę' => 'e',
-        'î' | 'ï' => 'i',
-        'ô' | 'ơ' | 'ö' | 'ø' | 'ō' => 'o',
-        'ư' | 'û' | 'ü' | 'ū' => 'u',
-        'ÿ' => 'y',
-        'đ' | 'ð' => 'd',
-        'ç' | 'ć' | 'č' => 'c',
-        'ñ' | 'ń' => 'n',
-        'ł' => 'l',
-        'ś' | 'š' => 's',
-        'ź' | 'ż' | 'ž' => 'z',
-        _ => c,
-    }
-}
-
-/// Lowercase text without diacritics, every other character kept:
-/// `"Nguyễn Văn Đức"` → `"nguyen van duc"` (precomposed or decomposed input).
-pub(crate) fn fold(s: &str) -> String {
-    s.chars().flat_map(char::to_lowercase).filter(|c| !is_mark(*c)).map(|c| plain(untone(c).0)).collect()
 }
 
 /// One word of a page text or of a phrase.
@@ -124,7 +94,7 @@ impl Word {
                 tone = if tone == 0 { t } else { tone };
             }
         }
-        let folded = marked.chars().map(plain).collect();
+        let folded = marked.chars().map(fold_char).collect();
         Word { folded, marked, tone, accented: !raw.iter().all(char::is_ascii) }
     }
 
@@ -221,13 +191,6 @@ mod tests {
         Phrase::new("place order", Effect::Neutral, ""),
         Phrase::new("book", Effect::Neutral, ""),
     ];
-
-    #[test]
-    fn fold_strips_vietnamese_and_latin_marks() {
-        assert_eq!(fold("Nguyễn Văn ĐỨC, Hà Nội"), "nguyen van duc, ha noi");
-        assert_eq!(fold("Nguye\u{302}\u{303}n"), "nguyen");
-        assert_eq!(fold("Crème Brûlée"), "creme brulee");
-    }
 
     #[test]
     fn tones_and_marks_separate_accented_words() {

@@ -1,61 +1,10 @@
-//! Field names: normalisation (case, Vietnamese diacritics, separators),
-//! unit suffixes (`warranty_months`, `price_vnd`), target concepts and their
-//! English + Vietnamese synonyms.
+//! Field names (folded with [`fold_key`]): unit suffixes (`warranty_months`,
+//! `price_vnd`), target concepts and their English + Vietnamese synonyms.
 
-use super::parse::{DurUnit, MassUnit};
-
-/// Lowercases `s` and drops combining marks (decomposed accents), keeping
-/// precomposed characters (so `đ`, `₫` survive for currency detection).
-pub(super) fn lower_chars(s: &str) -> Vec<char> {
-    s.chars().flat_map(char::to_lowercase).filter(|c| !('\u{300}'..='\u{36f}').contains(c)).collect()
-}
-
-/// Maps an accented (lowercase) letter to its base letter: Vietnamese first
-/// (`ắ`→`a`, `ơ`→`o`, `ư`→`u`, `đ`→`d`), plus common Latin-1/Latin-A letters.
-pub(super) fn fold_char(c: char) -> char {
-    match c {
-        'à' | 'á' | 'ả' | 'ã' | 'ạ' | 'ă' | 'ằ' | 'ắ' | 'ẳ' | 'ẵ' | 'ặ' | 'â' | 'ầ' | 'ấ' | 'ẩ' | 'ẫ' | 'ậ' | 'ä'
-        | 'å' | 'ā' | 'ą' => 'a',
-        'è' | 'é' | 'ẻ' | 'ẽ' | 'ẹ' | 'ê' | 'ề' | 'ế' | 'ể' | 'ễ' | 'ệ' | 'ë' | 'ē' | 'ę' => 'e',
-        'ì' | 'í' | 'ỉ' | 'ĩ' | 'ị' | 'î' | 'ï' => 'i',
-        'ò' | 'ó' | 'ỏ' | 'õ' | 'ọ' | 'ô' | 'ồ' | 'ố' | 'ổ' | 'ỗ' | 'ộ' | 'ơ' | 'ờ' | 'ớ' | 'ở' | 'ỡ' | 'ợ' | 'ö'
-        | 'ø' | 'ō' => 'o',
-        'ù' | 'ú' | 'ủ' | 'ũ' | 'ụ' | 'ư' | 'ừ' | 'ứ' | 'ử' | 'ữ' | 'ự' | 'û' | 'ü' | 'ū' => 'u',
-        'ỳ' | 'ý' | 'ỷ' | 'ỹ' | 'ỵ' | 'ÿ' => 'y',
-        'đ' | 'ð' => 'd',
-        'ç' | 'ć' | 'č' => 'c',
-        'ñ' | 'ń' => 'n',
-        'ł' => 'l',
-        'ś' | 'š' => 's',
-        'ź' | 'ż' | 'ž' => 'z',
-        _ => c,
-    }
-}
-
-/// Lowercase, diacritic-free text (`"Phí vận chuyển"` → `"phi van chuyen"`).
-pub(super) fn fold(s: &str) -> String {
-    lower_chars(s).into_iter().map(fold_char).collect()
-}
-
-/// A field name in matching form: folded, every run of non-alphanumerics
-/// (`_`, `-`, spaces, punctuation) turned into one `_`, trimmed.
-/// `"Phí vận chuyển"` → `"phi_van_chuyen"`, `"Warranty-Months"` → `"warranty_months"`.
-pub(crate) fn norm_key(s: &str) -> String {
-    let mut out = String::new();
-    let mut pending = false;
-    for c in fold(s).chars() {
-        if c.is_alphanumeric() {
-            if pending && !out.is_empty() {
-                out.push('_');
-            }
-            pending = false;
-            out.push(c);
-        } else {
-            pending = true;
-        }
-    }
-    out
-}
+use super::mass::MassUnit;
+use crate::vocab::duration::{DurUnit, suffix_unit as duration_suffix};
+use crate::vocab::money::currency_code_word;
+use crate::vocab::text::fold_key;
 
 /// Whether `norm` (a normalised key) contains `phrase` as whole `_`-separated tokens.
 pub(super) fn has_phrase(norm: &str, phrase: &str) -> bool {
@@ -71,18 +20,15 @@ pub(super) enum Suffix {
 }
 
 fn suffix_unit(token: &str) -> Option<Suffix> {
-    let dur = |u| Some(Suffix::Dur(u));
+    if let Some(unit) = duration_suffix(token) {
+        return Some(Suffix::Dur(unit));
+    }
     match token {
-        "hours" | "hour" | "hrs" | "gio" => dur(DurUnit::Hours),
-        "days" | "day" | "ngay" => dur(DurUnit::Days),
-        "weeks" | "week" | "wks" | "tuan" => dur(DurUnit::Weeks),
-        "months" | "month" | "mos" | "mo" | "thang" => dur(DurUnit::Months),
-        "years" | "year" | "yrs" | "nam" => dur(DurUnit::Years),
         "kg" | "kgs" => Some(Suffix::Mass(MassUnit::Kg)),
         "g" | "grams" | "gram" => Some(Suffix::Mass(MassUnit::G)),
         "lb" | "lbs" => Some(Suffix::Mass(MassUnit::Lb)),
         "vnd" | "dong" => Some(Suffix::Currency("VND")),
-        other => super::parse::currency_code_word(other).map(Suffix::Currency),
+        other => currency_code_word(other).map(Suffix::Currency),
     }
 }
 
@@ -98,7 +44,7 @@ pub(super) struct KeyInfo {
 }
 
 pub(super) fn key_info(name: &str) -> KeyInfo {
-    let norm = norm_key(name);
+    let norm = fold_key(name);
     if let Some((head, last)) = norm.rsplit_once('_')
         && let Some(suffix) = suffix_unit(last)
     {
@@ -297,18 +243,6 @@ pub(super) fn target_concept(info: &KeyInfo) -> Concept {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
-
-    #[test]
-    fn keys_are_normalised() {
-        assert_eq!(norm_key("Phí vận chuyển"), "phi_van_chuyen");
-        assert_eq!(norm_key("  Giá "), "gia");
-        assert_eq!(norm_key("Bảo hành"), "bao_hanh");
-        assert_eq!(norm_key("Đổi trả"), "doi_tra");
-        assert_eq!(norm_key("Warranty-Months"), "warranty_months");
-        assert_eq!(norm_key("TỔNG TIỀN"), "tong_tien");
-        // Decomposed accents (NFD) fold the same way.
-        assert_eq!(norm_key("Gia\u{301}"), "gia");
-    }
 
     #[test]
     fn suffixes_and_concepts() {

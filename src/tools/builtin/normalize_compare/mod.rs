@@ -29,7 +29,7 @@
 //!
 //! # Values
 //!
-//! * Money — see [`parse::parse_money`]. The first number in the text is read.
+//! * Money — see [`money::parse_money`]. The first number in the text is read.
 //!   `.`/`,`: when both appear the last one is the decimal separator; one kind
 //!   repeated groups thousands (`21.490.000`); a single one followed by
 //!   exactly three digits groups thousands (prices with three decimals do not
@@ -78,8 +78,8 @@
 //! Comparison is lexicographic over the keys; a missing value ranks after any
 //! present one; full ties keep input order.
 
-pub(crate) mod fields;
-pub(crate) mod parse;
+mod fields;
+mod mass;
 #[cfg(test)]
 mod tests;
 
@@ -91,8 +91,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use fields::{Concept, KeyInfo, Suffix, exact_concept, key_info, norm_key, target_concept};
-use parse::{DurUnit, MassUnit, Money, Parsed, RangePick, Reject};
+use crate::vocab::duration::{self, DurUnit, RangePick};
+use crate::vocab::money::{self, Money};
+use crate::vocab::text::fold_key;
+use crate::vocab::{Parsed, Reject, number, value};
+use fields::{Concept, KeyInfo, Suffix, exact_concept, key_info, target_concept};
+use mass::MassUnit;
 
 /// The type a target field is normalised to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -326,13 +330,13 @@ fn scalar(value: &Value) -> Parsed<Scalar> {
             Some(v) if v.is_finite() => Ok(Scalar::Num(v)),
             _ => Err(Reject::Bad(format!("number {n} is out of range"))),
         },
-        Value::String(s) if parse::is_blank(s) => Err(Reject::WrongKind),
+        Value::String(s) if value::is_blank(s) => Err(Reject::WrongKind),
         Value::String(s) => Ok(Scalar::Text(s.trim().to_string())),
         Value::Array(a) if a.is_empty() => Err(Reject::WrongKind),
         Value::Array(a) if a.len() == 1 => scalar(&a[0]),
         Value::Array(a) => Err(Reject::Bad(format!("a list of {} values, expected one value", a.len()))),
         Value::Object(o) => {
-            let find = |keys: &[&str]| o.iter().find(|(k, _)| keys.contains(&norm_key(k).as_str())).map(|(_, v)| v);
+            let find = |keys: &[&str]| o.iter().find(|(k, _)| keys.contains(&fold_key(k).as_str())).map(|(_, v)| v);
             let amount = find(AMOUNT_KEYS).map(scalar).transpose()?;
             let unit = find(UNIT_KEYS).and_then(Value::as_str);
             match (amount, unit) {
@@ -420,7 +424,7 @@ fn parse_entry(t: &Target, raw: &RawEntry) -> Parsed<(Val, Vec<String>)> {
             let (money, notes) = match s {
                 Scalar::Num(v) => (Money::Amount { value: v, currency: raw_currency }, Vec::new()),
                 Scalar::Text(text) => {
-                    let (m, notes) = parse::parse_money(&text)?;
+                    let (m, notes) = money::parse_money(&text)?;
                     let m = match m {
                         Money::Amount { value, currency } => {
                             Money::Amount { value, currency: currency.or(raw_currency) }
@@ -439,8 +443,8 @@ fn parse_entry(t: &Target, raw: &RawEntry) -> Parsed<(Val, Vec<String>)> {
         Kind::Duration(to) => {
             let pick = if t.concept == Concept::DeliveryTime { RangePick::High } else { RangePick::Low };
             let (d, notes) = match s {
-                Scalar::Num(v) => (parse::Duration { value: v, unit: None }, Vec::new()),
-                Scalar::Text(text) => parse::parse_duration(&text, pick)?,
+                Scalar::Num(v) => (duration::Duration { value: v, unit: None }, Vec::new()),
+                Scalar::Text(text) => duration::parse_duration(&text, pick)?,
                 Scalar::Bool(_) => return Err(Reject::Bad("a yes/no value, not a duration".into())),
             };
             let from = match (d.unit, raw.info.suffix) {
@@ -463,8 +467,8 @@ fn parse_entry(t: &Target, raw: &RawEntry) -> Parsed<(Val, Vec<String>)> {
             let (v, notes, unit) = match s {
                 Scalar::Num(v) => (v, Vec::new(), raw_mass),
                 Scalar::Text(text) => {
-                    let (v, notes) = parse::parse_number(&text)?;
-                    (v, notes, parse::mass_unit_in(&text).or(raw_mass))
+                    let (v, notes) = number::parse_number(&text)?;
+                    (v, notes, mass::mass_unit_in(&text).or(raw_mass))
                 }
                 Scalar::Bool(_) => return Err(Reject::Bad("a yes/no value, not a number".into())),
             };
@@ -477,9 +481,9 @@ fn parse_entry(t: &Target, raw: &RawEntry) -> Parsed<(Val, Vec<String>)> {
         Kind::Bool => match s {
             Scalar::Bool(b) => Ok((Val::Bool(b), Vec::new())),
             Scalar::Num(v) => Ok((Val::Bool(v != 0.0), Vec::new())),
-            Scalar::Text(text) => match parse::parse_bool(&text) {
+            Scalar::Text(text) => match value::parse_bool(&text) {
                 Some(b) => Ok((Val::Bool(b), Vec::new())),
-                None => match parse::parse_number(&text) {
+                None => match number::parse_number(&text) {
                     Ok((v, _)) => Ok((Val::Bool(v != 0.0), Vec::new())),
                     Err(_) => Err(Reject::Bad(format!("\"{text}\" is not yes/no"))),
                 },
@@ -618,12 +622,12 @@ fn total_from_parts(parent: &str, raws: &[RawEntry], warnings: &mut Vec<String>)
 /// The currency an item declares in a raw `currency` field.
 fn declared_currency(item: &RawItem) -> Option<String> {
     item.raw.iter().find_map(|(k, v)| {
-        let n = norm_key(k);
+        let n = fold_key(k);
         let is_currency_key = matches!(
             n.as_str(),
             "currency" | "currency_code" | "ccy" | "curr" | "tien_te" | "don_vi_tien" | "don_vi_tien_te"
         );
-        if is_currency_key { v.as_str().and_then(parse::currency_arg) } else { None }
+        if is_currency_key { v.as_str().and_then(money::currency_code) } else { None }
     })
 }
 
@@ -696,7 +700,7 @@ fn finish_item(
         warnings.push(format!("priced in {c}, not {t}; not converted (no fx rate given)"));
     }
     let decimals = match (&foreign, convert_rate, &fx.target) {
-        (Some(_), Some(_), Some(t)) | (None, _, Some(t)) if parse::zero_decimal(t) => 0,
+        (Some(_), Some(_), Some(t)) | (None, _, Some(t)) if money::zero_decimal(t) => 0,
         _ => 2,
     };
     let mut normalized = BTreeMap::new();
@@ -894,7 +898,7 @@ fn validate(args: &NormalizeCompareArgs) -> Result<()> {
     if args.schema.is_empty() {
         return Err(Error::invalid_arguments("schema must name at least one field"));
     }
-    if let Some(bad) = args.schema.keys().find(|k| norm_key(k).is_empty()) {
+    if let Some(bad) = args.schema.keys().find(|k| fold_key(k).is_empty()) {
         return Err(Error::invalid_arguments(format!("schema field name \"{bad}\" has no letters or digits")));
     }
     Ok(())
@@ -907,7 +911,7 @@ fn resolve_fx(
 ) -> Result<(Fx, Vec<String>)> {
     let mut warnings = Vec::new();
     let explicit = match &args.currency {
-        Some(c) => Some(parse::currency_arg(c).ok_or_else(|| {
+        Some(c) => Some(money::currency_code(c).ok_or_else(|| {
             Error::invalid_arguments(format!("currency \"{c}\" is not a currency code or symbol (e.g. VND, USD, ₫)"))
         })?),
         None => None,
@@ -918,7 +922,7 @@ fn resolve_fx(
             return Err(Error::invalid_arguments("fx needs currency: the currency the rates convert into"));
         }
         for (k, rate) in fx {
-            let code = parse::currency_arg(k)
+            let code = money::currency_code(k)
                 .ok_or_else(|| Error::invalid_arguments(format!("fx key \"{k}\" is not a currency code")))?;
             if !rate.is_finite() || *rate <= 0.0 {
                 return Err(Error::invalid_arguments(format!("fx rate for {k} must be a positive number")));

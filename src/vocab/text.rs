@@ -1,0 +1,165 @@
+//! Text folding, once for all of Halley: lowercase without diacritics
+//! (Vietnamese tones and vowel marks, `đ`, the common Latin letters), keys
+//! for names (`Phí vận chuyển` → `phi_van_chuyen`), and folded text that
+//! still knows where each piece came from in the original.
+
+/// Whether `c` is a combining diacritical mark (as in decomposed, NFD, text).
+pub fn is_mark(c: char) -> bool {
+    ('\u{300}'..='\u{36f}').contains(&c)
+}
+
+/// The plain letter under a lowercase accented one: Vietnamese first
+/// (`ắ`→`a`, `ơ`→`o`, `ư`→`u`, `đ`→`d`), plus the common Latin-1 and
+/// Latin Extended-A letters. Anything else is returned as it is.
+pub fn fold_char(c: char) -> char {
+    match c {
+        'à' | 'á' | 'ả' | 'ã' | 'ạ' | 'ă' | 'ằ' | 'ắ' | 'ẳ' | 'ẵ' | 'ặ' | 'â' | 'ầ' | 'ấ' | 'ẩ' | 'ẫ' | 'ậ' | 'ä'
+        | 'å' | 'ā' | 'ą' => 'a',
+        'è' | 'é' | 'ẻ' | 'ẽ' | 'ẹ' | 'ê' | 'ề' | 'ế' | 'ể' | 'ễ' | 'ệ' | 'ë' | 'ē' | 'ę' => 'e',
+        'ì' | 'í' | 'ỉ' | 'ĩ' | 'ị' | 'î' | 'ï' => 'i',
+        'ò' | 'ó' | 'ỏ' | 'õ' | 'ọ' | 'ô' | 'ồ' | 'ố' | 'ổ' | 'ỗ' | 'ộ' | 'ơ' | 'ờ' | 'ớ' | 'ở' | 'ỡ' | 'ợ' | 'ö'
+        | 'ø' | 'ō' => 'o',
+        'ù' | 'ú' | 'ủ' | 'ũ' | 'ụ' | 'ư' | 'ừ' | 'ứ' | 'ử' | 'ữ' | 'ự' | 'û' | 'ü' | 'ū' => 'u',
+        'ỳ' | 'ý' | 'ỷ' | 'ỹ' | 'ỵ' | 'ÿ' => 'y',
+        'đ' | 'ð' => 'd',
+        'ç' | 'ć' | 'č' => 'c',
+        'ñ' | 'ń' => 'n',
+        'ł' => 'l',
+        'ś' | 'š' => 's',
+        'ź' | 'ż' | 'ž' => 'z',
+        _ => c,
+    }
+}
+
+/// `s` lowercased with its combining marks dropped, precomposed letters
+/// kept (`đ` and `₫` survive, for currency detection).
+pub fn lower_chars(s: &str) -> Vec<char> {
+    s.chars().flat_map(char::to_lowercase).filter(|c| !is_mark(*c)).collect()
+}
+
+/// Lowercase text without diacritics, every other character kept:
+/// `"Khách sạn Đà Lạt"` → `"khach san da lat"` (precomposed or decomposed input).
+pub fn fold(s: &str) -> String {
+    s.chars().flat_map(char::to_lowercase).filter(|c| !is_mark(*c)).map(fold_char).collect()
+}
+
+/// A name in matching form: folded, every run of anything but letters and
+/// digits (`_`, `-`, spaces, punctuation) one `_`, none at the ends:
+/// `"Phí vận chuyển"` → `"phi_van_chuyen"`, `"Warranty-Months"` → `"warranty_months"`.
+pub fn fold_key(s: &str) -> String {
+    let mut out = String::new();
+    let mut pending = false;
+    for c in fold(s).chars() {
+        if c.is_alphanumeric() {
+            if pending && !out.is_empty() {
+                out.push('_');
+            }
+            pending = false;
+            out.push(c);
+        } else {
+            pending = true;
+        }
+    }
+    out
+}
+
+/// [`fold_key`] with camelCase humps as separators too:
+/// `"priceCurrency"` → `"price_currency"`, `"Giá bán"` → `"gia_ban"`.
+pub fn fold_camel_key(s: &str) -> String {
+    let mut spaced = String::with_capacity(s.len() + 4);
+    let mut prev_lower = false;
+    for c in s.chars() {
+        if c.is_uppercase() && prev_lower {
+            spaced.push(' ');
+        }
+        prev_lower = c.is_lowercase();
+        spaced.push(c);
+    }
+    fold_key(&spaced)
+}
+
+/// Folded text that maps back to the original: search the folded text,
+/// cut what was found from the original (diacritics and all).
+#[derive(Debug, Clone, Default)]
+pub struct Folded {
+    text: String,
+    /// For every byte of `text`, the byte where its character starts in the original.
+    starts: Vec<usize>,
+}
+
+impl Folded {
+    pub fn new(s: &str) -> Self {
+        let mut text = String::with_capacity(s.len());
+        let mut starts = Vec::with_capacity(s.len() + 1);
+        let mut buf = [0u8; 4];
+        for (i, c) in s.char_indices() {
+            let f = fold(c.encode_utf8(&mut buf));
+            starts.extend(std::iter::repeat_n(i, f.len()));
+            text.push_str(&f);
+        }
+        starts.push(s.len());
+        Self { text, starts }
+    }
+
+    /// The folded text.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The part of the original `s` (the text this was made from) that the
+    /// folded bytes `start..end` come from, trimmed.
+    pub fn original<'a>(&self, s: &'a str, start: usize, end: usize) -> &'a str {
+        let from = self.starts.get(start).copied().unwrap_or(s.len());
+        let to = self.starts.get(end).copied().unwrap_or(s.len());
+        s.get(from..to).unwrap_or("").trim()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn fold_strips_vietnamese_and_latin_marks() {
+        assert_eq!(fold("Khách sạn Đà Lạt"), "khach san da lat");
+        assert_eq!(fold("ĐẶT NGAY"), "dat ngay");
+        assert_eq!(fold("Nguyễn Văn ĐỨC, Hà Nội"), "nguyen van duc, ha noi");
+        assert_eq!(fold("Phí vận chuyển: 30.000₫"), "phi van chuyen: 30.000₫");
+        assert_eq!(fold("Crème Brûlée, Łódź, Ñandú"), "creme brulee, lodz, nandu");
+        // Decomposed (NFD) input folds the same way.
+        assert_eq!(fold("Nguye\u{302}\u{303}n Đa\u{306}ng"), "nguyen dang");
+        // Every toned Vietnamese vowel.
+        assert_eq!(fold("àáảãạ ằắẳẵặ ầấẩẫậ èéẻẽẹ ềếểễệ ìíỉĩị"), "aaaaa aaaaa aaaaa eeeee eeeee iiiii");
+        assert_eq!(fold("òóỏõọ ồốổỗộ ờớởỡợ ùúủũụ ừứửữự ỳýỷỹỵ"), "ooooo ooooo ooooo uuuuu uuuuu yyyyy");
+    }
+
+    #[test]
+    fn lower_chars_keeps_precomposed_letters() {
+        assert_eq!(lower_chars("21.490.000Đ").into_iter().collect::<String>(), "21.490.000đ");
+        assert_eq!(lower_chars("Gia\u{301}").into_iter().collect::<String>(), "gia");
+    }
+
+    #[test]
+    fn keys() {
+        assert_eq!(fold_key("Phí vận chuyển"), "phi_van_chuyen");
+        assert_eq!(fold_key("  Giá "), "gia");
+        assert_eq!(fold_key("Bảo hành / Đổi trả"), "bao_hanh_doi_tra");
+        assert_eq!(fold_key("Warranty-Months"), "warranty_months");
+        assert_eq!(fold_key("TỔNG TIỀN"), "tong_tien");
+        assert_eq!(fold_key("Gia\u{301}"), "gia");
+        assert_eq!(fold_camel_key("priceCurrency"), "price_currency");
+        assert_eq!(fold_camel_key("Giá bán"), "gia_ban");
+        assert_eq!(fold_camel_key("ĐặtNgay"), "dat_ngay");
+    }
+
+    #[test]
+    fn folded_text_maps_back_to_the_original() {
+        let s = "Còn hàng - Bảo hành 24 tháng";
+        let f = Folded::new(s);
+        assert_eq!(f.as_str(), "con hang - bao hanh 24 thang");
+        let at = f.as_str().find("bao hanh").unwrap_or_default();
+        assert_eq!(f.original(s, at, at + "bao hanh".len()), "Bảo hành");
+        assert_eq!(f.original(s, 100, 200), "");
+    }
+}
