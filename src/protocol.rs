@@ -1,18 +1,31 @@
 //! The one contract between Halley's core and a long-lived front end (the
 //! desktop panel now, the local API later): [`Op`]s come in, [`Event`]s go
 //! out. Each `Op` says what answers it: a direct [`Reply`] and/or events.
-//! Serialised as JSON with a `type` tag in snake_case; `ui/src/protocol.ts`
-//! mirrors these shapes (keep the two in step).
+//! Serialised as JSON with a `type` tag in snake_case; statuses, reasons,
+//! roles and codes are enums. The UI's TypeScript types
+//! (`ui/src/protocol.gen.ts`) are generated from these types by
+//! [`typescript::render`]: after changing anything reachable from `Op`,
+//! `Reply` or `Event`, run `make protocol` (a unit test fails while the
+//! committed file is stale).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use ts_rs::TS;
 
-use crate::agent::run::AgentEvent;
-use crate::gate::{ChallengeRequest, ConfirmationRequest};
-use crate::tools::{ToolResultV2, ToolSpec};
+// The contract's vocabulary, defined where it is stored or produced.
+pub use crate::agent::run::AgentEvent;
+pub use crate::error::ErrorCode;
+pub use crate::gate::{ChallengeRequest, ConfirmationRequest};
+pub use crate::store::gate_rules::{GateRuleRow, RuleDecision, RuleKind};
+pub use crate::store::messages::Role;
+pub use crate::store::runs::{RunStatus, StopReason};
+pub use crate::store::tool_calls::ToolCallStatus;
+pub use crate::tools::{ToolResultV2, ToolSpec};
+
+pub mod typescript;
 
 /// A request from a front end.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Op {
     /// Start a run on `text`, going on with `conversation_id` or in a new
@@ -23,6 +36,7 @@ pub enum Op {
     SendMessage {
         text: String,
         #[serde(default)]
+        #[ts(optional = nullable)]
         conversation_id: Option<String>,
     },
     /// Cancel the run in flight (no-op without one). Replies [`Reply::Done`];
@@ -35,8 +49,10 @@ pub enum Op {
         id: String,
         approved: bool,
         #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
         user_edits: Map<String, Value>,
         #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
         reason: String,
     },
     /// Answer a waiting challenge hand-off ([`Event::ChallengeWaiting`]):
@@ -49,6 +65,7 @@ pub enum Op {
     /// Recent conversations, newest first. Replies [`Reply::Conversations`].
     ListConversations {
         #[serde(default = "default_limit")]
+        #[ts(as = "Option<_>", optional)]
         limit: u32,
     },
     /// One conversation's messages, to show it again and go on with it.
@@ -77,15 +94,16 @@ pub enum Op {
     CheckModel,
     /// The user's standing gate rules. Replies [`Reply::Rules`].
     ListRules,
-    /// Add (or replace) a rule: `decision` is `allow`, `ask` or `never`;
-    /// `site` an origin or host pattern, `tool` a tool name (one or both).
-    /// Replies [`Reply::Rules`].
+    /// Add (or replace) a rule: `site` an origin or host pattern, `tool` a
+    /// tool name (one or both). Replies [`Reply::Rules`].
     AddRule {
         #[serde(default)]
+        #[ts(optional = nullable)]
         site: Option<String>,
         #[serde(default)]
+        #[ts(optional = nullable)]
         tool: Option<String>,
-        decision: String,
+        decision: RuleDecision,
     },
     /// Remove a rule by id. Replies [`Reply::Rules`].
     RemoveRule { id: String },
@@ -104,7 +122,7 @@ fn default_limit() -> u32 {
 }
 
 /// The direct answer to an [`Op`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Reply {
     Done,
@@ -137,7 +155,7 @@ pub enum Reply {
         status: ModelStatus,
     },
     Rules {
-        rules: Vec<Value>,
+        rules: Vec<GateRuleRow>,
     },
     /// `data` is base64 of the file's bytes.
     Artifact {
@@ -147,14 +165,20 @@ pub enum Reply {
 }
 
 /// A fact the core tells every front end, as it happens.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// Something the run in flight did (tokens, tool calls and results,
     /// final answer, error); `run_id` says which run.
     Agent { run_id: String, event: AgentEvent },
     /// A run ended: `status` is `completed`, `failed` or `cancelled`.
-    RunEnded { run_id: String, conversation_id: String, status: String, stop_reason: String, answer: Option<String> },
+    RunEnded {
+        run_id: String,
+        conversation_id: String,
+        status: RunStatus,
+        stop_reason: StopReason,
+        answer: Option<String>,
+    },
     /// The user must approve or deny this action; no answer within the
     /// request's `expires_at` is a denial.
     ConfirmationWaiting { request: ConfirmationRequest },
@@ -169,7 +193,7 @@ pub enum Event {
 }
 
 /// What a front end can change (no secrets: the API key is in the keyring).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
 pub struct Settings {
     /// `ollama`, `openai`, `lmstudio`, `vllm`, `openrouter`, `gemini`, or none.
     #[serde(default)]
@@ -190,7 +214,7 @@ pub struct Settings {
 }
 
 /// A conversation in the list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ConversationSummary {
     pub id: String,
     pub title: String,
@@ -198,10 +222,10 @@ pub struct ConversationSummary {
 }
 
 /// A message as the panel shows it again.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct ChatMessage {
-    /// `user`, `assistant` or `tool`.
-    pub role: String,
+    /// `user`, `assistant` or `tool` (system messages are not shown).
+    pub role: Role,
     pub content: Option<String>,
     pub run_id: Option<String>,
     /// For `tool`: which tool answered.
@@ -210,20 +234,20 @@ pub struct ChatMessage {
 }
 
 /// One tool call of a run's timeline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct TimelineCall {
     pub call_id: String,
     pub tool: String,
     pub arguments: Value,
     pub reasoning: Option<String>,
-    pub status: String,
-    pub error_code: Option<String>,
+    pub status: ToolCallStatus,
+    pub error_code: Option<ErrorCode>,
     pub duration_ms: i64,
     pub started_at: String,
 }
 
 /// Whether the model endpoint answers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ModelStatus {
     pub reachable: bool,
     pub base_url: String,

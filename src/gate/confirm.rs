@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Map;
+use ts_rs::TS;
 
 use super::action::{Action, FieldFacts, SecretValue};
 use super::secrets;
@@ -20,7 +21,7 @@ pub const ANSWER_WITHIN: Duration = Duration::from_secs(120);
 
 /// What the user is asked to approve, written by code from the real
 /// action: never the model's own description of it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct ConfirmationRequest {
     pub id: String,
     pub tool: String,
@@ -44,7 +45,7 @@ pub struct ConfirmationRequest {
 }
 
 /// A challenge handed to the user.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 pub struct ChallengeRequest {
     /// The tab holding it (`tab-2`).
     pub tab_id: String,
@@ -65,7 +66,7 @@ pub enum ChallengeAnswer {
 }
 
 /// One field of a form that would be sent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 pub struct ConfirmField {
     pub name: String,
     pub label: String,
