@@ -6,7 +6,9 @@ import type {
   ChallengeRequest,
   ChatMessage,
   ConfirmationRequest,
+  ErrorCode,
   Event,
+  Role,
   TimelineCall,
 } from "./protocol";
 import { finishedCall, startedCall, storedCall, type CallRow } from "./timeline";
@@ -152,8 +154,10 @@ function applyEvent(state: PanelState, event: Event): PanelState {
       };
       if (event.answer !== null && event.status === "completed") next = settleAnswer(next, event.run_id, event.answer);
       else next = stopStreaming(next, event.run_id);
+      // Calls still running when the run ended never finished.
+      const code: ErrorCode = event.status === "cancelled" ? "cancelled" : "internal";
       const calls = next.calls.map((c) =>
-        c.runId === event.run_id && c.status === "running" ? { ...c, status: "error" as const, error: { code: event.status, message: event.stop_reason } } : c,
+        c.runId === event.run_id && c.status === "running" ? { ...c, status: "error" as const, error: { code, message: event.stop_reason } } : c,
       );
       return { ...next, calls };
     }
@@ -179,7 +183,7 @@ function addConfirmation(state: PanelState, request: ConfirmationRequest): Panel
   return { ...state, confirmations: [...state.confirmations, request] };
 }
 
-function chatRole(role: string): MessageRole {
+function chatRole(role: Role): MessageRole {
   return role === "user" || role === "assistant" || role === "tool" ? role : "notice";
 }
 

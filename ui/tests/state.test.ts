@@ -25,7 +25,7 @@ describe("chat", () => {
       ["user", "Giá laptop?", false],
       ["assistant", "Giá là 21.490.000 ₫.", false],
     ]);
-    s = run([{ kind: "event", event: { type: "run_ended", run_id: "r1", conversation_id: "conv1", status: "completed", stop_reason: "final", answer: "Giá là 21.490.000 ₫." } }], s);
+    s = run([{ kind: "event", event: { type: "run_ended", run_id: "r1", conversation_id: "conv1", status: "completed", stop_reason: "end_turn", answer: "Giá là 21.490.000 ₫." } }], s);
     expect(s.running).toBe(false);
     expect(s.conversationId).toBe("conv1");
     expect(s.messages).toHaveLength(2);
@@ -47,7 +47,7 @@ describe("chat", () => {
   it("shows the answer from RunEnded when no final event came", () => {
     const s = run([
       { kind: "sent", text: "x" },
-      { kind: "event", event: { type: "run_ended", run_id: "r9", conversation_id: "c", status: "completed", stop_reason: "final", answer: "Xong." } },
+      { kind: "event", event: { type: "run_ended", run_id: "r9", conversation_id: "c", status: "completed", stop_reason: "end_turn", answer: "Xong." } },
     ]);
     expect(bubbles(s).at(-1)).toEqual(["assistant", "Xong.", false]);
   });
@@ -80,9 +80,9 @@ describe("timeline", () => {
   it("marks calls still running when the run ends as errors", () => {
     const s = run([
       ev({ type: "tool_call", id: "t1", name: "browser_click", arguments: { ref: "e12" } }),
-      { kind: "event", event: { type: "run_ended", run_id: "r1", conversation_id: "c", status: "cancelled", stop_reason: "user stopped", answer: null } },
+      { kind: "event", event: { type: "run_ended", run_id: "r1", conversation_id: "c", status: "cancelled", stop_reason: "cancelled", answer: null } },
     ]);
-    expect(s.calls[0]).toMatchObject({ status: "error", error: { code: "cancelled", message: "user stopped" } });
+    expect(s.calls[0]).toMatchObject({ status: "error", error: { code: "cancelled", message: "cancelled" } });
   });
 
   it("loads a stored run's calls without touching other runs", () => {
