@@ -275,6 +275,47 @@ mod tests {
             Op::AnswerConfirmation { id: "c1".into(), approved: true, user_edits: Map::new(), reason: String::new() }
         );
         assert!(serde_json::from_value::<Op>(json!({"type": "format_disk"})).is_err());
+        let op: Op =
+            serde_json::from_value(json!({"type": "add_rule", "tool": "browser_click", "decision": "never"})).unwrap();
+        assert_eq!(op, Op::AddRule { site: None, tool: Some("browser_click".into()), decision: RuleDecision::Never });
+        let maybe = json!({"type": "add_rule", "tool": "browser_click", "decision": "maybe"});
+        assert!(serde_json::from_value::<Op>(maybe).is_err());
+    }
+
+    #[test]
+    fn statuses_and_codes_are_the_strings_front_ends_know() {
+        let ended = Event::RunEnded {
+            run_id: "r".into(),
+            conversation_id: "c".into(),
+            status: RunStatus::Failed,
+            stop_reason: StopReason::TooManyFailures,
+            answer: None,
+        };
+        assert_eq!(
+            serde_json::to_value(ended).unwrap(),
+            json!({"type": "run_ended", "run_id": "r", "conversation_id": "c", "status": "failed",
+                   "stop_reason": "too_many_failures", "answer": null})
+        );
+        let error = AgentEvent::Error { run_id: "r".into(), code: ErrorCode::ModelUnavailable, message: "m".into() };
+        assert_eq!(
+            serde_json::to_value(error).unwrap(),
+            json!({"type": "error", "run_id": "r", "code": "model_unavailable", "message": "m"})
+        );
+        let call = TimelineCall {
+            call_id: "c1".into(),
+            tool: "browser_click".into(),
+            arguments: json!({}),
+            reasoning: None,
+            status: ToolCallStatus::Error,
+            error_code: Some(ErrorCode::Denied),
+            duration_ms: 3,
+            started_at: "t".into(),
+        };
+        let v = serde_json::to_value(call).unwrap();
+        assert_eq!((&v["status"], &v["error_code"]), (&json!("error"), &json!("denied")));
+        let message =
+            ChatMessage { role: Role::Assistant, content: None, run_id: None, tool_name: None, created_at: "t".into() };
+        assert_eq!(serde_json::to_value(message).unwrap()["role"], "assistant");
     }
 
     #[test]

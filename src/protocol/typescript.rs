@@ -115,7 +115,7 @@ fn tokens(text: &str) -> Vec<Token> {
             '/' if chars.peek() == Some(&'*') => {
                 flush(&mut text_run, &mut out);
                 let mut doc = String::from("/");
-                while let Some(s) = chars.next() {
+                for s in chars.by_ref() {
                     doc.push(s);
                     if doc.len() > 3 && doc.ends_with("*/") {
                         break;
@@ -213,7 +213,7 @@ fn parse_fields(tokens: &mut Tokens) -> Vec<Field> {
 }
 
 fn has_docs(ty: &Type) -> bool {
-    ty.iter().any(|seq| seq_has_docs(seq))
+    ty.iter().any(seq_has_docs)
 }
 
 fn seq_has_docs(seq: &Seq) -> bool {
@@ -224,7 +224,7 @@ fn seq_has_docs(seq: &Seq) -> bool {
 }
 
 fn flat_type(ty: &Type) -> String {
-    ty.iter().map(|seq| flat_seq(seq)).collect::<Vec<_>>().join(" | ")
+    ty.iter().map(flat_seq).collect::<Vec<_>>().join(" | ")
 }
 
 fn flat_seq(seq: &Seq) -> String {

@@ -213,6 +213,25 @@ mod tests {
         assert_eq!(err.code(), ErrorCode::NotFound);
     }
 
+    #[test]
+    fn stop_reasons_are_stored_by_their_serde_names() {
+        use StopReason::*;
+        for reason in [
+            EndTurn,
+            MaxSteps,
+            TooManyFailures,
+            RepeatedAction,
+            Cancelled,
+            ModelError,
+            ModelUnavailable,
+            InternalError,
+            WaitingForConfirmation,
+            WaitingForChallenge,
+        ] {
+            assert_eq!(serde_json::to_value(reason).unwrap(), reason.as_str());
+        }
+    }
+
     #[tokio::test]
     async fn list_is_newest_first_and_conversation_delete_keeps_runs() {
         let (_dir, store) = open_temp().await;
