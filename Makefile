@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps ui build run test lint icons bench bench-agent bench-desktop dist
+.PHONY: help deps ui build run test lint protocol icons bench bench-agent bench-desktop dist
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -43,6 +43,9 @@ run: build ## Open the desktop app (or explain the CLI when there is no display)
 test: deps ui ## Run the UI unit tests, then every Rust test in a throwaway desktop session
 	cd ui && $(NPM) test
 	scripts/with-session.sh $(CARGO) test --workspace
+
+protocol: ## Regenerate ui/src/protocol.gen.ts (the UI's types) from the Rust protocol types
+	HALLEY_WRITE_PROTOCOL=1 $(CARGO) test -p halley --lib protocol::typescript
 
 lint: ## clippy (warnings are errors) and rustfmt --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings

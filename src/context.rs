@@ -16,7 +16,7 @@ use crate::browser::extract::fallback::FieldFallback;
 use crate::gate::{Confirmer, DenyAll};
 
 /// Who started a run (or made a direct call).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum FrontEnd {
     /// The desktop side panel.

@@ -6,8 +6,11 @@ use serde::{Deserialize, Serialize};
 
 /// Stable, machine-readable error codes. Serialized in `snake_case`; these
 /// strings are part of the public contract (ToolResultV2 `error.code`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema, sqlx::Type, ts_rs::TS,
+)]
 #[serde(rename_all = "snake_case")]
+#[sqlx(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// Tool arguments or a request body do not match the schema.
     InvalidArguments,
@@ -96,7 +99,7 @@ impl std::fmt::Display for ErrorCode {
 }
 
 /// The wire form of an error: `{"code": "...", "message": "..."}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, ts_rs::TS)]
 pub struct WireError {
     pub code: ErrorCode,
     pub message: String,

@@ -1,19 +1,32 @@
 //! The one contract between Halley's core and a long-lived front end (the
 //! desktop panel now, the local API later): [`Op`]s come in, [`Event`]s go
 //! out. Each `Op` says what answers it: a direct [`Reply`] and/or events.
-//! Serialised as JSON with a `type` tag in snake_case; `ui/src/protocol.ts`
-//! mirrors these shapes (keep the two in step).
+//! Serialised as JSON with a `type` tag in snake_case; statuses, reasons,
+//! roles and codes are enums. The UI's TypeScript types
+//! (`ui/src/protocol.gen.ts`) are generated from these types by
+//! [`typescript::render`]: after changing anything reachable from `Op`,
+//! `Reply` or `Event`, run `make protocol` (a unit test fails while the
+//! committed file is stale).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use ts_rs::TS;
 
-use crate::agent::run::AgentEvent;
-use crate::context::FrontEnd;
-use crate::gate::{ChallengeRequest, ConfirmationRequest};
-use crate::tools::{ToolResultV2, ToolSpec};
+pub use crate::context::FrontEnd;
+// The contract's vocabulary, defined where it is stored or produced.
+pub use crate::agent::run::AgentEvent;
+pub use crate::error::ErrorCode;
+pub use crate::gate::{ChallengeRequest, ConfirmationRequest};
+pub use crate::store::gate_rules::{GateRuleRow, RuleDecision, RuleKind};
+pub use crate::store::messages::Role;
+pub use crate::store::runs::{RunStatus, StopReason};
+pub use crate::store::tool_calls::ToolCallStatus;
+pub use crate::tools::{ToolResultV2, ToolSpec};
+
+pub mod typescript;
 
 /// A request from a front end.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Op {
     /// Start a run on `text`, going on with `conversation_id` or in a new
@@ -24,6 +37,7 @@ pub enum Op {
     SendMessage {
         text: String,
         #[serde(default)]
+        #[ts(optional = nullable)]
         conversation_id: Option<String>,
     },
     /// Cancel run `run_id`, or (without one) every run the panel started;
@@ -32,6 +46,7 @@ pub enum Op {
     /// [`Event::RunEnded`] status `cancelled`.
     Stop {
         #[serde(default)]
+        #[ts(optional = nullable)]
         run_id: Option<String>,
     },
     /// The runs going on now, whoever started them. Replies [`Reply::Runs`].
@@ -51,8 +66,10 @@ pub enum Op {
         id: String,
         approved: bool,
         #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
         user_edits: Map<String, Value>,
         #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
         reason: String,
     },
     /// Answer a waiting challenge hand-off ([`Event::ChallengeWaiting`]):
@@ -65,6 +82,7 @@ pub enum Op {
     /// Recent conversations, newest first. Replies [`Reply::Conversations`].
     ListConversations {
         #[serde(default = "default_limit")]
+        #[ts(as = "Option<_>", optional)]
         limit: u32,
     },
     /// One conversation's messages, to show it again and go on with it.
@@ -93,15 +111,16 @@ pub enum Op {
     CheckModel,
     /// The user's standing gate rules. Replies [`Reply::Rules`].
     ListRules,
-    /// Add (or replace) a rule: `decision` is `allow`, `ask` or `never`;
-    /// `site` an origin or host pattern, `tool` a tool name (one or both).
-    /// Replies [`Reply::Rules`].
+    /// Add (or replace) a rule: `site` an origin or host pattern, `tool` a
+    /// tool name (one or both). Replies [`Reply::Rules`].
     AddRule {
         #[serde(default)]
+        #[ts(optional = nullable)]
         site: Option<String>,
         #[serde(default)]
+        #[ts(optional = nullable)]
         tool: Option<String>,
-        decision: String,
+        decision: RuleDecision,
     },
     /// Remove a rule by id. Replies [`Reply::Rules`].
     RemoveRule { id: String },
@@ -120,7 +139,7 @@ fn default_limit() -> u32 {
 }
 
 /// The direct answer to an [`Op`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Reply {
     Done,
@@ -159,7 +178,7 @@ pub enum Reply {
         status: ModelStatus,
     },
     Rules {
-        rules: Vec<Value>,
+        rules: Vec<GateRuleRow>,
     },
     /// `data` is base64 of the file's bytes.
     Artifact {
@@ -169,7 +188,7 @@ pub enum Reply {
 }
 
 /// A fact the core tells every front end, as it happens.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// A run started (by the panel, a watch, an API or MCP client, the
@@ -179,7 +198,13 @@ pub enum Event {
     /// final answer, error); `run_id` says which run.
     Agent { run_id: String, event: AgentEvent },
     /// A run ended: `status` is `completed`, `failed` or `cancelled`.
-    RunEnded { run_id: String, conversation_id: String, status: String, stop_reason: String, answer: Option<String> },
+    RunEnded {
+        run_id: String,
+        conversation_id: String,
+        status: RunStatus,
+        stop_reason: StopReason,
+        answer: Option<String>,
+    },
     /// The user must approve or deny this action; no answer within the
     /// request's `expires_at` is a denial.
     ConfirmationWaiting { request: ConfirmationRequest },
@@ -196,7 +221,7 @@ pub enum Event {
 }
 
 /// A run going on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct RunInfo {
     pub run_id: String,
     pub conversation_id: String,
@@ -204,7 +229,7 @@ pub struct RunInfo {
 }
 
 /// What a front end can change (no secrets: the API key is in the keyring).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
 pub struct Settings {
     /// `ollama`, `openai`, `lmstudio`, `vllm`, `openrouter`, `gemini`, or none.
     #[serde(default)]
@@ -225,7 +250,7 @@ pub struct Settings {
 }
 
 /// A conversation in the list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ConversationSummary {
     pub id: String,
     pub title: String,
@@ -233,10 +258,10 @@ pub struct ConversationSummary {
 }
 
 /// A message as the panel shows it again.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct ChatMessage {
-    /// `user`, `assistant` or `tool`.
-    pub role: String,
+    /// `user`, `assistant` or `tool` (system messages are not shown).
+    pub role: Role,
     pub content: Option<String>,
     pub run_id: Option<String>,
     /// For `tool`: which tool answered.
@@ -245,20 +270,20 @@ pub struct ChatMessage {
 }
 
 /// One tool call of a run's timeline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct TimelineCall {
     pub call_id: String,
     pub tool: String,
     pub arguments: Value,
     pub reasoning: Option<String>,
-    pub status: String,
-    pub error_code: Option<String>,
+    pub status: ToolCallStatus,
+    pub error_code: Option<ErrorCode>,
     pub duration_ms: i64,
     pub started_at: String,
 }
 
 /// Whether the model endpoint answers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ModelStatus {
     pub reachable: bool,
     pub base_url: String,
@@ -286,6 +311,47 @@ mod tests {
             Op::AnswerConfirmation { id: "c1".into(), approved: true, user_edits: Map::new(), reason: String::new() }
         );
         assert!(serde_json::from_value::<Op>(json!({"type": "format_disk"})).is_err());
+        let op: Op =
+            serde_json::from_value(json!({"type": "add_rule", "tool": "browser_click", "decision": "never"})).unwrap();
+        assert_eq!(op, Op::AddRule { site: None, tool: Some("browser_click".into()), decision: RuleDecision::Never });
+        let maybe = json!({"type": "add_rule", "tool": "browser_click", "decision": "maybe"});
+        assert!(serde_json::from_value::<Op>(maybe).is_err());
+    }
+
+    #[test]
+    fn statuses_and_codes_are_the_strings_front_ends_know() {
+        let ended = Event::RunEnded {
+            run_id: "r".into(),
+            conversation_id: "c".into(),
+            status: RunStatus::Failed,
+            stop_reason: StopReason::TooManyFailures,
+            answer: None,
+        };
+        assert_eq!(
+            serde_json::to_value(ended).unwrap(),
+            json!({"type": "run_ended", "run_id": "r", "conversation_id": "c", "status": "failed",
+                   "stop_reason": "too_many_failures", "answer": null})
+        );
+        let error = AgentEvent::Error { run_id: "r".into(), code: ErrorCode::ModelUnavailable, message: "m".into() };
+        assert_eq!(
+            serde_json::to_value(error).unwrap(),
+            json!({"type": "error", "run_id": "r", "code": "model_unavailable", "message": "m"})
+        );
+        let call = TimelineCall {
+            call_id: "c1".into(),
+            tool: "browser_click".into(),
+            arguments: json!({}),
+            reasoning: None,
+            status: ToolCallStatus::Error,
+            error_code: Some(ErrorCode::Denied),
+            duration_ms: 3,
+            started_at: "t".into(),
+        };
+        let v = serde_json::to_value(call).unwrap();
+        assert_eq!((&v["status"], &v["error_code"]), (&json!("error"), &json!("denied")));
+        let message =
+            ChatMessage { role: Role::Assistant, content: None, run_id: None, tool_name: None, created_at: "t".into() };
+        assert_eq!(serde_json::to_value(message).unwrap()["role"], "assistant");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! waiting dialog). They name a tool, a status or a site, never page content,
 //! field values or answers: nothing secret goes to the notification daemon.
 
-use halley::protocol::Event;
+use halley::protocol::{Event, RunStatus};
 use notify_rust::Notification;
 use tauri::{AppHandle, Url};
 
@@ -24,9 +24,9 @@ pub fn on_event(app: &AppHandle, event: &Event) {
     let (visible, focused) = windows::panel_state(app);
     match event {
         Event::RunEnded { status, .. } if !focused => {
-            let summary = match status.as_str() {
-                "completed" => "Halley finished the task",
-                "cancelled" => "Halley stopped the task",
+            let summary = match status {
+                RunStatus::Completed => "Halley finished the task",
+                RunStatus::Cancelled => "Halley stopped the task",
                 _ => "Halley could not finish the task",
             };
             send(app, summary, "Open the panel to see what happened.".into(), Target::Panel);

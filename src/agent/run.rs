@@ -24,9 +24,9 @@ use crate::core::Core;
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::{ChallengeRequest, ConfirmationRequest, fence};
 use crate::store::messages::{NewMessage, Role};
-use crate::store::runs::RunStatus;
+use crate::store::runs::{RunStatus, StopReason};
 use crate::store::steps::{NewStep, StepOutcome, StepStatus};
-use crate::store::tool_calls::NewToolCall;
+use crate::store::tool_calls::{NewToolCall, ToolCallStatus};
 use crate::tools::blueprint;
 use crate::tools::{Executor, Registry, ToolResultV2, ToolStatus};
 
@@ -60,7 +60,7 @@ impl Default for RunLimits {
 }
 
 /// What a run reports while it goes (`halley run --json` prints these).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
     /// A piece of the answer, as it streams.
@@ -71,11 +71,12 @@ pub enum AgentEvent {
         name: String,
         arguments: Value,
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
         reasoning: Option<String>,
     },
     /// Its result (the ToolResultV2, with the scope and risk the gate
     /// graded the call: the panel's badge shows them).
-    ToolResult { id: String, name: String, result: Value, duration_ms: i64 },
+    ToolResult { id: String, name: String, result: ToolResultV2, duration_ms: i64 },
     /// The run waits for the user's answer to this request.
     ConfirmationRequest { request: ConfirmationRequest },
     /// The run waits for the user to solve a challenge in the browser.
@@ -85,7 +86,7 @@ pub enum AgentEvent {
     /// The run finished with this answer.
     Final { run_id: String, text: String, steps: u32 },
     /// The run stopped on an error (or was cancelled: code `cancelled`).
-    Error { run_id: String, code: String, message: String },
+    Error { run_id: String, code: ErrorCode, message: String },
 }
 
 /// How a run ended.
@@ -95,7 +96,7 @@ pub struct RunOutcome {
     /// The conversation the run belongs to (pass it to the next run to go on).
     pub conversation_id: String,
     pub status: RunStatus,
-    pub stop_reason: String,
+    pub stop_reason: StopReason,
     pub answer: Option<String>,
     pub steps: u32,
 }
@@ -276,7 +277,7 @@ async fn history_of(core: &Core, conversation: &str) -> Result<Vec<Value>> {
 }
 
 /// Why the loop stopped.
-type Stop = (RunStatus, &'static str);
+type Stop = (RunStatus, StopReason);
 
 /// One run's state while it goes.
 struct Loop<'a> {
@@ -400,7 +401,7 @@ impl<'a> Loop<'a> {
             Ok((stop, answer)) => self.finish(stop, answer, on_event).await,
             Err(e) => {
                 let store = self.core.store();
-                let _ = store.runs().set_status(&self.run_id, RunStatus::Failed, Some("internal_error")).await;
+                let _ = store.runs().set_status(&self.run_id, RunStatus::Failed, Some(StopReason::InternalError)).await;
                 Err(e)
             }
         }
@@ -411,7 +412,7 @@ impl<'a> Loop<'a> {
         let store = self.core.store();
         loop {
             if self.cx.cancel.is_cancelled() {
-                return Ok(((RunStatus::Cancelled, "cancelled"), None));
+                return Ok(((RunStatus::Cancelled, StopReason::Cancelled), None));
             }
             // Tools registered or unregistered since the last turn.
             let now = self.core.registry();
@@ -420,7 +421,7 @@ impl<'a> Loop<'a> {
                 self.registry = now;
             }
             if self.steps >= self.limits.max_steps {
-                return Ok(((RunStatus::Failed, "max_steps"), None));
+                return Ok(((RunStatus::Failed, StopReason::MaxSteps), None));
             }
             self.steps += 1;
             let step = store.steps().insert(&NewStep::started(&self.run_id, self.model)).await?;
@@ -489,20 +490,20 @@ impl<'a> Loop<'a> {
             let completion: Completion = match streamed {
                 None => {
                     store.steps().finish(&step.id, &outcome(StepStatus::Cancelled, None, None)).await?;
-                    return Ok(((RunStatus::Cancelled, "cancelled"), None));
+                    return Ok(((RunStatus::Cancelled, StopReason::Cancelled), None));
                 }
                 Some(Err(e)) => {
                     let message = e.to_wire().message;
                     store.steps().finish(&step.id, &outcome(StepStatus::Failed, None, Some(message.clone()))).await?;
-                    on_event(AgentEvent::Error { run_id: self.run_id.clone(), code: e.code().to_string(), message });
-                    return Ok(((RunStatus::Failed, "model_error"), None));
+                    on_event(AgentEvent::Error { run_id: self.run_id.clone(), code: e.code(), message });
+                    return Ok(((RunStatus::Failed, StopReason::ModelError), None));
                 }
                 Some(Ok(c)) => c,
             };
             store.steps().finish(&step.id, &outcome(StepStatus::Completed, completion.usage.as_ref(), None)).await?;
             if completion.tool_calls.is_empty() {
                 self.record(Role::Assistant, Some(completion.content.clone()), None, None).await?;
-                return Ok(((RunStatus::Completed, "end_turn"), Some(completion.content)));
+                return Ok(((RunStatus::Completed, StopReason::EndTurn), Some(completion.content)));
             }
             let prepared: Vec<Prepared> = completion.tool_calls.iter().map(calls::prepare).collect();
             let calls_json: Vec<Value> = prepared
@@ -558,10 +559,11 @@ impl<'a> Loop<'a> {
             for p in &asked {
                 let err = Error::new(ErrorCode::Cancelled, "the run was cancelled before this call finished");
                 let result = crate::core::error_result(self.registry.get(&p.name), &err);
-                self.record_call(p, &result, ("none", "cancelled"), (0, &crate::store::now()), step_id).await?;
+                self.record_call(p, &result, ("none", ToolCallStatus::Cancelled), (0, &crate::store::now()), step_id)
+                    .await?;
                 self.tool_result(p, &result, false).await?;
             }
-            return Ok(Some((RunStatus::Cancelled, "cancelled")));
+            return Ok(Some((RunStatus::Cancelled, StopReason::Cancelled)));
         };
         let mut stop = None;
         let mut images = Vec::new();
@@ -569,10 +571,10 @@ impl<'a> Loop<'a> {
             on_event(AgentEvent::ToolResult {
                 id: call.id.clone(),
                 name: call.name.clone(),
-                result: serde_json::to_value(&result).unwrap_or(Value::Null),
+                result: result.clone(),
                 duration_ms,
             });
-            let status = if result.is_ok() { "ok" } else { "error" };
+            let status = if result.is_ok() { ToolCallStatus::Ok } else { ToolCallStatus::Error };
             self.record_call(&call, &result, (executor, status), (duration_ms, &started_at), step_id).await?;
             self.tool_result(&call, &result, effects.page_content).await?;
             if result.is_ok() && effects.edits_memory {
@@ -584,7 +586,7 @@ impl<'a> Loop<'a> {
 
             self.failures = if result.is_ok() { 0 } else { self.failures + 1 };
             if self.failures >= self.limits.max_consecutive_failures {
-                stop = Some((RunStatus::Failed, "too_many_failures"));
+                stop = Some((RunStatus::Failed, StopReason::TooManyFailures));
             }
             let key = format!("{}:{}", call.name, call.args);
             self.recent.push_back(key.clone());
@@ -593,7 +595,7 @@ impl<'a> Loop<'a> {
             }
             let same = self.recent.iter().rev().take_while(|k| **k == key).count() as u32;
             if same > self.limits.repeat_nudge_after {
-                stop = Some((RunStatus::Failed, "repeated_action"));
+                stop = Some((RunStatus::Failed, StopReason::RepeatedAction));
             } else if same == self.limits.repeat_nudge_after {
                 images.push(json!({"role": "user", "content": format!(
                     "(Halley) You called {} with the same arguments {} times in a row and it did not get you further. \
@@ -609,11 +611,11 @@ impl<'a> Loop<'a> {
         &self,
         call: &Prepared,
         result: &ToolResultV2,
-        (executor, status): (&str, &str),
+        (executor, status): (&str, ToolCallStatus),
         (duration_ms, started_at): (i64, &str),
         step_id: Option<&str>,
     ) -> Result<()> {
-        let code = result.error.as_ref().map(|e| e.code.as_str());
+        let code = result.error.as_ref().map(|e| e.code);
         self.core
             .store()
             .tool_calls()
@@ -650,11 +652,11 @@ impl<'a> Loop<'a> {
         let status = match w {
             Waiting::Confirmation(request) => {
                 on_event(AgentEvent::ConfirmationRequest { request });
-                (RunStatus::Paused, Some("waiting_for_confirmation"))
+                (RunStatus::Paused, Some(StopReason::WaitingForConfirmation))
             }
             Waiting::Challenge(request) => {
                 on_event(AgentEvent::Challenge { request });
-                (RunStatus::Paused, Some("waiting_for_challenge"))
+                (RunStatus::Paused, Some(StopReason::WaitingForChallenge))
             }
             Waiting::Answered => {
                 on_event(AgentEvent::Resumed);
@@ -691,15 +693,15 @@ impl<'a> Loop<'a> {
         let run_id = self.run_id.clone();
         match &answer {
             Some(text) => on_event(AgentEvent::Final { run_id, text: text.clone(), steps: self.steps }),
-            None if reason == "model_error" => {}
+            None if reason == StopReason::ModelError => {}
             None if status == RunStatus::Cancelled => on_event(AgentEvent::Error {
                 run_id,
-                code: ErrorCode::Cancelled.to_string(),
+                code: ErrorCode::Cancelled,
                 message: "the run was cancelled".to_owned(),
             }),
             None => on_event(AgentEvent::Error {
                 run_id,
-                code: ErrorCode::Internal.to_string(),
+                code: ErrorCode::Internal,
                 message: format!("the run stopped: {reason}"),
             }),
         }
@@ -707,7 +709,7 @@ impl<'a> Loop<'a> {
             run_id: self.run_id.clone(),
             conversation_id: self.conversation_id.clone(),
             status,
-            stop_reason: reason.to_owned(),
+            stop_reason: reason,
             answer,
             steps: self.steps,
         })

@@ -145,8 +145,8 @@ fn print_event(json: bool, ev: AgentEvent) {
         }
         AgentEvent::ToolCall { name, arguments, .. } => eprintln!("→ {name} {arguments}"),
         AgentEvent::ToolResult { name, result, .. } => {
-            let status = result.get("status").and_then(|s| s.as_str()).unwrap_or("?");
-            let err = result.pointer("/error/message").and_then(|m| m.as_str()).unwrap_or("");
+            let status = if result.is_ok() { "ok" } else { "error" };
+            let err = result.error.as_ref().map_or("", |e| e.message.as_str());
             eprintln!("← {name}: {status} {err}");
         }
         AgentEvent::Final { .. } => println!(),

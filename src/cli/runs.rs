@@ -189,7 +189,7 @@ async fn show(store: &Store, id: &str, json_out: bool, with_traces: bool) -> Exi
     }
     for c in &calls {
         let why = c.reasoning.as_deref().map(|r| format!("  (why: {r})")).unwrap_or_default();
-        let err = c.error_code.as_deref().map(|e| format!(" {e}")).unwrap_or_default();
+        let err = c.error_code.map(|e| format!(" {e}")).unwrap_or_default();
         let args: String = c.arguments.to_string().chars().take(160).collect();
         out(&format!(
             "  call {}  {} {args}  {}{err}  {} ms  [{}]{why}",

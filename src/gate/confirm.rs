@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Map;
+use ts_rs::TS;
 
 use super::action::{Action, FieldFacts, SecretValue};
 use super::secrets;
@@ -21,7 +22,7 @@ pub const ANSWER_WITHIN: Duration = Duration::from_secs(120);
 
 /// What the user is asked to approve, written by code from the real
 /// action: never the model's own description of it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct ConfirmationRequest {
     pub id: String,
     pub tool: String,
@@ -43,12 +44,11 @@ pub struct ConfirmationRequest {
     /// RFC 3339; after it, no answer is a refusal.
     pub expires_at: String,
     /// The run that asks (none: a direct call).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
 }
 
 /// A challenge handed to the user.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 pub struct ChallengeRequest {
     /// The tab holding it (`tab-2`).
     pub tab_id: String,
@@ -58,7 +58,6 @@ pub struct ChallengeRequest {
     /// Where to look, in the assistant's words.
     pub page_hint: Option<String>,
     /// The run that waits (none: a direct call).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
 }
 
@@ -72,7 +71,7 @@ pub enum ChallengeAnswer {
 }
 
 /// One field of a form that would be sent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 pub struct ConfirmField {
     pub name: String,
     pub label: String,

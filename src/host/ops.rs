@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
-use serde_json::Value;
 
 use crate::agent::memory;
 use crate::error::{Error, ErrorCode, Result};
@@ -35,7 +34,7 @@ pub async fn conversation(store: &Store, id: &str) -> Result<Reply> {
         .into_iter()
         .filter(|m| m.role != Role::System)
         .map(|m| ChatMessage {
-            role: crate::store::encode_text(&m.role).unwrap_or_default(),
+            role: m.role,
             content: m.content,
             run_id: m.run_id,
             tool_name: m.tool_name,
@@ -69,35 +68,20 @@ pub async fn timeline(store: &Store, run_id: &str) -> Result<Reply> {
 }
 
 pub async fn rules(store: &Store) -> Result<Reply> {
-    let rules = store
-        .gate_rules()
-        .list()
-        .await?
-        .iter()
-        .map(|r| serde_json::to_value(r).map_err(|e| Error::internal(format!("rule: {e}"))))
-        .collect::<Result<Vec<Value>>>()?;
-    Ok(Reply::Rules { rules })
+    Ok(Reply::Rules { rules: store.gate_rules().list().await? })
 }
 
 /// The rule `AddRule` describes, checked before anything is written.
-pub fn new_rule(site: Option<String>, tool: Option<String>, decision: &str) -> Result<NewGateRule> {
+pub fn new_rule(site: Option<String>, tool: Option<String>, decision: &RuleDecision) -> Result<NewGateRule> {
     let blank = |v: Option<String>| v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
     let (site, tool) = (blank(site), blank(tool));
-    let decision = match decision.trim().to_ascii_lowercase().as_str() {
-        "allow" => RuleDecision::Allow,
-        "ask" => RuleDecision::Ask,
-        "never" => RuleDecision::Never,
-        other => {
-            return Err(Error::invalid_arguments(format!("unknown decision `{other}`; use allow, ask or never")));
-        }
-    };
     if site.is_none() && tool.is_none() {
         return Err(Error::invalid_arguments("a rule needs a site, a tool or both"));
     }
     if let Some(site) = &site {
         SitePattern::parse(site)?;
     }
-    Ok(NewGateRule { site, tool, min_scope: None, decision, note: String::new() })
+    Ok(NewGateRule { site, tool, min_scope: None, decision: *decision, note: String::new() })
 }
 
 /// A file inside `root` (a `file://` ref or a path), as base64 with its
@@ -193,9 +177,16 @@ mod tests {
 
     #[test]
     fn rules_are_checked_before_they_are_written() {
-        assert_eq!(new_rule(None, None, "allow").unwrap_err().code(), ErrorCode::InvalidArguments);
-        assert_eq!(new_rule(None, Some("x".into()), "maybe").unwrap_err().code(), ErrorCode::InvalidArguments);
-        let rule = new_rule(Some("https://shop.vn".into()), None, "Never").unwrap();
+        assert_eq!(new_rule(None, None, &RuleDecision::Allow).unwrap_err().code(), ErrorCode::InvalidArguments);
+        assert_eq!(
+            new_rule(None, Some(" ".into()), &RuleDecision::Ask).unwrap_err().code(),
+            ErrorCode::InvalidArguments
+        );
+        assert_eq!(
+            new_rule(Some("not a site".into()), None, &RuleDecision::Ask).unwrap_err().code(),
+            ErrorCode::InvalidArguments
+        );
+        let rule = new_rule(Some("https://shop.vn".into()), None, &RuleDecision::Never).unwrap();
         assert_eq!(rule.decision, RuleDecision::Never);
     }
 }

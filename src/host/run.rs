@@ -12,7 +12,7 @@ use crate::context::{CallContext, Cancel, FrontEnd};
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::Confirmer;
 use crate::protocol::{Event, Reply, RunInfo};
-use crate::store::runs::RunStatus;
+use crate::store::runs::{RunStatus, StopReason};
 
 use super::{Host, settings};
 
@@ -155,11 +155,11 @@ impl Host {
             None => {
                 let stopped = Error::new(ErrorCode::Cancelled, "the run was stopped");
                 emit(error_event(&run_id, &stopped));
-                (RunStatus::Cancelled, "cancelled".to_owned(), None)
+                (RunStatus::Cancelled, StopReason::Cancelled, None)
             }
             Some(Err(e)) => {
                 emit(error_event(&run_id, &e));
-                (RunStatus::Failed, e.code().to_string(), None)
+                (RunStatus::Failed, StopReason::ModelUnavailable, None)
             }
             Some(Ok((client, model))) => {
                 // browser_extract asks the run's model for the fields its rules miss.
@@ -170,7 +170,7 @@ impl Host {
                     Err(e) => {
                         let _ =
                             self.events.send(Event::Agent { run_id: run_id.clone(), event: error_event(&run_id, &e) });
-                        (RunStatus::Failed, "internal_error".to_owned(), None)
+                        (RunStatus::Failed, StopReason::InternalError, None)
                     }
                 }
             }
@@ -180,11 +180,10 @@ impl Host {
         if let Ok(Some(row)) = store.runs().get(&run_id).await
             && !row.status.is_terminal()
         {
-            let _ = store.runs().set_status(&run_id, status, Some(&stop_reason)).await;
+            let _ = store.runs().set_status(&run_id, status, Some(stop_reason)).await;
         }
         self.core.browser().release(&run_id).await;
         self.runs().going.remove(&run_id);
-        let status = crate::store::encode_text(&status).unwrap_or_else(|_| "failed".into());
         let _ = self.events.send(Event::RunEnded { run_id, conversation_id, status, stop_reason, answer });
     }
 
@@ -242,5 +241,5 @@ impl Host {
 /// The run's error, as an agent event.
 fn error_event(run_id: &str, e: &Error) -> AgentEvent {
     let wire = e.to_wire();
-    AgentEvent::Error { run_id: run_id.to_owned(), code: wire.code.to_string(), message: wire.message }
+    AgentEvent::Error { run_id: run_id.to_owned(), code: wire.code, message: wire.message }
 }

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{FromRow, Row};
+use ts_rs::TS;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Store, decode_text, new_id, now};
@@ -12,7 +13,7 @@ use crate::tools::PermissionScope;
 use crate::vocab::origin::{SitePattern, origin_of};
 
 /// What a rule is keyed on; follows from which of site and tool are set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, TS)]
 #[serde(rename_all = "snake_case")]
 #[sqlx(rename_all = "snake_case")]
 pub enum RuleKind {
@@ -22,7 +23,7 @@ pub enum RuleKind {
 }
 
 /// What the user said about the actions a rule covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, TS)]
 #[serde(rename_all = "lowercase")]
 #[sqlx(rename_all = "lowercase")]
 pub enum RuleDecision {
@@ -44,7 +45,8 @@ impl RuleDecision {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A standing rule, as stored and as `Reply::Rules` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct GateRuleRow {
     pub id: String,
     pub kind: RuleKind,

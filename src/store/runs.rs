@@ -3,11 +3,12 @@
 //! cancelled; an ended run does not change again.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::error::{Error, Result};
 use crate::store::{Store, new_id, now};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, TS)]
 #[serde(rename_all = "lowercase")]
 #[sqlx(rename_all = "lowercase")]
 pub enum RunStatus {
@@ -26,13 +27,68 @@ impl RunStatus {
     }
 }
 
+/// Why a run stopped (or is paused), stored as its snake_case name in
+/// `runs.stop_reason` and told to front ends in `Event::RunEnded`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, TS)]
+#[serde(rename_all = "snake_case")]
+#[sqlx(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The model answered: the run is completed.
+    EndTurn,
+    /// The run used its steps up without an answer.
+    MaxSteps,
+    /// Too many tool calls failed in a row.
+    TooManyFailures,
+    /// The model kept making the same call.
+    RepeatedAction,
+    /// The user stopped the run (Stop, Ctrl-C, pausing the agent).
+    Cancelled,
+    /// The model server failed during the run (the `Error` event has its code).
+    ModelError,
+    /// No usable model before the run could start (endpoint down, no model,
+    /// no key...: the `Error` event has its code).
+    ModelUnavailable,
+    /// A bug or a store failure ended the run.
+    InternalError,
+    /// Paused: a confirmation waits for the user.
+    WaitingForConfirmation,
+    /// Paused: a challenge (CAPTCHA, OTP...) waits for the user.
+    WaitingForChallenge,
+}
+
+impl StopReason {
+    /// The stored and wire name, e.g. `"too_many_failures"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::EndTurn => "end_turn",
+            Self::MaxSteps => "max_steps",
+            Self::TooManyFailures => "too_many_failures",
+            Self::RepeatedAction => "repeated_action",
+            Self::Cancelled => "cancelled",
+            Self::ModelError => "model_error",
+            Self::ModelUnavailable => "model_unavailable",
+            Self::InternalError => "internal_error",
+            Self::WaitingForConfirmation => "waiting_for_confirmation",
+            Self::WaitingForChallenge => "waiting_for_challenge",
+        }
+    }
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct RunRow {
     pub id: String,
     pub agent_id: String,
     pub conversation_id: Option<String>,
     pub status: RunStatus,
-    /// Why the loop stopped (`end_turn`, `max_steps`, `error`, ...).
+    /// Why the loop stopped: a [`StopReason`]'s name (`end_turn`,
+    /// `max_steps`, ...). Text, as runs recorded by older versions may hold
+    /// other words.
     pub stop_reason: Option<String>,
     pub started_at: String,
     /// Set when the run reaches a terminal status.
@@ -72,7 +128,7 @@ impl Runs<'_> {
     /// Move a run to `status`; a terminal status sets `ended_at`.
     /// `not_found` for an unknown run, `invalid_arguments` for a run that has
     /// already ended.
-    pub async fn set_status(&self, id: &str, status: RunStatus, stop_reason: Option<&str>) -> Result<RunRow> {
+    pub async fn set_status(&self, id: &str, status: RunStatus, stop_reason: Option<StopReason>) -> Result<RunRow> {
         let ended_at = status.is_terminal().then(now);
         let mut tx = self.store.begin_write().await?;
         let row: Option<RunRow> = sqlx::query_as(
@@ -141,10 +197,11 @@ mod tests {
             (r.status, r.ended_at.as_deref(), r.conversation_id.as_deref()),
             (RunStatus::Running, None, Some(conv.id.as_str()))
         );
-        let r = store.runs().set_status(&r.id, RunStatus::Paused, Some("requires_approval")).await.unwrap();
+        let r =
+            store.runs().set_status(&r.id, RunStatus::Paused, Some(StopReason::WaitingForConfirmation)).await.unwrap();
         assert_eq!((r.status, r.ended_at.as_deref()), (RunStatus::Paused, None));
         assert_eq!(store.runs().unfinished().await.unwrap(), vec![r.clone()]);
-        let r = store.runs().set_status(&r.id, RunStatus::Completed, Some("end_turn")).await.unwrap();
+        let r = store.runs().set_status(&r.id, RunStatus::Completed, Some(StopReason::EndTurn)).await.unwrap();
         assert_eq!(r.stop_reason.as_deref(), Some("end_turn"));
         assert!(r.ended_at.is_some());
         assert_eq!(store.runs().get(&r.id).await.unwrap(), Some(r.clone()));
@@ -154,6 +211,25 @@ mod tests {
         assert_eq!(err.code(), ErrorCode::InvalidArguments);
         let err = store.runs().set_status("run-none", RunStatus::Failed, None).await.unwrap_err();
         assert_eq!(err.code(), ErrorCode::NotFound);
+    }
+
+    #[test]
+    fn stop_reasons_are_stored_by_their_serde_names() {
+        use StopReason::*;
+        for reason in [
+            EndTurn,
+            MaxSteps,
+            TooManyFailures,
+            RepeatedAction,
+            Cancelled,
+            ModelError,
+            ModelUnavailable,
+            InternalError,
+            WaitingForConfirmation,
+            WaitingForChallenge,
+        ] {
+            assert_eq!(serde_json::to_value(reason).unwrap(), reason.as_str());
+        }
     }
 
     #[tokio::test]

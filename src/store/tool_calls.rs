@@ -1,11 +1,39 @@
 //! Tool calls of a run as executed (arguments, the model's reason, executor,
 //! outcome, duration): the run's timeline.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
-use crate::error::Result;
+use crate::error::{ErrorCode, Result};
 use crate::store::Store;
+
+/// How a call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, TS)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(rename_all = "lowercase")]
+pub enum ToolCallStatus {
+    Ok,
+    Error,
+    /// The run was cancelled before the call finished.
+    Cancelled,
+}
+
+impl ToolCallStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::Error => "error",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl std::fmt::Display for ToolCallStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
 pub struct ToolCallRow {
@@ -18,8 +46,8 @@ pub struct ToolCallRow {
     pub arguments: Value,
     pub reasoning: Option<String>,
     pub executor: String,
-    pub status: String,
-    pub error_code: Option<String>,
+    pub status: ToolCallStatus,
+    pub error_code: Option<ErrorCode>,
     pub duration_ms: i64,
     pub started_at: String,
 }
@@ -35,9 +63,8 @@ pub struct NewToolCall<'a> {
     pub reasoning: Option<&'a str>,
     /// `builtin`, `client`, `implicit`, or `none` (never ran: bad arguments, unknown tool).
     pub executor: &'a str,
-    /// `ok`, `error` or `cancelled`.
-    pub status: &'a str,
-    pub error_code: Option<&'a str>,
+    pub status: ToolCallStatus,
+    pub error_code: Option<ErrorCode>,
     pub duration_ms: i64,
     /// When the call started (RFC 3339, `store::now()`).
     pub started_at: &'a str,
@@ -100,7 +127,7 @@ mod tests {
         let agent = agent(&store).await;
         let run = store.runs().create(&agent, None).await.unwrap();
         let args = json!({"url": "http://shop.vn/laptop"});
-        for (i, status) in ["ok", "error"].iter().enumerate() {
+        for (i, status) in [ToolCallStatus::Ok, ToolCallStatus::Error].into_iter().enumerate() {
             store
                 .tool_calls()
                 .insert(&NewToolCall {
@@ -112,7 +139,7 @@ mod tests {
                     reasoning: Some("mở trang sản phẩm để xem giá"),
                     executor: "builtin",
                     status,
-                    error_code: (*status == "error").then_some("timeout"),
+                    error_code: (status == ToolCallStatus::Error).then_some(ErrorCode::Timeout),
                     duration_ms: 12,
                     started_at: &crate::store::now(),
                 })
@@ -122,14 +149,9 @@ mod tests {
         let rows = store.tool_calls().for_run(&run.id).await.unwrap();
         assert_eq!(rows.len(), 2);
         assert_eq!(
-            (
-                rows[0].call_id.as_str(),
-                rows[0].arguments.clone(),
-                rows[0].reasoning.as_deref(),
-                rows[1].status.as_str()
-            ),
-            ("call_0", args, Some("mở trang sản phẩm để xem giá"), "error")
+            (rows[0].call_id.as_str(), rows[0].arguments.clone(), rows[0].reasoning.as_deref(), rows[1].status),
+            ("call_0", args, Some("mở trang sản phẩm để xem giá"), ToolCallStatus::Error)
         );
-        assert_eq!(rows[1].error_code.as_deref(), Some("timeout"));
+        assert_eq!(rows[1].error_code, Some(ErrorCode::Timeout));
     }
 }

@@ -3,19 +3,20 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 use uuid::Uuid;
 
 use crate::error::{Error, WireError};
 use crate::tools::spec::{PermissionScope, RiskLevel};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum ResultStatus {
     Ok,
     Error,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum ArtifactType {
     Screenshot,
@@ -27,7 +28,7 @@ pub enum ArtifactType {
 
 /// Something a call produced that lives outside the result: a screenshot, a
 /// downloaded file, a stored document. `ref` is a `file://` URL or a store id.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
 pub struct Artifact {
     #[serde(rename = "type")]
     pub kind: ArtifactType,
@@ -38,7 +39,7 @@ pub struct Artifact {
 /// The result envelope. Every key is always present: `current_url` and
 /// `error` are `null` when they do not apply, `data` is `{}` on error
 /// (docs/tool-results.md).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 pub struct ToolResultV2 {
     pub status: ResultStatus,
     pub trace_id: Uuid,

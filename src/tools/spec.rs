@@ -4,10 +4,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
 /// What a tool may do to the world, from harmless to hard to undo
 /// (tools.md "permission scopes"). Ordered: a later variant is riskier.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum PermissionScope {
     /// Reads only, changes no state anywhere.
@@ -51,7 +52,7 @@ impl std::fmt::Display for PermissionScope {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum RiskLevel {
     Low,
@@ -77,7 +78,7 @@ impl std::fmt::Display for RiskLevel {
 
 /// Primitive tools act once; skills are workflows over primitives; custom
 /// tools are registered by the user or a client application.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolKind {
     Primitive,
@@ -87,7 +88,7 @@ pub enum ToolKind {
 
 /// Who runs a call: Halley itself, the client application that registered
 /// the tool, or the model (implicit: it produces the `_output` itself).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Executor {
     Builtin,
@@ -96,7 +97,7 @@ pub enum Executor {
 }
 
 /// Whether calling the tool does something now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolStatus {
     Available,
@@ -106,7 +107,7 @@ pub enum ToolStatus {
 }
 
 /// A tool's declaration.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 pub struct ToolSpec {
     pub name: String,
     pub description: String,

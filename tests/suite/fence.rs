@@ -70,7 +70,7 @@ async fn the_hidden_instruction_page_never_reaches_the_model_unfenced() {
         let left = deadline.saturating_duration_since(Instant::now());
         match tokio::time::timeout(left, rx.recv()).await.expect("the run did not end").unwrap() {
             Event::RunEnded { status, .. } => {
-                assert_eq!(status, "completed");
+                assert_eq!(status, halley::protocol::RunStatus::Completed);
                 break;
             }
             _ => continue,

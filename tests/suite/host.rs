@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use halley::agent::run::AgentEvent;
 use halley::core::BrowserSettings;
 use halley::host::Host;
-use halley::protocol::{Event, Op, Reply, Settings};
+use halley::protocol::{
+    Event, Op, Reply, Role, RuleDecision, RuleKind, RunStatus, Settings, StopReason, ToolCallStatus,
+};
 use halley::{DataDir, ErrorCode};
 use pretty_assertions::assert_eq;
 use serde_json::{Map, json};
@@ -54,11 +56,9 @@ async fn until_ended(
     }
 }
 
-fn ended(events: &[Event]) -> (String, String, Option<String>) {
+fn ended(events: &[Event]) -> (RunStatus, StopReason, Option<String>) {
     match events.last() {
-        Some(Event::RunEnded { status, stop_reason, answer, .. }) => {
-            (status.clone(), stop_reason.clone(), answer.clone())
-        }
+        Some(Event::RunEnded { status, stop_reason, answer, .. }) => (*status, *stop_reason, answer.clone()),
         other => panic!("not ended: {other:?}"),
     }
 }
@@ -93,7 +93,7 @@ async fn a_message_streams_tokens_and_the_run_ends_completed() {
         })
         .collect();
     assert_eq!(tokens, "Giá hiện tại là 21.490.000 ₫ nhé");
-    assert_eq!(ended(&events), ("completed".into(), "end_turn".into(), Some(tokens.clone())));
+    assert_eq!(ended(&events), (RunStatus::Completed, StopReason::EndTurn, Some(tokens.clone())));
     // The model chosen was the endpoint's first.
     assert_eq!(model.requests()[0]["model"], "scripted-model");
 
@@ -110,8 +110,8 @@ async fn a_message_streams_tokens_and_the_run_ends_completed() {
     else {
         panic!()
     };
-    let shown: Vec<(String, Option<String>)> = messages.iter().map(|m| (m.role.clone(), m.content.clone())).collect();
-    assert_eq!(shown, vec![("user".into(), Some("Giá laptop?".into())), ("assistant".into(), Some(tokens))]);
+    let shown: Vec<(Role, Option<String>)> = messages.iter().map(|m| (m.role, m.content.clone())).collect();
+    assert_eq!(shown, vec![(Role::User, Some("Giá laptop?".into())), (Role::Assistant, Some(tokens))]);
     assert_eq!(host.handle(Op::RunTimeline { run_id }).await.unwrap(), Reply::Timeline { calls: vec![] });
     let err = host.handle(Op::OpenConversation { id: "conv-nope".into() }).await.unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
@@ -155,10 +155,10 @@ async fn a_submit_waits_for_the_user_deny_sends_nothing_approve_sends_once() {
     assert!(events.contains(&Event::ConfirmationClosed { id: asked[0].clone(), approved: false }));
     let denied = events.iter().any(|e| {
         matches!(e, Event::Agent { event: AgentEvent::ToolResult { name, result, .. }, .. }
-            if name == "browser_click" && result["error"]["code"] == "denied")
+            if name == "browser_click" && result.error.as_ref().is_some_and(|e| e.code == ErrorCode::Denied))
     });
     assert!(denied, "{events:?}");
-    assert_eq!(ended(&events).0, "completed");
+    assert_eq!(ended(&events).0, RunStatus::Completed);
     assert!(site.posts().is_empty());
     // The question is gone: answering it again is not_found.
     assert_eq!(host.handle(answer(&asked[0], true)).await.unwrap_err().code(), ErrorCode::NotFound);
@@ -173,12 +173,12 @@ async fn a_submit_waits_for_the_user_deny_sends_nothing_approve_sends_once() {
         _ => None,
     })
     .await;
-    assert_eq!(ended(&events), ("completed".into(), "end_turn".into(), Some("Đã đặt mua.".into())));
+    assert_eq!(ended(&events), (RunStatus::Completed, StopReason::EndTurn, Some("Đã đặt mua.".into())));
     let posts: Vec<String> = site.posts().iter().map(|p| p.path.clone()).collect();
     assert_eq!(posts, vec!["/checkout".to_owned()]);
     let Reply::Timeline { calls } = host.handle(Op::RunTimeline { run_id }).await.unwrap() else { panic!() };
-    let tools: Vec<(&str, &str)> = calls.iter().map(|c| (c.tool.as_str(), c.status.as_str())).collect();
-    assert_eq!(tools, vec![("browser_navigate", "ok"), ("browser_click", "ok")]);
+    let tools: Vec<(&str, ToolCallStatus)> = calls.iter().map(|c| (c.tool.as_str(), c.status)).collect();
+    assert_eq!(tools, vec![("browser_navigate", ToolCallStatus::Ok), ("browser_click", ToolCallStatus::Ok)]);
     // Headless: no window to steer, and moving it is a no-op.
     assert_eq!(host.browser_window().await.unwrap(), None);
     host.set_browser_window(halley::host::Rect { x: 0, y: 0, width: 800, height: 600 }).await.unwrap();
@@ -207,7 +207,7 @@ async fn the_panel_is_told_the_scope_the_gate_graded_each_call() {
         _ => None,
     })
     .await;
-    assert_eq!(ended(&events).0, "completed", "{events:?}");
+    assert_eq!(ended(&events).0, RunStatus::Completed, "{events:?}");
     // As the panel reads them: the JSON of each tool_result event.
     let results: Vec<serde_json::Value> = events
         .iter()
@@ -255,7 +255,7 @@ async fn stop_cancels_the_run_and_a_pause_refuses_new_messages() {
     assert_eq!(host.handle(Op::Stop { run_id: None }).await.unwrap(), Reply::Done);
     let events = until_ended(&host, &mut rx, Duration::from_secs(5), |_| None).await;
     assert!(t.elapsed() < Duration::from_secs(5));
-    assert_eq!(ended(&events).0, "cancelled");
+    assert_eq!(ended(&events), (RunStatus::Cancelled, StopReason::Cancelled, None));
 
     assert_eq!(host.handle(Op::SetPaused { paused: true }).await.unwrap(), Reply::Done);
     assert_eq!(rx.recv().await.unwrap(), Event::Paused { paused: true });
@@ -293,13 +293,13 @@ async fn no_model_is_said_clearly_and_quickly() {
         started(host.handle(Op::SendMessage { text: "Xin chào".into(), conversation_id: None }).await.unwrap());
     let events = until_ended(&host, &mut rx, Duration::from_secs(10), |_| None).await;
     let error = events.iter().find_map(|e| match e {
-        Event::Agent { event: AgentEvent::Error { code, message, .. }, .. } => Some((code.clone(), message.clone())),
+        Event::Agent { event: AgentEvent::Error { code, message, .. }, .. } => Some((*code, message.clone())),
         _ => None,
     });
     let (code, msg) = error.expect("an error event");
-    assert_eq!(code, "model_unavailable");
+    assert_eq!(code, ErrorCode::ModelUnavailable);
     assert!(msg.contains("ollama serve"), "{msg}");
-    assert_eq!(ended(&events).0, "failed");
+    assert_eq!(ended(&events), (RunStatus::Failed, StopReason::ModelUnavailable, None));
     let run = host.core().store().runs().get(&run_id).await.unwrap().unwrap();
     assert!(run.status.is_terminal());
     host.close().await;
@@ -377,7 +377,7 @@ async fn tools_rules_and_artifacts() {
     assert!(result.is_ok(), "{result:?}");
 
     let Reply::Rules { rules } = host
-        .handle(Op::AddRule { site: None, tool: Some("browser_upload_file".into()), decision: "never".into() })
+        .handle(Op::AddRule { site: None, tool: Some("browser_upload_file".into()), decision: RuleDecision::Never })
         .await
         .unwrap()
     else {
@@ -385,14 +385,14 @@ async fn tools_rules_and_artifacts() {
     };
     assert_eq!(rules.len(), 1);
     assert_eq!(
-        (rules[0]["tool"].clone(), rules[0]["decision"].clone()),
-        (json!("browser_upload_file"), json!("never"))
+        (rules[0].kind, rules[0].tool.as_deref(), rules[0].decision),
+        (RuleKind::Tool, Some("browser_upload_file"), RuleDecision::Never)
     );
     // The gate decides on it at once.
     assert_eq!(host.core().gate().policy().rules().len(), 1);
-    let bad = Op::AddRule { site: None, tool: None, decision: "allow".into() };
+    let bad = Op::AddRule { site: None, tool: None, decision: RuleDecision::Allow };
     assert_eq!(host.handle(bad).await.unwrap_err().code(), ErrorCode::InvalidArguments);
-    let id = rules[0]["id"].as_str().unwrap().to_owned();
+    let id = rules[0].id.clone();
     assert_eq!(host.handle(Op::RemoveRule { id }).await.unwrap(), Reply::Rules { rules: vec![] });
     assert!(host.core().gate().policy().rules().is_empty());
 

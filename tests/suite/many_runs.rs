@@ -78,18 +78,20 @@ async fn events_until(
 
 fn ended_status(events: &[Event], run: &str) -> Option<String> {
     events.iter().find_map(|e| match e {
-        Event::RunEnded { run_id, status, .. } if run_id == run => Some(status.clone()),
+        Event::RunEnded { run_id, status, .. } if run_id == run => {
+            Some(serde_json::to_value(status).ok()?.as_str()?.to_owned())
+        }
         _ => None,
     })
 }
 
-/// The tab ids a run's calls reported (`browser_new_tab`, `browser_list_tabs`' current tab).
-fn results_of<'a>(events: &'a [Event], run: &'a str, tool: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+/// The results of `run`'s calls of `tool`, as JSON.
+fn results_of<'a>(events: &'a [Event], run: &'a str, tool: &'a str) -> impl Iterator<Item = Value> + 'a {
     events.iter().filter_map(move |e| match e {
         Event::Agent { run_id, event: AgentEvent::ToolResult { name, result, .. } }
             if run_id == run && name == tool =>
         {
-            Some(result)
+            serde_json::to_value(result).ok()
         }
         _ => None,
     })
@@ -165,7 +167,7 @@ async fn three_runs_at_once_each_with_its_own_questions_tabs_and_audit() {
     events_until(&mut rx, &mut seen, Duration::from_secs(60), |evs| ended_status(evs, &watch.run_id).is_some()).await;
     assert_eq!(ended_status(&seen, &watch.run_id).as_deref(), Some("completed"));
     let watch_tab = results_of(&seen, &watch.run_id, "browser_new_tab").next().unwrap()["data"]["tab"]["id"].clone();
-    let listed = results_of(&seen, &watch.run_id, "browser_list_tabs").next().unwrap().clone();
+    let listed = results_of(&seen, &watch.run_id, "browser_list_tabs").next().unwrap();
     let listed: Vec<(Value, Value)> =
         listed["data"]["tabs"].as_array().unwrap().iter().map(|t| (t["id"].clone(), t["current"].clone())).collect();
     // It sees its own tab as current, never the panel's tab (held by the panel's run).
@@ -293,7 +295,7 @@ async fn a_tool_registered_while_a_run_goes_is_offered_from_its_next_turn() {
     assert_eq!(host.handle(Op::UnregisterTool { name: "tom_tat_gia".into() }).await.unwrap(), Reply::Done);
     model.release();
     events_until(&mut rx, &mut seen, Duration::from_secs(30), |evs| ended_status(evs, &run_id).is_some()).await;
-    let results: Vec<&Value> = results_of(&seen, &run_id, "tom_tat_gia").collect();
+    let results: Vec<Value> = results_of(&seen, &run_id, "tom_tat_gia").collect();
     assert_eq!(results.len(), 2, "{seen:#?}");
     assert_eq!(results[0]["status"], "ok");
     assert_eq!(results[0]["data"], json!({"tom_tat": "21.490.000 ₫"}));

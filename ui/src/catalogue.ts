@@ -1,7 +1,7 @@
 // Pure logic of the tool catalogue view: searching, filtering by status and
 // grouping by kind. No DOM here, so it is unit-tested directly.
 
-import { PERMISSION_SCOPES, type PermissionScope, type ToolKind, type ToolSpec, type ToolStatus } from "./types";
+import { PERMISSION_SCOPES, type PermissionScope, type ToolKind, type ToolSpec, type ToolStatus } from "./protocol";
 
 /** Group order on screen. */
 export const KIND_ORDER: readonly ToolKind[] = ["primitive", "skill", "custom"];

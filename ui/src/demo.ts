@@ -27,6 +27,7 @@ export const DEMO_CONFIRMATION: ConfirmationRequest = {
   scope: "PAYMENT",
   risk_level: "high",
   expires_at: new Date(Date.now() + 185_000).toISOString(),
+  run_id: null,
 };
 
 export function demoRequestParam(): string {
@@ -63,7 +64,7 @@ export function installDemo(): void {
         case "save_settings":
           return { type: "settings", settings: { preset: "ollama", base_url: "http://127.0.0.1:11434/v1", model: null, chromium: null, language: null, autostart: false }, api_key_saved: true };
         case "list_rules":
-          return { type: "rules", rules: [{ id: "r1", site: "https://tiki.vn", tool: null, decision: "ask" }] };
+          return { type: "rules", rules: [{ id: "r1", kind: "site", site: "https://tiki.vn", tool: null, min_scope: null, decision: "ask", note: "", created_at: new Date().toISOString() }] };
         case "list_conversations":
           return { type: "conversations", conversations: [{ id: "demo-conv", title: "Laptop 14 inch dưới 20 triệu", updated_at: new Date().toISOString() }] };
         case "read_artifact":

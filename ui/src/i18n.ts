@@ -1,7 +1,7 @@
 // The panel's strings in English and Vietnamese, and the choice between them
 // (Vietnamese when the system language starts with "vi", else English).
 
-import type { PermissionScope, RiskLevel, ToolKind, ToolStatus } from "./types";
+import type { PermissionScope, RiskLevel, ToolKind, ToolStatus } from "./protocol";
 
 export type Lang = "en" | "vi";
 

@@ -9,7 +9,7 @@ import { statusKey, type Translate } from "./i18n";
 import { request } from "./ipc";
 import { parseArguments, templateText } from "./palette";
 import { toOpError, type ToolResultV2 } from "./protocol";
-import type { ToolSpec } from "./types";
+import type { ToolSpec } from "./protocol";
 import { riskBadge, scopeBadge } from "./view";
 
 export interface Palette {

@@ -5,7 +5,7 @@
 import { h } from "./dom";
 import { decisionKey, type Translate } from "./i18n";
 import { request, setAutostart } from "./ipc";
-import { PRESETS, toOpError, type GateRule, type RuleDecision, type Settings } from "./protocol";
+import { PRESETS, toOpError, type GateRuleRow, type RuleDecision, type Settings } from "./protocol";
 
 const DECISIONS: RuleDecision[] = ["ask", "allow", "never"];
 
@@ -28,7 +28,7 @@ function option(value: string, label: string, selected: boolean): HTMLOptionElem
   return o;
 }
 
-export function ruleLabel(rule: GateRule, t: Translate): string {
+export function ruleLabel(rule: GateRuleRow, t: Translate): string {
   return `${rule.site ?? t("anySite")} · ${rule.tool ?? t("anyTool")}`;
 }
 
@@ -172,7 +172,7 @@ function renderRules(t: Translate): HTMLElement {
     status.className = "form-status error";
     status.textContent = t("errorPrefix", { error: toOpError(error).message });
   };
-  const show = (rules: GateRule[]): void => {
+  const show = (rules: GateRuleRow[]): void => {
     status.textContent = "";
     if (rules.length === 0) {
       list.replaceChildren(h("li", { class: "empty" }, t("rulesEmpty")));
@@ -185,12 +185,11 @@ function renderRules(t: Translate): HTMLElement {
         remove.addEventListener("click", () => {
           request({ type: "remove_rule", id: rule.id }, "rules").then((r) => show(r.rules), fail);
         });
-        const decision = DECISIONS.find((d) => d === rule.decision);
         return h(
           "li",
           { class: "rule", "data-rule": rule.id },
           h("span", { class: "rule-what" }, what),
-          h("span", { class: `badge decision decision-${rule.decision}` }, decision ? t(decisionKey(decision)) : rule.decision),
+          h("span", { class: `badge decision decision-${rule.decision}` }, t(decisionKey(rule.decision))),
           remove,
         );
       }),
@@ -218,7 +217,8 @@ function renderRules(t: Translate): HTMLElement {
       status.textContent = t("ruleNeedsTarget");
       return;
     }
-    request({ type: "add_rule", site: s, tool: tl, decision: decision.value }, "rules").then((r) => {
+    const chosen = DECISIONS.find((d) => d === decision.value) ?? "ask";
+    request({ type: "add_rule", site: s, tool: tl, decision: chosen }, "rules").then((r) => {
       site.value = "";
       tool.value = "";
       show(r.rules);

@@ -6,7 +6,9 @@ import type {
   ChallengeRequest,
   ChatMessage,
   ConfirmationRequest,
+  ErrorCode,
   Event,
+  Role,
   TimelineCall,
 } from "./protocol";
 import { finishedCall, startedCall, storedCall, type CallRow } from "./timeline";
@@ -34,6 +36,9 @@ export interface PanelState {
   calls: CallRow[];
   confirmations: ConfirmationRequest[];
   challenges: { id: string; request: ChallengeRequest }[];
+  /** Runs another front end started (a watch, an API client): the panel
+   * shows their questions, not their conversation. */
+  otherRuns: string[];
   seq: number;
 }
 
@@ -46,6 +51,7 @@ export const initialState: PanelState = {
   messages: [],
   calls: [],
   confirmations: [],
+  otherRuns: [],
   challenges: [],
   seq: 0,
 };
@@ -100,8 +106,12 @@ function stopStreaming(state: PanelState, runId: string): PanelState {
 
 function applyEvent(state: PanelState, event: Event): PanelState {
   switch (event.type) {
+    case "run_started":
+      if (event.front_end === "panel" || state.otherRuns.includes(event.run_id)) return state;
+      return { ...state, otherRuns: [...state.otherRuns, event.run_id] };
     case "agent": {
       const runId = event.run_id;
+      if (state.otherRuns.includes(runId)) return state;
       const ev = event.event;
       const base: PanelState = state.runId === runId ? state : { ...state, runId, running: true };
       switch (ev.type) {
@@ -145,6 +155,9 @@ function applyEvent(state: PanelState, event: Event): PanelState {
       return base;
     }
     case "run_ended": {
+      if (state.otherRuns.includes(event.run_id)) {
+        return { ...state, otherRuns: state.otherRuns.filter((r) => r !== event.run_id) };
+      }
       let next: PanelState = {
         ...state,
         running: state.runId === event.run_id || state.runId === null ? false : state.running,
@@ -152,8 +165,10 @@ function applyEvent(state: PanelState, event: Event): PanelState {
       };
       if (event.answer !== null && event.status === "completed") next = settleAnswer(next, event.run_id, event.answer);
       else next = stopStreaming(next, event.run_id);
+      // Calls still running when the run ended never finished.
+      const code: ErrorCode = event.status === "cancelled" ? "cancelled" : "internal";
       const calls = next.calls.map((c) =>
-        c.runId === event.run_id && c.status === "running" ? { ...c, status: "error" as const, error: { code: event.status, message: event.stop_reason } } : c,
+        c.runId === event.run_id && c.status === "running" ? { ...c, status: "error" as const, error: { code, message: event.stop_reason } } : c,
       );
       return { ...next, calls };
     }
@@ -170,6 +185,8 @@ function applyEvent(state: PanelState, event: Event): PanelState {
       return { ...state, challenges: state.challenges.filter((c) => c.id !== event.id) };
     case "paused":
       return { ...state, paused: event.paused };
+    case "tools_changed":
+      return state;
   }
   return state;
 }
@@ -179,7 +196,7 @@ function addConfirmation(state: PanelState, request: ConfirmationRequest): Panel
   return { ...state, confirmations: [...state.confirmations, request] };
 }
 
-function chatRole(role: string): MessageRole {
+function chatRole(role: Role): MessageRole {
   return role === "user" || role === "assistant" || role === "tool" ? role : "notice";
 }
 

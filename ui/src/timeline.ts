@@ -3,8 +3,16 @@
 // the call's target, badge classes and duration labels.
 
 import { scopeClass } from "./catalogue";
-import type { Artifact, Json, TimelineCall, ToolResultV2, WireError } from "./protocol";
-import type { PermissionScope, RiskLevel } from "./types";
+import type {
+  Artifact,
+  Json,
+  PermissionScope,
+  RiskLevel,
+  TimelineCall,
+  ToolCallStatus,
+  ToolResultV2,
+  WireError,
+} from "./protocol";
 
 export type CallStatus = "running" | "ok" | "error";
 
@@ -93,12 +101,9 @@ export function finishedCall(row: CallRow, result: ToolResultV2, durationMs: num
   };
 }
 
-/** A stored call's status as a row status. */
-export function storedStatus(status: string): CallStatus {
-  const s = status.toLowerCase();
-  if (s === "ok" || s === "completed" || s === "success") return "ok";
-  if (s === "running" || s === "pending" || s === "waiting") return "running";
-  return "error";
+/** A stored call's status as a row status (a stored call has ended). */
+export function storedStatus(status: ToolCallStatus): CallStatus {
+  return status === "ok" ? "ok" : "error";
 }
 
 /** A row from a stored run (OpenConversation + RunTimeline). */
@@ -109,7 +114,13 @@ export function storedCall(runId: string, call: TimelineCall): CallRow {
     ...row,
     status,
     durationMs: call.duration_ms,
-    error: status === "error" ? { code: call.error_code ?? call.status, message: call.error_code ?? call.status } : null,
+    error:
+      status === "error"
+        ? {
+            code: call.error_code ?? (call.status === "cancelled" ? "cancelled" : "internal"),
+            message: call.error_code ?? call.status,
+          }
+        : null,
   };
 }
 

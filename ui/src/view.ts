@@ -4,7 +4,7 @@
 import { scopeClass } from "./catalogue";
 import { h } from "./dom";
 import { riskKey, scopeKey, type Translate } from "./i18n";
-import type { PermissionScope, RiskLevel } from "./types";
+import type { PermissionScope, RiskLevel } from "./protocol";
 
 export function renderHeader(t: Translate, ...actions: Node[]): HTMLElement {
   return h(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { filterTools, groupByKind, matches, normalise, scopeClass, scopeLevel } from "../src/catalogue";
-import type { ToolSpec } from "../src/types";
+import type { ToolSpec } from "../src/protocol";
 
 function tool(over: Partial<ToolSpec> & Pick<ToolSpec, "name">): ToolSpec {
   return {
@@ -13,6 +13,9 @@ function tool(over: Partial<ToolSpec> & Pick<ToolSpec, "name">): ToolSpec {
     requires_confirmation: false,
     parameters: {},
     output_schema: {},
+    page_content: false,
+    edits_memory: false,
+    asks_user: false,
     ...over,
   };
 }

@@ -34,6 +34,7 @@ export function confirmation(over: Partial<ConfirmationRequest> = {}): Confirmat
     scope: "PAYMENT",
     risk_level: "high",
     expires_at: "2030-01-01T00:05:00Z",
+    run_id: null,
     ...over,
   };
 }

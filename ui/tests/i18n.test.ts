@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MESSAGES, pickLanguage, translator, type MessageKey } from "../src/i18n";
-import { PERMISSION_SCOPES } from "../src/types";
+import { PERMISSION_SCOPES } from "../src/protocol";
 
 describe("pickLanguage", () => {
   it("picks Vietnamese for any vi tag, English otherwise", () => {

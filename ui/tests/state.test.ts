@@ -25,7 +25,7 @@ describe("chat", () => {
       ["user", "Giá laptop?", false],
       ["assistant", "Giá là 21.490.000 ₫.", false],
     ]);
-    s = run([{ kind: "event", event: { type: "run_ended", run_id: "r1", conversation_id: "conv1", status: "completed", stop_reason: "final", answer: "Giá là 21.490.000 ₫." } }], s);
+    s = run([{ kind: "event", event: { type: "run_ended", run_id: "r1", conversation_id: "conv1", status: "completed", stop_reason: "end_turn", answer: "Giá là 21.490.000 ₫." } }], s);
     expect(s.running).toBe(false);
     expect(s.conversationId).toBe("conv1");
     expect(s.messages).toHaveLength(2);
@@ -47,7 +47,7 @@ describe("chat", () => {
   it("shows the answer from RunEnded when no final event came", () => {
     const s = run([
       { kind: "sent", text: "x" },
-      { kind: "event", event: { type: "run_ended", run_id: "r9", conversation_id: "c", status: "completed", stop_reason: "final", answer: "Xong." } },
+      { kind: "event", event: { type: "run_ended", run_id: "r9", conversation_id: "c", status: "completed", stop_reason: "end_turn", answer: "Xong." } },
     ]);
     expect(bubbles(s).at(-1)).toEqual(["assistant", "Xong.", false]);
   });
@@ -80,9 +80,9 @@ describe("timeline", () => {
   it("marks calls still running when the run ends as errors", () => {
     const s = run([
       ev({ type: "tool_call", id: "t1", name: "browser_click", arguments: { ref: "e12" } }),
-      { kind: "event", event: { type: "run_ended", run_id: "r1", conversation_id: "c", status: "cancelled", stop_reason: "user stopped", answer: null } },
+      { kind: "event", event: { type: "run_ended", run_id: "r1", conversation_id: "c", status: "cancelled", stop_reason: "cancelled", answer: null } },
     ]);
-    expect(s.calls[0]).toMatchObject({ status: "error", error: { code: "cancelled", message: "user stopped" } });
+    expect(s.calls[0]).toMatchObject({ status: "error", error: { code: "cancelled", message: "cancelled" } });
   });
 
   it("loads a stored run's calls without touching other runs", () => {
@@ -149,12 +149,38 @@ describe("waiting for the user", () => {
     let s = run([
       { kind: "event", event: { type: "confirmation_waiting", request: confirmation() } },
       ev({ type: "confirmation_request", request: confirmation() }),
-      { kind: "event", event: { type: "challenge_waiting", id: "ch1", request: { tab_id: "tab-2", url: "https://vietjetair.com", challenge_type: "captcha", page_hint: null } } },
+      { kind: "event", event: { type: "challenge_waiting", id: "ch1", request: { tab_id: "tab-2", url: "https://vietjetair.com", challenge_type: "captcha", page_hint: null, run_id: null } } },
     ]);
     expect(s.confirmations.map((c) => c.id)).toEqual(["c1"]);
     expect(s.challenges.map((c) => c.id)).toEqual(["ch1"]);
     s = run([{ kind: "event", event: { type: "confirmation_closed", id: "c1", approved: false } }, { kind: "event", event: { type: "challenge_closed", id: "ch1" } }], s);
     expect(s.confirmations).toEqual([]);
     expect(s.challenges).toEqual([]);
+  });
+});
+
+describe("runs of other front ends", () => {
+  it("shows a watch's or an API client's question but not its conversation", () => {
+    const s = run([
+      { kind: "sent", text: "Giá laptop?" },
+      { kind: "run_started", runId: "r1", conversationId: "conv1" },
+      { kind: "event", event: { type: "run_started", run_id: "r1", conversation_id: "conv1", front_end: "panel" } },
+      { kind: "event", event: { type: "run_started", run_id: "w1", conversation_id: "conv-w", front_end: "background" } },
+      ev({ type: "token", text: "Giá " }),
+      ev({ type: "token", text: "đã giảm" }, "w1"),
+      ev({ type: "tool_call", id: "t9", name: "browser_snapshot", arguments: {} }, "w1"),
+      { kind: "event", event: { type: "confirmation_waiting", request: confirmation({ id: "cw", run_id: "w1" }) } },
+      { kind: "event", event: { type: "run_ended", run_id: "w1", conversation_id: "conv-w", status: "completed", stop_reason: "end_turn", answer: "đã giảm" } },
+    ]);
+    expect(bubbles(s)).toEqual([
+      ["user", "Giá laptop?", false],
+      ["assistant", "Giá ", true],
+    ]);
+    expect(s.calls).toEqual([]);
+    expect(s.runId).toBe("r1");
+    expect(s.running).toBe(true);
+    expect(s.conversationId).toBe("conv1");
+    expect(s.confirmations.map((c) => [c.id, c.run_id])).toEqual([["cw", "w1"]]);
+    expect(s.otherRuns).toEqual([]);
   });
 });

@@ -45,9 +45,11 @@ describe("rows", () => {
   });
 
   it("read stored calls' statuses", () => {
-    expect(["ok", "completed", "running", "error", "denied", "failed"].map(storedStatus)).toEqual(["ok", "ok", "running", "error", "error", "error"]);
+    expect((["ok", "error", "cancelled"] as const).map(storedStatus)).toEqual(["ok", "error", "error"]);
     const row = storedCall("r", { call_id: "c", tool: "x", arguments: {}, reasoning: "why", status: "error", error_code: "timeout", duration_ms: 5, started_at: "" });
     expect(row).toMatchObject({ status: "error", reasoning: "why", error: { code: "timeout" }, durationMs: 5 });
+    const cancelled = storedCall("r", { call_id: "d", tool: "x", arguments: {}, reasoning: null, status: "cancelled", error_code: null, duration_ms: 0, started_at: "" });
+    expect(cancelled.error).toEqual({ code: "cancelled", message: "cancelled" });
   });
 
   it("group by run in first-seen order", () => {
