@@ -292,6 +292,11 @@ async fn a_tool_registered_while_a_run_goes_is_offered_from_its_next_turn() {
     })
     .await;
     // The model's next turn (held) was offered the tool; it calls it after it is gone.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while model.request_count() < 3 {
+        assert!(Instant::now() < deadline, "the run never asked for its third turn");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert_eq!(host.handle(Op::UnregisterTool { name: "tom_tat_gia".into() }).await.unwrap(), Reply::Done);
     model.release();
     events_until(&mut rx, &mut seen, Duration::from_secs(30), |evs| ended_status(evs, &run_id).is_some()).await;
@@ -303,7 +308,7 @@ async fn a_tool_registered_while_a_run_goes_is_offered_from_its_next_turn() {
     let offered = |i: usize| -> bool {
         model.requests()[i]["tools"].as_array().unwrap().iter().any(|t| t["function"]["name"] == "tom_tat_gia")
     };
-    assert_eq!((offered(0), offered(1), offered(3)), (false, true, false));
+    assert_eq!((offered(0), offered(1), offered(2), offered(3)), (false, true, true, false));
     // Unregistering what is not there is a clear not_found; built-ins stay.
     let err = host.handle(Op::UnregisterTool { name: "tom_tat_gia".into() }).await.unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
