@@ -1,0 +1,267 @@
+//! The tool-use loop: the model proposes tool calls as JSON; Halley
+//! validates, gates and runs them; results go back to the model (page
+//! content fenced as data); the model writes the answer, streamed. Every
+//! run, step, tool call and message is recorded in the store. A run can be
+//! cancelled at any point; it pauses while the user is asked and goes on
+//! from there; a run cut short (the process ended) can be resumed.
+//!
+//! `turn.rs` is the loop itself, `guard.rs` its guard against errors in a
+//! row and repeated calls, `prompt.rs` what the model reads.
+
+mod guard;
+mod prompt;
+mod turn;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::ModelClient;
+use super::calls::{self, Prepared};
+use super::memory;
+use crate::context::{CallContext, FrontEnd};
+use crate::core::Core;
+use crate::error::{Error, ErrorCode, Result};
+use crate::gate::{ChallengeRequest, ConfirmationRequest};
+use crate::store::messages::{NewMessage, Role};
+use crate::store::runs::{RunStatus, StopReason};
+use crate::tools::ToolResultV2;
+
+use prompt::history_message;
+pub use prompt::tool_definitions;
+use turn::Loop;
+
+/// Limits of one run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunLimits {
+    /// Model turns at most.
+    pub max_steps: u32,
+    /// Tool errors in a row before the run gives up.
+    pub max_consecutive_failures: u32,
+    /// The same call (tool and arguments) this many times in a row: the
+    /// model is told; once more and the run stops.
+    pub repeat_nudge_after: u32,
+    /// Prompt tokens at most (estimated): older tool outputs are elided,
+    /// then the oldest turns left out, to stay under it.
+    pub context_tokens: usize,
+    /// Send screenshots to the model: `None` guesses from the model's name.
+    pub images: Option<bool>,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        RunLimits {
+            max_steps: 20,
+            max_consecutive_failures: 5,
+            repeat_nudge_after: 3,
+            context_tokens: 24_000,
+            images: None,
+        }
+    }
+}
+
+/// What a run reports while it goes (`halley run --json` prints these).
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentEvent {
+    /// A piece of the answer, as it streams.
+    Token { text: String },
+    /// The model asks for a tool call (with its reason, when it gave one).
+    ToolCall {
+        id: String,
+        name: String,
+        arguments: Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        reasoning: Option<String>,
+    },
+    /// Its result (the ToolResultV2, with the scope and risk the gate
+    /// graded the call: the panel's badge shows them).
+    ToolResult { id: String, name: String, result: ToolResultV2, duration_ms: i64 },
+    /// The run waits for the user's answer to this request.
+    ConfirmationRequest { request: ConfirmationRequest },
+    /// The run waits for the user to solve a challenge in the browser.
+    Challenge { request: ChallengeRequest },
+    /// The user answered: the run goes on.
+    Resumed,
+    /// The run finished with this answer.
+    Final { run_id: String, text: String, steps: u32 },
+    /// The run stopped on an error (or was cancelled: code `cancelled`).
+    Error { run_id: String, code: ErrorCode, message: String },
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutcome {
+    pub run_id: String,
+    /// The conversation the run belongs to (pass it to the next run to go on).
+    pub conversation_id: String,
+    pub status: RunStatus,
+    pub stop_reason: StopReason,
+    pub answer: Option<String>,
+    pub steps: u32,
+}
+
+/// Run `task` to the end, in a new conversation or, with `conversation`,
+/// going on with an earlier one (its messages are the model's history),
+/// with nobody to ask (actions that need consent are refused).
+pub async fn run_task(
+    core: &Core,
+    client: &ModelClient,
+    model: &str,
+    task: &str,
+    conversation: Option<&str>,
+    limits: &RunLimits,
+    on_event: impl FnMut(AgentEvent),
+) -> Result<RunOutcome> {
+    let cx = CallContext::new(FrontEnd::Cli);
+    run_task_with(core, client, model, task, conversation, limits, &cx, on_event).await
+}
+
+/// [`run_task`] in the context `cx` (who answers, cancellation, model
+/// helpers, allowed origins; the run's id is set here).
+#[allow(clippy::too_many_arguments)]
+pub async fn run_task_with(
+    core: &Core,
+    client: &ModelClient,
+    model: &str,
+    task: &str,
+    conversation: Option<&str>,
+    limits: &RunLimits,
+    cx: &CallContext,
+    on_event: impl FnMut(AgentEvent),
+) -> Result<RunOutcome> {
+    let begun = begin_run(core, task, conversation).await?;
+    drive_run(core, client, model, begun, limits, cx, on_event).await
+}
+
+/// A run recorded (its conversation, its row and the user's message) but
+/// not driven yet: a front end can tell its ids at once, before the model
+/// is even reached.
+#[derive(Debug, Clone)]
+pub struct BegunRun {
+    pub run_id: String,
+    pub conversation_id: String,
+    agent_id: String,
+    task: String,
+    /// The conversation's messages before this task, as the model reads them.
+    history: Vec<Value>,
+}
+
+/// Record the start of a run on `task`, in a new conversation or going on
+/// with `conversation` (`not_found` when there is no such conversation).
+pub async fn begin_run(core: &Core, task: &str, conversation: Option<&str>) -> Result<BegunRun> {
+    let store = core.store();
+    let agent_id = memory::default_agent(store).await?;
+    let (conversation, history) = match conversation {
+        Some(id) => {
+            let found = store.conversations().get(id).await?.ok_or_else(|| {
+                Error::new(ErrorCode::NotFound, format!("no conversation `{id}`; `halley runs list` shows recent ones"))
+            })?;
+            (found, history_of(core, id).await?)
+        }
+        None => {
+            let title: String = task.chars().take(80).collect();
+            (store.conversations().create(&agent_id, &title).await?, Vec::new())
+        }
+    };
+    let run = store.runs().create(&agent_id, Some(&conversation.id)).await?;
+    store
+        .messages()
+        .append(&NewMessage {
+            conversation_id: conversation.id.clone(),
+            run_id: Some(run.id.clone()),
+            role: Role::User,
+            content: Some(task.to_owned()),
+            tool_calls: None,
+            tool_call_id: None,
+            tool_name: None,
+        })
+        .await?;
+    Ok(BegunRun { run_id: run.id, conversation_id: conversation.id, agent_id, task: task.to_owned(), history })
+}
+
+/// Drive a run [`begin_run`] recorded to its end, in the context `cx`.
+pub async fn drive_run(
+    core: &Core,
+    client: &ModelClient,
+    model: &str,
+    begun: BegunRun,
+    limits: &RunLimits,
+    cx: &CallContext,
+    mut on_event: impl FnMut(AgentEvent),
+) -> Result<RunOutcome> {
+    let BegunRun { run_id, conversation_id, agent_id, task, history } = begun;
+    let ids = (run_id, conversation_id, agent_id);
+    let mut loop_ = Loop::start(core, client, model, limits, cx, ids, history);
+    loop_.messages.push(json!({"role": "user", "content": task}));
+    loop_.drive(&mut on_event).await
+}
+
+/// Go on with a run that was cut short (the process ended while it ran or
+/// waited for the user): calls the model had asked for and that never ran
+/// are run now (and gated again), then the loop goes on.
+pub async fn resume_run(
+    core: &Core,
+    client: &ModelClient,
+    model: &str,
+    run_id: &str,
+    limits: &RunLimits,
+    cx: &CallContext,
+    mut on_event: impl FnMut(AgentEvent),
+) -> Result<RunOutcome> {
+    let store = core.store();
+    let run = store
+        .runs()
+        .get(run_id)
+        .await?
+        .ok_or_else(|| Error::not_found(format!("no run `{run_id}`; `halley runs list` shows them")))?;
+    if run.status.is_terminal() {
+        return Err(Error::invalid_arguments(format!(
+            "run {run_id} has already ended ({}); go on with its conversation instead: --conversation {}",
+            serde_json::to_value(run.status).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+            run.conversation_id.as_deref().unwrap_or("?")
+        )));
+    }
+    let conversation_id = run
+        .conversation_id
+        .clone()
+        .ok_or_else(|| Error::invalid_arguments(format!("run {run_id} has no conversation to resume")))?;
+    store.runs().set_status(run_id, RunStatus::Running, None).await?;
+    let rows = store.messages().for_conversation(&conversation_id).await?;
+    let steps = store.steps().for_run(run_id).await?;
+    let ids = (run.id.clone(), conversation_id.clone(), run.agent_id.clone());
+    let history = rows.iter().map(history_message);
+    let mut loop_ = Loop::start(core, client, model, limits, cx, ids, history);
+    loop_.steps = u32::try_from(steps.len()).unwrap_or(0);
+    // The calls of the last assistant turn that have no result yet.
+    let pending: Vec<Prepared> = match rows.iter().rposition(|m| m.role == Role::Assistant) {
+        Some(i) => {
+            let answered: Vec<&str> = rows[i + 1..].iter().filter_map(|m| m.tool_call_id.as_deref()).collect();
+            let calls = rows[i].tool_calls.as_ref().and_then(Value::as_array).cloned().unwrap_or_default();
+            calls
+                .iter()
+                .filter_map(|c| {
+                    let out = super::ToolCallOut {
+                        id: c.get("id")?.as_str()?.to_owned(),
+                        name: c.pointer("/function/name")?.as_str()?.to_owned(),
+                        arguments: c.pointer("/function/arguments")?.as_str()?.to_owned(),
+                    };
+                    (!answered.contains(&out.id.as_str())).then(|| calls::prepare(&out))
+                })
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    if !pending.is_empty() {
+        let step_id = steps.last().map(|s| s.id.clone());
+        if let Some(stop) = loop_.run_calls(pending, step_id.as_deref(), &mut on_event).await? {
+            return loop_.finish(stop, None, &mut on_event).await;
+        }
+    }
+    loop_.drive(&mut on_event).await
+}
+
+/// A conversation's stored messages as the model reads them again.
+async fn history_of(core: &Core, conversation: &str) -> Result<Vec<Value>> {
+    Ok(core.store().messages().for_conversation(conversation).await?.iter().map(history_message).collect())
+}
