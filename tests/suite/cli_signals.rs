@@ -61,6 +61,47 @@ fn ctrl_c_to_a_run_mid_call_cancels_it_and_closes_the_browser() {
     signal_a_run("INT", 130);
 }
 
+#[test]
+fn sigterm_leaves_an_attached_browser_running() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let exe = halley::browser::find_chromium(None).unwrap();
+    let own_profile = h.work_dir().join("own-chrome");
+    let chrome = Command::new(exe)
+        .args(["--headless", "--no-sandbox", "--no-first-run", "--disable-background-networking"])
+        .args(["--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"])
+        .arg(format!("--remote-debugging-port={port}"))
+        .arg(format!("--user-data-dir={}", own_profile.display()))
+        .arg("about:blank")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The user's browser: killed with everything using its profile at the end.
+    let mut chrome = Running { child: Some(chrome), profile: own_profile };
+    let deadline = Instant::now() + START_TIMEOUT;
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "chrome did not open its DevTools port");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let args = json!({"url": site.url(SLOW)}).to_string();
+    let mut halley = spawn(&h, &["--cdp-url", &endpoint, "tools", "call", "browser_navigate", "--args", &args]);
+    assert!(site.wait_for("slow", START_TIMEOUT).is_some(), "the attached browser never asked for the slow page");
+    let (status, _, stderr) = halley.signal("TERM");
+    assert_eq!(status.code(), Some(143), "{status}\n{stderr}");
+    let own = chrome.child.as_mut().unwrap();
+    assert_eq!(own.try_wait().unwrap(), None, "Halley closed a browser it did not start");
+    assert!(
+        using_profile(&chrome.profile).iter().any(|p| p.cmdline.contains("--type=renderer")),
+        "the attached browser lost its renderers"
+    );
+}
+
 /// `halley tools script`: the first call is done and printed, the second
 /// is in flight when `signal` comes.
 fn signal_a_script(signal: &str, code: i32) {
