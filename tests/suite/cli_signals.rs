@@ -4,7 +4,7 @@
 //! the process exits promptly with 128 + the signal's number. `halley run`
 //! ends its run `cancelled` first.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -102,6 +102,37 @@ fn sigterm_leaves_an_attached_browser_running() {
     );
 }
 
+#[test]
+fn ctrl_c_in_a_chat_cancels_the_task_and_the_chat_goes_on() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url(SLOW)}))]),
+        Turn::text("never reached"),
+    ]);
+    let h = Halley::new();
+    let base = model.base_url();
+    let args = ["--headless", "chat", "--json", "--base-url", &base, "--model", "m"];
+    let mut halley = spawn_with(&h, &args, Stdio::piped());
+    let mut stdin = halley.child.as_mut().unwrap().stdin.take().unwrap();
+    stdin.write_all(b"open the slow page\n").unwrap();
+    let seen = in_flight(&h, &site, &mut halley);
+    halley.send("INT");
+    // The chat asks for the next task once the cancelled one has ended: an
+    // empty line ends the chat, which closes the browser.
+    stdin.write_all(b"\n").unwrap();
+    let (status, _, stderr) = halley.wait("SIGINT and an empty line");
+    assert_eq!(status.code(), Some(1), "the task did not complete: {status}\n{stderr}");
+    assert!(stderr.contains("cancelling the run"), "{stderr}");
+    assert!(stderr.contains("go on later with `halley chat --conversation"), "{stderr}");
+    assert_all_gone(&h, &seen);
+    assert_eq!(model.request_count(), 1);
+    let runs = h.run(&["runs", "list", "--json"]).json();
+    assert_eq!(runs[0]["status"], "cancelled", "{runs}");
+}
+
 /// `halley tools script`: the first call is done and printed, the second
 /// is in flight when `signal` comes.
 fn signal_a_script(signal: &str, code: i32) {
@@ -165,13 +196,17 @@ struct Running {
 }
 
 fn spawn(h: &Halley, args: &[&str]) -> Running {
+    spawn_with(h, args, Stdio::null())
+}
+
+fn spawn_with(h: &Halley, args: &[&str], stdin: Stdio) -> Running {
     let child = Command::new(env!("CARGO_BIN_EXE_halley"))
         .arg("--data-dir")
         .arg(h.data_dir())
         .args(args)
         .current_dir(h.work_dir())
         .env_remove("HALLEY_DATA_DIR")
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -187,8 +222,17 @@ impl Running {
     /// Send `signal` (a name for kill(1)), wait for the exit; the status,
     /// stdout and stderr.
     fn signal(&mut self, signal: &str) -> (ExitStatus, String, String) {
+        self.send(signal);
+        self.wait(&format!("SIG{signal}"))
+    }
+
+    fn send(&self, signal: &str) {
         let sent = Command::new("kill").args(["-s", signal, &self.pid().to_string()]).status().expect("kill");
         assert!(sent.success(), "kill -s {signal} failed");
+    }
+
+    /// Wait (up to [`EXIT_TIMEOUT`]) for the exit after `what`.
+    fn wait(&mut self, what: &str) -> (ExitStatus, String, String) {
         let sent_at = Instant::now();
         let mut child = self.child.take().expect("running");
         let status = loop {
@@ -198,7 +242,7 @@ impl Running {
             if sent_at.elapsed() > EXIT_TIMEOUT {
                 let _ = child.kill();
                 let _ = child.wait();
-                panic!("halley was still running {EXIT_TIMEOUT:?} after SIG{signal}");
+                panic!("halley was still running {EXIT_TIMEOUT:?} after {what}");
             }
             std::thread::sleep(Duration::from_millis(20));
         };
