@@ -1,11 +1,15 @@
 //! The `halley` binary: parses the command line and hands it to `halley::cli`.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
 
-#[tokio::main]
-async fn main() -> ExitCode {
+/// How long the runtime waits, at exit, for blocking work still running (a
+/// read of the terminal that a signal interrupted never returns by itself).
+const SHUTDOWN_WAIT: Duration = Duration::from_millis(200);
+
+fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("HALLEY_LOG")
@@ -13,5 +17,15 @@ async fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    halley::cli::run(halley::cli::Cli::parse()).await
+    let cli = halley::cli::Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            tracing::error!("cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(halley::cli::run(cli));
+    runtime.shutdown_timeout(SHUTDOWN_WAIT);
+    code
 }

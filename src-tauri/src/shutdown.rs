@@ -1,21 +1,28 @@
-//! Clean exit on SIGTERM/SIGINT: the app closes its windows and the webview
-//! processes through Tauri's normal exit path instead of dying mid-frame.
+//! Clean exit on SIGTERM, SIGINT and SIGHUP: the app goes through Tauri's
+//! normal exit path (`RunEvent::Exit` -> `Host::close`: the run stopped,
+//! the managed browser closed and reaped, the store closed) instead of
+//! dying mid-frame with its browser left running.
 
 use tauri::AppHandle;
 
-/// Exits the app with status 0 when the process gets SIGTERM or SIGINT.
+/// Exits the app with status 0 when the process gets SIGTERM, SIGINT or
+/// SIGHUP (a logout, Ctrl-C in the terminal that started it, that
+/// terminal closing).
 #[cfg(unix)]
 pub fn exit_on_signals(app: AppHandle) {
     use tokio::signal::unix::{SignalKind, signal};
 
     tauri::async_runtime::spawn(async move {
-        let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+        let (Ok(mut term), Ok(mut int), Ok(mut hup)) =
+            (signal(SignalKind::terminate()), signal(SignalKind::interrupt()), signal(SignalKind::hangup()))
+        else {
             // Without handlers the default action (terminate) still applies.
             return;
         };
         tokio::select! {
             _ = term.recv() => {}
             _ = int.recv() => {}
+            _ = hup.recv() => {}
         }
         app.exit(0);
     });

@@ -59,10 +59,18 @@ impl Connected {
         true
     }
 
+    /// The process id of the browser Halley started.
+    fn pid(&mut self) -> Option<u32> {
+        self.browser.get_mut_child().and_then(|child| child.inner.id())
+    }
+
     /// Close the browser (or just disconnect from one we did not start) and
     /// reap the process so no zombie is left.
     pub async fn shutdown(mut self) {
         if self.owned {
+            // Seen before the browser closes: once it is gone, its children
+            // are no longer below it.
+            let tree = self.pid().map(super::reap::Tree::of).unwrap_or_default();
             let closed = tokio::time::timeout(Duration::from_secs(3), self.browser.close()).await;
             if !matches!(closed, Ok(Ok(_))) {
                 let _ = self.browser.kill().await;
@@ -74,6 +82,7 @@ impl Connected {
                     let _ = self.browser.wait().await;
                 }
             }
+            tree.reap(super::reap::LINGER).await;
         }
         self.pump.abort();
         let _ = self.pump.await;

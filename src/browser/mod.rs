@@ -8,6 +8,7 @@ mod keys;
 mod launch;
 mod net;
 mod page;
+mod reap;
 mod runtime;
 mod session;
 pub mod tools;

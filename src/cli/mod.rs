@@ -10,6 +10,7 @@ mod models;
 mod rules;
 mod run;
 mod runs;
+mod signals;
 mod tools;
 
 pub use confirm::ConfirmMode;

@@ -3,12 +3,15 @@
 //! refused with `--confirm deny` / without a terminal); there is no `--yes`
 //! here: the model chooses these calls, not the user.
 
+use std::future::Future;
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::confirm::{ConfirmMode, confirmer};
+use super::signals::{Signals, Stop, close_for};
 use super::{EXIT_FAILURE, EXIT_USAGE, fail};
 use crate::agent::run::{AgentEvent, RunLimits, RunOutcome, resume_run, run_task_with};
 use crate::agent::{Cancel, ModelClient, ModelFieldFallback, ModelFlags};
@@ -160,22 +163,47 @@ fn print_event(json: bool, ev: AgentEvent) {
     }
 }
 
-/// Ctrl-C cancels the run in flight (it ends `cancelled`, its history kept);
-/// a second Ctrl-C quits at once.
+/// After SIGTERM or SIGHUP, how long a cancelled run may take to end
+/// `cancelled` (its history kept) before it is dropped where it stands.
+const CANCEL_GRACE: Duration = Duration::from_secs(3);
+
+/// Drive `work`, a run that `cancel` stops. The first signal cancels it:
+/// after Ctrl-C it ends `cancelled` in its own time (a second signal drops
+/// it), after SIGTERM or SIGHUP it gets [`CANCEL_GRACE`]. Returns the
+/// run's outcome unless it was dropped, and the signal, if one came.
 #[allow(clippy::print_stderr)]
-fn cancel_on_ctrl_c() -> Cancel {
-    let cancel = Cancel::new();
-    let c = cancel.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
+async fn until_stopped<F: Future>(signals: &mut Signals, cancel: &Cancel, work: F) -> Ended<F::Output> {
+    tokio::pin!(work);
+    let stop = match signals.during(&mut work).await {
+        Ok(out) => return Ended::Done(out),
+        Err(stop) => stop,
+    };
+    cancel.cancel();
+    let grace = async {
+        if stop == Stop::Interrupt {
             eprintln!("\nhalley: cancelling the run (Ctrl-C again to quit now)");
-            c.cancel();
-            if tokio::signal::ctrl_c().await.is_ok() {
-                std::process::exit(130);
-            }
+            std::future::pending::<()>().await;
+        } else {
+            eprintln!("\nhalley: {}: cancelling the run", stop.name());
+            tokio::time::sleep(CANCEL_GRACE).await;
         }
-    });
-    cancel
+    };
+    tokio::select! {
+        out = &mut work => Ended::Cancelled(out, stop),
+        _ = signals.recv() => Ended::Dropped(stop),
+        () = grace => Ended::Dropped(stop),
+    }
+}
+
+/// How a run driven by [`until_stopped`] ended.
+enum Ended<T> {
+    /// On its own.
+    Done(T),
+    /// Cancelled by the signal, and it ended (`cancelled`, history kept).
+    Cancelled(T, Stop),
+    /// Dropped where it stood after the signal (it stays `running` in the
+    /// store: `halley run --resume` goes on with it).
+    Dropped(Stop),
 }
 
 /// Exit code of a run: 0 completed, 130 cancelled, 1 otherwise.
@@ -200,32 +228,45 @@ impl Agent {
 }
 
 pub async fn run(args: RunArgs, data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
-    let agent = match open(&args.opts, data_dir, browser).await {
-        Ok(a) => a,
-        Err((e, code)) => return fail(&e, code),
+    let mut signals = Signals::install();
+    let agent = match signals.during(open(&args.opts, data_dir, browser)).await {
+        Ok(Ok(a)) => a,
+        Ok(Err((e, code))) => return fail(&e, code),
+        Err(stop) => return stop.exit_code(),
     };
-    let cancel = cancel_on_ctrl_c();
+    let cancel = Cancel::new();
     let json = args.opts.json;
-    let outcome = match (&args.resume, &args.task) {
-        (Some(run_id), _) => {
-            let on_event = |ev| print_event(json, ev);
-            let cx = agent.cx.clone().with_cancel(cancel.clone());
-            resume_run(&agent.core, &agent.client, &agent.model, run_id, &agent.limits, &cx, on_event).await
+    let work = async {
+        match (&args.resume, &args.task) {
+            (Some(run_id), _) => {
+                let on_event = |ev| print_event(json, ev);
+                let cx = agent.cx.clone().with_cancel(cancel.clone());
+                resume_run(&agent.core, &agent.client, &agent.model, run_id, &agent.limits, &cx, on_event).await
+            }
+            (None, Some(task)) => agent.task(task, args.opts.conversation.as_deref(), json, &cancel).await,
+            (None, None) => Err(Error::invalid_arguments("give a task, or --resume RUN_ID")),
         }
-        (None, Some(task)) => agent.task(task, args.opts.conversation.as_deref(), json, &cancel).await,
-        (None, None) => Err(Error::invalid_arguments("give a task, or --resume RUN_ID")),
     };
-    agent.core.close().await;
-    exit_of(outcome)
+    match until_stopped(&mut signals, &cancel, work).await {
+        Ended::Done(outcome) => {
+            agent.core.close().await;
+            exit_of(outcome)
+        }
+        Ended::Cancelled(_, stop) | Ended::Dropped(stop) => close_for(&agent.core, stop).await,
+    }
 }
 
 /// `halley chat`: one conversation, a task per line, until an empty line or
 /// the end of input. It can be picked up later with `--conversation`.
+/// Ctrl-C during a task cancels that task; at the prompt (or a second one)
+/// it ends the chat, as SIGTERM and SIGHUP do at any time.
 #[allow(clippy::print_stderr)]
 pub async fn chat(opts: AgentOpts, data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
-    let agent = match open(&opts, data_dir, browser).await {
-        Ok(a) => a,
-        Err((e, code)) => return fail(&e, code),
+    let mut signals = Signals::install();
+    let agent = match signals.during(open(&opts, data_dir, browser)).await {
+        Ok(Ok(a)) => a,
+        Ok(Err((e, code))) => return fail(&e, code),
+        Err(stop) => return stop.exit_code(),
     };
     eprintln!("Halley ({}). Write a task and press Enter; an empty line or Ctrl-D ends.", agent.model);
     let mut conversation = opts.conversation.clone();
@@ -235,14 +276,19 @@ pub async fn chat(opts: AgentOpts, data_dir: Option<&Path>, browser: BrowserSett
         let line = tokio::task::spawn_blocking(|| {
             let mut line = String::new();
             std::io::stdin().lock().read_line(&mut line).map(|n| (n, line))
-        })
-        .await;
-        let task = match line {
-            Ok(Ok((n, text))) if n > 0 && !text.trim().is_empty() => text.trim().to_owned(),
-            _ => break,
+        });
+        let task = match signals.during(line).await {
+            Ok(Ok(Ok((n, text)))) if n > 0 && !text.trim().is_empty() => text.trim().to_owned(),
+            Ok(_) => break,
+            Err(stop) => return close_for(&agent.core, stop).await,
         };
-        let cancel = cancel_on_ctrl_c();
-        let outcome = agent.task(&task, conversation.as_deref(), opts.json, &cancel).await;
+        let cancel = Cancel::new();
+        let work = agent.task(&task, conversation.as_deref(), opts.json, &cancel);
+        let outcome = match until_stopped(&mut signals, &cancel, work).await {
+            // Ctrl-C cancelled this task only: the conversation goes on.
+            Ended::Done(outcome) | Ended::Cancelled(outcome, Stop::Interrupt) => outcome,
+            Ended::Cancelled(_, stop) | Ended::Dropped(stop) => return close_for(&agent.core, stop).await,
+        };
         match outcome {
             Ok(o) => {
                 failed = o.status != RunStatus::Completed;

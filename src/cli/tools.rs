@@ -7,6 +7,7 @@ use clap::Subcommand;
 use serde_json::Value;
 
 use super::confirm::{ConfirmMode, confirmer};
+use super::signals::{Signals, close_for};
 use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
 use crate::context::{CallContext, FrontEnd};
 use crate::core::{BrowserSettings, Core, error_result, preflight, with_blueprints};
@@ -286,11 +287,16 @@ async fn call(registry: Registry, name: &str, raw_args: &str, session: Session<'
         return emit(&error_result(spec, &err), usage);
     }
     let spec = registry.get(name).cloned();
-    let (core, cx) = match session.open(registry).await {
-        Ok(c) => c,
-        Err(e) => return emit(&error_result(spec.as_ref(), &e), false),
+    let mut signals = Signals::install();
+    let (core, cx) = match signals.during(session.open(registry)).await {
+        Ok(Ok(c)) => c,
+        Ok(Err(e)) => return emit(&error_result(spec.as_ref(), &e), false),
+        Err(stop) => return stop.exit_code(),
     };
-    let result = core.call_tool(&cx, name, args).await;
+    let result = match signals.during(core.call_tool(&cx, name, args)).await {
+        Ok(result) => result,
+        Err(stop) => return close_for(&core, stop).await,
+    };
     core.close().await;
     let usage = result.error.as_ref().is_some_and(|e| e.code == ErrorCode::InvalidArguments);
     emit(&result, usage)
@@ -366,13 +372,18 @@ async fn script(registry: Registry, file: &str, keep_going: bool, session: Sessi
             return fail(&e, code);
         }
     };
-    let (core, cx) = match session.open(registry).await {
-        Ok(c) => c,
-        Err(e) => return fail(&e, EXIT_FAILURE),
+    let mut signals = Signals::install();
+    let (core, cx) = match signals.during(session.open(registry)).await {
+        Ok(Ok(c)) => c,
+        Ok(Err(e)) => return fail(&e, EXIT_FAILURE),
+        Err(stop) => return stop.exit_code(),
     };
     let mut failed = false;
     for step in steps {
-        let result = core.call_tool(&cx, &step.tool, step.args).await;
+        let result = match signals.during(core.call_tool(&cx, &step.tool, step.args)).await {
+            Ok(result) => result,
+            Err(stop) => return close_for(&core, stop).await,
+        };
         match serde_json::to_string(&result) {
             Ok(line) => out(&line),
             Err(e) => return fail(&Error::internal("cannot serialise a result").with_source(e), EXIT_FAILURE),

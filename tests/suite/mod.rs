@@ -12,6 +12,7 @@ mod cli_keys;
 mod cli_models;
 mod cli_profile;
 mod cli_script;
+mod cli_signals;
 mod cli_tools;
 mod extract_model;
 mod fence;

@@ -6,6 +6,12 @@
 
 pub mod dbus;
 pub mod driver;
+#[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
+#[path = "../../../tests/common/fixtures.rs"]
+pub mod fixtures;
+#[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
+#[path = "../../../tests/common/model_server.rs"]
+pub mod model_server;
 pub mod proc;
 pub mod tray;
 pub mod webdriver;
@@ -13,6 +19,7 @@ pub mod x11;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -20,6 +27,24 @@ use anyhow::{Context, Result, bail};
 
 /// Standard deviation (0..1) of an image's pixels above which it is not blank.
 pub const NOT_BLANK: f64 = 0.02;
+
+/// The app's executable name.
+pub const APP: &str = "halley-desktop";
+
+/// The test session's desktop: its display, notification daemon, session
+/// bus names and the single app instance it allows are shared, so the
+/// tests that use them take turns (inside one test binary tests run in
+/// parallel threads).
+static DESKTOP: Mutex<()> = Mutex::new(());
+
+/// Take the desktop for one test: wait for the tests before it, then for
+/// their app to be gone (a second instance would only show the first).
+/// Held until dropped.
+pub fn desktop() -> Result<MutexGuard<'static, ()>> {
+    let turn = DESKTOP.lock().unwrap_or_else(PoisonError::into_inner);
+    wait_no_app()?;
+    Ok(turn)
+}
 
 /// Why a test that needs a display does nothing, or `None` when it can run.
 pub fn no_display() -> Option<&'static str> {
@@ -105,5 +130,46 @@ impl Drop for KillOnDrop {
             let _ = child.kill();
             let _ = child.wait();
         }
+    }
+}
+
+/// Waits until no halley-desktop runs in this session (an earlier test's
+/// app may still be shutting down; a second instance would only show it).
+/// Apps of other sessions on the machine (their own bus) do not count.
+pub fn wait_no_app() -> Result<()> {
+    let bus = std::env::var("DBUS_SESSION_BUS_ADDRESS").unwrap_or_default();
+    let ours = |pid: &u32| {
+        std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
+            env.split(|b| *b == 0).any(|var| var == format!("DBUS_SESSION_BUS_ADDRESS={bus}").as_bytes())
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let running: Vec<u32> = proc::all_pids()
+            .into_iter()
+            .filter(|p| proc::exe_name(*p).as_deref() == Some(APP) && proc::is_running(*p) && ours(p))
+            .collect();
+        if running.is_empty() {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            // Say what it is, for the next one to look at: its parent, its
+            // state and arguments, and what its threads are doing.
+            let about: Vec<String> = running
+                .iter()
+                .map(|p| {
+                    let read = |f: &str| std::fs::read_to_string(format!("/proc/{p}/{f}")).unwrap_or_default();
+                    let status_file = read("status");
+                    let status: Vec<&str> = status_file
+                        .lines()
+                        .filter(|l| l.starts_with("State") || l.starts_with("PPid") || l.starts_with("Threads"))
+                        .map(str::trim)
+                        .collect();
+                    format!("{p}: {} [{}] {}", read("cmdline").replace('\0', " "), status.join(", "), read("wchan"))
+                })
+                .collect();
+            bail!("a halley-desktop is still running in this session: {about:?}");
+        }
+        sleep(Duration::from_millis(200));
     }
 }

@@ -10,19 +10,16 @@
 //! `wait_count("#timeline .call", ..)` follow a run; `NotificationMonitor`
 //! collects desktop notifications from the session bus.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+use crate::common::dbus::NotificationMonitor;
+use crate::common::driver::{AppEnv, TauriDriver, tauri_driver_path};
+use crate::common::webdriver::Session;
+use crate::common::{APP, NOT_BLANK, artifacts_dir, image_deviation, image_size, no_display, proc};
 use anyhow::{Context, Result, bail};
-use common::dbus::NotificationMonitor;
-use common::driver::{AppEnv, TauriDriver, tauri_driver_path};
-use common::webdriver::Session;
-use common::{NOT_BLANK, artifacts_dir, image_deviation, image_size, no_display, proc};
 
-const APP: &str = "halley-desktop";
 const UI_TIMEOUT: Duration = Duration::from_secs(30);
 const EXIT_TIMEOUT: Duration = Duration::from_secs(15);
 
@@ -57,6 +54,7 @@ fn panel_loads_over_webdriver_and_app_exits_cleanly() -> Result<()> {
         eprintln!("skipped: {why}");
         return Ok(());
     }
+    let _desktop = crate::common::desktop()?;
     let artifacts = artifacts_dir(app_bin())?;
     let env = AppEnv::new()?;
     let mut driver = TauriDriver::start(&env.vars()?, &artifacts.join("e2e-panel-driver.log"))?;
@@ -107,6 +105,7 @@ fn notification_monitor_sees_notify_calls() -> Result<()> {
         eprintln!("skipped: needs the test session's bus; run under scripts/with-session.sh");
         return Ok(());
     }
+    let _desktop = crate::common::desktop()?;
     let monitor = NotificationMonitor::start()?;
     let status = Command::new("notify-send")
         .args(["--app-name=halley-e2e", "Price dropped", "Halley checked: 1 250 000 ₫"])

@@ -7,31 +7,18 @@
 //! the OS keyring and nowhere in the database. Screenshots of the panel are
 //! kept as test artifacts. Run under `scripts/with-session.sh`.
 
-mod common;
-
-#[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
-#[path = "../../tests/common/fixtures.rs"]
-mod fixtures;
-#[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
-#[path = "../../tests/common/model_server.rs"]
-mod model_server;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::common::dbus::NotificationMonitor;
+use crate::common::driver::{AppEnv, TauriDriver, tauri_driver_path};
+use crate::common::fixtures::FixtureServer;
+use crate::common::model_server::{ModelServer, ToolCall, Turn};
+use crate::common::webdriver::Session;
+use crate::common::{NOT_BLANK, artifacts_dir, image_deviation, no_display};
 use anyhow::{Context, Result, bail};
-use common::dbus::NotificationMonitor;
-use common::driver::{AppEnv, TauriDriver, tauri_driver_path};
-use common::webdriver::Session;
-use common::{NOT_BLANK, artifacts_dir, image_deviation, no_display};
-use fixtures::FixtureServer;
-use model_server::{ModelServer, ToolCall, Turn};
 use serde_json::json;
-
-/// Halley is a single-instance app: a second one in the same session only
-/// focuses the first, so these tests take turns.
-static ONE_APP: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 const UI_TIMEOUT: Duration = Duration::from_secs(30);
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
@@ -67,7 +54,7 @@ struct App {
 
 impl App {
     fn start(model: &ModelServer, name: &str) -> Result<App> {
-        wait_no_app()?;
+        crate::common::wait_no_app()?;
         let artifacts = artifacts_dir(app_bin())?;
         let env = AppEnv::new()?;
         let mut vars = env.vars()?;
@@ -86,7 +73,7 @@ impl App {
     fn screenshot(&self, name: &str) -> Result<PathBuf> {
         let shot = self.artifacts.join(format!("e2e-{name}.png"));
         let (x, y, width, height) = self.panel.window_rect()?;
-        common::x11::capture(&common::x11::Rect { x, y, width, height }, &shot)?;
+        crate::common::x11::capture(&crate::common::x11::Rect { x, y, width, height }, &shot)?;
         let deviation = image_deviation(&shot)?;
         eprintln!("screenshot: {} (stddev {deviation:.3})", shot.display());
         if deviation <= NOT_BLANK {
@@ -117,7 +104,7 @@ impl App {
         let _ = self.panel.delete();
         self.driver.stop()?;
         drop(self.env);
-        wait_no_app()
+        crate::common::wait_no_app()
     }
 }
 
@@ -139,7 +126,7 @@ fn a_task_streams_in_the_panel_and_a_purchase_waits_for_the_native_dialog() -> R
         eprintln!("skipped: {why}");
         return Ok(());
     }
-    let _turn = ONE_APP.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _desktop = crate::common::desktop()?;
     let site = FixtureServer::start();
     let model = ModelServer::start(buy_script(&site));
     let monitor = NotificationMonitor::start()?;
@@ -189,7 +176,7 @@ fn an_api_key_saved_in_settings_is_in_the_keyring_only() -> Result<()> {
         eprintln!("skipped: {why}");
         return Ok(());
     }
-    let _turn = ONE_APP.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _desktop = crate::common::desktop()?;
     let model = ModelServer::start(vec![Turn::text("Chào bạn.")]);
     let app = App::start(&model, "settings")?;
     let key = "sk-e2e-4f1d9b7c2a";
@@ -222,22 +209,6 @@ fn an_api_key_saved_in_settings_is_in_the_keyring_only() -> Result<()> {
     app.stop()
 }
 
-/// Waits until no halley-desktop runs in this session (an earlier test's
-/// app may still be shutting down; a second instance would only focus it).
-fn wait_no_app() -> Result<()> {
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let found = Command::new("pgrep").args(["-x", "halley-desktop"]).output()?;
-        if !found.status.success() {
-            return Ok(());
-        }
-        if std::time::Instant::now() > deadline {
-            bail!("a halley-desktop is still running: {}", String::from_utf8_lossy(&found.stdout));
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Ok(entries) = std::fs::read_dir(dir) {
@@ -261,7 +232,7 @@ fn a_captcha_opens_the_hand_off_window_which_closes_when_the_challenge_is_gone()
         eprintln!("skipped: {why}");
         return Ok(());
     }
-    let _turn = ONE_APP.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _desktop = crate::common::desktop()?;
     let site = FixtureServer::start();
     // The (simulated) user solves the CAPTCHA in the browser after 6 s.
     let model = ModelServer::start(vec![

@@ -3,17 +3,15 @@
 //! without leaving its webview processes behind. Run it under
 //! `scripts/with-session.sh` (as `make test` does); skipped without DISPLAY.
 
-mod common;
-
 use std::fs::File;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
+use crate::common::proc::{descendants_of, is_running};
+use crate::common::{KillOnDrop, NOT_BLANK, artifacts_dir, no_display, path_str, run};
 use anyhow::{Context, Result, bail};
-use common::proc::{descendants_of, is_running};
-use common::{KillOnDrop, NOT_BLANK, artifacts_dir, no_display, path_str, run};
 
 const TITLE: &str = "Halley";
 const WINDOW_TIMEOUT: Duration = Duration::from_secs(30);
@@ -26,6 +24,7 @@ fn panel_window_opens_renders_and_exits_cleanly() -> Result<()> {
         eprintln!("skipped: {why}");
         return Ok(());
     }
+    let _desktop = crate::common::desktop()?;
     let bin = Path::new(env!("CARGO_BIN_EXE_halley-desktop"));
     let artifacts = artifacts_dir(bin)?;
     let log = File::create(artifacts.join("halley-desktop.log"))?;

@@ -24,6 +24,7 @@ fn a_start_in_the_tray_says_so_once() -> Result<()> {
         eprintln!("skipped: no DISPLAY or session bus; run under scripts/with-session.sh (make test does)");
         return Ok(());
     }
+    let _desktop = crate::common::desktop()?;
     let bin = Path::new(env!("CARGO_BIN_EXE_halley-desktop"));
     let data = tempfile::tempdir()?;
     let bus_log = data.path().join("dbus-monitor.log");

@@ -6,19 +6,10 @@
 //! Run under `scripts/with-session.sh` (as `make test` does); without a
 //! display it skips, inside the test session a missing tool fails it.
 //!
-//! The X server has no window manager: `common::x11::request_close` sends
+//! The X server has no window manager: `crate::common::x11::request_close` sends
 //! the `WM_DELETE_WINDOW` message a window manager's close button sends,
-//! and `common::tray::StatusNotifierWatcher` stands in for the panel's tray
+//! and `crate::common::tray::StatusNotifierWatcher` stands in for the panel's tray
 //! host (libayatana-appindicator registers the app's item with it).
-
-mod common;
-
-#[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
-#[path = "../../tests/common/fixtures.rs"]
-mod fixtures;
-#[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
-#[path = "../../tests/common/model_server.rs"]
-mod model_server;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -26,21 +17,16 @@ use std::process::{Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
+use crate::common::dbus::NotificationMonitor;
+use crate::common::driver::{AppEnv, TauriDriver, tauri_driver_path};
+use crate::common::model_server::{ModelServer, ToolCall, Turn};
+use crate::common::tray::StatusNotifierWatcher;
+use crate::common::webdriver::Session;
+use crate::common::x11::{self, Rect, Window};
+use crate::common::{KillOnDrop, NOT_BLANK, artifacts_dir, image_deviation, no_display, path_str, proc, run};
 use anyhow::{Context, Result, bail};
-use common::dbus::NotificationMonitor;
-use common::driver::{AppEnv, TauriDriver, tauri_driver_path};
-use common::tray::StatusNotifierWatcher;
-use common::webdriver::Session;
-use common::x11::{self, Rect, Window};
-use common::{KillOnDrop, NOT_BLANK, artifacts_dir, image_deviation, no_display, path_str, proc, run};
-use model_server::{ModelServer, ToolCall, Turn};
 use serde_json::{Value, json};
 
-/// Halley is a single-instance app: a second one in the same session only
-/// shows the first, so these tests take turns.
-static ONE_APP: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-const APP: &str = "halley-desktop";
 const PANEL_TITLE: &str = "Halley";
 const CONFIRM_TITLE: &str = "Halley: confirm";
 const UI_TIMEOUT: Duration = Duration::from_secs(30);
@@ -99,7 +85,7 @@ struct App {
 impl App {
     /// Starts the app with `env` (the data dir...) plus `extra` variables.
     fn start(env: &AppEnv, name: &str, extra: &[(&str, &str)]) -> Result<App> {
-        wait_no_app()?;
+        crate::common::wait_no_app()?;
         let artifacts = artifacts_dir(app_bin())?;
         let mut vars = env.vars()?;
         vars.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), PathBuf::from(v))));
@@ -150,7 +136,7 @@ impl App {
     fn stop(self) -> Result<()> {
         let _ = self.panel.delete();
         self.driver.stop()?;
-        wait_no_app()
+        crate::common::wait_no_app()
     }
 }
 
@@ -174,8 +160,8 @@ fn clicking_a_notification_opens_the_panel_on_what_waits() -> Result<()> {
         eprintln!("skipped: {why}");
         return Ok(());
     }
-    let _turn = ONE_APP.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let site = fixtures::FixtureServer::start();
+    let _desktop = crate::common::desktop()?;
+    let site = crate::common::fixtures::FixtureServer::start();
     let model = ModelServer::start(buy_script(&site.url("shop-vn.html")));
     let monitor = NotificationMonitor::start()?;
     let env = AppEnv::new()?;
@@ -238,7 +224,7 @@ fn the_tray_menu_opens_the_panel_and_pauses_the_agent() -> Result<()> {
         eprintln!("skipped: {why}");
         return Ok(());
     }
-    let _turn = ONE_APP.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _desktop = crate::common::desktop()?;
     let watcher = StatusNotifierWatcher::start()?;
     let model = ModelServer::start(vec![Turn::text("Chào bạn, tôi làm tiếp đây.")]);
     let env = AppEnv::new()?;
@@ -299,7 +285,7 @@ fn quit_in_the_tray_menu_ends_the_app_and_its_browser() -> Result<()> {
         eprintln!("skipped: {why}");
         return Ok(());
     }
-    let _turn = ONE_APP.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _desktop = crate::common::desktop()?;
     let watcher = StatusNotifierWatcher::start()?;
     let env = AppEnv::new()?;
     let mut app = launch_direct(&env.vars()?, "quit")?;
@@ -319,7 +305,7 @@ fn a_resized_and_moved_panel_is_remembered_and_the_browser_docks_beside_it() -> 
         eprintln!("skipped: {why}");
         return Ok(());
     }
-    let _turn = ONE_APP.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _desktop = crate::common::desktop()?;
     let env = AppEnv::new()?;
     let layout = env.data_dir().join("desktop.json");
     // A visible browser: the app starts it beside the panel it docks.
@@ -354,7 +340,7 @@ fn make_run_opens_the_panel_beside_a_visible_chromium() -> Result<()> {
         eprintln!("skipped: {why}");
         return Ok(());
     }
-    let _turn = ONE_APP.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _desktop = crate::common::desktop()?;
     let artifacts = artifacts_dir(app_bin())?;
     // `make run` execs the binary with the user's environment: no data dir
     // variable (the OS data dir, here in the temp XDG_DATA_HOME), a visible browser.
@@ -412,7 +398,7 @@ fn make_run_opens_the_panel_beside_a_visible_chromium() -> Result<()> {
 /// environment, less `HALLEY_HEADLESS` and any `HALLEY_DATA_DIR` not in
 /// `vars`; its output goes to an artifact log.
 fn launch_direct(vars: &[(String, PathBuf)], name: &str) -> Result<KillOnDrop> {
-    wait_no_app()?;
+    crate::common::wait_no_app()?;
     let log = File::create(artifacts_dir(app_bin())?.join(format!("e2e-shell-{name}.log")))?;
     let mut cmd = Command::new(app_bin());
     cmd.env_remove("HALLEY_HEADLESS")
@@ -543,46 +529,5 @@ fn wait_no_window(title: &str, timeout: Duration) -> Result<()> {
             bail!("the {title:?} window is still open after {timeout:?}");
         }
         sleep(Duration::from_millis(100));
-    }
-}
-
-/// Waits until no halley-desktop runs in this session (an earlier test's
-/// app may still be shutting down; a second instance would only show it).
-/// Apps of other sessions on the machine (their own bus) do not count.
-fn wait_no_app() -> Result<()> {
-    let bus = std::env::var("DBUS_SESSION_BUS_ADDRESS").unwrap_or_default();
-    let ours = |pid: &u32| {
-        std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
-            env.split(|b| *b == 0).any(|var| var == format!("DBUS_SESSION_BUS_ADDRESS={bus}").as_bytes())
-        })
-    };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let running: Vec<u32> = proc::all_pids()
-            .into_iter()
-            .filter(|p| proc::exe_name(*p).as_deref() == Some(APP) && proc::is_running(*p) && ours(p))
-            .collect();
-        if running.is_empty() {
-            return Ok(());
-        }
-        if Instant::now() > deadline {
-            // Say what it is, for the next one to look at: its parent, its
-            // state and arguments, and what its threads are doing.
-            let about: Vec<String> = running
-                .iter()
-                .map(|p| {
-                    let read = |f: &str| std::fs::read_to_string(format!("/proc/{p}/{f}")).unwrap_or_default();
-                    let status_file = read("status");
-                    let status: Vec<&str> = status_file
-                        .lines()
-                        .filter(|l| l.starts_with("State") || l.starts_with("PPid") || l.starts_with("Threads"))
-                        .map(str::trim)
-                        .collect();
-                    format!("{p}: {} [{}] {}", read("cmdline").replace('\0', " "), status.join(", "), read("wchan"))
-                })
-                .collect();
-            bail!("a halley-desktop is still running in this session: {about:?}");
-        }
-        sleep(Duration::from_millis(200));
     }
 }
