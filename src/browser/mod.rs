@@ -1,17 +1,17 @@
 //! The managed browser: Chromium over CDP (chromiumoxide). Launch and
-//! supervise it, keep tabs with stable ids, and run the browser tools
-//! against real pages through an injected page runtime (`js/runtime.js`)
-//! that lives in an isolated world the page cannot tamper with.
+//! supervise it, keep tabs with stable ids (each held by a run), and give
+//! the browser tools' executors (`crate::tools::builtin::browser`) the
+//! page: waits, input, and an injected page runtime (`js/runtime.js`) that
+//! lives in an isolated world the page cannot tamper with.
 
 pub mod extract;
-mod keys;
+pub(crate) mod keys;
 mod launch;
 mod net;
-mod page;
+pub(crate) mod page;
 mod reap;
-mod runtime;
-mod session;
-pub mod tools;
+pub(crate) mod runtime;
+pub(crate) mod session;
 pub mod window;
 
 pub use launch::{BrowserOptions, CHROMIUM_ENV, find_chromium};

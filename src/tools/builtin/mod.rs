@@ -3,6 +3,7 @@
 //! [`Builtin`] is the closed set of them: a tool is `available` exactly
 //! when it has a variant here (the registry checks this at start).
 
+pub mod browser;
 pub mod confirm;
 pub mod files;
 pub mod memory;
@@ -16,7 +17,7 @@ use serde_json::Value;
 use std::sync::Arc;
 
 use crate::browser::BrowserSession;
-use crate::browser::tools::BrowserTool;
+use browser::BrowserTool;
 use crate::context::CallContext;
 use crate::error::{Error, Result};
 use crate::gate::check::{Gate, Grade};
@@ -61,7 +62,7 @@ pub enum Builtin {
     CoreMemoryReplace,
     ArchivalMemoryInsert,
     ArchivalMemorySearch,
-    /// The browser tools (`crate::browser::tools`).
+    /// The browser tools (`browser`).
     Browser(BrowserTool),
 }
 

@@ -1,5 +1,7 @@
-//! Executors of the browser tools. [`BrowserTool`] is their closed set; a
-//! call takes the browser for its whole duration (calls take turns).
+//! Executors of the browser tools, beside the other executors.
+//! [`BrowserTool`] is their closed set. A call takes the browser (calls
+//! take turns, each seeing its run's tabs) and lets go of it only while its
+//! user is asked ([`Call::unlocked`]).
 
 mod act;
 mod capture;
@@ -15,7 +17,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::session::{Guard, TabHandle};
+use crate::browser::session::{Guard, TabHandle};
 use crate::context::CallContext;
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
@@ -197,7 +199,7 @@ impl<'a> Call<'a> {
             && !guard.alive()
         {
             guard.mark_crashed();
-            return Err(super::session::crashed());
+            return Err(crate::browser::session::crashed());
         }
         // The model sees the user's sensitive values only as placeholders,
         // whatever the page shows.

@@ -9,7 +9,7 @@ use super::{BrowserTool, Call, output};
 use crate::browser::extract::{self, PageFacts, fallback};
 use crate::browser::page;
 use crate::browser::runtime;
-use crate::browser::tools::act::{actionable, target_json};
+use crate::tools::builtin::browser::act::{actionable, target_json};
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
 use crate::gate::fence::flag_instructions;

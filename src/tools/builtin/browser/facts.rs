@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::browser::runtime;
 use crate::browser::session::TabHandle;
-use crate::browser::tools::act::target_json;
+use crate::tools::builtin::browser::act::target_json;
 use crate::error::Result;
 use crate::gate::action::{Action, ElementFacts};
 use crate::tools::catalogue::common::Target;
