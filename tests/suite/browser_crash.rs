@@ -80,7 +80,11 @@ async fn a_killed_browser_is_relaunched_with_its_tabs_and_nothing_is_replayed() 
     assert_eq!(core.browser().launches().await, 2);
     assert!(!alive(first), "the killed browser was reaped");
 
-    // Its pages work again.
+    // Its pages work again (a reopened tab may still be loading: wait for it).
+    let loaded = core
+        .call_tool(&cli(), "browser_wait", json!({"until": "selector", "selector": "h1", "timeout_ms": 15000}))
+        .await;
+    assert!(loaded.is_ok(), "{loaded:?}");
     let text = core.call_tool(&cli(), "browser_read_text", json!({"selector": "h1"})).await;
     assert!(text.data["text"].as_str().unwrap_or_default().contains("Đơn xin thị thực"), "{text:?}");
     let second = core.browser().pid().await.unwrap();
