@@ -17,7 +17,6 @@ use serde_json::Value;
 use std::sync::Arc;
 
 use crate::browser::BrowserSession;
-use browser::BrowserTool;
 use crate::context::CallContext;
 use crate::error::{Error, Result};
 use crate::gate::check::{Gate, Grade};
@@ -25,6 +24,7 @@ use crate::paths::DataDir;
 use crate::store::Store;
 use crate::tools::Effects;
 use crate::tools::result::ToolOutput;
+use browser::BrowserTool;
 
 /// What executors share: the store, the data directory, the managed
 /// browser (started on the first browser call) and the gate. What belongs

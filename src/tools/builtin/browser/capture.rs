@@ -9,10 +9,10 @@ use super::{BrowserTool, Call, output};
 use crate::browser::extract::{self, PageFacts, fallback};
 use crate::browser::page;
 use crate::browser::runtime;
-use crate::tools::builtin::browser::act::{actionable, target_json};
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
 use crate::gate::fence::flag_instructions;
+use crate::tools::builtin::browser::act::{actionable, target_json};
 use crate::tools::builtin::files::{self, FilesStoreArgs};
 use crate::tools::catalogue::capture::{
     BrowserExtractArgs, BrowserExtractOutput, BrowserGetDomArgs, BrowserGetDomOutput, BrowserReadTextArgs,
