@@ -242,8 +242,9 @@ mod tests {
         assert_eq!(registry.effects_of("browser_retry", &retry("browser_get_dom")), page);
         assert_eq!(registry.effects_of("browser_retry", &retry("browser_read_text")), page);
         assert_eq!(registry.effects_of("browser_retry", &retry("browser_extract")), page);
-        assert_eq!(registry.effects_of("browser_retry", &retry("browser_click")), CallEffects::default());
-        assert_eq!(registry.effects_of("browser_click", &json!({})), CallEffects::default());
+        assert_eq!(registry.effects_of("browser_retry", &retry("browser_click")), page);
+        assert_eq!(registry.effects_of("browser_retry", &retry("browser_wait")), CallEffects::default());
+        assert_eq!(registry.effects_of("browser_scroll", &json!({})), CallEffects::default());
         assert_eq!(
             registry.effects_of("core_memory_append", &json!({})),
             CallEffects { page_content: false, edits_memory: true }

@@ -111,14 +111,16 @@ impl BrowserTool {
         }
     }
 
-    /// What the tool declares about its calls: the results of the readers
-    /// (and of the tools that report page titles) carry page content; `browser_retry` has the declarations of the tool it
-    /// runs (`/action/tool`); the hand-off asks the user.
+    /// What the tool declares about its calls. A result that holds any of
+    /// the page's own words carries page content: the readers', and those
+    /// that report a title (navigation, tabs), an element's text (click,
+    /// type), an option's label or a download's file name. `browser_retry`
+    /// has the declarations of the tool it runs (`/action/tool`); the
+    /// hand-off asks the user.
     pub fn effects(self) -> Effects {
         use BrowserTool as T;
         let page = Effects { page_content: true, ..Effects::default() };
         match self {
-            // Page titles are the page's words too.
             T::Snapshot
             | T::Find
             | T::ReadText
@@ -129,20 +131,20 @@ impl BrowserTool {
             | T::Navigate
             | T::NewTab
             | T::SwitchTab
-            | T::ListTabs => page,
+            | T::ListTabs
+            | T::Click
+            | T::Type
+            | T::SelectOption
+            | T::Download => page,
             T::Retry => Effects { runs_tool_at: Some("/action/tool"), ..Effects::default() },
             T::SolveChallenge => Effects { asks_user: true, ..Effects::default() },
             T::CloseTab
             | T::Wait
-            | T::Click
-            | T::Type
             | T::Scroll
             | T::PressKey
-            | T::SelectOption
             | T::Check
             | T::Uncheck
             | T::UploadFile
-            | T::Download
             | T::Screenshot => Effects::default(),
         }
     }
