@@ -45,7 +45,7 @@ test: deps ui ## Run the UI unit tests, then every Rust test in a throwaway desk
 	scripts/with-session.sh $(CARGO) test --workspace
 
 protocol: ## Regenerate ui/src/protocol.gen.ts (the UI's types) from the Rust protocol types
-	HALLEY_WRITE_PROTOCOL=1 $(CARGO) test -p halley --lib protocol::typescript
+	HALLEY_WRITE_PROTOCOL=1 $(CARGO) test --workspace --lib protocol::typescript
 
 lint: ## clippy (warnings are errors) and rustfmt --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
