@@ -138,14 +138,9 @@ impl BrowserTool {
             | T::Download => page,
             T::Retry => Effects { runs_tool_at: Some("/action/tool"), ..Effects::default() },
             T::SolveChallenge => Effects { asks_user: true, ..Effects::default() },
-            T::CloseTab
-            | T::Wait
-            | T::Scroll
-            | T::PressKey
-            | T::Check
-            | T::Uncheck
-            | T::UploadFile
-            | T::Screenshot => Effects::default(),
+            T::CloseTab | T::Wait | T::Scroll | T::PressKey | T::Check | T::Uncheck | T::UploadFile | T::Screenshot => {
+                Effects::default()
+            }
         }
     }
 
