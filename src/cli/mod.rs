@@ -110,7 +110,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Tools(cmd) => tools::run(cmd, cli.data_dir.as_deref(), browser).await,
         Command::Audit { json, limit } => audit::run(cli.data_dir.as_deref(), json, limit).await,
         Command::Rules(cmd) => rules::run(cmd, cli.data_dir.as_deref()).await,
-        Command::Models(args) => models::run(args).await,
+        Command::Models(args) => models::run(args, cli.data_dir.as_deref()).await,
         Command::Run(args) => run::run(args, cli.data_dir.as_deref(), browser).await,
         Command::Chat(opts) => run::chat(opts, cli.data_dir.as_deref(), browser).await,
         Command::Memory(cmd) => memory::run(cmd, cli.data_dir.as_deref()).await,
