@@ -145,6 +145,12 @@ pub(crate) fn out(line: &str) {
     println!("{line}");
 }
 
+/// The exit code of an error: 2 for what the user got wrong (flags,
+/// arguments), else 1.
+pub(crate) fn exit_code(err: &crate::error::Error) -> u8 {
+    if err.code() == crate::error::ErrorCode::InvalidArguments { EXIT_USAGE } else { EXIT_FAILURE }
+}
+
 /// Print an error on stderr and return `code`.
 #[allow(clippy::print_stderr)]
 pub(crate) fn fail(err: &crate::error::Error, code: u8) -> ExitCode {

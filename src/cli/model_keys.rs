@@ -77,7 +77,7 @@ pub async fn run(cmd: KeyCommand, saved: &Settings) -> ExitCode {
                 Err(e) => return fail(&e, EXIT_USAGE),
             };
             if let Err(e) = settings::save_key(&endpoint_settings, key.expose()).await {
-                return fail(&e, super::models::exit_code(&e));
+                return fail(&e, super::exit_code(&e));
             }
             out(&format!("saved the API key for {endpoint} in the OS keyring (account {account})"));
             if let Some(var) = settings::key_from_env(&config) {

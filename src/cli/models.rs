@@ -10,9 +10,8 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use super::model_keys::KeyCommand;
-use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
+use super::{EXIT_FAILURE, exit_code, fail, out};
 use crate::agent::{ModelClient, ModelFlags};
-use crate::error::{Error, ErrorCode};
 use crate::host::settings;
 use crate::paths::DataDir;
 
@@ -96,11 +95,6 @@ pub async fn run(args: ModelsArgs, data_dir: Option<&Path>) -> ExitCode {
         warn(&format!("the selected model `{model}` is not in this list"));
     }
     ExitCode::SUCCESS
-}
-
-/// 2 for what the flags got wrong, else 1.
-pub(super) fn exit_code(e: &Error) -> u8 {
-    if e.code() == ErrorCode::InvalidArguments { EXIT_USAGE } else { EXIT_FAILURE }
 }
 
 #[allow(clippy::print_stderr)]

@@ -16,12 +16,12 @@ use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::confirm::{ConfirmMode, confirmer};
 use super::signals::{Signals, Stop, close_for};
-use super::{EXIT_FAILURE, EXIT_USAGE, fail};
+use super::{EXIT_FAILURE, EXIT_USAGE, exit_code, fail};
 use crate::agent::ModelFlags;
 use crate::agent::run::{AgentEvent, RunLimits};
 use crate::context::FrontEnd;
 use crate::core::BrowserSettings;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 use crate::gate::Confirmer;
 use crate::host::{Host, RunRequest, settings};
 use crate::paths::DataDir;
@@ -123,14 +123,13 @@ async fn open(opts: &AgentOpts, data_dir: Option<&Path>, browser: BrowserSetting
     if opts.context_tokens < 1000 {
         return Err((Error::invalid_arguments("--context-tokens must be at least 1000"), EXIT_USAGE));
     }
-    let usage = |e: Error| {
-        let code = if e.code() == ErrorCode::InvalidArguments { EXIT_USAGE } else { EXIT_FAILURE };
-        (e, code)
-    };
     let dir = DataDir::resolve(data_dir).map_err(|e| (e, EXIT_FAILURE))?;
     let saved = settings::read(&dir).await.map_err(|e| (e, EXIT_FAILURE))?;
     let mut flags = opts.model_flags();
-    let (_, model) = settings::agent_model(&saved, Some(flags.clone())).await.map_err(usage)?;
+    let (_, model) = settings::agent_model(&saved, Some(flags.clone())).await.map_err(|e| {
+        let code = exit_code(&e);
+        (e, code)
+    })?;
     flags.model = Some(model.clone());
     let host = Host::open(dir, browser).await.map_err(|e| (e, EXIT_FAILURE))?;
     Ok(Agent { host, flags, model, limits: opts.limits(), confirmer: confirmer(opts.confirm, false) })
