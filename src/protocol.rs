@@ -21,7 +21,7 @@ pub use crate::store::gate_rules::{GateRuleRow, RuleDecision, RuleKind};
 pub use crate::store::messages::Role;
 pub use crate::store::runs::{RunStatus, StopReason};
 pub use crate::store::tool_calls::ToolCallStatus;
-pub use crate::tools::{ToolResultV2, ToolSpec};
+pub use crate::tools::{PermissionScope, ToolResultV2, ToolSpec};
 
 pub mod typescript;
 
@@ -112,7 +112,8 @@ pub enum Op {
     /// The user's standing gate rules. Replies [`Reply::Rules`].
     ListRules,
     /// Add (or replace) a rule: `site` an origin or host pattern, `tool` a
-    /// tool name (one or both). Replies [`Reply::Rules`].
+    /// tool name (one or both); `min_scope`: only for actions of at least
+    /// this effective scope. Replies [`Reply::Rules`].
     AddRule {
         #[serde(default)]
         #[ts(optional = nullable)]
@@ -120,7 +121,14 @@ pub enum Op {
         #[serde(default)]
         #[ts(optional = nullable)]
         tool: Option<String>,
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        min_scope: Option<PermissionScope>,
         decision: RuleDecision,
+        /// Why (shown with the rule).
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        note: Option<String>,
     },
     /// Remove a rule by id. Replies [`Reply::Rules`].
     RemoveRule { id: String },
@@ -313,7 +321,8 @@ mod tests {
         assert!(serde_json::from_value::<Op>(json!({"type": "format_disk"})).is_err());
         let op: Op =
             serde_json::from_value(json!({"type": "add_rule", "tool": "browser_click", "decision": "never"})).unwrap();
-        assert_eq!(op, Op::AddRule { site: None, tool: Some("browser_click".into()), decision: RuleDecision::Never });
+        let tool = Some("browser_click".into());
+        assert_eq!(op, Op::AddRule { site: None, tool, min_scope: None, decision: RuleDecision::Never, note: None });
         let maybe = json!({"type": "add_rule", "tool": "browser_click", "decision": "maybe"});
         assert!(serde_json::from_value::<Op>(maybe).is_err());
     }

@@ -244,9 +244,7 @@ impl ModelConfig {
             .unwrap_or_else(|| Preset::DEFAULT.base_url().to_owned());
         let base_url = normalize_base_url(&base_url)?;
         let preset = chosen.or_else(|| Preset::for_base_url(&base_url));
-        let api_key = non_empty(flags.api_key)
-            .or_else(|| preset.and_then(Preset::api_key_env).and_then(env))
-            .or_else(|| env(ENV_API_KEY));
+        let api_key = non_empty(flags.api_key).or_else(|| api_key_var(preset, env).and_then(env));
         Ok(ModelConfig {
             preset,
             base_url,
@@ -307,6 +305,14 @@ impl ModelConfig {
             None => false,
         })
     }
+}
+
+/// The environment variable that gives the key of an endpoint (of
+/// `preset`) before the OS keyring: the provider's own variable when it is
+/// set, else `OPENAI_API_KEY` when that is; `None` when neither is.
+pub fn api_key_var(preset: Option<Preset>, env: impl Fn(&str) -> Option<String>) -> Option<&'static str> {
+    let set = |name: &str| non_empty(env(name)).is_some();
+    preset.and_then(Preset::api_key_env).filter(|v| set(v)).or_else(|| set(ENV_API_KEY).then_some(ENV_API_KEY))
 }
 
 fn non_empty(value: Option<String>) -> Option<String> {
@@ -397,6 +403,10 @@ mod tests {
         assert_eq!(cfg.model, None);
         let flags = ModelFlags { preset: Some("gemini".into()), ..ModelFlags::default() };
         assert_eq!(ModelConfig::resolve(flags, &env).unwrap().api_key.as_deref(), Some("sk-openai"));
+        // The variable that gives the key, as `halley models key status` names it.
+        assert_eq!(api_key_var(Some(Preset::OpenRouter), &env), Some("OPENROUTER_API_KEY"));
+        assert_eq!(api_key_var(Some(Preset::Gemini), &env), Some("OPENAI_API_KEY"));
+        assert_eq!(api_key_var(None, env_of(&[("OPENAI_API_KEY", " ")])), None);
     }
 
     #[test]

@@ -110,7 +110,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Tools(cmd) => tools::run(cmd, cli.data_dir.as_deref(), browser).await,
         Command::Audit { json, limit } => audit::run(cli.data_dir.as_deref(), json, limit).await,
         Command::Rules(cmd) => rules::run(cmd, cli.data_dir.as_deref()).await,
-        Command::Models(args) => models::run(args).await,
+        Command::Models(args) => models::run(args, cli.data_dir.as_deref()).await,
         Command::Run(args) => run::run(args, cli.data_dir.as_deref(), browser).await,
         Command::Chat(opts) => run::chat(opts, cli.data_dir.as_deref(), browser).await,
         Command::Memory(cmd) => memory::run(cmd, cli.data_dir.as_deref()).await,
@@ -143,6 +143,12 @@ fn paths(flag: Option<&std::path::Path>, json: bool) -> ExitCode {
 #[allow(clippy::print_stdout)]
 pub(crate) fn out(line: &str) {
     println!("{line}");
+}
+
+/// The exit code of an error: 2 for what the user got wrong (flags,
+/// arguments), else 1.
+pub(crate) fn exit_code(err: &crate::error::Error) -> u8 {
+    if err.code() == crate::error::ErrorCode::InvalidArguments { EXIT_USAGE } else { EXIT_FAILURE }
 }
 
 /// Print an error on stderr and return `code`.

@@ -1,6 +1,6 @@
 //! `halley models key set|status|delete`: API keys in the OS keyring (read
-//! from stdin, never from the command line, never printed), and the model
-//! settings of `run`/`chat`/`models` with the saved key as the last source.
+//! from stdin, never from the command line, never printed), saved, looked
+//! up and deleted by `crate::host::settings` as the panel's are.
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
@@ -9,9 +9,11 @@ use clap::Subcommand;
 use serde_json::json;
 
 use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
-use crate::agent::provider::{ENV_API_KEY, ModelConfig, ModelFlags};
+use crate::agent::provider::{ModelConfig, ModelFlags};
 use crate::error::{Error, ErrorCode, Result};
-use crate::secrets::{Secret, SecretStore};
+use crate::host::settings;
+use crate::protocol::Settings;
+use crate::secrets::Secret;
 
 /// The longest key read from stdin.
 const MAX_KEY_BYTES: usize = 64 * 1024;
@@ -35,7 +37,8 @@ pub enum KeyCommand {
 }
 
 /// Whose key: a preset's, or the endpoint at a base URL (by its host); by
-/// default the endpoint `halley run` would use ($OPENAI_BASE_URL, else Ollama).
+/// default the endpoint `halley run` would use (the saved settings', else
+/// $OPENAI_BASE_URL, else Ollama).
 #[derive(Debug, Clone, clap::Args)]
 pub struct KeyTarget {
     /// Model endpoint preset: ollama, lmstudio, vllm, openai, openrouter, gemini.
@@ -47,24 +50,23 @@ pub struct KeyTarget {
 }
 
 impl KeyTarget {
-    fn config(&self) -> Result<ModelConfig> {
+    /// The endpoint: the one the flags name, else the saved settings', as
+    /// for a run.
+    fn settings(&self, saved: &Settings) -> Settings {
         let flags =
             ModelFlags { preset: self.preset.clone(), base_url: self.base_url.clone(), ..ModelFlags::default() };
-        ModelConfig::resolve(flags, |k| std::env::var(k).ok())
+        settings::with_overrides(saved, Some(&flags))
     }
 }
 
-pub async fn run(cmd: KeyCommand) -> ExitCode {
+pub async fn run(cmd: KeyCommand, saved: &Settings) -> ExitCode {
     let target = match &cmd {
         KeyCommand::Set(t) | KeyCommand::Delete(t) | KeyCommand::Status { target: t, .. } => t,
     };
-    let config = match target.config() {
+    let endpoint_settings = target.settings(saved);
+    let config = match settings::config_without_key(&endpoint_settings) {
         Ok(c) => c,
         Err(e) => return fail(&e, EXIT_USAGE),
-    };
-    let store = match SecretStore::os() {
-        Ok(s) => s,
-        Err(e) => return fail(&e, EXIT_FAILURE),
     };
     let account = config.key_account();
     let endpoint = endpoint_name(&config);
@@ -74,21 +76,21 @@ pub async fn run(cmd: KeyCommand) -> ExitCode {
                 Ok(k) => k,
                 Err(e) => return fail(&e, EXIT_USAGE),
             };
-            if let Err(e) = store.set(&account, &key).await {
-                return fail(&e, EXIT_FAILURE);
+            if let Err(e) = settings::save_key(&endpoint_settings, key.expose()).await {
+                return fail(&e, super::exit_code(&e));
             }
             out(&format!("saved the API key for {endpoint} in the OS keyring (account {account})"));
-            if let Some(var) = overriding_env(&config) {
+            if let Some(var) = settings::key_from_env(&config) {
                 warn(&format!("{var} is set in this environment and is used before the saved key"));
             }
             ExitCode::SUCCESS
         }
         KeyCommand::Status { json, .. } => {
-            let saved = match store.get(&account).await {
+            let saved = match settings::saved_key(&config).await {
                 Ok(k) => k.is_some(),
                 Err(e) => return fail(&e, EXIT_FAILURE),
             };
-            let env = overriding_env(&config);
+            let env = settings::key_from_env(&config);
             if json {
                 let v = json!({"account": account, "base_url": config.base_url, "preset": config.preset.map(|p| p.name()),
                                "saved": saved, "overridden_by": env});
@@ -102,7 +104,7 @@ pub async fn run(cmd: KeyCommand) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        KeyCommand::Delete(_) => match store.delete(&account).await {
+        KeyCommand::Delete(_) => match settings::delete_key(&endpoint_settings).await {
             Ok(true) => {
                 out(&format!("deleted the API key of {endpoint} from the OS keyring"));
                 ExitCode::SUCCESS
@@ -116,45 +118,12 @@ pub async fn run(cmd: KeyCommand) -> ExitCode {
     }
 }
 
-/// The model settings from flags and the environment, with the key saved in
-/// the OS keyring as the last source. A keyring that cannot be read is not
-/// fatal (a local model needs no key): it is reported and the call goes on
-/// without a key.
-pub(super) async fn resolve_model(flags: ModelFlags) -> Result<ModelConfig> {
-    let config = ModelConfig::resolve(flags, |k| std::env::var(k).ok())?;
-    if config.api_key.is_some() {
-        return Ok(config);
-    }
-    let account = config.key_account();
-    let saved = match SecretStore::os() {
-        Ok(store) => store.get(&account).await,
-        Err(e) => Err(e),
-    };
-    match saved {
-        Ok(key) => Ok(config.with_saved_key(key.map(Secret::into_exposed))),
-        Err(e) if config.is_loopback() => {
-            tracing::debug!(error = %e.message(), "no saved API key: the OS keyring cannot be read");
-            Ok(config)
-        }
-        Err(e) => {
-            warn(&format!("going on without a saved API key: {}", e.to_wire().message));
-            Ok(config)
-        }
-    }
-}
-
 /// "OpenAI (https://api.openai.com/v1)", or the base URL.
 fn endpoint_name(config: &ModelConfig) -> String {
     match config.preset {
         Some(p) => format!("{} ({})", p.label(), config.base_url),
         None => config.base_url.clone(),
     }
-}
-
-/// The environment variable that gives this endpoint a key before the keyring.
-fn overriding_env(config: &ModelConfig) -> Option<&'static str> {
-    let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
-    config.preset.and_then(|p| p.api_key_env()).filter(|v| set(v)).or_else(|| set(ENV_API_KEY).then_some(ENV_API_KEY))
 }
 
 /// The key from stdin: one line on a terminal (not echoed), else everything
@@ -164,18 +133,12 @@ async fn read_key(endpoint: &str) -> Result<Secret> {
     let text = tokio::task::spawn_blocking(move || read_stdin(&endpoint))
         .await
         .map_err(|e| Error::internal(format!("reading the key failed: {e}")))??;
-    let key = text.trim();
-    if key.is_empty() {
+    if text.trim().is_empty() {
         return Err(Error::invalid_arguments(
             "no key on stdin: pipe it in, e.g. `printf %s \"$KEY\" | halley models key set --preset openai`",
         ));
     }
-    if key.chars().any(char::is_control) {
-        return Err(Error::invalid_arguments(
-            "the key has a line break or another control character inside; give one key on one line",
-        ));
-    }
-    Ok(Secret::new(key))
+    settings::check_key(&text)
 }
 
 #[allow(clippy::print_stderr)]

@@ -1,14 +1,19 @@
-//! `halley models`: the model ids the configured endpoint serves (Ollama on
-//! this machine unless told otherwise), or how to start a model server; and
-//! `halley models key ...` for the API keys in the OS keyring.
+//! `halley models`: the model ids the configured endpoint serves (the
+//! flags', else the saved settings', else Ollama on this machine), or how
+//! to start a model server; and `halley models key ...` for the API keys in
+//! the OS keyring. The endpoint and its key are resolved as for a run
+//! (`crate::host::settings`).
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use serde_json::json;
 
-use super::model_keys::{KeyCommand, resolve_model};
-use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
+use super::model_keys::KeyCommand;
+use super::{EXIT_FAILURE, exit_code, fail, out};
 use crate::agent::{ModelClient, ModelFlags};
+use crate::host::settings;
+use crate::paths::DataDir;
 
 /// `halley models` options.
 #[derive(Debug, Clone, clap::Args)]
@@ -38,15 +43,22 @@ pub enum ModelsCommand {
     Key(KeyCommand),
 }
 
-pub async fn run(args: ModelsArgs) -> ExitCode {
+pub async fn run(args: ModelsArgs, data_dir: Option<&Path>) -> ExitCode {
+    let saved = match DataDir::resolve(data_dir) {
+        Ok(dir) => settings::read(&dir).await,
+        Err(e) => Err(e),
+    };
+    let saved = match saved {
+        Ok(s) => s,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
     if let Some(ModelsCommand::Key(cmd)) = args.command {
-        return super::model_keys::run(cmd).await;
+        return super::model_keys::run(cmd, &saved).await;
     }
-    let flags =
-        ModelFlags { preset: args.preset, base_url: args.base_url, model: args.model, api_key: None, timeout: None };
-    let config = match resolve_model(flags).await {
+    let flags = ModelFlags { preset: args.preset, base_url: args.base_url, model: args.model, ..ModelFlags::default() };
+    let config = match settings::model_config(&settings::with_overrides(&saved, Some(&flags))).await {
         Ok(c) => c,
-        Err(e) => return fail(&e, EXIT_USAGE),
+        Err(e) => return fail(&e, exit_code(&e)),
     };
     let client = match ModelClient::new(config.clone()) {
         Ok(c) => c,

@@ -1,5 +1,6 @@
 //! `halley rules list|add|remove`: the user's standing gate rules (always
-//! allow / ask / never, per site, per tool, or per tool on a site).
+//! allow / ask / never, per site, per tool, or per tool on a site), through
+//! the host's `ListRules`/`AddRule`/`RemoveRule` as the panel's.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -7,9 +8,11 @@ use std::process::ExitCode;
 use clap::Subcommand;
 
 use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
+use crate::core::BrowserSettings;
 use crate::error::{Error, ErrorCode};
+use crate::host::{Host, new_rule};
 use crate::paths::DataDir;
-use crate::store::Store;
+use crate::protocol::{Op, Reply};
 use crate::store::gate_rules::{GateRuleRow, NewGateRule, RuleDecision};
 use crate::tools::PermissionScope;
 
@@ -69,23 +72,20 @@ pub async fn run(cmd: RulesCommand, data_dir: Option<&Path>) -> ExitCode {
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
     match cmd {
-        RulesCommand::List { json } => list(&dir, json).await,
+        RulesCommand::List { json } => list(dir, json).await,
         RulesCommand::Add { site, tool, min_scope, decision, note } => {
             // Decided before the data directory is touched: bad input writes nothing.
             let min_scope = match min_scope.as_deref().map(parse_scope).transpose() {
                 Ok(s) => s,
                 Err(e) => return fail(&e, EXIT_USAGE),
             };
-            if site.is_none() && tool.is_none() {
-                return fail(&Error::invalid_arguments("a rule needs --site ORIGIN, --tool NAME or both"), EXIT_USAGE);
-            }
-            if let Some(Err(e)) = site.as_deref().map(crate::vocab::origin::SitePattern::parse) {
-                return fail(&e, EXIT_USAGE);
-            }
-            let new = NewGateRule { site, tool, min_scope, decision: decision.into(), note };
-            add(&dir, &new).await
+            let new = match new_rule(site, tool, min_scope, decision.into(), note) {
+                Ok(r) => r,
+                Err(e) => return fail(&e, EXIT_USAGE),
+            };
+            add(dir, new).await
         }
-        RulesCommand::Remove { id } => remove(&dir, &id).await,
+        RulesCommand::Remove { id } => remove(dir, id).await,
     }
 }
 
@@ -98,28 +98,28 @@ fn parse_scope(raw: &str) -> Result<PermissionScope, Error> {
     })
 }
 
-/// Open the store, creating the data directory when `create`; `None` when
-/// there is no database yet and `create` is false.
-async fn open(dir: &DataDir, create: bool) -> Result<Option<Store>, Error> {
+/// Carry out `op` on a host over `dir`; `None` when there is no database
+/// yet and `create` is false (nothing is created then). Exit code 2 for
+/// what the user got wrong (a bad rule, an unknown id), else 1.
+async fn handle(dir: DataDir, create: bool, op: Op) -> Result<Option<Vec<GateRuleRow>>, ExitCode> {
     if !create && !dir.db_path().exists() {
         return Ok(None);
     }
-    dir.ensure()?;
-    Ok(Some(Store::open(&dir.db_path()).await?))
+    let host = Host::open(dir, BrowserSettings::default()).await.map_err(|e| fail(&e, EXIT_FAILURE))?;
+    let reply = host.handle(op).await;
+    host.close().await;
+    match reply {
+        Ok(Reply::Rules { rules }) => Ok(Some(rules)),
+        Ok(_) => Err(fail(&Error::internal("the host did not answer with the rules"), EXIT_FAILURE)),
+        Err(e) if matches!(e.code(), ErrorCode::InvalidArguments | ErrorCode::NotFound) => Err(fail(&e, EXIT_USAGE)),
+        Err(e) => Err(fail(&e, EXIT_FAILURE)),
+    }
 }
 
-async fn list(dir: &DataDir, json: bool) -> ExitCode {
-    let rules = match open(dir, false).await {
-        Ok(None) => Vec::new(),
-        Ok(Some(store)) => {
-            let rules = store.gate_rules().list().await;
-            store.close().await;
-            match rules {
-                Ok(r) => r,
-                Err(e) => return fail(&e, EXIT_FAILURE),
-            }
-        }
-        Err(e) => return fail(&e, EXIT_FAILURE),
+async fn list(dir: DataDir, json: bool) -> ExitCode {
+    let rules = match handle(dir, false, Op::ListRules).await {
+        Ok(rules) => rules.unwrap_or_default(),
+        Err(code) => return code,
     };
     if json {
         return super::audit::print_json(&rules);
@@ -136,39 +136,37 @@ async fn list(dir: &DataDir, json: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-async fn add(dir: &DataDir, new: &NewGateRule) -> ExitCode {
-    let store = match open(dir, true).await {
-        Ok(Some(s)) => s,
-        Ok(None) => return fail(&Error::internal("the store was not opened"), EXIT_FAILURE),
-        Err(e) => return fail(&e, EXIT_FAILURE),
+async fn add(dir: DataDir, new: NewGateRule) -> ExitCode {
+    let op = Op::AddRule {
+        site: new.site.clone(),
+        tool: new.tool.clone(),
+        min_scope: new.min_scope,
+        decision: new.decision,
+        note: Some(new.note.clone()),
     };
-    let added = store.gate_rules().add(new).await;
-    store.close().await;
-    match added {
-        Ok(rule) => {
-            out(&format!("added rule {}: {}", rule.id, summary(&rule)));
+    let rules = match handle(dir, true, op).await {
+        Ok(rules) => rules.unwrap_or_default(),
+        Err(code) => return code,
+    };
+    // The one rule with this site, tool and scope: the one just added.
+    match rules.iter().find(|r| r.site == new.site && r.tool == new.tool && r.min_scope == new.min_scope) {
+        Some(rule) => {
+            out(&format!("added rule {}: {}", rule.id, summary(rule)));
             ExitCode::SUCCESS
         }
-        Err(e) if e.code() == ErrorCode::InvalidArguments => fail(&e, EXIT_USAGE),
-        Err(e) => fail(&e, EXIT_FAILURE),
+        None => fail(&Error::internal("the rule was not saved"), EXIT_FAILURE),
     }
 }
 
-async fn remove(dir: &DataDir, id: &str) -> ExitCode {
-    let store = match open(dir, false).await {
-        Ok(Some(s)) => s,
-        Ok(None) => return fail(&Error::not_found(format!("no gate rule with id {id}")), EXIT_USAGE),
-        Err(e) => return fail(&e, EXIT_FAILURE),
-    };
-    let removed = store.gate_rules().remove(id).await;
-    store.close().await;
-    match removed {
-        Ok(()) => {
+async fn remove(dir: DataDir, id: String) -> ExitCode {
+    let missing = Error::not_found(format!("no gate rule with id {id}"));
+    match handle(dir, false, Op::RemoveRule { id: id.clone() }).await {
+        Ok(Some(_)) => {
             out(&format!("removed rule {id}"));
             ExitCode::SUCCESS
         }
-        Err(e) if e.code() == ErrorCode::NotFound => fail(&e, EXIT_USAGE),
-        Err(e) => fail(&e, EXIT_FAILURE),
+        Ok(None) => fail(&missing, EXIT_USAGE),
+        Err(code) => code,
     }
 }
 

@@ -1,5 +1,7 @@
 //! `halley run "TASK"` and `halley chat`: the model does the work over the
-//! tools, the answer streams. Confirmations are asked on the terminal (or
+//! tools, the answer streams. Runs go through a [`Host`] as the panel's do
+//! (one path for the model, its key and the run), with the CLI's flags as
+//! the model overrides. Confirmations are asked on the terminal (or
 //! refused with `--confirm deny` / without a terminal); there is no `--yes`
 //! here: the model chooses these calls, not the user.
 
@@ -10,17 +12,21 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::sync::broadcast::{self, error::RecvError};
+
 use super::confirm::{ConfirmMode, confirmer};
 use super::signals::{Signals, Stop, close_for};
-use super::{EXIT_FAILURE, EXIT_USAGE, fail};
-use crate::agent::run::{AgentEvent, RunLimits, RunOutcome, resume_run, run_task_with};
-use crate::agent::{Cancel, ModelClient, ModelFieldFallback, ModelFlags};
-use crate::context::{CallContext, FrontEnd};
-use crate::core::{BrowserSettings, Core};
+use super::{EXIT_FAILURE, EXIT_USAGE, exit_code, fail};
+use crate::agent::ModelFlags;
+use crate::agent::run::{AgentEvent, RunLimits};
+use crate::context::FrontEnd;
+use crate::core::BrowserSettings;
 use crate::error::{Error, Result};
+use crate::gate::Confirmer;
+use crate::host::{Host, RunRequest, settings};
 use crate::paths::DataDir;
+use crate::protocol::{Event, RunInfo};
 use crate::store::runs::RunStatus;
-use crate::tools::Registry;
 
 /// How to reach the model and how the run behaves.
 #[derive(Debug, Clone, clap::Args)]
@@ -77,59 +83,87 @@ pub struct RunArgs {
     pub opts: AgentOpts,
 }
 
-/// A ready agent: the core, the model client and the model id.
-struct Agent {
-    core: Core,
-    client: ModelClient,
-    model: String,
-    limits: RunLimits,
-    /// Who answers (the terminal or nobody) and the run's model helper.
-    cx: CallContext,
+impl AgentOpts {
+    /// The model overrides the flags name (the rest comes from the saved
+    /// settings and the environment).
+    fn model_flags(&self) -> ModelFlags {
+        ModelFlags {
+            preset: self.preset.clone(),
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            ..ModelFlags::default()
+        }
+    }
+
+    fn limits(&self) -> RunLimits {
+        let images = match self.images {
+            Images::Auto => None,
+            Images::Yes => Some(true),
+            Images::No => Some(false),
+        };
+        RunLimits { max_steps: self.max_steps, context_tokens: self.context_tokens, images, ..RunLimits::default() }
+    }
 }
 
+/// A host ready for the CLI's runs: the model they use (the flags' or
+/// the saved settings' or, with none named, the endpoint's first, resolved
+/// once) and who answers their questions.
+struct Agent {
+    host: Arc<Host>,
+    /// The model overrides of every run, with the model pinned.
+    flags: ModelFlags,
+    model: String,
+    limits: RunLimits,
+    confirmer: Arc<dyn Confirmer>,
+}
+
+/// Check the flags and the model before anything is written, then open
+/// the host (exit code 2 for what the flags got wrong).
 async fn open(opts: &AgentOpts, data_dir: Option<&Path>, browser: BrowserSettings) -> Result<Agent, (Error, u8)> {
-    let flags = ModelFlags {
-        preset: opts.preset.clone(),
-        base_url: opts.base_url.clone(),
-        model: opts.model.clone(),
-        api_key: None,
-        timeout: None,
-    };
-    let config = super::model_keys::resolve_model(flags).await.map_err(|e| (e, EXIT_USAGE))?;
-    let chosen = config.model.clone();
-    let client = ModelClient::new(config).map_err(|e| (e, EXIT_FAILURE))?;
-    // No model named: the endpoint's first one (a local server usually has one loaded).
-    let model = match chosen {
-        Some(m) => m,
-        None => match client.list_models().await {
-            Ok(models) if !models.is_empty() => models[0].clone(),
-            Ok(_) => {
-                return Err((
-                    Error::invalid_arguments("the endpoint serves no model: pass --model or set HALLEY_MODEL"),
-                    EXIT_USAGE,
-                ));
-            }
-            Err(e) => return Err((e, EXIT_FAILURE)),
-        },
-    };
-    let dir = DataDir::resolve(data_dir).map_err(|e| (e, EXIT_FAILURE))?;
-    let registry = Registry::builtin().map_err(|e| (e, EXIT_FAILURE))?;
-    let core = Core::open_full(dir, registry, browser).await.map_err(|e| (e, EXIT_FAILURE))?;
-    // browser_extract asks the run's model for the fields its rules miss.
-    let cx = CallContext::new(FrontEnd::Cli)
-        .with_confirmer(confirmer(opts.confirm, false))
-        .with_fallback(Some(Arc::new(ModelFieldFallback::new(client.clone(), model.clone()))));
-    let images = match opts.images {
-        Images::Auto => None,
-        Images::Yes => Some(true),
-        Images::No => Some(false),
-    };
     if opts.context_tokens < 1000 {
         return Err((Error::invalid_arguments("--context-tokens must be at least 1000"), EXIT_USAGE));
     }
-    let limits =
-        RunLimits { max_steps: opts.max_steps, context_tokens: opts.context_tokens, images, ..RunLimits::default() };
-    Ok(Agent { core, client, model, limits, cx })
+    let dir = DataDir::resolve(data_dir).map_err(|e| (e, EXIT_FAILURE))?;
+    let saved = settings::read(&dir).await.map_err(|e| (e, EXIT_FAILURE))?;
+    let mut flags = opts.model_flags();
+    let (_, model) = settings::agent_model(&saved, Some(flags.clone())).await.map_err(|e| {
+        let code = exit_code(&e);
+        (e, code)
+    })?;
+    flags.model = Some(model.clone());
+    let host = Host::open(dir, browser).await.map_err(|e| (e, EXIT_FAILURE))?;
+    Ok(Agent { host, flags, model, limits: opts.limits(), confirmer: confirmer(opts.confirm, false) })
+}
+
+impl Agent {
+    /// Start a run (a task, or `resume` one cut short) with the CLI's
+    /// model, limits and confirmer; its ids and its events from now on.
+    async fn start(&self, request: RunRequest) -> Result<(RunInfo, broadcast::Receiver<Event>)> {
+        let request = RunRequest {
+            confirmer: Some(Arc::clone(&self.confirmer)),
+            model: Some(self.flags.clone()),
+            limits: self.limits.clone(),
+            ..request
+        };
+        // Subscribed before the start, so no event of the run is missed.
+        let events = self.host.subscribe();
+        let info = self.host.start_run(request).await?;
+        Ok((info, events))
+    }
+}
+
+/// Print the events of run `run_id` until it ends; how it ended.
+#[allow(clippy::print_stderr)]
+async fn follow(events: &mut broadcast::Receiver<Event>, run_id: &str, json: bool) -> RunStatus {
+    loop {
+        match events.recv().await {
+            Ok(Event::Agent { run_id: id, event }) if id == run_id => print_event(json, event),
+            Ok(Event::RunEnded { run_id: id, status, .. }) if id == run_id => return status,
+            Ok(_) => {}
+            Err(RecvError::Lagged(n)) => eprintln!("halley: {n} events of the run were not shown (output too slow)"),
+            Err(RecvError::Closed) => return RunStatus::Failed,
+        }
+    }
 }
 
 /// Print one event: JSON lines, or the answer on stdout and the tool calls on stderr.
@@ -167,18 +201,19 @@ fn print_event(json: bool, ev: AgentEvent) {
 /// `cancelled` (its history kept) before it is dropped where it stands.
 const CANCEL_GRACE: Duration = Duration::from_secs(3);
 
-/// Drive `work`, a run that `cancel` stops. The first signal cancels it:
-/// after Ctrl-C it ends `cancelled` in its own time (a second signal drops
-/// it), after SIGTERM or SIGHUP it gets [`CANCEL_GRACE`]. Returns the
-/// run's outcome unless it was dropped, and the signal, if one came.
+/// Follow `work`, a run that `cancel` stops (through the host). The first
+/// signal cancels it: after Ctrl-C it ends `cancelled` in its own time (a
+/// second signal drops it), after SIGTERM or SIGHUP it gets
+/// [`CANCEL_GRACE`]. Returns the run's outcome unless it was dropped, and
+/// the signal, if one came.
 #[allow(clippy::print_stderr)]
-async fn until_stopped<F: Future>(signals: &mut Signals, cancel: &Cancel, work: F) -> Ended<F::Output> {
+async fn until_stopped<F: Future>(signals: &mut Signals, cancel: impl FnOnce(), work: F) -> Ended<F::Output> {
     tokio::pin!(work);
     let stop = match signals.during(&mut work).await {
         Ok(out) => return Ended::Done(out),
         Err(stop) => stop,
     };
-    cancel.cancel();
+    cancel();
     let grace = async {
         if stop == Stop::Interrupt {
             eprintln!("\nhalley: cancelling the run (Ctrl-C again to quit now)");
@@ -195,7 +230,7 @@ async fn until_stopped<F: Future>(signals: &mut Signals, cancel: &Cancel, work: 
     }
 }
 
-/// How a run driven by [`until_stopped`] ended.
+/// How a run followed by [`until_stopped`] ended.
 enum Ended<T> {
     /// On its own.
     Done(T),
@@ -206,26 +241,47 @@ enum Ended<T> {
     Dropped(Stop),
 }
 
+/// Start `request` and follow it to its end (or a signal).
+async fn task(agent: &Agent, signals: &mut Signals, request: RunRequest, json: bool) -> Started {
+    let (info, mut events) = match signals.during(agent.start(request)).await {
+        Ok(Ok(started)) => started,
+        Ok(Err(e)) => return Started::Refused(e),
+        Err(stop) => return Started::Stopped(stop),
+    };
+    let cancel = || {
+        let _ = agent.host.stop(Some(&info.run_id));
+    };
+    match until_stopped(signals, cancel, follow(&mut events, &info.run_id, json)).await {
+        Ended::Done(status) => Started::Ended(status, info.conversation_id),
+        // Ctrl-C cancelled this run only: a chat goes on.
+        Ended::Cancelled(status, Stop::Interrupt) => Started::Cancelled(status, info.conversation_id),
+        Ended::Cancelled(_, stop) | Ended::Dropped(stop) => Started::Stopped(stop),
+    }
+}
+
+/// What became of a run [`task`] started.
+enum Started {
+    /// It ended on its own: its status and conversation.
+    Ended(RunStatus, String),
+    /// Ctrl-C cancelled it and it ended.
+    Cancelled(RunStatus, String),
+    /// The host refused it.
+    Refused(Error),
+    /// A signal ends the process.
+    Stopped(Stop),
+}
+
 /// Exit code of a run: 0 completed, 130 cancelled, 1 otherwise.
-fn exit_of(outcome: Result<RunOutcome>) -> ExitCode {
-    match outcome {
-        Ok(o) if o.status == RunStatus::Completed => ExitCode::SUCCESS,
-        Ok(o) if o.status == RunStatus::Cancelled => ExitCode::from(EXIT_CANCELLED),
-        Ok(_) => ExitCode::from(EXIT_FAILURE),
-        Err(e) => fail(&e, EXIT_FAILURE),
+fn exit_of(status: RunStatus) -> ExitCode {
+    match status {
+        RunStatus::Completed => ExitCode::SUCCESS,
+        RunStatus::Cancelled => ExitCode::from(EXIT_CANCELLED),
+        _ => ExitCode::from(EXIT_FAILURE),
     }
 }
 
 /// Exit code of a cancelled run (as for a shell command stopped by Ctrl-C).
 const EXIT_CANCELLED: u8 = 130;
-
-impl Agent {
-    async fn task(&self, task: &str, conversation: Option<&str>, json: bool, cancel: &Cancel) -> Result<RunOutcome> {
-        let on_event = |ev| print_event(json, ev);
-        let cx = self.cx.clone().with_cancel(cancel.clone());
-        run_task_with(&self.core, &self.client, &self.model, task, conversation, &self.limits, &cx, on_event).await
-    }
-}
 
 pub async fn run(args: RunArgs, data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
     let mut signals = Signals::install();
@@ -234,25 +290,27 @@ pub async fn run(args: RunArgs, data_dir: Option<&Path>, browser: BrowserSetting
         Ok(Err((e, code))) => return fail(&e, code),
         Err(stop) => return stop.exit_code(),
     };
-    let cancel = Cancel::new();
-    let json = args.opts.json;
-    let work = async {
-        match (&args.resume, &args.task) {
-            (Some(run_id), _) => {
-                let on_event = |ev| print_event(json, ev);
-                let cx = agent.cx.clone().with_cancel(cancel.clone());
-                resume_run(&agent.core, &agent.client, &agent.model, run_id, &agent.limits, &cx, on_event).await
-            }
-            (None, Some(task)) => agent.task(task, args.opts.conversation.as_deref(), json, &cancel).await,
-            (None, None) => Err(Error::invalid_arguments("give a task, or --resume RUN_ID")),
+    let request = match (args.resume, args.task) {
+        (Some(run_id), _) => RunRequest { resume: Some(run_id), ..RunRequest::new(FrontEnd::Cli, "") },
+        (None, Some(task)) => {
+            RunRequest { conversation_id: args.opts.conversation.clone(), ..RunRequest::new(FrontEnd::Cli, task) }
+        }
+        (None, None) => {
+            agent.host.close().await;
+            return fail(&Error::invalid_arguments("give a task, or --resume RUN_ID"), EXIT_USAGE);
         }
     };
-    match until_stopped(&mut signals, &cancel, work).await {
-        Ended::Done(outcome) => {
-            agent.core.close().await;
-            exit_of(outcome)
+    match task(&agent, &mut signals, request, args.opts.json).await {
+        Started::Ended(status, _) => {
+            agent.host.close().await;
+            exit_of(status)
         }
-        Ended::Cancelled(_, stop) | Ended::Dropped(stop) => close_for(&agent.core, stop).await,
+        Started::Refused(e) => {
+            agent.host.close().await;
+            fail(&e, EXIT_FAILURE)
+        }
+        Started::Cancelled(..) => close_for(agent.host.core(), Stop::Interrupt).await,
+        Started::Stopped(stop) => close_for(agent.host.core(), stop).await,
     }
 }
 
@@ -277,33 +335,28 @@ pub async fn chat(opts: AgentOpts, data_dir: Option<&Path>, browser: BrowserSett
             let mut line = String::new();
             std::io::stdin().lock().read_line(&mut line).map(|n| (n, line))
         });
-        let task = match signals.during(line).await {
+        let text = match signals.during(line).await {
             Ok(Ok(Ok((n, text)))) if n > 0 && !text.trim().is_empty() => text.trim().to_owned(),
             Ok(_) => break,
-            Err(stop) => return close_for(&agent.core, stop).await,
+            Err(stop) => return close_for(agent.host.core(), stop).await,
         };
-        let cancel = Cancel::new();
-        let work = agent.task(&task, conversation.as_deref(), opts.json, &cancel);
-        let outcome = match until_stopped(&mut signals, &cancel, work).await {
-            // Ctrl-C cancelled this task only: the conversation goes on.
-            Ended::Done(outcome) | Ended::Cancelled(outcome, Stop::Interrupt) => outcome,
-            Ended::Cancelled(_, stop) | Ended::Dropped(stop) => return close_for(&agent.core, stop).await,
-        };
-        match outcome {
-            Ok(o) => {
-                failed = o.status != RunStatus::Completed;
-                conversation = Some(o.conversation_id);
+        let request = RunRequest { conversation_id: conversation.clone(), ..RunRequest::new(FrontEnd::Cli, text) };
+        match task(&agent, &mut signals, request, opts.json).await {
+            Started::Ended(status, id) | Started::Cancelled(status, id) => {
+                failed = status != RunStatus::Completed;
+                conversation = Some(id);
             }
-            Err(e) => {
+            Started::Refused(e) => {
                 let wire = e.to_wire();
                 eprintln!("halley: error [{}]: {}", wire.code, wire.message);
                 failed = true;
             }
+            Started::Stopped(stop) => return close_for(agent.host.core(), stop).await,
         }
     }
     if let Some(c) = &conversation {
         eprintln!("conversation {c} (go on later with `halley chat --conversation {c}`)");
     }
-    agent.core.close().await;
+    agent.host.close().await;
     if failed { ExitCode::from(EXIT_FAILURE) } else { ExitCode::SUCCESS }
 }

@@ -1,5 +1,5 @@
-//! The host: what a long-lived front end (the desktop app; later the local
-//! API) holds. It owns the [`Core`], the model settings, the runs going on
+//! The host: what a front end holds (the desktop app, the CLI's `run`,
+//! `chat` and `rules`; later the local API). It owns the [`Core`], the model settings, the runs going on
 //! (the panel's, background ones, other front ends') and the questions
 //! waiting for the user, takes [`Op`]s and broadcasts [`Event`]s
 //! (`crate::protocol`). It never imports a UI toolkit.
@@ -11,6 +11,7 @@ mod ops;
 mod run;
 pub mod settings;
 
+pub(crate) use ops::new_rule;
 pub use run::RunRequest;
 
 use std::sync::Arc;
@@ -21,13 +22,13 @@ use tokio::sync::{RwLock, broadcast};
 
 use self::confirm::ChannelConfirmer;
 use self::run::Runs;
+use crate::agent::{ModelClient, ModelFlags};
 use crate::browser::window::{self, WindowBounds};
 use crate::context::{CallContext, FrontEnd};
 use crate::core::{BrowserSettings, Core};
 use crate::error::Result;
 use crate::paths::DataDir;
 use crate::protocol::{Event, Op, Reply, Settings};
-use crate::store::Store;
 use crate::tools::catalogue::safety::ConfirmResultV1;
 
 /// A rectangle on the screen, in physical pixels.
@@ -61,12 +62,7 @@ impl Host {
     pub async fn open(data_dir: DataDir, browser: BrowserSettings) -> Result<Arc<Host>> {
         data_dir.ensure()?;
         // The saved settings may name the browser to use.
-        let saved = {
-            let store = Store::open(&data_dir.db_path()).await?;
-            let saved = settings::load(&store).await;
-            store.close().await;
-            saved?
-        };
+        let saved = settings::read(&data_dir).await?;
         let browser = BrowserSettings {
             chromium: browser.chromium.or_else(|| saved.chromium.as_deref().map(std::path::PathBuf::from)),
             ..browser
@@ -157,8 +153,8 @@ impl Host {
             }
             Op::CheckModel => Ok(Reply::ModelStatus { status: settings::check_model(&self.settings().await).await? }),
             Op::ListRules => ops::rules(store).await,
-            Op::AddRule { site, tool, decision } => {
-                let rule = ops::new_rule(site, tool, &decision)?;
+            Op::AddRule { site, tool, min_scope, decision, note } => {
+                let rule = ops::new_rule(site, tool, min_scope, decision, note.unwrap_or_default())?;
                 store.gate_rules().add(&rule).await?;
                 self.core.gate().reload_rules().await?;
                 ops::rules(store).await
@@ -180,6 +176,12 @@ impl Host {
     /// calls whose questions go to the panel.
     pub fn panel_confirmer(&self) -> Arc<dyn crate::gate::Confirmer> {
         Arc::clone(&self.confirmer) as Arc<dyn crate::gate::Confirmer>
+    }
+
+    /// The client and the model a run would use now: the saved settings
+    /// with the front end's `overrides` ([`settings::agent_model`]).
+    pub async fn agent_model(&self, overrides: Option<ModelFlags>) -> Result<(ModelClient, String)> {
+        settings::agent_model(&self.settings().await, overrides).await
     }
 
     async fn settings_reply(&self) -> Reply {

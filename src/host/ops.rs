@@ -11,6 +11,7 @@ use crate::protocol::{ChatMessage, ConversationSummary, Reply, TimelineCall};
 use crate::store::Store;
 use crate::store::gate_rules::{NewGateRule, RuleDecision};
 use crate::store::messages::Role;
+use crate::tools::PermissionScope;
 use crate::vocab::origin::SitePattern;
 
 /// The largest file [`read_artifact`] hands out.
@@ -71,17 +72,25 @@ pub async fn rules(store: &Store) -> Result<Reply> {
     Ok(Reply::Rules { rules: store.gate_rules().list().await? })
 }
 
-/// The rule `AddRule` describes, checked before anything is written.
-pub fn new_rule(site: Option<String>, tool: Option<String>, decision: &RuleDecision) -> Result<NewGateRule> {
+/// The rule `AddRule` describes, checked before anything is written (the
+/// CLI checks it before it opens the data directory). The site comes back
+/// normalized, as the rule will be stored.
+pub fn new_rule(
+    site: Option<String>,
+    tool: Option<String>,
+    min_scope: Option<PermissionScope>,
+    decision: RuleDecision,
+    note: String,
+) -> Result<NewGateRule> {
     let blank = |v: Option<String>| v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
     let (site, tool) = (blank(site), blank(tool));
     if site.is_none() && tool.is_none() {
-        return Err(Error::invalid_arguments("a rule needs a site, a tool or both"));
+        return Err(Error::invalid_arguments(
+            "a rule needs a site, a tool or both (--site ORIGIN, --tool NAME or both)",
+        ));
     }
-    if let Some(site) = &site {
-        SitePattern::parse(site)?;
-    }
-    Ok(NewGateRule { site, tool, min_scope: None, decision: *decision, note: String::new() })
+    let site = site.map(|s| SitePattern::parse(&s).map(|p| p.to_string())).transpose()?;
+    Ok(NewGateRule { site, tool, min_scope, decision, note })
 }
 
 /// A file inside `root` (a `file://` ref or a path), as base64 with its
@@ -177,16 +186,13 @@ mod tests {
 
     #[test]
     fn rules_are_checked_before_they_are_written() {
-        assert_eq!(new_rule(None, None, &RuleDecision::Allow).unwrap_err().code(), ErrorCode::InvalidArguments);
-        assert_eq!(
-            new_rule(None, Some(" ".into()), &RuleDecision::Ask).unwrap_err().code(),
-            ErrorCode::InvalidArguments
-        );
-        assert_eq!(
-            new_rule(Some("not a site".into()), None, &RuleDecision::Ask).unwrap_err().code(),
-            ErrorCode::InvalidArguments
-        );
-        let rule = new_rule(Some("https://shop.vn".into()), None, &RuleDecision::Never).unwrap();
-        assert_eq!(rule.decision, RuleDecision::Never);
+        let none = String::new;
+        let err = |r: Result<NewGateRule>| r.unwrap_err().code();
+        assert_eq!(err(new_rule(None, None, None, RuleDecision::Allow, none())), ErrorCode::InvalidArguments);
+        assert_eq!(err(new_rule(None, Some(" ".into()), None, RuleDecision::Ask, none())), ErrorCode::InvalidArguments);
+        let not_a_site = new_rule(Some("not a site".into()), None, None, RuleDecision::Ask, none());
+        assert_eq!(err(not_a_site), ErrorCode::InvalidArguments);
+        let rule = new_rule(Some("https://Shop.vn/cart".into()), None, None, RuleDecision::Never, none()).unwrap();
+        assert_eq!((rule.decision, rule.site.as_deref()), (RuleDecision::Never, Some("https://shop.vn")));
     }
 }

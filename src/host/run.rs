@@ -1,12 +1,13 @@
 //! Runs: many at once, each on its own task with its own conversation,
 //! context and cancel switch. The panel starts one with `SendMessage`, a
-//! watch or another front end with [`Host::start_run`]; `Stop` cancels one
-//! run (or the panel's), the tray's pause cancels them all.
+//! watch or another front end (the CLI's `run` and `chat`) with
+//! [`Host::start_run`], which also resumes a run cut short; `Stop` cancels
+//! one run (or the panel's), the tray's pause cancels them all.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::agent::run::{AgentEvent, BegunRun, RunLimits, begin_run, drive_run};
+use crate::agent::run::{AgentEvent, BegunRun, RunLimits, begin_run, drive_run, resumable, resume_run};
 use crate::agent::{ModelFieldFallback, ModelFlags};
 use crate::context::{CallContext, Cancel, FrontEnd};
 use crate::error::{Error, ErrorCode, Result};
@@ -14,7 +15,7 @@ use crate::gate::Confirmer;
 use crate::protocol::{Event, Reply, RunInfo};
 use crate::store::runs::{RunStatus, StopReason};
 
-use super::{Host, settings};
+use super::Host;
 
 /// What a front end asks for when it starts a run.
 #[derive(Debug, Clone)]
@@ -22,6 +23,10 @@ pub struct RunRequest {
     pub text: String,
     /// Go on with this conversation (else a new one).
     pub conversation_id: Option<String>,
+    /// Instead of a new task: go on with this run, cut short earlier (the
+    /// process ended while it ran or waited); `text` and `conversation_id`
+    /// are then the run's own and not read.
+    pub resume: Option<String>,
     pub front_end: FrontEnd,
     /// Who answers the run's questions: the front end's own channel, or
     /// (none) the panel's, which also notifies.
@@ -41,11 +46,28 @@ impl RunRequest {
         RunRequest {
             text: text.into(),
             conversation_id: None,
+            resume: None,
             front_end,
             confirmer: None,
             allowed_origins: Vec::new(),
             model: None,
             limits: RunLimits::default(),
+        }
+    }
+}
+
+/// How a run starts: a new task, recorded, or a run cut short earlier.
+#[derive(Debug)]
+enum Start {
+    Task(BegunRun),
+    Resume { run_id: String, conversation_id: String },
+}
+
+impl Start {
+    fn ids(&self) -> (&str, &str) {
+        match self {
+            Start::Task(begun) => (&begun.run_id, &begun.conversation_id),
+            Start::Resume { run_id, conversation_id } => (run_id, conversation_id),
         }
     }
 }
@@ -66,24 +88,32 @@ pub(super) struct Runs {
 }
 
 impl Host {
-    /// Start a run: record it, answer its ids, drive it on its own task.
-    /// Refused (`invalid_arguments`) for an empty text, while the agent is
-    /// paused, while another run goes on in the same conversation, and for
-    /// the panel while another panel run goes on (it shows one at a time).
-    /// Its events are broadcast ([`Event::RunStarted`], [`Event::Agent`],
-    /// [`Event::RunEnded`]).
+    /// Start a run: record it (or, with `resume`, check the run can go
+    /// on), answer its ids, drive it on its own task. Refused
+    /// (`invalid_arguments`) for an empty text, while the agent is paused,
+    /// while another run goes on in the same conversation, and for the
+    /// panel while another panel run goes on (it shows one at a time); a
+    /// run to resume that does not exist is `not_found`, one that has
+    /// ended `invalid_arguments`. Its events are broadcast
+    /// ([`Event::RunStarted`], [`Event::Agent`], [`Event::RunEnded`]).
     pub async fn start_run(self: &Arc<Self>, request: RunRequest) -> Result<RunInfo> {
-        if request.text.trim().is_empty() {
-            return Err(Error::invalid_arguments("the message is empty"));
-        }
-        let claim = (request.conversation_id.clone(), request.front_end);
+        let resumed = match &request.resume {
+            Some(run_id) => Some(resumable(&self.core, run_id).await?),
+            None if request.text.trim().is_empty() => return Err(Error::invalid_arguments("the message is empty")),
+            None => None,
+        };
+        let conversation = match &resumed {
+            Some((_, conversation_id)) => Some(conversation_id.clone()),
+            None => request.conversation_id.clone(),
+        };
+        let claim = (conversation.clone(), request.front_end);
         // Claim the start before any await, so two starts cannot race.
         {
             let mut runs = self.runs();
             if self.is_paused() {
                 return Err(Error::invalid_arguments("the agent is paused: resume it to send a message"));
             }
-            let busy_conversation = request.conversation_id.as_ref().is_some_and(|c| {
+            let busy_conversation = conversation.as_ref().is_some_and(|c| {
                 runs.going.values().any(|r| &r.info.conversation_id == c)
                     || runs.starting.iter().any(|(s, _)| s.as_ref() == Some(c))
             });
@@ -102,7 +132,10 @@ impl Host {
             }
             runs.starting.push(claim.clone());
         }
-        let begun = begin_run(&self.core, &request.text, request.conversation_id.as_deref()).await;
+        let begun = match resumed {
+            Some((run, conversation_id)) => Ok(Start::Resume { run_id: run.id, conversation_id }),
+            None => begin_run(&self.core, &request.text, conversation.as_deref()).await.map(Start::Task),
+        };
         let cancel = Cancel::new();
         let info = {
             let mut runs = self.runs();
@@ -110,9 +143,10 @@ impl Host {
                 runs.starting.remove(i);
             }
             let begun = begun?;
+            let (run_id, conversation_id) = begun.ids();
             let info = RunInfo {
-                run_id: begun.run_id.clone(),
-                conversation_id: begun.conversation_id.clone(),
+                run_id: run_id.to_owned(),
+                conversation_id: conversation_id.to_owned(),
                 front_end: request.front_end,
             };
             runs.going.insert(info.run_id.clone(), Running { info: info.clone(), cancel: cancel.clone() });
@@ -142,15 +176,17 @@ impl Host {
         Ok(Reply::RunStarted { run_id: info.run_id, conversation_id: info.conversation_id })
     }
 
-    /// Drive a begun run to its end; `RunEnded` always closes it, and the
-    /// tabs it held become the user's.
-    async fn drive(self: Arc<Self>, begun: BegunRun, cx: CallContext, request: RunRequest) {
-        let (run_id, conversation_id) = (begun.run_id.clone(), begun.conversation_id.clone());
+    /// Drive a begun (or resumed) run to its end; `RunEnded` always closes
+    /// it, and the tabs it held become the user's.
+    async fn drive(self: Arc<Self>, start: Start, cx: CallContext, request: RunRequest) {
+        let (run_id, conversation_id) = {
+            let (run, conversation) = start.ids();
+            (run.to_owned(), conversation.to_owned())
+        };
         let emit = |event: AgentEvent| {
             let _ = self.events.send(Event::Agent { run_id: run_id.clone(), event });
         };
-        let settings = self.settings.read().await.clone();
-        let model = cx.cancel.or_cancelled(settings::agent_model(&settings, request.model.clone())).await;
+        let model = cx.cancel.or_cancelled(self.agent_model(request.model.clone())).await;
         let (status, stop_reason, answer) = match model {
             None => {
                 let stopped = Error::new(ErrorCode::Cancelled, "the run was stopped");
@@ -165,7 +201,12 @@ impl Host {
                 // browser_extract asks the run's model for the fields its rules miss.
                 let fallback = Arc::new(ModelFieldFallback::new(client.clone(), model.clone()));
                 let cx = cx.with_fallback(Some(fallback));
-                match drive_run(&self.core, &client, &model, begun, &request.limits, &cx, emit).await {
+                let limits = &request.limits;
+                let driven = match start {
+                    Start::Task(begun) => drive_run(&self.core, &client, &model, begun, limits, &cx, emit).await,
+                    Start::Resume { .. } => resume_run(&self.core, &client, &model, &run_id, limits, &cx, emit).await,
+                };
+                match driven {
                     Ok(outcome) => (outcome.status, outcome.stop_reason, outcome.answer),
                     Err(e) => {
                         let _ =

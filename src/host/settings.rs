@@ -1,14 +1,18 @@
-//! The host's settings: kept in the store (never a secret), the model
-//! endpoint they name (with the environment and the OS keyring like the
-//! CLI), its API key in the keyring, and whether the endpoint answers.
+//! The model settings of every front end, in one place: the settings kept
+//! in the store (never a secret), the endpoint they name with a front end's
+//! overrides (the CLI's flags) and the environment, its API key (flag, then
+//! the provider's variable, then `OPENAI_API_KEY`, then the OS keyring),
+//! the model a run uses, and whether the endpoint answers. The desktop's
+//! panel and `halley run`/`chat`/`models`/`models key` all resolve here.
 
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::agent::ModelClient;
-use crate::agent::provider::{ModelConfig, ModelFlags, Preset};
+use crate::agent::provider::{ModelConfig, ModelFlags, Preset, api_key_var};
 use crate::error::{Error, ErrorCode, Result};
+use crate::paths::DataDir;
 use crate::protocol::{ModelStatus, Settings};
 use crate::secrets::{Secret, SecretStore};
 use crate::store::Store;
@@ -25,6 +29,19 @@ pub async fn load(store: &Store) -> Result<Settings> {
     let values = store.settings().all().await?;
     serde_json::from_value(Value::Object(values))
         .map_err(|e| Error::new(ErrorCode::Storage, "the saved settings cannot be read").with_source(e))
+}
+
+/// The settings saved in `dir`, without creating anything (defaults when
+/// it has no database yet), for a front end that reads them before (or
+/// without) opening a [`super::Host`].
+pub async fn read(dir: &DataDir) -> Result<Settings> {
+    if !dir.db_path().exists() {
+        return Ok(Settings::default());
+    }
+    let store = Store::open(&dir.db_path()).await?;
+    let saved = load(&store).await;
+    store.close().await;
+    saved
 }
 
 /// Check, tidy (blank is none) and save `settings`; returns them as saved.
@@ -94,7 +111,8 @@ pub async fn model_config(settings: &Settings) -> Result<ModelConfig> {
     }
 }
 
-async fn saved_key(config: &ModelConfig) -> Result<Option<Secret>> {
+/// The key saved in the OS keyring for the endpoint of `config`.
+pub async fn saved_key(config: &ModelConfig) -> Result<Option<Secret>> {
     let store = SecretStore::os()?;
     tokio::time::timeout(KEYRING_PEEK, store.get(&config.key_account()))
         .await
@@ -110,23 +128,38 @@ pub async fn api_key_saved(settings: &Settings) -> bool {
     }
 }
 
-/// Save `key` for the endpoint the settings name, in the OS keyring only.
-pub async fn save_key(settings: &Settings, key: &str) -> Result<()> {
+/// An API key as given (surrounding whitespace dropped), checked: one
+/// non-empty line.
+pub fn check_key(key: &str) -> Result<Secret> {
     let key = key.trim();
     if key.is_empty() {
         return Err(Error::invalid_arguments("the API key is empty"));
     }
     if key.chars().any(char::is_control) {
-        return Err(Error::invalid_arguments("the API key has a line break or another control character inside"));
+        return Err(Error::invalid_arguments(
+            "the API key has a line break or another control character inside; give one key on one line",
+        ));
     }
-    let config = config_without_key(settings)?;
-    SecretStore::os()?.set(&config.key_account(), &Secret::new(key)).await
+    Ok(Secret::new(key))
 }
 
-/// Forget the key of the endpoint the settings name (none saved is fine).
-pub async fn delete_key(settings: &Settings) -> Result<()> {
+/// Save `key` for the endpoint the settings name, in the OS keyring only.
+pub async fn save_key(settings: &Settings, key: &str) -> Result<()> {
+    let key = check_key(key)?;
     let config = config_without_key(settings)?;
-    SecretStore::os()?.delete(&config.key_account()).await.map(|_| ())
+    SecretStore::os()?.set(&config.key_account(), &key).await
+}
+
+/// Forget the key of the endpoint the settings name; whether one was saved.
+pub async fn delete_key(settings: &Settings) -> Result<bool> {
+    let config = config_without_key(settings)?;
+    SecretStore::os()?.delete(&config.key_account()).await
+}
+
+/// The environment variable that gives the endpoint of `config` its key
+/// before the keyring, when one is set.
+pub fn key_from_env(config: &ModelConfig) -> Option<&'static str> {
+    api_key_var(config.preset, |k| std::env::var(k).ok())
 }
 
 /// The settings a run uses when its front end names a model endpoint
@@ -163,7 +196,7 @@ pub async fn agent_model(settings: &Settings, overrides: Option<ModelFlags>) -> 
         None => Err(Error::new(
             ErrorCode::ModelUnavailable,
             format!(
-                "the model server at {} serves no model; choose one in the settings, or {}",
+                "the model server at {} serves no model; name one (the settings, --model or HALLEY_MODEL), or {}",
                 client.config().base_url,
                 client.config().hint()
             ),

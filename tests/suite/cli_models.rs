@@ -67,3 +67,58 @@ fn lists_the_served_model_ids() {
     );
     assert!(server.join().unwrap().starts_with("GET /v1/models "));
 }
+
+/// Save `settings` in the data dir as the desktop's settings view does.
+fn save_settings(h: &Halley, settings: halley::protocol::Settings) {
+    use halley::core::BrowserSettings;
+    use halley::host::Host;
+    use halley::paths::DataDir;
+    use halley::protocol::Op;
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let host = Host::open(DataDir::at(h.data_dir()), BrowserSettings::default()).await.unwrap();
+        host.handle(Op::SaveSettings { settings }).await.unwrap();
+        host.close().await;
+    });
+}
+
+#[test]
+fn the_cli_uses_the_model_settings_the_desktop_saved_unless_its_flags_name_others() {
+    use crate::common::model_server::{ModelServer, Turn};
+    let model = ModelServer::start(vec![Turn::text("Chào bạn."), Turn::text("Vẫn là tôi.")]);
+    let base = model.base_url();
+    let h = Halley::new();
+    let saved = halley::protocol::Settings {
+        base_url: Some(base.clone()),
+        model: Some("saved-model".into()),
+        ..Default::default()
+    };
+    save_settings(&h, saved);
+
+    // `halley models` and `halley run` read them: the saved endpoint and model.
+    let listed = h.run(&["models", "--json"]);
+    assert_eq!(listed.code, 0, "{listed:?}");
+    let listed = listed.json();
+    assert_eq!((&listed["base_url"], &listed["model"]), (&json!(base), &json!("saved-model")));
+    let run = h.run(&["run", "Chào", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(model.requests().last().unwrap()["model"], "saved-model");
+
+    // `--model` alone keeps the saved endpoint; an endpoint named by flags replaces it, model and all.
+    let run = h.run(&["run", "Còn đó không?", "--json", "--model", "flag-model"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(model.requests().last().unwrap()["model"], "flag-model");
+    let url = format!("http://127.0.0.1:{}/v1", closed_port());
+    let other = h.run(&["models", "--base-url", &url, "--json"]);
+    assert_eq!(other.code, 1, "{other:?}");
+    assert!(other.stderr.contains(&url), "{}", other.stderr);
+
+    // The key commands file the key under the same endpoint (the test session's keyring).
+    if std::env::var_os("HALLEY_TEST_SESSION").is_some() {
+        let status = h.run(&["models", "key", "status", "--json"]);
+        assert_eq!(status.code, 0, "{status:?}");
+        assert_eq!(status.json()["base_url"], json!(base));
+        let status = h.run(&["models", "key", "status", "--preset", "openai", "--json"]);
+        assert_eq!(status.json()["account"], "api-key:openai");
+    }
+}

@@ -377,7 +377,13 @@ async fn tools_rules_and_artifacts() {
     assert!(result.is_ok(), "{result:?}");
 
     let Reply::Rules { rules } = host
-        .handle(Op::AddRule { site: None, tool: Some("browser_upload_file".into()), decision: RuleDecision::Never })
+        .handle(Op::AddRule {
+            site: None,
+            tool: Some("browser_upload_file".into()),
+            min_scope: None,
+            decision: RuleDecision::Never,
+            note: None,
+        })
         .await
         .unwrap()
     else {
@@ -390,7 +396,7 @@ async fn tools_rules_and_artifacts() {
     );
     // The gate decides on it at once.
     assert_eq!(host.core().gate().policy().rules().len(), 1);
-    let bad = Op::AddRule { site: None, tool: None, decision: RuleDecision::Allow };
+    let bad = Op::AddRule { site: None, tool: None, min_scope: None, decision: RuleDecision::Allow, note: None };
     assert_eq!(host.handle(bad).await.unwrap_err().code(), ErrorCode::InvalidArguments);
     let id = rules[0].id.clone();
     assert_eq!(host.handle(Op::RemoveRule { id }).await.unwrap(), Reply::Rules { rules: vec![] });

@@ -219,7 +219,15 @@ export type Op =
   | { "type": "delete_api_key" }
   | { "type": "check_model" }
   | { "type": "list_rules" }
-  | { "type": "add_rule", site?: string | null, tool?: string | null, decision: RuleDecision }
+  | {
+    "type": "add_rule",
+    site?: string | null,
+    tool?: string | null,
+    min_scope?: PermissionScope | null,
+    decision: RuleDecision,
+    /** Why (shown with the rule). */
+    note?: string | null,
+  }
   | { "type": "remove_rule", id: string }
   | { "type": "read_artifact", reference: string }
   | { "type": "set_paused", paused: boolean };

@@ -23,7 +23,7 @@ use crate::core::Core;
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::{ChallengeRequest, ConfirmationRequest};
 use crate::store::messages::{NewMessage, Role};
-use crate::store::runs::{RunStatus, StopReason};
+use crate::store::runs::{RunRow, RunStatus, StopReason};
 use crate::tools::ToolResultV2;
 
 use prompt::history_message;
@@ -197,20 +197,11 @@ pub async fn drive_run(
     loop_.drive(&mut on_event).await
 }
 
-/// Go on with a run that was cut short (the process ended while it ran or
-/// waited for the user): calls the model had asked for and that never ran
-/// are run now (and gated again), then the loop goes on.
-pub async fn resume_run(
-    core: &Core,
-    client: &ModelClient,
-    model: &str,
-    run_id: &str,
-    limits: &RunLimits,
-    cx: &CallContext,
-    mut on_event: impl FnMut(AgentEvent),
-) -> Result<RunOutcome> {
-    let store = core.store();
-    let run = store
+/// Run `run_id` and its conversation, when it can be resumed: it exists,
+/// has not ended and belongs to a conversation.
+pub async fn resumable(core: &Core, run_id: &str) -> Result<(RunRow, String)> {
+    let run = core
+        .store()
         .runs()
         .get(run_id)
         .await?
@@ -226,6 +217,23 @@ pub async fn resume_run(
         .conversation_id
         .clone()
         .ok_or_else(|| Error::invalid_arguments(format!("run {run_id} has no conversation to resume")))?;
+    Ok((run, conversation_id))
+}
+
+/// Go on with a run that was cut short (the process ended while it ran or
+/// waited for the user): calls the model had asked for and that never ran
+/// are run now (and gated again), then the loop goes on.
+pub async fn resume_run(
+    core: &Core,
+    client: &ModelClient,
+    model: &str,
+    run_id: &str,
+    limits: &RunLimits,
+    cx: &CallContext,
+    mut on_event: impl FnMut(AgentEvent),
+) -> Result<RunOutcome> {
+    let store = core.store();
+    let (run, conversation_id) = resumable(core, run_id).await?;
     store.runs().set_status(run_id, RunStatus::Running, None).await?;
     let rows = store.messages().for_conversation(&conversation_id).await?;
     let steps = store.steps().for_run(run_id).await?;
