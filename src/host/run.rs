@@ -223,9 +223,12 @@ impl Host {
         {
             let _ = store.runs().set_status(&run_id, status, Some(stop_reason)).await;
         }
-        self.core.browser().release(&run_id).await;
         self.runs().going.remove(&run_id);
-        let _ = self.events.send(Event::RunEnded { run_id, conversation_id, status, stop_reason, answer });
+        let ended = Event::RunEnded { run_id: run_id.clone(), conversation_id, status, stop_reason, answer };
+        let _ = self.events.send(ended);
+        // After the end is told: giving the tabs back waits for a call of
+        // another run that may hold the browser.
+        self.core.browser().release(&run_id).await;
     }
 
     /// `Stop`: cancel run `run_id`, or every run the panel started.
