@@ -28,16 +28,71 @@ pub fn is_blank(text: &str) -> bool {
         )
 }
 
+/// Out-of-stock phrases of shop pages, folded (see `fold`): Vietnamese,
+/// English and the major European shop languages. Each is checked before
+/// `IN_STOCK`, whose phrases some of them contain (`нет в наличии`).
+pub const OUT_OF_STOCK: &[&str] = &[
+    "tam het hang",
+    "khong con hang",
+    "het hang",
+    "ngung kinh doanh",
+    "ngung ban",
+    "out of stock",
+    "not in stock",
+    "sold out",
+    "currently unavailable",
+    "not available",
+    "nicht auf lager",
+    "nicht lieferbar",
+    "nicht verfugbar",
+    "ausverkauft",
+    "epuise",
+    "rupture de stock",
+    "indisponible",
+    "agotado",
+    "sin stock",
+    "no disponible",
+    "esaurito",
+    "non disponibile",
+    "niet op voorraad",
+    "uitverkocht",
+    "brak w magazynie",
+    "niedostepny",
+    "нет в наличии",
+    "распродано",
+    "vyprodano",
+    "nedostupne",
+    "neni skladem",
+    "nie je na sklade",
+];
+
+/// In-stock phrases of shop pages, folded, in the same languages.
+pub const IN_STOCK: &[&str] = &[
+    "con hang",
+    "san hang",
+    "in stock",
+    "available now",
+    "auf lager",
+    "sofort lieferbar",
+    "en stock",
+    "en existencia",
+    "disponibile subito",
+    "op voorraad",
+    "na stanie",
+    "в наличии",
+    "skladem",
+    "na sklade",
+];
+
 /// Reads yes/no: `true/false`, `yes/no`, `có/không`, `in stock`/`còn hàng`,
-/// `out of stock`/`hết hàng`, `1/0`, `✓/✗`.
+/// `out of stock`/`hết hàng` (and `OUT_OF_STOCK`/`IN_STOCK`), `1/0`, `✓/✗`.
 pub fn parse_bool(text: &str) -> Option<bool> {
     let f = fold(text);
     let t = f.trim().trim_end_matches(['.', '!']);
-    let falsy = ["het hang", "out of stock", "sold out", "unavailable", "ngung kinh doanh"];
-    if falsy.iter().any(|w| t.contains(w)) {
+    if OUT_OF_STOCK.iter().chain(&["unavailable"]).any(|w| t.contains(w)) {
         return Some(false);
     }
-    if ["con hang", "in stock", "san hang", "available"].iter().any(|w| t.contains(w)) {
+    if IN_STOCK.iter().chain(&["available"]).any(|w| t.contains(w)) {
         return Some(true);
     }
     match t {
@@ -61,6 +116,17 @@ mod tests {
             assert_eq!(parse_bool(t), Some(false), "{t}");
         }
         assert_eq!(parse_bool("maybe"), None);
+    }
+
+    #[test]
+    fn stock_in_european_languages() {
+        for t in ["Auf Lager", "En stock", "Op voorraad", "В наличии", "Skladem"] {
+            assert_eq!(parse_bool(t), Some(true), "{t}");
+        }
+        for t in ["Nicht auf Lager", "Épuisé", "Agotado", "нет в наличии", "Hết hàng", "Esaurito", "Rupture de stock"]
+        {
+            assert_eq!(parse_bool(t), Some(false), "{t}");
+        }
     }
 
     #[test]

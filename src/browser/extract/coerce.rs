@@ -301,6 +301,10 @@ fn array(v: &Value, spec: &FieldSpec, ctx: &Ctx) -> Result<Coerced, Reject> {
     if items.is_empty() { Err(Reject::Blank) } else { ok(Value::Array(items)) }
 }
 
+fn stock_state(in_stock: bool) -> &'static str {
+    if in_stock { "InStock" } else { "OutOfStock" }
+}
+
 fn string(v: &Value, spec: &FieldSpec, ctx: &Ctx) -> Result<Coerced, Reject> {
     match spec.concept {
         Some(Concept::Currency) => {
@@ -316,10 +320,21 @@ fn string(v: &Value, spec: &FieldSpec, ctx: &Ctx) -> Result<Coerced, Reject> {
             }
         }
         Some(Concept::Availability) => {
-            if let Some(text) = text_of(v).filter(|t| t.contains("schema.org")) {
+            // In stock / out of stock, in schema.org's words; anything else
+            // (a date, a title, "NOT SOLD") is not a stock state.
+            if let Value::Bool(b) = v {
+                return ok(Value::String(stock_state(*b).to_string()));
+            }
+            let text = text_of(v).ok_or(Reject::Blank)?;
+            if text.contains("schema.org") {
                 let short = text.rsplit('/').next().unwrap_or(&text).to_string();
                 return ok(Value::String(short));
             }
+            return availability(&text)
+                .or_else(|| parse_bool(&text))
+                .map(|b| Value::String(stock_state(b).to_string()))
+                .ok_or_else(|| Reject::Bad(format!("\"{text}\" is not a stock state")))
+                .and_then(ok);
         }
         _ => {}
     }

@@ -13,6 +13,7 @@ use super::visible::{Pair, PriceRole, keyword_role, pair_candidates, prepare};
 use super::{Candidate, Source};
 use crate::vocab::money::detect_currency;
 use crate::vocab::text::Folded;
+use crate::vocab::value::{IN_STOCK, OUT_OF_STOCK};
 
 /// Lines read from the text at most.
 const MAX_LINES: usize = 5_000;
@@ -199,21 +200,8 @@ fn free_shipping(text: &str, folded: &Folded) -> Vec<String> {
 
 /// Stock phrases in page order (a positive inside a negative, `not in stock`, is dropped).
 fn stock(text: &str, folded: &Folded) -> Vec<String> {
-    const NEGATIVE: &[&str] = &[
-        "tam het hang",
-        "khong con hang",
-        "het hang",
-        "out of stock",
-        "not in stock",
-        "sold out",
-        "ngung kinh doanh",
-        "ngung ban",
-        "currently unavailable",
-        "not available",
-    ];
-    const POSITIVE: &[&str] = &["con hang", "in stock", "san hang", "available now"];
-    let negatives = find_words(folded.as_str(), NEGATIVE);
-    let positives: Vec<(usize, usize)> = find_words(folded.as_str(), POSITIVE)
+    let negatives = find_words(folded.as_str(), OUT_OF_STOCK);
+    let positives: Vec<(usize, usize)> = find_words(folded.as_str(), IN_STOCK)
         .into_iter()
         .filter(|(s, e)| !negatives.iter().any(|(ns, ne)| ns <= s && e <= ne))
         .collect();

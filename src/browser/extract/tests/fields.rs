@@ -243,3 +243,41 @@ fn arrays_objects_and_strings() {
     assert_eq!(out.missing_fields, vec!["name".to_string()]);
     assert_eq!(out.notes, vec!["name: not found; skipped \"Bàn phím\" is not an object (json-ld)".to_string()]);
 }
+
+#[test]
+fn stock_stated_only_in_page_text_in_european_languages() {
+    let cases = [
+        ("Wanderschuh Alpin\n89,95 €\nAuf Lager\nIn den Warenkorb", true),
+        ("Chaussure de randonnée\n89,95 €\nÉpuisé", false),
+        ("Zapatilla de montaña\n89,95 €\nAgotado", false),
+        ("Походные ботинки\n8 990 ₽\nНет в наличии", false),
+        ("Походные ботинки\n8 990 ₽\nВ наличии", true),
+        ("Giày leo núi\n1.990.000 ₫\nHết hàng", false),
+        ("Turistická obuv\n2 290 Kč\nNení skladem", false),
+    ];
+    for (text, in_stock) in cases {
+        let out = run(json!({"url": "https://example.com/p/1", "text": text}), json!({"in_stock": "boolean"}));
+        assert_eq!(out.data.get("in_stock"), Some(&json!(in_stock)), "{text}");
+        assert_eq!(out.sources.get("in_stock").map(|s| json!(s)), Some(json!("text")), "{text}");
+    }
+}
+
+#[test]
+fn availability_as_text_is_a_stock_state_or_missing() {
+    let out = run(
+        json!({"url": "https://example.com/p/1", "text": "Trekkingschuh\n89,95 €\nNicht auf Lager"}),
+        json!({"availability": "string"}),
+    );
+    assert_eq!(out.data.get("availability"), Some(&json!("OutOfStock")));
+    let out = run(
+        json!({"url": "https://example.com/p/2", "pairs": [["Availability", "July 31, 2016"]], "text": "Walking boot\nEn stock"}),
+        json!({"availability": "string"}),
+    );
+    assert_eq!(out.data.get("availability"), Some(&json!("InStock")), "{:?}", out.notes);
+    let out = run(
+        json!({"url": "https://example.com/p/3", "pairs": [["Availability", "July 31, 2016"]]}),
+        json!({"availability": "string"}),
+    );
+    assert_eq!(out.data.get("availability"), None);
+    assert_eq!(out.missing_fields, vec!["availability".to_string()]);
+}
