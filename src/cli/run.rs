@@ -17,13 +17,13 @@ use tokio::sync::broadcast::{self, error::RecvError};
 use super::confirm::{ConfirmMode, confirmer};
 use super::signals::{Signals, Stop, close_for};
 use super::{EXIT_FAILURE, EXIT_USAGE, exit_code, fail};
-use crate::agent::ModelFlags;
 use crate::agent::run::{AgentEvent, RunLimits};
+use crate::agent::{ModelClient, ModelFlags};
 use crate::context::FrontEnd;
 use crate::core::BrowserSettings;
 use crate::error::{Error, Result};
 use crate::gate::Confirmer;
-use crate::host::{Host, RunRequest, settings};
+use crate::host::{Host, RunModel, RunRequest, settings};
 use crate::paths::DataDir;
 use crate::protocol::{Event, RunInfo};
 use crate::store::runs::RunStatus;
@@ -110,8 +110,8 @@ impl AgentOpts {
 /// once) and who answers their questions.
 struct Agent {
     host: Arc<Host>,
-    /// The model overrides of every run, with the model pinned.
-    flags: ModelFlags,
+    /// The client every run uses (its key read once).
+    client: ModelClient,
     model: String,
     limits: RunLimits,
     confirmer: Arc<dyn Confirmer>,
@@ -125,14 +125,12 @@ async fn open(opts: &AgentOpts, data_dir: Option<&Path>, browser: BrowserSetting
     }
     let dir = DataDir::resolve(data_dir).map_err(|e| (e, EXIT_FAILURE))?;
     let saved = settings::read(&dir).await.map_err(|e| (e, EXIT_FAILURE))?;
-    let mut flags = opts.model_flags();
-    let (_, model) = settings::agent_model(&saved, Some(flags.clone())).await.map_err(|e| {
+    let (client, model) = settings::agent_model(&saved, Some(opts.model_flags())).await.map_err(|e| {
         let code = exit_code(&e);
         (e, code)
     })?;
-    flags.model = Some(model.clone());
     let host = Host::open(dir, browser).await.map_err(|e| (e, EXIT_FAILURE))?;
-    Ok(Agent { host, flags, model, limits: opts.limits(), confirmer: confirmer(opts.confirm, false) })
+    Ok(Agent { host, client, model, limits: opts.limits(), confirmer: confirmer(opts.confirm, false) })
 }
 
 impl Agent {
@@ -141,7 +139,7 @@ impl Agent {
     async fn start(&self, request: RunRequest) -> Result<(RunInfo, broadcast::Receiver<Event>)> {
         let request = RunRequest {
             confirmer: Some(Arc::clone(&self.confirmer)),
-            model: Some(self.flags.clone()),
+            model: RunModel::Ready(Box::new(self.client.clone()), self.model.clone()),
             limits: self.limits.clone(),
             ..request
         };

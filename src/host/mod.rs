@@ -12,7 +12,7 @@ mod run;
 pub mod settings;
 
 pub(crate) use ops::new_rule;
-pub use run::RunRequest;
+pub use run::{RunModel, RunRequest};
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;

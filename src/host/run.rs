@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::agent::run::{AgentEvent, BegunRun, RunLimits, begin_run, drive_run, resumable, resume_run};
-use crate::agent::{ModelFieldFallback, ModelFlags};
+use crate::agent::{ModelClient, ModelFieldFallback, ModelFlags};
 use crate::context::{CallContext, Cancel, FrontEnd};
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::Confirmer;
@@ -16,6 +16,20 @@ use crate::protocol::{Event, Reply, RunInfo};
 use crate::store::runs::{RunStatus, StopReason};
 
 use super::Host;
+
+/// Which model a run uses.
+#[derive(Debug, Clone, Default)]
+pub enum RunModel {
+    /// The saved settings.
+    #[default]
+    Saved,
+    /// The endpoint a front end names (the CLI's flags) over the saved
+    /// settings ([`settings::with_overrides`]).
+    Flags(ModelFlags),
+    /// A client and model the front end has already resolved (its key read
+    /// once, not again for every run).
+    Ready(Box<ModelClient>, String),
+}
 
 /// What a front end asks for when it starts a run.
 #[derive(Debug, Clone)]
@@ -33,9 +47,8 @@ pub struct RunRequest {
     pub confirmer: Option<Arc<dyn Confirmer>>,
     /// Acting outside these origins asks first (empty: no limit).
     pub allowed_origins: Vec<String>,
-    /// The model endpoint, when the front end names one (the CLI's flags);
-    /// else the saved settings.
-    pub model: Option<ModelFlags>,
+    /// The model the run uses.
+    pub model: RunModel,
     pub limits: RunLimits,
 }
 
@@ -50,7 +63,7 @@ impl RunRequest {
             front_end,
             confirmer: None,
             allowed_origins: Vec::new(),
-            model: None,
+            model: RunModel::Saved,
             limits: RunLimits::default(),
         }
     }
@@ -186,7 +199,14 @@ impl Host {
         let emit = |event: AgentEvent| {
             let _ = self.events.send(Event::Agent { run_id: run_id.clone(), event });
         };
-        let model = cx.cancel.or_cancelled(self.agent_model(request.model.clone())).await;
+        let resolve = async {
+            match request.model.clone() {
+                RunModel::Ready(client, model) => Ok((*client, model)),
+                RunModel::Flags(flags) => self.agent_model(Some(flags)).await,
+                RunModel::Saved => self.agent_model(None).await,
+            }
+        };
+        let model = cx.cancel.or_cancelled(resolve).await;
         let (status, stop_reason, answer) = match model {
             None => {
                 let stopped = Error::new(ErrorCode::Cancelled, "the run was stopped");
@@ -270,11 +290,6 @@ impl Host {
         let mut runs: Vec<RunInfo> = self.runs().going.values().map(|r| r.info.clone()).collect();
         runs.sort_by(|a, b| a.run_id.cmp(&b.run_id));
         runs
-    }
-
-    /// The id of the panel's run going on, if any.
-    pub fn current_run(&self) -> Option<String> {
-        self.runs().going.values().find(|r| r.info.front_end == FrontEnd::Panel).map(|r| r.info.run_id.clone())
     }
 
     pub(super) fn runs(&self) -> std::sync::MutexGuard<'_, Runs> {

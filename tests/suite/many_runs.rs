@@ -13,7 +13,7 @@ use halley::agent::ModelFlags;
 use halley::agent::run::AgentEvent;
 use halley::core::BrowserSettings;
 use halley::gate::{ConfirmationRequest, Confirmer};
-use halley::host::{Host, RunRequest};
+use halley::host::{Host, RunModel, RunRequest};
 use halley::protocol::{Event, Op, Reply, RunInfo, Settings};
 use halley::tools::catalogue::safety::ConfirmResultV1;
 use halley::{DataDir, ErrorCode, FrontEnd};
@@ -34,8 +34,8 @@ async fn open_host(dir: &std::path::Path, model: &ModelServer) -> Arc<Host> {
 }
 
 /// The model endpoint a front end names for its run.
-fn flags(model: &ModelServer) -> Option<ModelFlags> {
-    Some(ModelFlags { base_url: Some(model.base_url()), model: Some("m".into()), ..ModelFlags::default() })
+fn flags(model: &ModelServer) -> RunModel {
+    RunModel::Flags(ModelFlags { base_url: Some(model.base_url()), model: Some("m".into()), ..ModelFlags::default() })
 }
 
 fn call(name: &str, args: Value) -> Turn {

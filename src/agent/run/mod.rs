@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use super::ModelClient;
 use super::calls::{self, Prepared};
 use super::memory;
-use crate::context::{CallContext, FrontEnd};
+use crate::context::CallContext;
 use crate::core::Core;
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::{ChallengeRequest, ConfirmationRequest};
@@ -102,23 +102,9 @@ pub struct RunOutcome {
 }
 
 /// Run `task` to the end, in a new conversation or, with `conversation`,
-/// going on with an earlier one (its messages are the model's history),
-/// with nobody to ask (actions that need consent are refused).
-pub async fn run_task(
-    core: &Core,
-    client: &ModelClient,
-    model: &str,
-    task: &str,
-    conversation: Option<&str>,
-    limits: &RunLimits,
-    on_event: impl FnMut(AgentEvent),
-) -> Result<RunOutcome> {
-    let cx = CallContext::new(FrontEnd::Cli);
-    run_task_with(core, client, model, task, conversation, limits, &cx, on_event).await
-}
-
-/// [`run_task`] in the context `cx` (who answers, cancellation, model
-/// helpers, allowed origins; the run's id is set here).
+/// going on with an earlier one (its messages are the model's history), in
+/// the context `cx` (who answers, cancellation, model helpers, allowed
+/// origins; the run's id is set here).
 #[allow(clippy::too_many_arguments)]
 pub async fn run_task_with(
     core: &Core,
