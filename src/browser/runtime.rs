@@ -58,6 +58,26 @@ pub(crate) async fn call(tab: &TabHandle, func: &str, arg: &Value) -> Result<Val
     Ok(value)
 }
 
+/// [`call`], plus the page's URL and title read in the same round trip
+/// (a tool that reports where it read saves a second evaluation).
+pub(crate) async fn call_at(tab: &TabHandle, func: &str, arg: &Value) -> Result<(Value, String, String)> {
+    let expr = format!(
+        "(() => {{ const H = globalThis.__halley; if (!H) return {{__halley_missing: true}}; \
+         return {{r: H.{func}({arg}), url: location.href, title: document.title}}; }})()"
+    );
+    let mut value = eval(tab, &expr, true).await?.unwrap_or(Value::Null);
+    let text = |v: &mut Value, k: &str| match v.get_mut(k).map(Value::take) {
+        Some(Value::String(s)) => s,
+        _ => String::new(),
+    };
+    let (url, title) = (text(&mut value, "url"), text(&mut value, "title"));
+    let value = value.get_mut("r").map(Value::take).unwrap_or(Value::Null);
+    if let Some(err) = value.get("error").filter(|e| e.is_object()) {
+        return Err(runtime_error(err));
+    }
+    Ok((value, url, title))
+}
+
 /// The element a target names, as a remote object (for CDP commands that
 /// take one, like `DOM.setFileInputFiles`).
 pub(crate) async fn element_object(tab: &TabHandle, target: &Value) -> Result<RemoteObjectId> {

@@ -8,16 +8,20 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 /// Lines that talk to the assistant rather than to the page's reader.
+/// Word boundaries are ASCII ones (`(?-u:\b)`, around English words only):
+/// a Unicode `\b` makes the regex engine give up its fast DFA on any
+/// non-ASCII text, which cost ~6 ms per snapshot of a Vietnamese table
+/// (~45 µs now).
 static ADDRESSES_ASSISTANT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
         r"(?ix)
-        \b(ignore|disregard|forget|override)\b.{0,30}\b(previous|prior|above|earlier|all|your|the)\b.{0,20}\b(instructions?|prompts?|rules|directions)\b
-        | \b(new|updated|real)\s+(instructions?|system\s+prompt)\b
-        | \bsystem\s+prompt\b
-        | \byou\s+are\s+(now\s+)?(an?\s+)?(ai|assistant|agent|chatgpt|claude|gpt|llm|language\s+model)\b
-        | \b(as\s+an\s+ai|ai\s+assistant|dear\s+(ai|assistant|agent))\b
+        (?-u:\b)(ignore|disregard|forget|override)(?-u:\b).{0,30}(?-u:\b)(previous|prior|above|earlier|all|your|the)(?-u:\b).{0,20}(?-u:\b)(instructions?|prompts?|rules|directions)(?-u:\b)
+        | (?-u:\b)(new|updated|real)\s+(instructions?|system\s+prompt)(?-u:\b)
+        | (?-u:\b)system\s+prompt(?-u:\b)
+        | (?-u:\b)you\s+are\s+(now\s+)?(an?\s+)?(ai|assistant|agent|chatgpt|claude|gpt|llm|language\s+model)(?-u:\b)
+        | (?-u:\b)(as\s+an\s+ai|ai\s+assistant|dear\s+(ai|assistant|agent))(?-u:\b)
         | ^\s*(assistant|system)\s*:
-        | \b(do\s+not|don't)\s+(tell|inform|ask)\s+the\s+user\b
+        | (?-u:\b)(do\s+not|don't)\s+(tell|inform|ask)\s+the\s+user(?-u:\b)
         | bỏ\s+qua\s+(mọi|tất\s+cả|các)?\s*(hướng\s+dẫn|chỉ\s+dẫn|lệnh|yêu\s+cầu)\s*(trước|trên)?
         | bạn\s+là\s+(một\s+)?(trợ\s+lý|ai|mô\s+hình)
         | (gửi|chuyển)\s+.{0,40}(mật\s+khẩu|mã\s+otp|số\s+thẻ|hộ\s+chiếu)\s+(cho|tới|đến)

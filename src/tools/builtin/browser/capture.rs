@@ -38,9 +38,8 @@ fn target_or_null(target: &Target) -> Value {
 pub(super) async fn snapshot(call: &mut Call<'_>, args: BrowserSnapshotArgs) -> Result<ToolOutput> {
     call.gate_plain(BrowserTool::Snapshot, Action::default()).await?;
     let tab = call.tab(None).await?;
-    let v = runtime::call(&tab, "snapshot", &json!({"max_chars": args.max_chars, "page": args.page, "mark_new": true}))
-        .await?;
-    let (url, title) = page::url_and_title(&tab).await;
+    let arg = json!({"max_chars": args.max_chars, "page": args.page, "mark_new": true});
+    let (v, url, title) = runtime::call_at(&tab, "snapshot", &arg).await?;
     call.guard()?.note_url(&tab.id, &url, &title);
     let mut out: BrowserSnapshotOutput = parse(v, "snapshot")?;
     out.tab_id.clone_from(&tab.id);
@@ -51,31 +50,28 @@ pub(super) async fn snapshot(call: &mut Call<'_>, args: BrowserSnapshotArgs) -> 
 pub(super) async fn find(call: &mut Call<'_>, args: BrowserFindArgs) -> Result<ToolOutput> {
     call.gate_plain(BrowserTool::Find, Action::default()).await?;
     let tab = call.tab(None).await?;
-    let v = runtime::call(&tab, "find", &json!({"query": args.query, "max_results": args.max_results})).await?;
+    let (v, url, _) =
+        runtime::call_at(&tab, "find", &json!({"query": args.query, "max_results": args.max_results})).await?;
     let out: BrowserFindOutput = parse(v, "find result")?;
-    let (url, _) = page::url_and_title(&tab).await;
     Ok(output(&out)?.at(url))
 }
 
 pub(super) async fn read_text(call: &mut Call<'_>, args: BrowserReadTextArgs) -> Result<ToolOutput> {
     call.gate_plain(BrowserTool::ReadText, Action::default()).await?;
     let tab = call.tab(None).await?;
-    let v =
-        runtime::call(&tab, "readText", &json!({"target": target_or_null(&args.target), "max_chars": args.max_chars}))
-            .await?;
+    let arg = json!({"target": target_or_null(&args.target), "max_chars": args.max_chars});
+    let (v, url, _) = runtime::call_at(&tab, "readText", &arg).await?;
     let mut out: BrowserReadTextOutput = parse(v, "text")?;
     out.flagged = flag_instructions(&out.text);
-    let (url, _) = page::url_and_title(&tab).await;
     Ok(output(&out)?.at(url))
 }
 
 pub(super) async fn get_dom(call: &mut Call<'_>, args: BrowserGetDomArgs) -> Result<ToolOutput> {
     call.gate_plain(BrowserTool::GetDom, Action::default()).await?;
     let tab = call.tab(None).await?;
-    let v = runtime::call(&tab, "dom", &json!({"target": target_or_null(&args.target), "max_chars": args.max_chars}))
-        .await?;
+    let arg = json!({"target": target_or_null(&args.target), "max_chars": args.max_chars});
+    let (v, url, _) = runtime::call_at(&tab, "dom", &arg).await?;
     let out: BrowserGetDomOutput = parse(v, "DOM")?;
-    let (url, _) = page::url_and_title(&tab).await;
     Ok(output(&out)?.at(url))
 }
 
@@ -89,11 +85,10 @@ pub(super) async fn extract(call: &mut Call<'_>, args: BrowserExtractArgs) -> Re
         ));
     }
     let tab = call.tab(None).await?;
-    let v = runtime::call(&tab, "facts", &json!({"selector": args.source.selector})).await?;
+    let (v, url, _) = runtime::call_at(&tab, "facts", &json!({"selector": args.source.selector})).await?;
     let facts: PageFacts = serde_json::from_value(v).unwrap_or_default();
     let mut out = extract::extract(&facts, &args.schema, args.source.kind);
     model_pass(call, &facts, &args, &mut out).await;
-    let (url, _) = page::url_and_title(&tab).await;
     Ok(output(&out)?.at(url))
 }
 
@@ -127,10 +122,9 @@ async fn model_pass(call: &Call<'_>, facts: &PageFacts, args: &BrowserExtractArg
 pub(super) async fn extract_table(call: &mut Call<'_>, args: BrowserExtractTableArgs) -> Result<ToolOutput> {
     call.gate_plain(BrowserTool::ExtractTable, Action::default()).await?;
     let tab = call.tab(None).await?;
-    let v = runtime::call(&tab, "table", &json!({"target": target_or_null(&args.target), "max_rows": args.max_rows}))
-        .await?;
+    let arg = json!({"target": target_or_null(&args.target), "max_rows": args.max_rows});
+    let (v, url, _) = runtime::call_at(&tab, "table", &arg).await?;
     let out: BrowserExtractTableOutput = parse(v, "table")?;
-    let (url, _) = page::url_and_title(&tab).await;
     Ok(output(&out)?.at(url))
 }
 
@@ -142,8 +136,7 @@ pub(super) async fn detect_state(call: &mut Call<'_>, args: BrowserDetectStateAr
     }
     call.gate_plain(BrowserTool::DetectState, Action::default()).await?;
     let tab = call.tab(args.tab_id.as_deref()).await?;
-    let mut v = runtime::call(&tab, "state", &json!({})).await?;
-    let (url, title) = page::url_and_title(&tab).await;
+    let (mut v, url, title) = runtime::call_at(&tab, "state", &json!({})).await?;
     if let Value::Object(map) = &mut v {
         map.insert("url".into(), Value::String(url.clone()));
         map.insert("title".into(), Value::String(title));
