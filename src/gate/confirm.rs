@@ -53,8 +53,7 @@ pub struct ChallengeRequest {
     /// The tab holding it (`tab-2`).
     pub tab_id: String,
     pub url: String,
-    /// `captcha`, `otp`, `2fa` or `login`.
-    pub challenge_type: String,
+    pub challenge_type: crate::tools::catalogue::safety::ChallengeType,
     /// Where to look, in the assistant's words.
     pub page_hint: Option<String>,
     /// The run that waits (none: a direct call).

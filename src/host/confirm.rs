@@ -224,7 +224,7 @@ mod tests {
         let challenge = ChallengeRequest {
             tab_id: "tab-1".into(),
             url: "https://shop.vn".into(),
-            challenge_type: "captcha".into(),
+            challenge_type: crate::tools::catalogue::safety::ChallengeType::Captcha,
             page_hint: None,
             run_id: None,
         };

@@ -29,13 +29,17 @@ export type ChallengeRequest = {
   /** The tab holding it (`tab-2`). */
   tab_id: string,
   url: string,
-  /** `captcha`, `otp`, `2fa` or `login`. */
-  challenge_type: string,
+  challenge_type: ChallengeType,
   /** Where to look, in the assistant's words. */
   page_hint: string | null,
   /** The run that waits (none: a direct call). */
   run_id: string | null,
 };
+
+/**
+ * The kind of challenge the user must solve.
+ */
+export type ChallengeType = "captcha" | "otp" | "2fa" | "login";
 
 /**
  * A message as the panel shows it again.

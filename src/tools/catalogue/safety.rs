@@ -49,7 +49,7 @@ pub struct ConfirmResultV1 {
 }
 
 /// The kind of challenge the user must solve.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema, ts_rs::TS)]
 pub enum ChallengeType {
     #[serde(rename = "captcha")]
     Captcha,
@@ -59,6 +59,24 @@ pub enum ChallengeType {
     TwoFactor,
     #[serde(rename = "login")]
     Login,
+}
+
+impl ChallengeType {
+    /// The name the tools and the user read: `captcha`, `otp`, `2fa`, `login`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Captcha => "captcha",
+            Self::Otp => "otp",
+            Self::TwoFactor => "2fa",
+            Self::Login => "login",
+        }
+    }
+}
+
+impl std::fmt::Display for ChallengeType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Arguments of `human_solve_challenge`.

@@ -37,12 +37,10 @@ pub(super) async fn solve(call: &mut Call<'_>, args: HumanSolveChallengeArgs) ->
         }
     }
     let (url, _) = page::url_and_title(&tab).await;
-    let kind =
-        serde_json::to_value(args.challenge_type).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
     let request = ChallengeRequest {
         tab_id: tab.id.clone(),
         url: url.clone(),
-        challenge_type: kind,
+        challenge_type: args.challenge_type,
         page_hint: args.page_hint.clone(),
         run_id: call.cx.run_id.clone(),
     };
