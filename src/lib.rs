@@ -3,6 +3,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
+pub mod api;
 pub mod browser;
 pub mod cli;
 pub mod context;

@@ -12,11 +12,18 @@ use halley::{DataDir, Error, ErrorCode};
 /// Set to `1` (tests, CI) to run the managed browser headless.
 const HEADLESS_ENV: &str = "HALLEY_HEADLESS";
 
+/// The local API's port instead of the default 4000 (`0`: any free port).
+const API_PORT_ENV: &str = "HALLEY_API_PORT";
+
 /// Managed state; see the module documentation.
 pub struct Shell {
     host: Result<Arc<Host>, WireError>,
     /// The data directory (`HALLEY_DATA_DIR` or the OS default), when known.
     data_dir: Option<PathBuf>,
+    /// Holds the local API once it listens (started beside the panel, not
+    /// before it: reading its token may wait on the keyring); dropping it
+    /// would stop the server.
+    _api: Arc<tokio::sync::Mutex<Option<halley::api::Server>>>,
 }
 
 impl Shell {
@@ -25,14 +32,18 @@ impl Shell {
     pub async fn open() -> Shell {
         let data_dir = match DataDir::resolve(None) {
             Ok(dir) => dir,
-            Err(e) => return Shell { host: Err(e.to_wire()), data_dir: None },
+            Err(e) => return Shell { host: Err(e.to_wire()), data_dir: None, _api: Arc::default() },
         };
         let root = data_dir.root().to_path_buf();
         let host = Host::open(data_dir, browser_settings()).await.map_err(|e| {
             eprintln!("halley-desktop: cannot open the core: {e}");
             e.to_wire()
         });
-        Shell { host, data_dir: Some(root) }
+        let api = Arc::default();
+        if let Ok(host) = &host {
+            start_api(Arc::clone(host), DataDir::at(&root), Arc::clone(&api));
+        }
+        Shell { host, data_dir: Some(root), _api: api }
     }
 
     pub fn host(&self) -> Result<&Arc<Host>, WireError> {
@@ -43,6 +54,30 @@ impl Shell {
     pub fn file(&self, name: &str) -> Option<PathBuf> {
         self.data_dir.as_ref().map(|d| d.join(name))
     }
+}
+
+/// Serve the local API on 127.0.0.1 (port 4000, or `HALLEY_API_PORT`) in
+/// the background. A port taken by another program is reported, and the
+/// app goes on without the API.
+fn start_api(host: Arc<Host>, dir: DataDir, slot: Arc<tokio::sync::Mutex<Option<halley::api::Server>>>) {
+    let port = std::env::var(API_PORT_ENV).ok().and_then(|p| p.parse().ok()).unwrap_or(halley::api::DEFAULT_PORT);
+    tauri::async_runtime::spawn(async move {
+        let token = match halley::secrets::SecretStore::os() {
+            Ok(secrets) => halley::api::token::get_or_create(&secrets, &dir).await,
+            Err(e) => Err(e),
+        };
+        let served = match token {
+            Ok(token) => halley::api::serve(host, port, token.into_exposed()).await,
+            Err(e) => Err(e),
+        };
+        match served {
+            Ok(server) => {
+                eprintln!("halley-desktop: the local API listens on http://{}", server.addr());
+                *slot.lock().await = Some(server);
+            }
+            Err(e) => eprintln!("halley-desktop: the local API is off: {}", e.message()),
+        }
+    });
 }
 
 /// A visible browser beside the panel, unless `HALLEY_HEADLESS=1`. The

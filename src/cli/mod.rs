@@ -10,6 +10,7 @@ mod models;
 mod rules;
 mod run;
 mod runs;
+mod serve;
 mod signals;
 mod tools;
 
@@ -84,6 +85,11 @@ pub enum Command {
     /// What the agent did: runs, their steps and messages.
     #[command(subcommand)]
     Runs(runs::RunsCommand),
+    /// Serve the local API on 127.0.0.1 (the desktop app serves it too).
+    Serve(serve::ServeArgs),
+    /// The local API: its bearer token.
+    #[command(subcommand)]
+    Api(serve::ApiCommand),
     /// Print where Halley keeps its data.
     Paths {
         /// Print JSON.
@@ -115,6 +121,8 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Chat(opts) => run::chat(opts, cli.data_dir.as_deref(), browser).await,
         Command::Memory(cmd) => memory::run(cmd, cli.data_dir.as_deref()).await,
         Command::Runs(cmd) => runs::run(cmd, cli.data_dir.as_deref()).await,
+        Command::Serve(args) => serve::serve(args, cli.data_dir.as_deref(), browser).await,
+        Command::Api(cmd) => serve::api(cmd, cli.data_dir.as_deref()).await,
         Command::Paths { json } => paths(cli.data_dir.as_deref(), json),
     }
 }

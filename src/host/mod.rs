@@ -29,6 +29,7 @@ use crate::core::{BrowserSettings, Core};
 use crate::error::Result;
 use crate::paths::DataDir;
 use crate::protocol::{Event, Op, Reply, Settings};
+use crate::tools::ToolResultV2;
 use crate::tools::catalogue::safety::ConfirmResultV1;
 
 /// A rectangle on the screen, in physical pixels.
@@ -134,8 +135,7 @@ impl Host {
             Op::RunTimeline { run_id } => ops::timeline(store, &run_id).await,
             Op::ListTools => Ok(Reply::Tools { tools: self.core.registry().list().cloned().collect() }),
             Op::CallTool { name, args } => {
-                let cx = CallContext::new(FrontEnd::Panel).with_confirmer(self.panel_confirmer());
-                Ok(Reply::ToolResult { result: self.core.call_tool(&cx, &name, args).await })
+                Ok(Reply::ToolResult { result: self.call_tool_as(FrontEnd::Panel, &name, args).await })
             }
             Op::GetSettings => Ok(self.settings_reply().await),
             Op::SaveSettings { settings: new } => {
@@ -174,6 +174,13 @@ impl Host {
 
     /// The panel's question channel (events answered by ops), for runs and
     /// calls whose questions go to the panel.
+    /// One gated call made directly by `front_end` (no run): its questions
+    /// go to the panel and to every listener of the events.
+    pub async fn call_tool_as(&self, front_end: FrontEnd, name: &str, args: serde_json::Value) -> ToolResultV2 {
+        let cx = CallContext::new(front_end).with_confirmer(self.panel_confirmer());
+        self.core.call_tool(&cx, name, args).await
+    }
+
     pub fn panel_confirmer(&self) -> Arc<dyn crate::gate::Confirmer> {
         Arc::clone(&self.confirmer) as Arc<dyn crate::gate::Confirmer>
     }

@@ -1,5 +1,6 @@
 mod agent_loop;
 mod agent_run;
+mod api;
 mod browser_capture;
 mod browser_crash;
 mod browser_form;

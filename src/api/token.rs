@@ -1,0 +1,55 @@
+//! The local API's bearer token: random, one per install (per data
+//! directory), kept only in the OS keyring. Made on first use; rotating it
+//! makes every client's copy stale at once.
+
+use sha2::{Digest, Sha256};
+
+use crate::error::Result;
+use crate::paths::DataDir;
+use crate::secrets::{Secret, SecretStore};
+
+/// The keyring account of the token of the install at `dir`.
+fn account(dir: &DataDir) -> String {
+    let root = dir.root().to_string_lossy();
+    let digest = hex::encode(Sha256::digest(root.as_bytes()));
+    format!("api-token:{}", &digest[..16])
+}
+
+/// A fresh token: two v4 UUIDs (244 random bits from the OS), as hex.
+fn fresh() -> Secret {
+    let a = uuid::Uuid::new_v4();
+    let b = uuid::Uuid::new_v4();
+    Secret::new(format!("hly_{}{}", a.simple(), b.simple()))
+}
+
+/// The token of the install at `dir`, made and saved on first use.
+pub async fn get_or_create(secrets: &SecretStore, dir: &DataDir) -> Result<Secret> {
+    let account = account(dir);
+    if let Some(token) = secrets.get(&account).await? {
+        return Ok(token);
+    }
+    let token = fresh();
+    secrets.set(&account, &token).await?;
+    Ok(token)
+}
+
+/// Replace the token with a new one and return it.
+pub async fn rotate(secrets: &SecretStore, dir: &DataDir) -> Result<Secret> {
+    let token = fresh();
+    secrets.set(&account(dir), &token).await?;
+    Ok(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_long_random_and_per_install() {
+        assert_ne!(fresh().expose(), fresh().expose());
+        assert_eq!(fresh().expose().len(), 4 + 64);
+        let (a, b) = (DataDir::at("/tmp/a"), DataDir::at("/tmp/b"));
+        assert_ne!(account(&a), account(&b));
+        assert_eq!(account(&a), account(&DataDir::at("/tmp/a")));
+    }
+}

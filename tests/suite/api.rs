@@ -1,0 +1,330 @@
+//! The local API over real loopback HTTP: what a program on this machine
+//! can do with the token, and every hostile request refused before it
+//! reaches the host (nothing written, no gate decision).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use halley::DataDir;
+use halley::api::{self, Server};
+use halley::core::BrowserSettings;
+use halley::host::Host;
+use halley::protocol::{Op, Settings};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::common::model_server::{ModelServer, Turn};
+
+const TOKEN: &str = "hly_test_token_0123456789abcdef";
+
+struct Served {
+    host: Arc<Host>,
+    server: Server,
+    _dir: tempfile::TempDir,
+}
+
+async fn served() -> Served {
+    let dir = tempfile::tempdir().unwrap();
+    let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    let host = Host::open(DataDir::at(dir.path().join("data")), browser).await.unwrap();
+    let server = api::serve(Arc::clone(&host), 0, TOKEN.to_owned()).await.unwrap();
+    Served { host, server, _dir: dir }
+}
+
+/// One raw HTTP/1.1 exchange (every header exactly as written): status and body.
+async fn raw(server: &Server, head: &str, body: &[u8]) -> (u16, Value) {
+    let mut stream = tokio::net::TcpStream::connect(server.addr()).await.unwrap();
+    let mut request = head.replace('\n', "\r\n");
+    if !body.is_empty() {
+        request.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    request.push_str("Connection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    // A refused request may be answered before its whole body is read.
+    let _ = stream.write_all(body).await;
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer)).await;
+    let text = String::from_utf8_lossy(&answer);
+    let status = text.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or_default();
+    (status, serde_json::from_str(body).unwrap_or(Value::String(body.to_owned())))
+}
+
+fn head(method: &str, path: &str, server: &Server, extra: &str) -> String {
+    format!("{method} {path} HTTP/1.1\nHost: 127.0.0.1:{}\n{extra}", server.addr().port())
+}
+
+const AUTH: &str = "Authorization: Bearer hly_test_token_0123456789abcdef\n";
+const JSON: &str = "Content-Type: application/json\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_requests_are_refused_and_nothing_is_done() {
+    let s = served().await;
+    let port = s.server.addr().port();
+    let set = br#"{"args":{"set":{"shopping.budget_vnd":1}}}"#;
+    let call = "/api/v1/tools/user_profile_set/call";
+    let cases: Vec<(&str, String, Vec<u8>, u16, &str)> = vec![
+        ("no token", head("POST", call, &s.server, JSON), set.to_vec(), 401, "unauthorized"),
+        (
+            "a wrong token",
+            head("POST", call, &s.server, &format!("Authorization: Bearer nope\n{JSON}")),
+            set.to_vec(),
+            401,
+            "unauthorized",
+        ),
+        (
+            "Host: evil.example",
+            format!("POST {call} HTTP/1.1\nHost: evil.example\n{AUTH}{JSON}"),
+            set.to_vec(),
+            403,
+            "forbidden_host",
+        ),
+        (
+            "a rebinding name on our port",
+            format!("POST {call} HTTP/1.1\nHost: evil.example:{port}\n{AUTH}{JSON}"),
+            set.to_vec(),
+            403,
+            "forbidden_host",
+        ),
+        ("an empty Host", format!("POST {call} HTTP/1.1\nHost: \n{AUTH}{JSON}"), set.to_vec(), 403, "forbidden_host"),
+        (
+            "Origin: http://evil.example",
+            head("POST", call, &s.server, &format!("Origin: http://evil.example\n{AUTH}{JSON}")),
+            set.to_vec(),
+            403,
+            "forbidden_origin",
+        ),
+        (
+            "Origin: null",
+            head("POST", call, &s.server, &format!("Origin: null\n{AUTH}{JSON}")),
+            set.to_vec(),
+            403,
+            "forbidden_origin",
+        ),
+        (
+            "a CORS preflight",
+            head(
+                "OPTIONS",
+                call,
+                &s.server,
+                "Access-Control-Request-Method: POST\nAccess-Control-Request-Headers: authorization\n",
+            ),
+            Vec::new(),
+            403,
+            "forbidden_origin",
+        ),
+        (
+            "a non-JSON body",
+            head("POST", call, &s.server, &format!("{AUTH}Content-Type: text/plain\n")),
+            set.to_vec(),
+            415,
+            "unsupported_media_type",
+        ),
+        (
+            "a 10 MB body",
+            head("POST", call, &s.server, &format!("{AUTH}{JSON}")),
+            {
+                let mut big = br#"{"args":{"set":{"shopping.note":""#.to_vec();
+                big.extend(std::iter::repeat_n(b'x', 10 * 1024 * 1024));
+                big.extend(br#""}}}"#);
+                big
+            },
+            413,
+            "payload_too_large",
+        ),
+        (
+            "bad JSON",
+            head("POST", call, &s.server, &format!("{AUTH}{JSON}")),
+            b"{\"args\":".to_vec(),
+            400,
+            "invalid_arguments",
+        ),
+        (
+            "an unknown field",
+            head("POST", call, &s.server, &format!("{AUTH}{JSON}")),
+            br#"{"args":{},"sudo":true}"#.to_vec(),
+            400,
+            "invalid_arguments",
+        ),
+    ];
+    for (what, head, body, status, code) in cases {
+        let (got, answer) = raw(&s.server, &head, &body).await;
+        assert_eq!((got, answer["error"]["code"].as_str()), (status, Some(code)), "{what}: {answer}");
+        assert!(answer["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{what}: {answer}");
+    }
+    // Nothing reached the gate or the profile.
+    let store = s.host.core().store();
+    assert_eq!(store.audit_log().recent(100).await.unwrap().len(), 0);
+    assert_eq!(store.profile().list_prefix("shopping").await.unwrap(), vec![]);
+    s.server.stop().await;
+    s.host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_with_the_token_lists_and_calls_tools_and_reads_the_openapi_document() {
+    let s = served().await;
+    let (status, tools) = raw(&s.server, &head("GET", "/api/v1/tools", &s.server, AUTH), b"").await;
+    assert_eq!(status, 200);
+    let names: Vec<&str> = tools["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.contains(&"browser_navigate") && names.contains(&"user_profile_get"), "{names:?}");
+
+    // A read-only call goes through the gate (an audit row) and answers the tool's result.
+    let body = br#"{"args":{"keys":["shopping.budget_vnd"]}}"#;
+    let (status, result) =
+        raw(&s.server, &head("POST", "/api/v1/tools/user_profile_get/call", &s.server, &format!("{AUTH}{JSON}")), body)
+            .await;
+    assert_eq!(status, 200, "{result}");
+    assert_eq!(result["status"], json!("ok"), "{result}");
+    let audit = s.host.core().store().audit_log().recent(10).await.unwrap();
+    assert_eq!(audit.len(), 1);
+
+    // Bad arguments are the tool's error, with a code; an unknown tool is one too.
+    let (status, bad) = raw(
+        &s.server,
+        &head("POST", "/api/v1/tools/user_profile_get/call", &s.server, &format!("{AUTH}{JSON}")),
+        br#"{"args":{"keys":"no"}}"#,
+    )
+    .await;
+    assert_eq!(
+        (status, bad["status"].clone(), bad["error"]["code"].clone()),
+        (200, json!("error"), json!("invalid_arguments"))
+    );
+    let (_, unknown) =
+        raw(&s.server, &head("POST", "/api/v1/tools/no_such_tool/call", &s.server, &format!("{AUTH}{JSON}")), b"{}")
+            .await;
+    assert_eq!(
+        (unknown["status"].clone(), unknown["error"]["code"].clone()),
+        (json!("error"), json!("unknown_tool")),
+        "{unknown}"
+    );
+
+    let (status, doc) = raw(&s.server, &head("GET", "/api/v1/openapi.json", &s.server, AUTH), b"").await;
+    assert_eq!(status, 200);
+    assert_eq!(doc["openapi"], json!("3.1.0"));
+    assert!(doc["paths"]["/api/v1/runs"]["post"]["requestBody"].is_object());
+
+    let (status, missing) = raw(&s.server, &head("GET", "/api/v2/nothing", &s.server, AUTH), b"").await;
+    assert_eq!((status, missing["error"]["code"].clone()), (404, json!("not_found")));
+    s.server.stop().await;
+    s.host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_started_over_the_api_streams_its_events_until_it_ends() {
+    let s = served().await;
+    let model = ModelServer::start(vec![Turn::text("Xin chào từ Halley.")]);
+    let settings = Settings { base_url: Some(model.base_url()), model: Some("m".into()), ..Settings::default() };
+    s.host.handle(Op::SaveSettings { settings }).await.unwrap();
+
+    let body = json!({"text": "chào", "stream": true}).to_string();
+    let (status, stream) =
+        raw(&s.server, &head("POST", "/api/v1/runs", &s.server, &format!("{AUTH}{JSON}")), body.as_bytes()).await;
+    assert_eq!(status, 200);
+    let text = stream.as_str().unwrap_or_default().to_owned();
+    let events: Vec<Value> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: ").or_else(|| l.strip_prefix("data:")))
+        .filter_map(|d| serde_json::from_str(d.trim()).ok())
+        .collect();
+    assert!(!text.contains("event:"), "events carry no names: {text}");
+    let last = events.last().expect("events");
+    assert_eq!(last["type"], json!("run_ended"), "{events:?}");
+    assert_eq!(last["answer"], json!("Xin chào từ Halley."));
+    assert!(events.iter().any(|e| e["type"] == json!("agent")), "{events:?}");
+
+    // The run is recorded as the API's.
+    let runs = s.host.core().store().runs().list(10).await.unwrap();
+    assert_eq!(runs.len(), 1);
+
+    // A run that is not going on has no event stream.
+    let (status, gone) = raw(&s.server, &head("GET", "/api/v1/runs/run-x/events", &s.server, AUTH), b"").await;
+    assert_eq!((status, gone["error"]["code"].clone()), (404, json!("not_found")));
+    s.server.stop().await;
+    s.host.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_port_in_use_is_an_error_naming_who_holds_it() {
+    let s = served().await;
+    let port = s.server.addr().port();
+    let err = api::serve(Arc::clone(&s.host), port, TOKEN.to_owned()).await.unwrap_err();
+    assert!(err.message().contains(&format!("port {port}")), "{}", err.message());
+    assert!(err.message().contains(&format!("pid {}", std::process::id())), "{}", err.message());
+    s.server.stop().await;
+    s.host.close().await;
+}
+
+/// `halley api token` makes the token once (the keyring keeps it),
+/// `--rotate` replaces it; `halley serve` answers with it, refuses the old
+/// one, exits 143 on SIGTERM, and a second `serve` on the same port exits 2
+/// naming the first.
+#[test]
+fn halley_serve_uses_the_token_from_the_keyring_and_reports_a_taken_port() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+
+    if std::env::var_os("HALLEY_TEST_SESSION").is_none() {
+        eprintln!("skipped: needs the test session's keyring (scripts/with-session.sh)");
+        return;
+    }
+    let h = crate::common::Halley::new();
+    let first = h.run(&["api", "token"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let again = h.run(&["api", "token"]);
+    assert_eq!(first.stdout, again.stdout);
+    let rotated = h.run(&["api", "token", "--rotate"]);
+    assert_eq!(rotated.code, 0);
+    assert_ne!(rotated.stdout, first.stdout);
+    let token = rotated.stdout.trim().to_owned();
+    assert!(token.starts_with("hly_") && token.len() > 60, "{token}");
+
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_halley"))
+        .arg("--data-dir")
+        .arg(h.data_dir())
+        .args(["--headless", "serve", "--port", "0"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(serve.stderr.take().unwrap()).lines();
+    let addr = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|l| l.split("http://").nth(1).map(|a| a.split_whitespace().next().unwrap_or_default().to_owned()))
+        .expect("the address line");
+    let get = |token: &str| {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        use std::io::{Read, Write};
+        write!(
+            s,
+            "GET /api/v1/tools HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out.split_whitespace().nth(1).unwrap_or_default().to_owned()
+    };
+    assert_eq!(get(&token), "200");
+    assert_eq!(get(first.stdout.trim()), "401");
+
+    let port = addr.rsplit(':').next().unwrap().to_owned();
+    let taken = h.run(&["serve", "--port", &port]);
+    assert_eq!(taken.code, 2, "{}", taken.stderr);
+    assert!(
+        taken.stderr.contains(&format!("port {port}")) && taken.stderr.contains(&format!("pid {}", serve.id())),
+        "{}",
+        taken.stderr
+    );
+
+    let status = Command::new("kill").args(["-TERM", &serve.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let code = loop {
+        if let Some(s) = serve.try_wait().unwrap() {
+            break s.code();
+        }
+        assert!(std::time::Instant::now() < deadline, "halley serve did not exit on SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(code, Some(143));
+}
