@@ -328,3 +328,45 @@ fn halley_serve_uses_the_token_from_the_keyring_and_reports_a_taken_port() {
     };
     assert_eq!(code, Some(143));
 }
+
+/// A web page in the managed Chromium that knows the address and even the
+/// token cannot use the API: every way a page can send a request is
+/// refused (a preflight, a simple POST, no-cors, a beacon), nothing is done.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_in_the_managed_browser_cannot_use_the_api() {
+    if !crate::common::browser::have_browser() {
+        return;
+    }
+    let s = served().await;
+    let site = crate::common::fixtures::FixtureServer::start();
+    let fragment = json!({"base": format!("http://127.0.0.1:{}", s.server.addr().port()), "token": TOKEN}).to_string();
+    let url = format!(
+        "{}#{}",
+        site.url("api-probe.html"),
+        url::form_urlencoded::byte_serialize(fragment.as_bytes()).collect::<String>().replace('+', "%20")
+    );
+    let nav = s.host.handle(Op::CallTool { name: "browser_navigate".into(), args: json!({"url": url}) }).await.unwrap();
+    assert!(format!("{nav:?}").contains("Ok"), "{nav:?}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let text = loop {
+        let read = s.host.handle(Op::CallTool { name: "browser_read_text".into(), args: json!({}) }).await.unwrap();
+        let text = format!("{read:?}");
+        if text.contains("done") || std::time::Instant::now() > deadline {
+            break text;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert!(text.contains("done"), "{text}");
+    for line in ["json_with_token: failed", "text_plain: failed", "read_tools: failed"] {
+        assert!(text.contains(line), "{line} in {text}");
+    }
+    // no-cors and the beacon cannot read the answer; what matters is that nothing was done.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let store = s.host.core().store();
+    assert_eq!(store.profile().list_prefix("shopping").await.unwrap(), vec![]);
+    let audited: Vec<Option<String>> =
+        store.audit_log().recent(100).await.unwrap().into_iter().map(|r| r.tool).collect();
+    assert!(!audited.iter().any(|t| t.as_deref() == Some("user_profile_set")), "{audited:?}");
+    s.server.stop().await;
+    s.host.close().await;
+}
