@@ -18,6 +18,8 @@ APT_PACKAGES=(
   x11-utils libsecret-tools libnotify-bin
   # kill/pgrep used by tests to stop and find processes
   procps
+  # the local API's tests send the user's documented request as written, with curl
+  curl
   # drives the real desktop app over WebDriver in tests
   webkit2gtk-driver
   # mksquashfs: the AppImage's filesystem (make dist, its test)

@@ -107,8 +107,38 @@ impl Core {
     /// name; it is kept in the store and offered to the model from every
     /// run's next turn. A built-in tool's name is refused.
     pub async fn register_blueprint(&self, blueprint: &Value) -> Result<ToolSpec> {
+        self.register(blueprint, None, None).await
+    }
+
+    /// Register (or replace, by name) a tool executed by the client
+    /// application that registered it, from its Python source
+    /// ([`crate::api::python`]: parsed, never run). `requires_approval`:
+    /// each call is approved before the client runs it.
+    pub async fn register_client_tool(
+        &self,
+        name: &str,
+        description: &str,
+        source_code: &str,
+        requires_approval: bool,
+    ) -> Result<ToolSpec> {
+        let function = crate::api::python::parse_function(source_code, name)?;
+        let description = if description.trim().is_empty() { function.summary.as_str() } else { description.trim() };
+        let mut blueprint = function.parameters.clone();
+        blueprint["description"] = Value::String(description.to_owned());
+        if let Some(props) = blueprint.get_mut("properties").and_then(Value::as_object_mut) {
+            props.insert("_tool".into(), serde_json::json!({"type": "string", "const": name}));
+            props
+                .insert("_activity".into(), serde_json::json!({"type": "string", "const": blueprint::CLIENT_ACTIVITY}));
+        }
+        self.register(&blueprint, Some(source_code), Some(requires_approval)).await
+    }
+
+    async fn register(&self, blueprint: &Value, source: Option<&str>, approval: Option<bool>) -> Result<ToolSpec> {
         let builtin = Registry::builtin()?;
-        let spec = blueprint::parse(blueprint, &builtin)?;
+        let mut spec = blueprint::parse(blueprint, &builtin)?;
+        if let Some(approval) = approval {
+            spec.requires_confirmation = approval;
+        }
         if builtin.get(&spec.name).is_some() {
             return Err(Error::invalid_arguments(format!(
                 "`{}` is a built-in tool; give the blueprint another name",
@@ -127,7 +157,7 @@ impl Core {
                 kind: spec.kind,
                 executor: spec.executor,
                 json_schema: blueprint.clone(),
-                source_code: None,
+                source_code: source.map(str::to_owned),
                 permission_scope: spec.permission_scope,
                 risk_level: spec.risk_level,
                 requires_confirmation: spec.requires_confirmation,
@@ -218,7 +248,13 @@ pub async fn with_blueprints(registry: Registry, store: &Store) -> Result<Regist
             continue;
         }
         match blueprint::parse(&row.json_schema, &builtin) {
-            Ok(spec) => custom.push(spec),
+            Ok(mut spec) => {
+                // A client tool's approval is the client's choice, kept in the row.
+                if spec.executor == crate::tools::Executor::Client {
+                    spec.requires_confirmation = row.requires_confirmation;
+                }
+                custom.push(spec);
+            }
             Err(e) => tracing::warn!("registered tool `{}` is left out: {}", row.name, e.message()),
         }
     }

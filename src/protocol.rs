@@ -59,6 +59,11 @@ pub enum Op {
     /// call already running finishes. Replies [`Reply::Done`], then
     /// [`Event::ToolsChanged`].
     UnregisterTool { name: String },
+    /// Register (or replace, by name) a tool the client application runs
+    /// itself, from its Python source (parsed for its signature and
+    /// docstring, never run); answers `Tool`. Offered to the model once
+    /// client-executed calls land (until then it is listed as planned).
+    RegisterClientTool { name: String, description: String, source_code: String, requires_approval: bool },
     /// Answer a waiting confirmation ([`Event::ConfirmationWaiting`]).
     /// Replies [`Reply::Done`]; `not_found` when it is no longer waiting
     /// (answered elsewhere, expired). Then [`Event::ConfirmationClosed`].

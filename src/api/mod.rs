@@ -11,6 +11,7 @@
 
 mod guard;
 mod openapi;
+pub mod python;
 mod routes;
 pub mod token;
 mod who;

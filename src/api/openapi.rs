@@ -6,7 +6,7 @@
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Value, json};
 
-use super::routes::{AnswerBody, CallBody, RunBody};
+use super::routes::{AnswerBody, CallBody, RegisterBody, RunBody};
 use crate::tools::ToolResultV2;
 
 fn schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Value {
@@ -41,6 +41,7 @@ pub(super) fn document() -> Value {
     let call = schema::<CallBody>(&mut generator);
     let run = schema::<RunBody>(&mut generator);
     let confirm = schema::<AnswerBody>(&mut generator);
+    let register = schema::<RegisterBody>(&mut generator);
     let result = schema::<ToolResultV2>(&mut generator);
     let mut schemas = serde_json::to_value(generator.take_definitions(true)).unwrap_or_else(|_| json!({}));
     if let Some(map) = schemas.as_object_mut() {
@@ -80,7 +81,7 @@ pub(super) fn document() -> Value {
             }},
             "/api/v1/tools/{name}/call": {"post": {
                 "summary": "Call one tool through the gate (a question waits for its answer)",
-                "parameters": name, "requestBody": body(call),
+                "parameters": name.clone(), "requestBody": body(call),
                 "responses": with_errors(json!({"200": answer("The tool's result (a failure is `status: error` with a code)", result)}))
             }},
             "/api/v1/runs": {
@@ -104,7 +105,19 @@ pub(super) fn document() -> Value {
             }},
             "/api/v1/confirmations/{id}": {"post": {
                 "summary": "Answer a question a run asked", "parameters": id, "requestBody": body(confirm),
-                "responses": with_errors(json!({"200": answer("`{type: done}`", any)}))
+                "responses": with_errors(json!({"200": answer("`{type: done}`", any.clone())}))
+            }},
+            "/api/letta/agents/tools": {
+                "get": {"summary": "The client tools registered",
+                        "responses": with_errors(json!({"200": answer("`{tools: [...]}`", any.clone())}))},
+                "post": {"summary": "Register a client tool from its Python source (type hints and an `Args:` docstring; parsed, never run), or replace it by name",
+                         "requestBody": body(register),
+                         "responses": with_errors(json!({"201": answer("The tool, with its JSON Schema", any.clone()),
+                                                         "200": answer("Replaced", any.clone())}))}
+            },
+            "/api/letta/agents/tools/{name}": {"delete": {
+                "summary": "Remove a registered tool", "parameters": name.clone(),
+                "responses": with_errors(json!({"200": answer("`{type: done}`", any.clone())}))
             }},
             "/api/v1/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1"}}}}
         },

@@ -33,6 +33,8 @@ pub(super) fn routes() -> Router<Api> {
         .route("/api/v1/runs/{id}/events", get(run_events))
         .route("/api/v1/runs/{id}/stop", post(stop_run))
         .route("/api/v1/confirmations/{id}", post(answer_confirmation))
+        .route("/api/letta/agents/tools", get(list_client_tools).post(register_client_tool))
+        .route("/api/letta/agents/tools/{name}", axum::routing::delete(delete_client_tool))
 }
 
 /// A JSON body whose rejection (bad JSON, wrong shape, too large) is an
@@ -161,6 +163,81 @@ async fn answer_confirmation(
 ) -> Result<Json<Reply>, ApiError> {
     let op = Op::AnswerConfirmation { id, approved: body.approved, user_edits: body.user_edits, reason: body.reason };
     Ok(Json(api.host.handle(op).await?))
+}
+
+/// The body of `POST /api/letta/agents/tools`, as the user's document
+/// writes it.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(super) struct RegisterBody {
+    /// The function's name: the `def` in the source.
+    pub name: String,
+    /// What the tool does, for the model (empty: the docstring's summary).
+    #[serde(default)]
+    pub description: String,
+    /// Python source of one function with type hints and a Google-style
+    /// docstring (`Args:`). Parsed, never run.
+    pub source_code: String,
+    /// Each call is approved before the client runs it.
+    #[serde(default)]
+    pub default_requires_approval: bool,
+}
+
+/// A registered client tool, as the registration endpoints answer it.
+fn client_tool_json(row: &crate::store::tools::ToolRow, spec: Option<&crate::tools::ToolSpec>) -> Value {
+    serde_json::json!({
+        "id": row.id,
+        "name": row.name,
+        "description": row.description,
+        "json_schema": spec.map_or(Value::Null, |s| s.parameters.clone()),
+        "source_code": row.source_code,
+        "default_requires_approval": row.requires_confirmation,
+        "status": spec.map(|s| s.status),
+        "created_at": row.created_at,
+        "updated_at": row.updated_at,
+    })
+}
+
+/// `POST /api/letta/agents/tools`: register a client tool from its Python
+/// source, or replace the one of that name. 400 names what is wrong with
+/// the source.
+async fn register_client_tool(State(api): State<Api>, Body(body): Body<RegisterBody>) -> Result<Response, ApiError> {
+    let existed = api.host.core().store().tools().get_by_name(&body.name).await?.is_some();
+    let op = Op::RegisterClientTool {
+        name: body.name.clone(),
+        description: body.description,
+        source_code: body.source_code,
+        requires_approval: body.default_requires_approval,
+    };
+    api.host.handle(op).await?;
+    let row = api
+        .host
+        .core()
+        .store()
+        .tools()
+        .get_by_name(&body.name)
+        .await?
+        .ok_or_else(|| Error::internal("the tool was not stored"))?;
+    let registry = api.host.core().registry();
+    let status = if existed { StatusCode::OK } else { StatusCode::CREATED };
+    Ok((status, Json(client_tool_json(&row, registry.get(&body.name)))).into_response())
+}
+
+/// `GET /api/letta/agents/tools`: the client tools registered.
+async fn list_client_tools(State(api): State<Api>) -> Result<Json<Value>, ApiError> {
+    let registry = api.host.core().registry();
+    let rows = api.host.core().store().tools().list().await?;
+    let tools: Vec<Value> = rows
+        .iter()
+        .filter(|r| r.executor == crate::tools::Executor::Client)
+        .map(|r| client_tool_json(r, registry.get(&r.name)))
+        .collect();
+    Ok(Json(serde_json::json!({"tools": tools})))
+}
+
+/// `DELETE /api/letta/agents/tools/{name}`.
+async fn delete_client_tool(State(api): State<Api>, Path(name): Path<String>) -> Result<Json<Reply>, ApiError> {
+    Ok(Json(api.host.handle(Op::UnregisterTool { name }).await?))
 }
 
 /// The events of run `run_id` as server-sent events: one JSON event per

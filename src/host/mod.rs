@@ -112,6 +112,11 @@ impl Host {
                 let _ = self.events.send(Event::ToolsChanged);
                 Ok(Reply::Tool { tool })
             }
+            Op::RegisterClientTool { name, description, source_code, requires_approval } => {
+                let tool = self.core.register_client_tool(&name, &description, &source_code, requires_approval).await?;
+                let _ = self.events.send(Event::ToolsChanged);
+                Ok(Reply::Tool { tool })
+            }
             Op::UnregisterTool { name } => {
                 self.core.unregister_blueprint(&name).await?;
                 let _ = self.events.send(Event::ToolsChanged);

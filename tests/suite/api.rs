@@ -370,3 +370,114 @@ async fn a_page_in_the_managed_browser_cannot_use_the_api() {
     s.server.stop().await;
     s.host.close().await;
 }
+
+/// The registration request of the user's document, sent with curl exactly
+/// as written: the stored schema has `query` required and `category`
+/// optional, the source is kept; it is listed, replaced by name, survives a
+/// restart with its approval setting, and deleted. A bad source is a 400
+/// that names the problem.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_tool_registered_from_python_source_is_stored_listed_updated_and_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = DataDir::at(dir.path().join("data"));
+    let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    let host = Host::open(data.clone(), browser.clone()).await.unwrap();
+    let server = api::serve(Arc::clone(&host), 0, TOKEN.to_owned()).await.unwrap();
+    let base = format!("http://127.0.0.1:{}", server.addr().port());
+    let seed = r#"{"name": "query_local_db",
+      "description": "Query the client app's local database for articles.",
+      "sourceCode": "def query_local_db(query: str, category: str = None):\n    \"\"\"\n    Search articles in the local DB.\n\n    Args:\n        query (str): Search keyword.\n        category (str): Article category (optional).\n    \"\"\"\n    return \"WAITING_FOR_CLIENT_EXECUTION\"",
+      "defaultRequiresApproval": true}"#;
+    let curl = move |method: &str, path: &str, body: Option<&str>| {
+        let mut cmd = std::process::Command::new("curl");
+        cmd.args(["-sS", "-X", method, "-w", "\n%{http_code}", "-H", &format!("Authorization: Bearer {TOKEN}")]);
+        if let Some(b) = body {
+            cmd.args(["-H", "Content-Type: application/json", "--data-binary", b]);
+        }
+        let out = cmd.arg(format!("{base}{path}")).output().expect("curl");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let (body, code) = text.rsplit_once('\n').unwrap_or((&text, "0"));
+        (
+            code.parse::<u16>().unwrap_or(0),
+            serde_json::from_str::<Value>(body).unwrap_or(Value::String(body.to_owned())),
+        )
+    };
+    let path = "/api/letta/agents/tools";
+    let (status, tool) = tokio::task::spawn_blocking({
+        let curl = curl.clone();
+        move || curl("POST", path, Some(seed))
+    })
+    .await
+    .unwrap();
+    assert_eq!(status, 201, "{tool}");
+    assert_eq!(tool["json_schema"]["required"], json!(["query"]));
+    assert_eq!(tool["json_schema"]["properties"]["category"]["type"], json!("string"));
+    assert_eq!(tool["json_schema"]["properties"]["query"]["description"], json!("Search keyword."));
+    assert_eq!(tool["description"], json!("Query the client app's local database for articles."));
+    assert_eq!(tool["default_requires_approval"], json!(true));
+    assert!(tool["source_code"].as_str().unwrap().starts_with("def query_local_db("));
+    // Until client-executed calls land, the tool says so instead of being offered.
+    assert_eq!(tool["status"], json!("planned"));
+
+    let c = curl.clone();
+    let (status, listed) = tokio::task::spawn_blocking(move || c("GET", path, None)).await.unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(listed["tools"].as_array().unwrap().len(), 1);
+
+    // Replaced by name: a new parameter, no approval.
+    let update = json!({"name": "query_local_db", "description": "", "defaultRequiresApproval": false,
+        "sourceCode": "def query_local_db(query: str, limit: int = 10):\n    \"\"\"Search articles.\n\n    Args:\n        query: Keyword.\n        limit: At most this many.\n    \"\"\"\n"}).to_string();
+    let c = curl.clone();
+    let (status, tool) = tokio::task::spawn_blocking(move || c("POST", path, Some(&update))).await.unwrap();
+    assert_eq!(status, 200, "{tool}");
+    assert_eq!(tool["description"], json!("Search articles."));
+    assert_eq!(tool["json_schema"]["properties"]["limit"]["type"], json!("integer"));
+    assert_eq!(tool["default_requires_approval"], json!(false));
+
+    // Bad sources: a 400 naming the problem, nothing stored.
+    for (source, want) in [
+        ("def other(q: str):\n    \"\"\"Q.\n\n    Args:\n        q: Q.\n    \"\"\"\n", "defines `def other`"),
+        ("def bad_one(q):\n    \"\"\"Q.\n\n    Args:\n        q: Q.\n    \"\"\"\n", "no type hint"),
+        ("def bad_one(q: str):\n    return 1\n", "no docstring"),
+        ("def bad_one(q: str:\n", "syntax error"),
+    ] {
+        let body = json!({"name": "bad_one", "sourceCode": source}).to_string();
+        let c = curl.clone();
+        let (status, err) = tokio::task::spawn_blocking(move || c("POST", path, Some(&body))).await.unwrap();
+        assert_eq!((status, err["error"]["code"].clone()), (400, json!("invalid_arguments")), "{err}");
+        assert!(err["error"]["message"].as_str().unwrap().contains(want), "{err}");
+    }
+    let body = json!({"name": "x", "source_code": "def x(): pass"}).to_string();
+    let c = curl.clone();
+    let (status, err) = tokio::task::spawn_blocking(move || c("POST", path, Some(&body))).await.unwrap();
+    assert_eq!(status, 400, "the snake_case spelling is not this endpoint's: {err}");
+
+    // After a restart: still there, its approval as registered.
+    server.stop().await;
+    host.close().await;
+    let host = Host::open(data, browser).await.unwrap();
+    let spec = host.core().registry().get("query_local_db").cloned().expect("registered after a restart");
+    assert!(!spec.requires_confirmation);
+    assert_eq!(spec.parameters["required"], json!(["query"]));
+    let server = api::serve(Arc::clone(&host), 0, TOKEN.to_owned()).await.unwrap();
+    let base = format!("http://127.0.0.1:{}", server.addr().port());
+    let del = std::process::Command::new("curl")
+        .args([
+            "-sS",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            "-X",
+            "DELETE",
+            "-H",
+            &format!("Authorization: Bearer {TOKEN}"),
+        ])
+        .arg(format!("{base}{path}/query_local_db"))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&del.stdout), "200");
+    assert!(host.core().registry().get("query_local_db").is_none());
+    server.stop().await;
+    host.close().await;
+}

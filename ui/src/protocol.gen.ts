@@ -204,6 +204,13 @@ export type Op =
   | { "type": "register_tool", blueprint: JsonValue }
   | { "type": "unregister_tool", name: string }
   | {
+    "type": "register_client_tool",
+    name: string,
+    description: string,
+    source_code: string,
+    requires_approval: boolean,
+  }
+  | {
     "type": "answer_confirmation",
     id: string,
     approved: boolean,
