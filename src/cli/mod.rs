@@ -12,6 +12,7 @@ mod run;
 mod runs;
 mod signals;
 mod tools;
+mod watch;
 
 pub use confirm::ConfirmMode;
 
@@ -84,6 +85,10 @@ pub enum Command {
     /// What the agent did: runs, their steps and messages.
     #[command(subcommand)]
     Runs(runs::RunsCommand),
+    /// Watches: a page's price, stock or status checked on a schedule, with
+    /// alerts as native notifications.
+    #[command(subcommand)]
+    Watch(watch::WatchCommand),
     /// Print where Halley keeps its data.
     Paths {
         /// Print JSON.
@@ -115,6 +120,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Chat(opts) => run::chat(opts, cli.data_dir.as_deref(), browser).await,
         Command::Memory(cmd) => memory::run(cmd, cli.data_dir.as_deref()).await,
         Command::Runs(cmd) => runs::run(cmd, cli.data_dir.as_deref()).await,
+        Command::Watch(cmd) => watch::run(cmd, cli.data_dir.as_deref(), browser).await,
         Command::Paths { json } => paths(cli.data_dir.as_deref(), json),
     }
 }

@@ -23,3 +23,4 @@ mod many_runs;
 mod memory;
 mod model_server;
 mod runs_traces;
+mod watch;
