@@ -396,7 +396,10 @@ async fn import(data_dir: Option<&Path>, browser: BrowserSettings, file: &str) -
     let text = match text {
         Ok(t) => t,
         Err(e) => {
-            return fail(&Error::new(ErrorCode::FileNotFound, format!("cannot read {file}")).with_source(e), EXIT_USAGE);
+            return fail(
+                &Error::new(ErrorCode::FileNotFound, format!("cannot read {file}")).with_source(e),
+                EXIT_USAGE,
+            );
         }
     };
     let entries = match import_entries(&text) {

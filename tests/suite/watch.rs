@@ -379,3 +379,99 @@ fn notify_send_pushes_a_native_notification_and_keeps_it_in_the_inbox() {
     assert_eq!(r["error"]["code"], "not_available");
     assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["unread_alerts"], json!(2));
 }
+
+#[test]
+fn watch_run_checks_what_is_due_once_and_catches_up_once() {
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    server.set_page("run", product("Chuột Logitech", 2_490_000));
+    let file = h.write_file(
+        "one.json",
+        json!([{"target": {"url": server.url("watched/run")}, "trigger_rules": [{"op": "<=", "value": 2_500_000}], "frequency": "1h"}])
+            .to_string()
+            .as_bytes(),
+    );
+    assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
+    // Due now (imported watches are not checked); three passes check it once.
+    let run = h.run(&["watch", "run", "--tick", "1", "--passes", "3"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let list = ok_json(&h.run(&["watch", "list", "--json"]));
+    let id = list["watches"][0]["watch_id"].as_str().unwrap().to_owned();
+    let history = ok_json(&h.run(&["watch", "show", &id]));
+    assert_eq!(history["observations"].as_array().unwrap().len(), 1, "{history}");
+    assert_eq!(history["alerts"].as_array().unwrap().len(), 1);
+    assert_eq!(server.hits("watched/run"), 1);
+}
+
+#[test]
+fn kill_9_mid_pass_loses_no_watch_and_never_alerts_twice() {
+    let server = FixtureServer::start();
+    let notes = monitor();
+    let h = Halley::new();
+    let run_label = label("Kill");
+    let mut entries = Vec::new();
+    for i in 0..6 {
+        let name = format!("k{i}");
+        server.set_page(&name, product(&format!("Sản phẩm {i}"), 1_000_000 + i));
+        entries.push(json!({
+            "target": {"url": server.url(&format!("watched/{name}"))},
+            "trigger_rules": [{"op": "<=", "value": 2_000_000}],
+            "frequency": "1h",
+            "label": format!("{run_label} #{i}"),
+        }));
+    }
+    let file = h.write_file("many.json", Value::Array(entries).to_string().as_bytes());
+    assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
+
+    // Passes cut short at several points, then one that finishes.
+    for delay_ms in [0u64, 15, 30, 60, 90, 130, 200, 300] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_halley"))
+            .arg("--data-dir")
+            .arg(h.data_dir())
+            .args(["watch", "poll", "--all"])
+            .env_remove("HALLEY_DATA_DIR")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+    }
+    let done = h.run(&["watch", "poll", "--all", "--json"]);
+    assert_eq!(done.code, 0, "{}", done.stderr);
+
+    let list = ok_json(&h.run(&["watch", "list", "--json"]));
+    let watches = list["watches"].as_array().unwrap();
+    assert_eq!(watches.len(), 6, "no watch lost");
+    for w in watches {
+        let id = w["watch_id"].as_str().unwrap();
+        let history = ok_json(&h.run(&["watch", "show", id]));
+        let alerts = history["alerts"].as_array().unwrap();
+        assert_eq!(alerts.len(), 1, "exactly one alert for {id}: {history}");
+        // The alert and the observation that fired it were written together.
+        let firing: Vec<&Value> = history["observations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| !o["fired_rules"].as_array().unwrap().is_empty())
+            .collect();
+        assert_eq!(firing.len(), 1, "{history}");
+        assert_eq!(firing[0]["fired_rules"], json!(["price<=2000000"]));
+        assert!(
+            history["observations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|o| o["health"] == json!("ok") && o["price"].is_number())
+        );
+    }
+    if let Some(m) = notes.as_ref() {
+        std::thread::sleep(Duration::from_millis(500));
+        for i in 0..6 {
+            let label = format!("{run_label} #{i}");
+            let n = m.notifications().iter().filter(|n| n.summary == label).count();
+            assert!(n <= 1, "{label} notified {n} times");
+        }
+    }
+}
