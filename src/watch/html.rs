@@ -107,7 +107,7 @@ fn hidden(node: &NodeRef<'_>) -> bool {
 }
 
 fn hidden_or_inside_hidden(node: &NodeRef<'_>) -> bool {
-    let mut at = Some(node.clone());
+    let mut at = Some(*node);
     while let Some(n) = at {
         if hidden(&n) {
             return true;
@@ -160,7 +160,7 @@ fn content_text(node: &NodeRef<'_>) -> String {
 pub fn facts_from_html(html: &str, url: &str, selector: Option<&str>) -> Option<PageFacts> {
     let doc = Document::from(html);
     let scope: NodeRef<'_> = match selector {
-        Some(sel) => doc.try_select(sel)?.nodes().first()?.clone(),
+        Some(sel) => *doc.try_select(sel)?.nodes().first()?,
         None => doc.body().unwrap_or_else(|| doc.root()),
     };
     let (mut jsonld, jsonld_errors) = json_ld(&doc);
@@ -168,6 +168,8 @@ pub fn facts_from_html(html: &str, url: &str, selector: Option<&str>) -> Option<
         jsonld.clear();
     }
     let text = cut(lines_of(&scope).join("\n"), MAX_TEXT);
+    // `..Default::default()`: fields added to PageFacts later keep their defaults here.
+    #[allow(clippy::needless_update)]
     Some(PageFacts {
         jsonld,
         jsonld_errors,
@@ -290,10 +292,10 @@ fn microdata(scope: &NodeRef<'_>) -> Vec<MicrodataItem> {
     }
     let mut roots: Vec<NodeRef<'_>> = Vec::new();
     if scope.has_attr("itemscope") && !scope.has_attr("itemprop") {
-        roots.push(scope.clone());
+        roots.push(*scope);
     }
     roots.extend(
-        Selection::from(scope.clone())
+        Selection::from(*scope)
             .select("[itemscope]:not([itemprop])")
             .nodes()
             .iter()
@@ -320,7 +322,7 @@ fn pairs(scope: &NodeRef<'_>, text: &str) -> Vec<(String, String)> {
             out.push((l, v));
         }
     };
-    let within = |sel: &str| Selection::from(scope.clone()).select(sel).nodes().to_vec();
+    let within = |sel: &str| Selection::from(*scope).select(sel).nodes().to_vec();
     for tr in within("tr") {
         if hidden_or_inside_hidden(&tr) {
             continue;
@@ -353,7 +355,7 @@ fn pairs(scope: &NodeRef<'_>, text: &str) -> Vec<(String, String)> {
         }
         let leafy = |c: &NodeRef<'_>| {
             !c.is("a,button,input,select,textarea")
-                && Selection::from(c.clone())
+                && Selection::from(*c)
                     .select("a,button,input,select,textarea,div,p,li,tr,table,ul,ol,dl,section")
                     .is_empty()
         };
@@ -413,7 +415,7 @@ fn is_price_hint(token: &str) -> bool {
 
 fn price_context(el: &NodeRef<'_>, before: &str) -> String {
     let mut hints: Vec<String> = Vec::new();
-    let mut at = Some(el.clone());
+    let mut at = Some(*el);
     for _ in 0..5 {
         let Some(e) = at.filter(NodeRef::is_element) else { break };
         let tokens = [e.attr("id"), e.attr("class"), e.attr("itemprop")];
@@ -444,7 +446,7 @@ fn price_context(el: &NodeRef<'_>, before: &str) -> String {
 }
 
 fn struck(el: &NodeRef<'_>) -> bool {
-    let mut at = Some(el.clone());
+    let mut at = Some(*el);
     for _ in 0..5 {
         let Some(e) = at.filter(NodeRef::is_element) else { return false };
         if matches!(name_of(&e).as_str(), "del" | "s" | "strike") {
@@ -461,7 +463,7 @@ fn struck(el: &NodeRef<'_>) -> bool {
 fn prices(scope: &NodeRef<'_>) -> Vec<PriceFragment> {
     let mut out: Vec<PriceFragment> = Vec::new();
     let mut seen: Vec<(dom_query::NodeId, String)> = Vec::new();
-    let mut stack = vec![scope.clone()];
+    let mut stack = vec![*scope];
     let mut texts = Vec::new();
     while let Some(n) = stack.pop() {
         if n.is_text() {

@@ -481,7 +481,7 @@ mod tests {
 
         let stock = |s| Reading { in_stock: Some(s), ..Reading::default() };
         let back = rule(json!({"op": "back_in_stock"}));
-        let got = run(&[back.clone()], &[stock(true), stock(false), stock(true), stock(true)], &[]);
+        let got = run(std::slice::from_ref(&back), &[stock(true), stock(false), stock(true), stock(true)], &[]);
         assert_eq!(got, vec![vec![], vec![], vec!["back_in_stock true#1".to_string()], vec![]]);
         let got = run(&[back], &[stock(false), stock(true)], &[]);
         assert_eq!(got[1].len(), 1);
