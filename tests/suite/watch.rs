@@ -350,6 +350,21 @@ fn import_export_pause_resume_and_delete() {
     let list = ok_json(&h.run(&["watch", "list", "--json"]));
     assert_eq!(list["watches"][0]["status"], json!("paused"));
     assert_eq!(h.run(&["watch", "resume", &id]).code, 0);
+    let edited =
+        h.call("watch_update", &json!({"watch_id": id, "label": "B", "frequency": "1d", "cooldown": "0m"})).result();
+    assert_eq!(
+        (
+            &edited["data"]["label"],
+            &edited["data"]["frequency"],
+            &edited["data"]["cooldown"],
+            &edited["data"]["status"]
+        ),
+        (&json!("B"), &json!("1d"), &json!("0m"), &json!("active")),
+        "{edited}"
+    );
+    let bad =
+        h.call("watch_update", &json!({"watch_id": id, "trigger_rules": [{"op": "drop_pct", "value": 150}]})).result();
+    assert_eq!(bad["error"]["code"], "invalid_arguments", "{bad}");
 
     // Deleting asks: refused without a terminal, done with --yes.
     let refused = h.run(&["watch", "delete", &id]);
