@@ -176,6 +176,8 @@ pub struct WatchedPage {
     pub gate: String,
     /// Answer 404.
     pub gone: bool,
+    /// Wait this long before answering (a slow shop).
+    pub delay_ms: u64,
 }
 
 type Pages = Arc<Mutex<std::collections::HashMap<String, WatchedPage>>>;
@@ -549,6 +551,9 @@ async fn slow_img(Query(Delay { ms }): Query<Delay>) -> Response {
 
 async fn watched(State(app): State<App>, UrlPath(name): UrlPath<String>) -> Response {
     let found = app.pages.lock().unwrap_or_else(|e| e.into_inner()).get(&name).cloned();
+    if let Some(delay) = found.as_ref().map(|p| p.delay_ms.min(MAX_DELAY_MS)).filter(|d| *d > 0) {
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+    }
     let Some(p) = found.filter(|p| !p.gone) else {
         return (StatusCode::NOT_FOUND, Html(page("Không tìm thấy trang", "<h1>404</h1>"))).into_response();
     };

@@ -427,7 +427,8 @@ fn kill_9_mid_pass_loses_no_watch_and_never_alerts_twice() {
     let mut entries = Vec::new();
     for i in 0..6 {
         let name = format!("k{i}");
-        server.set_page(&name, product(&format!("Sản phẩm {i}"), 1_000_000 + i));
+        // Slow pages: a pass takes a while, so the kills land in it.
+        server.set_page(&name, WatchedPage { delay_ms: 60, ..product(&format!("Sản phẩm {i}"), 1_000_000 + i) });
         entries.push(json!({
             "target": {"url": server.url(&format!("watched/{name}"))},
             "trigger_rules": [{"op": "<=", "value": 2_000_000}],
@@ -439,7 +440,7 @@ fn kill_9_mid_pass_loses_no_watch_and_never_alerts_twice() {
     assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
 
     // Passes cut short at several points, then one that finishes.
-    for delay_ms in [0u64, 15, 30, 60, 90, 130, 200, 300] {
+    for delay_ms in [0u64, 40, 80, 120, 170, 230, 300, 380, 460] {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_halley"))
             .arg("--data-dir")
             .arg(h.data_dir())
@@ -453,6 +454,10 @@ fn kill_9_mid_pass_loses_no_watch_and_never_alerts_twice() {
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
     }
+    let before = ok_json(&h.run(&["watch", "list", "--json"]));
+    let checks: usize =
+        before["watches"].as_array().unwrap().iter().filter(|w| w["last_checked_at"].is_string()).count();
+    eprintln!("after the killed passes: {checks} of 6 watches checked");
     let done = h.run(&["watch", "poll", "--all", "--json"]);
     assert_eq!(done.code, 0, "{}", done.stderr);
 
