@@ -439,6 +439,28 @@ pub(crate) mod tests {
     }
 
     #[tokio::test]
+    async fn a_window_ends_checks_and_edits_keep_what_is_not_given() {
+        let (_dir, store) = open_temp().await;
+        let new =
+            NewWatch { window_end: Some("2026-01-01T06:00:00.000Z".into()), ..price_watch("2026-01-01T00:00:00.000Z") };
+        let w = store.watches().create(&new).await.unwrap();
+        let due = |t: &'static str| {
+            let store = store.clone();
+            async move { store.watches().due(t).await.unwrap().len() }
+        };
+        assert_eq!((due("2026-01-01T05:00:00.000Z").await, due("2026-01-01T07:00:00.000Z").await), (1, 0));
+
+        let edit = WatchEdit { title: Some("Phone X".into()), frequency_secs: Some(60), ..WatchEdit::default() };
+        let e = store.watches().update(&w.id, &edit).await.unwrap();
+        assert_eq!((e.title.as_str(), e.frequency_secs, e.selector.as_deref()), ("Phone X", 60, Some("#price")));
+        // A shorter period never pushes the next check later.
+        assert_eq!(e.next_check_at, w.next_check_at);
+        store.watches().set_status(&w.id, WatchStatus::Deleted).await.unwrap();
+        let err = store.watches().update(&w.id, &edit).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::NotFound);
+    }
+
+    #[tokio::test]
     async fn zero_frequency_is_rejected_by_the_schema() {
         let (_dir, store) = open_temp().await;
         let bad = NewWatch { frequency_secs: 0, ..price_watch("2026-01-01T00:00:00.000Z") };

@@ -218,7 +218,10 @@ async fn in_browser(ctx: &ToolContext, target: &Target) -> Outcome {
         Err(e) => Outcome::Failed { error: format!("the browser could not open the page: {}", e.message()) },
         Ok(tab) => {
             let tab_id = tab.data.pointer("/tab/id").and_then(Value::as_str).map(str::to_owned);
-            let args = json!({"schema": target.schema, "source": {"type": "dom", "selector": target.selector}});
+            // With a selector, only what the element shows: the page's
+            // JSON-LD may describe other products too.
+            let kind = if target.selector.is_some() { "text" } else { "dom" };
+            let args = json!({"schema": target.schema, "source": {"type": kind, "selector": target.selector}});
             let read = BrowserTool::Extract.run(ctx, &cx, args).await.output;
             if let Some(tab_id) = tab_id {
                 let closed = BrowserTool::CloseTab.run(ctx, &cx, json!({"tab_id": tab_id})).await.output;
