@@ -285,6 +285,21 @@ fn a_script_rendered_page_is_read_in_the_browser_and_remembered() {
     );
     // Remembered: one request, the browser's (no plain fetch first).
     assert_eq!(server.hits("watched/script"), 1);
+
+    // A selector: only that element is read, in the browser too.
+    let one = ok_json(&h.run(&[
+        "--headless",
+        "watch",
+        "create",
+        &url,
+        "--below",
+        "8000000",
+        "--selector",
+        "#price",
+        "--json",
+    ]));
+    assert_eq!((&one["check"]["price"], &one["check"]["method"]), (&json!(7_990_000.0), &json!("browser")), "{one}");
+    assert_eq!(fired(&one["check"]), vec!["price<=8000000"]);
 }
 
 #[test]
