@@ -11,12 +11,14 @@ pub mod core;
 pub mod error;
 pub mod gate;
 pub mod host;
+pub mod notify;
 pub mod paths;
 pub mod protocol;
 pub mod secrets;
 pub mod store;
 pub mod tools;
 pub mod vocab;
+pub mod watch;
 
 pub use crate::context::{CallContext, Cancel, FrontEnd};
 pub use crate::core::Core;

@@ -13,6 +13,7 @@ mod runs;
 mod serve;
 mod signals;
 mod tools;
+mod watch;
 
 pub use confirm::ConfirmMode;
 
@@ -90,6 +91,10 @@ pub enum Command {
     /// The local API: its bearer token.
     #[command(subcommand)]
     Api(serve::ApiCommand),
+    /// Watches: a page's price, stock or status checked on a schedule, with
+    /// alerts as native notifications.
+    #[command(subcommand)]
+    Watch(watch::WatchCommand),
     /// Print where Halley keeps its data.
     Paths {
         /// Print JSON.
@@ -123,6 +128,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Runs(cmd) => runs::run(cmd, cli.data_dir.as_deref()).await,
         Command::Serve(args) => serve::serve(args, cli.data_dir.as_deref(), browser).await,
         Command::Api(cmd) => serve::api(cmd, cli.data_dir.as_deref()).await,
+        Command::Watch(cmd) => watch::run(cmd, cli.data_dir.as_deref(), browser).await,
         Command::Paths { json } => paths(cli.data_dir.as_deref(), json),
     }
 }

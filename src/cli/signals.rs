@@ -1,5 +1,5 @@
 //! SIGTERM, SIGINT and SIGHUP for the commands that may start the browser
-//! (`tools call|script`, `run`, `chat`). Caught from the moment such a
+//! (`tools call|script`, `run`, `chat`, `watch`). Caught from the moment such a
 //! command starts, a signal drops the work in flight (a dropped tool call
 //! releases the browser at once), then the browser is closed and reaped
 //! and the process exits with 128 + the signal's number (130 for Ctrl-C),

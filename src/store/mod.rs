@@ -30,6 +30,7 @@ pub mod settings;
 pub mod steps;
 pub mod tool_calls;
 pub mod tools;
+pub mod watch_alerts;
 pub mod watch_observations;
 pub mod watches;
 

@@ -18,6 +18,14 @@ pub struct ObservationRow {
     pub raw_text: Option<String>,
     pub triggered: bool,
     pub error: Option<String>,
+    pub price: Option<f64>,
+    pub currency: Option<String>,
+    pub in_stock: Option<bool>,
+    pub health: crate::store::watches::WatchHealth,
+    pub method: Option<String>,
+    /// Keys of the rules that fired.
+    #[sqlx(json)]
+    pub fired_rules: Value,
 }
 
 /// Accessor for the `watch_observations` table.
@@ -62,7 +70,7 @@ mod tests {
     use crate::store::watches::tests::price_watch;
 
     fn obs(at: &str, value: Option<serde_json::Value>, triggered: bool) -> NewObservation {
-        NewObservation { observed_at: at.into(), value, raw_text: None, triggered, error: None }
+        NewObservation { observed_at: at.into(), value, raw_text: None, triggered, error: None, reading: None }
     }
 
     #[tokio::test]

@@ -7,8 +7,10 @@ use serde_json::Value;
 use sqlx::types::Json;
 
 use crate::error::{Error, Result};
+use crate::store::watch_alerts::{AlertRow, NewAlert};
 use crate::store::watch_observations::ObservationRow;
 use crate::store::{Store, new_id, now};
+pub use crate::tools::catalogue::data::WatchHealth;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
 #[serde(rename_all = "lowercase")]
@@ -38,6 +40,26 @@ pub struct WatchRow {
     pub status: WatchStatus,
     pub created_at: String,
     pub updated_at: String,
+    /// Extra fields to extract (`{"status": "string"}`), beside price and stock.
+    #[sqlx(json)]
+    pub schema: Value,
+    pub window_start: Option<String>,
+    pub window_end: Option<String>,
+    pub health: WatchHealth,
+    pub consecutive_failures: i64,
+    pub last_error: Option<String>,
+    /// `http` or `browser`: how the last good check read the page.
+    pub check_method: Option<String>,
+    pub currency: Option<String>,
+    pub baseline_price: Option<f64>,
+    pub last_alerted_price: Option<f64>,
+    pub all_time_low: Option<f64>,
+    /// Each rule's armed state and firing count, by rule key.
+    #[sqlx(json)]
+    pub rule_state: Value,
+    pub cooldown_secs: i64,
+    pub last_alert_at: Option<String>,
+    pub breaks: i64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +72,10 @@ pub struct NewWatch {
     pub frequency_secs: i64,
     /// The first check; `None` means now.
     pub first_check_at: Option<String>,
+    pub schema: Value,
+    pub window_start: Option<String>,
+    pub window_end: Option<String>,
+    pub cooldown_secs: i64,
 }
 
 /// One check's outcome.
@@ -64,6 +90,54 @@ pub struct NewObservation {
     pub raw_text: Option<String>,
     pub triggered: bool,
     pub error: Option<String>,
+    /// The typed reading (watch checks); `None` for plain observations.
+    pub reading: Option<ObservedReading>,
+}
+
+/// The typed part of a watch check's observation.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ObservedReading {
+    pub price: Option<f64>,
+    pub currency: Option<String>,
+    pub in_stock: Option<bool>,
+    pub health: WatchHealth,
+    pub method: Option<String>,
+    /// The keys of the rules that fired.
+    pub fired_rules: Vec<String>,
+}
+
+/// Everything one check changes, written in one transaction by
+/// [`Watches::apply_check`]: the observation, the watch's state, the alerts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckWrite {
+    pub observation: NewObservation,
+    pub health: WatchHealth,
+    pub consecutive_failures: i64,
+    pub last_error: Option<String>,
+    pub check_method: Option<String>,
+    pub currency: Option<String>,
+    pub baseline_price: Option<f64>,
+    pub last_alerted_price: Option<f64>,
+    pub all_time_low: Option<f64>,
+    pub rule_state: Value,
+    pub last_alert_at: Option<String>,
+    pub breaks: i64,
+    pub alerts: Vec<NewAlert>,
+    /// Added to the period before the next check, so watches of one site spread out.
+    pub jitter_secs: i64,
+}
+
+/// What may be edited on a watch (`None`: unchanged).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WatchEdit {
+    pub title: Option<String>,
+    pub kind: Option<String>,
+    pub selector: Option<Option<String>>,
+    pub schema: Option<Value>,
+    pub trigger_rules: Option<Value>,
+    pub frequency_secs: Option<i64>,
+    pub window: Option<(Option<String>, Option<String>)>,
+    pub cooldown_secs: Option<i64>,
 }
 
 /// Accessor for the `watches` table.
@@ -90,8 +164,8 @@ impl Watches<'_> {
         let at = now();
         Ok(sqlx::query_as(
             "INSERT INTO watches (id, kind, title, target_url, selector, trigger_rules, frequency_secs,
-                 next_check_at, status, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'active', ?9, ?9) RETURNING *",
+                 next_check_at, status, created_at, updated_at, schema, window_start, window_end, cooldown_secs)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'active', ?9, ?9, ?10, ?11, ?12, ?13) RETURNING *",
         )
         .bind(new_id("watch"))
         .bind(&new.kind)
@@ -102,6 +176,10 @@ impl Watches<'_> {
         .bind(new.frequency_secs)
         .bind(new.first_check_at.as_deref().unwrap_or(&at))
         .bind(&at)
+        .bind(Json(&new.schema))
+        .bind(new.window_start.as_deref())
+        .bind(new.window_end.as_deref())
+        .bind(new.cooldown_secs)
         .fetch_one(self.store.pool())
         .await?)
     }
@@ -124,7 +202,8 @@ impl Watches<'_> {
     /// in [`now`]'s format), most overdue first.
     pub async fn due(&self, now: &str) -> Result<Vec<WatchRow>> {
         Ok(sqlx::query_as(
-            "SELECT * FROM watches WHERE status = 'active' AND next_check_at <= ?1 ORDER BY next_check_at, rowid",
+            "SELECT * FROM watches WHERE status = 'active' AND next_check_at <= ?1
+                 AND (window_end IS NULL OR window_end >= ?1) ORDER BY next_check_at, rowid",
         )
         .bind(now)
         .fetch_all(self.store.pool())
@@ -143,6 +222,112 @@ impl Watches<'_> {
         row.ok_or_else(|| Error::not_found(format!("no watch {id}")))
     }
 
+    /// Every watch not deleted, oldest first (for export and `poll --all`).
+    pub async fn all(&self) -> Result<Vec<WatchRow>> {
+        Ok(sqlx::query_as("SELECT * FROM watches WHERE status <> 'deleted' ORDER BY created_at, rowid")
+            .fetch_all(self.store.pool())
+            .await?)
+    }
+
+    /// Edit a watch (not a deleted one); `not_found` if there is none. A
+    /// changed frequency moves the next check to now plus the new period
+    /// at the latest.
+    pub async fn update(&self, id: &str, edit: &WatchEdit) -> Result<WatchRow> {
+        let mut tx = self.store.begin_write().await?;
+        let Some(row): Option<WatchRow> = sqlx::query_as("SELECT * FROM watches WHERE id = ?1 AND status <> 'deleted'")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?
+        else {
+            return Err(Error::not_found(format!("no watch {id}")));
+        };
+        let at = now();
+        let next = match edit.frequency_secs {
+            Some(f) => {
+                let soonest = add_secs(&at, f)?;
+                if soonest < row.next_check_at { soonest } else { row.next_check_at.clone() }
+            }
+            None => row.next_check_at.clone(),
+        };
+        let (window_start, window_end) = edit.window.clone().unwrap_or((row.window_start, row.window_end));
+        let updated: WatchRow = sqlx::query_as(
+            "UPDATE watches SET title = ?2, kind = ?3, selector = ?4, schema = ?5, trigger_rules = ?6,
+                 frequency_secs = ?7, window_start = ?8, window_end = ?9, cooldown_secs = ?10,
+                 next_check_at = ?11, updated_at = ?12
+             WHERE id = ?1 RETURNING *",
+        )
+        .bind(id)
+        .bind(edit.title.as_ref().unwrap_or(&row.title))
+        .bind(edit.kind.as_ref().unwrap_or(&row.kind))
+        .bind(edit.selector.clone().unwrap_or(row.selector))
+        .bind(Json(edit.schema.as_ref().unwrap_or(&row.schema)))
+        .bind(Json(edit.trigger_rules.as_ref().unwrap_or(&row.trigger_rules)))
+        .bind(edit.frequency_secs.unwrap_or(row.frequency_secs))
+        .bind(window_start)
+        .bind(window_end)
+        .bind(edit.cooldown_secs.unwrap_or(row.cooldown_secs))
+        .bind(next)
+        .bind(&at)
+        .fetch_one(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(updated)
+    }
+
+    /// Record a watch's check in ONE transaction: the observation, the
+    /// watch's new state (health, prices, rule states, schedule) and the
+    /// alerts it caused (those whose key exists already are skipped).
+    /// Returns the observation and the alerts newly recorded. `not_found`
+    /// if there is no such watch (or it was deleted meanwhile).
+    pub async fn apply_check(&self, watch_id: &str, write: &CheckWrite) -> Result<(ObservationRow, Vec<AlertRow>)> {
+        let mut tx = self.store.begin_write().await?;
+        let freq: Option<(i64,)> =
+            sqlx::query_as("SELECT frequency_secs FROM watches WHERE id = ?1 AND status <> 'deleted'")
+                .bind(watch_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some((freq,)) = freq else {
+            return Err(Error::not_found(format!("no watch {watch_id}")));
+        };
+        let obs = &write.observation;
+        let next = add_secs(&obs.observed_at, freq + write.jitter_secs.clamp(0, freq))?;
+        let row = insert_observation(&mut tx, watch_id, obs).await?;
+        sqlx::query(
+            "UPDATE watches SET last_checked_at = ?2, last_value = COALESCE(?3, last_value), next_check_at = ?4,
+                 updated_at = ?5, health = ?6, consecutive_failures = ?7, last_error = ?8,
+                 check_method = COALESCE(?9, check_method), currency = COALESCE(?10, currency),
+                 baseline_price = ?11, last_alerted_price = ?12, all_time_low = ?13, rule_state = ?14,
+                 last_alert_at = ?15, breaks = ?16
+             WHERE id = ?1",
+        )
+        .bind(watch_id)
+        .bind(&obs.observed_at)
+        .bind(obs.value.as_ref().map(Json))
+        .bind(&next)
+        .bind(now())
+        .bind(write.health)
+        .bind(write.consecutive_failures)
+        .bind(write.last_error.as_deref())
+        .bind(write.check_method.as_deref())
+        .bind(write.currency.as_deref())
+        .bind(write.baseline_price)
+        .bind(write.last_alerted_price)
+        .bind(write.all_time_low)
+        .bind(Json(&write.rule_state))
+        .bind(write.last_alert_at.as_deref())
+        .bind(write.breaks)
+        .execute(&mut *tx)
+        .await?;
+        let mut alerts = Vec::new();
+        for alert in &write.alerts {
+            if let Some(a) = crate::store::watch_alerts::insert_in(&mut tx, Some(row.id), alert).await? {
+                alerts.push(a);
+            }
+        }
+        tx.commit().await?;
+        Ok((row, alerts))
+    }
+
     /// Record a check in one transaction: insert the observation, set
     /// `last_checked_at`, `last_value` (when a value was extracted) and
     /// `next_check_at`. `not_found` if there is no such watch.
@@ -156,18 +341,7 @@ impl Watches<'_> {
             return Err(Error::not_found(format!("no watch {watch_id}")));
         };
         let next = add_secs(&obs.observed_at, freq)?;
-        let row: ObservationRow = sqlx::query_as(
-            "INSERT INTO watch_observations (watch_id, observed_at, value, raw_text, triggered, error)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING *",
-        )
-        .bind(watch_id)
-        .bind(&obs.observed_at)
-        .bind(obs.value.as_ref().map(Json))
-        .bind(obs.raw_text.as_deref())
-        .bind(obs.triggered)
-        .bind(obs.error.as_deref())
-        .fetch_one(&mut *tx)
-        .await?;
+        let row = insert_observation(&mut tx, watch_id, obs).await?;
         sqlx::query(
             "UPDATE watches SET last_checked_at = ?2, last_value = COALESCE(?3, last_value),
                  next_check_at = ?4, updated_at = ?5
@@ -183,6 +357,33 @@ impl Watches<'_> {
         tx.commit().await?;
         Ok(row)
     }
+}
+
+async fn insert_observation(
+    tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+    watch_id: &str,
+    obs: &NewObservation,
+) -> Result<ObservationRow> {
+    let typed = obs.reading.clone().unwrap_or_default();
+    Ok(sqlx::query_as(
+        "INSERT INTO watch_observations (watch_id, observed_at, value, raw_text, triggered, error, price, currency,
+             in_stock, health, method, fired_rules)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING *",
+    )
+    .bind(watch_id)
+    .bind(&obs.observed_at)
+    .bind(obs.value.as_ref().map(Json))
+    .bind(obs.raw_text.as_deref())
+    .bind(obs.triggered)
+    .bind(obs.error.as_deref())
+    .bind(typed.price)
+    .bind(typed.currency.as_deref())
+    .bind(typed.in_stock)
+    .bind(typed.health)
+    .bind(typed.method.as_deref())
+    .bind(Json(&typed.fired_rules))
+    .fetch_one(&mut **tx)
+    .await?)
 }
 
 #[cfg(test)]
@@ -203,6 +404,10 @@ pub(crate) mod tests {
             trigger_rules: json!([{"op": "<=", "value": 19990000}]),
             frequency_secs: 6 * 3600,
             first_check_at: Some(first_check_at.into()),
+            schema: json!({}),
+            window_start: None,
+            window_end: None,
+            cooldown_secs: 3600,
         }
     }
 
@@ -234,6 +439,28 @@ pub(crate) mod tests {
     }
 
     #[tokio::test]
+    async fn a_window_ends_checks_and_edits_keep_what_is_not_given() {
+        let (_dir, store) = open_temp().await;
+        let new =
+            NewWatch { window_end: Some("2026-01-01T06:00:00.000Z".into()), ..price_watch("2026-01-01T00:00:00.000Z") };
+        let w = store.watches().create(&new).await.unwrap();
+        let due = |t: &'static str| {
+            let store = store.clone();
+            async move { store.watches().due(t).await.unwrap().len() }
+        };
+        assert_eq!((due("2026-01-01T05:00:00.000Z").await, due("2026-01-01T07:00:00.000Z").await), (1, 0));
+
+        let edit = WatchEdit { title: Some("Phone X".into()), frequency_secs: Some(60), ..WatchEdit::default() };
+        let e = store.watches().update(&w.id, &edit).await.unwrap();
+        assert_eq!((e.title.as_str(), e.frequency_secs, e.selector.as_deref()), ("Phone X", 60, Some("#price")));
+        // A shorter period never pushes the next check later.
+        assert_eq!(e.next_check_at, w.next_check_at);
+        store.watches().set_status(&w.id, WatchStatus::Deleted).await.unwrap();
+        let err = store.watches().update(&w.id, &edit).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::NotFound);
+    }
+
+    #[tokio::test]
     async fn zero_frequency_is_rejected_by_the_schema() {
         let (_dir, store) = open_temp().await;
         let bad = NewWatch { frequency_secs: 0, ..price_watch("2026-01-01T00:00:00.000Z") };
@@ -251,6 +478,7 @@ pub(crate) mod tests {
             raw_text: Some("21.000.000₫".into()),
             triggered: false,
             error: None,
+            reading: None,
         };
         let o = store.watches().record_observation(&w.id, &obs).await.unwrap();
         assert_eq!((o.watch_id.as_str(), o.triggered, o.value.as_ref()), (w.id.as_str(), false, obs.value.as_ref()));
@@ -268,6 +496,7 @@ pub(crate) mod tests {
             raw_text: None,
             triggered: false,
             error: Some("selector not found".into()),
+            reading: None,
         };
         store.watches().record_observation(&w.id, &failed).await.unwrap();
         let w2 = store.watches().get(&w.id).await.unwrap().unwrap();

@@ -289,10 +289,10 @@ mod tests {
 
     #[test]
     fn unknown_tool_suggests_a_near_name() {
-        let reg = Registry::new(vec![spec("watch_create", ToolStatus::Planned, nav_schema())]).unwrap();
-        let err = reg.lookup("watch_craete").unwrap_err();
+        let reg = Registry::new(vec![spec("web_search", ToolStatus::Planned, nav_schema())]).unwrap();
+        let err = reg.lookup("web_serach").unwrap_err();
         assert_eq!(err.code(), ErrorCode::UnknownTool);
-        assert_eq!(err.message(), "unknown tool `watch_craete`; did you mean `watch_create`?");
+        assert_eq!(err.message(), "unknown tool `web_serach`; did you mean `web_search`?");
         let err = reg.validate("zzz", &json!({})).unwrap_err();
         assert_eq!(err.code(), ErrorCode::UnknownTool);
     }

@@ -149,6 +149,39 @@ pub fn site_dir() -> PathBuf {
 
 type Log = Arc<Mutex<Vec<Recorded>>>;
 
+/// What a watched page (`/watched/{name}`) shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PageKind {
+    /// A VND product page with JSON-LD.
+    #[default]
+    Product,
+    /// Two products (JSON-LD for both, boxes `#p1` and `#p2`); `#p1` is
+    /// `price`, `#p2` is 5.000.000 ₫ more.
+    Multi,
+    /// The price is written by a script: nothing in the HTML.
+    Script,
+    /// A flight status page: `Status` and `Gate` rows.
+    Trip,
+}
+
+/// A page tests change at runtime (`FixtureServer::set_page`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WatchedPage {
+    pub kind: PageKind,
+    pub name: String,
+    /// VND.
+    pub price: u64,
+    pub in_stock: bool,
+    pub status: String,
+    pub gate: String,
+    /// Answer 404.
+    pub gone: bool,
+    /// Wait this long before answering (a slow shop).
+    pub delay_ms: u64,
+}
+
+type Pages = Arc<Mutex<std::collections::HashMap<String, WatchedPage>>>;
+
 fn lock(log: &Log) -> MutexGuard<'_, Vec<Recorded>> {
     log.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -158,6 +191,7 @@ pub struct FixtureServer {
     main: SocketAddr,
     other: SocketAddr,
     log: Log,
+    pages: Pages,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -175,9 +209,16 @@ impl FixtureServer {
         let main = main_l.local_addr().expect("local addr");
         let other = other_l.local_addr().expect("local addr");
         let log = Log::default();
+        let pages = Pages::default();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = |host| {
-            router(App { host, main: format!("http://{main}"), other: format!("http://{other}"), log: log.clone() })
+            router(App {
+                host,
+                main: format!("http://{main}"),
+                other: format!("http://{other}"),
+                log: log.clone(),
+                pages: pages.clone(),
+            })
         };
         let (main_app, other_app) = (app(Host::Main), app(Host::Other));
         let thread = std::thread::Builder::new()
@@ -195,7 +236,7 @@ impl FixtureServer {
                 rt.shutdown_background();
             })
             .expect("spawn fixture server");
-        FixtureServer { main, other, log, stop: Some(stop), thread: Some(thread) }
+        FixtureServer { main, other, log, pages, stop: Some(stop), thread: Some(thread) }
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -236,6 +277,17 @@ impl FixtureServer {
         lock(&self.log).iter().filter(|r| r.path == path).count()
     }
 
+    /// Serve `page` at `/watched/{name}` from now on (replacing what was there).
+    pub fn set_page(&self, name: &str, page: WatchedPage) {
+        self.pages.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned(), page);
+    }
+
+    /// Change the page at `/watched/{name}` in place.
+    pub fn change_page(&self, name: &str, change: impl FnOnce(&mut WatchedPage)) {
+        let mut pages = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+        change(pages.entry(name.to_owned()).or_default());
+    }
+
     /// Forget what was recorded.
     pub fn clear(&self) {
         lock(&self.log).clear();
@@ -274,6 +326,7 @@ struct App {
     main: String,
     other: String,
     log: Log,
+    pages: Pages,
 }
 
 /// The parsed form of the current request, for handlers that echo it.
@@ -297,6 +350,7 @@ fn router(app: App) -> Router {
         .route("/redirect", get(redirect))
         .route("/collect", any(collect))
         .route("/cross-frame", get(cross_frame))
+        .route("/watched/{name}", get(watched))
         .fallback(static_file)
         .layer(middleware::from_fn_with_state(app.clone(), record))
         .layer(DefaultBodyLimit::max(MAX_BODY))
@@ -493,6 +547,56 @@ async fn slow_img(Query(Delay { ms }): Query<Delay>) -> Response {
         Ok(png) => ([(header::CONTENT_TYPE, "image/png")], png).into_response(),
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
+}
+
+async fn watched(State(app): State<App>, UrlPath(name): UrlPath<String>) -> Response {
+    let found = app.pages.lock().unwrap_or_else(|e| e.into_inner()).get(&name).cloned();
+    if let Some(delay) = found.as_ref().map(|p| p.delay_ms.min(MAX_DELAY_MS)).filter(|d| *d > 0) {
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+    }
+    let Some(p) = found.filter(|p| !p.gone) else {
+        return (StatusCode::NOT_FOUND, Html(page("Không tìm thấy trang", "<h1>404</h1>"))).into_response();
+    };
+    let stock = if p.in_stock { "InStock" } else { "OutOfStock" };
+    let stock_text = if p.in_stock { "Còn hàng" } else { "Hết hàng" };
+    let ld = |name: &str, price: u64| {
+        format!(
+            r#"{{"@context":"https://schema.org","@type":"Product","name":"{name}","offers":{{"@type":"Offer","price":"{price}","priceCurrency":"VND","availability":"https://schema.org/{stock}"}}}}"#
+        )
+    };
+    let name = escape(&p.name);
+    let html = match p.kind {
+        PageKind::Product => format!(
+            r#"<!doctype html><html lang="vi"><head><meta charset="utf-8"><title>{name} | Shop</title>
+<script type="application/ld+json">{}</script></head>
+<body><h1>{name}</h1><div class="price">{}</div><p class="stock">{stock_text}</p></body></html>"#,
+            ld(&name, p.price),
+            format_vnd(p.price)
+        ),
+        PageKind::Multi => format!(
+            r#"<!doctype html><html lang="vi"><head><meta charset="utf-8"><title>So sánh | Shop</title>
+<script type="application/ld+json">[{}, {}]</script></head>
+<body><div class="product" id="p1"><h2>{name}</h2><span class="price">{}</span></div>
+<div class="product" id="p2"><h2>Phụ kiện</h2><span class="price">{}</span></div></body></html>"#,
+            ld(&name, p.price),
+            ld("Phụ kiện", p.price + 5_000_000),
+            format_vnd(p.price),
+            format_vnd(p.price + 5_000_000)
+        ),
+        PageKind::Script => format!(
+            r#"<!doctype html><html lang="vi"><head><meta charset="utf-8"><title>{name} | Shop</title></head>
+<body><h1>{name}</h1><div class="price" id="price"></div>
+<script>document.getElementById('price').textContent = {:?};</script></body></html>"#,
+            format_vnd(p.price)
+        ),
+        PageKind::Trip => format!(
+            r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Flight {name}</title></head>
+<body><h1>Flight {name}</h1><table><tr><th>Status</th><td>{}</td></tr><tr><th>Gate</th><td>{}</td></tr></table></body></html>"#,
+            escape(&p.status),
+            escape(&p.gate)
+        ),
+    };
+    Html(html).into_response()
 }
 
 async fn status(UrlPath(code): UrlPath<u16>) -> Response {

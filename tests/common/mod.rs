@@ -5,6 +5,7 @@
 pub mod browser;
 pub mod fixtures;
 pub mod model_server;
+pub mod notify;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -7,14 +7,14 @@ use serde_json::{Value, json};
 use crate::common::Halley;
 
 #[test]
-fn list_json_has_all_53_tools_with_their_contract_fields() {
+fn list_json_has_all_59_tools_with_their_contract_fields() {
     let h = Halley::new();
     let run = h.run(&["tools", "list", "--json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let tools = run.json();
     let tools = tools.as_array().expect("array");
     // tools.md's 47, plus browser_snapshot, browser_find and the 4 memory tools.
-    assert_eq!(tools.len(), 53);
+    assert_eq!(tools.len(), 59);
     for t in tools {
         for key in [
             "name",
@@ -56,12 +56,12 @@ fn list_as_a_table_and_show_one_tool() {
     let run = h.run(&["tools", "list"]);
     assert_eq!(run.code, 0);
     assert!(run.stdout.lines().any(|l| l.starts_with("browser_navigate") && l.contains("WRITE_NON_DESTRUCTIVE")));
-    assert!(run.stdout.contains("53 tools, 36 available now"), "{}", run.stdout);
+    assert!(run.stdout.contains("59 tools, 45 available now"), "{}", run.stdout);
 
-    let show = h.run(&["tools", "show", "watch_create"]);
+    let show = h.run(&["tools", "show", "auth_oauth_connect"]);
     assert_eq!(show.code, 0);
     let spec = show.json();
-    assert_eq!(spec["name"], "watch_create");
+    assert_eq!(spec["name"], "auth_oauth_connect");
     assert_eq!(spec["status"], "planned");
     assert!(spec["needs"].as_str().is_some_and(|n| !n.is_empty()));
 

@@ -24,3 +24,4 @@ mod many_runs;
 mod memory;
 mod model_server;
 mod runs_traces;
+mod watch;

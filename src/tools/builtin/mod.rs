@@ -9,6 +9,7 @@ pub mod files;
 pub mod memory;
 pub mod normalize_compare;
 pub mod profile;
+pub mod watch;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -62,12 +63,21 @@ pub enum Builtin {
     CoreMemoryReplace,
     ArchivalMemoryInsert,
     ArchivalMemorySearch,
+    WatchCreate,
+    WatchPoll,
+    WatchList,
+    WatchPause,
+    WatchResume,
+    WatchUpdate,
+    WatchDelete,
+    WatchHistory,
+    NotifySend,
     /// The browser tools (`browser`).
     Browser(BrowserTool),
 }
 
 impl Builtin {
-    pub const ALL: [Builtin; 11] = [
+    pub const ALL: [Builtin; 20] = [
         Self::NormalizeCompare,
         Self::UserProfileGet,
         Self::UserProfileSet,
@@ -79,6 +89,15 @@ impl Builtin {
         Self::CoreMemoryReplace,
         Self::ArchivalMemoryInsert,
         Self::ArchivalMemorySearch,
+        Self::WatchCreate,
+        Self::WatchPoll,
+        Self::WatchList,
+        Self::WatchPause,
+        Self::WatchResume,
+        Self::WatchUpdate,
+        Self::WatchDelete,
+        Self::WatchHistory,
+        Self::NotifySend,
     ];
 
     pub fn name(self) -> &'static str {
@@ -94,6 +113,15 @@ impl Builtin {
             Self::CoreMemoryReplace => "core_memory_replace",
             Self::ArchivalMemoryInsert => "archival_memory_insert",
             Self::ArchivalMemorySearch => "archival_memory_search",
+            Self::WatchCreate => "watch_create",
+            Self::WatchPoll => "watch_poll",
+            Self::WatchList => "watch_list",
+            Self::WatchPause => "watch_pause",
+            Self::WatchResume => "watch_resume",
+            Self::WatchUpdate => "watch_update",
+            Self::WatchDelete => "watch_delete",
+            Self::WatchHistory => "watch_history",
+            Self::NotifySend => "notify_send",
             Self::Browser(tool) => tool.name(),
         }
     }
@@ -105,13 +133,22 @@ impl Builtin {
             Self::Browser(tool) => tool.effects(),
             Self::CoreMemoryAppend | Self::CoreMemoryReplace | Self::UserProfileSet => edits,
             Self::RequestUserConfirmation => Effects { asks_user: true, ..Effects::default() },
+            // What pages say (prices, fields, product names) comes back.
+            Self::WatchCreate | Self::WatchPoll | Self::WatchList | Self::WatchHistory => {
+                Effects { page_content: true, ..Effects::default() }
+            }
             Self::NormalizeCompare
             | Self::UserProfileGet
             | Self::FilesStore
             | Self::FilesGet
             | Self::FilesTag
             | Self::ArchivalMemoryInsert
-            | Self::ArchivalMemorySearch => Effects::default(),
+            | Self::ArchivalMemorySearch
+            | Self::WatchPause
+            | Self::WatchResume
+            | Self::WatchUpdate
+            | Self::WatchDelete
+            | Self::NotifySend => Effects::default(),
         }
     }
 
@@ -145,6 +182,15 @@ impl Builtin {
             Self::CoreMemoryReplace => to_output(&memory::replace(&ctx.store, parse(self, args)?).await?),
             Self::ArchivalMemoryInsert => to_output(&memory::insert(&ctx.store, parse(self, args)?).await?),
             Self::ArchivalMemorySearch => to_output(&memory::search(&ctx.store, parse(self, args)?).await?),
+            Self::WatchCreate => to_output(&watch::create(ctx, parse(self, args)?).await?),
+            Self::WatchPoll => to_output(&watch::poll(ctx, parse(self, args)?).await?),
+            Self::WatchList => to_output(&watch::list(ctx, parse(self, args)?).await?),
+            Self::WatchPause => to_output(&watch::set_active(ctx, parse(self, args)?, false).await?),
+            Self::WatchResume => to_output(&watch::set_active(ctx, parse(self, args)?, true).await?),
+            Self::WatchUpdate => to_output(&watch::update(ctx, parse(self, args)?).await?),
+            Self::WatchDelete => to_output(&watch::delete(ctx, parse(self, args)?).await?),
+            Self::WatchHistory => to_output(&watch::history(ctx, parse(self, args)?).await?),
+            Self::NotifySend => to_output(&watch::notify_send(ctx, parse(self, args)?).await?),
             Self::Browser(tool) => Err(Error::internal(format!("{} runs in the browser", tool.name()))),
         }
     }

@@ -4,8 +4,11 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use std::collections::BTreeMap;
 
+use serde_json::{Map, Value};
+
+use super::capture::ExtractFieldType;
 use super::common::FREQUENCY_PATTERN;
 use super::{Decl, declare, needs};
 use crate::tools::builtin::files::{FileOutput, FilesGetArgs, FilesGetOutput, FilesStoreArgs, FilesTagArgs};
@@ -75,16 +78,21 @@ pub struct AuthOauthConnectOutput {
 }
 
 /// What a watch looks at.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WatchTarget {
     /// The page to check (product, booking status, flight status).
     #[schemars(url)]
     pub url: String,
-    /// The element whose value is watched (e.g. `#price`); omit to watch the
-    /// page's main text.
+    /// The element to read (e.g. `#price`, or the product's box on a page
+    /// listing several products); omit to read the whole page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<String>,
+    /// Extra fields to read besides price, currency and stock, as for
+    /// `browser_extract`, e.g. `{"status": "string", "gate": "string",
+    /// "departure_time": "string"}` for a flight.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub schema: BTreeMap<String, ExtractFieldType>,
 }
 
 /// Comparison of a trigger rule.
@@ -106,6 +114,21 @@ pub enum TriggerOp {
     Changed,
     #[serde(rename = "contains")]
     Contains,
+    #[serde(rename = "drop_pct")]
+    DropPct,
+    #[serde(rename = "all_time_low")]
+    AllTimeLow,
+    #[serde(rename = "back_in_stock")]
+    BackInStock,
+}
+
+/// What a `drop_pct` rule measures the drop against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DropAgainst {
+    #[default]
+    Created,
+    LastAlert,
 }
 
 /// The value a rule compares with: a number or a text.
@@ -122,19 +145,47 @@ fn number_or_text(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({"type": ["number", "string", "null"]})
 }
 
-/// One trigger rule: the watch fires when the watched value satisfies it.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+/// One trigger rule: the watch alerts when a rule becomes true (again only
+/// after it was false).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TriggerRule {
-    /// `<`, `<=`, `>`, `>=`, `==`, `!=` compare the value; `changed` fires
-    /// on any change (no `value`); `contains` fires when the text contains `value`.
+    /// `<`, `<=`, `>`, `>=`, `==`, `!=` compare the field with `value`;
+    /// `contains` holds when its text contains `value`; `changed` when it
+    /// differs from the previous check (no `value`); `drop_pct` when the
+    /// price dropped by at least `value` percent (see `against`);
+    /// `all_time_low` when the price is lower than ever; `back_in_stock`
+    /// when the product is in stock again.
     pub op: TriggerOp,
     /// What to compare with: a number (prices are parsed, so `19.990.000 ₫`
-    /// compares as `19990000`) or a text. Required for every op except
-    /// `changed` (checked at execution).
+    /// compares as `19990000`), a text, or the percentage of `drop_pct`.
+    /// Required for every op except `changed`, `all_time_low` and
+    /// `back_in_stock` (checked at execution).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "number_or_text")]
     pub value: Option<RuleValue>,
+    /// The field the rule reads: `price` (default), `in_stock`, `currency`
+    /// or a field of the target's `schema` (e.g. `status`, `gate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// `drop_pct` only: `created` (the price when the watch was created,
+    /// default) or `last_alert` (the price of the last price alert).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub against: Option<DropAgainst>,
+}
+
+/// When a watch checks: never before `start`, never after `end` (RFC 3339).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WatchWindow {
+    /// The first check is not before this time (RFC 3339), e.g. `2026-02-09T00:00:00+07:00`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "date-time"))]
+    pub start: Option<String>,
+    /// No check after this time (RFC 3339), e.g. the flight's departure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "date-time"))]
+    pub end: Option<String>,
 }
 
 /// Arguments of `watch_create`.
@@ -143,7 +194,7 @@ pub struct TriggerRule {
 pub struct WatchCreateArgs {
     /// The page and element to watch.
     pub target: WatchTarget,
-    /// The watch fires when any rule holds.
+    /// The watch alerts when a rule becomes true.
     #[schemars(length(min = 1))]
     pub trigger_rules: Vec<TriggerRule>,
     /// How often to check: a number and a unit, `m` (minutes), `h` (hours)
@@ -153,16 +204,45 @@ pub struct WatchCreateArgs {
     /// A short name shown in notifications, e.g. "Laptop ABC price".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// Only check within this window (e.g. until a flight leaves).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<WatchWindow>,
+    /// The least time between two alerts of this watch, like `frequency`
+    /// (`0m` for none); default `1h`. Broken/recovered alerts ignore it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9]+(m|h|d)$"))]
+    pub cooldown: Option<String>,
+    /// Check now (default): the first reading is returned, and rules are
+    /// evaluated on it (a price already under the target alerts at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_now: Option<bool>,
+}
+
+/// A watch's health: `ok`, `degraded` (the last reading could not be
+/// trusted, or a check failed: rules wait) or `broken` (the page is gone, or
+/// checks failed 3 times in a row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Deserialize, Serialize, JsonSchema, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(rename_all = "lowercase")]
+pub enum WatchHealth {
+    #[default]
+    Ok,
+    Degraded,
+    Broken,
 }
 
 /// `data` of `watch_create`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 pub struct WatchCreateOutput {
     pub watch_id: String,
-    /// The value read at creation, the baseline for `changed`.
+    /// The value read at creation (the price, else the fields), the baseline
+    /// for `changed` and `drop_pct`.
     pub current_value: Option<Value>,
     /// When the next check runs (RFC 3339).
     pub next_check_at: String,
+    /// The first check, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<WatchCheck>,
 }
 
 /// Arguments of `watch_poll`.
@@ -172,6 +252,20 @@ pub struct WatchPollArgs {
     /// Check this watch now; omit to check every watch that is due.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watch_id: Option<String>,
+    /// With no `watch_id`: check every active watch, due or not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub all: bool,
+}
+
+/// A rule that fired on a check (its alert is sent once).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct FiredRule {
+    /// The rule's key, e.g. `price<=19990000`, `status changed`, `health:broken`.
+    pub rule: String,
+    /// What it says, e.g. `price ≤ 19.990.000 ₫`.
+    pub description: String,
+    /// The alert's text.
+    pub message: String,
 }
 
 /// The result of checking one watch.
@@ -180,11 +274,25 @@ pub struct WatchCheck {
     pub watch_id: String,
     /// When it was checked (RFC 3339).
     pub checked_at: String,
-    /// The value read (a number for prices), absent when the check failed.
+    /// The price read (in the currency's main unit), if any.
+    pub price: Option<f64>,
+    /// ISO 4217 code of the price.
+    pub currency: Option<String>,
+    /// Whether the product is in stock, when the page says.
+    pub in_stock: Option<bool>,
+    /// The target schema's fields read (e.g. `status`, `gate`).
+    pub fields: Map<String, Value>,
+    /// The rules that fired on this check (each alerts once).
+    pub fired_rules: Vec<FiredRule>,
+    pub health: WatchHealth,
+    /// How the page was read: `http` (a plain fetch) or `browser` (the
+    /// managed Chromium, for pages drawn by script).
+    pub method: Option<String>,
+    /// The value read (the price, else the fields), absent when the check failed.
     pub value: Option<Value>,
-    /// True when a trigger rule held.
+    /// True when a trigger rule fired.
     pub triggered: bool,
-    /// Why the check failed, if it did.
+    /// Why the check failed or the reading was not trusted, if so.
     pub error: Option<String>,
 }
 
@@ -314,24 +422,24 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ReadOnly,
             Low,
             false,
-            Some(needs::WATCH),
-            "Watch a value on a page (price, stock, booking or flight status) on a schedule and fire when a rule holds, e.g. `{\"op\": \"<=\", \"value\": 19990000}` for a price at or under 19,990,000 VND (every op but `changed` needs a `value`). Returns the watch id and the current value.",
+            None,
+            "Watch a page (price, stock, booking or flight status) on a schedule and alert the user once when a rule becomes true, e.g. `{\"op\": \"<=\", \"value\": 19990000}` for a price at or under 19,990,000 VND; also `drop_pct`, `all_time_low`, `back_in_stock`, and `changed` on a field of `target.schema` (a flight's `status`, `gate`). Checks at once: a price already under the target alerts now. Returns the watch id and the first reading.",
         )),
         declare::<WatchPollArgs, WatchPollOutput>(primitive(
             "watch_poll",
             ReadOnly,
             Low,
             false,
-            Some(needs::WATCH),
-            "Check one watch now, or every watch that is due. Returns each value read and whether a rule fired.",
+            None,
+            "Check one watch now, or every watch that is due (`all`: every active one). Returns each reading (price, currency, stock, fields), the rules that fired (each alerts once) and the watch's health.",
         )),
         declare::<NotifySendArgs, NotifySendOutput>(primitive(
             "notify_send",
             WriteNonDestructive,
             Low,
             false,
-            Some(needs::NOTIFY),
-            "Notify the user (native push, in-app, or e-mail to themselves) with a title, a message and an optional link. Returns whether it was delivered.",
+            None,
+            "Notify the user: `push` (a native desktop notification, also kept in Halley's inbox) or `in-app` (the inbox only), with a title, a message and an optional link. `email` is not available. Returns whether it was delivered.",
         )),
     ]
 }

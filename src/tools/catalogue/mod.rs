@@ -16,6 +16,7 @@ pub mod robustness;
 pub mod safety;
 pub mod shopping;
 pub mod travel;
+pub mod watches;
 
 #[cfg(test)]
 mod tests;
@@ -30,9 +31,11 @@ pub use common::{FREQUENCY_PATTERN, Money, SkillStatus, Target};
 
 /// Every built-in tool declaration, in tools.md order: 32 primitives, the
 /// 3 robustness tools, the 2 page-view tools (snapshot, find), the 4 memory
-/// tools (core blocks, archival passages), then the 12 skills.
+/// tools (core blocks, archival passages), the 6 watch tools around
+/// `watch_create`/`watch_poll` (list, pause, resume, update, delete,
+/// history), then the 12 skills.
 pub fn catalogue() -> Vec<ToolSpec> {
-    let mut tools = Vec::with_capacity(53);
+    let mut tools = Vec::with_capacity(59);
     tools.extend(navigation::tools());
     tools.extend(interaction::tools());
     tools.extend(capture::tools());
@@ -41,6 +44,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
     tools.extend(robustness::tools());
     tools.extend(page_view::tools());
     tools.extend(memory::tools());
+    tools.extend(watches::tools());
     tools.extend(travel::tools());
     tools.extend(shopping::tools());
     tools.extend(creator::tools());
@@ -51,8 +55,6 @@ pub fn catalogue() -> Vec<ToolSpec> {
 pub(crate) mod needs {
     pub const SEARCH: &str = "a web search provider";
     pub const OAUTH: &str = "OAuth connect (PKCE, loopback redirect) and the OS keyring";
-    pub const WATCH: &str = "the watch scheduler and the managed browser (Chromium over CDP)";
-    pub const NOTIFY: &str = "native notifications (desktop shell)";
     pub const SKILL_RESEARCH: &str =
         "the agent runtime (model client), a web search provider and the managed browser (Chromium over CDP)";
     pub const SKILL_BROWSE: &str = "the agent runtime (model client) and the managed browser (Chromium over CDP)";

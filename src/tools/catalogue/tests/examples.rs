@@ -96,6 +96,24 @@ pub(super) fn designed_examples() -> Vec<(&'static str, Value)> {
         ("files_get", json!({"id":"file_123"})),
         ("watch_poll", json!({})),
         ("watch_poll", json!({"watch_id":"w_1"})),
+        ("watch_poll", json!({"all":true})),
+        ("watch_list", json!({})),
+        ("watch_pause", json!({"watch_id":"watch-1"})),
+        ("watch_resume", json!({"watch_id":"watch-1"})),
+        (
+            "watch_update",
+            json!({"watch_id":"watch-1","trigger_rules":[{"op":"drop_pct","value":10,"against":"last_alert"}],"frequency":"1d"}),
+        ),
+        ("watch_delete", json!({"watch_id":"watch-1"})),
+        ("watch_history", json!({"watch_id":"watch-1","limit":20})),
+        (
+            "watch_create",
+            json!({"target":{"url":"https://vietnamairlines.example/status/VN300","schema":{"status":"string","gate":"string"}},"trigger_rules":[{"op":"changed","field":"status"},{"op":"changed","field":"gate"}],"frequency":"30m","window":{"end":"2026-02-10T08:00:00+07:00"}}),
+        ),
+        (
+            "watch_create",
+            json!({"target":{"url":"https://store.com/p/123"},"trigger_rules":[{"op":"all_time_low"},{"op":"back_in_stock"}],"frequency":"1d","cooldown":"0m","label":"Laptop ABC"}),
+        ),
         ("browser_list_tabs", json!({})),
         ("browser_new_tab", json!({})),
         ("browser_snapshot", json!({})),
@@ -148,6 +166,9 @@ pub(super) fn designed_examples() -> Vec<(&'static str, Value)> {
 pub(super) fn malformed() -> Vec<(&'static str, Value)> {
     vec![
         ("browser_navigate", json!({"url": 5})),
+        ("watch_delete", json!({})),
+        ("watch_update", json!({"watch_id":"watch-1","frequency":"6 hours"})),
+        ("watch_poll", json!({"all":"yes"})),
         ("browser_navigate", json!({"url":"x","wait_until":"soon"})),
         ("browser_navigate", json!({})),
         ("browser_navigate", json!({"url":"https://example.com","new_tab":true})),

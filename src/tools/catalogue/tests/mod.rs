@@ -82,6 +82,11 @@ const PAGE_VIEW: [&str; 2] = ["browser_snapshot", "browser_find"];
 const MEMORY: [&str; 4] =
     ["core_memory_append", "core_memory_replace", "archival_memory_insert", "archival_memory_search"];
 
+/// Not in tools.md's tables: the watch tools users expect around
+/// `watch_create`/`watch_poll` (issue #14).
+const WATCHES: [&str; 6] =
+    ["watch_list", "watch_pause", "watch_resume", "watch_update", "watch_delete", "watch_history"];
+
 const SKILLS: [&str; 12] = [
     "travel_plan_itinerary",
     "travel_search_options",
@@ -97,9 +102,9 @@ const SKILLS: [&str; 12] = [
     "creator_triage_inbox",
 ];
 
-/// The entries a later issue builds (web search, OAuth, watches,
-/// notifications, the skills); everything else runs now.
-const PLANNED: [&str; 5] = ["web_search", "auth_oauth_connect", "watch_create", "watch_poll", "notify_send"];
+/// The entries a later issue builds (web search, OAuth, the skills);
+/// everything else runs now.
+const PLANNED: [&str; 2] = ["web_search", "auth_oauth_connect"];
 
 fn is_available(name: &str) -> bool {
     !PLANNED.contains(&name) && !SKILLS.contains(&name)
@@ -107,7 +112,7 @@ fn is_available(name: &str) -> bool {
 
 /// (name, scope, risk, requires_confirmation), from tools.md's tables; the
 /// robustness tools and skills as derived in the brief.
-const GATING: [(&str, PermissionScope, RiskLevel, bool); 53] = [
+const GATING: [(&str, PermissionScope, RiskLevel, bool); 59] = [
     ("browser_navigate", WriteNonDestructive, Low, false),
     ("browser_new_tab", WriteNonDestructive, Low, false),
     ("browser_switch_tab", WriteNonDestructive, Low, false),
@@ -149,6 +154,12 @@ const GATING: [(&str, PermissionScope, RiskLevel, bool); 53] = [
     ("core_memory_replace", WriteNonDestructive, Medium, false),
     ("archival_memory_insert", WriteNonDestructive, Low, false),
     ("archival_memory_search", ReadOnly, Low, false),
+    ("watch_list", ReadOnly, Low, false),
+    ("watch_pause", WriteNonDestructive, Low, false),
+    ("watch_resume", WriteNonDestructive, Low, false),
+    ("watch_update", WriteNonDestructive, Low, false),
+    ("watch_delete", Destructive, Medium, true),
+    ("watch_history", ReadOnly, Low, false),
     ("travel_plan_itinerary", ReadOnly, Low, false),
     ("travel_search_options", ReadOnly, Low, false),
     ("travel_fill_forms", Submit, High, true),
@@ -189,20 +200,28 @@ fn errors_of(name: &str, args: &Value) -> Vec<String> {
 #[test]
 fn has_the_47_tools_md_entries_in_order_plus_the_page_view_and_memory() {
     let names: Vec<String> = catalogue().into_iter().map(|t| t.name).collect();
-    let expected: Vec<&str> =
-        PRIMITIVES.iter().chain(&ROBUSTNESS).chain(&PAGE_VIEW).chain(&MEMORY).chain(&SKILLS).copied().collect();
+    let expected: Vec<&str> = PRIMITIVES
+        .iter()
+        .chain(&ROBUSTNESS)
+        .chain(&PAGE_VIEW)
+        .chain(&MEMORY)
+        .chain(&WATCHES)
+        .chain(&SKILLS)
+        .copied()
+        .collect();
     assert_eq!(names, expected);
     let unique: HashSet<&String> = names.iter().collect();
-    assert_eq!(unique.len(), 53);
+    assert_eq!(unique.len(), 59);
 }
 
 #[test]
-fn kinds_split_41_primitives_and_12_skills() {
+fn kinds_split_47_primitives_and_12_skills() {
     let tools = catalogue();
     let primitives: Vec<&str> =
         tools.iter().filter(|t| t.kind == ToolKind::Primitive).map(|t| t.name.as_str()).collect();
     let skills: Vec<&str> = tools.iter().filter(|t| t.kind == ToolKind::Skill).map(|t| t.name.as_str()).collect();
-    let expected: Vec<&str> = PRIMITIVES.iter().chain(&ROBUSTNESS).chain(&PAGE_VIEW).chain(&MEMORY).copied().collect();
+    let expected: Vec<&str> =
+        PRIMITIVES.iter().chain(&ROBUSTNESS).chain(&PAGE_VIEW).chain(&MEMORY).chain(&WATCHES).copied().collect();
     assert_eq!(primitives, expected);
     assert_eq!(skills, SKILLS.to_vec());
     assert!(tools.iter().all(|t| t.executor == Executor::Builtin));
@@ -327,7 +346,8 @@ fn schemas_are_inlined_objects_fit_for_function_calling() {
 #[test]
 fn every_argument_the_model_sees_is_described() {
     // The other available tools' types are owned by tools::builtin.
-    for t in catalogue().into_iter().filter(|t| !is_available(&t.name) || MEMORY.contains(&t.name.as_str())) {
+    let described = |name: &str| !is_available(name) || MEMORY.contains(&name) || name.starts_with("watch_");
+    for t in catalogue().into_iter().filter(|t| described(&t.name) || t.name == "notify_send") {
         let mut undocumented = Vec::new();
         walk(&t.parameters, &mut |map| {
             if let Some(Value::Object(props)) = map.get("properties") {

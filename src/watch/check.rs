@@ -1,0 +1,263 @@
+//! Reading a watched page: HTTP first (a plain fetch with a Chrome-like
+//! User-Agent, then the same extraction as `browser_extract` on facts built
+//! from the HTML, [`super::html`]); the managed Chromium in a background tab
+//! only when the fetched page yields no value (a script-rendered shop),
+//! through the core's own browser tools (so through the gate), and straight
+//! away for a watch whose last good check needed it.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::html::{facts_from_html, products};
+use super::rules::Reading;
+use crate::browser::extract::extract;
+use crate::context::{CallContext, FrontEnd};
+use crate::error::{Error, ErrorCode, Result};
+use crate::store::new_id;
+use crate::tools::builtin::ToolContext;
+use crate::tools::builtin::browser::BrowserTool;
+use crate::tools::catalogue::capture::{BrowserExtractOutput, ExtractFieldType, ExtractSourceType};
+
+/// What the user's browser says it is.
+pub const USER_AGENT: &str =
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+const FETCH_TIMEOUT: Duration = Duration::from_secs(20);
+/// Pages larger than this are not read whole.
+const MAX_BODY: usize = 8 * 1024 * 1024;
+
+/// How a page was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Http,
+    Browser,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Http => "http",
+            Method::Browser => "browser",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Method> {
+        match s {
+            "http" => Some(Method::Http),
+            "browser" => Some(Method::Browser),
+            _ => None,
+        }
+    }
+}
+
+/// What to read from the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    pub url: String,
+    pub selector: Option<String>,
+    /// The fields asked of extraction (price, stock... and the watch's own).
+    pub schema: BTreeMap<String, ExtractFieldType>,
+    /// Whether the watch is about a price (else about its fields).
+    pub wants_price: bool,
+}
+
+/// The outcome of reading a page once.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Something was read. `doubt`: why the reading cannot be trusted
+    /// (rules then wait), e.g. several products on the page.
+    Read { reading: Reading, method: Method, doubt: Option<String> },
+    /// The page is gone (HTTP 404 or 410).
+    Gone { status: u16 },
+    /// The fetch failed, or nothing could be read.
+    Failed { error: String },
+}
+
+/// A fetched page.
+struct Fetched {
+    status: u16,
+    url: String,
+    body: String,
+}
+
+fn client(url: &str) -> Result<reqwest::Client> {
+    let loopback = url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).is_some_and(|h| {
+        h == "localhost" || h.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()) || h == "[::1]"
+    });
+    let mut b = reqwest::Client::builder()
+        .user_agent(USER_AGENT)
+        .connect_timeout(Duration::from_secs(10))
+        .timeout(FETCH_TIMEOUT);
+    if loopback {
+        b = b.no_proxy();
+    }
+    b.build().map_err(|e| Error::internal("cannot set up the HTTP client for watches").with_source(e))
+}
+
+async fn fetch(url: &str) -> Result<Fetched> {
+    let resp = client(url)?
+        .get(url)
+        .header("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+        .header("Accept-Language", "vi-VN,vi;q=0.9,en-US;q=0.8,en;q=0.7")
+        .send()
+        .await
+        .map_err(|e| Error::new(ErrorCode::NavigationFailed, format!("cannot fetch {url}: {e}")))?;
+    let status = resp.status().as_u16();
+    let final_url = resp.url().to_string();
+    let bytes =
+        resp.bytes().await.map_err(|e| Error::new(ErrorCode::NavigationFailed, format!("cannot read {url}: {e}")))?;
+    let bytes = &bytes[..bytes.len().min(MAX_BODY)];
+    Ok(Fetched { status, url: final_url, body: String::from_utf8_lossy(bytes).into_owned() })
+}
+
+fn string(v: Option<&Value>) -> Option<String> {
+    v.and_then(Value::as_str).map(str::to_owned).filter(|s| !s.trim().is_empty())
+}
+
+/// The typed reading of an extraction's output.
+pub fn reading_of(out: &BrowserExtractOutput, target: &Target) -> Reading {
+    let mut fields = serde_json::Map::new();
+    for name in target.schema.keys() {
+        if matches!(name.as_str(), "price" | "currency" | "in_stock" | "name") {
+            continue;
+        }
+        if let Some(v) = out.data.get(name) {
+            fields.insert(name.clone(), v.clone());
+        }
+    }
+    Reading {
+        price: if target.wants_price { out.data.get("price").and_then(Value::as_f64) } else { None },
+        currency: if target.wants_price { string(out.data.get("currency")) } else { None },
+        in_stock: out.data.get("in_stock").and_then(Value::as_bool),
+        fields,
+        name: string(out.data.get("name")),
+    }
+}
+
+/// The watch's own text fields extraction left out, from a label on the
+/// page with the same name (`status` ↔ "Status", `cong` ↔ "Cổng"):
+/// extraction may read a name as a concept (`status` as stock) the page
+/// does not show.
+fn labelled_fields(facts: &crate::browser::extract::PageFacts, target: &Target, out: &mut BrowserExtractOutput) {
+    use crate::vocab::text::fold_key;
+    for (name, ty) in &target.schema {
+        let own = !matches!(name.as_str(), "price" | "currency" | "in_stock" | "name");
+        if !own || *ty != ExtractFieldType::String || out.data.contains_key(name) {
+            continue;
+        }
+        let key = fold_key(name);
+        if let Some((_, value)) = facts.pairs.iter().find(|(label, _)| fold_key(label) == key) {
+            out.data.insert(name.clone(), Value::String(value.clone()));
+            out.missing_fields.retain(|m| m != name);
+            out.sources.insert(name.clone(), "label".into());
+        }
+    }
+}
+
+/// Whether a reading holds what the watch is about.
+fn has_value(r: &Reading, target: &Target) -> bool {
+    if target.wants_price { r.price.is_some() } else { !r.fields.is_empty() }
+}
+
+/// Why a reading cannot be trusted, if so.
+fn doubt_of(out: &BrowserExtractOutput, jsonld_products: usize, target: &Target) -> Option<String> {
+    if target.selector.is_some() || !target.wants_price {
+        return None;
+    }
+    if jsonld_products > 1 {
+        return Some(format!(
+            "the page shows {jsonld_products} products; give the watch a `selector` for the one to watch"
+        ));
+    }
+    let structured = out.sources.get("price").is_some_and(|s| matches!(s.as_str(), "json-ld" | "microdata"));
+    let disputed = out.notes.iter().find(|n| n.starts_with("price:") && n.contains("different values"));
+    match disputed {
+        Some(note) if structured => {
+            Some(format!("the page disagrees on the price ({note}); give the watch a `selector`"))
+        }
+        _ => None,
+    }
+}
+
+/// Reads the page over HTTP.
+async fn over_http(target: &Target) -> Outcome {
+    let page = match fetch(&target.url).await {
+        Ok(p) => p,
+        Err(e) => return Outcome::Failed { error: e.message().to_owned() },
+    };
+    if matches!(page.status, 404 | 410) {
+        return Outcome::Gone { status: page.status };
+    }
+    if !(200..300).contains(&page.status) {
+        return Outcome::Failed { error: format!("{} answered HTTP {}", target.url, page.status) };
+    }
+    let Some(facts) = facts_from_html(&page.body, &page.url, target.selector.as_deref()) else {
+        return Outcome::Failed {
+            error: format!("the selector {:?} matches nothing on the page", target.selector.as_deref().unwrap_or("")),
+        };
+    };
+    let mut out = extract(&facts, &target.schema, ExtractSourceType::Dom);
+    labelled_fields(&facts, target, &mut out);
+    let reading = reading_of(&out, target);
+    if !has_value(&reading, target) {
+        return Outcome::Failed { error: "nothing could be read from the fetched page".into() };
+    }
+    let doubt = doubt_of(&out, products(&facts.jsonld), target);
+    Outcome::Read { reading, method: Method::Http, doubt }
+}
+
+/// Reads the page in the managed Chromium, in a background tab of a run of
+/// its own, through the browser tools (each passes the gate); the tab is
+/// closed and the run's tabs released afterwards.
+async fn in_browser(ctx: &ToolContext, target: &Target) -> Outcome {
+    let run = new_id("watch-check");
+    let cx = CallContext::new(FrontEnd::Background).with_run(run.clone());
+    let opened = BrowserTool::NewTab.run(ctx, &cx, json!({"url": target.url, "wait_until": "load"})).await.output;
+    let outcome = match opened {
+        Err(e) => Outcome::Failed { error: format!("the browser could not open the page: {}", e.message()) },
+        Ok(tab) => {
+            let tab_id = tab.data.pointer("/tab/id").and_then(Value::as_str).map(str::to_owned);
+            // With a selector, only what the element shows: the page's
+            // JSON-LD may describe other products too.
+            let kind = if target.selector.is_some() { "text" } else { "dom" };
+            let args = json!({"schema": target.schema, "source": {"type": kind, "selector": target.selector}});
+            let read = BrowserTool::Extract.run(ctx, &cx, args).await.output;
+            if let Some(tab_id) = tab_id {
+                let closed = BrowserTool::CloseTab.run(ctx, &cx, json!({"tab_id": tab_id})).await.output;
+                if let Err(e) = closed {
+                    tracing::warn!("the watch's tab stays open: {}", e.message());
+                }
+            }
+            match read.and_then(|o| {
+                serde_json::from_value::<BrowserExtractOutput>(o.data)
+                    .map_err(|e| Error::internal("unexpected browser_extract output").with_source(e))
+            }) {
+                Err(e) => Outcome::Failed { error: format!("the browser could not read the page: {}", e.message()) },
+                Ok(out) => {
+                    let reading = reading_of(&out, target);
+                    if has_value(&reading, target) {
+                        let doubt = doubt_of(&out, 0, target);
+                        Outcome::Read { reading, method: Method::Browser, doubt }
+                    } else {
+                        Outcome::Failed { error: "nothing could be read from the page, even in the browser".into() }
+                    }
+                }
+            }
+        }
+    };
+    ctx.browser.release(&run).await;
+    outcome
+}
+
+/// Reads the page: over HTTP unless the watch is known to need the
+/// browser; in the browser when HTTP read nothing (not when the page is gone).
+pub async fn read(ctx: &ToolContext, target: &Target, known: Option<Method>) -> Outcome {
+    if known != Some(Method::Browser) {
+        match over_http(target).await {
+            Outcome::Failed { error } if error.starts_with("nothing could be read") => {}
+            other => return other,
+        }
+    }
+    in_browser(ctx, target).await
+}

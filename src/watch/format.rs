@@ -1,0 +1,72 @@
+//! Money and changes as notifications show them: `19.990.000 ₫` (VND the
+//! Vietnamese way), `$1,299.99`, `1.299,99 €`; `21.490.000 ₫ → 19.990.000 ₫ (−7 %)`.
+
+use crate::vocab::money::zero_decimal;
+
+/// Groups `digits` by three with `sep`.
+fn grouped(digits: &str, sep: char) -> String {
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(sep);
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// An amount in `currency` (ISO code), as people there write it.
+pub fn money(amount: f64, currency: Option<&str>) -> String {
+    let code = currency.unwrap_or("");
+    let negative = amount < 0.0;
+    let amount = amount.abs();
+    let decimals = if zero_decimal(code) || (code.is_empty() && amount.fract() == 0.0) { 0 } else { 2 };
+    let text = format!("{amount:.decimals$}");
+    let (whole, frac) = text.split_once('.').map_or((text.as_str(), None), |(w, f)| (w, Some(f)));
+    let sign = if negative { "-" } else { "" };
+    match code {
+        "VND" => format!("{sign}{} ₫", grouped(whole, '.')),
+        "EUR" => format!("{sign}{}{} €", grouped(whole, '.'), frac.map(|f| format!(",{f}")).unwrap_or_default()),
+        "USD" => format!("{sign}${}{}", grouped(whole, ','), frac.map(|f| format!(".{f}")).unwrap_or_default()),
+        "" => format!("{sign}{}{}", grouped(whole, ','), frac.map(|f| format!(".{f}")).unwrap_or_default()),
+        other => format!("{sign}{}{} {other}", grouped(whole, ','), frac.map(|f| format!(".{f}")).unwrap_or_default()),
+    }
+}
+
+/// `21.490.000 ₫ → 19.990.000 ₫ (−7 %)`; without an old price just the new one.
+pub fn change(old: Option<f64>, new: f64, currency: Option<&str>) -> String {
+    match old {
+        Some(old) if old > 0.0 && (old - new).abs() > f64::EPSILON => {
+            let pct = (new - old) / old * 100.0;
+            let shown = if pct.abs() >= 10.0 { format!("{:.0}", pct.abs()) } else { format!("{:.1}", pct.abs()) };
+            let shown = shown.strip_suffix(".0").unwrap_or(&shown);
+            let sign = if pct < 0.0 { "−" } else { "+" };
+            format!("{} → {} ({sign}{shown} %)", money(old, currency), money(new, currency))
+        }
+        _ => money(new, currency),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn formats_money_per_currency() {
+        assert_eq!(money(19_990_000.0, Some("VND")), "19.990.000 ₫");
+        assert_eq!(money(490_000.0, Some("VND")), "490.000 ₫");
+        assert_eq!(money(1299.99, Some("USD")), "$1,299.99");
+        assert_eq!(money(1299.9, Some("EUR")), "1.299,90 €");
+        assert_eq!(money(120.0, Some("JPY")), "120 JPY");
+        assert_eq!(money(1500.0, None), "1,500");
+    }
+
+    #[test]
+    fn formats_changes() {
+        assert_eq!(change(Some(21_490_000.0), 19_990_000.0, Some("VND")), "21.490.000 ₫ → 19.990.000 ₫ (−7 %)");
+        assert_eq!(change(Some(100.0), 80.0, Some("USD")), "$100.00 → $80.00 (−20 %)");
+        assert_eq!(change(None, 80.0, Some("USD")), "$80.00");
+    }
+}

@@ -1,0 +1,147 @@
+//! A check's consequences ([`plan`]) and their one-transaction write.
+
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::check::{Method, Outcome};
+use super::rules::Reading;
+use super::*;
+use crate::store::test_support::open_temp;
+use crate::store::watches::NewWatch;
+
+fn new_watch() -> NewWatch {
+    NewWatch {
+        kind: "price".into(),
+        title: "Laptop".into(),
+        target_url: "http://shop.test/p/1".into(),
+        selector: None,
+        trigger_rules: json!([{"op": "<=", "value": 19_990_000}]),
+        frequency_secs: 3600,
+        first_check_at: Some("2026-01-01T00:00:00.000Z".into()),
+        schema: json!({}),
+        window_start: None,
+        window_end: None,
+        cooldown_secs: 0,
+    }
+}
+
+fn read(price: f64) -> Outcome {
+    let reading = Reading { price: Some(price), currency: Some("VND".into()), ..Reading::default() };
+    Outcome::Read { reading, method: Method::Http, doubt: None }
+}
+
+fn failed() -> Outcome {
+    Outcome::Failed { error: "connection refused".into() }
+}
+
+/// Runs outcomes through plan + apply_check as a check does; returns each
+/// check's fired rule keys and health.
+async fn run(store: &Store, id: &str, outcomes: Vec<Outcome>) -> Vec<(Vec<String>, WatchHealth)> {
+    let mut out = Vec::new();
+    for (i, o) in outcomes.into_iter().enumerate() {
+        let row = store.watches().get(id).await.unwrap().unwrap();
+        let (_, rules) = target_of(&row).unwrap();
+        let at = format!("2026-01-01T{:02}:00:00.000Z", i + 1);
+        let planned = plan(&row, &rules, o, &at);
+        store.watches().apply_check(id, &planned.write).await.unwrap();
+        out.push((planned.check.fired_rules.iter().map(|f| f.rule.clone()).collect(), planned.check.health));
+    }
+    out
+}
+
+#[tokio::test]
+async fn alerts_once_re_arms_and_writes_state_observation_and_alerts_together() {
+    let (_dir, store) = open_temp().await;
+    let w = store.watches().create(&new_watch()).await.unwrap();
+    let got =
+        run(&store, &w.id, vec![read(21_490_000.0), read(19_990_000.0), read(19_990_000.0), read(22e6), read(19e6)])
+            .await;
+    let fired: Vec<usize> = got.iter().enumerate().filter(|(_, (f, _))| !f.is_empty()).map(|(i, _)| i).collect();
+    assert_eq!(fired, vec![1, 4]);
+    let alerts = store.watch_alerts().list(Some(&w.id), 10).await.unwrap();
+    assert_eq!(alerts.len(), 2);
+    assert_eq!(alerts[1].title, "Laptop");
+    assert_eq!(alerts[1].body, "21.490.000 ₫ → 19.990.000 ₫ (−7 %) (price ≤ 19.990.000 ₫)");
+    let row = store.watches().get(&w.id).await.unwrap().unwrap();
+    assert_eq!(
+        (row.baseline_price, row.all_time_low, row.last_alerted_price),
+        (Some(21_490_000.0), Some(19e6), Some(19e6))
+    );
+    assert_eq!(store.watch_observations().for_watch(&w.id, 10).await.unwrap().len(), 5);
+
+    // The same check written twice (a retry after a crash) alerts once.
+    let w2 = store.watches().create(&new_watch()).await.unwrap();
+    let row = store.watches().get(&w2.id).await.unwrap().unwrap();
+    let (_, rules) = target_of(&row).unwrap();
+    let mut planned = plan(&row, &rules, read(19e6), "2026-01-01T09:00:00.000Z");
+    let (_, first) = store.watches().apply_check(&w2.id, &planned.write).await.unwrap();
+    planned.write.observation.observed_at = "2026-01-01T09:00:01.000Z".into();
+    let (_, again) = store.watches().apply_check(&w2.id, &planned.write).await.unwrap();
+    assert_eq!((first.len(), again.len()), (1, 0));
+}
+
+#[tokio::test]
+async fn breaks_after_three_failures_or_a_404_and_recovers_once() {
+    let (_dir, store) = open_temp().await;
+    let w = store.watches().create(&new_watch()).await.unwrap();
+    let got = run(
+        &store,
+        &w.id,
+        vec![
+            read(25e6),
+            failed(),
+            failed(),
+            failed(),
+            failed(),
+            read(25e6),
+            read(25e6),
+            Outcome::Gone { status: 404 },
+            read(19e6),
+        ],
+    )
+    .await;
+    let health: Vec<WatchHealth> = got.iter().map(|(_, h)| *h).collect();
+    use WatchHealth::*;
+    assert_eq!(health, vec![Ok, Degraded, Degraded, Broken, Broken, Ok, Ok, Broken, Ok]);
+    let fired: Vec<Vec<String>> = got.into_iter().map(|(f, _)| f).collect();
+    assert_eq!(fired[3], vec!["health:broken".to_string()]);
+    assert_eq!(fired[5], vec!["health:recovered".to_string()]);
+    assert_eq!(fired[7], vec!["health:broken".to_string()]);
+    assert_eq!(fired[8], vec!["price<=19990000".to_string(), "health:recovered".to_string()]);
+    assert!(fired[4].is_empty() && fired[6].is_empty());
+    let keys: Vec<(String, String)> =
+        store.watch_alerts().list(Some(&w.id), 20).await.unwrap().into_iter().map(|a| (a.rule, a.value)).collect();
+    assert_eq!(keys.len(), 5, "{keys:?}");
+}
+
+#[tokio::test]
+async fn rules_wait_on_a_doubtful_reading() {
+    let (_dir, store) = open_temp().await;
+    let w = store.watches().create(&new_watch()).await.unwrap();
+    let doubtful = Outcome::Read {
+        reading: Reading { price: Some(1.0), currency: Some("VND".into()), ..Reading::default() },
+        method: Method::Http,
+        doubt: Some("the page shows 2 products".into()),
+    };
+    let got = run(&store, &w.id, vec![doubtful]).await;
+    assert_eq!(got, vec![(vec![], WatchHealth::Degraded)]);
+    let row = store.watches().get(&w.id).await.unwrap().unwrap();
+    assert_eq!((row.last_value, row.baseline_price), (None, None));
+}
+
+#[test]
+fn periods_and_urls() {
+    assert_eq!(parse_period("30m", false).unwrap(), 1800);
+    assert_eq!(parse_period("6h", false).unwrap(), 21_600);
+    assert_eq!(parse_period("0m", true).unwrap(), 0);
+    for bad in ["0m", "6 hours", "h", "-1h", "1w", ""] {
+        assert!(parse_period(bad, false).is_err(), "{bad}");
+    }
+    assert_eq!(period_text(21_600), "6h");
+    assert_eq!(period_text(86_400 * 2), "2d");
+    assert_eq!(period_text(0), "0m");
+    assert!(check_url("https://shop.vn/p/1").is_ok());
+    for bad in ["ftp://x/y", "shop.vn/p/1", "file:///etc/passwd", "http://"] {
+        assert!(check_url(bad).is_err(), "{bad}");
+    }
+}

@@ -1,0 +1,512 @@
+//! Watches end to end through the real CLI against the fixture server:
+//! pages whose price, stock or status the test changes at runtime, alerts
+//! seen on D-Bus (`org.freedesktop.Notifications`, in the test session) and
+//! in the inbox, exactly once.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::Halley;
+use crate::common::browser::have_browser;
+use crate::common::fixtures::{FixtureServer, PageKind, WatchedPage};
+use crate::common::notify::{NotificationMonitor, monitor};
+
+/// A label no other test uses (they share the session's notifications).
+fn label(what: &str) -> String {
+    format!("{what} {}", &uuid::Uuid::new_v4().to_string()[..8])
+}
+
+fn product(name: &str, price: u64) -> WatchedPage {
+    WatchedPage { kind: PageKind::Product, name: name.into(), price, in_stock: true, ..WatchedPage::default() }
+}
+
+fn ok_json(run: &crate::common::Run) -> Value {
+    assert_eq!(run.code, 0, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    run.json()
+}
+
+fn poll(h: &Halley, id: &str) -> Value {
+    let v = ok_json(&h.run(&["watch", "poll", id, "--json"]));
+    v["checks"][0].clone()
+}
+
+fn fired(check: &Value) -> Vec<String> {
+    check["fired_rules"].as_array().unwrap().iter().map(|f| f["rule"].as_str().unwrap().to_owned()).collect()
+}
+
+/// The notifications about the watch labelled `label`, after a moment for
+/// the monitor to print them.
+fn seen(monitor: Option<&NotificationMonitor>, label: &str, at_least: usize) -> Option<Vec<String>> {
+    let m = monitor?;
+    if at_least > 0 {
+        m.wait_for(Duration::from_secs(10), |n| n.summary == label).expect("a notification");
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while m.notifications().iter().filter(|n| n.summary == label).count() < at_least
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    Some(m.notifications().into_iter().filter(|n| n.summary == label).map(|n| n.body).collect())
+}
+
+#[test]
+fn a_price_drop_alerts_once_then_re_arms() {
+    let server = FixtureServer::start();
+    let notes = monitor();
+    let h = Halley::new();
+    let name = label("Laptop");
+    server.set_page("vnd", product("Laptop ASUS Vivobook 15", 21_490_000));
+    let url = server.url("watched/vnd");
+    let created = ok_json(&h.run(&[
+        "watch",
+        "create",
+        &url,
+        "--below",
+        "19.990.000 ₫",
+        "--every",
+        "1h",
+        "--label",
+        &name,
+        "--cooldown",
+        "0m",
+        "--json",
+    ]));
+    let id = created["watch_id"].as_str().unwrap().to_owned();
+    let first = &created["check"];
+    assert_eq!(
+        (&first["price"], &first["currency"], &first["in_stock"], &first["health"], &first["method"]),
+        (&json!(21_490_000.0), &json!("VND"), &json!(true), &json!("ok"), &json!("http")),
+        "{created}"
+    );
+    assert!(fired(first).is_empty());
+
+    server.change_page("vnd", |p| p.price = 19_990_000);
+    let check = poll(&h, &id);
+    assert_eq!(fired(&check), vec!["price<=19990000"], "{check}");
+    let message = check["fired_rules"][0]["message"].as_str().unwrap();
+    assert_eq!(message, "21.490.000 ₫ → 19.990.000 ₫ (−7 %) (price ≤ 19.990.000 ₫)");
+    if let Some(bodies) = seen(notes.as_ref(), &name, 1) {
+        assert_eq!(bodies, vec![message.to_owned()]);
+    }
+
+    // Still under the target: no second alert.
+    assert!(fired(&poll(&h, &id)).is_empty());
+    // Up, then down again: the rule re-armed.
+    server.change_page("vnd", |p| p.price = 22_000_000);
+    assert!(fired(&poll(&h, &id)).is_empty());
+    server.change_page("vnd", |p| p.price = 19_500_000);
+    let again = poll(&h, &id);
+    assert_eq!(fired(&again), vec!["price<=19990000"], "{again}");
+    if let Some(bodies) = seen(notes.as_ref(), &name, 2) {
+        assert_eq!(bodies.len(), 2, "{bodies:?}");
+        assert!(bodies[1].starts_with("22.000.000 ₫ → 19.500.000 ₫"), "{bodies:?}");
+    }
+
+    let history = ok_json(&h.run(&["watch", "show", &id]));
+    assert_eq!(history["observations"].as_array().unwrap().len(), 5);
+    let alerts = history["alerts"].as_array().unwrap();
+    assert_eq!(alerts.len(), 2);
+    assert!(alerts.iter().all(|a| a["sent_at"].is_string() && a["title"] == json!(name)));
+    let list = ok_json(&h.run(&["watch", "list", "--json"]));
+    assert_eq!(list["unread_alerts"], json!(2));
+    assert_eq!(list["watches"][0]["all_time_low"], json!(19_500_000.0));
+}
+
+#[test]
+fn a_watch_created_under_its_target_alerts_at_once_and_the_tool_returns_typed_checks() {
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    server.set_page("cheap", product("Tai nghe Sony", 6_990_000));
+    let args = json!({
+        "target": {"url": server.url("watched/cheap")},
+        "trigger_rules": [{"op": "<", "value": "7.000.000 ₫"}, {"op": "all_time_low"}],
+        "frequency": "6h",
+    });
+    let r = h.call("watch_create", &args).result();
+    assert_eq!(r["status"], "ok", "{r}");
+    assert_eq!(r["data"]["current_value"], json!(6_990_000.0));
+    let check = &r["data"]["check"];
+    assert_eq!(fired(check), vec!["price<7000000"]);
+    // Named after the product when there is no label.
+    let id = r["data"]["watch_id"].as_str().unwrap();
+    let history = ok_json(&h.run(&["watch", "show", id]));
+    assert_eq!(history["alerts"][0]["title"], json!("Tai nghe Sony"));
+
+    server.change_page("cheap", |p| p.price = 6_490_000);
+    let r = h.call("watch_poll", &json!({"watch_id": id})).result();
+    let c = &r["data"]["checks"][0];
+    for key in ["price", "currency", "in_stock", "fields", "fired_rules", "health", "checked_at"] {
+        assert!(c.get(key).is_some(), "{key} missing in {c}");
+    }
+    // The cooldown (1 h by default) holds the all-time low back.
+    assert!(fired(c).is_empty(), "{c}");
+}
+
+#[test]
+fn a_page_with_several_products_needs_a_selector() {
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    server.set_page(
+        "multi",
+        WatchedPage {
+            kind: PageKind::Multi,
+            name: "Điện thoại X".into(),
+            price: 9_990_000,
+            in_stock: true,
+            ..WatchedPage::default()
+        },
+    );
+    let url = server.url("watched/multi");
+    let vague = ok_json(&h.run(&["watch", "create", &url, "--below", "10000000", "--json"]));
+    let check = &vague["check"];
+    assert_eq!(check["health"], json!("degraded"), "{vague}");
+    assert!(fired(check).is_empty());
+    assert!(check["error"].as_str().unwrap().contains("selector"), "{check}");
+
+    let exact = ok_json(&h.run(&["watch", "create", &url, "--below", "10000000", "--selector", "#p2", "--json"]));
+    assert_eq!((&exact["check"]["price"], &exact["check"]["health"]), (&json!(14_990_000.0), &json!("ok")), "{exact}");
+    assert!(fired(&exact["check"]).is_empty());
+    let exact = ok_json(&h.run(&["watch", "create", &url, "--below", "10000000", "--selector", "#p1", "--json"]));
+    assert_eq!(exact["check"]["price"], json!(9_990_000.0), "{exact}");
+    assert_eq!(fired(&exact["check"]), vec!["price<=10000000"]);
+}
+
+#[test]
+fn a_page_that_disappears_breaks_once_and_recovers_once() {
+    let server = FixtureServer::start();
+    let notes = monitor();
+    let h = Halley::new();
+    let name = label("Gone");
+    server.set_page("gone", product("Màn hình Dell", 5_000_000));
+    let url = server.url("watched/gone");
+    let created = ok_json(&h.run(&["watch", "create", &url, "--below", "1000", "--label", &name, "--json"]));
+    let id = created["watch_id"].as_str().unwrap().to_owned();
+
+    server.change_page("gone", |p| p.gone = true);
+    let broken = poll(&h, &id);
+    assert_eq!((broken["health"].as_str(), fired(&broken)), (Some("broken"), vec!["health:broken".to_owned()]));
+    assert!(broken["error"].as_str().unwrap().contains("404"), "{broken}");
+    let still = poll(&h, &id);
+    assert_eq!((still["health"].as_str(), fired(&still).len()), (Some("broken"), 0));
+
+    server.change_page("gone", |p| p.gone = false);
+    let back = poll(&h, &id);
+    assert_eq!((back["health"].as_str(), fired(&back)), (Some("ok"), vec!["health:recovered".to_owned()]));
+    assert!(fired(&poll(&h, &id)).is_empty());
+    if let Some(bodies) = seen(notes.as_ref(), &name, 2) {
+        assert_eq!(bodies.len(), 2, "{bodies:?}");
+        assert!(bodies[0].contains("stopped working") && bodies[1].contains("works again"), "{bodies:?}");
+    }
+}
+
+#[test]
+fn a_trip_status_or_gate_change_alerts() {
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    let trip = WatchedPage {
+        kind: PageKind::Trip,
+        name: "VN300".into(),
+        status: "On time".into(),
+        gate: "A1".into(),
+        ..WatchedPage::default()
+    };
+    server.set_page("trip", trip);
+    let url = server.url("watched/trip");
+    let created = ok_json(&h.run(&[
+        "watch",
+        "create",
+        &url,
+        "--field",
+        "status",
+        "--field",
+        "gate",
+        "--rule",
+        r#"{"op":"changed","field":"status"}"#,
+        "--rule",
+        r#"{"op":"changed","field":"gate"}"#,
+        "--every",
+        "30m",
+        "--cooldown",
+        "0m",
+        "--label",
+        "VN300",
+        "--json",
+    ]));
+    let id = created["watch_id"].as_str().unwrap().to_owned();
+    assert_eq!(created["check"]["fields"], json!({"status": "On time", "gate": "A1"}), "{created}");
+    assert_eq!(created["check"]["price"], Value::Null);
+
+    server.change_page("trip", |p| p.gate = "B4".into());
+    let check = poll(&h, &id);
+    assert_eq!(fired(&check), vec!["gate changed"], "{check}");
+    assert_eq!(check["fired_rules"][0]["message"], json!("gate: A1 → B4"));
+    server.change_page("trip", |p| p.status = "Delayed 40 min".into());
+    let check = poll(&h, &id);
+    assert_eq!(fired(&check), vec!["status changed"], "{check}");
+    assert!(fired(&poll(&h, &id)).is_empty());
+}
+
+#[test]
+fn a_script_rendered_page_is_read_in_the_browser_and_remembered() {
+    if !have_browser() {
+        return;
+    }
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    server.set_page(
+        "script",
+        WatchedPage {
+            kind: PageKind::Script,
+            name: "Máy tính bảng".into(),
+            price: 8_490_000,
+            ..WatchedPage::default()
+        },
+    );
+    let url = server.url("watched/script");
+    let created = ok_json(&h.run(&["--headless", "watch", "create", &url, "--below", "8000000", "--json"]));
+    let id = created["watch_id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        (&created["check"]["price"], &created["check"]["method"]),
+        (&json!(8_490_000.0), &json!("browser")),
+        "{created}"
+    );
+    assert!(fired(&created["check"]).is_empty());
+
+    server.change_page("script", |p| p.price = 7_990_000);
+    server.clear();
+    let check = ok_json(&h.run(&["--headless", "watch", "poll", &id, "--json"]))["checks"][0].clone();
+    assert_eq!(
+        (check["price"].clone(), fired(&check)),
+        (json!(7_990_000.0), vec!["price<=8000000".to_owned()]),
+        "{check}"
+    );
+    // Remembered: one request, the browser's (no plain fetch first).
+    assert_eq!(server.hits("watched/script"), 1);
+
+    // A selector: only that element is read, in the browser too.
+    let one = ok_json(&h.run(&[
+        "--headless",
+        "watch",
+        "create",
+        &url,
+        "--below",
+        "8000000",
+        "--selector",
+        "#price",
+        "--json",
+    ]));
+    assert_eq!((&one["check"]["price"], &one["check"]["method"]), (&json!(7_990_000.0), &json!("browser")), "{one}");
+    assert_eq!(fired(&one["check"]), vec!["price<=8000000"]);
+}
+
+#[test]
+fn bad_input_is_refused_with_a_clear_message_and_writes_nothing() {
+    let h = Halley::new();
+    let cases: [(&[&str], &str); 5] = [
+        (&["watch", "create", "https://shop.vn/p/1", "--below", "100", "--every", "6 hours"], "frequency"),
+        (&["watch", "create", "shop.vn/p/1", "--below", "100"], "target.url"),
+        (&["watch", "create", "https://shop.vn/p/1", "--below", "cheap"], "not a price"),
+        (&["watch", "create", "https://shop.vn/p/1"], "give the watch a rule"),
+        (&["watch", "create", "https://shop.vn/p/1", "--rule", r#"{"op":"<="}"#], "needs a `value`"),
+    ];
+    for (args, says) in cases {
+        let run = h.run(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
+    }
+    let list = ok_json(&h.run(&["watch", "list", "--json"]));
+    assert_eq!(list["watches"], json!([]));
+    for args in [["watch", "poll", "watch-nope"], ["watch", "pause", "watch-nope"]] {
+        let run = h.run(&args);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(run.stderr.contains("unknown watch id"), "{}", run.stderr);
+    }
+    let r = h.call("watch_create", &json!({"target": {"url": "https://shop.vn/p/1"}, "trigger_rules": [{"op": "<", "value": 1}], "frequency": "0m"})).result();
+    assert_eq!(r["error"]["code"], "invalid_arguments", "{r}");
+    let bad = h.write_file(
+        "bad.json",
+        br#"[{"target":{"url":"https://shop.vn/a"},"trigger_rules":[{"op":"<=","value":1}],"frequency":"6h"},
+        {"target":{"url":"ftp://shop.vn/b"},"trigger_rules":[{"op":"<=","value":1}],"frequency":"6h"}]"#,
+    );
+    let run = h.run(&["watch", "import", bad.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("watch 2") && run.stderr.contains("URL"), "{}", run.stderr);
+    let list = ok_json(&h.run(&["watch", "list", "--json"]));
+    assert_eq!(list["watches"], json!([]));
+}
+
+#[test]
+fn import_export_pause_resume_and_delete() {
+    let h = Halley::new();
+    let file = h.write_file(
+        "watches.json",
+        br#"{"watches": [
+            {"target":{"url":"https://shop.vn/a"},"trigger_rules":[{"op":"<=","value":19990000}],"frequency":"6h","label":"A"},
+            {"target":{"url":"https://air.vn/s/VN300","schema":{"status":"string"}},"trigger_rules":[{"op":"changed","field":"status"}],"frequency":"30m","cooldown":"0m"}
+        ]}"#,
+    );
+    let run = h.run(&["watch", "import", file.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("imported 2 watches"), "{}", run.stdout);
+    let exported = ok_json(&h.run(&["watch", "export"]));
+    assert_eq!(
+        exported,
+        json!([
+            {"target":{"url":"https://shop.vn/a"},"trigger_rules":[{"op":"<=","value":19990000.0}],"frequency":"6h","cooldown":"1h","label":"A"},
+            {"target":{"url":"https://air.vn/s/VN300","schema":{"status":"string"}},"trigger_rules":[{"op":"changed","field":"status"}],"frequency":"30m","cooldown":"0m"}
+        ])
+    );
+    let list = ok_json(&h.run(&["watch", "list", "--json"]));
+    let id = list["watches"][0]["watch_id"].as_str().unwrap().to_owned();
+    assert_eq!(h.run(&["watch", "pause", &id]).code, 0);
+    let list = ok_json(&h.run(&["watch", "list", "--json"]));
+    assert_eq!(list["watches"][0]["status"], json!("paused"));
+    assert_eq!(h.run(&["watch", "resume", &id]).code, 0);
+    let edited =
+        h.call("watch_update", &json!({"watch_id": id, "label": "B", "frequency": "1d", "cooldown": "0m"})).result();
+    assert_eq!(
+        (
+            &edited["data"]["label"],
+            &edited["data"]["frequency"],
+            &edited["data"]["cooldown"],
+            &edited["data"]["status"]
+        ),
+        (&json!("B"), &json!("1d"), &json!("0m"), &json!("active")),
+        "{edited}"
+    );
+    let bad =
+        h.call("watch_update", &json!({"watch_id": id, "trigger_rules": [{"op": "drop_pct", "value": 150}]})).result();
+    assert_eq!(bad["error"]["code"], "invalid_arguments", "{bad}");
+
+    // Deleting asks: refused without a terminal, done with --yes.
+    let refused = h.run(&["watch", "delete", &id]);
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 2);
+    let done = h.run(&["watch", "delete", &id, "--yes"]);
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn notify_send_pushes_a_native_notification_and_keeps_it_in_the_inbox() {
+    let notes = monitor();
+    let h = Halley::new();
+    let title = label("Giá đã giảm");
+    let r = h
+        .call("notify_send", &json!({"channel": "push", "title": title, "message": "Sản phẩm X xuống 19.990.000 ₫"}))
+        .result();
+    assert_eq!(r["status"], "ok", "{r}");
+    if let Some(bodies) = seen(notes.as_ref(), &title, 1) {
+        assert_eq!(bodies, vec!["Sản phẩm X xuống 19.990.000 ₫".to_owned()]);
+        assert_eq!(r["data"]["delivered"], json!(true));
+    }
+    let r = h.call("notify_send", &json!({"channel": "in-app", "title": "t", "message": "m"})).result();
+    assert_eq!(r["data"]["delivered"], json!(true));
+    let r = h.call("notify_send", &json!({"channel": "email", "title": "t", "message": "m"})).result();
+    assert_eq!(r["error"]["code"], "not_available");
+    assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["unread_alerts"], json!(2));
+}
+
+#[test]
+fn watch_run_checks_what_is_due_once_and_catches_up_once() {
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    server.set_page("run", product("Chuột Logitech", 2_490_000));
+    let file = h.write_file(
+        "one.json",
+        json!([{"target": {"url": server.url("watched/run")}, "trigger_rules": [{"op": "<=", "value": 2_500_000}], "frequency": "1h"}])
+            .to_string()
+            .as_bytes(),
+    );
+    assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
+    // Due now (imported watches are not checked); three passes check it once.
+    let run = h.run(&["watch", "run", "--tick", "1", "--passes", "3"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let list = ok_json(&h.run(&["watch", "list", "--json"]));
+    let id = list["watches"][0]["watch_id"].as_str().unwrap().to_owned();
+    let history = ok_json(&h.run(&["watch", "show", &id]));
+    assert_eq!(history["observations"].as_array().unwrap().len(), 1, "{history}");
+    assert_eq!(history["alerts"].as_array().unwrap().len(), 1);
+    assert_eq!(server.hits("watched/run"), 1);
+}
+
+#[test]
+fn kill_9_mid_pass_loses_no_watch_and_never_alerts_twice() {
+    let server = FixtureServer::start();
+    let notes = monitor();
+    let h = Halley::new();
+    let run_label = label("Kill");
+    let mut entries = Vec::new();
+    for i in 0..6 {
+        let name = format!("k{i}");
+        // Slow pages: a pass takes a while, so the kills land in it.
+        server.set_page(&name, WatchedPage { delay_ms: 60, ..product(&format!("Sản phẩm {i}"), 1_000_000 + i) });
+        entries.push(json!({
+            "target": {"url": server.url(&format!("watched/{name}"))},
+            "trigger_rules": [{"op": "<=", "value": 2_000_000}],
+            "frequency": "1h",
+            "label": format!("{run_label} #{i}"),
+        }));
+    }
+    let file = h.write_file("many.json", Value::Array(entries).to_string().as_bytes());
+    assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
+
+    // Passes cut short at several points, then one that finishes.
+    for delay_ms in [0u64, 40, 80, 120, 170, 230, 300, 380, 460] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_halley"))
+            .arg("--data-dir")
+            .arg(h.data_dir())
+            .args(["watch", "poll", "--all"])
+            .env_remove("HALLEY_DATA_DIR")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+    }
+    let before = ok_json(&h.run(&["watch", "list", "--json"]));
+    let checks: usize =
+        before["watches"].as_array().unwrap().iter().filter(|w| w["last_checked_at"].is_string()).count();
+    eprintln!("after the killed passes: {checks} of 6 watches checked");
+    let done = h.run(&["watch", "poll", "--all", "--json"]);
+    assert_eq!(done.code, 0, "{}", done.stderr);
+
+    let list = ok_json(&h.run(&["watch", "list", "--json"]));
+    let watches = list["watches"].as_array().unwrap();
+    assert_eq!(watches.len(), 6, "no watch lost");
+    for w in watches {
+        let id = w["watch_id"].as_str().unwrap();
+        let history = ok_json(&h.run(&["watch", "show", id]));
+        let alerts = history["alerts"].as_array().unwrap();
+        assert_eq!(alerts.len(), 1, "exactly one alert for {id}: {history}");
+        // The alert and the observation that fired it were written together.
+        let firing: Vec<&Value> = history["observations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| !o["fired_rules"].as_array().unwrap().is_empty())
+            .collect();
+        assert_eq!(firing.len(), 1, "{history}");
+        assert_eq!(firing[0]["fired_rules"], json!(["price<=2000000"]));
+        assert!(
+            history["observations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|o| o["health"] == json!("ok") && o["price"].is_number())
+        );
+    }
+    if let Some(m) = notes.as_ref() {
+        std::thread::sleep(Duration::from_millis(500));
+        for i in 0..6 {
+            let label = format!("{run_label} #{i}");
+            let n = m.notifications().iter().filter(|n| n.summary == label).count();
+            assert!(n <= 1, "{label} notified {n} times");
+        }
+    }
+}
