@@ -20,7 +20,9 @@ A pass is: `GET /api/v1/watch?recheck_all=1`, then done when the queue is empty
 (`/api/v1/systeminfo`) and every watch's `check_count` advanced.
 
 Halley's watches are imported with `halley watch import` (a rule: alert when
-the price drops by 5 % or more); a pass is `halley watch poll --all`. Its
+the price drops by 5 % or more against the first price read); a pass is
+`halley watch poll --all` (one process: its peak memory includes the managed
+Chromium it starts for the script-rendered pages). Its
 alerts are the native notifications counted on the session's D-Bus (run it
 inside scripts/with-session.sh, as `make bench-watch` does).
 """
@@ -292,14 +294,18 @@ def bench_changedetection(shop, urls, work, site):
 # ---------------------------------------------------------------- Halley
 
 def bench_halley(shop, urls, work, halley):
-    env = dict(os.environ)
-    env.setdefault("HALLEY_DATA_DIR", os.path.join(work, "halley-data"))
-    watches = [{"target": {"url": u}, "trigger_rules": [{"type": "price_drop_pct", "value": 5}], "frequency": "1d",
+    data = os.path.join(work, "halley-data")
+    base = [halley, "--data-dir", data, "--headless"]
+    watches = [{"target": {"url": u}, "trigger_rules": [{"op": "drop_pct", "value": 5}], "frequency": "1d",
                 "label": f"Laptop #{i}"} for i, u in enumerate(urls)]
     listing = os.path.join(work, "watches.json")
     with open(listing, "w") as f:
         json.dump(watches, f)
-    subprocess.run([halley, "watch", "import", listing], env=env, check=True, stdout=subprocess.DEVNULL)
+    made = subprocess.run(base + ["watch", "import", listing], check=True, capture_output=True, text=True)
+    ids = [line for line in made.stdout.splitlines() if line and not line.startswith("imported")]
+    if len(ids) != len(urls):
+        raise SystemExit(f"bench-watch: halley imported {len(ids)} watches of {len(urls)}")
+    url_of = dict(zip(ids, urls))
     monitor = subprocess.Popen(["dbus-monitor", "--session",
                                 "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"],
                                stdout=subprocess.PIPE, text=True)
@@ -310,6 +316,7 @@ def bench_halley(shop, urls, work, halley):
             if "member=Notify" in line:
                 notified[0] += 1
     threading.Thread(target=count, daemon=True).start()
+    time.sleep(0.5)  # the monitor is listening
     rows = []
     try:
         for n, label in enumerate(["cold", "unchanged", "10 % lowered"]):
@@ -317,8 +324,7 @@ def bench_halley(shop, urls, work, halley):
                 shop.lower()
             notified[0] = 0
             start = time.monotonic()
-            p = subprocess.Popen([halley, "watch", "poll", "--all", "--json"], env=env, stdout=subprocess.PIPE,
-                                 text=True)
+            p = subprocess.Popen(base + ["watch", "poll", "--all", "--json"], stdout=subprocess.PIPE, text=True)
             mem = PeakMemory(p.pid)
             out, _ = p.communicate()
             secs = time.monotonic() - start
@@ -327,7 +333,7 @@ def bench_halley(shop, urls, work, halley):
                 raise SystemExit(f"bench-watch: halley watch poll failed ({p.returncode})")
             time.sleep(1.0)  # the last notifications reach the bus
             checks = json.loads(out).get("checks", [])
-            prices = {c.get("url"): c.get("price") for c in checks}
+            prices = {url_of.get(c.get("watch_id")): c.get("price") for c in checks}
             rows.append((label, secs, peak, notified[0], right_prices(shop, prices)))
         return rows
     finally:
