@@ -21,6 +21,7 @@ pub mod html;
 pub mod money;
 pub mod rules;
 
+use futures::StreamExt;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -388,6 +389,11 @@ pub async fn check_watch(ctx: &ToolContext, row: &WatchRow) -> Result<WatchCheck
     Ok(planned.check)
 }
 
+/// Checks running at once in one pass.
+const IN_FLIGHT: usize = 16;
+/// Checks of one site (host) running at once.
+const PER_SITE: usize = 4;
+
 /// `watch_poll`: one watch, every due one, or (`all`) every active one.
 pub async fn poll(ctx: &ToolContext, args: &WatchPollArgs) -> Result<WatchPollOutput> {
     let rows = match &args.watch_id {
@@ -397,10 +403,30 @@ pub async fn poll(ctx: &ToolContext, args: &WatchPollArgs) -> Result<WatchPollOu
         }
         None => ctx.store.watches().due(&now()).await?,
     };
-    let mut checks = Vec::with_capacity(rows.len());
-    for row in rows {
-        checks.push(check_watch(ctx, &row).await?);
+    // Several checks at once, at most PER_SITE on one site (a shop is not
+    // hammered), in the order of the rows.
+    let mut sites: std::collections::HashMap<String, std::sync::Arc<tokio::sync::Semaphore>> = Default::default();
+    let limits: Vec<_> = rows
+        .iter()
+        .map(|row| {
+            let host =
+                url::Url::parse(&row.target_url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
+            std::sync::Arc::clone(
+                sites.entry(host).or_insert_with(|| std::sync::Arc::new(tokio::sync::Semaphore::new(PER_SITE))),
+            )
+        })
+        .collect();
+    // Futures made in a loop, not by a closure: a closure's future is not
+    // `Send` for every lifetime, which the host's spawned runs need.
+    let mut pending = Vec::with_capacity(rows.len());
+    for (row, site) in rows.iter().zip(limits) {
+        pending.push(async move {
+            let _turn = site.acquire_owned().await.map_err(|_| Error::internal("the site limit closed"))?;
+            check_watch(ctx, row).await
+        });
     }
+    let checks: Vec<Result<WatchCheck>> = futures::stream::iter(pending).buffered(IN_FLIGHT).collect().await;
+    let checks = checks.into_iter().collect::<Result<Vec<_>>>()?;
     // Alerts left unsent by a pass that was cut short go out now.
     crate::notify::deliver_pending(&ctx.store).await?;
     Ok(WatchPollOutput { checks })
