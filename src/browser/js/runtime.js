@@ -1600,18 +1600,6 @@
   const CUR_POST = '₫|đồng|vnđ|vnd|đ|usd|eur|€|\\$|£|¥|円|元|₩';
   const NUMP = '\\d{1,3}(?:[.,\\u00a0\\u202f ]\\d{3})+(?:[.,]\\d{1,2})?|\\d+(?:[.,]\\d{1,2})?';
   const PRICE_RE = new RegExp(`(?:${CUR_PRE})\\s?(?:${NUMP})(?![\\d])|(?<![\\d.,])(?:${NUMP})\\s?(?:${CUR_POST})(?![\\p{L}\\d])`, 'giu');
-  const CUR_MAP = [[/₫|đ|vn/i, 'VND'], [/€|eur/i, 'EUR'], [/£|gbp/i, 'GBP'], [/¥|円|jpy/i, 'JPY'], [/元/, 'CNY'], [/₩/, 'KRW'], [/₹/, 'INR'], [/\$|usd/i, 'USD']];
-  function parsePrice(s) {
-    const cur = (CUR_MAP.find(([re]) => re.test(s)) || [null, null])[1];
-    const digits = (s.match(/\d[\d.,\s\u00a0\u202f]*\d|\d/) || [''])[0].replace(/[\s\u00a0\u202f]/g, '');
-    let amount;
-    if (cur === 'VND' || cur === 'JPY' || cur === 'KRW') amount = parseInt(digits.replace(/[.,]/g, ''), 10);
-    else {
-      const m = /^(.*?)[.,](\d{1,2})$/.exec(digits);
-      amount = m ? parseFloat(m[1].replace(/[.,]/g, '') + '.' + m[2]) : parseFloat(digits.replace(/[.,]/g, ''));
-    }
-    return { amount: Number.isFinite(amount) ? amount : null, currency: cur };
-  }
   const PRICE_HINT = /price|gia|amount|cost|total|discount|khuyen/;
   const PRICE_WORDS = new Set(['sale', 'old', 'regular', 'original', 'giam', 'was', 'now', 'final', 'special', 'km', 'list',
     'market', 'tong', 'new', 'current', 'compare', 'strike', 'through', 'save', 'subtotal', 'shipping', 'ship', 'fee', 'tax']);
@@ -1778,7 +1766,8 @@
         seenPrice.set(at, seen);
         const own = joined(at, 300), pos = own.indexOf(str);
         const before = (pos > 0 ? own.slice(0, pos) : textBefore(at, C)).slice(-50);
-        prices.push(Object.assign({ text: clean(str), context: priceContext(at, before), struck: isStruck(at, C) }, parsePrice(str)));
+        // Amounts are read by the money parser (vocab::money), not here.
+        prices.push({ text: clean(str), context: priceContext(at, before), struck: isStruck(at, C) });
       }
     }
     return { jsonld, jsonld_errors: jsonldErrors, microdata, meta, pairs, prices, title: clean(document.title), url: location.href,
