@@ -42,8 +42,10 @@
 mod coerce;
 mod facts;
 pub mod fallback;
+mod ids;
 mod lexicon;
 mod names;
+mod stock;
 mod structured;
 mod text;
 mod visible;
@@ -55,7 +57,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-pub use facts::{MicrodataItem, PageFacts, PriceFragment};
+pub use facts::{BuyButton, MicrodataItem, PageFacts, PriceFragment};
 
 use crate::tools::catalogue::capture::{BrowserExtractOutput, ExtractFieldType, ExtractSourceType};
 use crate::vocab::money::{currency_code, detect_currency};
@@ -73,7 +75,11 @@ enum Source {
     Meta,
     Label,
     Fragment,
+    /// The state of the page's buy button.
+    Button,
     Text,
+    /// The page's own address (a reference in its path).
+    Url,
     Model,
 }
 
@@ -86,6 +92,8 @@ impl Source {
             Self::Meta => "meta",
             Self::Label => "label",
             Self::Fragment | Self::Text => "text",
+            Self::Button => "button",
+            Self::Url => "url",
             Self::Model => "model",
         }
     }
@@ -98,6 +106,8 @@ impl Source {
             Self::Label => 0.75,
             Self::Fragment => 0.7,
             Self::Model => 0.6,
+            Self::Button => 0.6,
+            Self::Url => 0.55,
             Self::Text => 0.5,
         }
     }
@@ -107,8 +117,8 @@ impl Source {
     fn tier(self) -> u8 {
         match self {
             Self::JsonLd | Self::Microdata | Self::Meta | Self::Label => 0,
-            Self::Fragment => 1,
-            Self::Text => 2,
+            Self::Fragment | Self::Button => 1,
+            Self::Text | Self::Url => 2,
             Self::Model => 3,
         }
     }
@@ -116,6 +126,15 @@ impl Source {
 
 /// Confidence lost when candidates disagreed.
 const DISAGREEMENT_PENALTY: f64 = 0.15;
+
+/// Confidence lost for each further different value (a third, a fourth...), up to [`MAX_PENALTY`].
+const MORE_VALUES_PENALTY: f64 = 0.05;
+const MAX_PENALTY: f64 = 0.3;
+
+/// Below this confidence a field is left out (listed in `missing_fields`,
+/// with a note naming the reading): a guess from loose text among three or
+/// more different values (0.5 − 0.15 − 0.05...) is not an answer.
+const MIN_CONFIDENCE: f64 = 0.3;
 
 /// Why a price candidate is special (for notes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,11 +154,13 @@ struct Candidate {
     /// The currency stated with it (prices).
     currency: Option<String>,
     hint: Hint,
+    /// Why this value, for the notes when it wins (`the buy button "Add to cart" is enabled`).
+    note: Option<String>,
 }
 
 impl Candidate {
     fn new(value: Value, source: Source) -> Self {
-        Self { value, source, currency: None, hint: Hint::Plain }
+        Self { value, source, currency: None, hint: Hint::Plain, note: None }
     }
 
     fn with_currency(mut self, currency: Option<String>) -> Self {
@@ -210,12 +231,29 @@ fn empty_output() -> BrowserExtractOutput {
 /// All candidates for a field, best source first.
 fn gather(page: &Page<'_>, spec: &FieldSpec) -> Vec<Candidate> {
     let facts = page.facts;
+    match spec.concept {
+        Some(Concept::Sku) => return ids::sku_candidates(page, spec),
+        Some(Concept::Availability) => {
+            let mut out = stock::candidates(page, spec);
+            if !page.dom {
+                out.retain(|c| matches!(c.source, Source::Label | Source::Fragment | Source::Button));
+            }
+            return out;
+        }
+        _ => {}
+    }
     let mut out = Vec::new();
     if page.dom {
         out.extend(structured::candidates(&page.jsonld, spec, Source::JsonLd));
         out.extend(structured::candidates(&page.microdata, spec, Source::Microdata));
         out.extend(structured::meta_candidates(&facts.meta, spec));
         out.extend(visible::pair_candidates(&page.meta_pairs, spec, Source::Meta));
+    }
+    if spec.concept == Some(Concept::Price) {
+        prefer_the_shown_offer(page, spec, &mut out);
+    }
+    if spec.concept == Some(Concept::Gtin) {
+        out.extend(ids::gtin_candidates(page));
     }
     out.extend(visible::pair_candidates(&page.pairs, spec, Source::Label));
     out.extend(visible::fragment_candidates(&facts.prices, spec));
@@ -249,6 +287,33 @@ fn gather(page: &Page<'_>, spec: &FieldSpec) -> Vec<Candidate> {
     out
 }
 
+/// Among several structured offers, the one whose price the page shows
+/// most prominently comes first (variants, a card-holder price).
+fn prefer_the_shown_offer(page: &Page<'_>, spec: &FieldSpec, out: &mut [Candidate]) {
+    let structured = out.iter().take_while(|c| c.source <= Source::Microdata).count();
+    if structured < 2 {
+        return;
+    }
+    let amount =
+        |c: &Candidate| coerce(c, ExtractFieldType::Number, spec, &page.ctx).ok().and_then(|v| v.value.as_f64());
+    let first = amount(&out[0]);
+    if out[..structured].iter().all(|c| amount(c) == first) {
+        return;
+    }
+    let shown = visible::ranked(&page.facts.prices, &[visible::PriceRole::Current]).into_iter().next().and_then(|f| {
+        let c = Candidate::new(Value::String(f.text.clone()), Source::Fragment);
+        amount(&c)
+    });
+    if let Some(shown) = shown
+        && let Some(i) = out[..structured].iter().position(|c| amount(c) == Some(shown))
+    {
+        out[..=i].rotate_right(1);
+        if let Some(c) = out.first_mut() {
+            c.note = Some(format!("{} offers; took the one the page shows ({})", structured, plain(&c.value)));
+        }
+    }
+}
+
 /// Two coerced values say the same thing (strings: one contains the other, folded).
 fn agree(a: &Value, b: &Value) -> bool {
     match (a, b) {
@@ -262,8 +327,18 @@ fn resolve(page: &Page<'_>, spec: &FieldSpec, ty: ExtractFieldType, out: &mut Br
     let candidates = gather(page, spec);
     let mut found: Vec<(&Candidate, Coerced)> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
+    let price = matches!(spec.concept, Some(Concept::Price | Concept::Total));
+    let mut priced_at_zero = false;
     for c in &candidates {
         match coerce(c, ty, spec, &page.ctx) {
+            // A price of 0 is a placeholder ("price on request"), not a price.
+            Ok(v) if price && v.value.as_f64() == Some(0.0) && c.source != Source::Model => {
+                priced_at_zero |= c.source <= Source::Meta;
+                let line = format!("a price of 0 ({})", c.source.name());
+                if !skipped.contains(&line) {
+                    skipped.push(line);
+                }
+            }
             Ok(v) => found.push((c, v)),
             // Text-tier guesses that do not fit are not worth a note.
             Err(Reject::Bad(reason)) if found.is_empty() && c.source != Source::Text => {
@@ -276,6 +351,11 @@ fn resolve(page: &Page<'_>, spec: &FieldSpec, ty: ExtractFieldType, out: &mut Br
         }
     }
     skipped.truncate(2);
+    // The structured data prices the product at 0 (no price shown): what
+    // the page shows elsewhere is another product's.
+    if priced_at_zero && found.first().is_some_and(|(c, _)| c.source > Source::Meta) {
+        found.clear();
+    }
     let Some((winner, value)) = found.first() else {
         out.missing_fields.push(name.clone());
         if !skipped.is_empty() {
@@ -298,7 +378,8 @@ fn resolve(page: &Page<'_>, spec: &FieldSpec, ty: ExtractFieldType, out: &mut Br
     }
     let mut confidence = winner.source.confidence();
     if distinct.len() > 1 {
-        confidence -= DISAGREEMENT_PENALTY;
+        let more = MORE_VALUES_PENALTY * (distinct.len() - 2) as f64;
+        confidence -= (DISAGREEMENT_PENALTY + more).min(MAX_PENALTY);
         let listed: Vec<String> =
             distinct.iter().take(3).map(|(v, s)| format!("{} from {}", show(v), s.name())).collect();
         let more = if distinct.len() > 3 { ", ..." } else { "" };
@@ -309,7 +390,19 @@ fn resolve(page: &Page<'_>, spec: &FieldSpec, ty: ExtractFieldType, out: &mut Br
             show(&value.value)
         ));
     }
-    if matches!(spec.concept, Some(Concept::Price | Concept::Total)) {
+    if confidence < MIN_CONFIDENCE {
+        out.missing_fields.push(name.clone());
+        out.notes.push(format!(
+            "{name}: left out: the best reading, {} from {}, has confidence {confidence:.2}, below {MIN_CONFIDENCE}",
+            show(&value.value),
+            winner.source.name()
+        ));
+        return;
+    }
+    if let Some(note) = &winner.note {
+        out.notes.push(format!("{name}: {note}"));
+    }
+    if price {
         old_price_note(page, spec, winner, out);
     }
     out.data.insert(name.clone(), value.value.clone());

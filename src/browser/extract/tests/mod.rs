@@ -138,7 +138,7 @@ fn us_shop_without_structured_data() {
                 "warranty_months": "label"
             },
             "missing_fields": ["sku"],
-            "notes": []
+            "notes": ["in_stock: \"Availability: In stock\""]
         }))
     );
 }
