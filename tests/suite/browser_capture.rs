@@ -222,6 +222,8 @@ fn extraction_holds_on_real_shop_page_patterns() {
         "stock-cjk.html",
         "sku-table.html",
         "Trail-Runner-Mini-987929.html",
+        "sku-picture.html",
+        "state-price.html",
     ];
     let mut steps = Vec::new();
     for p in pages {
@@ -262,6 +264,14 @@ fn extraction_holds_on_real_shop_page_patterns() {
     assert_eq!(url["data"]["price"].as_f64(), Some(4990.0));
     assert_eq!(url["data"]["currency"], "RUB");
     assert_eq!(url["data"]["availability"], "InStock", "Купить: {url}");
+    let picture = page(8);
+    assert_eq!(picture["data"]["sku"], "1002/710", "the shown reference, not the internal id: {picture}");
+    assert_eq!(picture["data"]["availability"], "InStock");
+    assert_eq!(picture["data"]["price"].as_f64(), Some(69.95));
+    let state = page(9);
+    assert_eq!(state["data"]["price"].as_f64(), Some(1_990_000.0), "the inline state's product: {state}");
+    assert_eq!(state["sources"]["price"], "state");
+    assert_eq!(state["data"]["currency"], "VND");
 }
 
 #[test]

@@ -33,6 +33,9 @@ pub struct PageFacts {
     /// Visible buy buttons ("Add to cart", "In den Warenkorb", "Mua ngay"...).
     #[serde(deserialize_with = "lenient::items")]
     pub buy: Vec<BuyButton>,
+    /// Priced objects of the page's inline JSON state (`__NEXT_DATA__`, `window.__STATE__ = {...}`).
+    #[serde(deserialize_with = "lenient::items")]
+    pub state: Vec<StateItem>,
     /// Identifiers in data attributes: (attribute, value, how many elements carry it).
     #[serde(deserialize_with = "lenient::ids")]
     pub ids: Vec<(String, String, u64)>,
@@ -131,6 +134,22 @@ pub struct PriceFragment {
     /// Inside the page's furniture (`nav`, `header`, `footer`, `aside`).
     #[serde(deserialize_with = "lenient::boolean")]
     pub furniture: bool,
+}
+
+/// An object with a price in the page's inline JSON state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StateItem {
+    #[serde(deserialize_with = "lenient::string")]
+    pub name: String,
+    #[serde(deserialize_with = "lenient::string")]
+    pub sku: String,
+    #[serde(deserialize_with = "lenient::string")]
+    pub price: String,
+    #[serde(deserialize_with = "lenient::string")]
+    pub currency: String,
+    #[serde(deserialize_with = "lenient::string")]
+    pub availability: String,
 }
 
 /// A visible buy button as the page runtime found it.

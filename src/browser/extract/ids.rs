@@ -173,7 +173,8 @@ pub(super) fn label_kind(label: &str) -> Option<u8> {
 /// what does not look like an identifier (no digit and not a capitalised
 /// code, a sentence).
 pub(super) fn clean_id(value: &str) -> Option<String> {
-    let v = value.trim().trim_start_matches(['|', ':', '#', '-', '–', '·']).trim();
+    let v = value.trim().trim_start_matches(['|', ':', '#', '-', '–', '·', '〈', '《', '(', '[', '【']).trim();
+    let v = v.trim_end_matches(['〉', '》', ')', ']', '】', '.', ',', ';', ':']).trim();
     let words: Vec<&str> = v.split_whitespace().collect();
     let first = *words.first()?;
     // Every word a code (`GARNI 570 EASY II`, `MQ2Y2SL/A`), not prose (`VE900 Guides des tailles`).
@@ -187,7 +188,7 @@ pub(super) fn clean_id(value: &str) -> Option<String> {
         return None;
     };
     let ok = id.chars().any(|c| c.is_ascii_digit()) || (id.len() >= 4 && !id.chars().any(char::is_lowercase));
-    ok.then_some(id)
+    (ok && id.split_whitespace().all(looks_like_id)).then_some(id)
 }
 
 fn looks_like_id(word: &str) -> bool {
@@ -225,6 +226,44 @@ pub(super) fn url_reference(url: &str) -> Option<String> {
     None
 }
 
+/// A code the page shows (`1002/710`, `KT-1200`) that also names the
+/// product's picture file (`…/p/1002/710/040/…jpg`): shops name pictures
+/// after their reference.
+fn pictured_code(page: &Page<'_>) -> Option<String> {
+    static CODE: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"(?:^|[\s(])([A-Z0-9]{2,}(?:[/.\-][A-Z0-9]{2,}){1,2})(?:$|[\s),])").ok());
+    static DATE_OR_AMOUNT: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"^\d{1,4}[/.\-]\d{1,2}(?:[/.\-]\d{1,4})?$|^\d+\.\d{1,2}$").ok());
+    let facts = page.facts;
+    let mut pictures: Vec<&str> = ["og:image", "twitter:image", "og:image:url"]
+        .iter()
+        .filter_map(|k| facts.meta.get(*k).map(String::as_str))
+        .collect();
+    for (_, e) in page.jsonld.iter().filter(|(rank, _)| *rank == 0) {
+        match e.get("image") {
+            Some(Value::String(u)) => pictures.push(u),
+            Some(Value::Array(items)) => pictures.extend(items.iter().filter_map(Value::as_str)),
+            _ => {}
+        }
+    }
+    if pictures.is_empty() {
+        return None;
+    }
+    let re = CODE.as_ref()?;
+    for line in facts.text.lines().take(2_000) {
+        for c in re.captures_iter(line) {
+            let Some(code) = c.get(1).map(|m| m.as_str()) else { continue };
+            let plausible = (6..=20).contains(&code.len())
+                && code.chars().any(|ch| ch.is_ascii_digit())
+                && !DATE_OR_AMOUNT.as_ref().is_some_and(|r| r.is_match(code));
+            if plausible && pictures.iter().any(|p| p.contains(code)) {
+                return Some(code.to_string());
+            }
+        }
+    }
+    None
+}
+
 /// Attributes whose value is the shop's reference as such.
 const SKU_ATTRS: &[&str] = &["data-sku", "data-product-sku", "data-asin"];
 
@@ -253,7 +292,19 @@ pub(super) fn sku_candidates(page: &Page<'_>, spec: &FieldSpec) -> Vec<Candidate
             Value::String(s) => clean_id(s).is_some_and(|id| id == s.trim()),
             _ => true,
         };
-        out.extend(structured::candidates(&page.jsonld, spec, Source::JsonLd).into_iter().filter(id_like));
+        let from_data: Vec<Candidate> =
+            structured::candidates(&page.jsonld, spec, Source::JsonLd).into_iter().filter(id_like).collect();
+        // The structured reference is not shown anywhere: an internal id.
+        // A code the page shows that names the product's picture is the shop's.
+        let shown = |c: &Candidate| super::coerce::text_of(&c.value).is_some_and(|t| facts.text.contains(&t));
+        if from_data.first().is_some_and(|c| !shown(c))
+            && let Some(code) = pictured_code(page)
+        {
+            let mut c = Candidate::new(Value::String(code), Source::Fragment);
+            c.note = Some("shown on the page and in the product picture's address".into());
+            out.push(c);
+        }
+        out.extend(from_data);
         out.extend(structured::candidates(&page.microdata, spec, Source::Microdata).into_iter().filter(id_like));
         out.extend(structured::meta_candidates(&facts.meta, spec).into_iter().filter(id_like));
         let address = [facts.meta.get("canonical"), facts.meta.get("og:url"), Some(&facts.url)];
@@ -337,6 +388,7 @@ mod tests {
         assert_eq!(clean_id("GARNI 570 EASY II").as_deref(), Some("GARNI 570 EASY II"));
         assert_eq!(clean_id("see the description below"), None);
         assert_eq!(clean_id("Black"), None);
+        assert_eq!(clean_id("M14876706〉").as_deref(), Some("M14876706"));
     }
 
     #[test]

@@ -12,14 +12,27 @@
 //! | JSON-LD (`Product`, `Offer`, `AggregateOffer`, nested offers; hotels, flights, events, organisations by property name) | `json-ld` | 0.95 |
 //! | microdata (read as JSON-LD) | `microdata` | 0.9 |
 //! | OpenGraph / `product:` meta tags, the page URL, `twitter:labelN` pairs | `meta` | 0.85 |
+//! | the page's inline JSON state: the priced object named like the page (prices) | `state` | 0.8 |
 //! | label → value pairs | `label` | 0.75 |
-//! | price fragments (struck-through ones are old prices) | `text` | 0.7 |
-//! | regexes over the visible text (`Label: value` lines, amounts, stock, warranty...) | `text` | 0.5 |
+//! | price fragments (struck-through ones are old prices), stock phrases standing alone | `text` | 0.7 |
+//! | the buy button (enabled / disabled) | `button` | 0.6 |
+//! | a reference in the page's own address | `url` | 0.55 |
+//! | regexes over the visible text (`Label: value` lines, amounts, warranty...) | `text` | 0.5 |
+//!
+//! Three fields have their own order (each module says why): `sku` (the
+//! shop's labelled reference first: [`ids`]), availability ([`stock`]) and
+//! the current price (price fragments ranked by prominence, the structured
+//! offer the page shows: [`visible`]).
 //!
 //! With `source.type = text` (and `screenshot`, whose pixels only the model
 //! reads) only pairs, price fragments and visible text are used. The winner
 //! loses 0.15 when other candidates from as good a tier (structured data and
-//! labels; price fragments; text) gave different values.
+//! labels; price fragments and buttons; text) gave different values, 0.05
+//! more for each further different value (0.3 at most). A winner left
+//! below [`MIN_CONFIDENCE`] (0.3) is not reported: the field is missing,
+//! with a note naming the reading. A field found gets a note when its
+//! reading was a judgement (which offer, which stock signal, which of the
+//! different values).
 //!
 //! # Field names
 //!
@@ -57,7 +70,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-pub use facts::{BuyButton, MicrodataItem, PageFacts, PriceFragment};
+pub use facts::{BuyButton, MicrodataItem, PageFacts, PriceFragment, StateItem};
 
 use crate::tools::catalogue::capture::{BrowserExtractOutput, ExtractFieldType, ExtractSourceType};
 use crate::vocab::money::{currency_code, detect_currency};
@@ -73,6 +86,8 @@ enum Source {
     JsonLd,
     Microdata,
     Meta,
+    /// The page's inline JSON state.
+    State,
     Label,
     Fragment,
     /// The state of the page's buy button.
@@ -90,6 +105,7 @@ impl Source {
             Self::JsonLd => "json-ld",
             Self::Microdata => "microdata",
             Self::Meta => "meta",
+            Self::State => "state",
             Self::Label => "label",
             Self::Fragment | Self::Text => "text",
             Self::Button => "button",
@@ -103,6 +119,7 @@ impl Source {
             Self::JsonLd => 0.95,
             Self::Microdata => 0.9,
             Self::Meta => 0.85,
+            Self::State => 0.8,
             Self::Label => 0.75,
             Self::Fragment => 0.7,
             Self::Model => 0.6,
@@ -116,7 +133,7 @@ impl Source {
     /// text guesses. A winner is only questioned by its tier or a better one.
     fn tier(self) -> u8 {
         match self {
-            Self::JsonLd | Self::Microdata | Self::Meta | Self::Label => 0,
+            Self::JsonLd | Self::Microdata | Self::Meta | Self::State | Self::Label => 0,
             Self::Fragment | Self::Button => 1,
             Self::Text | Self::Url => 2,
             Self::Model => 3,
@@ -249,6 +266,9 @@ fn gather(page: &Page<'_>, spec: &FieldSpec) -> Vec<Candidate> {
         out.extend(structured::meta_candidates(&facts.meta, spec));
         out.extend(visible::pair_candidates(&page.meta_pairs, spec, Source::Meta));
     }
+    if page.dom && matches!(spec.concept, Some(Concept::Price | Concept::Total)) {
+        out.extend(state_prices(page));
+    }
     if spec.concept == Some(Concept::Price) {
         prefer_the_shown_offer(page, spec, &mut out);
     }
@@ -285,6 +305,33 @@ fn gather(page: &Page<'_>, spec: &FieldSpec) -> Vec<Candidate> {
         out.sort_by_key(|c| c.source);
     }
     out
+}
+
+/// Prices of the page's inline JSON state: the objects named like the page
+/// (its title, `og:title`, the structured product's name), or the only one.
+fn state_prices(page: &Page<'_>) -> Vec<Candidate> {
+    let facts = page.facts;
+    let mut names: Vec<&str> = vec![facts.title.as_str()];
+    names.extend(facts.meta.get("og:title").map(String::as_str));
+    for (_, e) in page.jsonld.iter().filter(|(rank, _)| *rank == 0) {
+        names.extend(e.get("name").and_then(Value::as_str));
+    }
+    let named = |item: &&StateItem| {
+        item.name.trim().chars().count() >= 4 && names.iter().any(|n| !n.trim().is_empty() && fold_eq(n, &item.name))
+    };
+    let mut items: Vec<&StateItem> = facts.state.iter().filter(named).collect();
+    if items.is_empty() && facts.state.len() == 1 {
+        items = facts.state.iter().collect();
+    }
+    items
+        .into_iter()
+        .map(|item| {
+            let mut c = Candidate::new(Value::String(item.price.clone()), Source::State)
+                .with_currency((!item.currency.is_empty()).then(|| item.currency.clone()));
+            c.note = Some(format!("from the page's inline data for \"{}\"", plain(&Value::String(item.name.clone()))));
+            c
+        })
+        .collect()
 }
 
 /// Among several structured offers, the one whose price the page shows
@@ -390,6 +437,7 @@ fn resolve(page: &Page<'_>, spec: &FieldSpec, ty: ExtractFieldType, out: &mut Br
             show(&value.value)
         ));
     }
+    let confidence = (confidence.max(0.0) * 100.0).round() / 100.0;
     if confidence < MIN_CONFIDENCE {
         out.missing_fields.push(name.clone());
         out.notes.push(format!(
@@ -406,7 +454,7 @@ fn resolve(page: &Page<'_>, spec: &FieldSpec, ty: ExtractFieldType, out: &mut Br
         old_price_note(page, spec, winner, out);
     }
     out.data.insert(name.clone(), value.value.clone());
-    out.confidence.insert(name.clone(), ((confidence.max(0.0)) * 100.0).round() / 100.0);
+    out.confidence.insert(name.clone(), confidence);
     out.sources.insert(name.clone(), winner.source.name().to_string());
 }
 

@@ -6,7 +6,10 @@
 //!    (`In stock.`, `Auf Lager`, `Hết hàng`, `在庫切れ`, `품절`);
 //! 2. structured data: the offers' `availability` (in stock when any offer
 //!    is: the others are sizes or colours sold out), product meta tags;
-//! 3. the buy button: enabled (in stock) or disabled (out of stock).
+//! 3. the buy button: enabled (in stock) or disabled (out of stock). An
+//!    enabled one also outweighs structured data saying out of stock (often
+//!    a variant's, or stale); a disabled one does not outweigh structured
+//!    data saying in stock (many shops disable it until a size is chosen).
 //!
 //! A stock phrase inside a longer sentence ("if the price is not shown, the
 //! item is not in stock at the moment", "we'll let you know when it's in
@@ -219,16 +222,6 @@ pub(super) fn candidates(page: &Page<'_>, spec: &FieldSpec) -> Vec<Candidate> {
                 let mut first = Candidate::new(state_value(true), Source::Button);
                 first.note = Some(format!(
                     "the buy button \"{}\" is enabled, though the structured data says out of stock",
-                    b.text
-                ));
-                out.push(first);
-            } else if any_in
-                && selling.is_none()
-                && let Some(b) = facts.buy.first()
-            {
-                let mut first = Candidate::new(state_value(false), Source::Button);
-                first.note = Some(format!(
-                    "the buy button \"{}\" is disabled, though the structured data says in stock",
                     b.text
                 ));
                 out.push(first);

@@ -103,7 +103,11 @@ impl PriceRole {
 
 fn context_role(context: &str) -> Option<PriceRole> {
     let padded = format!("_{}_", fold_camel_key(context));
-    let has = |words: &[&str]| words.iter().any(|w| padded.contains(&format!("_{w}_")));
+    // Words of scripts written without spaces (`買一箱送市價`) match inside a token.
+    let cjk = |w: &str| w.chars().any(|c| c >= '\u{2e80}');
+    let has = |words: &[&str]| {
+        words.iter().any(|w| if cjk(w) { padded.contains(w) } else { padded.contains(&format!("_{w}_")) })
+    };
     // The words right before the amount (the context's label, before ` / `).
     let label = context.split(" / ").next().unwrap_or("");
     let label_padded = format!("_{}_", fold_camel_key(label));
@@ -182,6 +186,18 @@ fn context_role(context: &str) -> Option<PriceRole> {
             "redna",
             "normal",
             "cena_puvodni",
+            "原價",
+            "原价",
+            "定價",
+            "定价",
+            "市價",
+            "市价",
+            "建議售價",
+            "参考価格",
+            "通常価格",
+            "定価",
+            "정가",
+            "소비자가",
         ])
     {
         Some(PriceRole::Old)

@@ -1603,7 +1603,7 @@
   const CUR_PRE = `US\\$|NT\\$|HK\\$|NZ\\$|MX\\$|AU\\$|CA\\$|S\\$|A\\$|C\\$|R\\$|\\$|€|£|¥|￥|₫|₩|₹|₸|₺|₽|₴|₪|₦|฿|₱|Rp\\.?|RM|Rs\\.?|zł|Kč|Ft|kr\\.?|Kr\\.?|лв\\.?|${CODES}`;
   const CUR_POST = `₫|đồng|vnđ|vnd|đ|Đ|usd|eur|€|\\$|£|¥|￥|円|元|₩|원|₹|₸|₺|₽|₴|₪|₦|฿|₱|zł|zl|Zł|Kč|kč|Ft|kn|Kn|KN|kr\\.?|Kr\\.?|:-|лв\\.?|грн\\.?|руб\\.?|р\\.|TL|lei|Lei|${CODES}`;
   const NUMP = "\\d{1,3}(?:[.,\\u00a0\\u202f '’]\\d{3})+(?:[.,]\\d{1,2}|,-)?|\\d+(?:[.,]\\d{1,2}|,-)?";
-  const PRICE_RE = new RegExp(`(?<!\\p{L})(?:${CUR_PRE})\\s?(?:${NUMP})(?![\\d])|(?<![\\d.,])(?:${NUMP})\\s?(?:${CUR_POST})(?![\\p{L}\\d])`, 'gu');
+  const PRICE_RE = new RegExp(`(?<![A-Za-z])(?:${CUR_PRE})\\s?(?:${NUMP})(?![\\d])|(?<![\\d.,])(?:${NUMP})\\s?(?:${CUR_POST})(?![\\p{L}\\d])`, 'gu');
   // A price split across elements ("$ 34 . 98", "1 299 , 00 €") joined back.
   const joinSplit = (t) => t.replace(/(\d) ?([.,]) (\d{2})(?!\d)/g, '$1$2$3').replace(/(\d) ([.,])(\d{2})(?!\d)/g, '$1$2$3');
   // A UTF-8 page the browser decoded as windows-1252 (served without a
@@ -1617,11 +1617,18 @@
   function unmojibake(str) {
     if (!MOJIBAKE.test(str)) return str;
     const bytes = [];
+    let need = 0;
     for (const ch of str) {
       const c = ch.codePointAt(0);
-      if (c < 0x100) bytes.push(c);
-      else if (CP1252.has(ch)) bytes.push(CP1252.get(ch));
+      let b;
+      if (c < 0x100) b = c;
+      else if (CP1252.has(ch)) b = CP1252.get(ch);
       else return str;
+      // A no-break space (byte A0) inside a sequence that whitespace
+      // cleaning turned into a plain space.
+      if (b === 0x20 && need > 0) b = 0xa0;
+      need = b >= 0xf0 ? 3 : b >= 0xe0 ? 2 : b >= 0xc2 && b < 0xe0 ? 1 : b >= 0x80 && b < 0xc0 && need > 0 ? need - 1 : 0;
+      bytes.push(b);
     }
     try { return new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(bytes)); } catch { return str; }
   }
@@ -1633,7 +1640,7 @@
     'v kosarico|kosarba|lagg i varukorgen|kop|legg i handlekurv|laeg i kurv|sepete ekle|купить|в корзину|добавить в корзину|' +
     'them vao gio|them vao gio hang|mua ngay|chon mua|dat mua|カートに入れる|今すぐ買う|購入手続き|加入購物車|加入购物车|立即购买|立即購買|' +
     '直接購買|放入購物車|장바구니 담기|장바구니|구매하기|바로구매)(?:\\s|$|!|\\.)', 'u');
-  const BUY_ATTR = /add-?to-?(?:cart|basket|bag)|addtocart|add_to_cart|buy-?now|buy_now|btn-?cart|cart-?button|button-?cart/i;
+  const BUY_ATTR = /add[-_]?to[-_]?(?:cart|basket|bag|trolley)|addtocart|buy[-_]?(?:now|btn|button|process)|btn[-_]?(?:buy|cart)|cart[-_]?(?:button|btn)|button[-_]?cart/i;
   const ID_ATTRS = ['data-sku', 'data-product-sku', 'data-asin', 'data-mpn', 'data-product-id', 'data-productid', 'data-product-code', 'data-item-id', 'data-itemid', 'data-ean', 'data-gtin'];
   const PRICE_HINT = /price|gia|amount|cost|total|discount|khuyen/;
   const PRICE_WORDS = new Set(['sale', 'old', 'regular', 'original', 'giam', 'was', 'now', 'final', 'special', 'km', 'list',
@@ -1823,11 +1830,15 @@
     for (const el of scope.querySelectorAll('button,input[type=submit],input[type=button],input[type=image],a[href],[role=button]')) {
       if (buy.length >= 10) break;
       const label = fix(clean([el.localName === 'input' ? el.value || el.alt : contentText(el, C), el.getAttribute('aria-label'), el.getAttribute('title')].filter(Boolean).join(' ')));
-      const attrs = [el.id, typeof el.className === 'string' ? el.className : '', el.getAttribute('name') || ''].join(' ');
+      // The element's own names, a script link's call and its wrapper's class (`<div class="buyBtn"><a href="javascript:buy(…)">`).
+      const href = el.localName === 'a' ? el.getAttribute('href') || '' : '';
+      const wrap = el.parentElement && typeof el.parentElement.className === 'string' ? el.parentElement.className : '';
+      const attrs = [el.id, typeof el.className === 'string' ? el.className : '', el.getAttribute('name') || '', /^javascript:/i.test(href) ? href.slice(0, 80) : '', wrap].join(' ');
       const says = BUY_TEXT.test(fold(label)) || BUY_TEXT.test(norm(label));
       // A link counts as a button when it looks like one (`href="#"`, a button class).
       const linkOk = el.localName !== 'a' || /^(#|javascript:)/.test(el.getAttribute('href') || '') || /btn|button|cta|cart|buy/i.test(attrs);
-      if (label.length > 60 || !linkOk || !(says || (BUY_ATTR.test(attrs) && el.localName !== 'a')) || !visEl(el)) continue;
+      const scriptLink = el.localName !== 'a' || /^(#|javascript:)/i.test(href);
+      if (label.length > 60 || !linkOk || !(says || (BUY_ATTR.test(attrs) && scriptLink)) || !visEl(el)) continue;
       const disabled = !!(el.disabled || el.getAttribute('aria-disabled') === 'true' || /(^|[\s_-])(disabled|inactive|unavailable|sold-?out)([\s_-]|$)/i.test(attrs) || el.closest('fieldset:disabled'));
       buy.push({ text: cut(label, 60), disabled });
     }
@@ -1843,7 +1854,39 @@
       if (idCount.size > 200) break;
     }
     const ids = Array.from(idCount).sort((x, y) => y[1] - x[1]).slice(0, 20).map(([k, c]) => { const [a, v] = k.split('\u0000'); return [a, v, c]; });
-    const out = { jsonld, jsonld_errors: jsonldErrors, microdata, meta, pairs, prices, buy, ids, title: clean(document.title), url: location.href,
+    // The page's inline JSON state (`application/json` scripts,
+    // `window.__STATE__ = {...}`): objects with a price next to a name or sku.
+    const state = [];
+    const PRICE_KEY = /^(price|saleprice|sale_price|finalprice|final_price|currentprice|current_price|pricevalue|price_value|offerprice|offer_price|sellingprice|selling_price|specialprice|special_price|priceamount|price_amount)$/i;
+    const walk = (o, depth) => {
+      if (!o || typeof o !== 'object' || depth > 12 || state.length >= 30) return;
+      if (Array.isArray(o)) { for (const x of o.slice(0, 200)) walk(x, depth + 1); return; }
+      const keys = Object.keys(o).slice(0, 300);
+      const val = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v.value ?? v.amount ?? null : v);
+      const pk = keys.find((k) => PRICE_KEY.test(k) && /\d/.test(String(val(o[k]) ?? '')));
+      const nk = keys.find((k) => /^(name|title|product_?name)$/i.test(k) && typeof o[k] === 'string');
+      const sk = keys.find((k) => /^(sku|product_?id|item_?id|asin|mpn)$/i.test(k) && /^(string|number)$/.test(typeof o[k]));
+      if (pk && (nk || sk)) {
+        const ck = keys.find((k) => /^(currency|currency_?code|price_?currency)$/i.test(k) && typeof o[k] === 'string');
+        const ak = keys.find((k) => /^(availability|in_?stock|stock_?status|is_?available|available)$/i.test(k) && /^(string|boolean|number)$/.test(typeof o[k]));
+        state.push({ name: nk ? cut(clean(o[nk]), 200) : '', sku: sk ? String(o[sk]) : '', price: String(val(o[pk])),
+          currency: ck ? o[ck] : '', availability: ak ? String(o[ak]) : '' });
+      }
+      for (const k of keys) if (o[k] && typeof o[k] === 'object') walk(o[k], depth + 1);
+    };
+    for (const sc of document.querySelectorAll('script:not([src])')) {
+      const type = (sc.type || '').toLowerCase(), t = sc.textContent || '';
+      if (state.length >= 30 || type.includes('ld+json') || t.length > 3000000 || !/price/i.test(t)) continue;
+      let body = null;
+      if (type === 'application/json') body = t;
+      else {
+        const m = /^\s*(?:window\.|self\.|var\s+|let\s+|const\s+)[\w$.]+\s*=\s*(?=\{)/.exec(t);
+        if (m) body = t.slice(m[0].length).trim().replace(/;\s*$/, '');
+      }
+      if (!body) continue;
+      try { walk(JSON.parse(body), 0); } catch { /* not JSON */ }
+    }
+    const out = { jsonld, jsonld_errors: jsonldErrors, microdata, meta, pairs, prices, buy, ids, state, title: clean(document.title), url: location.href,
       lang: document.documentElement.lang || null, text: cut(text, 20000) };
     if (fix === unmojibake) {
       // Line by line: a line that does not decode is kept as it is.
