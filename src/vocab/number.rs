@@ -205,10 +205,6 @@ impl Decimal {
         Some(Self { units: a.units.checked_add(b.units)?, scale })
     }
 
-    pub fn neg(self) -> Self {
-        Self { units: -self.units, scale: self.scale }
-    }
-
     pub fn is_integer(self) -> bool {
         self.normalized().scale == 0
     }
@@ -236,6 +232,14 @@ impl Decimal {
             Some(d) => Ok(d.normalized()),
             None => out_of_range(),
         }
+    }
+}
+
+impl std::ops::Neg for Decimal {
+    type Output = Self;
+
+    fn neg(self) -> Self {
+        Self { units: -self.units, scale: self.scale }
     }
 }
 
@@ -326,7 +330,7 @@ pub(super) struct NumberRead {
 
 impl NumberRead {
     fn new(exact: Decimal, negative: bool, end: usize, percent: bool) -> Self {
-        let exact = if negative { exact.neg() } else { exact };
+        let exact = if negative { -exact } else { exact };
         Self { value: exact.to_f64(), exact, end, percent }
     }
 }

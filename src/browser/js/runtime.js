@@ -1829,16 +1829,17 @@
     const buy = [];
     for (const el of scope.querySelectorAll('button,input[type=submit],input[type=button],input[type=image],a[href],[role=button]')) {
       if (buy.length >= 10) break;
-      const label = fix(clean([el.localName === 'input' ? el.value || el.alt : contentText(el, C), el.getAttribute('aria-label'), el.getAttribute('title')].filter(Boolean).join(' ')));
       // The element's own names, a script link's call and its wrapper's class (`<div class="buyBtn"><a href="javascript:buy(…)">`).
       const href = el.localName === 'a' ? el.getAttribute('href') || '' : '';
       const wrap = el.parentElement && typeof el.parentElement.className === 'string' ? el.parentElement.className : '';
       const attrs = [el.id, typeof el.className === 'string' ? el.className : '', el.getAttribute('name') || '', /^javascript:/i.test(href) ? href.slice(0, 80) : '', wrap].join(' ');
-      const says = BUY_TEXT.test(fold(label)) || BUY_TEXT.test(norm(label));
-      // A link counts as a button when it looks like one (`href="#"`, a button class).
-      const linkOk = el.localName !== 'a' || /^(#|javascript:)/.test(el.getAttribute('href') || '') || /btn|button|cta|cart|buy/i.test(attrs);
+      // A link counts as a button when it looks like one (`href="#"`, a button class);
+      // checked first, as pages have thousands of plain links.
       const scriptLink = el.localName !== 'a' || /^(#|javascript:)/i.test(href);
-      if (label.length > 60 || !linkOk || !(says || (BUY_ATTR.test(attrs) && scriptLink)) || !visEl(el)) continue;
+      if (!scriptLink && !/btn|button|cta|cart|buy/i.test(attrs)) continue;
+      const label = fix(clean([el.localName === 'input' ? el.value || el.alt : cut(el.textContent || '', 200), el.getAttribute('aria-label'), el.getAttribute('title')].filter(Boolean).join(' ')));
+      const says = label.length <= 60 && (BUY_TEXT.test(fold(label)) || BUY_TEXT.test(norm(label)));
+      if (label.length > 60 || !(says || (BUY_ATTR.test(attrs) && scriptLink)) || !visEl(el)) continue;
       const disabled = !!(el.disabled || el.getAttribute('aria-disabled') === 'true' || /(^|[\s_-])(disabled|inactive|unavailable|sold-?out)([\s_-]|$)/i.test(attrs) || el.closest('fieldset:disabled'));
       buy.push({ text: cut(label, 60), disabled });
     }
