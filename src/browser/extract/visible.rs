@@ -305,13 +305,16 @@ pub(super) fn ranked<'a>(prices: &'a [PriceFragment], roles: &[PriceRole]) -> Ve
 pub(super) fn fragment_candidates(prices: &[PriceFragment], spec: &FieldSpec) -> Vec<Candidate> {
     let Some(concept) = spec.concept else { return Vec::new() };
     for roles in PriceRole::wanted(concept) {
-        let found: Vec<Candidate> = ranked(prices, &roles)
+        let fragments = ranked(prices, &roles);
+        // Only prices inside links (recommendations, other offers): weak guesses.
+        let linked_only = fragments.iter().all(|f| f.link);
+        let found: Vec<Candidate> = fragments
             .into_iter()
             .map(|f| {
                 let hint = if f.struck { Hint::Struck } else { Hint::Plain };
                 Candidate {
                     value: Value::String(f.text.trim().to_string()),
-                    source: Source::Fragment,
+                    source: if linked_only { Source::Text } else { Source::Fragment },
                     currency: detect_currency(&f.text).map(str::to_owned),
                     hint,
                     note: None,
