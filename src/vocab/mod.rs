@@ -5,8 +5,9 @@
 //!   for names (`Phí vận chuyển` → `phi_van_chuyen`), folded text that maps
 //!   back to the original.
 //! * [`number`]: plain numbers in either decimal convention, magnitudes
-//!   (`1.2k`, `21 triệu`, `21tr490`).
-//! * [`money`]: currencies (symbols, codes, words) and amounts of money.
+//!   (`1.2k`, `21 triệu`, `21tr490`), exact decimals ([`number::Decimal`]).
+//! * [`money`]: the one money parser (extraction, `normalize_compare`, price
+//!   watches): currencies (symbols, codes, words) and exact amounts.
 //! * [`duration`]: durations (`24 tháng`, `2-3 days`) and their units.
 //! * [`value`]: words for "no value" (`N/A`, `Liên hệ`) and yes/no (`Còn hàng`).
 //! * [`origin`]: the origin of a URL and site patterns (`*.shop.vn`).

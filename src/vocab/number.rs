@@ -95,9 +95,13 @@ fn split_digits(body: &str, style: Style, has_magnitude: bool) -> Parsed<(String
     let b: String = body.chars().filter(|c| *c != ' ').collect();
     let dots = b.matches('.').count();
     let commas = b.matches(',').count();
+    // Thousands (`1.234.567`), or the Indian lakh grouping (`1,23,45,678`).
     let groups_ok = |int: &str, sep: char| {
-        let mut parts = int.split(sep);
-        parts.next().is_some_and(|p| !p.is_empty()) && parts.all(|p| p.len() == 3)
+        let parts: Vec<&str> = int.split(sep).collect();
+        let Some((last, middle)) = parts[1..].split_last() else { return !parts[0].is_empty() };
+        !parts[0].is_empty()
+            && last.len() == 3
+            && (middle.iter().all(|p| p.len() == 3) || (sep == ',' && middle.iter().all(|p| p.len() == 2)))
     };
     let ambiguous = || bad(format!("ambiguous number format \"{body}\""));
     if dots == 0 && commas == 0 {
@@ -136,13 +140,141 @@ fn split_digits(body: &str, style: Style, has_magnitude: bool) -> Parsed<(String
     }
 }
 
-/// Exact decimal → f64: `digits × 10^(pow10 − frac.len())`, correctly rounded.
-fn to_f64(int: &str, frac: &str, pow10: i32) -> Parsed<f64> {
-    let exp = pow10 - i32::try_from(frac.len()).unwrap_or(i32::MAX);
-    match format!("{int}{frac}e{exp}").parse::<f64>() {
-        Ok(v) if v.is_finite() => Ok(v),
-        _ => bad(format!("number \"{int}{frac}\" is out of range")),
+/// An exact decimal number: `units × 10^−scale` (`12.50` is `{1250, 2}`).
+/// What the parsers read is kept exactly; [`Decimal::to_f64`] rounds once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Decimal {
+    pub units: i128,
+    pub scale: u32,
+}
+
+/// Largest scale kept (digits after the point).
+const MAX_SCALE: u32 = 30;
+
+fn pow10(n: u32) -> Option<i128> {
+    10i128.checked_pow(n)
+}
+
+impl Decimal {
+    pub const ZERO: Self = Self { units: 0, scale: 0 };
+
+    pub fn new(units: i128, scale: u32) -> Self {
+        Self { units, scale }
     }
+
+    /// Without trailing zeros after the point (`12.50` → `12.5`, `100` stays).
+    pub fn normalized(self) -> Self {
+        let (mut units, mut scale) = (self.units, self.scale);
+        while scale > 0 && units % 10 == 0 {
+            units /= 10;
+            scale -= 1;
+        }
+        Self { units, scale }
+    }
+
+    /// The nearest `f64` (correctly rounded).
+    pub fn to_f64(self) -> f64 {
+        format!("{}e-{}", self.units, self.scale).parse().unwrap_or(f64::NAN)
+    }
+
+    /// The same number with `scale` digits after the point; `None` when it
+    /// would lose digits or overflow.
+    pub fn rescaled(self, scale: u32) -> Option<Self> {
+        if scale >= self.scale {
+            Some(Self { units: self.units.checked_mul(pow10(scale - self.scale)?)?, scale })
+        } else {
+            let d = pow10(self.scale - scale)?;
+            (self.units % d == 0).then(|| Self { units: self.units / d, scale })
+        }
+    }
+
+    /// Rounded (half away from zero) to `scale` digits after the point.
+    pub fn round_to(self, scale: u32) -> Option<Self> {
+        if scale >= self.scale {
+            return self.rescaled(scale);
+        }
+        let d = pow10(self.scale - scale)?;
+        let (q, r) = (self.units / d, self.units % d);
+        let q = if r.abs() * 2 >= d { q + self.units.signum() } else { q };
+        Some(Self { units: q, scale })
+    }
+
+    pub fn checked_add(self, other: Self) -> Option<Self> {
+        let scale = self.scale.max(other.scale);
+        let (a, b) = (self.rescaled(scale)?, other.rescaled(scale)?);
+        Some(Self { units: a.units.checked_add(b.units)?, scale })
+    }
+
+    pub fn is_integer(self) -> bool {
+        self.normalized().scale == 0
+    }
+
+    /// `int` digits, `frac` digits, times `10^pow10`.
+    fn from_digits(int: &str, frac: &str, exp10: i32) -> Parsed<Self> {
+        let digits: String = format!("{int}{frac}");
+        let trimmed = digits.trim_start_matches('0');
+        let out_of_range = || bad(format!("number \"{int}{frac}\" is out of range"));
+        let units: i128 = if trimmed.is_empty() {
+            0
+        } else {
+            match trimmed.parse() {
+                Ok(u) => u,
+                Err(_) => return out_of_range(),
+            }
+        };
+        let exp = exp10 - i32::try_from(frac.len()).unwrap_or(i32::MAX);
+        let d = if exp >= 0 {
+            u32::try_from(exp).ok().and_then(pow10).and_then(|m| units.checked_mul(m)).map(|u| Self::new(u, 0))
+        } else {
+            u32::try_from(-exp).ok().filter(|s| *s <= MAX_SCALE).map(|s| Self::new(units, s))
+        };
+        match d {
+            Some(d) => Ok(d.normalized()),
+            None => out_of_range(),
+        }
+    }
+}
+
+impl std::ops::Neg for Decimal {
+    type Output = Self;
+
+    fn neg(self) -> Self {
+        Self { units: -self.units, scale: self.scale }
+    }
+}
+
+impl PartialOrd for Decimal {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        let scale = self.scale.max(other.scale);
+        match (self.rescaled(scale), other.rescaled(scale)) {
+            (Some(a), Some(b)) => Some(a.units.cmp(&b.units)),
+            _ => self.to_f64().partial_cmp(&other.to_f64()),
+        }
+    }
+}
+
+/// Plain decimal notation: `1234.5`, `-0.05`, `21490000`.
+impl std::fmt::Display for Decimal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let digits = self.units.unsigned_abs().to_string();
+        let sign = if self.units < 0 { "-" } else { "" };
+        let scale = usize::try_from(self.scale).unwrap_or(0);
+        if scale == 0 {
+            return write!(f, "{sign}{digits}");
+        }
+        let padded = format!("{digits:0>width$}", width = scale + 1);
+        let (int, frac) = padded.split_at(padded.len() - scale);
+        write!(f, "{sign}{int}.{frac}")
+    }
+}
+
+/// `int` and `frac` digits times `10^exp10`, exactly.
+fn to_dec(int: &str, frac: &str, exp10: i32) -> Parsed<Decimal> {
+    Decimal::from_digits(int, frac, exp10)
+}
+
+fn add(a: Decimal, b: Decimal) -> Parsed<Decimal> {
+    a.checked_add(b).map_or_else(|| bad("number is out of range"), Ok)
 }
 
 /// Magnitude words, longest first; the flag marks ones only read in money
@@ -189,9 +321,18 @@ fn magnitude_at(fd: &[char], from: usize, money: bool) -> Option<(i32, usize)> {
 /// A number read from a text, with where it ended.
 pub(super) struct NumberRead {
     pub value: f64,
+    /// The same number, exactly.
+    pub exact: Decimal,
     /// Char index one past the number (and its magnitude or `%`).
     pub end: usize,
     pub percent: bool,
+}
+
+impl NumberRead {
+    fn new(exact: Decimal, negative: bool, end: usize, percent: bool) -> Self {
+        let exact = if negative { -exact } else { exact };
+        Self { value: exact.to_f64(), exact, end, percent }
+    }
 }
 
 /// Reads the first number of `lc`/`fd` (lowercase / folded chars): the
@@ -203,16 +344,13 @@ pub(super) fn read_number(lc: &[char], fd: &[char], style: Style, money: bool) -
     let mag = magnitude_at(fd, sc.end, money);
     let (int, frac) = split_digits(&sc.body, style, mag.is_some())?;
     let Some((pow, mut end)) = mag else {
-        let mut value = to_f64(&int, &frac, 0)?;
-        if sc.negative {
-            value = -value;
-        }
+        let value = to_dec(&int, &frac, 0)?;
         let p = skip_spaces(fd, sc.end);
         let percent = fd.get(p) == Some(&'%');
         let end = if percent { p + 1 } else { sc.end };
-        return Ok(Some(NumberRead { value, end, percent }));
+        return Ok(Some(NumberRead::new(value, sc.negative, end, percent)));
     };
-    let mut value = to_f64(&int, &frac, pow)?;
+    let mut value = to_dec(&int, &frac, pow)?;
     let mut pow = pow;
     loop {
         // `21tr490`, `5k5`: digits glued to the magnitude fill the next lower unit.
@@ -225,12 +363,12 @@ pub(super) fn read_number(lc: &[char], fd: &[char], style: Style, money: bool) -
             break;
         };
         if let Some((p2, e2)) = magnitude_at(fd, next.end, money).filter(|(p2, _)| *p2 < pow) {
-            value += to_f64(&next.body, "", p2)?;
+            value = add(value, to_dec(&next.body, "", p2)?)?;
             pow = p2;
             end = e2;
         } else if attached && frac.is_empty() && pow >= 3 {
             let pad = 3 - i32::try_from(next.body.len()).unwrap_or(3);
-            value += to_f64(&next.body, "", pow - 3 + pad)?;
+            value = add(value, to_dec(&next.body, "", pow - 3 + pad)?)?;
             end = next.end;
             break;
         } else {
@@ -240,13 +378,10 @@ pub(super) fn read_number(lc: &[char], fd: &[char], style: Style, money: bool) -
     let p = skip_spaces(fd, end);
     let rest: String = fd[p..].iter().take(4).collect();
     if rest == "ruoi" && fd.get(p + 4).is_none_or(|c| !c.is_alphabetic()) {
-        value += to_f64("5", "", pow - 1)?;
+        value = add(value, to_dec("5", "", pow - 1)?)?;
         end = p + 4;
     }
-    if sc.negative {
-        value = -value;
-    }
-    Ok(Some(NumberRead { value, end, percent: false }))
+    Ok(Some(NumberRead::new(value, sc.negative, end, false)))
 }
 
 pub(super) fn has_digit_after(lc: &[char], end: usize) -> bool {

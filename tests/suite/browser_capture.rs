@@ -200,6 +200,80 @@ fn extraction_reads_structured_data_labels_and_prices() {
     assert_eq!(s.err(8), "element_not_found");
 }
 
+/// One fixture page per failure class seen on real shop pages (issue #13):
+/// split prices, several offers, availability in text / by the buy button /
+/// in Japanese, boilerplate that says nothing, identifiers in spec tables
+/// and in the page's address.
+#[test]
+fn extraction_holds_on_real_shop_page_patterns() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let schema =
+        json!({"price": "number", "currency": "string", "availability": "string", "sku": "string", "gtin": "string"});
+    let pages = [
+        "price-split.html",
+        "offers.html",
+        "stock-text.html",
+        "stock-boilerplate.html",
+        "stock-button.html",
+        "stock-cjk.html",
+        "sku-table.html",
+        "Trail-Runner-Mini-987929.html",
+        "sku-picture.html",
+        "state-price.html",
+    ];
+    let mut steps = Vec::new();
+    for p in pages {
+        steps.push(step("browser_navigate", json!({"url": site.url(&format!("extract/{p}"))})));
+        steps.push(step("browser_extract", json!({"schema": schema})));
+    }
+    let s = h.browse(&steps, &[]);
+    let page = |i: usize| s.ok(2 * i + 1);
+    let split = page(0);
+    assert_eq!(split["data"]["price"].as_f64(), Some(66.75), "split price, not the menu's 10 €: {split}");
+    assert_eq!(split["data"]["currency"], "EUR");
+    assert_eq!(split["data"]["availability"], "InStock", "an enabled Ajouter au panier: {split}");
+    let offers = page(1);
+    assert_eq!(offers["data"]["price"].as_f64(), Some(229_990.0), "the offer the page shows: {offers}");
+    assert_eq!(offers["data"]["currency"], "CLP");
+    assert_eq!(offers["data"]["availability"], "InStock", "one offer in stock is enough: {offers}");
+    let text = page(2);
+    assert_eq!(text["data"]["availability"], "InStock", "Auf Lager on its own line: {text}");
+    assert_eq!(text["data"]["price"].as_f64(), Some(89.95));
+    let boiler = page(3);
+    assert!(boiler["data"].get("availability").is_none(), "a boilerplate sentence says nothing: {boiler}");
+    assert!(boiler["missing_fields"].as_array().unwrap().contains(&json!("availability")));
+    let button = page(4);
+    assert_eq!(button["data"]["availability"], "OutOfStock", "a disabled buy button: {button}");
+    assert_eq!(button["sources"]["availability"], "button");
+    let cjk = page(5);
+    assert_eq!(cjk["data"]["availability"], "OutOfStock", "在庫切れ: {cjk}");
+    assert_eq!(cjk["data"]["price"].as_f64(), Some(3980.0));
+    assert_eq!(cjk["data"]["currency"], "JPY");
+    assert_eq!(cjk["data"]["sku"], "KT-1200");
+    let table = page(6);
+    assert_eq!(table["data"]["sku"], "83810610", "Art.-Nr. beats the internal id: {table}");
+    assert_eq!(table["sources"]["sku"], "label");
+    assert_eq!(table["data"]["gtin"], "8004399327283");
+    let url = page(7);
+    assert_eq!(url["data"]["sku"], "987929", "the reference in the address: {url}");
+    assert_eq!(url["sources"]["sku"], "url");
+    assert_eq!(url["data"]["price"].as_f64(), Some(4990.0));
+    assert_eq!(url["data"]["currency"], "RUB");
+    assert_eq!(url["data"]["availability"], "InStock", "Купить: {url}");
+    let picture = page(8);
+    assert_eq!(picture["data"]["sku"], "1002/710", "the shown reference, not the internal id: {picture}");
+    assert_eq!(picture["data"]["availability"], "InStock");
+    assert_eq!(picture["data"]["price"].as_f64(), Some(69.95));
+    let state = page(9);
+    assert_eq!(state["data"]["price"].as_f64(), Some(1_990_000.0), "the inline state's product: {state}");
+    assert_eq!(state["sources"]["price"], "state");
+    assert_eq!(state["data"]["currency"], "VND");
+}
+
 #[test]
 fn tables_and_page_state() {
     if !have_browser() {

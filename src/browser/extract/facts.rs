@@ -30,6 +30,15 @@ pub struct PageFacts {
     /// Texts that look like prices, with their context and strike-through state.
     #[serde(deserialize_with = "lenient::items")]
     pub prices: Vec<PriceFragment>,
+    /// Visible buy buttons ("Add to cart", "In den Warenkorb", "Mua ngay"...).
+    #[serde(deserialize_with = "lenient::items")]
+    pub buy: Vec<BuyButton>,
+    /// Priced objects of the page's inline JSON state (`__NEXT_DATA__`, `window.__STATE__ = {...}`).
+    #[serde(deserialize_with = "lenient::items")]
+    pub state: Vec<StateItem>,
+    /// Identifiers in data attributes: (attribute, value, how many elements carry it).
+    #[serde(deserialize_with = "lenient::ids")]
+    pub ids: Vec<(String, String, u64)>,
     #[serde(deserialize_with = "lenient::string")]
     pub title: String,
     #[serde(deserialize_with = "lenient::string")]
@@ -113,6 +122,45 @@ pub struct PriceFragment {
     /// Shown struck through (`<del>`, `<s>`, `line-through`): an old price.
     #[serde(deserialize_with = "lenient::boolean")]
     pub struck: bool,
+    /// Font size in CSS pixels (0: unknown).
+    #[serde(deserialize_with = "lenient::float")]
+    pub size: f64,
+    /// Steps in the tree between the price and the page's `<h1>` (none: unknown or no `<h1>`).
+    #[serde(deserialize_with = "lenient::opt_count")]
+    pub near: Option<u64>,
+    /// Inside a link (a recommendation, a menu entry).
+    #[serde(deserialize_with = "lenient::boolean")]
+    pub link: bool,
+    /// Inside the page's furniture (`nav`, `header`, `footer`, `aside`).
+    #[serde(deserialize_with = "lenient::boolean")]
+    pub furniture: bool,
+}
+
+/// An object with a price in the page's inline JSON state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StateItem {
+    #[serde(deserialize_with = "lenient::string")]
+    pub name: String,
+    #[serde(deserialize_with = "lenient::string")]
+    pub sku: String,
+    #[serde(deserialize_with = "lenient::string")]
+    pub price: String,
+    #[serde(deserialize_with = "lenient::string")]
+    pub currency: String,
+    #[serde(deserialize_with = "lenient::string")]
+    pub availability: String,
+}
+
+/// A visible buy button as the page runtime found it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BuyButton {
+    #[serde(deserialize_with = "lenient::string")]
+    pub text: String,
+    /// Disabled (`disabled`, `aria-disabled`, a `disabled`/`sold-out` class).
+    #[serde(deserialize_with = "lenient::boolean")]
+    pub disabled: bool,
 }
 
 /// Field deserialisers that never fail on a well-formed JSON value.
@@ -147,6 +195,33 @@ mod lenient {
             Value::String(s) => matches!(s.trim().to_ascii_lowercase().as_str(), "true" | "1" | "yes"),
             _ => false,
         })
+    }
+
+    pub fn float<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(match Value::deserialize(d)? {
+            Value::Number(n) => n.as_f64().unwrap_or(0.0),
+            Value::String(s) => s.trim().parse().unwrap_or(0.0),
+            _ => 0.0,
+        })
+    }
+
+    pub fn opt_count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        Ok(match Value::deserialize(d)? {
+            Value::Number(n) => n.as_u64().filter(|n| *n < 99),
+            _ => None,
+        })
+    }
+
+    pub fn ids<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, String, u64)>, D::Error> {
+        let Value::Array(items) = Value::deserialize(d)? else { return Ok(Vec::new()) };
+        Ok(items
+            .iter()
+            .filter_map(|item| {
+                let parts = item.as_array()?;
+                let count = parts.get(2).and_then(Value::as_u64).unwrap_or(1);
+                Some((scalar_text(parts.first()?)?, scalar_text(parts.get(1)?)?, count))
+            })
+            .collect())
     }
 
     pub fn count<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {

@@ -12,14 +12,27 @@
 //! | JSON-LD (`Product`, `Offer`, `AggregateOffer`, nested offers; hotels, flights, events, organisations by property name) | `json-ld` | 0.95 |
 //! | microdata (read as JSON-LD) | `microdata` | 0.9 |
 //! | OpenGraph / `product:` meta tags, the page URL, `twitter:labelN` pairs | `meta` | 0.85 |
+//! | the page's inline JSON state: the priced object named like the page (prices) | `state` | 0.8 |
 //! | label → value pairs | `label` | 0.75 |
-//! | price fragments (struck-through ones are old prices) | `text` | 0.7 |
-//! | regexes over the visible text (`Label: value` lines, amounts, stock, warranty...) | `text` | 0.5 |
+//! | price fragments (struck-through ones are old prices), stock phrases standing alone | `text` | 0.7 |
+//! | the buy button (enabled / disabled) | `button` | 0.6 |
+//! | a reference in the page's own address | `url` | 0.55 |
+//! | regexes over the visible text (`Label: value` lines, amounts, warranty...) | `text` | 0.5 |
+//!
+//! Three fields have their own order (each module says why): `sku` (the
+//! shop's labelled reference first: [`ids`]), availability ([`stock`]) and
+//! the current price (price fragments ranked by prominence, the structured
+//! offer the page shows: [`visible`]).
 //!
 //! With `source.type = text` (and `screenshot`, whose pixels only the model
 //! reads) only pairs, price fragments and visible text are used. The winner
 //! loses 0.15 when other candidates from as good a tier (structured data and
-//! labels; price fragments; text) gave different values.
+//! labels; price fragments and buttons; text) gave different values, 0.05
+//! more for each further different value (0.3 at most). A winner left
+//! below [`MIN_CONFIDENCE`] (0.3) is not reported: the field is missing,
+//! with a note naming the reading. A field found gets a note when its
+//! reading was a judgement (which offer, which stock signal, which of the
+//! different values).
 //!
 //! # Field names
 //!
@@ -42,8 +55,10 @@
 mod coerce;
 mod facts;
 pub mod fallback;
+mod ids;
 mod lexicon;
 mod names;
+mod stock;
 mod structured;
 mod text;
 mod visible;
@@ -55,7 +70,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-pub use facts::{MicrodataItem, PageFacts, PriceFragment};
+pub use facts::{BuyButton, MicrodataItem, PageFacts, PriceFragment, StateItem};
 
 use crate::tools::catalogue::capture::{BrowserExtractOutput, ExtractFieldType, ExtractSourceType};
 use crate::vocab::money::{currency_code, detect_currency};
@@ -71,9 +86,15 @@ enum Source {
     JsonLd,
     Microdata,
     Meta,
+    /// The page's inline JSON state.
+    State,
     Label,
     Fragment,
+    /// The state of the page's buy button.
+    Button,
     Text,
+    /// The page's own address (a reference in its path).
+    Url,
     Model,
 }
 
@@ -84,8 +105,11 @@ impl Source {
             Self::JsonLd => "json-ld",
             Self::Microdata => "microdata",
             Self::Meta => "meta",
+            Self::State => "state",
             Self::Label => "label",
             Self::Fragment | Self::Text => "text",
+            Self::Button => "button",
+            Self::Url => "url",
             Self::Model => "model",
         }
     }
@@ -95,9 +119,12 @@ impl Source {
             Self::JsonLd => 0.95,
             Self::Microdata => 0.9,
             Self::Meta => 0.85,
+            Self::State => 0.8,
             Self::Label => 0.75,
             Self::Fragment => 0.7,
             Self::Model => 0.6,
+            Self::Button => 0.6,
+            Self::Url => 0.55,
             Self::Text => 0.5,
         }
     }
@@ -106,9 +133,9 @@ impl Source {
     /// text guesses. A winner is only questioned by its tier or a better one.
     fn tier(self) -> u8 {
         match self {
-            Self::JsonLd | Self::Microdata | Self::Meta | Self::Label => 0,
-            Self::Fragment => 1,
-            Self::Text => 2,
+            Self::JsonLd | Self::Microdata | Self::Meta | Self::State | Self::Label => 0,
+            Self::Fragment | Self::Button => 1,
+            Self::Text | Self::Url => 2,
             Self::Model => 3,
         }
     }
@@ -116,6 +143,15 @@ impl Source {
 
 /// Confidence lost when candidates disagreed.
 const DISAGREEMENT_PENALTY: f64 = 0.15;
+
+/// Confidence lost for each further different value (a third, a fourth...), up to [`MAX_PENALTY`].
+const MORE_VALUES_PENALTY: f64 = 0.05;
+const MAX_PENALTY: f64 = 0.3;
+
+/// Below this confidence a field is left out (listed in `missing_fields`,
+/// with a note naming the reading): a guess from loose text among three or
+/// more different values (0.5 − 0.15 − 0.05...) is not an answer.
+const MIN_CONFIDENCE: f64 = 0.3;
 
 /// Why a price candidate is special (for notes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,11 +171,13 @@ struct Candidate {
     /// The currency stated with it (prices).
     currency: Option<String>,
     hint: Hint,
+    /// Why this value, for the notes when it wins (`the buy button "Add to cart" is enabled`).
+    note: Option<String>,
 }
 
 impl Candidate {
     fn new(value: Value, source: Source) -> Self {
-        Self { value, source, currency: None, hint: Hint::Plain }
+        Self { value, source, currency: None, hint: Hint::Plain, note: None }
     }
 
     fn with_currency(mut self, currency: Option<String>) -> Self {
@@ -210,12 +248,32 @@ fn empty_output() -> BrowserExtractOutput {
 /// All candidates for a field, best source first.
 fn gather(page: &Page<'_>, spec: &FieldSpec) -> Vec<Candidate> {
     let facts = page.facts;
+    match spec.concept {
+        Some(Concept::Sku) => return ids::sku_candidates(page, spec),
+        Some(Concept::Availability) => {
+            let mut out = stock::candidates(page, spec);
+            if !page.dom {
+                out.retain(|c| matches!(c.source, Source::Label | Source::Fragment | Source::Button));
+            }
+            return out;
+        }
+        _ => {}
+    }
     let mut out = Vec::new();
     if page.dom {
         out.extend(structured::candidates(&page.jsonld, spec, Source::JsonLd));
         out.extend(structured::candidates(&page.microdata, spec, Source::Microdata));
         out.extend(structured::meta_candidates(&facts.meta, spec));
         out.extend(visible::pair_candidates(&page.meta_pairs, spec, Source::Meta));
+    }
+    if page.dom && matches!(spec.concept, Some(Concept::Price | Concept::Total)) {
+        out.extend(state_prices(page));
+    }
+    if spec.concept == Some(Concept::Price) {
+        prefer_the_shown_offer(page, spec, &mut out);
+    }
+    if spec.concept == Some(Concept::Gtin) {
+        out.extend(ids::gtin_candidates(page));
     }
     out.extend(visible::pair_candidates(&page.pairs, spec, Source::Label));
     out.extend(visible::fragment_candidates(&facts.prices, spec));
@@ -249,6 +307,60 @@ fn gather(page: &Page<'_>, spec: &FieldSpec) -> Vec<Candidate> {
     out
 }
 
+/// Prices of the page's inline JSON state: the objects named like the page
+/// (its title, `og:title`, the structured product's name), or the only one.
+fn state_prices(page: &Page<'_>) -> Vec<Candidate> {
+    let facts = page.facts;
+    let mut names: Vec<&str> = vec![facts.title.as_str()];
+    names.extend(facts.meta.get("og:title").map(String::as_str));
+    for (_, e) in page.jsonld.iter().filter(|(rank, _)| *rank == 0) {
+        names.extend(e.get("name").and_then(Value::as_str));
+    }
+    let named = |item: &&StateItem| {
+        item.name.trim().chars().count() >= 4 && names.iter().any(|n| !n.trim().is_empty() && fold_eq(n, &item.name))
+    };
+    let mut items: Vec<&StateItem> = facts.state.iter().filter(named).collect();
+    if items.is_empty() && facts.state.len() == 1 {
+        items = facts.state.iter().collect();
+    }
+    items
+        .into_iter()
+        .map(|item| {
+            let mut c = Candidate::new(Value::String(item.price.clone()), Source::State)
+                .with_currency((!item.currency.is_empty()).then(|| item.currency.clone()));
+            c.note = Some(format!("from the page's inline data for \"{}\"", plain(&Value::String(item.name.clone()))));
+            c
+        })
+        .collect()
+}
+
+/// Among several structured offers, the one whose price the page shows
+/// most prominently comes first (variants, a card-holder price).
+fn prefer_the_shown_offer(page: &Page<'_>, spec: &FieldSpec, out: &mut [Candidate]) {
+    let structured = out.iter().take_while(|c| c.source <= Source::Microdata).count();
+    if structured < 2 {
+        return;
+    }
+    let amount =
+        |c: &Candidate| coerce(c, ExtractFieldType::Number, spec, &page.ctx).ok().and_then(|v| v.value.as_f64());
+    let first = amount(&out[0]);
+    if out[..structured].iter().all(|c| amount(c) == first) {
+        return;
+    }
+    let shown = visible::ranked(&page.facts.prices, &[visible::PriceRole::Current]).into_iter().next().and_then(|f| {
+        let c = Candidate::new(Value::String(f.text.clone()), Source::Fragment);
+        amount(&c)
+    });
+    if let Some(shown) = shown
+        && let Some(i) = out[..structured].iter().position(|c| amount(c) == Some(shown))
+    {
+        out[..=i].rotate_right(1);
+        if let Some(c) = out.first_mut() {
+            c.note = Some(format!("{} offers; took the one the page shows ({})", structured, plain(&c.value)));
+        }
+    }
+}
+
 /// Two coerced values say the same thing (strings: one contains the other, folded).
 fn agree(a: &Value, b: &Value) -> bool {
     match (a, b) {
@@ -262,8 +374,18 @@ fn resolve(page: &Page<'_>, spec: &FieldSpec, ty: ExtractFieldType, out: &mut Br
     let candidates = gather(page, spec);
     let mut found: Vec<(&Candidate, Coerced)> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
+    let price = matches!(spec.concept, Some(Concept::Price | Concept::Total));
+    let mut priced_at_zero = false;
     for c in &candidates {
         match coerce(c, ty, spec, &page.ctx) {
+            // A price of 0 is a placeholder ("price on request"), not a price.
+            Ok(v) if price && v.value.as_f64() == Some(0.0) && c.source != Source::Model => {
+                priced_at_zero |= c.source <= Source::Meta;
+                let line = format!("a price of 0 ({})", c.source.name());
+                if !skipped.contains(&line) {
+                    skipped.push(line);
+                }
+            }
             Ok(v) => found.push((c, v)),
             // Text-tier guesses that do not fit are not worth a note.
             Err(Reject::Bad(reason)) if found.is_empty() && c.source != Source::Text => {
@@ -276,6 +398,11 @@ fn resolve(page: &Page<'_>, spec: &FieldSpec, ty: ExtractFieldType, out: &mut Br
         }
     }
     skipped.truncate(2);
+    // The structured data prices the product at 0 (no price shown): what
+    // the page shows elsewhere is another product's.
+    if priced_at_zero && found.first().is_some_and(|(c, _)| c.source > Source::Meta) {
+        found.clear();
+    }
     let Some((winner, value)) = found.first() else {
         out.missing_fields.push(name.clone());
         if !skipped.is_empty() {
@@ -298,7 +425,8 @@ fn resolve(page: &Page<'_>, spec: &FieldSpec, ty: ExtractFieldType, out: &mut Br
     }
     let mut confidence = winner.source.confidence();
     if distinct.len() > 1 {
-        confidence -= DISAGREEMENT_PENALTY;
+        let more = MORE_VALUES_PENALTY * (distinct.len() - 2) as f64;
+        confidence -= (DISAGREEMENT_PENALTY + more).min(MAX_PENALTY);
         let listed: Vec<String> =
             distinct.iter().take(3).map(|(v, s)| format!("{} from {}", show(v), s.name())).collect();
         let more = if distinct.len() > 3 { ", ..." } else { "" };
@@ -309,11 +437,24 @@ fn resolve(page: &Page<'_>, spec: &FieldSpec, ty: ExtractFieldType, out: &mut Br
             show(&value.value)
         ));
     }
-    if matches!(spec.concept, Some(Concept::Price | Concept::Total)) {
+    let confidence = (confidence.max(0.0) * 100.0).round() / 100.0;
+    if confidence < MIN_CONFIDENCE {
+        out.missing_fields.push(name.clone());
+        out.notes.push(format!(
+            "{name}: left out: the best reading, {} from {}, has confidence {confidence:.2}, below {MIN_CONFIDENCE}",
+            show(&value.value),
+            winner.source.name()
+        ));
+        return;
+    }
+    if let Some(note) = &winner.note {
+        out.notes.push(format!("{name}: {note}"));
+    }
+    if price {
         old_price_note(page, spec, winner, out);
     }
     out.data.insert(name.clone(), value.value.clone());
-    out.confidence.insert(name.clone(), ((confidence.max(0.0)) * 100.0).round() / 100.0);
+    out.confidence.insert(name.clone(), confidence);
     out.sources.insert(name.clone(), winner.source.name().to_string());
 }
 

@@ -24,6 +24,8 @@ const MAX_HITS: usize = 20;
 #[derive(Debug, Default)]
 pub(super) struct TextFacts {
     pairs: Vec<Pair>,
+    /// `Label: value` and `Label - value` lines as read (for identifiers).
+    raw_pairs: Vec<(String, String)>,
     amounts: Vec<Amount>,
     stock: Vec<String>,
     free_shipping: Vec<String>,
@@ -47,8 +49,12 @@ fn regex(pattern: &str) -> Option<Regex> {
 impl TextFacts {
     pub(super) fn read(text: &str) -> Self {
         let folded = Folded::new(text);
+        let raw = line_pairs(text);
+        let mut raw_pairs = raw.clone();
+        raw_pairs.extend(dash_pairs(text));
         Self {
-            pairs: prepare(&line_pairs(text)),
+            pairs: prepare(&raw),
+            raw_pairs,
             amounts: amounts(text),
             stock: stock(text, &folded),
             free_shipping: free_shipping(text, &folded),
@@ -56,6 +62,11 @@ impl TextFacts {
             rating: rating(text),
             reviews: reviews(text, &folded),
         }
+    }
+
+    /// `Label: value`, `Label - value` lines of the text.
+    pub(super) fn id_pairs(&self) -> impl Iterator<Item = &(String, String)> {
+        self.raw_pairs.iter()
     }
 
     /// Candidates for a field, all from [`Source::Text`]: labelled lines,
@@ -113,6 +124,26 @@ fn line_pairs(text: &str) -> Vec<(String, String)> {
             && label_like(line)
         {
             out.push((line.to_string(), next.to_string()));
+        }
+    }
+    out
+}
+
+/// `Label - value` lines of spec lists (`Product Code - 39139301`).
+fn dash_pairs(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for line in text.lines().map(str::trim).take(MAX_LINES) {
+        if line.chars().count() > 120 {
+            continue;
+        }
+        for sep in [" - ", " – ", " — "] {
+            if let Some((label, value)) = line.split_once(sep)
+                && label_like(label)
+                && !value.trim().is_empty()
+            {
+                out.push((label.trim().to_string(), value.trim().to_string()));
+                break;
+            }
         }
     }
     out

@@ -82,13 +82,17 @@ pub(super) enum PriceRole {
     Total,
     Shipping,
     Discount,
+    /// A "from" amount (`ab 99,12 €`, `à partir de`): the price only when nothing else is.
+    From,
+    /// An "under" / instalment amount (`Moins de 10 €`, `4 fois dès 75 €`): never the price.
+    Partial,
 }
 
 impl PriceRole {
     /// The roles a field reads, best first; the second group only when the first is empty.
     pub(super) fn wanted(concept: Concept) -> Vec<Vec<PriceRole>> {
         match concept {
-            Concept::Price => vec![vec![Self::Current], vec![Self::Total]],
+            Concept::Price => vec![vec![Self::Current], vec![Self::Total], vec![Self::From]],
             Concept::Total => vec![vec![Self::Total], vec![Self::Current]],
             Concept::OldPrice => vec![vec![Self::Old]],
             Concept::Shipping => vec![vec![Self::Shipping]],
@@ -99,29 +103,145 @@ impl PriceRole {
 
 fn context_role(context: &str) -> Option<PriceRole> {
     let padded = format!("_{}_", fold_camel_key(context));
-    let has = |words: &[&str]| words.iter().any(|w| padded.contains(&format!("_{w}_")));
-    if has(&[
-        "old",
-        "original",
-        "list",
-        "was",
-        "regular",
-        "compare",
-        "before",
-        "strike",
-        "strikethrough",
-        "crossed",
-        "del",
-        "goc",
-        "niem_yet",
-        "msrp",
-        "rrp",
-        "retail",
+    // Words of scripts written without spaces (`買一箱送市價`) match inside a token.
+    let cjk = |w: &str| w.chars().any(|c| c >= '\u{2e80}');
+    let has = |words: &[&str]| {
+        words.iter().any(|w| if cjk(w) { padded.contains(w) } else { padded.contains(&format!("_{w}_")) })
+    };
+    // The words right before the amount (the context's label, before ` / `).
+    let label = context.split(" / ").next().unwrap_or("");
+    let label_padded = format!("_{}_", fold_camel_key(label));
+    let label_ends = |words: &[&str]| words.iter().any(|w| label_padded.ends_with(&format!("_{w}_")));
+    if label_ends(&[
+        "from",
+        "starting_at",
+        "a_partir_de",
+        "des",
+        "ab",
+        "desde",
+        "da",
+        "od",
+        "vanaf",
+        "tu",
+        "chi_tu",
+        "от",
     ]) {
+        return Some(PriceRole::From);
+    }
+    if label_ends(&["under", "less_than", "up_to", "moins_de", "meno_di", "unter", "bis", "menos_de", "до"])
+        || has(&[
+            "installment",
+            "installments",
+            "instalment",
+            "instalments",
+            "per_month",
+            "monthly",
+            "mo",
+            "fois",
+            "mois",
+            "cuotas",
+            "cuota",
+            "rate",
+            "raty",
+            "monatlich",
+            "mensual",
+            "tra_gop",
+            "splatky",
+            "splatka",
+            "obroki",
+            "rata",
+            "fee_details",
+        ])
+    {
+        return Some(PriceRole::Partial);
+    }
+    // `price-old-live`: a class that says the price is the live one is not an old price.
+    let live = has(&["live", "current", "now", "final", "actual", "special", "sale", "new"]);
+    if !live
+        && has(&[
+            "old",
+            "original",
+            "list",
+            "was",
+            "regular",
+            "compare",
+            "before",
+            "strike",
+            "strikethrough",
+            "crossed",
+            "del",
+            "goc",
+            "niem_yet",
+            "msrp",
+            "rrp",
+            "retail",
+            "uvp",
+            "statt",
+            "vorher",
+            "avant",
+            "antes",
+            "prima",
+            "bylo",
+            "prej",
+            "redna",
+            "normal",
+            "cena_puvodni",
+            "原價",
+            "原价",
+            "定價",
+            "定价",
+            "市價",
+            "市价",
+            "建議售價",
+            "参考価格",
+            "通常価格",
+            "定価",
+            "정가",
+            "소비자가",
+        ])
+    {
         Some(PriceRole::Old)
-    } else if has(&["ship", "shipping", "delivery", "freight", "van_chuyen", "giao_hang", "postage"]) {
+    } else if has(&[
+        "ship",
+        "shipping",
+        "delivery",
+        "freight",
+        "van_chuyen",
+        "giao_hang",
+        "postage",
+        "versand",
+        "versandkosten",
+        "livraison",
+        "envio",
+        "spedizione",
+        "verzending",
+        "dostava",
+        "doprava",
+        "postovne",
+    ]) {
         Some(PriceRole::Shipping)
-    } else if has(&["discount", "save", "saving", "savings", "saved", "giam", "tiet_kiem", "coupon", "voucher"]) {
+    } else if has(&[
+        "discount",
+        "save",
+        "saving",
+        "savings",
+        "saved",
+        "giam",
+        "tiet_kiem",
+        "coupon",
+        "voucher",
+        "sparen",
+        "ersparnis",
+        "economisez",
+        "economie",
+        "ahorra",
+        "ahorro",
+        "risparmi",
+        "risparmio",
+        "sleva",
+        "zlava",
+        "popust",
+    ]) {
         Some(PriceRole::Discount)
     } else if has(&["total", "grand", "tong", "thanh_tien", "due", "payable"]) {
         Some(PriceRole::Total)
@@ -142,20 +262,62 @@ pub(super) fn fragment_role(f: &PriceFragment) -> PriceRole {
     if t.starts_with(['-', '−']) || t.contains('%') { PriceRole::Discount } else { PriceRole::Current }
 }
 
+/// How much a price fragment looks like the page's main price: large type,
+/// close to the `<h1>` in the tree, a price-like class, not in a link or the
+/// page's furniture (menus, header, footer, sidebars).
+pub(super) fn prominence(f: &PriceFragment, (min_size, max_size): (f64, f64)) -> f64 {
+    let mut score = 0.0;
+    if max_size > min_size && f.size > 0.0 {
+        score += 2.0 * (f.size - min_size) / (max_size - min_size);
+    }
+    if let Some(near) = f.near {
+        score += 3.0 * (12.0 - (near as f64).min(12.0)) / 12.0;
+    }
+    if fold_camel_key(&f.context).split('_').any(|w| w.contains("price") || w == "gia" || w == "preis" || w == "prix") {
+        score += 0.5;
+    }
+    if f.link {
+        score -= 2.0;
+    }
+    if f.furniture {
+        score -= 4.0;
+    }
+    score
+}
+
+/// Price fragments of the roles wanted, the current ones most prominent first.
+pub(super) fn ranked<'a>(prices: &'a [PriceFragment], roles: &[PriceRole]) -> Vec<&'a PriceFragment> {
+    let sizes = prices.iter().map(|f| f.size).filter(|s| *s > 0.0);
+    let range = (sizes.clone().fold(f64::MAX, f64::min), sizes.fold(0.0, f64::max));
+    let mut found: Vec<(f64, &PriceFragment)> = prices
+        .iter()
+        .filter(|f| !f.text.trim().is_empty() && roles.contains(&fragment_role(f)))
+        .map(|f| (prominence(f, range), f))
+        .collect();
+    if roles.contains(&PriceRole::Current) {
+        // Stable: page order breaks ties.
+        found.sort_by(|a, b| b.0.total_cmp(&a.0));
+    }
+    found.into_iter().map(|(_, f)| f).collect()
+}
+
 /// Candidates from price fragments for money fields (and nothing for others).
 pub(super) fn fragment_candidates(prices: &[PriceFragment], spec: &FieldSpec) -> Vec<Candidate> {
     let Some(concept) = spec.concept else { return Vec::new() };
     for roles in PriceRole::wanted(concept) {
-        let found: Vec<Candidate> = prices
-            .iter()
-            .filter(|f| !f.text.trim().is_empty() && roles.contains(&fragment_role(f)))
+        let fragments = ranked(prices, &roles);
+        // Only prices inside links (recommendations, other offers): weak guesses.
+        let linked_only = fragments.iter().all(|f| f.link);
+        let found: Vec<Candidate> = fragments
+            .into_iter()
             .map(|f| {
                 let hint = if f.struck { Hint::Struck } else { Hint::Plain };
                 Candidate {
                     value: Value::String(f.text.trim().to_string()),
-                    source: Source::Fragment,
+                    source: if linked_only { Source::Text } else { Source::Fragment },
                     currency: detect_currency(&f.text).map(str::to_owned),
                     hint,
+                    note: None,
                 }
             })
             .collect();

@@ -1596,22 +1596,52 @@
   }
 
   // ---------------------------------------------------------------- facts
-  const CUR_PRE = 'US\\$|\\$|€|£|¥|₫|₩|₹|VNĐ|VND|USD|EUR|GBP|JPY';
-  const CUR_POST = '₫|đồng|vnđ|vnd|đ|usd|eur|€|\\$|£|¥|円|元|₩';
-  const NUMP = '\\d{1,3}(?:[.,\\u00a0\\u202f ]\\d{3})+(?:[.,]\\d{1,2})?|\\d+(?:[.,]\\d{1,2})?';
-  const PRICE_RE = new RegExp(`(?:${CUR_PRE})\\s?(?:${NUMP})(?![\\d])|(?<![\\d.,])(?:${NUMP})\\s?(?:${CUR_POST})(?![\\p{L}\\d])`, 'giu');
-  const CUR_MAP = [[/₫|đ|vn/i, 'VND'], [/€|eur/i, 'EUR'], [/£|gbp/i, 'GBP'], [/¥|円|jpy/i, 'JPY'], [/元/, 'CNY'], [/₩/, 'KRW'], [/₹/, 'INR'], [/\$|usd/i, 'USD']];
-  function parsePrice(s) {
-    const cur = (CUR_MAP.find(([re]) => re.test(s)) || [null, null])[1];
-    const digits = (s.match(/\d[\d.,\s\u00a0\u202f]*\d|\d/) || [''])[0].replace(/[\s\u00a0\u202f]/g, '');
-    let amount;
-    if (cur === 'VND' || cur === 'JPY' || cur === 'KRW') amount = parseInt(digits.replace(/[.,]/g, ''), 10);
-    else {
-      const m = /^(.*?)[.,](\d{1,2})$/.exec(digits);
-      amount = m ? parseFloat(m[1].replace(/[.,]/g, '') + '.' + m[2]) : parseFloat(digits.replace(/[.,]/g, ''));
+  // Currencies around an amount (the amount itself is read by the money
+  // parser, vocab::money). Case matters: `Ft`, `kr`, `TL` are currencies,
+  // `ft` (feet) is not.
+  const CODES = 'VNĐ|VND|USD|EUR|GBP|JPY|CNY|KRW|TWD|HKD|SGD|AUD|CAD|NZD|CHF|SEK|NOK|DKK|ISK|PLN|CZK|HUF|RON|BGN|HRK|RSD|RUB|UAH|BYN|KZT|TRY|ILS|AED|SAR|QAR|ZAR|INR|THB|MYR|IDR|PHP|MXN|BRL|ARS|CLP|COP|PEN|UYU|EGP|NGN|PKR|BDT';
+  const CUR_PRE = `US\\$|NT\\$|HK\\$|NZ\\$|MX\\$|AU\\$|CA\\$|S\\$|A\\$|C\\$|R\\$|\\$|€|£|¥|￥|₫|₩|₹|₸|₺|₽|₴|₪|₦|฿|₱|Rp\\.?|RM|Rs\\.?|zł|Kč|Ft|kr\\.?|Kr\\.?|лв\\.?|${CODES}`;
+  const CUR_POST = `₫|đồng|vnđ|vnd|đ|Đ|usd|eur|€|\\$|£|¥|￥|円|元|₩|원|₹|₸|₺|₽|₴|₪|₦|฿|₱|zł|zl|Zł|Kč|kč|Ft|kn|Kn|KN|kr\\.?|Kr\\.?|:-|лв\\.?|грн\\.?|руб\\.?|р\\.|TL|lei|Lei|${CODES}`;
+  const NUMP = "\\d{1,3}(?:[.,\\u00a0\\u202f '’]\\d{3})+(?:[.,]\\d{1,2}|,-)?|\\d+(?:[.,]\\d{1,2}|,-)?";
+  const PRICE_RE = new RegExp(`(?<![A-Za-z])(?:${CUR_PRE})\\s?(?:${NUMP})(?![\\d])|(?<![\\d.,])(?:${NUMP})\\s?(?:${CUR_POST})(?![\\p{L}\\d])`, 'gu');
+  // A price split across elements ("$ 34 . 98", "1 299 , 00 €") joined back.
+  const joinSplit = (t) => t.replace(/(\d) ?([.,]) (\d{2})(?!\d)/g, '$1$2$3').replace(/(\d) ([.,])(\d{2})(?!\d)/g, '$1$2$3');
+  // A UTF-8 page the browser decoded as windows-1252 (served without a
+  // charset): "å…ƒ" back to "元". Only strings that decode as UTF-8 change.
+  const CP1252 = new Map(Object.entries({ '€': 0x80, '‚': 0x82, 'ƒ': 0x83, '„': 0x84, '…': 0x85, '†': 0x86, '‡': 0x87, 'ˆ': 0x88,
+    '‰': 0x89, 'Š': 0x8a, '‹': 0x8b, 'Œ': 0x8c, 'Ž': 0x8e, '\u2018': 0x91, '\u2019': 0x92, '\u201c': 0x93, '\u201d': 0x94, '•': 0x95,
+    '–': 0x96, '—': 0x97, '˜': 0x98, '™': 0x99, 'š': 0x9a, '›': 0x9b, 'œ': 0x9c, 'ž': 0x9e, 'Ÿ': 0x9f }));
+  const MOJIBAKE = /[\u00c2-\u00f4][\u0080-\u00bf€‚ƒ„…†‡ˆ‰Š‹ŒŽ\u2018\u2019\u201c\u201d•–—˜™š›œžŸ]/;
+  const misdecoded = () => /^(windows-1252|iso-8859-1|us-ascii)$/i.test(document.characterSet || '') &&
+    MOJIBAKE.test((document.title || '') + ' ' + (document.body ? document.body.textContent.slice(0, 5000) : ''));
+  function unmojibake(str) {
+    if (!MOJIBAKE.test(str)) return str;
+    const bytes = [];
+    let need = 0;
+    for (const ch of str) {
+      const c = ch.codePointAt(0);
+      let b;
+      if (c < 0x100) b = c;
+      else if (CP1252.has(ch)) b = CP1252.get(ch);
+      else return str;
+      // A no-break space (byte A0) inside a sequence that whitespace
+      // cleaning turned into a plain space.
+      if (b === 0x20 && need > 0) b = 0xa0;
+      need = b >= 0xf0 ? 3 : b >= 0xe0 ? 2 : b >= 0xc2 && b < 0xe0 ? 1 : b >= 0x80 && b < 0xc0 && need > 0 ? need - 1 : 0;
+      bytes.push(b);
     }
-    return { amount: Number.isFinite(amount) ? amount : null, currency: cur };
+    try { return new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(bytes)); } catch { return str; }
   }
+  // "Add to cart" / "Buy now" in the major shop languages (folded).
+  const BUY_TEXT = new RegExp('^(?:\\+\\s*)?(?:add to (?:cart|bag|basket|trolley)|add to shopping (?:cart|bag)|buy now|buy it now|' +
+    'in den (?:warenkorb|einkaufswagen)|in den korb|jetzt kaufen|sofort kaufen|ajouter au panier|acheter|' +
+    'aggiungi al carrello|acquista ora|anadir al carrito|anadir a la cesta|comprar|agregar al carrito|adicionar ao carrinho|' +
+    'in winkelwagen|in winkelmand|do koszyka|kup teraz|do kosiku|koupit|do kosika|kupit|vlozit do kosika|kupi|dodaj u kosaricu|' +
+    'v kosarico|kosarba|lagg i varukorgen|kop|legg i handlekurv|laeg i kurv|sepete ekle|купить|в корзину|добавить в корзину|' +
+    'them vao gio|them vao gio hang|mua ngay|chon mua|dat mua|カートに入れる|今すぐ買う|購入手続き|加入購物車|加入购物车|立即购买|立即購買|' +
+    '直接購買|放入購物車|장바구니 담기|장바구니|구매하기|바로구매)(?:\\s|$|!|\\.)', 'u');
+  const BUY_ATTR = /add[-_]?to[-_]?(?:cart|basket|bag|trolley)|addtocart|buy[-_]?(?:now|btn|button|process)|btn[-_]?(?:buy|cart)|cart[-_]?(?:button|btn)|button[-_]?cart/i;
+  const ID_ATTRS = ['data-sku', 'data-product-sku', 'data-asin', 'data-mpn', 'data-product-id', 'data-productid', 'data-product-code', 'data-item-id', 'data-itemid', 'data-ean', 'data-gtin'];
   const PRICE_HINT = /price|gia|amount|cost|total|discount|khuyen/;
   const PRICE_WORDS = new Set(['sale', 'old', 'regular', 'original', 'giam', 'was', 'now', 'final', 'special', 'km', 'list',
     'market', 'tong', 'new', 'current', 'compare', 'strike', 'through', 'save', 'subtotal', 'shipping', 'ship', 'fee', 'tax']);
@@ -1651,6 +1681,7 @@
   function facts(a) {
     a = a || {};
     const C = ctx();
+    const fix = misdecoded() ? unmojibake : (x) => x;
     let scope = document.body || document.documentElement;
     if (a.selector || a.ref || a.target) {
       const r = resolve(asTarget(a.target ? a : { selector: a.selector, ref: a.ref }), C);
@@ -1750,8 +1781,8 @@
     const joined = (el, max) => {
       let out = '';
       const w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-      for (let n = w.nextNode(); n && out.length <= max; n = w.nextNode()) if (!SKIP.has(n.parentNode.localName)) out += ' ' + n.data;
-      return clean(out);
+      for (let n = w.nextNode(); n && out.length <= max; n = w.nextNode()) if (!SKIP.has(n.parentNode.localName)) out += ' ' + fix(n.data);
+      return joinSplit(clean(out));
     };
     const deepest = (el, str) => {
       for (let go = true; go;) {
@@ -1759,6 +1790,18 @@
         for (const c of el.children) if (joined(c, 300).includes(str)) { el = c; go = true; break; }
       }
       return el;
+    };
+    // Where a price stands: its font size, its distance in the tree from the
+    // page's <h1> (the main product's), inside a link or the page's furniture.
+    const h1 = Array.from(scope.querySelectorAll('h1')).find(visEl) || null;
+    const h1Up = new Map();
+    for (let e = h1, k = 0; e && k < 40; e = parentEl(e), k++) h1Up.set(e, k);
+    const where = (el) => {
+      let near = 99;
+      for (let e = el, k = 0; e && k < 40; e = parentEl(e), k++) if (h1Up.has(e)) { near = k + h1Up.get(e); break; }
+      const size = parseFloat(cs(el, C).fontSize) || 0;
+      const furniture = !!el.closest('nav,header,footer,aside,[role=navigation],[role=banner],[role=contentinfo],[role=complementary]');
+      return { size: Math.round(size * 10) / 10, near, link: !!el.closest('a[href]'), furniture };
     };
     const tw = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
     for (let n = tw.nextNode(); n && prices.length < 200; n = tw.nextNode()) {
@@ -1778,11 +1821,80 @@
         seenPrice.set(at, seen);
         const own = joined(at, 300), pos = own.indexOf(str);
         const before = (pos > 0 ? own.slice(0, pos) : textBefore(at, C)).slice(-50);
-        prices.push(Object.assign({ text: clean(str), context: priceContext(at, before), struck: isStruck(at, C) }, parsePrice(str)));
+        // Amounts are read by the money parser (vocab::money), not here.
+        prices.push(Object.assign({ text: clean(str), context: priceContext(at, before), struck: isStruck(at, C) }, where(at)));
       }
     }
-    return { jsonld, jsonld_errors: jsonldErrors, microdata, meta, pairs, prices, title: clean(document.title), url: location.href,
+    // Buy buttons (add to cart / buy now, many languages) and whether they are disabled.
+    const buy = [];
+    for (const el of scope.querySelectorAll('button,input[type=submit],input[type=button],input[type=image],a[href],[role=button]')) {
+      if (buy.length >= 10) break;
+      // The element's own names, a script link's call and its wrapper's class (`<div class="buyBtn"><a href="javascript:buy(…)">`).
+      const href = el.localName === 'a' ? el.getAttribute('href') || '' : '';
+      const wrap = el.parentElement && typeof el.parentElement.className === 'string' ? el.parentElement.className : '';
+      const attrs = [el.id, typeof el.className === 'string' ? el.className : '', el.getAttribute('name') || '', /^javascript:/i.test(href) ? href.slice(0, 80) : '', wrap].join(' ');
+      // A link counts as a button when it looks like one (`href="#"`, a button class);
+      // checked first, as pages have thousands of plain links.
+      const scriptLink = el.localName !== 'a' || /^(#|javascript:)/i.test(href);
+      if (!scriptLink && !/btn|button|cta|cart|buy/i.test(attrs)) continue;
+      const label = fix(clean([el.localName === 'input' ? el.value || el.alt : cut(el.textContent || '', 200), el.getAttribute('aria-label'), el.getAttribute('title')].filter(Boolean).join(' ')));
+      const says = label.length <= 60 && (BUY_TEXT.test(fold(label)) || BUY_TEXT.test(norm(label)));
+      if (label.length > 60 || !(says || (BUY_ATTR.test(attrs) && scriptLink)) || !visEl(el)) continue;
+      const disabled = !!(el.disabled || el.getAttribute('aria-disabled') === 'true' || /(^|[\s_-])(disabled|inactive|unavailable|sold-?out)([\s_-]|$)/i.test(attrs) || el.closest('fieldset:disabled'));
+      buy.push({ text: cut(label, 60), disabled });
+    }
+    // Identifiers in data attributes (data-sku, data-product-id...), most frequent first.
+    const idCount = new Map();
+    for (const el of scope.querySelectorAll(ID_ATTRS.map((a) => `[${a}]`).join(','))) {
+      for (const a of ID_ATTRS) {
+        const v = clean(el.getAttribute(a) || '');
+        if (!v || v.length > 40 || !/\d/.test(v)) continue;
+        const k = a + '\u0000' + v;
+        idCount.set(k, (idCount.get(k) || 0) + 1);
+      }
+      if (idCount.size > 200) break;
+    }
+    const ids = Array.from(idCount).sort((x, y) => y[1] - x[1]).slice(0, 20).map(([k, c]) => { const [a, v] = k.split('\u0000'); return [a, v, c]; });
+    // The page's inline JSON state (`application/json` scripts,
+    // `window.__STATE__ = {...}`): objects with a price next to a name or sku.
+    const state = [];
+    const PRICE_KEY = /^(price|saleprice|sale_price|finalprice|final_price|currentprice|current_price|pricevalue|price_value|offerprice|offer_price|sellingprice|selling_price|specialprice|special_price|priceamount|price_amount)$/i;
+    const walk = (o, depth) => {
+      if (!o || typeof o !== 'object' || depth > 12 || state.length >= 30) return;
+      if (Array.isArray(o)) { for (const x of o.slice(0, 200)) walk(x, depth + 1); return; }
+      const keys = Object.keys(o).slice(0, 300);
+      const val = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v.value ?? v.amount ?? null : v);
+      const pk = keys.find((k) => PRICE_KEY.test(k) && /\d/.test(String(val(o[k]) ?? '')));
+      const nk = keys.find((k) => /^(name|title|product_?name)$/i.test(k) && typeof o[k] === 'string');
+      const sk = keys.find((k) => /^(sku|product_?id|item_?id|asin|mpn)$/i.test(k) && /^(string|number)$/.test(typeof o[k]));
+      if (pk && (nk || sk)) {
+        const ck = keys.find((k) => /^(currency|currency_?code|price_?currency)$/i.test(k) && typeof o[k] === 'string');
+        const ak = keys.find((k) => /^(availability|in_?stock|stock_?status|is_?available|available)$/i.test(k) && /^(string|boolean|number)$/.test(typeof o[k]));
+        state.push({ name: nk ? cut(clean(o[nk]), 200) : '', sku: sk ? String(o[sk]) : '', price: String(val(o[pk])),
+          currency: ck ? o[ck] : '', availability: ak ? String(o[ak]) : '' });
+      }
+      for (const k of keys) if (o[k] && typeof o[k] === 'object') walk(o[k], depth + 1);
+    };
+    for (const sc of document.querySelectorAll('script:not([src])')) {
+      const type = (sc.type || '').toLowerCase(), t = sc.textContent || '';
+      if (state.length >= 30 || type.includes('ld+json') || t.length > 3000000 || !/price/i.test(t)) continue;
+      let body = null;
+      if (type === 'application/json') body = t;
+      else {
+        const m = /^\s*(?:window\.|self\.|var\s+|let\s+|const\s+)[\w$.]+\s*=\s*(?=\{)/.exec(t);
+        if (m) body = t.slice(m[0].length).trim().replace(/;\s*$/, '');
+      }
+      if (!body) continue;
+      try { walk(JSON.parse(body), 0); } catch { /* not JSON */ }
+    }
+    const out = { jsonld, jsonld_errors: jsonldErrors, microdata, meta, pairs, prices, buy, ids, state, title: clean(document.title), url: location.href,
       lang: document.documentElement.lang || null, text: cut(text, 20000) };
+    if (fix === unmojibake) {
+      // Line by line: a line that does not decode is kept as it is.
+      out.text = out.text.split('\n').map(unmojibake).join('\n');
+      return JSON.parse(JSON.stringify(out), (k, v) => (typeof v === 'string' && k !== 'text' ? unmojibake(v) : v));
+    }
+    return out;
   }
 
   // ---------------------------------------------------------------- gate facts

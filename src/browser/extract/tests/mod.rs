@@ -138,7 +138,7 @@ fn us_shop_without_structured_data() {
                 "warranty_months": "label"
             },
             "missing_fields": ["sku"],
-            "notes": []
+            "notes": ["in_stock: \"Availability: In stock\""]
         }))
     );
 }
@@ -444,4 +444,19 @@ fn twitter_pairs_currency_suffixes_and_several_numbers() {
             ]
         }))
     );
+}
+
+#[test]
+fn prices_only_in_links_are_other_products() {
+    // A page without a buy box: the only prices are recommendations (links).
+    let link = |t: &str| json!({"text": t, "context": "p13n-sc-price", "link": true, "size": 14, "near": 21});
+    let facts = json!({"prices": [link("23,49 €"), link("12,29 €"), link("7,61 €"), link("4,81 €")]});
+    let out = run(facts, json!({"price": "number"}));
+    assert_eq!(out.data.get("price"), None, "{:?}", out.notes);
+    assert!(out.notes.iter().any(|n| n.contains("below 0.3")), "{:?}", out.notes);
+    // With the product's own price beside them, that one wins.
+    let own = json!({"text": "66,75 €", "context": "priceblock", "link": false, "size": 18, "near": 4});
+    let facts = json!({"prices": [link("23,49 €"), own, link("12,29 €")]});
+    let out = run(facts, json!({"price": "number"}));
+    assert_eq!(out.data.get("price"), Some(&json!(66.75)));
 }

@@ -41,7 +41,7 @@ fn garbage_facts_are_read_leniently() {
     assert_eq!(facts.pairs, vec![("Giá".to_string(), "100".to_string()), ("Brand".to_string(), "Acme".to_string())]);
     assert_eq!(
         facts.prices,
-        vec![PriceFragment { text: "5".into(), context: String::new(), struck: true }, PriceFragment::default()]
+        vec![PriceFragment { text: "5".into(), struck: true, ..PriceFragment::default() }, PriceFragment::default()]
     );
     assert_eq!((facts.title.as_str(), facts.url.as_str(), facts.text.as_str()), ("", "42", ""));
     for kind in [ExtractSourceType::Dom, ExtractSourceType::Text, ExtractSourceType::Screenshot] {
@@ -92,15 +92,15 @@ fn text_source_ignores_structured_data_and_screenshot_says_so() {
         out,
         expected(json!({
             "data": {"in_stock": true, "price": 21490000},
-            "confidence": {"in_stock": 0.5, "price": 0.5},
+            "confidence": {"in_stock": 0.7, "price": 0.5},
             "sources": {"in_stock": "text", "price": "text"},
             "missing_fields": ["name"],
-            "notes": []
+            "notes": ["in_stock: the page says \"Còn hàng\""]
         }))
     );
     let shot = run_as(ExtractSourceType::Screenshot, facts, fields);
     assert_eq!(shot.data, out.data);
-    assert_eq!(shot.notes.len(), 1);
+    assert_eq!(shot.notes.len(), 2, "the screenshot note and the stock phrase");
 }
 
 #[test]
