@@ -460,6 +460,18 @@ fn struck(el: &NodeRef<'_>) -> bool {
     false
 }
 
+/// Whether an ancestor of `el` is one of `tags`.
+fn inside(el: &NodeRef<'_>, tags: &[&str]) -> bool {
+    let mut at = Some(*el);
+    while let Some(e) = at.filter(NodeRef::is_element) {
+        if tags.contains(&name_of(&e).as_str()) {
+            return true;
+        }
+        at = e.parent();
+    }
+    false
+}
+
 fn prices(scope: &NodeRef<'_>) -> Vec<PriceFragment> {
     let mut out: Vec<PriceFragment> = Vec::new();
     let mut seen: Vec<(dom_query::NodeId, String)> = Vec::new();
@@ -508,7 +520,15 @@ fn prices(scope: &NodeRef<'_>) -> Vec<PriceFragment> {
                 _ => el.prev_sibling().map(|p| p.text().to_string()).unwrap_or_default(),
             };
             let before: String = before.chars().rev().take(50).collect::<Vec<_>>().into_iter().rev().collect();
-            out.push(PriceFragment { context: price_context(&el, &before), struck: struck(&el), text: found });
+            out.push(PriceFragment {
+                context: price_context(&el, &before),
+                struck: struck(&el),
+                text: found,
+                link: inside(&el, &["a"]),
+                furniture: inside(&el, &["nav", "header", "footer", "aside"]),
+                // Sizes and the distance to the `<h1>` need a layout: unknown here.
+                ..PriceFragment::default()
+            });
         }
     }
     out
