@@ -231,6 +231,9 @@ pub enum Event {
     Paused { paused: bool },
     /// A tool was registered or unregistered: the tool list changed.
     ToolsChanged,
+    /// The watch scheduler made a pass: how many watches it checked, and
+    /// how many alerts nobody has read (the tray's count).
+    Watches { checked: u32, unread: u32 },
 }
 
 /// A run going on.

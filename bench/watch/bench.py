@@ -8,7 +8,7 @@ A loopback fixture serves N product pages (JSON-LD and a visible VND price,
 `21.490.000 ₫`; one page in ten renders its price with a script). Each system
 gets one watch per page and runs three passes: cold, unchanged, then with the
 price of one page in ten lowered by 10 %. Reported per system and pass: wall
-time, checks per second, peak memory (the whole process tree), alerts sent
+time, checks per second, peak memory (PSS of the whole process tree), alerts sent
 (pass 2: 0 expected; pass 3: exactly N/10), and prices read correctly after
 the pass.
 
@@ -111,8 +111,10 @@ def serve(shop):
 
 # ---------------------------------------------------------------- memory
 
-def tree_rss_kb(root):
-    """Resident memory of `root` and all its descendants, in kB."""
+def tree_pss_kb(root):
+    """Proportional set size of `root` and all its descendants, in kB: each
+    shared page counted once across the tree (Chromium's processes share
+    most of their code; a sum of RSS would count it once per process)."""
     children = {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -128,9 +130,9 @@ def tree_rss_kb(root):
         pid = todo.pop()
         todo.extend(children.get(pid, []))
         try:
-            with open(f"/proc/{pid}/status") as f:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
                 for line in f:
-                    if line.startswith("VmRSS:"):
+                    if line.startswith("Pss:"):
                         total += int(line.split()[1])
         except OSError:
             pass
@@ -138,7 +140,7 @@ def tree_rss_kb(root):
 
 
 class PeakMemory:
-    """Samples a process tree's RSS every 100 ms until stopped."""
+    """Samples a process tree's PSS every 100 ms until stopped."""
 
     def __init__(self, pid):
         self.pid, self.peak, self.running = pid, 0, True
@@ -147,7 +149,7 @@ class PeakMemory:
 
     def run(self):
         while self.running:
-            self.peak = max(self.peak, tree_rss_kb(self.pid))
+            self.peak = max(self.peak, tree_pss_kb(self.pid))
             time.sleep(0.1)
 
     def stop(self):

@@ -24,6 +24,8 @@ pub struct Shell {
     /// before it: reading its token may wait on the keyring); dropping it
     /// would stop the server.
     _api: Arc<tokio::sync::Mutex<Option<halley::api::Server>>>,
+    /// Checks the due watches while the app runs (dropping it stops it).
+    _watches: Option<halley::host::watches::Scheduler>,
 }
 
 impl Shell {
@@ -32,7 +34,7 @@ impl Shell {
     pub async fn open() -> Shell {
         let data_dir = match DataDir::resolve(None) {
             Ok(dir) => dir,
-            Err(e) => return Shell { host: Err(e.to_wire()), data_dir: None, _api: Arc::default() },
+            Err(e) => return Shell { host: Err(e.to_wire()), data_dir: None, _api: Arc::default(), _watches: None },
         };
         let root = data_dir.root().to_path_buf();
         let host = Host::open(data_dir, browser_settings()).await.map_err(|e| {
@@ -40,10 +42,12 @@ impl Shell {
             e.to_wire()
         });
         let api = Arc::default();
+        let mut watches = None;
         if let Ok(host) = &host {
             start_api(Arc::clone(host), DataDir::at(&root), Arc::clone(&api));
+            watches = Some(host.start_watch_scheduler(watch_tick()));
         }
-        Shell { host, data_dir: Some(root), _api: api }
+        Shell { host, data_dir: Some(root), _api: api, _watches: watches }
     }
 
     pub fn host(&self) -> Result<&Arc<Host>, WireError> {
@@ -54,6 +58,15 @@ impl Shell {
     pub fn file(&self, name: &str) -> Option<PathBuf> {
         self.data_dir.as_ref().map(|d| d.join(name))
     }
+}
+
+/// How often the watch scheduler looks for due watches
+/// (`HALLEY_WATCH_TICK_SECS`, else every 30 s).
+fn watch_tick() -> std::time::Duration {
+    std::env::var("HALLEY_WATCH_TICK_SECS")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .map_or(halley::host::watches::DEFAULT_TICK, |s| std::time::Duration::from_secs(s.max(1)))
 }
 
 /// Serve the local API on 127.0.0.1 (port 4000, or `HALLEY_API_PORT`) in

@@ -17,14 +17,27 @@ const QUIT: &str = "quit";
 /// Managed state: the "Pause agent" item, kept in step with the core.
 struct PauseItem(CheckMenuItem<Wry>);
 
+/// Managed state: the "Watches" item, which shows the unread alerts.
+struct WatchesItem(MenuItem<Wry>);
+
+/// The "Watches" item's text: `Watches (3 new alerts)` when some are unread.
+pub fn watches_label(unread: u32) -> String {
+    match unread {
+        0 => "Watches".to_owned(),
+        1 => "Watches (1 new alert)".to_owned(),
+        n => format!("Watches ({n} new alerts)"),
+    }
+}
+
 /// Add the tray icon (the app icon from `assets/icons`).
 pub fn install(app: &AppHandle) -> tauri::Result<()> {
     let pause = CheckMenuItem::with_id(app, PAUSE, "Pause agent", true, false, None::<&str>)?;
+    let watches = MenuItem::with_id(app, WATCHES, watches_label(0), true, None::<&str>)?;
     let menu = Menu::with_items(
         app,
         &[
             &MenuItem::with_id(app, OPEN, "Open panel", true, None::<&str>)?,
-            &MenuItem::with_id(app, WATCHES, "Watches", true, None::<&str>)?,
+            &watches,
             &pause,
             &PredefinedMenuItem::separator(app)?,
             &MenuItem::with_id(app, QUIT, "Quit", true, None::<&str>)?,
@@ -40,6 +53,7 @@ pub fn install(app: &AppHandle) -> tauri::Result<()> {
     }
     tray.build(app)?;
     app.manage(PauseItem(pause));
+    app.manage(WatchesItem(watches));
     Ok(())
 }
 
@@ -77,11 +91,25 @@ fn set_paused(app: &AppHandle) {
     });
 }
 
-/// Keep "Pause agent" checked while the agent is paused (from the panel too).
+/// Keep "Pause agent" checked while the agent is paused (from the panel
+/// too), and the unread alert count on "Watches" and the tooltip.
 pub fn on_event(app: &AppHandle, event: &Event) {
-    if let Event::Paused { paused } = event
-        && let Some(item) = app.try_state::<PauseItem>()
-    {
-        let _ = item.0.set_checked(*paused);
+    match event {
+        Event::Paused { paused } => {
+            if let Some(item) = app.try_state::<PauseItem>() {
+                let _ = item.0.set_checked(*paused);
+            }
+        }
+        Event::Watches { unread, .. } => {
+            if let Some(item) = app.try_state::<WatchesItem>() {
+                let _ = item.0.set_text(watches_label(*unread));
+            }
+            if let Some(tray) = app.tray_by_id("halley") {
+                let tip =
+                    if *unread == 0 { "Halley".to_owned() } else { format!("Halley: {}", watches_label(*unread)) };
+                let _ = tray.set_tooltip(Some(tip));
+            }
+        }
+        _ => {}
     }
 }

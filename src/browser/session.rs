@@ -448,6 +448,12 @@ impl Guard<'_> {
         self.state.tabs.iter().filter(|t| self.usable(&t.id)).collect()
     }
 
+    /// Whether this call's run holds tab `id` and works in the background:
+    /// a tab it opened itself behind the user's, which the user never saw.
+    pub fn own_background_tab(&self, id: &str) -> bool {
+        !self.foreground && self.owner.as_ref().is_some_and(|me| self.state.owners.get(id) == Some(me))
+    }
+
     /// Whether this call may use tab `id`: no other run holds it.
     fn usable(&self, id: &str) -> bool {
         match (&self.owner, self.state.owners.get(id)) {

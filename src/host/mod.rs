@@ -10,6 +10,7 @@ pub mod confirm;
 mod ops;
 mod run;
 pub mod settings;
+pub mod watches;
 
 pub(crate) use ops::new_rule;
 pub use run::{RunModel, RunRequest};
@@ -52,6 +53,8 @@ pub struct Host {
     settings: RwLock<Settings>,
     runs: std::sync::Mutex<Runs>,
     paused: AtomicBool,
+    /// [`Host::close`] has begun: background work stops.
+    closing: AtomicBool,
 }
 
 /// How long [`Host::close`] lets a stopped run record its end.
@@ -78,6 +81,7 @@ impl Host {
             settings: RwLock::new(saved),
             runs: std::sync::Mutex::default(),
             paused: AtomicBool::new(false),
+            closing: AtomicBool::new(false),
         }))
     }
 
@@ -249,9 +253,15 @@ impl Host {
         }
     }
 
+    /// Whether [`Host::close`] has begun.
+    pub fn closing(&self) -> bool {
+        self.closing.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// Stop every run, refuse waiting questions, close the browser (if
     /// Halley started it) and the store.
     pub async fn close(&self) {
+        self.closing.store(true, std::sync::atomic::Ordering::SeqCst);
         self.stop_all();
         self.confirmer.refuse_all();
         let until = Instant::now() + CLOSE_WAIT;

@@ -207,28 +207,78 @@ async fn over_http(target: &Target) -> Outcome {
     Outcome::Read { reading, method: Method::Http, doubt }
 }
 
+/// Background tabs a pass reuses for its browser checks: each slot is a run
+/// of its own holding one tab, navigated from one watched page to the next
+/// (a new tab costs a renderer process; a navigation on the same site
+/// reuses it). [`Tabs::close`] closes them and releases the runs at the
+/// end of the pass.
+#[derive(Debug, Default)]
+pub struct Tabs {
+    free: std::sync::Mutex<Vec<Slot>>,
+}
+
+#[derive(Debug)]
+struct Slot {
+    run: String,
+    tab: Option<String>,
+}
+
+impl Tabs {
+    fn take(&self) -> Slot {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        free.pop().unwrap_or_else(|| Slot { run: new_id("watch-check"), tab: None })
+    }
+
+    fn give_back(&self, slot: Slot) {
+        self.free.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
+    }
+
+    /// Close every tab the pass opened and release its runs.
+    pub async fn close(&self, ctx: &ToolContext) {
+        let slots = std::mem::take(&mut *self.free.lock().unwrap_or_else(|e| e.into_inner()));
+        for slot in slots {
+            close_slot(ctx, slot).await;
+        }
+    }
+}
+
+async fn close_slot(ctx: &ToolContext, slot: Slot) {
+    let cx = CallContext::new(FrontEnd::Background).with_run(slot.run.clone());
+    if let Some(tab_id) = slot.tab {
+        let closed = BrowserTool::CloseTab.run(ctx, &cx, json!({"tab_id": tab_id})).await.output;
+        if let Err(e) = closed {
+            tracing::warn!("the watch's tab stays open: {}", e.message());
+        }
+    }
+    ctx.browser.release(&slot.run).await;
+}
+
 /// Reads the page in the managed Chromium, in a background tab of a run of
-/// its own, through the browser tools (each passes the gate); the tab is
-/// closed and the run's tabs released afterwards.
-async fn in_browser(ctx: &ToolContext, target: &Target) -> Outcome {
-    let run = new_id("watch-check");
-    let cx = CallContext::new(FrontEnd::Background).with_run(run.clone());
-    let opened = BrowserTool::NewTab.run(ctx, &cx, json!({"url": target.url, "wait_until": "load"})).await.output;
+/// its own, through the browser tools (each passes the gate). With `tabs`
+/// (a pass), the tab is kept for the pass's next browser check; without,
+/// it is closed and the run released at once.
+async fn in_browser(ctx: &ToolContext, target: &Target, tabs: Option<&Tabs>) -> Outcome {
+    let mut slot = tabs.map_or_else(|| Slot { run: new_id("watch-check"), tab: None }, Tabs::take);
+    let cx = CallContext::new(FrontEnd::Background).with_run(slot.run.clone());
+    let opened = match &slot.tab {
+        Some(_) => BrowserTool::Navigate.run(ctx, &cx, json!({"url": target.url, "wait_until": "load"})).await.output,
+        None => {
+            let opened =
+                BrowserTool::NewTab.run(ctx, &cx, json!({"url": target.url, "wait_until": "load"})).await.output;
+            if let Ok(tab) = &opened {
+                slot.tab = tab.data.pointer("/tab/id").and_then(Value::as_str).map(str::to_owned);
+            }
+            opened
+        }
+    };
     let outcome = match opened {
         Err(e) => Outcome::Failed { error: format!("the browser could not open the page: {}", e.message()) },
-        Ok(tab) => {
-            let tab_id = tab.data.pointer("/tab/id").and_then(Value::as_str).map(str::to_owned);
+        Ok(_) => {
             // With a selector, only what the element shows: the page's
             // JSON-LD may describe other products too.
             let kind = if target.selector.is_some() { "text" } else { "dom" };
             let args = json!({"schema": target.schema, "source": {"type": kind, "selector": target.selector}});
             let read = BrowserTool::Extract.run(ctx, &cx, args).await.output;
-            if let Some(tab_id) = tab_id {
-                let closed = BrowserTool::CloseTab.run(ctx, &cx, json!({"tab_id": tab_id})).await.output;
-                if let Err(e) = closed {
-                    tracing::warn!("the watch's tab stays open: {}", e.message());
-                }
-            }
             match read.and_then(|o| {
                 serde_json::from_value::<BrowserExtractOutput>(o.data)
                     .map_err(|e| Error::internal("unexpected browser_extract output").with_source(e))
@@ -246,18 +296,22 @@ async fn in_browser(ctx: &ToolContext, target: &Target) -> Outcome {
             }
         }
     };
-    ctx.browser.release(&run).await;
+    match tabs {
+        // A tab that failed to open or load is not reused.
+        Some(pool) if matches!(outcome, Outcome::Read { .. }) && slot.tab.is_some() => pool.give_back(slot),
+        _ => close_slot(ctx, slot).await,
+    }
     outcome
 }
 
 /// Reads the page: over HTTP unless the watch is known to need the
 /// browser; in the browser when HTTP read nothing (not when the page is gone).
-pub async fn read(ctx: &ToolContext, target: &Target, known: Option<Method>) -> Outcome {
+pub async fn read(ctx: &ToolContext, target: &Target, known: Option<Method>, tabs: Option<&Tabs>) -> Outcome {
     if known != Some(Method::Browser) {
         match over_http(target).await {
             Outcome::Failed { error } if error.starts_with("nothing could be read") => {}
             other => return other,
         }
     }
-    in_browser(ctx, target).await
+    in_browser(ctx, target, tabs).await
 }

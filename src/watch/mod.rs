@@ -380,9 +380,14 @@ pub async fn get_watch(store: &Store, id: &str) -> Result<WatchRow> {
 /// Checks one watch now: read the page, write the observation, state and
 /// alerts in one transaction, then send the alerts not sent yet.
 pub async fn check_watch(ctx: &ToolContext, row: &WatchRow) -> Result<WatchCheck> {
+    check_in(ctx, row, None).await
+}
+
+/// [`check_watch`] within a pass that shares its browser tabs.
+async fn check_in(ctx: &ToolContext, row: &WatchRow, tabs: Option<&check::Tabs>) -> Result<WatchCheck> {
     let (target, rules) = target_of(row)?;
     let known = row.check_method.as_deref().and_then(Method::parse);
-    let outcome = check::read(ctx, &target, known).await;
+    let outcome = check::read(ctx, &target, known, tabs).await;
     let planned = plan(row, &rules, outcome, &now());
     ctx.store.watches().apply_check(&row.id, &planned.write).await?;
     crate::notify::deliver_pending(&ctx.store).await?;
@@ -418,14 +423,17 @@ pub async fn poll(ctx: &ToolContext, args: &WatchPollArgs) -> Result<WatchPollOu
         .collect();
     // Futures made in a loop, not by a closure: a closure's future is not
     // `Send` for every lifetime, which the host's spawned runs need.
+    let tabs = check::Tabs::default();
     let mut pending = Vec::with_capacity(rows.len());
     for (row, site) in rows.iter().zip(limits) {
+        let tabs = &tabs;
         pending.push(async move {
             let _turn = site.acquire_owned().await.map_err(|_| Error::internal("the site limit closed"))?;
-            check_watch(ctx, row).await
+            check_in(ctx, row, Some(tabs)).await
         });
     }
     let checks: Vec<Result<WatchCheck>> = futures::stream::iter(pending).buffered(IN_FLIGHT).collect().await;
+    tabs.close(ctx).await;
     let checks = checks.into_iter().collect::<Result<Vec<_>>>()?;
     // Alerts left unsent by a pass that was cut short go out now.
     crate::notify::deliver_pending(&ctx.store).await?;

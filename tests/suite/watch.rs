@@ -510,3 +510,60 @@ fn kill_9_mid_pass_loses_no_watch_and_never_alerts_twice() {
         }
     }
 }
+
+/// The long-lived host's scheduler (the desktop app, `halley serve`)
+/// checks the due watches on its own, alerts once, tells the front ends the
+/// unread count, and holds while the agent is paused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hosts_scheduler_checks_due_watches_and_counts_unread_alerts() {
+    use halley::core::BrowserSettings;
+    use halley::host::Host;
+    use halley::protocol::{Event, Op, Reply};
+
+    let server = FixtureServer::start();
+    server.set_page("sched", product("Laptop Acer Swift", 21_490_000));
+    let dir = tempfile::tempdir().unwrap();
+    let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    let host = Host::open(halley::DataDir::at(dir.path().join("data")), browser).await.unwrap();
+    let args = json!({"target": {"url": server.url("watched/sched")}, "frequency": "30m", "label": label("Sched"),
+        "trigger_rules": [{"op": "<", "value": "19.990.000 ₫"}]});
+    let made = host.handle(Op::CallTool { name: "watch_create".into(), args }).await.unwrap();
+    let Reply::ToolResult { result } = made else { panic!("{made:?}") };
+    assert!(result.is_ok(), "{result:?}");
+    let id = result.data["watch_id"].as_str().unwrap().to_owned();
+
+    // Paused: nothing is checked.
+    host.handle(Op::SetPaused { paused: true }).await.unwrap();
+    server.set_page("sched", product("Laptop Acer Swift", 18_990_000));
+    let mut events = host.subscribe();
+    let scheduler = host.start_watch_scheduler(Duration::from_millis(300));
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let rows = host.core().store().watch_alerts().list(Some(&id), 10).await.unwrap();
+    assert!(rows.is_empty(), "checked while paused: {rows:?}");
+
+    // Due now (the next check moved to the past), unpaused: one pass alerts once.
+    sqlx::query("UPDATE watches SET next_check_at = '2000-01-01T00:00:00Z' WHERE id = ?1")
+        .bind(&id)
+        .execute(host.core().store().pool())
+        .await
+        .unwrap();
+    host.handle(Op::SetPaused { paused: false }).await.unwrap();
+    let unread = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            if let Ok(Event::Watches { checked, unread }) = events.recv().await
+                && checked > 0
+            {
+                return unread;
+            }
+        }
+    })
+    .await
+    .expect("a pass");
+    assert_eq!(unread, 1);
+    // Not due any more: later passes check nothing, the alert stays single.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let rows = host.core().store().watch_alerts().list(Some(&id), 10).await.unwrap();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    drop(scheduler);
+    host.close().await;
+}

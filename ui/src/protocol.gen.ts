@@ -144,7 +144,8 @@ export type Event =
   | { "type": "challenge_waiting", id: string, request: ChallengeRequest }
   | { "type": "challenge_closed", id: string }
   | { "type": "paused", paused: boolean }
-  | { "type": "tools_changed" };
+  | { "type": "tools_changed" }
+  | { "type": "watches", checked: number, unread: number };
 
 /**
  * Who runs a call: Halley itself, the client application that registered

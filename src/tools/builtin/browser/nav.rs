@@ -179,13 +179,21 @@ pub(super) async fn close_tab(call: &mut Call<'_>, args: BrowserCloseTabArgs) ->
     let tab = call.tab(Some(&args.tab_id)).await?;
     let state = runtime::call(&tab, "state", &json!({})).await.unwrap_or(Value::Null);
     let (url, _) = page::url_and_title(&tab).await;
+    let unsaved = state.get("unsaved_form").and_then(Value::as_bool).unwrap_or(false);
+    // Declared DESTRUCTIVE: closing one of the user's tabs is asked. A
+    // background run closing a tab it opened itself (the user never saw it)
+    // with no unsaved form edits is housekeeping: WRITE_NON_DESTRUCTIVE.
+    let (declared, risk) = BrowserTool::CloseTab.declared();
+    let own = call.guard()?.own_background_tab(&args.tab_id);
     let closing = Action {
+        tool: BrowserTool::CloseTab.name().to_owned(),
+        declared: Some(if own && !unsaved { crate::tools::PermissionScope::WriteNonDestructive } else { declared }),
         origin: crate::vocab::origin::origin_of(&url),
         url: Some(url),
-        closes_unsaved_form: state.get("unsaved_form").and_then(Value::as_bool).unwrap_or(false),
+        closes_unsaved_form: unsaved,
         ..Action::default()
     };
-    call.gate_plain(BrowserTool::CloseTab, closing).await?;
+    call.pass(&closing, risk).await?;
     let current = call.guard()?.close_tab(&args.tab_id).await?;
     output(&BrowserCloseTabOutput { closed: args.tab_id, current_tab_id: current })
 }
