@@ -384,15 +384,22 @@ pub async fn check_watch(ctx: &ToolContext, row: &WatchRow) -> Result<WatchCheck
 }
 
 /// [`check_watch`] within a pass that shares its browser tabs.
+/// Within a pass (`tabs`), the alerts are sent by the pass's deliverer,
+/// beside the checks; alone, at once.
 async fn check_in(ctx: &ToolContext, row: &WatchRow, tabs: Option<&check::Tabs>) -> Result<WatchCheck> {
     let (target, rules) = target_of(row)?;
     let known = row.check_method.as_deref().and_then(Method::parse);
     let outcome = check::read(ctx, &target, known, tabs).await;
     let planned = plan(row, &rules, outcome, &now());
     ctx.store.watches().apply_check(&row.id, &planned.write).await?;
-    crate::notify::deliver_pending(&ctx.store).await?;
+    if tabs.is_none() {
+        crate::notify::deliver_pending(&ctx.store).await?;
+    }
     Ok(planned.check)
 }
+
+/// How often a pass's deliverer looks for alerts to send.
+const DELIVER_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Checks running at once in one pass.
 const IN_FLIGHT: usize = 16;
@@ -432,7 +439,27 @@ pub async fn poll(ctx: &ToolContext, args: &WatchPollArgs) -> Result<WatchPollOu
             check_in(ctx, row, Some(tabs)).await
         });
     }
-    let checks: Vec<Result<WatchCheck>> = futures::stream::iter(pending).buffered(IN_FLIGHT).collect().await;
+    // Notifications go out one at a time (daemons choke on many at once),
+    // from one deliverer beside the checks, which never wait for them.
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let checking = async {
+        let checks: Vec<Result<WatchCheck>> = futures::stream::iter(pending).buffered(IN_FLIGHT).collect().await;
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        checks
+    };
+    let delivering = async {
+        loop {
+            let last = done.load(std::sync::atomic::Ordering::SeqCst);
+            if let Err(e) = crate::notify::deliver_pending(&ctx.store).await {
+                tracing::warn!("watch alerts not sent yet: {}", e.message());
+            }
+            if last {
+                break;
+            }
+            tokio::time::sleep(DELIVER_EVERY).await;
+        }
+    };
+    let (checks, ()) = futures::join!(checking, delivering);
     tabs.close(ctx).await;
     let checks = checks.into_iter().collect::<Result<Vec<_>>>()?;
     // Alerts left unsent by a pass that was cut short go out now.
