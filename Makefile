@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps ui build run test lint protocol icons bench bench-agent bench-desktop bench-extract dist
+.PHONY: help deps ui build run test lint protocol icons bench bench-agent bench-desktop bench-extract bench-watch dist
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -62,6 +62,10 @@ bench-agent: ## Halley's own overhead per agent step (model time excluded)
 bench-extract: ## browser_extract on real shop pages (../shared/datasets/products-dev): F1 and time per page
 	$(CARGO) build --release -p halley --bin halley
 	python3 bench/extract/bench.py $(TARGET_DIR)/release/halley $(BENCH_EXTRACT_ARGS)
+
+bench-watch: ## 1,000 price watches in Halley and changedetection.io side by side (installs it into bench/watch/.venv)
+	$(CARGO) build --release -p halley --bin halley
+	scripts/with-session.sh python3 bench/watch/bench.py $(TARGET_DIR)/release/halley $(BENCH_WATCH_ARGS)
 
 # The desktop benchmark measures this build of the app (release, with
 # tauri/custom-protocol as `cargo tauri build` makes it, so `make dist` reuses it).
