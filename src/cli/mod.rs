@@ -153,6 +153,16 @@ fn paths(flag: Option<&std::path::Path>, json: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The text of `file`, or of standard input when it is `-`.
+pub(crate) fn read_input(file: &str) -> std::io::Result<String> {
+    if file == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map(|_| s)
+    } else {
+        std::fs::read_to_string(file)
+    }
+}
+
 /// Print a line on stdout (the CLI's output channel).
 #[allow(clippy::print_stdout)]
 pub(crate) fn out(line: &str) {

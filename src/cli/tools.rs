@@ -110,12 +110,7 @@ async fn registry_of(data_dir: Option<&Path>) -> Result<Registry, Error> {
 }
 
 async fn register(file: &str, data_dir: Option<&Path>) -> ExitCode {
-    let text = if file == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map(|_| s)
-    } else {
-        std::fs::read_to_string(file)
-    };
+    let text = super::read_input(file);
     let text = match text {
         Ok(t) => t,
         Err(e) => {

@@ -387,12 +387,7 @@ fn import_entries(text: &str) -> Result<Vec<Value>, Error> {
 }
 
 async fn import(data_dir: Option<&Path>, browser: BrowserSettings, file: &str) -> ExitCode {
-    let text = if file == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map(|_| s)
-    } else {
-        std::fs::read_to_string(file)
-    };
+    let text = super::read_input(file);
     let text = match text {
         Ok(t) => t,
         Err(e) => {
