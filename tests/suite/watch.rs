@@ -567,3 +567,69 @@ async fn the_hosts_scheduler_checks_due_watches_and_counts_unread_alerts() {
     drop(scheduler);
     host.close().await;
 }
+
+/// A pass reads script-rendered pages in background tabs it opens, reuses
+/// and closes itself (closing a tab it opened behind the user's is not
+/// asked), leaving the user's tabs as they were; closing the user's tab
+/// still asks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pass_closes_the_background_tabs_it_opened_without_asking_and_leaves_the_users() {
+    use halley::core::BrowserSettings;
+    use halley::host::Host;
+    use halley::protocol::{Op, Reply};
+
+    if !have_browser() {
+        return;
+    }
+    let server = FixtureServer::start();
+    for (slug, price) in [("s1", 8_490_000), ("s2", 9_490_000), ("s3", 10_490_000)] {
+        server
+            .set_page(slug, WatchedPage { kind: PageKind::Script, name: slug.into(), price, ..WatchedPage::default() });
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    let host = Host::open(halley::DataDir::at(dir.path().join("data")), browser).await.unwrap();
+    let call = |name: &str, args: Value| {
+        let host = std::sync::Arc::clone(&host);
+        let name = name.to_owned();
+        async move {
+            match host.handle(Op::CallTool { name, args }).await.unwrap() {
+                Reply::ToolResult { result } => result,
+                other => panic!("{other:?}"),
+            }
+        }
+    };
+    // The user's own tab.
+    let opened = call("browser_navigate", json!({"url": server.url("shop-vn.html")})).await;
+    assert!(opened.is_ok(), "{opened:?}");
+    for slug in ["s1", "s2", "s3"] {
+        let args = json!({"target": {"url": server.url(&format!("watched/{slug}"))}, "frequency": "1h",
+            "trigger_rules": [{"op": "<", "value": 1000}], "check_now": false});
+        assert!(call("watch_create", args).await.is_ok());
+    }
+    let polled = call("watch_poll", json!({"all": true})).await;
+    assert!(polled.is_ok(), "{polled:?}");
+    let checks = polled.data["checks"].as_array().unwrap().clone();
+    assert_eq!(checks.len(), 3);
+    assert!(checks.iter().all(|c| c["method"] == json!("browser") && c["price"].is_number()), "{checks:?}");
+    // Nobody was asked: the audit has no asked decision for the closes.
+    let audit = host.core().store().audit_log().recent(200).await.unwrap();
+    let closes: Vec<_> = audit.iter().filter(|r| r.tool.as_deref() == Some("browser_close_tab")).collect();
+    assert!(!closes.is_empty(), "the pass closed its tabs");
+    for row in &closes {
+        assert_eq!(
+            (row.scope, row.decision),
+            (
+                Some(halley::tools::PermissionScope::WriteNonDestructive),
+                Some(halley::store::audit_log::AuditDecision::Allow)
+            ),
+            "a background run closing its own tab is housekeeping, not asked: {row:?}"
+        );
+    }
+    // Only the user's tab is left.
+    let tabs = call("browser_list_tabs", json!({})).await;
+    let list = tabs.data["tabs"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{list:?}");
+    assert!(list[0]["url"].as_str().unwrap().ends_with("shop-vn.html"));
+    host.close().await;
+}
