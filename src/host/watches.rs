@@ -55,9 +55,9 @@ async fn pass(host: &Weak<Host>, last_unread: &mut Option<u32>) -> bool {
     if host.is_paused() || host.closing() {
         return true;
     }
+    // The pass's browser checks run (and release) their own tabs' runs.
     let cx = CallContext::new(FrontEnd::Background).with_run(format!("watch-scheduler-{}", uuid::Uuid::new_v4()));
     let result = host.core().call_tool(&cx, "watch_poll", json!({})).await;
-    host.core().browser().release(cx.run_id.as_deref().unwrap_or_default()).await;
     let checked = match result.error {
         Some(e) => {
             tracing::warn!("watch scheduler: the pass failed: {}", e.message);

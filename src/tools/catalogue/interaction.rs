@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{Target, default_timeout_ms};
 use super::{Decl, declare};
-use crate::tools::spec::{PermissionScope as Scope, RiskLevel as Risk, ToolKind, ToolSpec};
+use crate::tools::spec::{PermissionScope as Scope, RiskLevel as Risk, ToolSpec};
 
 /// Arguments of `browser_click`. Needs `selector` or `ref` (checked at execution).
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -214,15 +214,7 @@ pub struct BrowserDownloadOutput {
 pub(super) fn tools() -> Vec<ToolSpec> {
     use Risk::*;
     use Scope::*;
-    let primitive = |name, scope, risk, confirm, description| Decl {
-        name,
-        kind: ToolKind::Primitive,
-        scope,
-        risk,
-        confirm,
-        needs: None,
-        description,
-    };
+    let primitive = Decl::primitive;
     vec![
         declare::<BrowserClickArgs, ElementActionOutput>(primitive(
             "browser_click",

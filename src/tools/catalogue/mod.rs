@@ -77,6 +77,19 @@ pub(crate) struct Decl {
     pub description: &'static str,
 }
 
+impl Decl {
+    /// A primitive that runs now (no `needs`).
+    pub(crate) fn primitive(
+        name: &'static str,
+        scope: PermissionScope,
+        risk: RiskLevel,
+        confirm: bool,
+        description: &'static str,
+    ) -> Decl {
+        Decl { name, kind: ToolKind::Primitive, scope, risk, confirm, needs: None, description }
+    }
+}
+
 /// Builds a [`ToolSpec`] from a declaration, the argument type `A` and the
 /// type `O` of `data` in a successful result.
 pub(crate) fn declare<A: JsonSchema, O: JsonSchema>(decl: Decl) -> ToolSpec {

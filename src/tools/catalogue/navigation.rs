@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::default_timeout_ms;
 use super::{Decl, declare};
-use crate::tools::spec::{PermissionScope as Scope, RiskLevel as Risk, ToolKind, ToolSpec};
+use crate::tools::spec::{PermissionScope as Scope, RiskLevel as Risk, ToolSpec};
 
 /// When a navigation counts as finished.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -183,15 +183,7 @@ pub struct BrowserWaitOutput {
 pub(super) fn tools() -> Vec<ToolSpec> {
     use Risk::*;
     use Scope::*;
-    let primitive = |name, scope, risk, confirm, description| Decl {
-        name,
-        kind: ToolKind::Primitive,
-        scope,
-        risk,
-        confirm,
-        needs: None,
-        description,
-    };
+    let primitive = Decl::primitive;
     vec![
         declare::<BrowserNavigateArgs, BrowserNavigateOutput>(primitive(
             "browser_navigate",

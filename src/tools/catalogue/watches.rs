@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::capture::ExtractFieldType;
 use super::data::{TriggerRule, WatchHealth, WatchWindow};
 use super::{Decl, declare};
-use crate::tools::spec::{PermissionScope as Scope, RiskLevel as Risk, ToolKind, ToolSpec};
+use crate::tools::spec::{PermissionScope as Scope, RiskLevel as Risk, ToolSpec};
 
 /// Arguments of `watch_list`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
@@ -178,15 +178,7 @@ pub struct WatchHistoryOutput {
 pub(super) fn tools() -> Vec<ToolSpec> {
     use Risk::*;
     use Scope::*;
-    let primitive = |name, scope, risk, confirm, description| Decl {
-        name,
-        kind: ToolKind::Primitive,
-        scope,
-        risk,
-        confirm,
-        needs: None,
-        description,
-    };
+    let primitive = Decl::primitive;
     vec![
         declare::<WatchListArgs, WatchListOutput>(primitive(
             "watch_list",
