@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps ui build run test lint protocol icons bench bench-agent bench-desktop bench-extract bench-watch dist
+.PHONY: help deps ui build run test lint protocol icons bench bench-agent bench-desktop bench-extract bench-watch dist fuzz
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -58,6 +58,9 @@ bench: ## Benchmark Halley against Playwright MCP (snapshot tokens, latency) int
 
 bench-agent: ## Halley's own overhead per agent step (model time excluded)
 	$(CARGO) run --release -p halley --example bench_agent
+
+fuzz: ## Fuzz the Python-source parser and the local API's request bodies (1,000,000 inputs each; not in CI)
+	$(CARGO) run --release -p halley --example fuzz_api -- $(or $(N),1000000)
 
 bench-extract: ## browser_extract on real shop pages (../shared/datasets/products-dev): F1 and time per page
 	$(CARGO) build --release -p halley --bin halley

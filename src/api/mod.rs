@@ -99,6 +99,13 @@ pub async fn serve(host: Arc<Host>, port: u16, token: String) -> Result<Server> 
     Ok(Server { addr, stop, task })
 }
 
+/// The API's router without a socket, as if served on `port`: for the
+/// fuzz target (`make fuzz`), which sends it requests in process.
+#[doc(hidden)]
+pub fn router_in_process(host: Arc<Host>, token: String, port: u16) -> Router {
+    router(Api { host, token: Arc::from(token), port })
+}
+
 fn router(api: Api) -> Router {
     routes::routes()
         .layer(axum::middleware::from_fn_with_state(api.clone(), guard::guard))
