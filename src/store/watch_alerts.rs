@@ -127,6 +127,15 @@ impl WatchAlerts<'_> {
             .await?)
     }
 
+    /// The panel's inbox: the latest `limit` alerts of every watch, unread
+    /// first, newest first within each.
+    pub async fn inbox(&self, limit: u32) -> Result<Vec<AlertRow>> {
+        Ok(sqlx::query_as("SELECT * FROM watch_alerts ORDER BY read_at IS NOT NULL, id DESC LIMIT ?1")
+            .bind(limit)
+            .fetch_all(self.store.pool())
+            .await?)
+    }
+
     /// Alerts not read yet (the tray's count).
     pub async fn unread_count(&self) -> Result<i64> {
         let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM watch_alerts WHERE read_at IS NULL")

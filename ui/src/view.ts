@@ -3,7 +3,7 @@
 
 import { scopeClass } from "./catalogue";
 import { h } from "./dom";
-import { riskKey, scopeKey, type Translate } from "./i18n";
+import { riskKey, scopeKey, type Lang, type Translate } from "./i18n";
 import type { PermissionScope, RiskLevel } from "./protocol";
 
 export function renderHeader(t: Translate, ...actions: Node[]): HTMLElement {
@@ -44,4 +44,11 @@ export function button(id: string, label: string, cls = "", ariaLabel?: string):
   if (ariaLabel !== undefined) attrs["aria-label"] = ariaLabel;
   if (ariaLabel !== undefined) attrs.title = ariaLabel;
   return h("button", attrs, label);
+}
+
+/** A date and time as the user's language writes it (short). */
+export function formatTime(iso: string, lang: Lang): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toLocaleString(lang === "vi" ? "vi-VN" : "en-GB", { dateStyle: "short", timeStyle: "short" });
 }
