@@ -85,19 +85,7 @@ impl App {
     /// Answers the confirmation dialog with `button` (`#approve`/`#deny`)
     /// and goes back to the panel.
     fn answer_dialog(&self, button: &str) -> Result<String> {
-        let known = vec![self.panel_handle.clone()];
-        self.panel.wait_new_window(&known, RUN_TIMEOUT).context("the confirmation dialog did not open")?;
-        let summary = self.panel.wait_text(".dialog-body", UI_TIMEOUT, |t| !t.trim().is_empty())?;
-        let b = self.panel.wait_visible(button, UI_TIMEOUT)?;
-        // The answer closes the dialog, sometimes before WebKitWebDriver has
-        // answered the click: then the click reports "no such window".
-        if let Err(e) = self.panel.click(&b)
-            && !format!("{e:#}").contains("no such window")
-        {
-            return Err(e);
-        }
-        self.panel.switch_to_window(&self.panel_handle)?;
-        Ok(summary)
+        self.panel.answer_dialog(&self.panel_handle, button, RUN_TIMEOUT)
     }
 
     fn stop(self) -> Result<()> {

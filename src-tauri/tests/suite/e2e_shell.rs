@@ -80,7 +80,7 @@ fn on_path(tool: &str) -> bool {
 pub(crate) struct App {
     driver: TauriDriver,
     pub(crate) panel: Session,
-    panel_handle: String,
+    pub(crate) panel_handle: String,
 }
 
 impl App {

@@ -3,8 +3,8 @@
 //! (its target price typed the Vietnamese way) alerts once, through a
 //! native notification seen on D-Bus, when the shop's price drops below
 //! the target; the tray's "Watches" item and the view count the unread
-//! alert, marking it read clears both, and the chart has one point per
-//! check. Run under `scripts/with-session.sh` (as `make test` does).
+//! alert, marking it read clears both, the chart has one point per check,
+//! and deleting the watch asks first (the gate's dialog). Run under `scripts/with-session.sh` (as `make test` does).
 
 use std::thread::sleep;
 use std::time::{Duration, Instant};
@@ -105,5 +105,16 @@ fn a_watch_created_in_the_panel_alerts_once_and_the_view_shows_it() -> Result<()
     panel.wait_count("#watch-alerts .alert[data-read='1']", 1, UI_TIMEOUT)?;
     wait_tray_label(&menu, "Watches")?;
     panel.wait_text("#watches-open .unread-count", UI_TIMEOUT, str::is_empty)?;
+
+    // Deleting is DESTRUCTIVE: the gate asks in its dialog. Denied, the
+    // watch stays; approved, it is gone.
+    click(panel, "#watch-list .watch .watch-delete")?;
+    let summary = panel.answer_dialog(&app.panel_handle, "#deny", RUN_TIMEOUT)?;
+    assert!(summary.contains("watch_delete") || summary.contains(&label), "{summary}");
+    panel.wait_visible("#watches-status.error", UI_TIMEOUT)?;
+    assert_eq!(panel.find_all("#watch-list .watch")?.len(), 1);
+    click(panel, "#watch-list .watch .watch-delete")?;
+    panel.answer_dialog(&app.panel_handle, "#approve", RUN_TIMEOUT)?;
+    panel.wait_script(r##"return document.querySelector("#watch-list .watch") === null;"##, UI_TIMEOUT)?;
     app.stop()
 }
