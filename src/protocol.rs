@@ -146,6 +146,9 @@ pub enum Op {
     /// stopped and new messages are refused until unpaused. Replies
     /// [`Reply::Done`] and emits [`Event::Paused`].
     SetPaused { paused: bool },
+    /// The page in the user's current browser tab (the panel's "Watch this
+    /// page"), without starting the browser. Replies [`Reply::CurrentTab`].
+    CurrentTab,
     /// The watches' alert inbox: the latest `limit` alerts (of every watch,
     /// and `notify_send`'s), unread first. Replies [`Reply::Alerts`].
     ListAlerts {
@@ -213,6 +216,11 @@ pub enum Reply {
     Artifact {
         mime: String,
         data: String,
+    },
+    /// The user's current tab; both `None` when no browser runs.
+    CurrentTab {
+        url: Option<String>,
+        title: Option<String>,
     },
     /// The alert inbox, unread first; `unread` counts every unread alert.
     Alerts {

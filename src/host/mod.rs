@@ -180,6 +180,11 @@ impl Host {
                 self.set_paused(paused);
                 Ok(Reply::Done)
             }
+            Op::CurrentTab => {
+                let tab = self.core.browser().user_tab().await?;
+                let (url, title) = tab.map_or((None, None), |(u, t)| (Some(u), Some(t)));
+                Ok(Reply::CurrentTab { url, title })
+            }
             Op::ListAlerts { limit } => self.alerts(limit).await,
             Op::MarkAlertsRead { ids } => self.mark_alerts_read(ids.as_deref()).await,
         }

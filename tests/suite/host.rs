@@ -519,3 +519,28 @@ async fn the_watches_view_creates_checks_and_reads_its_inbox() {
     assert!(matches!(rx.try_recv(), Err(broadcast::error::TryRecvError::Empty)));
     host.close().await;
 }
+
+/// "Watch this page": the user's current tab, never starting the browser.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_current_tab_is_read_without_starting_the_browser() {
+    if !have_browser() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let host = open(tmp.path()).await;
+    let none = Reply::CurrentTab { url: None, title: None };
+    assert_eq!(host.handle(Op::CurrentTab).await.unwrap(), none);
+    assert!(!host.core().browser().is_running().await, "asking started the browser");
+
+    let site = FixtureServer::start();
+    let url = site.url("shop-vn.html");
+    let go = Op::CallTool { name: "browser_navigate".into(), args: json!({"url": url}) };
+    let Reply::ToolResult { result } = host.handle(go).await.unwrap() else { panic!() };
+    assert!(result.is_ok(), "{result:?}");
+    let Reply::CurrentTab { url: Some(at), title: Some(title) } = host.handle(Op::CurrentTab).await.unwrap() else {
+        panic!("no current tab")
+    };
+    assert_eq!(at, url);
+    assert!(!title.is_empty());
+    host.close().await;
+}

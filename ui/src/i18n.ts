@@ -165,6 +165,8 @@ const en = {
   watchCreated: "Watching. The page was checked once.",
   watchNeedsUrl: "Enter the page's address (http:// or https://).",
   watchNeedsTarget: "Enter a target price, e.g. 19.990.000 ₫.",
+  watchThisPage: "This page",
+  watchNoPage: "No web page is open in Halley's browser.",
   // Confirmation dialog
   confirmTitle: "Confirm this action",
   confirmTool: "Tool",
@@ -381,6 +383,8 @@ const vi: Table = {
   watchCreated: "Đang theo dõi. Trang đã được kiểm tra một lần.",
   watchNeedsUrl: "Hãy nhập địa chỉ trang (http:// hoặc https://).",
   watchNeedsTarget: "Hãy nhập giá mục tiêu, ví dụ 19.990.000 ₫.",
+  watchThisPage: "Trang này",
+  watchNoPage: "Trình duyệt của Halley chưa mở trang web nào.",
   confirmTitle: "Xác nhận thao tác này",
   confirmTool: "Công cụ",
   destination: "Nơi nhận",

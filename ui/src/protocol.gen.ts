@@ -243,6 +243,7 @@ export type Op =
   | { "type": "remove_rule", id: string }
   | { "type": "read_artifact", reference: string }
   | { "type": "set_paused", paused: boolean }
+  | { "type": "current_tab" }
   | { "type": "list_alerts", limit?: number }
   | { "type": "mark_alerts_read", ids?: Array<number> | null };
 
@@ -275,6 +276,7 @@ export type Reply =
   | { "type": "model_status", status: ModelStatus }
   | { "type": "rules", rules: Array<GateRuleRow> }
   | { "type": "artifact", mime: string, data: string }
+  | { "type": "current_tab", url: string | null, title: string | null }
   | { "type": "alerts", alerts: Array<WatchAlert>, unread: number };
 
 export type ResultStatus = "ok" | "error";

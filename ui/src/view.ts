@@ -52,3 +52,14 @@ export function formatTime(iso: string, lang: Lang): string {
   if (Number.isNaN(d.getTime())) return iso;
   return d.toLocaleString(lang === "vi" ? "vi-VN" : "en-GB", { dateStyle: "short", timeStyle: "short" });
 }
+
+/** A labelled form control, with a hint under it (`{id}-hint`) when given. */
+export function field(id: string, label: string, control: HTMLElement, hint?: string): HTMLElement {
+  return h(
+    "div",
+    { class: "field" },
+    h("label", { for: id }, label),
+    control,
+    hint !== undefined ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null,
+  );
+}

@@ -11,14 +11,14 @@
 // with data-watch, data-status, data-health; .watch-price, .watch-rules,
 // .watch-check, .watch-pause, .watch-resume, .watch-delete, .watch-history,
 // .watch-chart svg with one circle.point per priced check), #watch-form,
-// #watch-url, #watch-label, #watch-below, #watch-frequency, #watch-create,
+// #watch-url, #watch-this-page, #watch-label, #watch-below, #watch-frequency, #watch-create,
 // #watch-form-status, #watches-status.
 
 import { h } from "./dom";
 import type { Lang, Translate } from "./i18n";
 import { request } from "./ipc";
 import { toOpError, type Json, type OpError, type WatchAlert } from "./protocol";
-import { formatTime } from "./view";
+import { field, formatTime } from "./view";
 import {
   CHART,
   FREQUENCIES,
@@ -213,14 +213,33 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
     }),
   );
   const create = h("button", { id: "watch-create", type: "submit", class: "primary" }, t("watchCreate"));
+  const thisPage = h("button", { id: "watch-this-page", type: "button", class: "secondary" }, t("watchThisPage"));
   const formStatus = h("p", { class: "form-status", role: "status", id: "watch-form-status" });
-  const field = (id: string, text: string, control: HTMLElement, hint?: string): HTMLElement =>
-    h("div", { class: "field" }, h("label", { for: id }, text), control, hint !== undefined ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null);
+  const formSay = (message: string, cls = ""): void => {
+    formStatus.className = `form-status ${cls}`;
+    formStatus.textContent = message;
+  };
+  // The page in the user's browser tab fills the form (the browser is never started for it).
+  thisPage.addEventListener("click", () => {
+    request({ type: "current_tab" }, "current_tab").then(
+      (tab) => {
+        if (tab.url === null || !/^https?:/i.test(tab.url)) {
+          formSay(t("watchNoPage"), "error");
+          return;
+        }
+        url.value = tab.url;
+        if (label.value.trim() === "" && tab.title !== null) label.value = tab.title;
+        formSay("");
+        below.focus();
+      },
+      (error: unknown) => formSay(t("errorPrefix", { error: toOpError(error).message }), "error"),
+    );
+  });
   const form = h(
     "form",
     { id: "watch-form", class: "watch-form", "aria-labelledby": "watch-form-title" },
     h("h3", { id: "watch-form-title" }, t("watchNew")),
-    field("watch-url", t("watchUrl"), url),
+    h("div", { class: "field" }, h("label", { for: "watch-url" }, t("watchUrl")), h("div", { class: "row" }, url, thisPage)),
     field("watch-label", t("watchLabel"), label),
     field("watch-below", t("watchBelow"), below, t("watchBelowHint")),
     field("watch-frequency", t("watchFrequency"), frequency),
@@ -231,25 +250,19 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
     e.preventDefault();
     const parsed = createArgs({ url: url.value, label: label.value, below: below.value, frequency: frequency.value });
     if (!parsed.ok) {
-      formStatus.className = "form-status error";
-      formStatus.textContent = t(parsed.error);
+      formSay(t(parsed.error), "error");
       return;
     }
     create.disabled = true;
-    formStatus.className = "form-status";
-    formStatus.textContent = t("watchCreating");
+    formSay(t("watchCreating"));
     callTool("watch_create", parsed.args)
       .then(
         () => {
           form.reset();
-          formStatus.className = "form-status ok";
-          formStatus.textContent = t("watchCreated");
+          formSay(t("watchCreated"), "ok");
           refresh();
         },
-        (error: unknown) => {
-          formStatus.className = "form-status error";
-          formStatus.textContent = t("errorPrefix", { error: toOpError(error).message });
-        },
+        (error: unknown) => formSay(t("errorPrefix", { error: toOpError(error).message }), "error"),
       )
       .finally(() => {
         create.disabled = false;
