@@ -512,7 +512,8 @@ async fn the_watches_view_creates_checks_and_reads_its_inbox() {
     assert_eq!(listed["watches"][0]["price"], json!(18_990_000.0));
     let history = ok(host.handle(call("watch_history", json!({"watch_id": id}))).await.unwrap());
     assert_eq!(history["observations"].as_array().unwrap().len(), 3);
-    let Reply::ToolResult { result } = host.handle(call("watch_pause", json!({"watch_id": "nope"}))).await.unwrap() else {
+    let Reply::ToolResult { result } = host.handle(call("watch_pause", json!({"watch_id": "nope"}))).await.unwrap()
+    else {
         panic!()
     };
     assert_eq!(result.error.unwrap().code, ErrorCode::NotFound);

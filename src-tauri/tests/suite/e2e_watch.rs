@@ -54,7 +54,8 @@ fn a_watch_created_in_the_panel_alerts_once_and_the_view_shows_it() -> Result<()
     let watcher = StatusNotifierWatcher::start()?;
     let monitor = NotificationMonitor::start()?;
     let shop = FixtureServer::start();
-    let page = WatchedPage { name: "Laptop ASUS Vivobook 15".into(), price: 21_490_000, in_stock: true, ..Default::default() };
+    let page =
+        WatchedPage { name: "Laptop ASUS Vivobook 15".into(), price: 21_490_000, in_stock: true, ..Default::default() };
     shop.set_page("panel-watch", page);
     // A name no other notification in the session has.
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.subsec_nanos();
