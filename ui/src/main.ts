@@ -30,7 +30,7 @@ import { initialState, reduce, runIds, type Action, type PanelState } from "./st
 import { renderBanners, renderMessages, renderTimeline, type Shots } from "./chat-view";
 import { renderSettings } from "./settings-view";
 import { paletteQuery } from "./palette";
-import { button, formatTime, renderHeader, renderNotConnected } from "./view";
+import { button, fillList, formatTime, renderHeader, renderNotConnected } from "./view";
 import { createWatchesView } from "./watches-view";
 import "./style.css";
 
@@ -203,22 +203,16 @@ function start(root: HTMLElement, lang: Lang): void {
     convList.replaceChildren(h("li", { class: "loading", role: "status" }, t("loadingList")));
     request({ type: "list_conversations", limit: 50 }, "conversations").then(
       ({ conversations }) => {
-        if (conversations.length === 0) {
-          convList.replaceChildren(h("li", { class: "empty" }, t("conversationsEmpty")));
-          return;
-        }
-        convList.replaceChildren(
-          ...conversations.map((c) => {
-            const b = h(
-              "button",
-              { type: "button", class: "conversation", "data-id": c.id },
-              h("span", { class: "conv-title" }, c.title || "…"),
-              h("span", { class: "conv-time" }, t("updatedAt", { time: formatTime(c.updated_at, lang) })),
-            );
-            b.addEventListener("click", () => openConversation(c.id));
-            return h("li", {}, b);
-          }),
-        );
+        fillList(convList, conversations, t("conversationsEmpty"), (c) => {
+          const b = h(
+            "button",
+            { type: "button", class: "conversation", "data-id": c.id },
+            h("span", { class: "conv-title" }, c.title || "…"),
+            h("span", { class: "conv-time" }, t("updatedAt", { time: formatTime(c.updated_at, lang) })),
+          );
+          b.addEventListener("click", () => openConversation(c.id));
+          return h("li", {}, b);
+        });
       },
       (error: unknown) => convList.replaceChildren(h("li", { class: "error", role: "alert" }, t("errorPrefix", { error: toOpError(error).message }))),
     );

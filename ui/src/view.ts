@@ -63,3 +63,8 @@ export function field(id: string, label: string, control: HTMLElement, hint?: st
     hint !== undefined ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null,
   );
 }
+
+/** Fills `list` with one item per entry, or with one "empty" line saying so. */
+export function fillList<T>(list: HTMLElement, items: readonly T[], empty: string, render: (item: T) => HTMLElement): void {
+  list.replaceChildren(...(items.length === 0 ? [h("li", { class: "empty" }, empty)] : items.map(render)));
+}

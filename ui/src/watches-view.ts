@@ -18,7 +18,7 @@ import { h } from "./dom";
 import type { Lang, Translate } from "./i18n";
 import { request } from "./ipc";
 import { toOpError, type Json, type OpError, type WatchAlert } from "./protocol";
-import { field, formatTime } from "./view";
+import { field, fillList, formatTime } from "./view";
 import {
   CHART,
   FREQUENCIES,
@@ -95,27 +95,21 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
     unreadBadge.textContent = t("alertsUnread", { count: unread });
     unreadBadge.hidden = unread === 0;
     readAll.disabled = unread === 0;
-    if (alerts.length === 0) {
-      alertList.replaceChildren(h("li", { class: "empty" }, t("alertsEmpty")));
-      return;
-    }
-    alertList.replaceChildren(
-      ...alerts.map((a) => {
-        const item = h(
-          "li",
-          { class: `alert ${a.read ? "read" : "unread"}`, "data-alert": String(a.id), "data-read": a.read ? "1" : "0" },
-          h("span", { class: "alert-title" }, a.title),
-          h("span", { class: "alert-time" }, formatTime(a.created_at, lang)),
-          h("p", { class: "alert-message" }, a.message),
-        );
-        if (!a.read) {
-          const mark = h("button", { type: "button", class: "secondary mark-read", "aria-label": t("alertMarkReadOf", { title: a.title }) }, t("alertMarkRead"));
-          mark.addEventListener("click", () => markRead([a.id]));
-          item.append(mark);
-        }
-        return item;
-      }),
-    );
+    fillList(alertList, alerts, t("alertsEmpty"), (a) => {
+      const item = h(
+        "li",
+        { class: `alert ${a.read ? "read" : "unread"}`, "data-alert": String(a.id), "data-read": a.read ? "1" : "0" },
+        h("span", { class: "alert-title" }, a.title),
+        h("span", { class: "alert-time" }, formatTime(a.created_at, lang)),
+        h("p", { class: "alert-message" }, a.message),
+      );
+      if (!a.read) {
+        const mark = h("button", { type: "button", class: "secondary mark-read", "aria-label": t("alertMarkReadOf", { title: a.title }) }, t("alertMarkRead"));
+        mark.addEventListener("click", () => markRead([a.id]));
+        item.append(mark);
+      }
+      return item;
+    });
   };
   const markRead = (ids: number[] | null): void => {
     request({ type: "mark_alerts_read", ids }, "alerts").then((r) => showAlerts(r.alerts, r.unread), fail);
@@ -190,13 +184,6 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
     );
     setOpen(expanded.has(w.watch_id));
     return item;
-  };
-  const showWatches = (watches: WatchInfo[]): void => {
-    if (watches.length === 0) {
-      watchList.replaceChildren(h("li", { class: "empty" }, t("watchesEmpty")));
-      return;
-    }
-    watchList.replaceChildren(...watches.map(renderWatch));
   };
 
   // ---- The form ----
@@ -276,7 +263,7 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
       if (mine === generation) showAlerts(r.alerts, r.unread);
     }, fail);
     callTool("watch_list", {}).then((data) => {
-      if (mine === generation) showWatches(readWatches(data));
+      if (mine === generation) fillList(watchList, readWatches(data), t("watchesEmpty"), renderWatch);
     }, fail);
   }
 
