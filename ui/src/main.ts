@@ -93,7 +93,7 @@ function start(root: HTMLElement, lang: Lang): void {
   const convOpen = button("conversations-open", "☰", "icon", t("conversationsOpen"));
   const paletteOpen = button("palette-open", "/", "icon", t("paletteOpen"));
   const settingsOpen = button("settings-open", "⚙", "icon", t("settingsOpen"));
-  const watchesOpen = button("watches-open", "🔔", "icon", t("watchesOpen"));
+  const watchesOpen = button("watches-open", "★", "icon", t("watchesOpen"));
   const unreadCount = h("span", { class: "unread-count", "aria-hidden": "true" });
   watchesOpen.append(unreadCount);
   const showUnread = (unread: number): void => {

@@ -58,13 +58,13 @@ function svg(tag: string, attrs: Record<string, string>, ...children: Node[]): S
 }
 
 /** The price-history chart: a line through one dot per priced check. */
-export function renderChart(history: Observation[], t: Translate, lang: Lang, currency: string | null): Element {
+export function renderChart(history: Observation[], t: Translate, lang: Lang, currency: string | null): Element[] {
   const points = chartPoints(history);
-  if (points.length === 0) return h("p", { class: "empty" }, t("watchNoHistory"));
+  if (points.length === 0) return [h("p", { class: "empty" }, t("watchNoHistory"))];
   const money = (p: number): string => formatMoney(p, currency, lang);
   const prices = points.map((p) => p.price);
   const label = t("watchChartLabel", { count: points.length, low: money(Math.min(...prices)), high: money(Math.max(...prices)) });
-  return svg(
+  const chart = svg(
     "svg",
     { class: "chart", viewBox: `0 0 ${CHART.width} ${CHART.height}`, role: "img", "aria-label": label },
     svg("title", {}, document.createTextNode(label)),
@@ -77,6 +77,7 @@ export function renderChart(history: Observation[], t: Translate, lang: Lang, cu
       ),
     ),
   );
+  return [chart, h("p", { class: "hint chart-caption" }, label)];
 }
 
 export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElement): WatchesView {
@@ -129,7 +130,7 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
   const loadChart = (w: WatchInfo, into: HTMLElement): void => {
     into.replaceChildren(h("p", { class: "loading", role: "status" }, t("loadingList")));
     callTool("watch_history", { watch_id: w.watch_id, limit: 200 }).then(
-      (data) => into.replaceChildren(renderChart(readHistory(data), t, lang, w.currency)),
+      (data) => into.replaceChildren(...renderChart(readHistory(data), t, lang, w.currency)),
       (error: unknown) => into.replaceChildren(h("p", { class: "error", role: "alert" }, t("errorPrefix", { error: toOpError(error).message }))),
     );
   };
@@ -194,9 +195,8 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
     "select",
     { id: "watch-frequency" },
     ...FREQUENCIES.map((f) => {
-      const o = h("option", { value: f }, t("watchEvery", { every: f }));
-      o.selected = f === "6h";
-      return o;
+      // The attribute, not the property: form.reset() comes back to it.
+      return h("option", f === "6h" ? { value: f, selected: "" } : { value: f }, t("watchEvery", { every: f }));
     }),
   );
   const create = h("button", { id: "watch-create", type: "submit", class: "primary" }, t("watchCreate"));

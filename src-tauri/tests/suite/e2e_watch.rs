@@ -6,6 +6,7 @@
 //! alert, marking it read clears both, the chart has one point per check,
 //! and deleting the watch asks first (the gate's dialog). Run under `scripts/with-session.sh` (as `make test` does).
 
+use std::path::Path;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -97,6 +98,8 @@ fn a_watch_created_in_the_panel_alerts_once_and_the_view_shows_it() -> Result<()
     click(panel, "#watch-list .watch .watch-history")?;
     let points = panel.wait_count("#watch-list .watch-chart svg circle.point", 3, UI_TIMEOUT)?;
     assert_eq!(points.len(), 3);
+    let artifacts = crate::common::artifacts_dir(Path::new(env!("CARGO_BIN_EXE_halley-desktop")))?;
+    crate::common::capture_panel(panel, &artifacts, "watches")?;
     sleep(Duration::from_secs(3));
     let sent = monitor.notifications().into_iter().filter(|n| n.summary == label).count();
     assert_eq!(sent, 1, "{:?}", monitor.notifications());
