@@ -363,6 +363,14 @@ mod tests {
         assert_eq!(op, Op::AddRule { site: None, tool, min_scope: None, decision: RuleDecision::Never, note: None });
         let maybe = json!({"type": "add_rule", "tool": "browser_click", "decision": "maybe"});
         assert!(serde_json::from_value::<Op>(maybe).is_err());
+        let op: Op = serde_json::from_value(json!({"type": "list_alerts"})).unwrap();
+        assert_eq!(op, Op::ListAlerts { limit: 50 });
+        let op: Op = serde_json::from_value(json!({"type": "mark_alerts_read"})).unwrap();
+        assert_eq!(op, Op::MarkAlertsRead { ids: None });
+        let op: Op = serde_json::from_value(json!({"type": "mark_alerts_read", "ids": [3, 4]})).unwrap();
+        assert_eq!(op, Op::MarkAlertsRead { ids: Some(vec![3, 4]) });
+        assert!(serde_json::from_value::<Op>(json!({"type": "mark_alerts_read", "ids": ["3"]})).is_err());
+        assert_eq!(serde_json::from_value::<Op>(json!({"type": "current_tab"})).unwrap(), Op::CurrentTab);
     }
 
     #[test]
