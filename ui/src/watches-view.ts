@@ -256,8 +256,18 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
       });
   });
 
-  let generation = 0;
+  // A change is told twice (the call's reply and Event::Watches): one
+  // reading of both within a moment.
+  let pending: ReturnType<typeof setTimeout> | undefined;
   function refresh(): void {
+    if (pending !== undefined) return;
+    pending = setTimeout(() => {
+      pending = undefined;
+      load();
+    }, 60);
+  }
+  let generation = 0;
+  function load(): void {
     const mine = ++generation;
     request({ type: "list_alerts", limit: 50 }, "alerts").then((r) => {
       if (mine === generation) showAlerts(r.alerts, r.unread);

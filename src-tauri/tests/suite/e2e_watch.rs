@@ -33,10 +33,23 @@ fn wait_tray_label(menu: &TrayMenu, label: &str) -> Result<()> {
     }
 }
 
-/// Clicks the first element matching `css` (found again: the view re-renders).
+/// Clicks the first element matching `css`. The view re-renders when the
+/// watches change (`Event::Watches`), so an element found just before may
+/// be gone by the click: it is found again then.
 fn click(panel: &Session, css: &str) -> Result<()> {
-    let el = panel.wait_visible(css, UI_TIMEOUT)?;
-    panel.click(&el)
+    let deadline = Instant::now() + UI_TIMEOUT;
+    loop {
+        let el = panel.wait_visible(css, UI_TIMEOUT)?;
+        match panel.click(&el) {
+            Err(e) if gone(&format!("{e:#}")) && Instant::now() < deadline => {}
+            done => return done,
+        }
+    }
+}
+
+/// Whether a WebDriver error says the element left the page.
+fn gone(error: &str) -> bool {
+    error.contains("stale element") || error.contains("no such element")
 }
 
 fn type_into(panel: &Session, css: &str, text: &str) -> Result<()> {
