@@ -475,6 +475,10 @@ async fn the_watches_view_creates_checks_and_reads_its_inbox() {
     let id = created["watch_id"].as_str().unwrap().to_owned();
     assert_eq!(created["check"]["price"], json!(21_490_000.0));
     assert_eq!(next_watches(&mut rx).await, (0, 0));
+    // Created and checked at once: a scheduler's pass meanwhile leaves it.
+    let due = ok(host.handle(call("watch_poll", json!({}))).await.unwrap());
+    assert_eq!(due["checks"], json!([]));
+    assert_eq!(next_watches(&mut rx).await, (0, 0));
 
     // The price drops: a check now alerts, once.
     site.change_page("panel-inbox", |p| p.price = 18_990_000);
