@@ -15,7 +15,7 @@ use serde_json::json;
 
 use super::Host;
 use crate::context::{CallContext, FrontEnd};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::protocol::{Event, Reply};
 use crate::tools::ToolResultV2;
 use crate::tools::builtin::watch::alert;
@@ -120,12 +120,20 @@ impl Host {
 
     /// [`Op::ListAlerts`](crate::protocol::Op::ListAlerts).
     pub(super) async fn alerts(&self, limit: u32) -> Result<Reply> {
+        if !(1..=1000).contains(&limit) {
+            return Err(Error::invalid_arguments(format!("`limit` must be from 1 to 1000, not {limit}")));
+        }
         let rows = self.core().store().watch_alerts().inbox(limit).await?;
         Ok(Reply::Alerts { alerts: rows.into_iter().map(alert).collect(), unread: self.unread_alerts().await? })
     }
 
     /// [`Op::MarkAlertsRead`](crate::protocol::Op::MarkAlertsRead).
     pub(super) async fn mark_alerts_read(&self, ids: Option<&[i64]>) -> Result<Reply> {
+        for &id in ids.unwrap_or_default() {
+            if !self.core().store().watch_alerts().exists(id).await? {
+                return Err(Error::not_found(format!("no alert {id}: nothing was marked read")));
+            }
+        }
         self.core().store().watch_alerts().mark_read(ids).await?;
         let reply = self.alerts(INBOX_LIMIT).await?;
         if let Reply::Alerts { unread, .. } = &reply {

@@ -507,6 +507,12 @@ async fn the_watches_view_creates_checks_and_reads_its_inbox() {
     };
     assert_eq!((unread, alerts[0].title.as_str(), alerts[0].read, alerts[1].read), (1, label.as_str(), false, true));
     assert_eq!(next_watches(&mut rx).await, (0, 1));
+    // Bad input says so and changes nothing.
+    let unknown = host.handle(Op::MarkAlertsRead { ids: Some(vec![alerts[0].id, 999_999]) }).await.unwrap_err();
+    assert_eq!(unknown.code(), ErrorCode::NotFound);
+    assert_eq!(host.handle(Op::ListAlerts { limit: 0 }).await.unwrap_err().code(), ErrorCode::InvalidArguments);
+    let Reply::Alerts { unread, .. } = host.handle(Op::ListAlerts { limit: 50 }).await.unwrap() else { panic!() };
+    assert_eq!(unread, 1);
     let Reply::Alerts { unread, .. } = host.handle(Op::MarkAlertsRead { ids: None }).await.unwrap() else { panic!() };
     assert_eq!(unread, 0);
     assert_eq!(next_watches(&mut rx).await, (0, 0));
