@@ -21,6 +21,7 @@ pub use crate::store::gate_rules::{GateRuleRow, RuleDecision, RuleKind};
 pub use crate::store::messages::Role;
 pub use crate::store::runs::{RunStatus, StopReason};
 pub use crate::store::tool_calls::ToolCallStatus;
+pub use crate::tools::catalogue::watches::WatchAlert;
 pub use crate::tools::{PermissionScope, ToolResultV2, ToolSpec};
 
 pub mod typescript;
@@ -145,6 +146,24 @@ pub enum Op {
     /// stopped and new messages are refused until unpaused. Replies
     /// [`Reply::Done`] and emits [`Event::Paused`].
     SetPaused { paused: bool },
+    /// The page in the user's current browser tab (the panel's "Watch this
+    /// page"), without starting the browser. Replies [`Reply::CurrentTab`].
+    CurrentTab,
+    /// The watches' alert inbox: the latest `limit` alerts (of every watch,
+    /// and `notify_send`'s), unread first. Replies [`Reply::Alerts`].
+    ListAlerts {
+        #[serde(default = "default_limit")]
+        #[ts(as = "Option<_>", optional)]
+        limit: u32,
+    },
+    /// Mark alerts read: `ids`, or all of them when none is given. Replies
+    /// [`Reply::Alerts`] (the inbox as it is now, `limit` 50) and emits
+    /// [`Event::Watches`] with the new unread count (the tray's).
+    MarkAlertsRead {
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        ids: Option<Vec<i64>>,
+    },
 }
 
 fn default_limit() -> u32 {
@@ -198,6 +217,16 @@ pub enum Reply {
         mime: String,
         data: String,
     },
+    /// The user's current tab; both `None` when no browser runs.
+    CurrentTab {
+        url: Option<String>,
+        title: Option<String>,
+    },
+    /// The alert inbox, unread first; `unread` counts every unread alert.
+    Alerts {
+        alerts: Vec<WatchAlert>,
+        unread: u32,
+    },
 }
 
 /// A fact the core tells every front end, as it happens.
@@ -231,8 +260,9 @@ pub enum Event {
     Paused { paused: bool },
     /// A tool was registered or unregistered: the tool list changed.
     ToolsChanged,
-    /// The watch scheduler made a pass: how many watches it checked, and
-    /// how many alerts nobody has read (the tray's count).
+    /// The watches changed: the scheduler made a pass (`checked` watches),
+    /// the panel called a watch tool or marked alerts read; `unread` is how
+    /// many alerts nobody has read (the tray's count).
     Watches { checked: u32, unread: u32 },
 }
 
@@ -333,6 +363,14 @@ mod tests {
         assert_eq!(op, Op::AddRule { site: None, tool, min_scope: None, decision: RuleDecision::Never, note: None });
         let maybe = json!({"type": "add_rule", "tool": "browser_click", "decision": "maybe"});
         assert!(serde_json::from_value::<Op>(maybe).is_err());
+        let op: Op = serde_json::from_value(json!({"type": "list_alerts"})).unwrap();
+        assert_eq!(op, Op::ListAlerts { limit: 50 });
+        let op: Op = serde_json::from_value(json!({"type": "mark_alerts_read"})).unwrap();
+        assert_eq!(op, Op::MarkAlertsRead { ids: None });
+        let op: Op = serde_json::from_value(json!({"type": "mark_alerts_read", "ids": [3, 4]})).unwrap();
+        assert_eq!(op, Op::MarkAlertsRead { ids: Some(vec![3, 4]) });
+        assert!(serde_json::from_value::<Op>(json!({"type": "mark_alerts_read", "ids": ["3"]})).is_err());
+        assert_eq!(serde_json::from_value::<Op>(json!({"type": "current_tab"})).unwrap(), Op::CurrentTab);
     }
 
     #[test]

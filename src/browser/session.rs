@@ -176,6 +176,14 @@ impl BrowserSession {
         if let Some(page) = self.attached_page(tab) {
             return Ok(Some(page));
         }
+        let Some(mut guard) = self.take_for_user(start).await? else { return Ok(None) };
+        let handle = guard.page(tab).await?;
+        Ok(Some(handle.page))
+    }
+
+    /// The browser for the user, within a few seconds (a call in flight
+    /// keeps it meanwhile); `None` when no browser runs and `start` is false.
+    async fn take_for_user(&self, start: bool) -> Result<Option<Guard<'_>>> {
         if !start
             && let Ok(state) = self.state.try_lock()
             && state.conn.is_none()
@@ -185,9 +193,16 @@ impl BrowserSession {
         let acquired = tokio::time::timeout(WINDOW_WAIT, self.acquire(None, true))
             .await
             .map_err(|_| Error::new(ErrorCode::Timeout, "the browser is busy with a call; try again in a moment"))?;
-        let mut guard = acquired?;
-        let handle = guard.page(tab).await?;
-        Ok(Some(handle.page))
+        Ok(Some(acquired?))
+    }
+
+    /// The user's current tab, `(address, title)`, as the browser lists it
+    /// now, without starting it: `None` when no browser runs or it has no
+    /// tab. A call in flight is waited for a few seconds at most.
+    pub async fn user_tab(&self) -> Result<Option<(String, String)>> {
+        let Some(guard) = self.take_for_user(false).await? else { return Ok(None) };
+        let Some(id) = guard.current_id() else { return Ok(None) };
+        Ok(guard.tabs().into_iter().find(|t| t.id == id).map(|t| (t.url.clone(), t.title.clone())))
     }
 
     fn attached_page(&self, tab: Option<&str>) -> Option<Page> {

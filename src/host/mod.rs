@@ -144,7 +144,9 @@ impl Host {
             Op::RunTimeline { run_id } => ops::timeline(store, &run_id).await,
             Op::ListTools => Ok(Reply::Tools { tools: self.core.registry().list().cloned().collect() }),
             Op::CallTool { name, args } => {
-                Ok(Reply::ToolResult { result: self.call_tool_as(FrontEnd::Panel, &name, args).await })
+                let result = self.call_tool_as(FrontEnd::Panel, &name, args).await;
+                self.after_tool_call(&name, &result).await;
+                Ok(Reply::ToolResult { result })
             }
             Op::GetSettings => Ok(self.settings_reply().await),
             Op::SaveSettings { settings: new } => {
@@ -178,6 +180,13 @@ impl Host {
                 self.set_paused(paused);
                 Ok(Reply::Done)
             }
+            Op::CurrentTab => {
+                let tab = self.core.browser().user_tab().await?;
+                let (url, title) = tab.map_or((None, None), |(u, t)| (Some(u), Some(t)));
+                Ok(Reply::CurrentTab { url, title })
+            }
+            Op::ListAlerts { limit } => self.alerts(limit).await,
+            Op::MarkAlertsRead { ids } => self.mark_alerts_read(ids.as_deref()).await,
         }
     }
 

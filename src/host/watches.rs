@@ -4,7 +4,9 @@
 //! every other check: state only in SQLite, a check missed while the
 //! machine slept runs once, up to 4 checks of one site at once). The tray's
 //! pause holds it. After a pass that checked something, [`Event::Watches`]
-//! tells the front ends the unread alert count (the tray's badge).
+//! tells the front ends the unread alert count (the tray's badge); so does
+//! a front end's direct call of a watch tool that changes something, and
+//! the panel's alert inbox ops (list, mark read) are here too.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -13,7 +15,10 @@ use serde_json::json;
 
 use super::Host;
 use crate::context::{CallContext, FrontEnd};
-use crate::protocol::Event;
+use crate::error::{Error, Result};
+use crate::protocol::{Event, Reply};
+use crate::tools::ToolResultV2;
+use crate::tools::builtin::watch::alert;
 use crate::tools::catalogue::data::WatchPollOutput;
 
 /// How often the scheduler looks for due watches when none is set.
@@ -58,24 +63,85 @@ async fn pass(host: &Weak<Host>, last_unread: &mut Option<u32>) -> bool {
     // The pass's browser checks run (and release) their own tabs' runs.
     let cx = CallContext::new(FrontEnd::Background).with_run(format!("watch-scheduler-{}", uuid::Uuid::new_v4()));
     let result = host.core().call_tool(&cx, "watch_poll", json!({})).await;
-    let checked = match result.error {
-        Some(e) => {
-            tracing::warn!("watch scheduler: the pass failed: {}", e.message);
-            0
-        }
-        None => serde_json::from_value::<WatchPollOutput>(result.data).map_or(0, |p| p.checks.len()),
-    };
-    let unread = match host.core().store().watch_alerts().unread_count().await {
+    if let Some(e) = &result.error {
+        tracing::warn!("watch scheduler: the pass failed: {}", e.message);
+    }
+    let checked = checks_in(&result);
+    let unread = match host.unread_alerts().await {
         Ok(n) => n,
         Err(e) => {
             tracing::warn!("watch scheduler: cannot count the unread alerts: {}", e.message());
             return true;
         }
     };
-    let unread = u32::try_from(unread).unwrap_or(u32::MAX);
     if checked > 0 || *last_unread != Some(unread) {
         *last_unread = Some(unread);
-        let _ = host.events.send(Event::Watches { checked: u32::try_from(checked).unwrap_or(u32::MAX), unread });
+        host.tell_watches(checked, unread);
     }
     true
 }
+
+/// How many watches a `watch_poll` result checked (0 for a failed call).
+fn checks_in(result: &ToolResultV2) -> usize {
+    if result.error.is_some() {
+        return 0;
+    }
+    serde_json::from_value::<WatchPollOutput>(result.data.clone()).map_or(0, |p| p.checks.len())
+}
+
+/// The tools whose successful call changes what the Watches view and the
+/// tray show (a read-only one never does: the panel reads with those).
+const CHANGE_WATCHES: &[&str] =
+    &["watch_create", "watch_poll", "watch_pause", "watch_resume", "watch_update", "watch_delete", "notify_send"];
+
+impl Host {
+    /// Alerts nobody has read (the tray's count).
+    async fn unread_alerts(&self) -> Result<u32> {
+        let n = self.core().store().watch_alerts().unread_count().await?;
+        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
+    fn tell_watches(&self, checked: usize, unread: u32) {
+        let _ = self.events.send(Event::Watches { checked: u32::try_from(checked).unwrap_or(u32::MAX), unread });
+    }
+
+    /// After a front end's direct call of `name`: when it changed the
+    /// watches, [`Event::Watches`] tells every front end (the tray's count,
+    /// the panel's view), as a scheduler pass does.
+    pub(super) async fn after_tool_call(&self, name: &str, result: &ToolResultV2) {
+        if result.error.is_some() || !CHANGE_WATCHES.contains(&name) {
+            return;
+        }
+        match self.unread_alerts().await {
+            Ok(unread) => self.tell_watches(checks_in(result), unread),
+            Err(e) => tracing::warn!("cannot count the unread alerts: {}", e.message()),
+        }
+    }
+
+    /// [`Op::ListAlerts`](crate::protocol::Op::ListAlerts).
+    pub(super) async fn alerts(&self, limit: u32) -> Result<Reply> {
+        if !(1..=1000).contains(&limit) {
+            return Err(Error::invalid_arguments(format!("`limit` must be from 1 to 1000, not {limit}")));
+        }
+        let rows = self.core().store().watch_alerts().inbox(limit).await?;
+        Ok(Reply::Alerts { alerts: rows.into_iter().map(alert).collect(), unread: self.unread_alerts().await? })
+    }
+
+    /// [`Op::MarkAlertsRead`](crate::protocol::Op::MarkAlertsRead).
+    pub(super) async fn mark_alerts_read(&self, ids: Option<&[i64]>) -> Result<Reply> {
+        for &id in ids.unwrap_or_default() {
+            if !self.core().store().watch_alerts().exists(id).await? {
+                return Err(Error::not_found(format!("no alert {id}: nothing was marked read")));
+            }
+        }
+        self.core().store().watch_alerts().mark_read(ids).await?;
+        let reply = self.alerts(INBOX_LIMIT).await?;
+        if let Reply::Alerts { unread, .. } = &reply {
+            self.tell_watches(0, *unread);
+        }
+        Ok(reply)
+    }
+}
+
+/// How many alerts [`Op::MarkAlertsRead`](crate::protocol::Op::MarkAlertsRead) answers with.
+const INBOX_LIMIT: u32 = 50;

@@ -127,6 +127,24 @@ impl WatchAlerts<'_> {
             .await?)
     }
 
+    /// The panel's inbox: the latest `limit` alerts of every watch, unread
+    /// first, newest first within each.
+    pub async fn inbox(&self, limit: u32) -> Result<Vec<AlertRow>> {
+        Ok(sqlx::query_as("SELECT * FROM watch_alerts ORDER BY read_at IS NOT NULL, id DESC LIMIT ?1")
+            .bind(limit)
+            .fetch_all(self.store.pool())
+            .await?)
+    }
+
+    /// Whether alert `id` exists.
+    pub async fn exists(&self, id: i64) -> Result<bool> {
+        let found: Option<(i64,)> = sqlx::query_as("SELECT id FROM watch_alerts WHERE id = ?1")
+            .bind(id)
+            .fetch_optional(self.store.pool())
+            .await?;
+        Ok(found.is_some())
+    }
+
     /// Alerts not read yet (the tray's count).
     pub async fn unread_count(&self) -> Result<i64> {
         let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM watch_alerts WHERE read_at IS NULL")

@@ -152,7 +152,7 @@ impl Store {
 }
 
 /// `at` plus `secs`, formatted like [`now`].
-fn add_secs(at: &str, secs: i64) -> Result<String> {
+pub(crate) fn add_secs(at: &str, secs: i64) -> Result<String> {
     let t = chrono::DateTime::parse_from_rfc3339(at)
         .map_err(|e| Error::invalid_arguments(format!("bad timestamp {at:?}")).with_source(e))?;
     let next = t.with_timezone(&chrono::Utc) + chrono::TimeDelta::seconds(secs);

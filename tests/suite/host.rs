@@ -16,7 +16,7 @@ use serde_json::{Map, json};
 use tokio::sync::broadcast;
 
 use crate::common::browser::have_browser;
-use crate::common::fixtures::FixtureServer;
+use crate::common::fixtures::{FixtureServer, WatchedPage};
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
 
 async fn open(dir: &std::path::Path) -> Arc<Host> {
@@ -436,5 +436,122 @@ async fn the_browser_window_can_be_docked_where_the_panel_wants_it() {
     host.set_browser_window(want).await.unwrap();
     let got = host.browser_window().await.unwrap().expect("a window");
     assert_eq!(got, want);
+    host.close().await;
+}
+
+/// The next [`Event::Watches`] (panics after a few seconds).
+async fn next_watches(rx: &mut broadcast::Receiver<Event>) -> (u32, u32) {
+    loop {
+        let ev = tokio::time::timeout(Duration::from_secs(10), rx.recv()).await.expect("no Watches event").unwrap();
+        if let Event::Watches { checked, unread } = ev {
+            return (checked, unread);
+        }
+    }
+}
+
+/// What the panel's Watches view does: create a watch (its target price as
+/// the user wrote it, read by the core's money parser), check it, read the
+/// inbox (unread first) and mark alerts read; every change tells the tray
+/// its unread count, a read never does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_watches_view_creates_checks_and_reads_its_inbox() {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = open(tmp.path()).await;
+    let site = FixtureServer::start();
+    site.set_page(
+        "panel-inbox",
+        WatchedPage { name: "Điện thoại X".into(), price: 21_490_000, in_stock: true, ..WatchedPage::default() },
+    );
+    let mut rx = host.subscribe();
+    let call = |name: &str, args: serde_json::Value| Op::CallTool { name: name.into(), args };
+    let ok = |reply: Reply| match reply {
+        Reply::ToolResult { result } if result.is_ok() => result.data,
+        other => panic!("{other:?}"),
+    };
+    let label = format!("Inbox {}", &uuid::Uuid::new_v4().to_string()[..8]);
+    let args = json!({"target": {"url": site.url("watched/panel-inbox")}, "label": label, "frequency": "1h",
+                      "cooldown": "0m", "trigger_rules": [{"op": "<", "value": "19.990.000 ₫"}]});
+    let created = ok(host.handle(call("watch_create", args)).await.unwrap());
+    let id = created["watch_id"].as_str().unwrap().to_owned();
+    assert_eq!(created["check"]["price"], json!(21_490_000.0));
+    assert_eq!(next_watches(&mut rx).await, (0, 0));
+    // Created and checked at once: a scheduler's pass meanwhile leaves it.
+    let due = ok(host.handle(call("watch_poll", json!({}))).await.unwrap());
+    assert_eq!(due["checks"], json!([]));
+    assert_eq!(next_watches(&mut rx).await, (0, 0));
+
+    // The price drops: a check now alerts, once.
+    site.change_page("panel-inbox", |p| p.price = 18_990_000);
+    let polled = ok(host.handle(call("watch_poll", json!({"watch_id": id}))).await.unwrap());
+    assert_eq!(polled["checks"][0]["fired_rules"][0]["rule"], json!("price<19990000"), "{polled}");
+    assert_eq!(next_watches(&mut rx).await, (1, 1));
+    ok(host.handle(call("watch_poll", json!({"watch_id": id}))).await.unwrap());
+    assert_eq!(next_watches(&mut rx).await, (1, 1));
+
+    // A direct notification goes in the inbox too, newest first among the unread.
+    let note = json!({"title": "Ghi chú", "message": "Xem lại giá", "channel": "in-app"});
+    ok(host.handle(call("notify_send", note)).await.unwrap());
+    assert_eq!(next_watches(&mut rx).await, (0, 2));
+    let Reply::Alerts { alerts, unread } = host.handle(Op::ListAlerts { limit: 10 }).await.unwrap() else { panic!() };
+    assert_eq!(unread, 2);
+    let titles: Vec<(&str, bool)> = alerts.iter().map(|a| (a.title.as_str(), a.read)).collect();
+    assert_eq!(titles, [("Ghi chú", false), (label.as_str(), false)]);
+    assert_eq!(alerts[1].watch_id.as_deref(), Some(id.as_str()));
+    assert!(alerts[1].message.contains("18.990.000 ₫"), "{}", alerts[1].message);
+
+    // Marking one read puts it after the unread ones; then all.
+    let Reply::Alerts { alerts, unread } =
+        host.handle(Op::MarkAlertsRead { ids: Some(vec![alerts[0].id]) }).await.unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!((unread, alerts[0].title.as_str(), alerts[0].read, alerts[1].read), (1, label.as_str(), false, true));
+    assert_eq!(next_watches(&mut rx).await, (0, 1));
+    // Bad input says so and changes nothing.
+    let unknown = host.handle(Op::MarkAlertsRead { ids: Some(vec![alerts[0].id, 999_999]) }).await.unwrap_err();
+    assert_eq!(unknown.code(), ErrorCode::NotFound);
+    assert_eq!(host.handle(Op::ListAlerts { limit: 0 }).await.unwrap_err().code(), ErrorCode::InvalidArguments);
+    let Reply::Alerts { unread, .. } = host.handle(Op::ListAlerts { limit: 50 }).await.unwrap() else { panic!() };
+    assert_eq!(unread, 1);
+    let Reply::Alerts { unread, .. } = host.handle(Op::MarkAlertsRead { ids: None }).await.unwrap() else { panic!() };
+    assert_eq!(unread, 0);
+    assert_eq!(next_watches(&mut rx).await, (0, 0));
+
+    // Reading the watches changes nothing, so says nothing; a failed call neither.
+    let listed = ok(host.handle(call("watch_list", json!({}))).await.unwrap());
+    assert_eq!(listed["watches"][0]["price"], json!(18_990_000.0));
+    let history = ok(host.handle(call("watch_history", json!({"watch_id": id}))).await.unwrap());
+    assert_eq!(history["observations"].as_array().unwrap().len(), 3);
+    let Reply::ToolResult { result } = host.handle(call("watch_pause", json!({"watch_id": "nope"}))).await.unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(result.error.unwrap().code, ErrorCode::NotFound);
+    assert!(matches!(rx.try_recv(), Err(broadcast::error::TryRecvError::Empty)));
+    host.close().await;
+}
+
+/// "Watch this page": the user's current tab, never starting the browser.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_current_tab_is_read_without_starting_the_browser() {
+    if !have_browser() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let host = open(tmp.path()).await;
+    let none = Reply::CurrentTab { url: None, title: None };
+    assert_eq!(host.handle(Op::CurrentTab).await.unwrap(), none);
+    assert!(!host.core().browser().is_running().await, "asking started the browser");
+
+    let site = FixtureServer::start();
+    let url = site.url("shop-vn.html");
+    let go = Op::CallTool { name: "browser_navigate".into(), args: json!({"url": url}) };
+    let Reply::ToolResult { result } = host.handle(go).await.unwrap() else { panic!() };
+    assert!(result.is_ok(), "{result:?}");
+    let Reply::CurrentTab { url: Some(at), title: Some(title) } = host.handle(Op::CurrentTab).await.unwrap() else {
+        panic!("no current tab")
+    };
+    assert_eq!(at, url);
+    assert!(!title.is_empty());
     host.close().await;
 }

@@ -16,7 +16,8 @@
 //   data-rule, .remove-rule), #rule-site, #rule-tool, #rule-decision, #rule-add,
 //   #first-run, #retry, #palette-open, #palette (dialog), #palette-search,
 //   #palette-list (.palette-item with data-tool), #palette-args, #palette-run,
-//   #palette-result, #watches, #back-to-chat, #not-connected.
+//   #palette-result, #watches-open (its unread count in .unread-count),
+//   #watches (hooks in watches-view.ts), #back-to-chat, #not-connected.
 // Keys: Enter sends, Shift+Enter new line, Esc stops the run or closes the open
 // dialog, Ctrl+K (or "/" in an empty composer) opens the palette.
 
@@ -29,7 +30,8 @@ import { initialState, reduce, runIds, type Action, type PanelState } from "./st
 import { renderBanners, renderMessages, renderTimeline, type Shots } from "./chat-view";
 import { renderSettings } from "./settings-view";
 import { paletteQuery } from "./palette";
-import { button, renderHeader, renderNotConnected } from "./view";
+import { button, fillList, formatTime, renderHeader, renderNotConnected } from "./view";
+import { createWatchesView } from "./watches-view";
 import "./style.css";
 
 type View = "chat" | "conversations" | "settings" | "watches";
@@ -91,7 +93,16 @@ function start(root: HTMLElement, lang: Lang): void {
   const convOpen = button("conversations-open", "☰", "icon", t("conversationsOpen"));
   const paletteOpen = button("palette-open", "/", "icon", t("paletteOpen"));
   const settingsOpen = button("settings-open", "⚙", "icon", t("settingsOpen"));
-  const header = renderHeader(t, newChat, convOpen, paletteOpen, settingsOpen);
+  const watchesOpen = button("watches-open", "★", "icon", t("watchesOpen"));
+  const unreadCount = h("span", { class: "unread-count", "aria-hidden": "true" });
+  watchesOpen.append(unreadCount);
+  const showUnread = (unread: number): void => {
+    unreadCount.textContent = unread > 0 ? String(unread) : "";
+    const label = unread > 0 ? t("watchesOpenUnread", { count: unread }) : t("watchesOpen");
+    watchesOpen.setAttribute("aria-label", label);
+    watchesOpen.title = label;
+  };
+  const header = renderHeader(t, newChat, convOpen, watchesOpen, paletteOpen, settingsOpen);
 
   // ---- Chat view ----
   const banners = h("div", { id: "banners", class: "banners" });
@@ -134,12 +145,8 @@ function start(root: HTMLElement, lang: Lang): void {
     convList,
   );
   const settingsView = h("section", { id: "settings-view", class: "view" });
-  const watchesView = h(
-    "section",
-    { id: "watches", class: "view", "aria-labelledby": "watches-title" },
-    backBtn(),
-    h("div", { class: "notice" }, h("h2", { id: "watches-title" }, t("watchesTitle")), h("p", {}, t("watchesBody"))),
-  );
+  const watches = createWatchesView(t, lang, backBtn);
+  const watchesView = watches.element;
   const views: Record<View, HTMLElement> = { chat: chatView, conversations: convView, settings: settingsView, watches: watchesView };
 
   const palette = createPalette(t, () => composer.focus());
@@ -168,6 +175,7 @@ function start(root: HTMLElement, lang: Lang): void {
     view = next;
     for (const v of VIEWS) views[v].hidden = v !== view;
     if (view === "conversations") loadConversations();
+    if (view === "watches") watches.refresh();
     if (view === "settings") settingsView.replaceChildren(backBtn(), renderSettings(t, () => void checkModel()));
     if (view === "chat") composer.focus();
     else views[view].querySelector<HTMLElement>("button, input, select, textarea")?.focus();
@@ -195,22 +203,16 @@ function start(root: HTMLElement, lang: Lang): void {
     convList.replaceChildren(h("li", { class: "loading", role: "status" }, t("loadingList")));
     request({ type: "list_conversations", limit: 50 }, "conversations").then(
       ({ conversations }) => {
-        if (conversations.length === 0) {
-          convList.replaceChildren(h("li", { class: "empty" }, t("conversationsEmpty")));
-          return;
-        }
-        convList.replaceChildren(
-          ...conversations.map((c) => {
-            const b = h(
-              "button",
-              { type: "button", class: "conversation", "data-id": c.id },
-              h("span", { class: "conv-title" }, c.title || "…"),
-              h("span", { class: "conv-time" }, t("updatedAt", { time: formatTime(c.updated_at, lang) })),
-            );
-            b.addEventListener("click", () => openConversation(c.id));
-            return h("li", {}, b);
-          }),
-        );
+        fillList(convList, conversations, t("conversationsEmpty"), (c) => {
+          const b = h(
+            "button",
+            { type: "button", class: "conversation", "data-id": c.id },
+            h("span", { class: "conv-title" }, c.title || "…"),
+            h("span", { class: "conv-time" }, t("updatedAt", { time: formatTime(c.updated_at, lang) })),
+          );
+          b.addEventListener("click", () => openConversation(c.id));
+          return h("li", {}, b);
+        });
       },
       (error: unknown) => convList.replaceChildren(h("li", { class: "error", role: "alert" }, t("errorPrefix", { error: toOpError(error).message }))),
     );
@@ -289,6 +291,7 @@ function start(root: HTMLElement, lang: Lang): void {
   });
   convOpen.addEventListener("click", () => show(view === "conversations" ? "chat" : "conversations"));
   settingsOpen.addEventListener("click", () => show(view === "settings" ? "chat" : "settings"));
+  watchesOpen.addEventListener("click", () => show(view === "watches" ? "chat" : "watches"));
   paletteOpen.addEventListener("click", () => palette.open());
   document.addEventListener("keydown", (e) => {
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") {
@@ -304,7 +307,16 @@ function start(root: HTMLElement, lang: Lang): void {
     }
   });
 
-  void onEvent((event) => dispatch({ kind: "event", event }));
+  void onEvent((event) => {
+    if (event.type === "watches") {
+      // The tray's count, and the view when it is open.
+      showUnread(event.unread);
+      if (view === "watches") watches.refresh();
+      return;
+    }
+    dispatch({ kind: "event", event });
+  });
+  if (isConnected()) request({ type: "list_alerts", limit: 1 }, "alerts").then((r) => showUnread(r.unread), () => undefined);
   void onNavigate((target) => {
     const v = VIEWS.find((x) => x === target);
     if (v) show(v);
@@ -313,12 +325,6 @@ function start(root: HTMLElement, lang: Lang): void {
   show("chat");
   render();
   void checkModel();
-}
-
-function formatTime(iso: string, lang: Lang): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString(lang === "vi" ? "vi-VN" : "en-GB", { dateStyle: "short", timeStyle: "short" });
 }
 
 async function boot(root: HTMLElement): Promise<void> {

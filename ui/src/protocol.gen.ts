@@ -242,7 +242,10 @@ export type Op =
   }
   | { "type": "remove_rule", id: string }
   | { "type": "read_artifact", reference: string }
-  | { "type": "set_paused", paused: boolean };
+  | { "type": "set_paused", paused: boolean }
+  | { "type": "current_tab" }
+  | { "type": "list_alerts", limit?: number }
+  | { "type": "mark_alerts_read", ids?: Array<number> | null };
 
 /**
  * What a tool may do to the world, from harmless to hard to undo
@@ -272,7 +275,9 @@ export type Reply =
   | { "type": "settings", settings: Settings, api_key_saved: boolean }
   | { "type": "model_status", status: ModelStatus }
   | { "type": "rules", rules: Array<GateRuleRow> }
-  | { "type": "artifact", mime: string, data: string };
+  | { "type": "artifact", mime: string, data: string }
+  | { "type": "current_tab", url: string | null, title: string | null }
+  | { "type": "alerts", alerts: Array<WatchAlert>, unread: number };
 
 export type ResultStatus = "ok" | "error";
 
@@ -429,6 +434,21 @@ export type ToolSpec = {
  * Whether calling the tool does something now.
  */
 export type ToolStatus = "available" | "planned";
+
+/**
+ * One alert (the inbox).
+ */
+export type WatchAlert = {
+  id: number,
+  watch_id: string | null,
+  rule: string,
+  title: string,
+  message: string,
+  created_at: string,
+  /** When the native notification went out (`None`: not yet). */
+  sent_at: string | null,
+  read: boolean,
+};
 
 /**
  * The wire form of an error: `{"code": "...", "message": "..."}`.

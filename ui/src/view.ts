@@ -3,7 +3,7 @@
 
 import { scopeClass } from "./catalogue";
 import { h } from "./dom";
-import { riskKey, scopeKey, type Translate } from "./i18n";
+import { riskKey, scopeKey, type Lang, type Translate } from "./i18n";
 import type { PermissionScope, RiskLevel } from "./protocol";
 
 export function renderHeader(t: Translate, ...actions: Node[]): HTMLElement {
@@ -44,4 +44,27 @@ export function button(id: string, label: string, cls = "", ariaLabel?: string):
   if (ariaLabel !== undefined) attrs["aria-label"] = ariaLabel;
   if (ariaLabel !== undefined) attrs.title = ariaLabel;
   return h("button", attrs, label);
+}
+
+/** A date and time as the user's language writes it (short). */
+export function formatTime(iso: string, lang: Lang): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toLocaleString(lang === "vi" ? "vi-VN" : "en-GB", { dateStyle: "short", timeStyle: "short" });
+}
+
+/** A labelled form control, with a hint under it (`{id}-hint`) when given. */
+export function field(id: string, label: string, control: HTMLElement, hint?: string): HTMLElement {
+  return h(
+    "div",
+    { class: "field" },
+    h("label", { for: id }, label),
+    control,
+    hint !== undefined ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null,
+  );
+}
+
+/** Fills `list` with one item per entry, or with one "empty" line saying so. */
+export function fillList<T>(list: HTMLElement, items: readonly T[], empty: string, render: (item: T) => HTMLElement): void {
+  list.replaceChildren(...(items.length === 0 ? [h("li", { class: "empty" }, empty)] : items.map(render)));
 }

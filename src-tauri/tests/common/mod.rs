@@ -84,6 +84,21 @@ pub fn image_deviation(image: &Path) -> Result<f64> {
     out.trim().parse::<f64>().with_context(|| format!("convert printed {out:?}"))
 }
 
+/// Saves a PNG of the panel as the user sees it on screen (its window's
+/// part of the display) as the artifact `e2e-{name}.png` and checks it is
+/// not blank.
+pub fn capture_panel(panel: &webdriver::Session, artifacts: &Path, name: &str) -> Result<PathBuf> {
+    let shot = artifacts.join(format!("e2e-{name}.png"));
+    let (x, y, width, height) = panel.window_rect()?;
+    x11::capture(&x11::Rect { x, y, width, height }, &shot)?;
+    let deviation = image_deviation(&shot)?;
+    eprintln!("screenshot: {} (stddev {deviation:.3})", shot.display());
+    if deviation <= NOT_BLANK {
+        bail!("the panel screenshot is blank (stddev {deviation:.4}); see {}", shot.display());
+    }
+    Ok(shot)
+}
+
 /// Width and height of an image (ImageMagick).
 pub fn image_size(image: &Path) -> Result<(u32, u32)> {
     let out = run("identify", &["-format", "%w %h", path_str(image)?])?;

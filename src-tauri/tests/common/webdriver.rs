@@ -249,6 +249,24 @@ impl Session {
         Ok(handle)
     }
 
+    /// Answers the confirmation dialog that opens (over the panel, window
+    /// `panel`) with `button` (`#approve`/`#deny`), goes back to the panel
+    /// and returns the dialog's summary.
+    pub fn answer_dialog(&self, panel: &str, button: &str, timeout: Duration) -> Result<String> {
+        self.wait_new_window(&[panel.to_owned()], timeout).context("the confirmation dialog did not open")?;
+        let summary = self.wait_text(".dialog-body", timeout, |t| !t.trim().is_empty())?;
+        let b = self.wait_visible(button, timeout)?;
+        // The answer closes the dialog, sometimes before WebKitWebDriver has
+        // answered the click: then the click reports "no such window".
+        if let Err(e) = self.click(&b)
+            && !format!("{e:#}").contains("no such window")
+        {
+            return Err(e);
+        }
+        self.switch_to_window(panel)?;
+        Ok(summary)
+    }
+
     /// The current window's outer place and size: (x, y, width, height).
     pub fn window_rect(&self) -> Result<(i64, i64, i64, i64)> {
         let v = self.cmd("GET", "/window/rect", None)?;

@@ -16,8 +16,8 @@ use crate::common::driver::{AppEnv, TauriDriver, tauri_driver_path};
 use crate::common::fixtures::FixtureServer;
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
 use crate::common::webdriver::Session;
-use crate::common::{NOT_BLANK, artifacts_dir, image_deviation, no_display};
-use anyhow::{Context, Result, bail};
+use crate::common::{artifacts_dir, no_display};
+use anyhow::{Context, Result};
 use serde_json::json;
 
 const UI_TIMEOUT: Duration = Duration::from_secs(30);
@@ -68,36 +68,16 @@ impl App {
         Ok(App { env, driver, panel, panel_handle, artifacts })
     }
 
-    /// Saves a PNG of the panel as the user sees it on screen (its window's
-    /// part of the display) as an artifact and checks it is not blank.
+    /// Saves a PNG of the panel as the user sees it on screen as an
+    /// artifact and checks it is not blank.
     fn screenshot(&self, name: &str) -> Result<PathBuf> {
-        let shot = self.artifacts.join(format!("e2e-{name}.png"));
-        let (x, y, width, height) = self.panel.window_rect()?;
-        crate::common::x11::capture(&crate::common::x11::Rect { x, y, width, height }, &shot)?;
-        let deviation = image_deviation(&shot)?;
-        eprintln!("screenshot: {} (stddev {deviation:.3})", shot.display());
-        if deviation <= NOT_BLANK {
-            bail!("the panel screenshot is blank (stddev {deviation:.4}); see {}", shot.display());
-        }
-        Ok(shot)
+        crate::common::capture_panel(&self.panel, &self.artifacts, name)
     }
 
     /// Answers the confirmation dialog with `button` (`#approve`/`#deny`)
     /// and goes back to the panel.
     fn answer_dialog(&self, button: &str) -> Result<String> {
-        let known = vec![self.panel_handle.clone()];
-        self.panel.wait_new_window(&known, RUN_TIMEOUT).context("the confirmation dialog did not open")?;
-        let summary = self.panel.wait_text(".dialog-body", UI_TIMEOUT, |t| !t.trim().is_empty())?;
-        let b = self.panel.wait_visible(button, UI_TIMEOUT)?;
-        // The answer closes the dialog, sometimes before WebKitWebDriver has
-        // answered the click: then the click reports "no such window".
-        if let Err(e) = self.panel.click(&b)
-            && !format!("{e:#}").contains("no such window")
-        {
-            return Err(e);
-        }
-        self.panel.switch_to_window(&self.panel_handle)?;
-        Ok(summary)
+        self.panel.answer_dialog(&self.panel_handle, button, RUN_TIMEOUT)
     }
 
     fn stop(self) -> Result<()> {

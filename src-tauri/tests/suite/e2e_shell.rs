@@ -29,8 +29,8 @@ use serde_json::{Value, json};
 
 const PANEL_TITLE: &str = "Halley";
 const CONFIRM_TITLE: &str = "Halley: confirm";
-const UI_TIMEOUT: Duration = Duration::from_secs(30);
-const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const UI_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 const EXIT_TIMEOUT: Duration = Duration::from_secs(15);
 /// The test session's screen (scripts/with-session.sh).
 const SCREEN: Rect = Rect { x: 0, y: 0, width: 1920, height: 1080 };
@@ -43,7 +43,7 @@ fn app_bin() -> &'static Path {
 
 /// Why these tests cannot run here, if they cannot. Inside the test session
 /// (`HALLEY_TEST_SESSION=1`) anything missing is an error instead.
-fn skip_reason(webdriver: bool) -> Result<Option<String>> {
+pub(crate) fn skip_reason(webdriver: bool) -> Result<Option<String>> {
     if let Some(why) = no_display() {
         return Ok(Some(why.to_owned()));
     }
@@ -75,16 +75,17 @@ fn on_path(tool: &str) -> bool {
     std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
 }
 
-/// The app under WebDriver (tauri-driver), with its own data dir.
-struct App {
+/// The app under WebDriver (tauri-driver), with its own data dir (also
+/// used by `e2e_watch`).
+pub(crate) struct App {
     driver: TauriDriver,
-    panel: Session,
-    panel_handle: String,
+    pub(crate) panel: Session,
+    pub(crate) panel_handle: String,
 }
 
 impl App {
     /// Starts the app with `env` (the data dir...) plus `extra` variables.
-    fn start(env: &AppEnv, name: &str, extra: &[(&str, &str)]) -> Result<App> {
+    pub(crate) fn start(env: &AppEnv, name: &str, extra: &[(&str, &str)]) -> Result<App> {
         crate::common::wait_no_app()?;
         let artifacts = artifacts_dir(app_bin())?;
         let mut vars = env.vars()?;
@@ -133,7 +134,7 @@ impl App {
         Ok(panel)
     }
 
-    fn stop(self) -> Result<()> {
+    pub(crate) fn stop(self) -> Result<()> {
         let _ = self.panel.delete();
         self.driver.stop()?;
         crate::common::wait_no_app()

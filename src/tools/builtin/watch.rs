@@ -8,7 +8,7 @@ use super::ToolContext;
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::watch_alerts::{AlertChannel, AlertRow, NewAlert};
 use crate::store::watch_observations::ObservationRow;
-use crate::store::watches::{NewWatch, WatchEdit, WatchRow, WatchStatus};
+use crate::store::watches::{NewWatch, WatchEdit, WatchRow, WatchStatus, add_secs};
 use crate::store::{new_id, now};
 use crate::tools::catalogue::capture::ExtractFieldType;
 use crate::tools::catalogue::data::{
@@ -88,13 +88,22 @@ pub fn new_watch(args: &WatchCreateArgs) -> Result<NewWatch> {
     })
 }
 
+/// How long a watch being created and checked at once is left to that
+/// check before a scheduler pass may check it too (a crash in between
+/// delays its first check that much).
+const FIRST_CHECK_GRACE_SECS: i64 = 120;
+
 /// `watch_create`.
 pub async fn create(ctx: &ToolContext, args: WatchCreateArgs) -> Result<WatchCreateOutput> {
-    let new = new_watch(&args)?;
+    let mut new = new_watch(&args)?;
+    let at = now();
+    let check_now = args.check_now.unwrap_or(true) && new.window_start.as_deref().is_none_or(|s| *s <= *at);
+    if check_now {
+        // This call makes the first check: not due before it is done.
+        new.first_check_at = Some(add_secs(&at, FIRST_CHECK_GRACE_SECS)?);
+    }
     let row = ctx.store.watches().create(&new).await?;
-    let started = row.window_start.as_deref().is_none_or(|s| *s <= *now());
-    let check =
-        if args.check_now.unwrap_or(true) && started { Some(watch::check_watch(ctx, &row).await?) } else { None };
+    let check = if check_now { Some(watch::check_watch(ctx, &row).await?) } else { None };
     let row = watch::get_watch(&ctx.store, &row.id).await?;
     Ok(WatchCreateOutput {
         watch_id: row.id.clone(),

@@ -154,7 +154,7 @@ pub struct WatchObservation {
 }
 
 /// One alert (the inbox).
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema, ts_rs::TS)]
 pub struct WatchAlert {
     pub id: i64,
     pub watch_id: Option<String>,

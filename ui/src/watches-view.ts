@@ -1,0 +1,297 @@
+// The Watches view: the alert inbox (unread first; mark read, mark all
+// read), each watch with its state, last and next check, its rules, a
+// price-history chart (inline SVG drawn here) and its actions (check now,
+// pause/resume, delete: the gate asks first), and the form that creates a
+// watch. Watches are read and changed through the watch tools
+// (`Op::CallTool`, gated like any call); the inbox through its own ops.
+// The view refreshes on `Event::Watches` (see main.ts).
+//
+// Stable hooks for e2e tests: #watches-unread, #watch-alerts (.alert with
+// data-alert, data-read; .mark-read), #alerts-read-all, #watch-list (.watch
+// with data-watch, data-status, data-health; .watch-price, .watch-rules,
+// .watch-check, .watch-pause, .watch-resume, .watch-delete, .watch-history,
+// .watch-chart svg with one circle.point per priced check), #watch-form,
+// #watch-url, #watch-this-page, #watch-label, #watch-below, #watch-frequency, #watch-create,
+// #watch-form-status, #watches-status.
+
+import { h } from "./dom";
+import type { Lang, Translate } from "./i18n";
+import { request } from "./ipc";
+import { toOpError, type Json, type OpError, type WatchAlert } from "./protocol";
+import { field, fillList, formatTime } from "./view";
+import {
+  CHART,
+  FREQUENCIES,
+  chartPoints,
+  createArgs,
+  formatMoney,
+  healthKey,
+  linePath,
+  readHistory,
+  readWatches,
+  ruleText,
+  watchName,
+  type Observation,
+  type WatchInfo,
+} from "./watches";
+
+export interface WatchesView {
+  element: HTMLElement;
+  /** Read the watches and the inbox again. */
+  refresh(): void;
+}
+
+/** Calls a watch tool; rejects with the tool's error. */
+async function callTool(name: string, args: Json): Promise<Json> {
+  const { result } = await request({ type: "call_tool", name, args }, "tool_result");
+  if (result.error !== null) throw { code: result.error.code, message: result.error.message } satisfies OpError;
+  return result.data;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag: string, attrs: Record<string, string>, ...children: Node[]): SVGElement {
+  const el = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, value);
+  el.append(...children);
+  return el;
+}
+
+/** The price-history chart: a line through one dot per priced check. */
+export function renderChart(history: Observation[], t: Translate, lang: Lang, currency: string | null): Element[] {
+  const points = chartPoints(history);
+  if (points.length === 0) return [h("p", { class: "empty" }, t("watchNoHistory"))];
+  const money = (p: number): string => formatMoney(p, currency, lang);
+  const prices = points.map((p) => p.price);
+  const label = t("watchChartLabel", { count: points.length, low: money(Math.min(...prices)), high: money(Math.max(...prices)) });
+  const chart = svg(
+    "svg",
+    { class: "chart", viewBox: `0 0 ${CHART.width} ${CHART.height}`, role: "img", "aria-label": label },
+    svg("title", {}, document.createTextNode(label)),
+    svg("path", { class: "line", d: linePath(points) }),
+    ...points.map((p) =>
+      svg(
+        "circle",
+        { class: "point", cx: String(p.x), cy: String(p.y), r: "3", "data-price": String(p.price) },
+        svg("title", {}, document.createTextNode(`${formatTime(p.at, lang)}: ${money(p.price)}`)),
+      ),
+    ),
+  );
+  return [chart, h("p", { class: "hint chart-caption" }, label)];
+}
+
+export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElement): WatchesView {
+  const status = h("p", { class: "form-status", role: "status", id: "watches-status" });
+  const say = (message: string, cls = ""): void => {
+    status.className = `form-status ${cls}`;
+    status.textContent = message;
+  };
+  const fail = (error: unknown): void => say(t("errorPrefix", { error: toOpError(error).message }), "error");
+
+  // ---- The inbox ----
+  const unreadBadge = h("span", { class: "badge unread", id: "watches-unread" });
+  const alertList = h("ul", { class: "alerts", id: "watch-alerts", "aria-labelledby": "alerts-title" });
+  const readAll = h("button", { type: "button", class: "secondary", id: "alerts-read-all" }, t("alertsReadAll"));
+  const showAlerts = (alerts: WatchAlert[], unread: number): void => {
+    unreadBadge.textContent = t("alertsUnread", { count: unread });
+    unreadBadge.hidden = unread === 0;
+    readAll.disabled = unread === 0;
+    fillList(alertList, alerts, t("alertsEmpty"), (a) => {
+      const item = h(
+        "li",
+        { class: `alert ${a.read ? "read" : "unread"}`, "data-alert": String(a.id), "data-read": a.read ? "1" : "0" },
+        h("span", { class: "alert-title" }, a.title),
+        h("span", { class: "alert-time" }, formatTime(a.created_at, lang)),
+        h("p", { class: "alert-message" }, a.message),
+      );
+      if (!a.read) {
+        const mark = h("button", { type: "button", class: "secondary mark-read", "aria-label": t("alertMarkReadOf", { title: a.title }) }, t("alertMarkRead"));
+        mark.addEventListener("click", () => markRead([a.id]));
+        item.append(mark);
+      }
+      return item;
+    });
+  };
+  const markRead = (ids: number[] | null): void => {
+    request({ type: "mark_alerts_read", ids }, "alerts").then((r) => showAlerts(r.alerts, r.unread), fail);
+  };
+  readAll.addEventListener("click", () => markRead(null));
+
+  // ---- The watches ----
+  const watchList = h("ul", { class: "watches", id: "watch-list", "aria-labelledby": "watch-list-title" });
+  const expanded = new Set<string>();
+  const act = (w: WatchInfo, tool: string, waiting: string): void => {
+    say(waiting);
+    callTool(tool, { watch_id: w.watch_id }).then(() => {
+      say("");
+      refresh();
+    }, fail);
+  };
+  const loadChart = (w: WatchInfo, into: HTMLElement): void => {
+    into.replaceChildren(h("p", { class: "loading", role: "status" }, t("loadingList")));
+    callTool("watch_history", { watch_id: w.watch_id, limit: 200 }).then(
+      (data) => into.replaceChildren(...renderChart(readHistory(data), t, lang, w.currency)),
+      (error: unknown) => into.replaceChildren(h("p", { class: "error", role: "alert" }, t("errorPrefix", { error: toOpError(error).message }))),
+    );
+  };
+  const renderWatch = (w: WatchInfo): HTMLElement => {
+    const name = watchName(w);
+    const paused = w.status === "paused";
+    const price =
+      w.price !== null ? formatMoney(w.price, w.currency, lang) : t("watchNoPrice");
+    const stock = w.in_stock === null ? null : h("span", { class: "watch-stock" }, t(w.in_stock ? "watchInStockYes" : "watchInStockNo"));
+    const chart = h("div", { class: "watch-chart" });
+    const historyBtn = h("button", { type: "button", class: "secondary watch-history", "aria-expanded": "false" }, t("watchHistory"));
+    const setOpen = (open: boolean): void => {
+      historyBtn.setAttribute("aria-expanded", open ? "true" : "false");
+      chart.hidden = !open;
+      if (open) {
+        expanded.add(w.watch_id);
+        loadChart(w, chart);
+      } else expanded.delete(w.watch_id);
+    };
+    historyBtn.addEventListener("click", () => setOpen(!expanded.has(w.watch_id)));
+    const check = h("button", { type: "button", class: "secondary watch-check" }, t("watchCheckNow"));
+    check.addEventListener("click", () => act(w, "watch_poll", t("watchChecking", { name })));
+    const toggle = paused
+      ? h("button", { type: "button", class: "secondary watch-resume" }, t("watchResume"))
+      : h("button", { type: "button", class: "secondary watch-pause" }, t("watchPause"));
+    toggle.addEventListener("click", () => act(w, paused ? "watch_resume" : "watch_pause", t("loadingList")));
+    const del = h("button", { type: "button", class: "danger watch-delete", "aria-label": t("watchDeleteOf", { name }) }, t("watchDelete"));
+    del.addEventListener("click", () => act(w, "watch_delete", t("watchDeleteAsked")));
+    const item = h(
+      "li",
+      { class: `watch health-${w.health}`, "data-watch": w.watch_id, "data-status": w.status, "data-health": w.health },
+      h(
+        "div",
+        { class: "watch-head" },
+        h("span", { class: "watch-name" }, name),
+        h("span", { class: `badge health health-${w.health}` }, t(healthKey(w.health))),
+        paused ? h("span", { class: "badge paused" }, t("watchPaused")) : null,
+      ),
+      w.label.trim() !== "" ? h("p", { class: "watch-url" }, w.url) : null,
+      h("p", { class: "watch-price" }, price, stock ? " · " : "", stock ?? ""),
+      w.last_error !== null && w.health !== "ok" ? h("p", { class: "watch-error" }, w.last_error) : null,
+      h(
+        "p",
+        { class: "watch-times" },
+        t("watchLastCheck", { time: w.last_checked_at !== null ? formatTime(w.last_checked_at, lang) : t("watchNever") }),
+        " · ",
+        paused ? t("watchPaused") : t("watchNextCheck", { time: formatTime(w.next_check_at, lang), every: w.frequency }),
+      ),
+      h("ul", { class: "watch-rules", "aria-label": t("watchRules") }, ...w.trigger_rules.map((r) => h("li", {}, ruleText(r, t, lang, w.currency)))),
+      h("div", { class: "row watch-actions" }, check, toggle, historyBtn, del),
+      chart,
+    );
+    setOpen(expanded.has(w.watch_id));
+    return item;
+  };
+
+  // ---- The form ----
+  const url = h("input", { id: "watch-url", type: "url", required: "", autocomplete: "off", spellcheck: "false", placeholder: "https://" });
+  const label = h("input", { id: "watch-label", type: "text", autocomplete: "off", placeholder: t("watchLabelPlaceholder") });
+  const below = h("input", { id: "watch-below", type: "text", required: "", autocomplete: "off", inputmode: "decimal", placeholder: "19.990.000 ₫", "aria-describedby": "watch-below-hint" });
+  const frequency = h(
+    "select",
+    { id: "watch-frequency" },
+    ...FREQUENCIES.map((f) => {
+      // The attribute, not the property: form.reset() comes back to it.
+      return h("option", f === "6h" ? { value: f, selected: "" } : { value: f }, t("watchEvery", { every: f }));
+    }),
+  );
+  const create = h("button", { id: "watch-create", type: "submit", class: "primary" }, t("watchCreate"));
+  const thisPage = h("button", { id: "watch-this-page", type: "button", class: "secondary" }, t("watchThisPage"));
+  const formStatus = h("p", { class: "form-status", role: "status", id: "watch-form-status" });
+  const formSay = (message: string, cls = ""): void => {
+    formStatus.className = `form-status ${cls}`;
+    formStatus.textContent = message;
+  };
+  // The page in the user's browser tab fills the form (the browser is never started for it).
+  thisPage.addEventListener("click", () => {
+    request({ type: "current_tab" }, "current_tab").then(
+      (tab) => {
+        if (tab.url === null || !/^https?:/i.test(tab.url)) {
+          formSay(t("watchNoPage"), "error");
+          return;
+        }
+        url.value = tab.url;
+        if (label.value.trim() === "" && tab.title !== null) label.value = tab.title;
+        formSay("");
+        below.focus();
+      },
+      (error: unknown) => formSay(t("errorPrefix", { error: toOpError(error).message }), "error"),
+    );
+  });
+  const form = h(
+    "form",
+    { id: "watch-form", class: "watch-form", "aria-labelledby": "watch-form-title" },
+    h("h3", { id: "watch-form-title" }, t("watchNew")),
+    h("div", { class: "field" }, h("label", { for: "watch-url" }, t("watchUrl")), h("div", { class: "row" }, url, thisPage)),
+    field("watch-label", t("watchLabel"), label),
+    field("watch-below", t("watchBelow"), below, t("watchBelowHint")),
+    field("watch-frequency", t("watchFrequency"), frequency),
+    h("div", { class: "row" }, create),
+    formStatus,
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const parsed = createArgs({ url: url.value, label: label.value, below: below.value, frequency: frequency.value });
+    if (!parsed.ok) {
+      formSay(t(parsed.error), "error");
+      return;
+    }
+    create.disabled = true;
+    formSay(t("watchCreating"));
+    callTool("watch_create", parsed.args)
+      .then(
+        () => {
+          form.reset();
+          formSay(t("watchCreated"), "ok");
+          refresh();
+        },
+        (error: unknown) => formSay(t("errorPrefix", { error: toOpError(error).message }), "error"),
+      )
+      .finally(() => {
+        create.disabled = false;
+      });
+  });
+
+  // A change is told twice (the call's reply and Event::Watches): one
+  // reading of both within a moment.
+  let pending: ReturnType<typeof setTimeout> | undefined;
+  function refresh(): void {
+    if (pending !== undefined) return;
+    pending = setTimeout(() => {
+      pending = undefined;
+      load();
+    }, 60);
+  }
+  let generation = 0;
+  function load(): void {
+    const mine = ++generation;
+    request({ type: "list_alerts", limit: 50 }, "alerts").then((r) => {
+      if (mine === generation) showAlerts(r.alerts, r.unread);
+    }, fail);
+    callTool("watch_list", {}).then((data) => {
+      if (mine === generation) fillList(watchList, readWatches(data), t("watchesEmpty"), renderWatch);
+    }, fail);
+  }
+
+  const element = h(
+    "section",
+    { id: "watches", class: "view view-watches", "aria-labelledby": "watches-title" },
+    back(),
+    h("h2", { id: "watches-title" }, t("watchesTitle"), " ", unreadBadge),
+    status,
+    h(
+      "section",
+      { class: "watch-section", "aria-labelledby": "alerts-title" },
+      h("div", { class: "section-head" }, h("h3", { id: "alerts-title" }, t("alertsTitle")), readAll),
+      alertList,
+    ),
+    h("section", { class: "watch-section", "aria-labelledby": "watch-list-title" }, h("h3", { id: "watch-list-title" }, t("watchListTitle")), watchList),
+    form,
+  );
+  unreadBadge.hidden = true;
+  return { element, refresh };
+}
