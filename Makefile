@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps ui build run test lint protocol icons bench bench-agent bench-desktop bench-extract bench-watch dist
+.PHONY: help deps mcp-peers ui build run test lint protocol icons bench bench-agent bench-desktop bench-extract bench-watch dist
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -19,6 +19,9 @@ help: ## List the targets
 
 deps: ## Install missing apt packages and the UI's npm packages
 	scripts/install-deps.sh
+
+mcp-peers: ## Install the MCP test peers (Inspector, server-filesystem, Python mcp, mcp-server-fetch) into tests/mcp-peers
+	scripts/mcp-peers.sh
 
 ui: ## Build the side-panel UI into ui/dist
 	@if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then \
@@ -40,7 +43,7 @@ run: build ## Open the desktop app (or explain the CLI when there is no display)
 	  echo "Or run the app in a virtual display: scripts/with-session.sh make run"; \
 	fi
 
-test: deps ui ## Run the UI unit tests, then every Rust test in a throwaway desktop session
+test: deps ui mcp-peers ## Run the UI unit tests, then every Rust test in a throwaway desktop session
 	cd ui && $(NPM) test
 	scripts/with-session.sh $(CARGO) test --workspace
 

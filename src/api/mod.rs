@@ -10,6 +10,7 @@
 //! cross-origin request. Errors are `{"error": {"code", "message"}}`.
 
 mod guard;
+mod mcp;
 mod openapi;
 pub mod python;
 mod routes;
@@ -101,6 +102,7 @@ pub async fn serve(host: Arc<Host>, port: u16, token: String) -> Result<Server> 
 
 fn router(api: Api) -> Router {
     routes::routes()
+        .merge(mcp::routes(&api))
         .layer(axum::middleware::from_fn_with_state(api.clone(), guard::guard))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such route") })

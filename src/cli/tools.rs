@@ -166,12 +166,12 @@ async fn unregister(name: &str, data_dir: Option<&Path>) -> ExitCode {
     }
 }
 
-async fn open_core(data_dir: Option<&Path>) -> Result<Core, Error> {
+pub(super) async fn open_core(data_dir: Option<&Path>) -> Result<Core, Error> {
     let dir = DataDir::resolve(data_dir)?;
     Core::open_full(dir, Registry::builtin()?, BrowserSettings::default()).await
 }
 
-fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
+pub(super) fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
     match serde_json::to_string_pretty(value) {
         Ok(s) => {
             out(&s);
