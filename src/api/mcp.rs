@@ -17,12 +17,13 @@ use crate::mcp::server::McpServer;
 pub const PATH: &str = "/mcp";
 
 pub(super) fn routes(api: &Api) -> Router<Api> {
-    let host = Arc::clone(&api.host);
+    // One server for every session: they share the questions handed out.
+    let server = McpServer::new(Arc::clone(&api.host));
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(["localhost", "127.0.0.1", "::1", "[::1]"])
         .enforce_origin_validation();
     let service = StreamableHttpService::new(
-        move || Ok(McpServer::new(Arc::clone(&host))),
+        move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
         config,
     );
