@@ -30,3 +30,24 @@ CREATE TABLE mcp_tools (
     UNIQUE (server_id, name)
 );
 CREATE INDEX mcp_tools_server ON mcp_tools (server_id);
+
+-- A tool call's executor may now be an MCP server (`mcp`). SQLite cannot
+-- change a CHECK in place: the table is rebuilt with its rows.
+CREATE TABLE tool_calls_new (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id      TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step_id     TEXT REFERENCES steps(id) ON DELETE CASCADE,
+    call_id     TEXT NOT NULL,
+    tool        TEXT NOT NULL,
+    arguments   TEXT NOT NULL CHECK (json_valid(arguments)),
+    reasoning   TEXT,
+    executor    TEXT NOT NULL CHECK (executor IN ('builtin', 'client', 'implicit', 'mcp', 'none')),
+    status      TEXT NOT NULL CHECK (status IN ('ok', 'error', 'cancelled')),
+    error_code  TEXT,
+    duration_ms INTEGER NOT NULL CHECK (duration_ms >= 0),
+    started_at  TEXT NOT NULL
+);
+INSERT INTO tool_calls_new SELECT * FROM tool_calls;
+DROP TABLE tool_calls;
+ALTER TABLE tool_calls_new RENAME TO tool_calls;
+CREATE INDEX tool_calls_run ON tool_calls (run_id, id);

@@ -60,8 +60,7 @@ impl Core {
     pub async fn open_full(data_dir: DataDir, registry: Registry, browser: BrowserSettings) -> Result<Core> {
         data_dir.ensure()?;
         let store = Store::open(&data_dir.db_path()).await?;
-        let registry = with_blueprints(registry, &store).await?;
-        let registry = with_mcp_tools(registry, &store).await?;
+        let registry = with_stored(registry, &store).await?;
         let options = BrowserOptions {
             chromium: browser.chromium,
             headless: browser.headless,
@@ -314,6 +313,12 @@ pub async fn with_blueprints(registry: Registry, store: &Store) -> Result<Regist
         }
     }
     if custom.is_empty() { Ok(registry) } else { registry.with_custom(custom) }
+}
+
+/// `registry` plus every tool kept in `store`: registered blueprints and
+/// the tools of the MCP servers added.
+pub async fn with_stored(registry: Registry, store: &Store) -> Result<Registry> {
+    with_mcp_tools(with_blueprints(registry, store).await?, store).await
 }
 
 /// `registry` plus the tools of the MCP servers added in `store`.

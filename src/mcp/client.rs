@@ -69,7 +69,10 @@ impl McpClients {
         let result = match tokio::time::timeout(CALL_WITHIN, connection.call_tool(params)).await {
             Ok(Ok(r)) => r,
             Ok(Err(e)) => {
-                if connection.is_closed() {
+                // The server's own refusal leaves the connection as it is;
+                // anything else (it died, the transport broke) drops it, and
+                // the next call starts the server again.
+                if !matches!(e, rmcp::ServiceError::McpError(_)) || connection.is_closed() {
                     self.forget(server, &connection).await;
                 }
                 return Err(Error::new(
@@ -103,7 +106,7 @@ impl McpClients {
     /// the one there was has closed (the server died).
     async fn connection(&self, store: &Store, server: &str) -> Result<Arc<Connection>> {
         let mut running = self.running.lock().await;
-        if let Some(c) = running.get(server).filter(|c| !c.is_closed()) {
+        if let Some(c) = running.get(server).filter(|c| !c.is_closed() && !c.is_transport_closed()) {
             return Ok(Arc::clone(c));
         }
         let row = store.mcp_servers().get(server).await?.ok_or_else(|| {
@@ -118,6 +121,7 @@ impl McpClients {
         let mut running = self.running.lock().await;
         if running.get(server).is_some_and(|c| Arc::ptr_eq(c, connection)) {
             running.remove(server);
+            connection.cancellation_token().cancel();
         }
     }
 

@@ -46,6 +46,12 @@ pub fn inspector(args: &[&str]) -> Output {
         .expect("run the MCP Inspector")
 }
 
+/// [`inspector`], its answer's `result` (the Inspector's JSON wraps it).
+pub fn inspect(what: &str, args: &[&str]) -> Value {
+    let out = json_out(what, &inspector(args));
+    out.get("result").cloned().unwrap_or_else(|| panic!("{what}: no result in {out}"))
+}
+
 /// The Python SDK's client (`tests/mcp-peers/client.py`) with ARGS.
 pub fn python_client(args: &[&str]) -> Output {
     Command::new(python()).arg(peers().join("client.py")).args(args).output().expect("run the Python MCP client")

@@ -15,7 +15,8 @@ import sys
 
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamablehttp_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 
 async def main() -> None:
@@ -41,14 +42,15 @@ async def main() -> None:
             calls = []
             for call in json.loads(a.calls):
                 r = await s.call_tool(call["name"], call.get("arguments", {}))
-                calls.append({"name": call["name"], "isError": r.isError, "structuredContent": r.structuredContent})
+                calls.append({"name": call["name"], "isError": r.is_error, "structuredContent": r.structured_content})
             tools = [t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools]
             return {"tools": tools, "calls": calls, "asked": asked}
 
     if a.http:
         headers = {"Authorization": f"Bearer {a.token}"}
-        async with streamablehttp_client(a.http, headers=headers) as (read, write, _):
-            out = await session_on(read, write)
+        async with create_mcp_http_client(headers=headers) as http:
+            async with streamable_http_client(a.http, http_client=http) as (read, write):
+                out = await session_on(read, write)
     else:
         server = StdioServerParameters(command=a.command[0], args=a.command[1:])
         async with stdio_client(server) as (read, write):

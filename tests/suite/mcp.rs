@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::common::Halley;
 use crate::common::fixtures::FixtureServer;
-use crate::common::mcp::{self, inspector, json_out, python_client, tool};
+use crate::common::mcp::{self, inspect, inspector, json_out, python_client, tool};
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
 
 const TOKEN: &str = "hly_mcp_test_token_0123456789abcdef";
@@ -40,8 +40,7 @@ fn the_inspector_lists_and_calls_halley_tools_over_stdio_and_a_gated_call_is_ref
     let data = data.to_str().unwrap();
     let serve = ["--", halley_bin(), "--data-dir", data, "mcp", "serve"];
 
-    let listed = inspector(&[&["--method", "tools/list"][..], &serve[..]].concat());
-    let listed = json_out("tools/list", &listed);
+    let listed = inspect("tools/list", &[&["--method", "tools/list"][..], &serve[..]].concat());
     let tools = &listed["tools"];
     // Annotations follow the scopes.
     let get = tool(tools, "user_profile_get");
@@ -58,7 +57,7 @@ fn the_inspector_lists_and_calls_halley_tools_over_stdio_and_a_gated_call_is_ref
     let call = |value: &str| {
         let arg = format!("set={{\"shopping.budget_vnd\": {value}}}");
         let args = ["--method", "tools/call", "--tool-name", "user_profile_set", "--tool-arg", &arg];
-        json_out("tools/call", &inspector(&[&args[..], &serve[..]].concat()))
+        inspect("tools/call", &[&args[..], &serve[..]].concat())
     };
     let done = call("25000000");
     assert_eq!(done["structuredContent"]["status"], "ok", "{done}");
@@ -143,7 +142,7 @@ async fn the_python_sdk_and_the_inspector_use_halley_over_http_at_slash_mcp() {
     })
     .await
     .unwrap();
-    tool(&json_out("inspector http", &listed)["tools"], "normalize_compare");
+    tool(&json_out("inspector http", &listed)["result"]["tools"], "normalize_compare");
     let u = url.clone();
     let no_token =
         tokio::task::spawn_blocking(move || inspector(&["--method", "tools/list", "--transport", "http", "--server-url", &u]))
