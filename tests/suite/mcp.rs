@@ -77,33 +77,42 @@ fn the_inspector_lists_and_calls_halley_tools_over_stdio_and_a_gated_call_is_ref
 }
 
 #[test]
-fn the_python_sdk_over_stdio_is_asked_through_elicitation() {
+fn the_python_sdk_over_stdio_is_asked_through_elicitation_on_both_protocols() {
     let h = Halley::new();
     let data = h.data_dir();
     let rule = h.run(&["rules", "add", "--tool", "user_profile_set", "ask"]);
     assert_eq!(rule.code, 0, "{}", rule.stderr);
-    let calls = json!([
-        {"name": "user_profile_get", "arguments": {"keys": ["travel.seat"]}},
-        {"name": "user_profile_set", "arguments": {"set": {"travel.seat": "cửa sổ"}}},
-    ])
-    .to_string();
-    let run = |answer: &str| {
-        let args = ["--answer", answer, "--calls", &calls, "--", halley_bin(), "--data-dir", data.to_str().unwrap(), "mcp", "serve"];
-        json_out("python stdio", &python_client(&args))
-    };
+    // 2025-11-25: an elicitation request to the client; 2026-07-28 (`--modern`):
+    // an input-required result, and the client calls again with the answer.
+    for (protocol, key) in [("2025-11-25", "travel.seat"), ("2026-07-28", "travel.meal")] {
+        let calls = json!([
+            {"name": "user_profile_get", "arguments": {"keys": [key]}},
+            {"name": "user_profile_set", "arguments": {"set": {key: "cửa sổ"}}},
+        ])
+        .to_string();
+        let run = |answer: &str| {
+            let mut args = vec!["--answer", answer, "--calls", &calls];
+            if protocol != "2025-11-25" {
+                args.push("--modern");
+            }
+            args.extend(["--", halley_bin(), "--data-dir", data.to_str().unwrap(), "mcp", "serve"]);
+            json_out("python stdio", &python_client(&args))
+        };
 
-    let declined = run("decline");
-    assert!(declined["tools"].as_array().unwrap().len() > 20, "{declined}");
-    assert_eq!(declined["calls"][0]["structuredContent"]["status"], "ok", "a READ_ONLY call asks nobody");
-    assert_eq!(declined["asked"].as_array().unwrap().len(), 1, "{declined}");
-    assert!(declined["asked"][0].as_str().unwrap().contains("user_profile_set"), "{declined}");
-    assert_eq!(declined["calls"][1]["isError"], true, "{declined}");
-    assert_eq!(declined["calls"][1]["structuredContent"]["error"]["code"], "denied");
-    assert_eq!(profile_value(&h, "travel.seat"), Value::Null);
+        let declined = run("decline");
+        assert_eq!(declined["protocolVersion"], protocol);
+        assert!(declined["tools"].as_array().unwrap().len() > 20, "{declined}");
+        assert_eq!(declined["calls"][0]["structuredContent"]["status"], "ok", "a READ_ONLY call asks nobody");
+        assert_eq!(declined["asked"].as_array().unwrap().len(), 1, "{declined}");
+        assert!(declined["asked"][0].as_str().unwrap().contains("user_profile_set"), "{declined}");
+        assert_eq!(declined["calls"][1]["isError"], true, "{declined}");
+        assert_eq!(declined["calls"][1]["structuredContent"]["error"]["code"], "denied");
+        assert_eq!(profile_value(&h, key), Value::Null, "{protocol}: declined, nothing written");
 
-    let accepted = run("accept");
-    assert_eq!(accepted["calls"][1]["structuredContent"]["status"], "ok", "{accepted}");
-    assert_eq!(profile_value(&h, "travel.seat"), json!("cửa sổ"));
+        let accepted = run("accept");
+        assert_eq!(accepted["calls"][1]["structuredContent"]["status"], "ok", "{accepted}");
+        assert_eq!(profile_value(&h, key), json!("cửa sổ"), "{protocol}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -133,6 +142,18 @@ async fn the_python_sdk_and_the_inspector_use_halley_over_http_at_slash_mcp() {
     .unwrap();
     assert_eq!(accepted["calls"][0]["structuredContent"]["status"], "ok", "{accepted}");
     assert_eq!(accepted["asked"].as_array().unwrap().len(), 1);
+    // 2026-07-28 over HTTP (stateless): the question in the result, answered by calling again.
+    let u = url.clone();
+    let c = json!([{"name": "user_profile_set", "arguments": {"set": {"shopping.district": "Ba Đình"}}}]).to_string();
+    let modern = tokio::task::spawn_blocking(move || {
+        let args = ["--http", &u, "--token", TOKEN, "--answer", "accept", "--modern", "--calls", &c];
+        json_out("python http 2026-07-28", &python_client(&args))
+    })
+    .await
+    .unwrap();
+    assert_eq!(modern["protocolVersion"], "2026-07-28");
+    assert_eq!(modern["calls"][0]["structuredContent"]["status"], "ok", "{modern}");
+    assert_eq!(modern["asked"].as_array().unwrap().len(), 1, "{modern}");
 
     // The Inspector over HTTP, with the token; without it, refused.
     let auth = format!("Authorization: Bearer {TOKEN}");
@@ -167,6 +188,7 @@ async fn the_python_sdk_and_the_inspector_use_halley_over_http_at_slash_mcp() {
     server.stop().await;
     host.close().await;
     assert_eq!(profile_value(&h, "shopping.city"), json!("Hà Nội"));
+    assert_eq!(profile_value(&h, "shopping.district"), json!("Ba Đình"));
 }
 
 /// `halley run` with the scripted model, printing JSON events.
