@@ -146,7 +146,11 @@ async fn list(data_dir: Option<&Path>, json: bool) -> ExitCode {
             McpTransport::Stdio { command, args } => format!("stdio: {command} {}", args.join(" ")),
             McpTransport::Http { url, headers } => {
                 let names: Vec<&str> = headers.keys().map(String::as_str).collect();
-                if names.is_empty() { format!("http: {url}") } else { format!("http: {url} (headers: {})", names.join(", ")) }
+                if names.is_empty() {
+                    format!("http: {url}")
+                } else {
+                    format!("http: {url} (headers: {})", names.join(", "))
+                }
             }
         };
         out(&format!("{}  {}  ({} tools)", s.name, how.trim_end(), s.tools.len()));

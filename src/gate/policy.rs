@@ -224,7 +224,10 @@ impl Policy {
     pub fn standing_allow(&self, tool: &str, scope: PermissionScope, origin: Option<&str>) -> Option<String> {
         let rules = self.rules.read().unwrap_or_else(|e| e.into_inner());
         let rule = rules.iter().find(|r| {
-            r.decision == RuleDecision::Allow && r.applies_to(origin, tool) && r.covers_scope(scope) && allow_reaches(r, scope)
+            r.decision == RuleDecision::Allow
+                && r.applies_to(origin, tool)
+                && r.covers_scope(scope)
+                && allow_reaches(r, scope)
         });
         if let Some(rule) = rule {
             return Some(format!("allowed by your rule for {}", rule.describe()));

@@ -142,9 +142,7 @@ impl McpClients {
 
 /// Start (stdio) or reach (HTTP) a server and initialize the session.
 pub async fn connect(name: &str, transport: &McpTransport) -> Result<Connection> {
-    let failed = |e: String| {
-        Error::new(ErrorCode::NotAvailable, format!("cannot start the MCP server `{name}`: {e}"))
-    };
+    let failed = |e: String| Error::new(ErrorCode::NotAvailable, format!("cannot start the MCP server `{name}`: {e}"));
     let started = match transport {
         McpTransport::Stdio { command, args } => {
             let mut cmd = tokio::process::Command::new(command);

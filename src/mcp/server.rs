@@ -20,8 +20,8 @@ use serde_json::{Map, Value};
 use crate::context::{CallContext, FrontEnd};
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::{ConfirmationRequest, Confirmer};
-use crate::tools::catalogue::safety::ConfirmResultV1;
 use crate::host::Host;
+use crate::tools::catalogue::safety::ConfirmResultV1;
 use crate::tools::{Executor, PermissionScope, ToolSpec, ToolStatus};
 
 /// The MCP face of one [`Host`]. Cheap to clone; clones share the
@@ -130,7 +130,9 @@ impl ServerHandler for McpServer {
                     );
                     return Ok(envelope(&crate::core::error_result(registry.get(&name), &err)).into());
                 }
-                Some(responses.get(CONFIRM_KEY).map_or_else(|| no("no answer to Halley's question".into()), from_elicit))
+                Some(
+                    responses.get(CONFIRM_KEY).map_or_else(|| no("no answer to Halley's question".into()), from_elicit),
+                )
             }
             _ => None,
         };
@@ -163,7 +165,8 @@ impl ServerHandler for McpServer {
             let schema = ElicitationSchema::from_type::<Approval>()
                 .map_err(|e| ErrorData::internal_error(format!("the question's form: {e}"), None))?;
             let params = ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: schema };
-            let requests = BTreeMap::from([(CONFIRM_KEY.to_owned(), InputRequest::Elicitation(ElicitRequest::new(params)))]);
+            let requests =
+                BTreeMap::from([(CONFIRM_KEY.to_owned(), InputRequest::Elicitation(ElicitRequest::new(params)))]);
             return Ok(InputRequiredResult::new(Some(requests), Some(state)).into());
         }
         Ok(envelope(&result).into())
@@ -203,7 +206,6 @@ fn envelope(result: &crate::tools::ToolResultV2) -> CallToolResult {
 
 /// How long an MCP client has to answer a question.
 const ELICIT_WITHIN: Duration = crate::gate::confirm::ANSWER_WITHIN;
-
 
 /// The user's answer to a question, as an elicitation form.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]

@@ -63,7 +63,12 @@ impl FromRow<'_, SqliteRow> for ServerOnly {
                 headers: row.try_get::<Json<std::collections::BTreeMap<String, String>>, _>("headers")?.0,
             }
         };
-        Ok(ServerOnly { id: row.try_get("id")?, name: row.try_get("name")?, transport, created_at: row.try_get("created_at")? })
+        Ok(ServerOnly {
+            id: row.try_get("id")?,
+            name: row.try_get("name")?,
+            transport,
+            created_at: row.try_get("created_at")?,
+        })
     }
 }
 
@@ -109,10 +114,8 @@ impl McpServers<'_> {
                 ("stdio", Some(command.clone()), Value::from(args.clone()), None, Value::Object(Default::default()))
             }
             McpTransport::Http { url, headers } => {
-                {
                 let headers = headers.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
                 ("http", None, Value::Array(Vec::new()), Some(url.clone()), Value::Object(headers))
-            }
             }
         };
         sqlx::query(
@@ -144,7 +147,13 @@ impl McpServers<'_> {
             .await?;
         }
         tx.commit().await?;
-        Ok(McpServerRow { id, name: name.to_owned(), transport: transport.clone(), tools: tools.to_vec(), created_at: at })
+        Ok(McpServerRow {
+            id,
+            name: name.to_owned(),
+            transport: transport.clone(),
+            tools: tools.to_vec(),
+            created_at: at,
+        })
     }
 
     /// Every server with its tools, by name.
@@ -168,8 +177,7 @@ impl McpServers<'_> {
 
     /// Remove a server and its tools. `false` if there was none by that name.
     pub async fn delete(&self, name: &str) -> Result<bool> {
-        let done =
-            sqlx::query("DELETE FROM mcp_servers WHERE name = ?1").bind(name).execute(self.store.pool()).await?;
+        let done = sqlx::query("DELETE FROM mcp_servers WHERE name = ?1").bind(name).execute(self.store.pool()).await?;
         Ok(done.rows_affected() > 0)
     }
 }
@@ -190,7 +198,8 @@ mod tests {
             annotations: serde_json::json!({"readOnlyHint": true}),
         };
         store.mcp_servers().add("fs", &stdio, std::slice::from_ref(&tool)).await.unwrap();
-        let http = McpTransport::Http { url: "http://127.0.0.1:1/mcp".into(), headers: [("X-K".into(), "v".into())].into() };
+        let http =
+            McpTransport::Http { url: "http://127.0.0.1:1/mcp".into(), headers: [("X-K".into(), "v".into())].into() };
         store.mcp_servers().add("web", &http, &[]).await.unwrap();
         let again = store.mcp_servers().add("fs", &http, &[]).await.unwrap_err();
         assert!(again.message().contains("already added"), "{}", again.message());

@@ -33,7 +33,11 @@ pub fn bin(name: &str) -> PathBuf {
 pub fn json_out(what: &str, out: &Output) -> Value {
     let stdout = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
-        panic!("{what}: stdout is not JSON ({e}), status {}:\n{stdout}\nstderr:\n{}", out.status, String::from_utf8_lossy(&out.stderr))
+        panic!(
+            "{what}: stdout is not JSON ({e}), status {}:\n{stdout}\nstderr:\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )
     })
 }
 

@@ -46,7 +46,10 @@ fn the_inspector_lists_and_calls_halley_tools_over_stdio_and_a_gated_call_is_ref
     let get = tool(tools, "user_profile_get");
     assert_eq!(get["annotations"]["readOnlyHint"], true, "{get}");
     let set = tool(tools, "user_profile_set");
-    assert_eq!((&set["annotations"]["readOnlyHint"], &set["annotations"]["destructiveHint"]), (&json!(false), &json!(false)));
+    assert_eq!(
+        (&set["annotations"]["readOnlyHint"], &set["annotations"]["destructiveHint"]),
+        (&json!(false), &json!(false))
+    );
     let submit = tool(tools, "browser_upload_file");
     assert_eq!(submit["annotations"]["destructiveHint"], true, "{submit}");
     assert_eq!(set["inputSchema"]["required"], json!(["set"]));
@@ -165,10 +168,11 @@ async fn the_python_sdk_and_the_inspector_use_halley_over_http_at_slash_mcp() {
     .unwrap();
     tool(&json_out("inspector http", &listed)["result"]["tools"], "normalize_compare");
     let u = url.clone();
-    let no_token =
-        tokio::task::spawn_blocking(move || inspector(&["--method", "tools/list", "--transport", "http", "--server-url", &u]))
-            .await
-            .unwrap();
+    let no_token = tokio::task::spawn_blocking(move || {
+        inspector(&["--method", "tools/list", "--transport", "http", "--server-url", &u])
+    })
+    .await
+    .unwrap();
     assert!(!no_token.status.success(), "listed without a token");
 
     // /mcp keeps the API's rules: a web page's request is refused.
@@ -199,7 +203,10 @@ fn run_model(h: &Halley, model: &ModelServer, task: &str) -> Vec<Value> {
 }
 
 fn tool_result<'a>(events: &'a [Value], name: &str) -> &'a Value {
-    events.iter().find(|e| e["type"] == "tool_result" && e["name"] == name).unwrap_or_else(|| panic!("no result of {name}"))
+    events
+        .iter()
+        .find(|e| e["type"] == "tool_result" && e["name"] == name)
+        .unwrap_or_else(|| panic!("no result of {name}"))
 }
 
 #[test]
@@ -215,7 +222,11 @@ fn halley_attaches_server_filesystem_and_the_model_reads_a_file_once_allowed() {
     assert_eq!(listed[0]["name"], "fs");
     assert_eq!(listed[0]["transport"], "stdio");
     let shown = h.run(&["tools", "show", "fs__read_text_file"]);
-    assert!(shown.stdout.contains("WRITE_NON_DESTRUCTIVE"), "another server's read-only hint is not trusted: {}", shown.stdout);
+    assert!(
+        shown.stdout.contains("WRITE_NON_DESTRUCTIVE"),
+        "another server's read-only hint is not trusted: {}",
+        shown.stdout
+    );
 
     let read = || ToolCall::new("fs__read_text_file", json!({"path": note.to_str().unwrap()}));
     // Asked about by default: `--confirm deny` refuses it, nothing is read.
@@ -248,7 +259,8 @@ fn halley_attaches_mcp_server_fetch_and_the_model_fetches_a_local_page() {
     let h = Halley::new();
     let site = FixtureServer::start();
     let fetch = mcp::bin("mcp-server-fetch");
-    let added = h.run(&["mcp", "add", "fetch", "--", fetch.to_str().unwrap(), "--ignore-robots-txt", "--allow-private-ips"]);
+    let added =
+        h.run(&["mcp", "add", "fetch", "--", fetch.to_str().unwrap(), "--ignore-robots-txt", "--allow-private-ips"]);
     assert_eq!(added.code, 0, "{}\n{}", added.stdout, added.stderr);
     assert_eq!(h.run(&["rules", "add", "--tool", "fetch__fetch", "allow"]).code, 0);
     let call = ToolCall::new("fetch__fetch", json!({"url": site.url("shop-vn.html"), "raw": true}));
