@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps mcp-peers ui build run test lint protocol icons bench bench-agent bench-desktop bench-extract bench-watch dist
+.PHONY: help deps mcp-peers ui build run test lint protocol icons bench bench-agent bench-api playwright-mcp bench-desktop bench-extract bench-watch dist
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -54,13 +54,19 @@ lint: ## clippy (warnings are errors) and rustfmt --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) fmt --all --check
 
-bench: ## Benchmark Halley against Playwright MCP (snapshot tokens, latency) into docs/benchmarks.md
+# Playwright MCP for the benchmarks (bench/playwright-mcp, pinned by its lock).
+playwright-mcp:
 	@if [ ! -d bench/playwright-mcp/node_modules ] || [ bench/playwright-mcp/package-lock.json -nt bench/playwright-mcp/node_modules/.package-lock.json ]; then \
-	  echo "make bench: npm ci"; (cd bench/playwright-mcp && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(NPM) ci --no-audit --no-fund --loglevel=error); fi
+	  echo "npm ci in bench/playwright-mcp"; (cd bench/playwright-mcp && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(NPM) ci --no-audit --no-fund --loglevel=error); fi
+
+bench: playwright-mcp ## Benchmark Halley against Playwright MCP (snapshot tokens, latency) into docs/benchmarks.md
 	$(CARGO) run --release -p halley --example bench_browser -- --write-doc
 
 bench-agent: ## Halley's own overhead per agent step (model time excluded)
 	$(CARGO) run --release -p halley --example bench_agent
+
+bench-api: playwright-mcp ## The local API's overhead: tool listing and a READ_ONLY call over HTTP, MCP (HTTP, stdio), beside Playwright MCP
+	$(CARGO) run --release -p halley --example bench_mcp
 
 bench-extract: ## browser_extract on real shop pages (../shared/datasets/products-dev): F1 and time per page
 	$(CARGO) build --release -p halley --bin halley
