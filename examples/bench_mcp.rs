@@ -74,10 +74,13 @@ async fn mcp_pair(client: &Client, runs: usize) -> Result<(Vec<Duration>, Vec<Du
 #[allow(clippy::print_stdout)]
 fn row(label: &str, list: Option<Vec<Duration>>, call: Option<Vec<Duration>>) {
     let cell = |s: Option<Vec<Duration>>| {
-        s.map_or_else(|| "n/a".to_owned(), |s| {
-            let (m, p) = stats(s);
-            format!("{m:.2} ({p:.2})")
-        })
+        s.map_or_else(
+            || "n/a".to_owned(),
+            |s| {
+                let (m, p) = stats(s);
+                format!("{m:.2} ({p:.2})")
+            },
+        )
     };
     println!("| {label} | {} | {} |", cell(list), cell(call));
 }

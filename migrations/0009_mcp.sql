@@ -10,7 +10,8 @@ CREATE TABLE mcp_servers (
     -- stdio: the program and its arguments; http: NULL.
     command     TEXT,
     args        TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(args)),
-    -- http: the streamable HTTP endpoint and the headers sent with it.
+    -- http: the streamable HTTP endpoint and the names of the headers sent
+    -- with it (their values, tokens and keys, are in the OS keyring).
     url         TEXT,
     headers     TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(headers)),
     created_at  TEXT NOT NULL,

@@ -205,15 +205,20 @@ impl Core {
         let kept = |now: &Registry| now.list().filter(|t| !owned_by(t, name)).cloned().collect::<Vec<_>>();
         // Checked before it is stored: the names must not clash with the rest.
         Registry::new(kept(&self.registry()))?.with_custom(specs.clone())?;
-        let row = self.ctx.store.mcp_servers().add(name, transport, &tools).await?;
+        let stored = client::keep_secrets(&self.ctx.data_dir, name, transport).await?;
+        let row = self.ctx.store.mcp_servers().add(name, &stored, &tools).await?;
         self.change_registry(|now| Registry::new(kept(now))?.with_custom(specs))?;
         Ok(row)
     }
 
     /// Detach an MCP server: stop it and forget it and its tools.
     pub async fn remove_mcp_server(&self, name: &str) -> Result<()> {
-        if !self.ctx.store.mcp_servers().delete(name).await? {
+        let Some(row) = self.ctx.store.mcp_servers().get(name).await? else {
             return Err(Error::not_found(format!("no MCP server `{name}` is added (`halley mcp list` shows them)")));
+        };
+        self.ctx.store.mcp_servers().delete(name).await?;
+        if let Err(e) = crate::mcp::client::forget_secrets(&self.ctx.data_dir, name, &row.transport).await {
+            tracing::warn!("the headers of the MCP server `{name}` stay in the keyring: {}", e.message());
         }
         self.mcp.stop(name).await;
         self.change_registry(|now| Registry::new(now.list().filter(|t| !owned_by(t, name)).cloned().collect()))
@@ -273,7 +278,7 @@ impl Core {
             let Some((server, tool)) = crate::mcp::client::split_name(name) else {
                 return error_result(Some(spec), &Error::internal(format!("`{name}` names no MCP server")));
             };
-            let ran = self.mcp.call(&self.ctx.store, server, tool, args).await;
+            let ran = self.mcp.call(&self.ctx.store, &self.ctx.data_dir, server, tool, args).await;
             return graded_result(spec, grade, ran);
         }
         let Some(builtin) = builtin else {

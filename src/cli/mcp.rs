@@ -9,7 +9,7 @@ use clap::Subcommand;
 
 use super::tools::{open_core, print_json};
 use super::{EXIT_FAILURE, EXIT_USAGE, exit_code, fail, out};
-use crate::core::BrowserSettings;
+use crate::core::{BrowserSettings, Core};
 use crate::error::Error;
 use crate::host::Host;
 use crate::mcp::server::McpServer;
@@ -74,6 +74,14 @@ async fn serve(data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
     }
 }
 
+/// Open the core, do `work` with it, close it.
+async fn with_core<T>(data_dir: Option<&Path>, work: impl AsyncFnOnce(&Core) -> Result<T, Error>) -> Result<T, Error> {
+    let core = open_core(data_dir).await?;
+    let done = work(&core).await;
+    core.close().await;
+    done
+}
+
 /// `K:V` headers as a map (the value trimmed).
 fn parse_headers(headers: &[String]) -> Result<BTreeMap<String, String>, Error> {
     headers
@@ -108,13 +116,7 @@ async fn add(
             return fail(&e, EXIT_USAGE);
         }
     };
-    let core = match open_core(data_dir).await {
-        Ok(c) => c,
-        Err(e) => return fail(&e, EXIT_FAILURE),
-    };
-    let added = core.add_mcp_server(name, &transport).await;
-    core.close().await;
-    match added {
+    match with_core(data_dir, async |core| core.add_mcp_server(name, &transport).await).await {
         Ok(row) => {
             let names: Vec<String> = row.tools.iter().map(|t| format!("{name}__{}", t.name)).collect();
             out(&format!("added MCP server `{name}` with {} tools: {}", names.len(), names.join(", ")));
@@ -125,13 +127,7 @@ async fn add(
 }
 
 async fn list(data_dir: Option<&Path>, json: bool) -> ExitCode {
-    let core = match open_core(data_dir).await {
-        Ok(c) => c,
-        Err(e) => return fail(&e, EXIT_FAILURE),
-    };
-    let servers = core.store().mcp_servers().list().await;
-    core.close().await;
-    let servers = match servers {
+    let servers = match with_core(data_dir, async |core| core.store().mcp_servers().list().await).await {
         Ok(s) => s,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
@@ -162,13 +158,7 @@ async fn list(data_dir: Option<&Path>, json: bool) -> ExitCode {
 }
 
 async fn remove(data_dir: Option<&Path>, name: &str) -> ExitCode {
-    let core = match open_core(data_dir).await {
-        Ok(c) => c,
-        Err(e) => return fail(&e, EXIT_FAILURE),
-    };
-    let done = core.remove_mcp_server(name).await;
-    core.close().await;
-    match done {
+    match with_core(data_dir, async |core| core.remove_mcp_server(name).await).await {
         Ok(()) => {
             out(&format!("removed MCP server `{name}`"));
             ExitCode::SUCCESS

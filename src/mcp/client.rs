@@ -16,6 +16,8 @@ use tokio::io::AsyncBufReadExt;
 
 use super::SEPARATOR;
 use crate::error::{Error, ErrorCode, Result};
+use crate::paths::DataDir;
+use crate::secrets::{Secret, SecretStore};
 use crate::store::Store;
 use crate::store::mcp_servers::{McpToolRow, McpTransport};
 use crate::tools::{Executor, PermissionScope, RiskLevel, ToolKind, ToolOutput, ToolSpec, ToolStatus};
@@ -44,6 +46,54 @@ pub fn check_name(name: &str) -> Result<()> {
     }
 }
 
+/// The keyring account holding server `server`'s header values.
+fn headers_account(dir: &DataDir, server: &str) -> String {
+    format!("mcp-headers:{}:{server}", dir.install_id())
+}
+
+/// Keep an HTTP transport's header values (tokens, keys) in the OS keyring:
+/// the transport to store holds their names only.
+pub async fn keep_secrets(dir: &DataDir, server: &str, transport: &McpTransport) -> Result<McpTransport> {
+    match transport {
+        McpTransport::Http { url, headers } if !headers.is_empty() => {
+            let values = serde_json::to_string(headers).map_err(|e| Error::internal("headers").with_source(e))?;
+            SecretStore::os()?.set(&headers_account(dir, server), &Secret::new(values)).await?;
+            let names = headers.keys().map(|k| (k.clone(), String::new())).collect();
+            Ok(McpTransport::Http { url: url.clone(), headers: names })
+        }
+        other => Ok(other.clone()),
+    }
+}
+
+/// A stored transport with its header values from the keyring.
+pub async fn with_secrets(dir: &DataDir, server: &str, stored: &McpTransport) -> Result<McpTransport> {
+    match stored {
+        McpTransport::Http { url, headers } if !headers.is_empty() => {
+            let missing = || {
+                Error::new(
+                    ErrorCode::NotAvailable,
+                    format!(
+                        "the headers of the MCP server `{server}` are not in the OS keyring any more; \
+                         `halley mcp remove {server}` and add it again"
+                    ),
+                )
+            };
+            let kept = SecretStore::os()?.get(&headers_account(dir, server)).await?.ok_or_else(missing)?;
+            let headers = serde_json::from_str(kept.expose()).map_err(|_| missing())?;
+            Ok(McpTransport::Http { url: url.clone(), headers })
+        }
+        other => Ok(other.clone()),
+    }
+}
+
+/// Forget a removed server's header values.
+pub async fn forget_secrets(dir: &DataDir, server: &str, stored: &McpTransport) -> Result<()> {
+    if matches!(stored, McpTransport::Http { headers, .. } if !headers.is_empty()) {
+        SecretStore::os()?.delete(&headers_account(dir, server)).await?;
+    }
+    Ok(())
+}
+
 /// The servers running now, by name.
 #[derive(Default)]
 pub struct McpClients {
@@ -60,8 +110,15 @@ impl McpClients {
     /// Call `tool` of server `server` (as stored) with `args`. The server is
     /// started when it is not running (the first call, or it died since);
     /// a call that was sent is never sent again.
-    pub async fn call(&self, store: &Store, server: &str, tool: &str, args: Value) -> Result<ToolOutput> {
-        let connection = self.connection(store, server).await?;
+    pub async fn call(
+        &self,
+        store: &Store,
+        dir: &DataDir,
+        server: &str,
+        tool: &str,
+        args: Value,
+    ) -> Result<ToolOutput> {
+        let connection = self.connection(store, dir, server).await?;
         let Value::Object(arguments) = args else {
             return Err(Error::invalid_arguments("the arguments must be a JSON object"));
         };
@@ -104,7 +161,7 @@ impl McpClients {
 
     /// The running connection to `server`, started when there is none or
     /// the one there was has closed (the server died).
-    async fn connection(&self, store: &Store, server: &str) -> Result<Arc<Connection>> {
+    async fn connection(&self, store: &Store, dir: &DataDir, server: &str) -> Result<Arc<Connection>> {
         let mut running = self.running.lock().await;
         if let Some(c) = running.get(server).filter(|c| !c.is_closed() && !c.is_transport_closed()) {
             return Ok(Arc::clone(c));
@@ -112,7 +169,8 @@ impl McpClients {
         let row = store.mcp_servers().get(server).await?.ok_or_else(|| {
             Error::not_found(format!("no MCP server `{server}` is added (`halley mcp list` shows them)"))
         })?;
-        let connection = Arc::new(connect(&row.name, &row.transport).await?);
+        let transport = with_secrets(dir, &row.name, &row.transport).await?;
+        let connection = Arc::new(connect(&row.name, &transport).await?);
         running.insert(server.to_owned(), Arc::clone(&connection));
         Ok(connection)
     }

@@ -17,7 +17,9 @@ use crate::store::{Store, new_id, now};
 pub enum McpTransport {
     /// A program Halley starts, speaking on its standard input and output.
     Stdio { command: String, args: Vec<String> },
-    /// A streamable HTTP endpoint, with headers sent on every request.
+    /// A streamable HTTP endpoint, with headers sent on every request (as
+    /// stored: their names only; the values are in the OS keyring,
+    /// `mcp::client::keep_secrets`).
     Http { url: String, headers: std::collections::BTreeMap<String, String> },
 }
 

@@ -294,6 +294,25 @@ async fn halley_attaches_another_halley_over_streamable_http_with_a_header() {
     assert!(added.stdout.contains("other__normalize_compare"), "{}", added.stdout);
     let listed = h.run(&["mcp", "list"]);
     assert!(listed.stdout.contains("(headers: Authorization)"), "{}", listed.stdout);
+    // The token is in the OS keyring, not in the database.
+    for file in ["halley.db", "halley.db-wal"] {
+        let bytes = std::fs::read(h.data_dir().join(file)).unwrap_or_default();
+        assert!(!String::from_utf8_lossy(&bytes).contains(TOKEN), "the token is in {file}");
+    }
+    // A call in a new process: the header comes back from the keyring.
+    let (h, called) = tokio::task::spawn_blocking(move || {
+        let args = json!({"keys": ["shopping.budget_vnd"]}).to_string();
+        let called = h.run(&["tools", "call", "other__user_profile_get", "--yes", "--args", &args]);
+        (h, called)
+    })
+    .await
+    .unwrap();
+    assert_eq!(called.code, 0, "{}\n{}", called.stdout, called.stderr);
+    let result = called.result();
+    assert_eq!(result["data"]["structuredContent"]["status"], "ok", "{result}");
+    assert_eq!(result["data"]["structuredContent"]["data"]["missing"], json!(["shopping.budget_vnd"]));
+    let removed = h.run(&["mcp", "remove", "other"]);
+    assert_eq!(removed.code, 0, "{}", removed.stderr);
     server.stop().await;
     host.close().await;
 }
