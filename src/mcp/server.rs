@@ -142,7 +142,7 @@ impl ServerHandler for McpServer {
             peer: context.peer.clone(),
             // Halley's own dialog when the desktop app is there to show it.
             panel: self.host.has_panel().then(|| self.host.panel_confirmer()),
-            rounds: rounds.then(|| Rounds { can_elicit, answered, asked: Arc::clone(&asked) }),
+            rounds: rounds.then(|| Rounds { can_elicit, answered: answered.into(), asked: Arc::clone(&asked) }),
         });
         let cx = CallContext::new(FrontEnd::Mcp).with_confirmer(confirmer);
         let cancel = cx.cancel.clone();
@@ -161,7 +161,15 @@ impl ServerHandler for McpServer {
             // Nothing was done: the question goes to the client, whose next
             // call carries the answer.
             let state = uuid::Uuid::new_v4().to_string();
-            self.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(state.clone(), fingerprint);
+            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            // Questions never answered do not pile up.
+            if pending.len() >= MAX_PENDING
+                && let Some(old) = pending.keys().next().cloned()
+            {
+                pending.remove(&old);
+            }
+            pending.insert(state.clone(), fingerprint);
+            drop(pending);
             let schema = ElicitationSchema::from_type::<Approval>()
                 .map_err(|e| ErrorData::internal_error(format!("the question's form: {e}"), None))?;
             let params = ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: schema };
@@ -172,6 +180,9 @@ impl ServerHandler for McpServer {
         Ok(envelope(&result).into())
     }
 }
+
+/// Questions handed out and not answered yet, at most.
+const MAX_PENDING: usize = 256;
 
 /// The key of Halley's question among a round's input requests.
 const CONFIRM_KEY: &str = "halley_confirmation";
@@ -229,8 +240,10 @@ struct Ask {
 #[derive(Debug)]
 struct Rounds {
     can_elicit: bool,
-    /// The answer the client sent with this call, to the question asked before.
-    answered: Option<ConfirmResultV1>,
+    /// The answer the client sent with this call, to the question asked
+    /// before. Used once: a second question in the same call (a page that
+    /// changed after the approval) is asked again.
+    answered: std::sync::Mutex<Option<ConfirmResultV1>>,
     /// The question to send back (its message), when one was asked.
     asked: Arc<std::sync::Mutex<Option<String>>>,
 }
@@ -255,8 +268,8 @@ impl Ask {
             ))
         };
         if let Some(rounds) = &self.rounds {
-            if let Some(answer) = &rounds.answered {
-                return answer.clone();
+            if let Some(answer) = rounds.answered.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                return answer;
             }
             if rounds.can_elicit {
                 *rounds.asked.lock().unwrap_or_else(|e| e.into_inner()) = Some(question(request));
