@@ -175,19 +175,30 @@ async fn the_python_sdk_and_the_inspector_use_halley_over_http_at_slash_mcp() {
     .unwrap();
     assert!(!no_token.status.success(), "listed without a token");
 
-    // /mcp keeps the API's rules: a web page's request is refused.
+    // /mcp keeps the API's rules: a web page's request, a rebinding name,
+    // a missing or wrong token are refused before MCP sees them.
     let client = reqwest::Client::new();
-    let page = client
-        .post(&url)
-        .header("Authorization", format!("Bearer {TOKEN}"))
-        .header("Origin", "http://evil.example")
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(page.status().as_u16(), 403);
+    let bearer = format!("Bearer {TOKEN}");
+    for (case, header, value, status) in [
+        ("a web page", "Origin", "http://evil.example", 403),
+        ("Origin: null", "Origin", "null", 403),
+        ("a rebinding name", "Host", "evil.example", 403),
+        ("a wrong token", "Authorization", "Bearer nope", 401),
+        ("no token", "X-None", "", 401),
+    ] {
+        let mut request = client
+            .post(&url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        if header != "Authorization" && case != "no token" {
+            request = request.header("Authorization", &bearer);
+        }
+        let answer = request.header(header, value).send().await.unwrap();
+        assert_eq!(answer.status().as_u16(), status, "{case}");
+        let body: Value = answer.json().await.unwrap();
+        assert!(body["error"]["code"].is_string(), "{case}: {body}");
+    }
 
     server.stop().await;
     host.close().await;
