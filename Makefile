@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps ui build run test lint protocol icons bench bench-agent bench-desktop bench-extract bench-watch dist fuzz
+.PHONY: help deps mcp-peers ui build run test lint protocol icons bench bench-agent bench-api playwright-mcp bench-desktop bench-extract bench-watch dist fuzz
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -19,6 +19,9 @@ help: ## List the targets
 
 deps: ## Install missing apt packages and the UI's npm packages
 	scripts/install-deps.sh
+
+mcp-peers: ## Install the MCP test peers (Inspector, server-filesystem, Python mcp, mcp-server-fetch) into tests/mcp-peers
+	scripts/mcp-peers.sh
 
 ui: ## Build the side-panel UI into ui/dist
 	@if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then \
@@ -40,7 +43,7 @@ run: build ## Open the desktop app (or explain the CLI when there is no display)
 	  echo "Or run the app in a virtual display: scripts/with-session.sh make run"; \
 	fi
 
-test: deps ui ## Run the UI unit tests, then every Rust test in a throwaway desktop session
+test: deps ui mcp-peers ## Run the UI unit tests, then every Rust test in a throwaway desktop session
 	cd ui && $(NPM) test
 	scripts/with-session.sh $(CARGO) test --workspace
 
@@ -51,9 +54,12 @@ lint: ## clippy (warnings are errors) and rustfmt --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) fmt --all --check
 
-bench: ## Benchmark Halley against Playwright MCP (snapshot tokens, latency) into docs/benchmarks.md
+# Playwright MCP for the benchmarks (bench/playwright-mcp, pinned by its lock).
+playwright-mcp:
 	@if [ ! -d bench/playwright-mcp/node_modules ] || [ bench/playwright-mcp/package-lock.json -nt bench/playwright-mcp/node_modules/.package-lock.json ]; then \
-	  echo "make bench: npm ci"; (cd bench/playwright-mcp && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(NPM) ci --no-audit --no-fund --loglevel=error); fi
+	  echo "npm ci in bench/playwright-mcp"; (cd bench/playwright-mcp && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(NPM) ci --no-audit --no-fund --loglevel=error); fi
+
+bench: playwright-mcp ## Benchmark Halley against Playwright MCP (snapshot tokens, latency) into docs/benchmarks.md
 	$(CARGO) run --release -p halley --example bench_browser -- --write-doc
 
 bench-agent: ## Halley's own overhead per agent step (model time excluded)
@@ -61,6 +67,9 @@ bench-agent: ## Halley's own overhead per agent step (model time excluded)
 
 fuzz: ## Fuzz the Python-source parser and the local API's request bodies (1,000,000 inputs each; not in CI)
 	$(CARGO) run --release -p halley --example fuzz_api -- $(or $(N),1000000)
+
+bench-api: playwright-mcp ## The local API's overhead: tool listing and a READ_ONLY call over HTTP, MCP (HTTP, stdio), beside Playwright MCP
+	$(CARGO) run --release -p halley --example bench_mcp
 
 bench-extract: ## browser_extract on real shop pages (../shared/datasets/products-dev): F1 and time per page
 	$(CARGO) build --release -p halley --bin halley

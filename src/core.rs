@@ -39,6 +39,8 @@ pub struct Core {
     /// or a model turn keeps the snapshot it started with.
     registry: RwLock<Arc<Registry>>,
     ctx: ToolContext,
+    /// The MCP servers the user added, running while they are needed.
+    mcp: crate::mcp::client::McpClients,
 }
 
 impl Core {
@@ -58,7 +60,7 @@ impl Core {
     pub async fn open_full(data_dir: DataDir, registry: Registry, browser: BrowserSettings) -> Result<Core> {
         data_dir.ensure()?;
         let store = Store::open(&data_dir.db_path()).await?;
-        let registry = with_blueprints(registry, &store).await?;
+        let registry = with_stored(registry, &store).await?;
         let options = BrowserOptions {
             chromium: browser.chromium,
             headless: browser.headless,
@@ -68,7 +70,11 @@ impl Core {
         };
         let browser = Arc::new(BrowserSession::new(options));
         let gate = Arc::new(Gate::open(store.clone()).await?);
-        Ok(Core { registry: RwLock::new(Arc::new(registry)), ctx: ToolContext { store, data_dir, browser, gate } })
+        Ok(Core {
+            registry: RwLock::new(Arc::new(registry)),
+            ctx: ToolContext { store, data_dir, browser, gate },
+            mcp: crate::mcp::client::McpClients::default(),
+        })
     }
 
     /// The gatekeeper.
@@ -176,6 +182,48 @@ impl Core {
         self.change_registry(|now| Registry::new(now.list().filter(|t| t.name != name).cloned().collect()))
     }
 
+    /// Attach an MCP server: start it, list its tools, keep both, and offer
+    /// the tools (`<name>__<tool>`) from every run's next turn. Nothing is
+    /// kept when the server cannot be started or listed.
+    pub async fn add_mcp_server(
+        &self,
+        name: &str,
+        transport: &crate::store::mcp_servers::McpTransport,
+    ) -> Result<crate::store::mcp_servers::McpServerRow> {
+        use crate::mcp::client;
+        client::check_name(name)?;
+        if self.ctx.store.mcp_servers().get(name).await?.is_some() {
+            return Err(Error::invalid_arguments(format!(
+                "an MCP server named `{name}` is already added; `halley mcp remove {name}` first"
+            )));
+        }
+        let connection = client::connect(name, transport).await?;
+        let tools = client::list_tools(&connection).await;
+        connection.cancellation_token().cancel();
+        let tools = tools?;
+        let specs = client::specs(name, &tools);
+        let kept = |now: &Registry| now.list().filter(|t| !owned_by(t, name)).cloned().collect::<Vec<_>>();
+        // Checked before it is stored: the names must not clash with the rest.
+        Registry::new(kept(&self.registry()))?.with_custom(specs.clone())?;
+        let stored = client::keep_secrets(&self.ctx.data_dir, name, transport).await?;
+        let row = self.ctx.store.mcp_servers().add(name, &stored, &tools).await?;
+        self.change_registry(|now| Registry::new(kept(now))?.with_custom(specs))?;
+        Ok(row)
+    }
+
+    /// Detach an MCP server: stop it and forget it and its tools.
+    pub async fn remove_mcp_server(&self, name: &str) -> Result<()> {
+        let Some(row) = self.ctx.store.mcp_servers().get(name).await? else {
+            return Err(Error::not_found(format!("no MCP server `{name}` is added (`halley mcp list` shows them)")));
+        };
+        self.ctx.store.mcp_servers().delete(name).await?;
+        if let Err(e) = crate::mcp::client::forget_secrets(&self.ctx.data_dir, name, &row.transport).await {
+            tracing::warn!("the headers of the MCP server `{name}` stay in the keyring: {}", e.message());
+        }
+        self.mcp.stop(name).await;
+        self.change_registry(|now| Registry::new(now.list().filter(|t| !owned_by(t, name)).cloned().collect()))
+    }
+
     /// Run one tool call in the context of its run. Never fails: every
     /// problem becomes a ToolResultV2 error with a code. `_reasoningForCall`
     /// is not part of the arguments a tool sees (the agent loop records it).
@@ -210,6 +258,9 @@ impl Core {
                 tool: name.to_owned(),
                 declared: Some(spec.permission_scope),
                 upload: args.get("file_ref").and_then(Value::as_str).map(str::to_owned),
+                untrusted: (spec.executor == Executor::Mcp).then(|| {
+                    format!("`{name}` is a tool of another program (an MCP server); Halley does not trust its own description of what it does")
+                }),
                 ..Action::default()
             };
             match self.ctx.gate.check(cx, &action, spec.risk_level, &args).await {
@@ -223,6 +274,13 @@ impl Core {
             let data = args.get(blueprint::OUTPUT_FIELD).cloned().unwrap_or(Value::Null);
             return graded_result(spec, grade, Ok(ToolOutput { data, ..ToolOutput::default() }));
         }
+        if spec.executor == Executor::Mcp {
+            let Some((server, tool)) = crate::mcp::client::split_name(name) else {
+                return error_result(Some(spec), &Error::internal(format!("`{name}` names no MCP server")));
+            };
+            let ran = self.mcp.call(&self.ctx.store, &self.ctx.data_dir, server, tool, args).await;
+            return graded_result(spec, grade, ran);
+        }
         let Some(builtin) = builtin else {
             return error_result(Some(spec), &Error::internal(format!("tool `{name}` has no executor")));
         };
@@ -232,6 +290,7 @@ impl Core {
 
     /// Close the browser (if Halley started it) and the store cleanly.
     pub async fn close(&self) {
+        self.mcp.close().await;
         self.ctx.browser.close().await;
         self.ctx.store.close().await;
     }
@@ -259,6 +318,32 @@ pub async fn with_blueprints(registry: Registry, store: &Store) -> Result<Regist
         }
     }
     if custom.is_empty() { Ok(registry) } else { registry.with_custom(custom) }
+}
+
+/// `registry` plus every tool kept in `store`: registered blueprints and
+/// the tools of the MCP servers added.
+pub async fn with_stored(registry: Registry, store: &Store) -> Result<Registry> {
+    with_mcp_tools(with_blueprints(registry, store).await?, store).await
+}
+
+/// `registry` plus the tools of the MCP servers added in `store`.
+pub async fn with_mcp_tools(registry: Registry, store: &Store) -> Result<Registry> {
+    let mut specs = Vec::new();
+    for server in store.mcp_servers().list().await? {
+        for spec in crate::mcp::client::specs(&server.name, &server.tools) {
+            if registry.get(&spec.name).is_some() {
+                tracing::warn!("MCP tool `{}` is left out: another tool has that name", spec.name);
+                continue;
+            }
+            specs.push(spec);
+        }
+    }
+    if specs.is_empty() { Ok(registry) } else { registry.with_custom(specs) }
+}
+
+/// Whether `spec` is a tool of the MCP server `server`.
+fn owned_by(spec: &ToolSpec, server: &str) -> bool {
+    spec.executor == Executor::Mcp && crate::mcp::client::split_name(&spec.name).is_some_and(|(s, _)| s == server)
 }
 
 /// Everything that can be decided about a call without touching the data

@@ -11,6 +11,7 @@ pub mod core;
 pub mod error;
 pub mod gate;
 pub mod host;
+pub mod mcp;
 pub mod notify;
 pub mod paths;
 pub mod protocol;

@@ -18,6 +18,14 @@ pub struct DataDir {
 }
 
 impl DataDir {
+    /// A short stable id of this install (a digest of its path), for the
+    /// keyring accounts of what belongs to one data directory.
+    pub fn install_id(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let digest = hex::encode(Sha256::digest(self.root().to_string_lossy().as_bytes()));
+        digest[..16].to_owned()
+    }
+
     /// Resolve without touching the disk: the flag, else the environment,
     /// else the OS default. A relative path is taken from the current dir.
     pub fn resolve(flag: Option<&Path>) -> Result<DataDir> {

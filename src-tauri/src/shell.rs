@@ -44,6 +44,8 @@ impl Shell {
         let api = Arc::default();
         let mut watches = None;
         if let Ok(host) = &host {
+            // The panel asks what MCP clients cannot.
+            host.set_has_panel(true);
             start_api(Arc::clone(host), DataDir::at(&root), Arc::clone(&api));
             watches = Some(host.start_watch_scheduler(watch_tick()));
         }

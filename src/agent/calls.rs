@@ -115,6 +115,7 @@ pub async fn execute(core: &Core, offered: &Registry, cx: &CallContext, call: Pr
             Executor::Builtin => "builtin",
             Executor::Client => "client",
             Executor::Implicit => "implicit",
+            Executor::Mcp => "mcp",
         },
     };
     let result = match &call.refused {

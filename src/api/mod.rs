@@ -10,6 +10,7 @@
 //! cross-origin request. Errors are `{"error": {"code", "message"}}`.
 
 mod guard;
+mod mcp;
 mod openapi;
 pub mod python;
 mod routes;
@@ -108,6 +109,7 @@ pub fn router_in_process(host: Arc<Host>, token: String, port: u16) -> Router {
 
 fn router(api: Api) -> Router {
     routes::routes()
+        .merge(mcp::routes(&api))
         .layer(axum::middleware::from_fn_with_state(api.clone(), guard::guard))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such route") })

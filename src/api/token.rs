@@ -2,17 +2,13 @@
 //! directory), kept only in the OS keyring. Made on first use; rotating it
 //! makes every client's copy stale at once.
 
-use sha2::{Digest, Sha256};
-
 use crate::error::Result;
 use crate::paths::DataDir;
 use crate::secrets::{Secret, SecretStore};
 
 /// The keyring account of the token of the install at `dir`.
 fn account(dir: &DataDir) -> String {
-    let root = dir.root().to_string_lossy();
-    let digest = hex::encode(Sha256::digest(root.as_bytes()));
-    format!("api-token:{}", &digest[..16])
+    format!("api-token:{}", dir.install_id())
 }
 
 /// A fresh token: two v4 UUIDs (244 random bits from the OS), as hex.

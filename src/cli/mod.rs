@@ -4,6 +4,7 @@
 
 mod audit;
 mod confirm;
+mod mcp;
 mod memory;
 mod model_keys;
 mod models;
@@ -95,6 +96,9 @@ pub enum Command {
     /// alerts as native notifications.
     #[command(subcommand)]
     Watch(watch::WatchCommand),
+    /// MCP: serve Halley's tools to MCP clients, attach other MCP servers' tools.
+    #[command(subcommand)]
+    Mcp(mcp::McpCommand),
     /// Print where Halley keeps its data.
     Paths {
         /// Print JSON.
@@ -129,6 +133,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Serve(args) => serve::serve(args, cli.data_dir.as_deref(), browser).await,
         Command::Api(cmd) => serve::api(cmd, cli.data_dir.as_deref()).await,
         Command::Watch(cmd) => watch::run(cmd, cli.data_dir.as_deref(), browser).await,
+        Command::Mcp(cmd) => mcp::run(cmd, cli.data_dir.as_deref(), browser).await,
         Command::Paths { json } => paths(cli.data_dir.as_deref(), json),
     }
 }

@@ -10,7 +10,7 @@ use super::confirm::{ConfirmMode, confirmer};
 use super::signals::{Signals, close_for};
 use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
 use crate::context::{CallContext, FrontEnd};
-use crate::core::{BrowserSettings, Core, error_result, preflight, with_blueprints};
+use crate::core::{BrowserSettings, Core, error_result, preflight, with_stored};
 use crate::error::{Error, ErrorCode};
 use crate::paths::DataDir;
 use crate::store::Store;
@@ -95,8 +95,8 @@ pub async fn run(cmd: ToolsCommand, data_dir: Option<&Path>, browser: BrowserSet
     }
 }
 
-/// The built-in tools plus the blueprints registered in the data
-/// directory (when it has a database).
+/// The built-in tools plus the blueprints registered and the MCP servers'
+/// tools in the data directory (when it has a database).
 async fn registry_of(data_dir: Option<&Path>) -> Result<Registry, Error> {
     let registry = Registry::builtin()?;
     let dir = DataDir::resolve(data_dir)?;
@@ -104,7 +104,7 @@ async fn registry_of(data_dir: Option<&Path>) -> Result<Registry, Error> {
         return Ok(registry);
     }
     let store = Store::open(&dir.db_path()).await?;
-    let registry = with_blueprints(registry, &store).await;
+    let registry = with_stored(registry, &store).await;
     store.close().await;
     registry
 }
@@ -166,12 +166,12 @@ async fn unregister(name: &str, data_dir: Option<&Path>) -> ExitCode {
     }
 }
 
-async fn open_core(data_dir: Option<&Path>) -> Result<Core, Error> {
+pub(super) async fn open_core(data_dir: Option<&Path>) -> Result<Core, Error> {
     let dir = DataDir::resolve(data_dir)?;
     Core::open_full(dir, Registry::builtin()?, BrowserSettings::default()).await
 }
 
-fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
+pub(super) fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
     match serde_json::to_string_pretty(value) {
         Ok(s) => {
             out(&s);

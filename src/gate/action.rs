@@ -38,6 +38,11 @@ pub struct Action {
     /// Profile keys whose real values the call fills in for placeholders
     /// (`{{profile.travel.passport_no}}`): the value goes onto the page.
     pub fills: Vec<String>,
+    /// A tool of another program (an MCP server Halley attached), whose
+    /// own description of itself is not trusted: it is asked about,
+    /// whatever its scope, unless a rule or this session allows it. The
+    /// reason shown to the user.
+    pub untrusted: Option<String>,
 }
 
 impl Action {

@@ -174,7 +174,7 @@ impl Gate {
         let graded = classify(action, &secrets);
         let grade = Grade::new(graded.scope, risk);
         let declared = action.declared.unwrap_or(PermissionScope::ReadOnly);
-        let verdict = self.policy.evaluate(
+        let mut verdict = self.policy.evaluate(
             &action.tool,
             declared,
             graded.scope,
@@ -182,6 +182,16 @@ impl Gate {
             graded.deny.as_deref(),
             cx.allowed_origins.as_deref(),
         );
+        if let Some(why) = action.untrusted.as_ref().filter(|_| verdict.decision == Decision::Allow) {
+            let scope = graded.scope.max(declared);
+            match self.policy.standing_allow(&action.tool, scope, action.origin.as_deref()) {
+                Some(lifted) => verdict.reasons.push(lifted),
+                None => {
+                    verdict.decision = Decision::Ask(why.clone());
+                    verdict.answered_by = "policy";
+                }
+            }
+        }
         let mut reasons = graded.reasons.clone();
         reasons.extend(verdict.reasons.iter().filter(|r| !graded.reasons.contains(r)).cloned());
         let seen = Graded {

@@ -216,6 +216,26 @@ impl Policy {
     }
 }
 
+impl Policy {
+    /// What lifts the ask of a call that asks by default whatever its scope
+    /// (a tool of another program): a matching `allow` rule or this
+    /// session's approval of exactly (tool, scope, origin). The reason, or
+    /// `None` when nothing does.
+    pub fn standing_allow(&self, tool: &str, scope: PermissionScope, origin: Option<&str>) -> Option<String> {
+        let rules = self.rules.read().unwrap_or_else(|e| e.into_inner());
+        let rule = rules.iter().find(|r| {
+            r.decision == RuleDecision::Allow
+                && r.applies_to(origin, tool)
+                && r.covers_scope(scope)
+                && allow_reaches(r, scope)
+        });
+        if let Some(rule) = rule {
+            return Some(format!("allowed by your rule for {}", rule.describe()));
+        }
+        self.session_allows(tool, scope, origin).then(|| "allowed for this session".to_owned())
+    }
+}
+
 /// Whether a matching `allow` rule may lift the Ask of `scope`: PAYMENT
 /// and DESTRUCTIVE only when the rule's `min_scope` names one of them.
 fn allow_reaches(rule: &GateRuleRow, scope: PermissionScope) -> bool {

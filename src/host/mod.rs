@@ -55,6 +55,8 @@ pub struct Host {
     paused: AtomicBool,
     /// [`Host::close`] has begun: background work stops.
     closing: AtomicBool,
+    /// The desktop panel is there to ask the user ([`Host::set_has_panel`]).
+    has_panel: AtomicBool,
 }
 
 /// How long [`Host::close`] lets a stopped run record its end.
@@ -82,6 +84,7 @@ impl Host {
             runs: std::sync::Mutex::default(),
             paused: AtomicBool::new(false),
             closing: AtomicBool::new(false),
+            has_panel: AtomicBool::new(false),
         }))
     }
 
@@ -197,6 +200,17 @@ impl Host {
     pub async fn call_tool_as(&self, front_end: FrontEnd, name: &str, args: serde_json::Value) -> ToolResultV2 {
         let cx = CallContext::new(front_end).with_confirmer(self.panel_confirmer());
         self.core.call_tool(&cx, name, args).await
+    }
+
+    /// The desktop app says its panel is there to ask the user (a CLI or
+    /// `halley serve` host has none: questions no program answers are
+    /// refused where a front end cannot ask them itself).
+    pub fn set_has_panel(&self, present: bool) {
+        self.has_panel.store(present, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn has_panel(&self) -> bool {
+        self.has_panel.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     pub fn panel_confirmer(&self) -> Arc<dyn crate::gate::Confirmer> {

@@ -22,6 +22,7 @@ pub mod conversations;
 pub mod file_tags;
 pub mod files;
 pub mod gate_rules;
+pub mod mcp_servers;
 pub mod messages;
 pub mod profile;
 pub mod provider_traces;

@@ -87,13 +87,16 @@ pub enum ToolKind {
 }
 
 /// Who runs a call: Halley itself, the client application that registered
-/// the tool, or the model (implicit: it produces the `_output` itself).
+/// the tool, the model (implicit: it produces the `_output` itself), or an
+/// MCP server Halley attached (`halley mcp add`; the tool is
+/// `<server>__<tool>`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Executor {
     Builtin,
     Client,
     Implicit,
+    Mcp,
 }
 
 /// Whether calling the tool does something now.

@@ -21,6 +21,7 @@ mod fixture_server;
 mod gate_browser;
 mod host;
 mod many_runs;
+mod mcp;
 mod memory;
 mod model_server;
 mod runs_traces;

@@ -149,9 +149,11 @@ export type Event =
 
 /**
  * Who runs a call: Halley itself, the client application that registered
- * the tool, or the model (implicit: it produces the `_output` itself).
+ * the tool, the model (implicit: it produces the `_output` itself), or an
+ * MCP server Halley attached (`halley mcp add`; the tool is
+ * `<server>__<tool>`).
  */
-export type Executor = "builtin" | "client" | "implicit";
+export type Executor = "builtin" | "client" | "implicit" | "mcp";
 
 /**
  * Who started a run (or made a direct call).

@@ -285,3 +285,26 @@ async fn load_reads_the_stored_rules() {
         deny("you set never for https://evil.vn")
     );
 }
+
+#[test]
+fn only_an_allow_rule_or_the_session_lifts_an_untrusted_tools_ask() {
+    let tool = "fs__read_text_file";
+    let none = Policy::new(vec![]);
+    assert_eq!(none.standing_allow(tool, WriteNonDestructive, None), None);
+    // Rules about other tools, asks and nevers, and site rules (no page) lift nothing.
+    let others = Policy::new(vec![
+        rule(None, Some("fs__write_file"), None, RuleDecision::Allow),
+        rule(None, Some(tool), None, RuleDecision::Ask),
+        rule(Some("https://shop.vn"), None, None, RuleDecision::Allow),
+    ]);
+    assert_eq!(others.standing_allow(tool, WriteNonDestructive, None), None);
+    let allowed = Policy::new(vec![rule(None, Some(tool), None, RuleDecision::Allow)]);
+    assert_eq!(
+        allowed.standing_allow(tool, WriteNonDestructive, None).as_deref(),
+        Some("allowed by your rule for fs__read_text_file")
+    );
+    // A plain allow never reaches DESTRUCTIVE (a server that says it destroys).
+    assert_eq!(allowed.standing_allow(tool, Destructive, None), None);
+    none.allow_for_session(tool, WriteNonDestructive, None);
+    assert_eq!(none.standing_allow(tool, WriteNonDestructive, None).as_deref(), Some("allowed for this session"));
+}
