@@ -12,6 +12,7 @@ pub mod error;
 pub mod gate;
 pub mod host;
 pub mod notify;
+pub mod oauth;
 pub mod paths;
 pub mod protocol;
 pub mod secrets;

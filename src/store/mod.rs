@@ -23,6 +23,7 @@ pub mod file_tags;
 pub mod files;
 pub mod gate_rules;
 pub mod messages;
+pub mod oauth;
 pub mod profile;
 pub mod provider_traces;
 pub mod runs;
