@@ -12,6 +12,7 @@ use crate::browser::{BrowserOptions, BrowserSession};
 use crate::context::CallContext;
 use crate::gate::action::Action;
 use crate::gate::check::{Gate, Grade};
+use crate::oauth::OAuth;
 use crate::tools::builtin::Builtin;
 
 use crate::error::{Error, ErrorCode, Result};
@@ -68,7 +69,11 @@ impl Core {
         };
         let browser = Arc::new(BrowserSession::new(options));
         let gate = Arc::new(Gate::open(store.clone()).await?);
-        Ok(Core { registry: RwLock::new(Arc::new(registry)), ctx: ToolContext { store, data_dir, browser, gate } })
+        let oauth = Arc::new(OAuth::new(store.clone())?);
+        Ok(Core {
+            registry: RwLock::new(Arc::new(registry)),
+            ctx: ToolContext { store, data_dir, browser, gate, oauth },
+        })
     }
 
     /// The gatekeeper.
@@ -93,6 +98,11 @@ impl Core {
         let mut slot = self.registry.write().unwrap_or_else(|e| e.into_inner());
         *slot = Arc::new(change(&slot)?);
         Ok(())
+    }
+
+    /// The OAuth accounts: other tools ask it for an access token by account.
+    pub fn oauth(&self) -> &OAuth {
+        &self.ctx.oauth
     }
 
     pub fn store(&self) -> &Store {

@@ -3,6 +3,7 @@
 //! invalid JSON, unknown tool, arguments that break the tool's schema).
 
 mod audit;
+mod auth;
 mod confirm;
 mod memory;
 mod model_keys;
@@ -95,6 +96,10 @@ pub enum Command {
     /// alerts as native notifications.
     #[command(subcommand)]
     Watch(watch::WatchCommand),
+    /// OAuth accounts (Google, GitHub, Microsoft, any OpenID issuer):
+    /// connect with PKCE in the browser, tokens in the OS keyring only.
+    #[command(subcommand)]
+    Auth(auth::AuthCommand),
     /// Print where Halley keeps its data.
     Paths {
         /// Print JSON.
@@ -129,6 +134,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Serve(args) => serve::serve(args, cli.data_dir.as_deref(), browser).await,
         Command::Api(cmd) => serve::api(cmd, cli.data_dir.as_deref()).await,
         Command::Watch(cmd) => watch::run(cmd, cli.data_dir.as_deref(), browser).await,
+        Command::Auth(cmd) => auth::run(cmd, cli.data_dir.as_deref(), browser).await,
         Command::Paths { json } => paths(cli.data_dir.as_deref(), json),
     }
 }

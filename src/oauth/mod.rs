@@ -454,6 +454,14 @@ impl OAuth {
     }
 }
 
+/// Open the sign-in page in a new tab of the managed Chromium, where the
+/// user's own logins are (the system browser of RFC 8252).
+pub async fn open_in_browser(browser: &crate::browser::BrowserSession, url: &str) -> Result<()> {
+    let mut guard = browser.acquire(None, true).await?;
+    guard.new_tab(url).await?;
+    Ok(())
+}
+
 /// What disconnecting did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Disconnected {
