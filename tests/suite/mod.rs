@@ -23,5 +23,6 @@ mod host;
 mod many_runs;
 mod memory;
 mod model_server;
+mod oauth;
 mod runs_traces;
 mod watch;
