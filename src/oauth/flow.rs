@@ -31,6 +31,12 @@ pub struct Pkce {
     pub challenge: String,
 }
 
+impl Default for Pkce {
+    fn default() -> Pkce {
+        Pkce::new()
+    }
+}
+
 impl Pkce {
     pub fn new() -> Pkce {
         let verifier = random_hex(2);
@@ -260,7 +266,8 @@ pub async fn token_request(
         .await
         .map_err(|e| fail(None, format!("the token endpoint {endpoint} cannot be reached: {e}")))?;
     let status = response.status();
-    let bytes = response.bytes().await.map_err(|e| fail(None, format!("the token endpoint's answer broke off: {e}")))?;
+    let bytes =
+        response.bytes().await.map_err(|e| fail(None, format!("the token endpoint's answer broke off: {e}")))?;
     // GitHub answers errors with HTTP 200 and an `error` field.
     if let Ok(err) = serde_json::from_slice::<OAuthError>(&bytes) {
         let why = err.error_description.map(|d| format!(": {}", d.chars().take(300).collect::<String>()));
@@ -308,8 +315,8 @@ mod tests {
 
     #[test]
     fn token_answers_never_show_tokens() {
-        let t: Tokens = serde_json::from_str(r#"{"access_token":"at-123","refresh_token":"rt-456","expires_in":60}"#)
-            .unwrap();
+        let t: Tokens =
+            serde_json::from_str(r#"{"access_token":"at-123","refresh_token":"rt-456","expires_in":60}"#).unwrap();
         let shown = format!("{t:?}");
         assert!(!shown.contains("at-123") && !shown.contains("rt-456"), "{shown}");
     }

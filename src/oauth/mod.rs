@@ -23,11 +23,11 @@ use tokio::time::Instant;
 
 use self::flow::{Expect, Listener, Pkce, Tokens, token_request};
 use self::provider::{Endpoints, ProviderKind};
-pub use crate::store::oauth::{AccountRow, AccountStatus};
 use crate::error::{Error, ErrorCode, Result};
 use crate::secrets::{Secret, SecretStore};
 use crate::store::Store;
 use crate::store::oauth::ClientRow;
+pub use crate::store::oauth::{AccountRow, AccountStatus};
 
 /// The client the user brought: its id and, for Google's "Desktop app"
 /// clients, the `client_secret` Google does not treat as a secret.
@@ -253,7 +253,14 @@ impl OAuth {
         };
         self.save(&row, &client, &refresh).await?;
         self.remember(&name, &tokens).await;
-        Ok(Connected { name, provider: provider.name().to_owned(), account, scopes_granted: granted, scopes_missing: missing, status })
+        Ok(Connected {
+            name,
+            provider: provider.name().to_owned(),
+            account,
+            scopes_granted: granted,
+            scopes_missing: missing,
+            status,
+        })
     }
 
     /// Keyring first, then SQLite; a failure undoes the keyring write.
@@ -296,17 +303,21 @@ impl OAuth {
             None => tokens.id_token.as_ref().map(|t| id_token_claims(t, endpoints, client)).transpose()?,
         };
         let pick = |c: &Value| {
-            ["email", "login", "preferred_username", "sub"]
-                .iter()
-                .find_map(|k| c.get(*k).and_then(|v| v.as_str().map(str::to_owned).or_else(|| v.as_i64().map(|n| n.to_string()))))
+            ["email", "login", "preferred_username", "sub"].iter().find_map(|k| {
+                c.get(*k).and_then(|v| v.as_str().map(str::to_owned).or_else(|| v.as_i64().map(|n| n.to_string())))
+            })
         };
         claims.as_ref().and_then(pick).filter(|a| !a.is_empty()).ok_or_else(|| {
-            Error::new(ErrorCode::AuthFailed, "the provider did not say which account signed in (no e-mail, login or subject)")
+            Error::new(
+                ErrorCode::AuthFailed,
+                "the provider did not say which account signed in (no e-mail, login or subject)",
+            )
         })
     }
 
     async fn userinfo_at(&self, url: &str, access: &Secret) -> Result<Value> {
-        let fail = |why: String| Error::new(ErrorCode::AuthFailed, format!("the provider's user info ({url}) failed: {why}"));
+        let fail =
+            |why: String| Error::new(ErrorCode::AuthFailed, format!("the provider's user info ({url}) failed: {why}"));
         let response = self
             .http
             .get(url)
@@ -335,9 +346,11 @@ impl OAuth {
     }
 
     async fn row(&self, name: &str) -> Result<AccountRow> {
-        self.store.oauth().account(name).await?.ok_or_else(|| {
-            Error::not_found(format!("no OAuth account `{name}` is connected (see `halley auth list`)"))
-        })
+        self.store
+            .oauth()
+            .account(name)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("no OAuth account `{name}` is connected (see `halley auth list`)")))
     }
 
     fn slot(&self, name: &str) -> Slot {
@@ -490,7 +503,8 @@ fn no_client(provider: ProviderKind) -> Error {
 }
 
 fn needs_reconnect(row: &AccountRow) -> Error {
-    let issuer = row.issuer.as_deref().filter(|_| row.provider == "oidc").map(|i| format!(" --issuer {i}")).unwrap_or_default();
+    let issuer =
+        row.issuer.as_deref().filter(|_| row.provider == "oidc").map(|i| format!(" --issuer {i}")).unwrap_or_default();
     Error::new(
         ErrorCode::AuthFailed,
         format!(
@@ -519,7 +533,8 @@ fn id_token_claims(token: &Secret, endpoints: &Endpoints, client: &ClientConfig)
         .map_err(|_| bad("not base64url"))?;
     let claims: Value = serde_json::from_slice(&bytes).map_err(|_| bad("not JSON"))?;
     if let Some(issuer) = &endpoints.issuer
-        && claims.get("iss").and_then(Value::as_str).map(|i| i.trim_end_matches('/')) != Some(issuer.trim_end_matches('/'))
+        && claims.get("iss").and_then(Value::as_str).map(|i| i.trim_end_matches('/'))
+            != Some(issuer.trim_end_matches('/'))
     {
         return Err(bad("it was issued by another issuer"));
     }

@@ -122,7 +122,8 @@ impl OAuthTables<'_> {
 
     /// Remove the account; `false` when there was none.
     pub async fn delete_account(&self, name: &str) -> Result<bool> {
-        let done = sqlx::query("DELETE FROM oauth_accounts WHERE name = ?1").bind(name).execute(self.store.pool()).await?;
+        let done =
+            sqlx::query("DELETE FROM oauth_accounts WHERE name = ?1").bind(name).execute(self.store.pool()).await?;
         Ok(done.rows_affected() > 0)
     }
 

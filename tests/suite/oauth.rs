@@ -57,7 +57,11 @@ async fn connect(h: &Halley, issuer: &str, extra: &[&str], env: &[(&str, &str)])
         seen.push('\n');
     }
     let out = child.wait_with_output().await.expect("wait");
-    Err(Run { code: out.status.code().unwrap_or(-1), stdout: String::from_utf8_lossy(&out.stdout).into(), stderr: seen })
+    Err(Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into(),
+        stderr: seen,
+    })
 }
 
 impl Connect {

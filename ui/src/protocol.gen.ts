@@ -123,7 +123,8 @@ export type ErrorCode =
   | "model_unavailable"
   | "model_error"
   | "cancelled"
-  | "keyring";
+  | "keyring"
+  | "auth_failed";
 
 /**
  * A fact the core tells every front end, as it happens.

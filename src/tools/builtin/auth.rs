@@ -13,7 +13,8 @@ use crate::tools::catalogue::data::{AuthOauthConnectArgs, AuthOauthConnectOutput
 
 pub async fn connect(ctx: &ToolContext, args: AuthOauthConnectArgs) -> Result<AuthOauthConnectOutput> {
     let provider = ProviderKind::parse(&args.provider)?;
-    let request = ConnectRequest { provider, issuer: None, client: None, scopes: args.scopes, timeout: CALLBACK_TIMEOUT };
+    let request =
+        ConnectRequest { provider, issuer: None, client: None, scopes: args.scopes, timeout: CALLBACK_TIMEOUT };
     let pending = ctx.oauth.begin(request).await?;
     open_in_browser(&ctx.browser, &pending.authorize_url).await?;
     let connected = ctx.oauth.finish(pending).await?;
