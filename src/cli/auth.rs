@@ -12,10 +12,8 @@ use super::signals::{Signals, close_for};
 use super::{EXIT_FAILURE, exit_code, fail, out};
 use crate::core::{BrowserSettings, Core};
 use crate::error::{Error, Result};
-use crate::oauth::provider::ProviderKind;
 use crate::oauth::{ClientConfig, ConnectRequest, open_in_browser};
 use crate::paths::DataDir;
-use crate::secrets::Secret;
 use crate::tools::Registry;
 
 #[derive(Debug, Subcommand)]
@@ -124,27 +122,15 @@ fn request(
     scopes: Option<String>,
     timeout: u64,
 ) -> Result<ConnectRequest> {
-    let provider = ProviderKind::parse(&provider)?;
-    if provider == ProviderKind::Oidc && issuer.is_none() && client_id.is_some() {
-        return Err(Error::invalid_arguments("--provider oidc needs --issuer URL"));
-    }
-    let client = match (client_file, client_id) {
-        (Some(file), _) => {
+    let client = match client_file {
+        Some(file) => {
             let text = super::read_input(&file)
                 .map_err(|e| Error::invalid_arguments(format!("cannot read the client file {file}: {e}")))?;
             Some(ClientConfig::from_google_json(&text)?)
         }
-        (None, Some(id)) => Some(ClientConfig { client_id: id, client_secret: client_secret.map(Secret::new) }),
-        (None, None) if client_secret.is_some() => {
-            return Err(Error::invalid_arguments("--client-secret goes with --client-id"));
-        }
-        (None, None) => None,
+        None => ClientConfig::from_parts(client_id, client_secret)?,
     };
-    if timeout == 0 {
-        return Err(Error::invalid_arguments("--timeout must be at least 1 second"));
-    }
-    let scopes = scopes.map(|s| s.split_whitespace().map(str::to_owned).collect()).unwrap_or_default();
-    Ok(ConnectRequest { provider, issuer, client, scopes, timeout: Duration::from_secs(timeout) })
+    ConnectRequest::new(&provider, issuer, client, scopes.into_iter().collect(), Duration::from_secs(timeout))
 }
 
 #[allow(clippy::print_stderr)]

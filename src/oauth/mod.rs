@@ -53,6 +53,19 @@ impl ClientConfig {
     }
 }
 
+impl ClientConfig {
+    /// A client id and optional secret as a front end got them (flags, a
+    /// form; blank means absent): `None` without an id.
+    pub fn from_parts(client_id: Option<String>, client_secret: Option<String>) -> Result<Option<ClientConfig>> {
+        let blank = |s: Option<String>| s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+        match (blank(client_id), blank(client_secret)) {
+            (Some(client_id), secret) => Ok(Some(ClientConfig { client_id, client_secret: secret.map(Secret::new) })),
+            (None, Some(_)) => Err(Error::invalid_arguments("a client secret goes with a client id")),
+            (None, None) => Ok(None),
+        }
+    }
+}
+
 /// What to connect.
 #[derive(Debug, Clone)]
 pub struct ConnectRequest {
@@ -66,6 +79,28 @@ pub struct ConnectRequest {
     pub scopes: Vec<String>,
     /// How long to wait for the callback.
     pub timeout: Duration,
+}
+
+impl ConnectRequest {
+    /// A request from what a front end gathered, checked.
+    pub fn new(
+        provider: &str,
+        issuer: Option<String>,
+        client: Option<ClientConfig>,
+        scopes: Vec<String>,
+        timeout: Duration,
+    ) -> Result<ConnectRequest> {
+        let provider = ProviderKind::parse(provider)?;
+        let issuer = issuer.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+        if provider == ProviderKind::Oidc && issuer.is_none() && client.is_some() {
+            return Err(Error::invalid_arguments("an OpenID Connect provider needs its issuer URL (--issuer)"));
+        }
+        if timeout.is_zero() {
+            return Err(Error::invalid_arguments("the sign-in timeout must be at least 1 second"));
+        }
+        let scopes = scopes.iter().flat_map(|s| s.split_whitespace()).map(str::to_owned).collect();
+        Ok(ConnectRequest { provider, issuer, client, scopes, timeout })
+    }
 }
 
 /// A sign-in under way: open `authorize_url` in the browser, then

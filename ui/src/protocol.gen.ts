@@ -2,6 +2,23 @@
 // by `make protocol`: do not edit. ui/src/protocol.ts re-exports it.
 
 /**
+ * An account's standing.
+ */
+export type AccountStatus = "connected" | "partial" | "needs_reconnect";
+
+/**
+ * A connected OAuth account as the panel shows it (never a token).
+ */
+export type AccountView = {
+  /** `provider:account`, what `DisconnectAccount` takes. */
+  name: string,
+  provider: string,
+  account: string,
+  status: AccountStatus,
+  scopes_granted: Array<string>,
+};
+
+/**
  * What a run reports while it goes (`halley run --json` prints these).
  */
 export type AgentEvent =
@@ -146,7 +163,8 @@ export type Event =
   | { "type": "challenge_closed", id: string }
   | { "type": "paused", paused: boolean }
   | { "type": "tools_changed" }
-  | { "type": "watches", checked: number, unread: number };
+  | { "type": "watches", checked: number, unread: number }
+  | { "type": "account_sign_in", provider: string, url: string };
 
 /**
  * Who runs a call: Halley itself, the client application that registered
@@ -243,7 +261,18 @@ export type Op =
   }
   | { "type": "remove_rule", id: string }
   | { "type": "read_artifact", reference: string }
-  | { "type": "set_paused", paused: boolean };
+  | { "type": "set_paused", paused: boolean }
+  | { "type": "list_accounts" }
+  | {
+    "type": "connect_account",
+    /** `google`, `github`, `microsoft` or `oidc`. */
+    provider: string,
+    issuer?: string | null,
+    client_id?: string | null,
+    client_secret?: string | null,
+    scopes?: Array<string>,
+  }
+  | { "type": "disconnect_account", name: string };
 
 /**
  * What a tool may do to the world, from harmless to hard to undo
@@ -273,7 +302,8 @@ export type Reply =
   | { "type": "settings", settings: Settings, api_key_saved: boolean }
   | { "type": "model_status", status: ModelStatus }
   | { "type": "rules", rules: Array<GateRuleRow> }
-  | { "type": "artifact", mime: string, data: string };
+  | { "type": "artifact", mime: string, data: string }
+  | { "type": "accounts", accounts: Array<AccountView> };
 
 export type ResultStatus = "ok" | "error";
 

@@ -7,14 +7,11 @@
 use super::ToolContext;
 use crate::error::Result;
 use crate::oauth::flow::CALLBACK_TIMEOUT;
-use crate::oauth::provider::ProviderKind;
 use crate::oauth::{ConnectRequest, open_in_browser};
 use crate::tools::catalogue::data::{AuthOauthConnectArgs, AuthOauthConnectOutput};
 
 pub async fn connect(ctx: &ToolContext, args: AuthOauthConnectArgs) -> Result<AuthOauthConnectOutput> {
-    let provider = ProviderKind::parse(&args.provider)?;
-    let request =
-        ConnectRequest { provider, issuer: None, client: None, scopes: args.scopes, timeout: CALLBACK_TIMEOUT };
+    let request = ConnectRequest::new(&args.provider, None, None, args.scopes, CALLBACK_TIMEOUT)?;
     let pending = ctx.oauth.begin(request).await?;
     open_in_browser(&ctx.browser, &pending.authorize_url).await?;
     let connected = ctx.oauth.finish(pending).await?;
