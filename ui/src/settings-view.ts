@@ -1,7 +1,9 @@
 // The settings view: model endpoint (preset, base URL, model, API key sent
 // to the OS keyring and never shown), browser path, language, autostart, and
-// the per-site confirmation rules (ListRules / AddRule / RemoveRule).
+// the per-site confirmation rules (ListRules / AddRule / RemoveRule), and
+// the OAuth accounts (accounts-view.ts).
 
+import { renderAccounts } from "./accounts-view";
 import { h } from "./dom";
 import { decisionKey, type Translate } from "./i18n";
 import { request, setAutostart } from "./ipc";
@@ -162,7 +164,7 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
 
   request({ type: "get_settings" }, "settings").then((r) => fill(r.settings, r.api_key_saved), fail);
 
-  return h("div", { class: "settings" }, form, renderRules(t));
+  return h("div", { class: "settings" }, form, renderRules(t), renderAccounts(t));
 }
 
 function renderRules(t: Translate): HTMLElement {
