@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 
 use crate::agent::memory;
-use crate::error::{Error, ErrorCode, Result};
 use crate::core::Core;
+use crate::error::{Error, ErrorCode, Result};
 use crate::oauth::flow::CALLBACK_TIMEOUT;
 use crate::oauth::{ClientConfig, ConnectRequest};
 use crate::protocol::{AccountView, ChatMessage, ConversationSummary, Reply, TimelineCall};

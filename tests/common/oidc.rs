@@ -22,8 +22,12 @@ impl Drop for OidcServer {
     }
 }
 
+/// tests/peers/oidc of the repository (this file is also included by the
+/// desktop crate's tests, one directory down).
 fn peer_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers/oidc")
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let here = manifest.join("tests/peers/oidc");
+    if here.is_dir() { here } else { manifest.join("../tests/peers/oidc") }
 }
 
 /// `npm ci` in tests/peers/oidc unless node_modules matches the lock file.
