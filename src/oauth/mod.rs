@@ -264,11 +264,7 @@ impl OAuth {
             )
         })?;
         let account = self.account_of(&endpoints, &client, &tokens).await.map_err(nothing_stored)?;
-        let granted: Vec<String> = match &tokens.scope {
-            Some(s) => s.split([' ', ',']).filter(|s| !s.is_empty()).map(str::to_owned).collect(),
-            None => scopes.clone(),
-        };
-        let missing: Vec<String> = scopes.iter().filter(|s| !granted.contains(s)).cloned().collect();
+        let (granted, missing) = granted_scopes(&scopes, tokens.scope.as_deref());
         let status = if missing.is_empty() { AccountStatus::Connected } else { AccountStatus::Partial };
         let name = format!("{}:{account}", provider.name());
         let row = AccountRow {
@@ -519,6 +515,18 @@ pub struct Disconnected {
     pub revoked: Option<bool>,
 }
 
+/// The scopes granted (the token answer's `scope`, space- or, at GitHub,
+/// comma-separated; absent: as asked, RFC 6749 5.1) and those asked for but
+/// not granted (a partial consent).
+fn granted_scopes(requested: &[String], answered: Option<&str>) -> (Vec<String>, Vec<String>) {
+    let granted: Vec<String> = match answered {
+        Some(s) => s.split([' ', ',']).filter(|s| !s.is_empty()).map(str::to_owned).collect(),
+        None => requested.to_vec(),
+    };
+    let missing = requested.iter().filter(|s| !granted.contains(s)).cloned().collect();
+    (granted, missing)
+}
+
 /// When to refresh: a minute before expiry, or halfway for short lifetimes.
 fn live(tokens: &Tokens) -> Live {
     let lifetime = Duration::from_secs(tokens.expires_in.unwrap_or(3600));
@@ -597,6 +605,18 @@ mod tests {
         assert_eq!(c.client_id, "123.apps.googleusercontent.com");
         assert_eq!(c.client_secret.unwrap().expose(), "GOCSPX-x");
         assert_eq!(ClientConfig::from_google_json("{}").unwrap_err().code(), ErrorCode::InvalidArguments);
+    }
+
+    #[test]
+    fn a_partial_consent_is_seen() {
+        let asked: Vec<String> =
+            ["openid", "email", "https://www.googleapis.com/auth/youtube.upload"].map(String::from).to_vec();
+        let (granted, missing) = granted_scopes(&asked, Some("openid email"));
+        assert_eq!(granted, ["openid", "email"]);
+        assert_eq!(missing, ["https://www.googleapis.com/auth/youtube.upload"]);
+        assert_eq!(granted_scopes(&asked, None), (asked.clone(), vec![]));
+        let (granted, missing) = granted_scopes(&["repo".to_owned()], Some("repo,read:user"));
+        assert_eq!((granted.len(), missing.len()), (2, 0));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 // status and granted scopes, never a token.
 
 import { h } from "./dom";
+import { field, orNull } from "./form";
 import type { MessageKey, Translate } from "./i18n";
 import { onEvent, request } from "./ipc";
 import { toOpError, type AccountStatus, type AccountView } from "./protocol";
@@ -12,13 +13,6 @@ import { toOpError, type AccountStatus, type AccountView } from "./protocol";
 const PROVIDERS = ["google", "github", "microsoft", "oidc"] as const;
 
 export const accountStatusKey = (status: AccountStatus): MessageKey => `accountStatus.${status}`;
-
-/** Empty text as null (serde's None). */
-const orNull = (text: string): string | null => (text.trim() === "" ? null : text.trim());
-
-function field(id: string, label: string, control: HTMLElement): HTMLElement {
-  return h("div", { class: "field" }, h("label", { for: id }, label), control);
-}
 
 export function renderAccounts(t: Translate): HTMLElement {
   const list = h("ul", { class: "accounts", id: "accounts" });

@@ -5,24 +5,12 @@
 
 import { renderAccounts } from "./accounts-view";
 import { h } from "./dom";
+import { field, orNull } from "./form";
 import { decisionKey, type Translate } from "./i18n";
 import { request, setAutostart } from "./ipc";
 import { PRESETS, toOpError, type GateRuleRow, type RuleDecision, type Settings } from "./protocol";
 
 const DECISIONS: RuleDecision[] = ["ask", "allow", "never"];
-
-/** Empty text as null (serde's None). */
-const orNull = (text: string): string | null => (text.trim() === "" ? null : text.trim());
-
-function field(id: string, label: string, control: HTMLElement, hint?: string): HTMLElement {
-  return h(
-    "div",
-    { class: "field" },
-    h("label", { for: id }, label),
-    control,
-    hint !== undefined ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null,
-  );
-}
 
 function option(value: string, label: string, selected: boolean): HTMLOptionElement {
   const o = h("option", { value }, label);
