@@ -13,6 +13,7 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+use crate::common::browser::OwnChrome;
 use crate::common::oidc::{Consent, OidcServer, User, visit};
 use crate::common::{Halley, Run, files_containing, in_session, secret_tool_lookup};
 
@@ -259,4 +260,94 @@ fn the_tool_asks_first_and_a_refusal_stores_nothing() {
     let result = run.result();
     assert_eq!(result["error"]["code"], "denied", "{run:?}");
     nothing_stored(&h, "google:nobody");
+}
+
+/// The model's way in: `auth_oauth_connect` (confirmed with `--yes`) opens
+/// the sign-in in the browser Halley drives (here a Chrome the test started,
+/// attached with `--cdp-url`); the user signs in and consents on the pages
+/// in that browser (played through DevTools); the result names the account,
+/// the scopes and the status, never a token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tool_signs_in_in_the_browser_and_returns_no_token() {
+    if !in_session() || !crate::common::browser::have_browser() {
+        return;
+    }
+    let server = OidcServer::start(60);
+    let h = Halley::new();
+    // The client is set up once, by a connect from the CLI.
+    let (first, _) = login();
+    let pending = connect(&h, &server.issuer, &[], &[]).await.expect("url");
+    let callback = User::new().sign_in(&pending.url, &first, Consent::Grant).await;
+    visit(&callback).await.expect("answers");
+    assert_eq!(pending.finish().await.code, 0);
+
+    let chrome = OwnChrome::start(&h.work_dir().join("chrome"));
+    let (who, acct) = login();
+    let args = serde_json::json!({"provider": "oidc", "scopes": ["openid", "email", "offline_access"]});
+    let tool = tokio::process::Command::new(env!("CARGO_BIN_EXE_halley"))
+        .arg("--data-dir")
+        .arg(h.data_dir())
+        .args(["--cdp-url", &chrome.endpoint, "tools", "call", "auth_oauth_connect", "--yes"])
+        .args(["--args", &args.to_string()])
+        .env_remove("HALLEY_DATA_DIR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("halley");
+    sign_in_in_chrome(&chrome.endpoint, &who).await;
+    let out = tokio::time::timeout(Duration::from_secs(60), tool.wait_with_output()).await.expect("ends").expect("out");
+    let run = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into(),
+        stderr: String::from_utf8_lossy(&out.stderr).into(),
+    };
+    assert_eq!(run.code, 0, "{run:?}");
+    let result = run.result();
+    assert_eq!(result["status"], "ok", "{run:?}");
+    assert_eq!(result["data"]["provider"], "oidc");
+    assert_eq!(result["data"]["account"], format!("{who}@example.test"));
+    assert_eq!(result["data"]["status"], "connected");
+    let refresh = secret_tool_lookup(&format!("oauth:{acct}")).expect("the refresh token in the keyring");
+    assert!(!run.stdout.contains(refresh.trim()) && !run.stderr.contains(refresh.trim()));
+    assert_eq!(files_containing(&h.data_dir(), refresh.trim()), Vec::<String>::new());
+    let gone = h.run(&["auth", "disconnect", &acct]);
+    assert_eq!(gone.code, 0, "{gone:?}");
+}
+
+/// Sign in and consent on the provider's pages in the Chrome at `endpoint`,
+/// as the user would: fill the login form, submit, then submit the consent.
+async fn sign_in_in_chrome(endpoint: &str, who: &str) {
+    let (mut browser, mut handler) = chromiumoxide::Browser::connect(endpoint).await.expect("DevTools");
+    let events = tokio::spawn(async move { while futures::StreamExt::next(&mut handler).await.is_some() {} });
+    let fill = format!(
+        r#"(() => {{
+            const form = document.querySelector("form");
+            const prompt = form && form.querySelector("input[name=prompt]");
+            if (!prompt) return "";
+            if (prompt.value === "login") {{
+                form.querySelector("input[name=login]").value = {who:?};
+                form.querySelector("input[name=password]").value = "pw";
+            }}
+            form.submit();
+            return prompt.value;
+        }})()"#
+    );
+    let mut done: Vec<String> = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while !done.iter().any(|p| p == "consent") {
+        assert!(tokio::time::Instant::now() < deadline, "the sign-in pages never came (done: {done:?})");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let Ok(targets) = browser.fetch_targets().await else { continue };
+        for target in targets.into_iter().filter(|t| t.url.contains("/interaction/")) {
+            let Ok(page) = browser.get_page(target.target_id).await else { continue };
+            let Ok(answer) = page.evaluate(fill.as_str()).await else { continue };
+            if let Ok(prompt) = answer.into_value::<String>()
+                && !prompt.is_empty()
+            {
+                done.push(prompt);
+            }
+        }
+    }
+    events.abort();
 }
