@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::browser::{BrowserOptions, BrowserSession};
 use crate::context::CallContext;
 use crate::gate::action::Action;
-use crate::gate::check::{Gate, Grade};
+use crate::gate::check::{Gate, Grade, Pass, Refused};
 use crate::oauth::OAuth;
 use crate::tools::builtin::Builtin;
 
@@ -216,13 +216,7 @@ impl Core {
         // the page; every other call passes it here, on its declared scope.
         let mut grade = None;
         if !matches!(builtin, Some(Builtin::Browser(_))) {
-            let action = Action {
-                tool: name.to_owned(),
-                declared: Some(spec.permission_scope),
-                upload: args.get("file_ref").and_then(Value::as_str).map(str::to_owned),
-                ..Action::default()
-            };
-            match self.ctx.gate.check(cx, &action, spec.risk_level, &args).await {
+            match self.gate_declared(cx, spec, &args).await {
                 Ok(pass) => grade = Some(pass.grade),
                 Err(refused) => return graded_result(spec, refused.grade, Err(refused.error)),
             }
@@ -238,6 +232,27 @@ impl Core {
         };
         let ran = builtin.run(&self.ctx, cx, args).await;
         graded_result(spec, ran.grade.or(grade), ran.output)
+    }
+
+    /// The gate's check of a call to a non-browser tool, on its declared scope.
+    async fn gate_declared(&self, cx: &CallContext, spec: &ToolSpec, args: &Value) -> Result<Pass, Refused> {
+        let action = Action {
+            tool: spec.name.clone(),
+            declared: Some(spec.permission_scope),
+            upload: args.get("file_ref").and_then(Value::as_str).map(str::to_owned),
+            ..Action::default()
+        };
+        self.ctx.gate.check(cx, &action, spec.risk_level, args).await
+    }
+
+    /// Ask the gate about what a front end is about to do as tool `name`
+    /// with `args`, without running the tool (e.g. `halley auth connect`,
+    /// which does the tool's work with its own flags): checked, graded,
+    /// asked and audited like the call.
+    pub async fn approve(&self, cx: &CallContext, name: &str, args: &Value) -> Result<()> {
+        let registry = self.registry();
+        let spec = preflight(&registry, name, args).map_err(|(_, e)| e)?;
+        self.gate_declared(cx, spec, args).await.map(drop).map_err(|refused| refused.error)
     }
 
     /// Close the browser (if Halley started it) and the store cleanly.

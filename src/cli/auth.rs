@@ -8,8 +8,10 @@ use std::time::Duration;
 
 use clap::Subcommand;
 
+use super::confirm::{ConfirmMode, confirmer};
 use super::signals::{Signals, close_for};
 use super::{EXIT_FAILURE, exit_code, fail, out};
+use crate::context::{CallContext, FrontEnd};
 use crate::core::{BrowserSettings, Core};
 use crate::error::{Error, Result};
 use crate::oauth::{ClientConfig, ConnectRequest, open_in_browser};
@@ -48,6 +50,13 @@ pub enum AuthCommand {
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
+        /// Connect without asking first (the gate asks, as for the tool
+        /// `auth_oauth_connect`: SUBMIT, high risk).
+        #[arg(long)]
+        yes: bool,
+        /// `ask` on the terminal (refused without one) or `deny`.
+        #[arg(long, value_enum, default_value_t = ConfirmMode::Ask)]
+        confirm: ConfirmMode,
     },
     /// The connected accounts, with their status and granted scopes (never a token).
     List {
@@ -77,10 +86,15 @@ pub async fn run(cmd: AuthCommand, data_dir: Option<&Path>, browser: BrowserSett
             no_browser,
             timeout,
             json,
+            yes,
+            confirm,
         } => {
             let request = request(provider, issuer, client_id, client_secret, client_file, scopes, timeout);
             match request {
-                Ok(request) => return connect(core, request, no_browser, json).await,
+                Ok(request) => {
+                    let cx = CallContext::new(FrontEnd::Cli).with_confirmer(confirmer(confirm, yes));
+                    return connect(core, &cx, request, no_browser, json).await;
+                }
                 Err(e) => Err(e),
             }
         }
@@ -134,10 +148,14 @@ fn request(
 }
 
 #[allow(clippy::print_stderr)]
-async fn connect(core: Core, request: ConnectRequest, no_browser: bool, json: bool) -> ExitCode {
+async fn connect(core: Core, cx: &CallContext, request: ConnectRequest, no_browser: bool, json: bool) -> ExitCode {
     let mut signals = Signals::install();
     let flow = async {
         let pending = core.oauth().begin(request).await?;
+        // Asked and audited as the tool would be, once the client and the
+        // provider are known to be usable.
+        let args = serde_json::json!({"provider": pending.provider.name(), "scopes": pending.scopes});
+        core.approve(cx, "auth_oauth_connect", &args).await?;
         eprintln!("Sign in at {}: {}", pending.provider.name(), pending.authorize_url);
         if !no_browser {
             open_in_browser(core.browser(), &pending.authorize_url).await?;

@@ -38,6 +38,9 @@ async fn connect(h: &Halley, issuer: &str, extra: &[&str], env: &[(&str, &str)])
     cmd.arg("--data-dir").arg(&data);
     cmd.args(["auth", "connect", "--provider", "oidc", "--issuer", issuer, "--client-id", OidcServer::CLIENT_ID]);
     cmd.args(["--no-browser", "--json"]).args(extra).envs(env.iter().copied());
+    if !extra.contains(&"--confirm") {
+        cmd.arg("--yes");
+    }
     cmd.env_remove("HALLEY_DATA_DIR").stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
     let mut child = cmd.spawn().expect("halley");
     let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
@@ -234,6 +237,15 @@ async fn failed_sign_ins_say_why_and_store_nothing() {
     assert!(run.stderr.contains("[keyring]") && run.stderr.contains("plain text"), "{run:?}");
     nothing_stored(&h, acct);
 
+    // Asked first like the tool: refused, nothing stored, the refusal audited.
+    let refused = connect(&h, &server.issuer, &["--confirm", "deny"], &[]).await;
+    let run = refused.err().expect("refused before any sign-in URL is shown");
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("[denied]"), "{run:?}");
+    nothing_stored(&h, acct);
+    let audit = h.run(&["audit", "--json"]);
+    assert!(audit.stdout.contains("auth_oauth_connect"), "{audit:?}");
+
     // Usage errors.
     let bad = h.run(&["auth", "connect", "--provider", "yahoo", "--client-id", "x"]);
     assert_eq!(bad.code, 2, "{bad:?}");
@@ -295,13 +307,15 @@ async fn the_tool_signs_in_in_the_browser_and_returns_no_token() {
         .kill_on_drop(true)
         .spawn()
         .expect("halley");
-    sign_in_in_chrome(&chrome.endpoint, &who).await;
+    let signed_in = sign_in_in_chrome(&chrome.endpoint, &who).await;
+    assert_eq!(signed_in, Ok(()));
     let out = tokio::time::timeout(Duration::from_secs(60), tool.wait_with_output()).await.expect("ends").expect("out");
     let run = Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into(),
         stderr: String::from_utf8_lossy(&out.stderr).into(),
     };
+    assert_eq!(signed_in, Ok(()), "{run:?}");
     assert_eq!(run.code, 0, "{run:?}");
     let result = run.result();
     assert_eq!(result["status"], "ok", "{run:?}");
@@ -316,38 +330,59 @@ async fn the_tool_signs_in_in_the_browser_and_returns_no_token() {
 }
 
 /// Sign in and consent on the provider's pages in the Chrome at `endpoint`,
-/// as the user would: fill the login form, submit, then submit the consent.
-async fn sign_in_in_chrome(endpoint: &str, who: &str) {
+/// as the user would: the sign-in page Halley opened is opened again in a
+/// tab of the test's own (same profile, same cookies), where the login form
+/// is filled and submitted, then the consent.
+async fn sign_in_in_chrome(endpoint: &str, who: &str) -> Result<(), String> {
     let (mut browser, mut handler) = chromiumoxide::Browser::connect(endpoint).await.expect("DevTools");
     let events = tokio::spawn(async move { while futures::StreamExt::next(&mut handler).await.is_some() {} });
-    let fill = format!(
-        r#"(() => {{
-            const form = document.querySelector("form");
-            const prompt = form && form.querySelector("input[name=prompt]");
-            if (!prompt) return "";
-            if (prompt.value === "login") {{
-                form.querySelector("input[name=login]").value = {who:?};
-                form.querySelector("input[name=password]").value = "pw";
-            }}
-            form.submit();
-            return prompt.value;
-        }})()"#
-    );
-    let mut done: Vec<String> = Vec::new();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while !done.iter().any(|p| p == "consent") {
-        assert!(tokio::time::Instant::now() < deadline, "the sign-in pages never came (done: {done:?})");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        let Ok(targets) = browser.fetch_targets().await else { continue };
-        for target in targets.into_iter().filter(|t| t.url.contains("/interaction/")) {
-            let Ok(page) = browser.get_page(target.target_id).await else { continue };
+    let outcome = async {
+        let url = loop {
+            if tokio::time::Instant::now() > deadline {
+                return Err("Halley never opened the sign-in page".to_owned());
+            }
+            let targets = browser.fetch_targets().await.unwrap_or_default();
+            if let Some(t) = targets.into_iter().find(|t| t.url.contains("/interaction/")) {
+                break t.url;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        };
+        let page = browser.new_page(url.as_str()).await.map_err(|e| e.to_string())?;
+        let fill = format!(
+            r#"(() => {{
+                const form = document.querySelector("form");
+                const prompt = form && form.querySelector("input[name=prompt]");
+                if (!prompt) return "";
+                if (prompt.value === "login") {{
+                    form.querySelector("input[name=login]").value = {who:?};
+                    form.querySelector("input[name=password]").value = "pw";
+                }}
+                form.submit();
+                return prompt.value;
+            }})()"#
+        );
+        let (mut done, mut handled) = (Vec::<String>::new(), String::new());
+        while !done.iter().any(|p| p == "consent") {
+            if tokio::time::Instant::now() > deadline {
+                return Err(format!("the sign-in pages did not go on (done: {done:?}, at {handled})"));
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let here = page.url().await.ok().flatten().unwrap_or_default();
+            if here == handled || !here.contains("/interaction/") {
+                continue;
+            }
             let Ok(answer) = page.evaluate(fill.as_str()).await else { continue };
             if let Ok(prompt) = answer.into_value::<String>()
                 && !prompt.is_empty()
             {
                 done.push(prompt);
+                handled = here;
             }
         }
+        Ok(())
     }
+    .await;
     events.abort();
+    outcome
 }
