@@ -49,9 +49,13 @@ if ! command -v tauri-driver >/dev/null 2>&1; then
   cargo install tauri-driver --version "^2" --locked --quiet
 fi
 
-if [ -f ui/package.json ]; then
-  if [ ! -d ui/node_modules ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
-    echo "install-deps: npm ci in ui/"
-    (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+# The UI's packages, and the OpenID server the OAuth tests run
+# (tests/peers/oidc: oidc-provider; the test helper also does this on demand).
+for dir in ui tests/peers/oidc; do
+  if [ -f "$dir/package.json" ]; then
+    if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+      echo "install-deps: npm ci in $dir/"
+      (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    fi
   fi
-fi
+done

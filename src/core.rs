@@ -11,7 +11,8 @@ use serde_json::Value;
 use crate::browser::{BrowserOptions, BrowserSession};
 use crate::context::CallContext;
 use crate::gate::action::Action;
-use crate::gate::check::{Gate, Grade};
+use crate::gate::check::{Gate, Grade, Pass, Refused};
+use crate::oauth::OAuth;
 use crate::tools::builtin::Builtin;
 
 use crate::error::{Error, ErrorCode, Result};
@@ -70,9 +71,10 @@ impl Core {
         };
         let browser = Arc::new(BrowserSession::new(options));
         let gate = Arc::new(Gate::open(store.clone()).await?);
+        let oauth = Arc::new(OAuth::new(store.clone())?);
         Ok(Core {
             registry: RwLock::new(Arc::new(registry)),
-            ctx: ToolContext { store, data_dir, browser, gate },
+            ctx: ToolContext { store, data_dir, browser, gate, oauth },
             mcp: crate::mcp::client::McpClients::default(),
         })
     }
@@ -99,6 +101,11 @@ impl Core {
         let mut slot = self.registry.write().unwrap_or_else(|e| e.into_inner());
         *slot = Arc::new(change(&slot)?);
         Ok(())
+    }
+
+    /// The OAuth accounts: other tools ask it for an access token by account.
+    pub fn oauth(&self) -> &OAuth {
+        &self.ctx.oauth
     }
 
     pub fn store(&self) -> &Store {
@@ -254,16 +261,7 @@ impl Core {
         // the page; every other call passes it here, on its declared scope.
         let mut grade = None;
         if !matches!(builtin, Some(Builtin::Browser(_))) {
-            let action = Action {
-                tool: name.to_owned(),
-                declared: Some(spec.permission_scope),
-                upload: args.get("file_ref").and_then(Value::as_str).map(str::to_owned),
-                untrusted: (spec.executor == Executor::Mcp).then(|| {
-                    format!("`{name}` is a tool of another program (an MCP server); Halley does not trust its own description of what it does")
-                }),
-                ..Action::default()
-            };
-            match self.ctx.gate.check(cx, &action, spec.risk_level, &args).await {
+            match self.gate_declared(cx, spec, &args).await {
                 Ok(pass) => grade = Some(pass.grade),
                 Err(refused) => return graded_result(spec, refused.grade, Err(refused.error)),
             }
@@ -286,6 +284,33 @@ impl Core {
         };
         let ran = builtin.run(&self.ctx, cx, args).await;
         graded_result(spec, ran.grade.or(grade), ran.output)
+    }
+
+    /// The gate's check of a call to a non-browser tool, on its declared scope.
+    async fn gate_declared(&self, cx: &CallContext, spec: &ToolSpec, args: &Value) -> Result<Pass, Refused> {
+        let action = Action {
+            tool: spec.name.clone(),
+            declared: Some(spec.permission_scope),
+            upload: args.get("file_ref").and_then(Value::as_str).map(str::to_owned),
+            untrusted: (spec.executor == Executor::Mcp).then(|| {
+                format!(
+                    "`{}` is a tool of another program (an MCP server); Halley does not trust its own description of what it does",
+                    spec.name
+                )
+            }),
+            ..Action::default()
+        };
+        self.ctx.gate.check(cx, &action, spec.risk_level, args).await
+    }
+
+    /// Ask the gate about what a front end is about to do as tool `name`
+    /// with `args`, without running the tool (e.g. `halley auth connect`,
+    /// which does the tool's work with its own flags): checked, graded,
+    /// asked and audited like the call.
+    pub async fn approve(&self, cx: &CallContext, name: &str, args: &Value) -> Result<()> {
+        let registry = self.registry();
+        let spec = preflight(&registry, name, args).map_err(|(_, e)| e)?;
+        self.gate_declared(cx, spec, args).await.map(drop).map_err(|refused| refused.error)
     }
 
     /// Close the browser (if Halley started it) and the store cleanly.

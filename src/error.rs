@@ -61,6 +61,9 @@ pub enum ErrorCode {
     /// missing, locked or refused access, or holds an unusable entry. Halley
     /// never falls back to storing the secret in plain text.
     Keyring,
+    /// An OAuth sign-in or token request failed (wrong `state` or issuer,
+    /// consent declined, code or refresh token refused by the provider).
+    AuthFailed,
 }
 
 impl ErrorCode {
@@ -88,6 +91,7 @@ impl ErrorCode {
             Self::ModelError => "model_error",
             Self::Cancelled => "cancelled",
             Self::Keyring => "keyring",
+            Self::AuthFailed => "auth_failed",
         }
     }
 }

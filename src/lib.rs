@@ -13,6 +13,7 @@ pub mod gate;
 pub mod host;
 pub mod mcp;
 pub mod notify;
+pub mod oauth;
 pub mod paths;
 pub mod protocol;
 pub mod secrets;

@@ -164,6 +164,31 @@ pub enum Op {
         #[ts(optional = nullable)]
         ids: Option<Vec<i64>>,
     },
+    /// The connected OAuth accounts (never a token). Replies [`Reply::Accounts`].
+    ListAccounts,
+    /// Connect an OAuth account with the user's own client (or the one saved
+    /// for the provider): [`Event::AccountSignIn`] carries the sign-in URL,
+    /// also opened in the managed browser; replies [`Reply::Accounts`] once
+    /// the user signed in (an error, and nothing stored, when it failed).
+    ConnectAccount {
+        /// `google`, `github`, `microsoft` or `oidc`.
+        provider: String,
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        issuer: Option<String>,
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        client_id: Option<String>,
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        client_secret: Option<String>,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        scopes: Vec<String>,
+    },
+    /// Disconnect an account (revoked at the provider when it offers it,
+    /// keyring entry deleted). Replies [`Reply::Accounts`].
+    DisconnectAccount { name: String },
 }
 
 fn default_limit() -> u32 {
@@ -227,6 +252,20 @@ pub enum Reply {
         alerts: Vec<WatchAlert>,
         unread: u32,
     },
+    Accounts {
+        accounts: Vec<AccountView>,
+    },
+}
+
+/// A connected OAuth account as the panel shows it (never a token).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct AccountView {
+    /// `provider:account`, what `DisconnectAccount` takes.
+    pub name: String,
+    pub provider: String,
+    pub account: String,
+    pub status: crate::store::oauth::AccountStatus,
+    pub scopes_granted: Vec<String>,
 }
 
 /// A fact the core tells every front end, as it happens.
@@ -264,6 +303,9 @@ pub enum Event {
     /// the panel called a watch tool or marked alerts read; `unread` is how
     /// many alerts nobody has read (the tray's count).
     Watches { checked: u32, unread: u32 },
+    /// A sign-in started by `ConnectAccount`: the page to sign in at
+    /// (opened in the managed browser too).
+    AccountSignIn { provider: String, url: String },
 }
 
 /// A run going on.

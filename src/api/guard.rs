@@ -17,6 +17,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::{Api, ApiError};
+use crate::secrets::same;
 
 pub(crate) async fn guard(State(api): State<Api>, request: Request, next: Next) -> Response {
     match check(&api, request.method(), request.headers()) {
@@ -92,13 +93,6 @@ fn loopback_host(host: &str, port: u16) -> bool {
 }
 
 /// Constant-time equality (the time does not tell how much matched).
-fn same(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,7 @@
 //! invalid JSON, unknown tool, arguments that break the tool's schema).
 
 mod audit;
+mod auth;
 mod confirm;
 mod mcp;
 mod memory;
@@ -99,6 +100,10 @@ pub enum Command {
     /// MCP: serve Halley's tools to MCP clients, attach other MCP servers' tools.
     #[command(subcommand)]
     Mcp(mcp::McpCommand),
+    /// OAuth accounts (Google, GitHub, Microsoft, any OpenID issuer):
+    /// connect with PKCE in the browser, tokens in the OS keyring only.
+    #[command(subcommand)]
+    Auth(auth::AuthCommand),
     /// Print where Halley keeps its data.
     Paths {
         /// Print JSON.
@@ -134,6 +139,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Api(cmd) => serve::api(cmd, cli.data_dir.as_deref()).await,
         Command::Watch(cmd) => watch::run(cmd, cli.data_dir.as_deref(), browser).await,
         Command::Mcp(cmd) => mcp::run(cmd, cli.data_dir.as_deref(), browser).await,
+        Command::Auth(cmd) => auth::run(cmd, cli.data_dir.as_deref(), browser).await,
         Command::Paths { json } => paths(cli.data_dir.as_deref(), json),
     }
 }

@@ -190,6 +190,22 @@ impl Host {
             }
             Op::ListAlerts { limit } => self.alerts(limit).await,
             Op::MarkAlertsRead { ids } => self.mark_alerts_read(ids.as_deref()).await,
+            Op::ListAccounts => ops::accounts(&self.core).await,
+            Op::ConnectAccount { provider, issuer, client_id, client_secret, scopes } => {
+                let request = ops::connect_request(&provider, issuer, client_id, client_secret, scopes)?;
+                let pending = self.core.oauth().begin(request).await?;
+                let url = pending.authorize_url.clone();
+                let _ = self.events.send(Event::AccountSignIn { provider: pending.provider.name().to_owned(), url });
+                if let Err(e) = crate::oauth::open_in_browser(self.core.browser(), &pending.authorize_url).await {
+                    tracing::warn!(error = %e, "cannot open the sign-in page in the managed browser; the panel shows it");
+                }
+                self.core.oauth().finish(pending).await?;
+                ops::accounts(&self.core).await
+            }
+            Op::DisconnectAccount { name } => {
+                self.core.oauth().disconnect(&name).await?;
+                ops::accounts(&self.core).await
+            }
         }
     }
 

@@ -6,8 +6,11 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 
 use crate::agent::memory;
+use crate::core::Core;
 use crate::error::{Error, ErrorCode, Result};
-use crate::protocol::{ChatMessage, ConversationSummary, Reply, TimelineCall};
+use crate::oauth::flow::CALLBACK_TIMEOUT;
+use crate::oauth::{ClientConfig, ConnectRequest};
+use crate::protocol::{AccountView, ChatMessage, ConversationSummary, Reply, TimelineCall};
 use crate::store::Store;
 use crate::store::gate_rules::{NewGateRule, RuleDecision};
 use crate::store::messages::Role;
@@ -66,6 +69,35 @@ pub async fn timeline(store: &Store, run_id: &str) -> Result<Reply> {
         })
         .collect();
     Ok(Reply::Timeline { calls })
+}
+
+/// The connected OAuth accounts, as the panel shows them.
+pub async fn accounts(core: &Core) -> Result<Reply> {
+    let accounts = core
+        .oauth()
+        .list()
+        .await?
+        .into_iter()
+        .map(|a| AccountView {
+            name: a.name,
+            provider: a.provider,
+            account: a.account,
+            status: a.status,
+            scopes_granted: a.scopes_granted.0,
+        })
+        .collect();
+    Ok(Reply::Accounts { accounts })
+}
+
+/// The panel's connect form as a request (blank fields absent).
+pub fn connect_request(
+    provider: &str,
+    issuer: Option<String>,
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    scopes: Vec<String>,
+) -> Result<ConnectRequest> {
+    ConnectRequest::new(provider, issuer, ClientConfig::from_parts(client_id, client_secret)?, scopes, CALLBACK_TIMEOUT)
 }
 
 pub async fn rules(store: &Store) -> Result<Reply> {

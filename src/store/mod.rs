@@ -24,6 +24,7 @@ pub mod files;
 pub mod gate_rules;
 pub mod mcp_servers;
 pub mod messages;
+pub mod oauth;
 pub mod profile;
 pub mod provider_traces;
 pub mod runs;

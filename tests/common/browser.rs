@@ -79,3 +79,49 @@ impl Halley {
         Script { run, results }
     }
 }
+
+/// A headless Chrome the test starts itself, with its DevTools port open
+/// (for `--cdp-url`); killed on drop.
+pub struct OwnChrome {
+    pub child: std::process::Child,
+    /// `http://127.0.0.1:PORT`.
+    pub endpoint: String,
+}
+
+impl OwnChrome {
+    /// Start it with its profile in `profile`; returns once the port answers.
+    pub fn start(profile: &std::path::Path) -> OwnChrome {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let exe = halley::browser::find_chromium(None).unwrap();
+        let child = std::process::Command::new(exe)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+                &format!("--remote-debugging-port={port}"),
+                &format!("--user-data-dir={}", profile.display()),
+                "about:blank",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(std::time::Instant::now() < deadline, "chrome did not open its DevTools port");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        OwnChrome { child, endpoint: format!("http://127.0.0.1:{port}") }
+    }
+}
+
+impl Drop for OwnChrome {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -7,6 +7,7 @@ pub mod fixtures;
 pub mod mcp;
 pub mod model_server;
 pub mod notify;
+pub mod oidc;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -113,4 +114,31 @@ pub fn tree(dir: &Path) -> Vec<String> {
     walk(dir, dir, &mut out);
     out.sort();
     out
+}
+
+/// `secret-tool lookup service halley username ACCOUNT`: the stored secret, if any.
+pub fn secret_tool_lookup(account: &str) -> Option<String> {
+    let out = Command::new("secret-tool")
+        .args(["lookup", "service", "halley", "username", account])
+        .output()
+        .expect("secret-tool (libsecret-tools) is part of the test session");
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Every file below `dir` whose bytes contain `needle`.
+pub fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
+    tree(dir)
+        .into_iter()
+        .filter(|rel| {
+            std::fs::read(dir.join(rel)).is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle.as_bytes()))
+        })
+        .collect()
+}
+
+pub fn in_session() -> bool {
+    if std::env::var_os("HALLEY_TEST_SESSION").is_some() {
+        return true;
+    }
+    eprintln!("skipped: needs the test session's keyring (scripts/with-session.sh)");
+    false
 }

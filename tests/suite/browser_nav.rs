@@ -4,7 +4,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use crate::common::Halley;
-use crate::common::browser::{have_browser, step};
+use crate::common::browser::{OwnChrome, have_browser, step};
 use crate::common::fixtures::FixtureServer;
 
 #[test]
@@ -179,32 +179,8 @@ fn attaching_to_a_running_chrome_leaves_it_running() {
     }
     let site = FixtureServer::start();
     let h = Halley::new();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let profile = h.work_dir().join("own-chrome");
-    let exe = halley::browser::find_chromium(None).unwrap();
-    let mut chrome = std::process::Command::new(exe)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-dev-shm-usage",
-            &format!("--remote-debugging-port={port}"),
-            &format!("--user-data-dir={}", profile.display()),
-            "about:blank",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let endpoint = format!("http://127.0.0.1:{port}");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(std::time::Instant::now() < deadline, "chrome did not open its DevTools port");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    let mut chrome = OwnChrome::start(&h.work_dir().join("own-chrome"));
+    let endpoint = chrome.endpoint.clone();
     let script = h.write_file(
         "attach.jsonl",
         format!(
@@ -217,12 +193,10 @@ fn attaching_to_a_running_chrome_leaves_it_running() {
     let run = h.run(&["--cdp-url", &endpoint, "tools", "script", script.to_str().unwrap()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("ThinkPad"), "{}", run.stdout);
-    assert_eq!(chrome.try_wait().unwrap(), None, "Halley leaves a browser it did not start running");
+    assert_eq!(chrome.child.try_wait().unwrap(), None, "Halley leaves a browser it did not start running");
     assert_eq!(site.hits("shop-us.html"), 1);
 
     let remote = h.run(&["--cdp-url", "http://192.0.2.1:9222", "tools", "call", "browser_list_tabs"]);
     assert_eq!(remote.code, 2, "a remote --cdp-url is a usage error");
     assert!(remote.stderr.contains("must be on this machine"), "{}", remote.stderr);
-    chrome.kill().unwrap();
-    chrome.wait().unwrap();
 }

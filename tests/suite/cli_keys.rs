@@ -4,14 +4,13 @@
 //! without a keyring, a clear error and nothing written.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::{Command, Stdio};
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use crate::common::model_server::{ModelServer, Turn};
-use crate::common::{Halley, Run};
+use crate::common::{Halley, Run, files_containing, in_session, secret_tool_lookup};
 
 /// Variables that would give a key or an endpoint before the keyring.
 const MODEL_ENV: [&str; 6] =
@@ -33,33 +32,6 @@ fn halley(h: &Halley, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
-}
-
-/// `secret-tool lookup service halley username ACCOUNT`: the stored secret, if any.
-fn secret_tool_lookup(account: &str) -> Option<String> {
-    let out = Command::new("secret-tool")
-        .args(["lookup", "service", "halley", "username", account])
-        .output()
-        .expect("secret-tool (libsecret-tools) is part of the test session");
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// Every file below `dir` whose bytes contain `needle`.
-fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
-    crate::common::tree(dir)
-        .into_iter()
-        .filter(|rel| {
-            std::fs::read(dir.join(rel)).is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle.as_bytes()))
-        })
-        .collect()
-}
-
-fn in_session() -> bool {
-    if std::env::var_os("HALLEY_TEST_SESSION").is_some() {
-        return true;
-    }
-    eprintln!("skipped: needs the test session's keyring (scripts/with-session.sh)");
-    false
 }
 
 #[test]

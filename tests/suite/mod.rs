@@ -24,5 +24,6 @@ mod many_runs;
 mod mcp;
 mod memory;
 mod model_server;
+mod oauth;
 mod runs_traces;
 mod watch;

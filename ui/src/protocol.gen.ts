@@ -2,6 +2,23 @@
 // by `make protocol`: do not edit. ui/src/protocol.ts re-exports it.
 
 /**
+ * An account's standing.
+ */
+export type AccountStatus = "connected" | "partial" | "needs_reconnect";
+
+/**
+ * A connected OAuth account as the panel shows it (never a token).
+ */
+export type AccountView = {
+  /** `provider:account`, what `DisconnectAccount` takes. */
+  name: string,
+  provider: string,
+  account: string,
+  status: AccountStatus,
+  scopes_granted: Array<string>,
+};
+
+/**
  * What a run reports while it goes (`halley run --json` prints these).
  */
 export type AgentEvent =
@@ -123,7 +140,8 @@ export type ErrorCode =
   | "model_unavailable"
   | "model_error"
   | "cancelled"
-  | "keyring";
+  | "keyring"
+  | "auth_failed";
 
 /**
  * A fact the core tells every front end, as it happens.
@@ -145,7 +163,8 @@ export type Event =
   | { "type": "challenge_closed", id: string }
   | { "type": "paused", paused: boolean }
   | { "type": "tools_changed" }
-  | { "type": "watches", checked: number, unread: number };
+  | { "type": "watches", checked: number, unread: number }
+  | { "type": "account_sign_in", provider: string, url: string };
 
 /**
  * Who runs a call: Halley itself, the client application that registered
@@ -247,7 +266,18 @@ export type Op =
   | { "type": "set_paused", paused: boolean }
   | { "type": "current_tab" }
   | { "type": "list_alerts", limit?: number }
-  | { "type": "mark_alerts_read", ids?: Array<number> | null };
+  | { "type": "mark_alerts_read", ids?: Array<number> | null }
+  | { "type": "list_accounts" }
+  | {
+    "type": "connect_account",
+    /** `google`, `github`, `microsoft` or `oidc`. */
+    provider: string,
+    issuer?: string | null,
+    client_id?: string | null,
+    client_secret?: string | null,
+    scopes?: Array<string>,
+  }
+  | { "type": "disconnect_account", name: string };
 
 /**
  * What a tool may do to the world, from harmless to hard to undo
@@ -279,7 +309,8 @@ export type Reply =
   | { "type": "rules", rules: Array<GateRuleRow> }
   | { "type": "artifact", mime: string, data: string }
   | { "type": "current_tab", url: string | null, title: string | null }
-  | { "type": "alerts", alerts: Array<WatchAlert>, unread: number };
+  | { "type": "alerts", alerts: Array<WatchAlert>, unread: number }
+  | { "type": "accounts", accounts: Array<AccountView> };
 
 export type ResultStatus = "ok" | "error";
 

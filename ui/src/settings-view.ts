@@ -1,17 +1,16 @@
 // The settings view: model endpoint (preset, base URL, model, API key sent
 // to the OS keyring and never shown), browser path, language, autostart, and
-// the per-site confirmation rules (ListRules / AddRule / RemoveRule).
+// the per-site confirmation rules (ListRules / AddRule / RemoveRule), and
+// the OAuth accounts (accounts-view.ts).
 
+import { renderAccounts } from "./accounts-view";
 import { h } from "./dom";
-import { field } from "./view";
+import { field, orNull } from "./view";
 import { decisionKey, type Translate } from "./i18n";
 import { request, setAutostart } from "./ipc";
 import { PRESETS, toOpError, type GateRuleRow, type RuleDecision, type Settings } from "./protocol";
 
 const DECISIONS: RuleDecision[] = ["ask", "allow", "never"];
-
-/** Empty text as null (serde's None). */
-const orNull = (text: string): string | null => (text.trim() === "" ? null : text.trim());
 
 function option(value: string, label: string, selected: boolean): HTMLOptionElement {
   const o = h("option", { value }, label);
@@ -153,7 +152,7 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
 
   request({ type: "get_settings" }, "settings").then((r) => fill(r.settings, r.api_key_saved), fail);
 
-  return h("div", { class: "settings" }, form, renderRules(t));
+  return h("div", { class: "settings" }, form, renderRules(t), renderAccounts(t));
 }
 
 function renderRules(t: Translate): HTMLElement {

@@ -53,6 +53,9 @@ export function formatTime(iso: string, lang: Lang): string {
   return d.toLocaleString(lang === "vi" ? "vi-VN" : "en-GB", { dateStyle: "short", timeStyle: "short" });
 }
 
+/** Empty text as null (serde's None). */
+export const orNull = (text: string): string | null => (text.trim() === "" ? null : text.trim());
+
 /** A labelled form control, with a hint under it (`{id}-hint`) when given. */
 export function field(id: string, label: string, control: HTMLElement, hint?: string): HTMLElement {
   return h(

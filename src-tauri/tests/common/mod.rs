@@ -12,6 +12,9 @@ pub mod fixtures;
 #[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
 #[path = "../../../tests/common/model_server.rs"]
 pub mod model_server;
+#[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
+#[path = "../../../tests/common/oidc.rs"]
+pub mod oidc;
 pub mod proc;
 pub mod tray;
 pub mod webdriver;

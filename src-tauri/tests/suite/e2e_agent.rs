@@ -243,3 +243,62 @@ fn a_captcha_opens_the_hand_off_window_which_closes_when_the_challenge_is_gone()
     app.panel.wait_count(r#"#timeline .call[data-tool="human_solve_challenge"][data-status="ok"]"#, 1, UI_TIMEOUT)?;
     app.stop()
 }
+
+/// The settings' Accounts section against a real OpenID server
+/// (oidc-provider): connect (the panel shows the sign-in URL; the test
+/// plays the user at the provider), the account listed with its scopes and
+/// its refresh token in the Secret Service only, then disconnect (revoked,
+/// keyring entry gone).
+#[test]
+fn accounts_connect_and_disconnect_from_the_settings() -> Result<()> {
+    use crate::common::oidc::{Consent, OidcServer, User, visit};
+    if let Some(why) = skip_reason()? {
+        eprintln!("skipped: {why}");
+        return Ok(());
+    }
+    let _desktop = crate::common::desktop()?;
+    let server = OidcServer::start(60);
+    let model = ModelServer::start(vec![]);
+    let app = App::start(&model, "accounts")?;
+    let login = format!("e2e{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+    let name = format!("oidc:{login}@example.test");
+    let secret = || {
+        let out = Command::new("secret-tool")
+            .args(["lookup", "service", "halley", "username", &format!("oauth:{name}")])
+            .output();
+        out.ok().filter(|o| o.status.success()).map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+
+    let open = app.panel.wait_visible("#settings-open", UI_TIMEOUT)?;
+    app.panel.click(&open)?;
+    app.panel.wait_text("#accounts", UI_TIMEOUT, |t| !t.trim().is_empty())?;
+    app.panel.execute(r##"document.querySelector("#account-provider").value = "oidc";"##, &[])?;
+    app.panel.send_keys(&app.panel.find("#account-issuer")?, &server.issuer)?;
+    app.panel.send_keys(&app.panel.find("#account-client-id")?, OidcServer::CLIENT_ID)?;
+    app.panel.send_keys(&app.panel.find("#account-scopes")?, "openid email offline_access")?;
+    app.panel.click(&app.panel.find("#account-connect")?)?;
+    app.panel.wait_script(r##"return !!document.querySelector("#accounts-status").dataset.url;"##, UI_TIMEOUT)?;
+    let url =
+        app.panel.attribute(&app.panel.find("#accounts-status")?, "data-url")?.context("the sign-in URL is shown")?;
+    let rt = tokio::runtime::Runtime::new()?;
+    let callback = rt.block_on(User::new().sign_in(&url, &login, Consent::Grant));
+    let (status, page) = rt.block_on(visit(&callback)).context("the loopback listener answers")?;
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("You can close this tab"), "{page}");
+
+    let row = format!(r#".account[data-account="{name}"]"#);
+    app.panel.wait_visible(&row, UI_TIMEOUT)?;
+    let text = app.panel.wait_text(&row, UI_TIMEOUT, |t| t.contains("offline_access"))?;
+    assert!(text.contains("connected") && text.contains("openid"), "{text}");
+    app.screenshot("accounts")?;
+    let refresh = secret().context("the refresh token is in the Secret Service")?;
+    for entry in walk(&app.env.data_dir()) {
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        assert!(!String::from_utf8_lossy(&bytes).contains(refresh.trim()), "a token in {}", entry.display());
+    }
+
+    app.panel.click(&app.panel.find(&format!("{row} .disconnect-account"))?)?;
+    app.panel.wait_text("#accounts", UI_TIMEOUT, |t| !t.contains(&name))?;
+    assert_eq!(secret(), None, "the keyring entry is deleted");
+    app.stop()
+}

@@ -3,6 +3,7 @@
 //! [`Builtin`] is the closed set of them: a tool is `available` exactly
 //! when it has a variant here (the registry checks this at start).
 
+pub mod auth;
 pub mod browser;
 pub mod confirm;
 pub mod files;
@@ -37,6 +38,8 @@ pub struct ToolContext {
     pub data_dir: DataDir,
     pub browser: Arc<BrowserSession>,
     pub gate: Arc<Gate>,
+    /// OAuth accounts: connect, access tokens by account (`crate::oauth`).
+    pub oauth: Arc<crate::oauth::OAuth>,
 }
 
 /// What running a built-in tool gave: its output or error, and how the gate
@@ -72,12 +75,13 @@ pub enum Builtin {
     WatchDelete,
     WatchHistory,
     NotifySend,
+    AuthOauthConnect,
     /// The browser tools (`browser`).
     Browser(BrowserTool),
 }
 
 impl Builtin {
-    pub const ALL: [Builtin; 20] = [
+    pub const ALL: [Builtin; 21] = [
         Self::NormalizeCompare,
         Self::UserProfileGet,
         Self::UserProfileSet,
@@ -98,6 +102,7 @@ impl Builtin {
         Self::WatchDelete,
         Self::WatchHistory,
         Self::NotifySend,
+        Self::AuthOauthConnect,
     ];
 
     pub fn name(self) -> &'static str {
@@ -122,6 +127,7 @@ impl Builtin {
             Self::WatchDelete => "watch_delete",
             Self::WatchHistory => "watch_history",
             Self::NotifySend => "notify_send",
+            Self::AuthOauthConnect => "auth_oauth_connect",
             Self::Browser(tool) => tool.name(),
         }
     }
@@ -148,7 +154,8 @@ impl Builtin {
             | Self::WatchResume
             | Self::WatchUpdate
             | Self::WatchDelete
-            | Self::NotifySend => Effects::default(),
+            | Self::NotifySend
+            | Self::AuthOauthConnect => Effects::default(),
         }
     }
 
@@ -191,6 +198,7 @@ impl Builtin {
             Self::WatchDelete => to_output(&watch::delete(ctx, parse(self, args)?).await?),
             Self::WatchHistory => to_output(&watch::history(ctx, parse(self, args)?).await?),
             Self::NotifySend => to_output(&watch::notify_send(ctx, parse(self, args)?).await?),
+            Self::AuthOauthConnect => to_output(&auth::connect(ctx, parse(self, args)?).await?),
             Self::Browser(tool) => Err(Error::internal(format!("{} runs in the browser", tool.name()))),
         }
     }

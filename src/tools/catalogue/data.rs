@@ -71,10 +71,12 @@ pub struct AuthOauthConnectArgs {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 pub struct AuthOauthConnectOutput {
     pub provider: String,
-    /// The account connected (e-mail or login), when the provider says.
-    pub account: Option<String>,
+    /// The account connected (e-mail, login or subject).
+    pub account: String,
     /// The scopes the user actually granted (may be fewer than asked).
-    pub granted_scopes: Vec<String>,
+    pub scopes_granted: Vec<String>,
+    /// `connected`, or `partial` when some scopes asked for were not granted.
+    pub status: crate::store::oauth::AccountStatus,
 }
 
 /// What a watch looks at.
@@ -414,8 +416,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Submit,
             High,
             true,
-            Some(needs::OAUTH),
-            "Connect the user's account at a provider (e.g. Google for YouTube uploads) through OAuth in the browser, asking for the given scopes. The user confirms first; tokens stay in the OS keyring. Returns the account and granted scopes.",
+            None,
+            "Connect the user's account at a provider (`google`, `github`, `microsoft`, or `oidc` for the OpenID issuer the user set up) through OAuth in the browser, asking for the given scopes (Google's short names allowed, e.g. `youtube.upload`). The user confirms first and signs in; tokens stay in the OS keyring and never come back. Returns the account, the scopes granted and the status (`partial` when the user granted fewer scopes).",
         )),
         declare::<WatchCreateArgs, WatchCreateOutput>(primitive(
             "watch_create",

@@ -102,9 +102,9 @@ const SKILLS: [&str; 12] = [
     "creator_triage_inbox",
 ];
 
-/// The entries a later issue builds (web search, OAuth, the skills);
-/// everything else runs now.
-const PLANNED: [&str; 2] = ["web_search", "auth_oauth_connect"];
+/// The entries a later issue builds (web search, the skills); everything
+/// else runs now.
+const PLANNED: [&str; 1] = ["web_search"];
 
 fn is_available(name: &str) -> bool {
     !PLANNED.contains(&name) && !SKILLS.contains(&name)

@@ -1,0 +1,47 @@
+// The OpenID Connect server of the OAuth tests: oidc-provider as published,
+// configured for a native public client (PKCE S256 required, loopback
+// redirect on any port, refresh tokens rotated on use, a short access-token
+// lifetime). Its own development login and consent pages are used; the tests
+// fill them in. Prints `listening <issuer>` once it accepts connections.
+//
+// node server.mjs PORT [ACCESS_TOKEN_TTL_SECONDS]
+import Provider from 'oidc-provider';
+
+const port = Number(process.argv[2] || 0);
+const accessTtl = Number(process.argv[3] || 60);
+
+const configuration = {
+  clients: [
+    {
+      client_id: 'halley-test',
+      application_type: 'native',
+      token_endpoint_auth_method: 'none',
+      redirect_uris: ['http://127.0.0.1/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    },
+  ],
+  pkce: { required: () => true },
+  scopes: ['openid', 'email', 'offline_access'],
+  claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+  ttl: { AccessToken: accessTtl, AuthorizationCode: 60, Interaction: 600, Session: 3600, Grant: 3600, RefreshToken: 3600, IdToken: 3600 },
+  rotateRefreshToken: () => true,
+  features: { revocation: { enabled: true }, devInteractions: { enabled: true } },
+  cookies: { keys: ['halley-test-cookie-key'] },
+  async findAccount(_ctx, id) {
+    return {
+      accountId: id,
+      async claims() {
+        return { sub: id, email: `${id}@example.test`, email_verified: true };
+      },
+    };
+  },
+};
+
+let provider;
+const server = (await import('node:http')).createServer((req, res) => provider.callback()(req, res));
+server.listen(port, '127.0.0.1', () => {
+  const issuer = `http://127.0.0.1:${server.address().port}`;
+  provider = new Provider(issuer, configuration);
+  process.stdout.write(`listening ${issuer}\n`);
+});
