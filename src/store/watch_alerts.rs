@@ -35,6 +35,12 @@ pub struct AlertRow {
     pub sent_at: Option<String>,
     pub delivered: Option<bool>,
     pub read_at: Option<String>,
+    /// The id the notification daemon gave it, and the daemon's unique bus name.
+    pub notification_id: Option<i64>,
+    pub notify_daemon: Option<String>,
+    /// The notification button pressed (`open`, `snooze`, `stop`), once.
+    pub action: Option<String>,
+    pub action_at: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -116,6 +122,42 @@ impl WatchAlerts<'_> {
                 .execute(self.store.pool())
                 .await?;
         Ok(done.rows_affected() == 1)
+    }
+
+    /// These alerts' notifications were shown: their ids, for their buttons.
+    pub async fn mark_shown(&self, shown: &[(i64, crate::notify::Shown)]) -> Result<()> {
+        if shown.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.store.begin_write().await?;
+        for (id, s) in shown {
+            sqlx::query("UPDATE watch_alerts SET delivered = 1, notification_id = ?2, notify_daemon = ?3 WHERE id = ?1")
+                .bind(id)
+                .bind(i64::from(s.id))
+                .bind(&s.daemon)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Records that a button was pressed on the notification `id` of
+    /// `daemon`; the alert it showed, or `None` when it is no alert of ours
+    /// or a button was pressed on it already (by this or another process).
+    pub async fn claim_action(&self, daemon: &str, id: u32, action: &str) -> Result<Option<AlertRow>> {
+        Ok(sqlx::query_as(
+            "UPDATE watch_alerts SET action = ?3, action_at = ?4
+             WHERE id = (SELECT id FROM watch_alerts WHERE notify_daemon = ?1 AND notification_id = ?2
+                         ORDER BY id DESC LIMIT 1)
+               AND action IS NULL RETURNING *",
+        )
+        .bind(daemon)
+        .bind(i64::from(id))
+        .bind(action)
+        .bind(now())
+        .fetch_optional(self.store.pool())
+        .await?)
     }
 
     /// The inbox: the latest `limit` alerts (of one watch, or all), newest first.

@@ -15,6 +15,7 @@
 //! (`Watches::apply_check`), and sends the alerts not sent yet
 //! ([`crate::notify::deliver_pending`]).
 
+pub mod actions;
 pub mod check;
 pub mod format;
 pub mod html;
@@ -308,7 +309,12 @@ pub fn plan(row: &WatchRow, rules: &[TriggerRule], outcome: Outcome, at: &str) -
             title: label.clone(),
             body,
             url: Some(row.target_url.clone()),
-            channel: AlertChannel::Push,
+            // Snoozed: to the inbox only.
+            channel: if row.snoozed_until.as_deref().is_some_and(|until| until > at) {
+                AlertChannel::InApp
+            } else {
+                AlertChannel::Push
+            },
         });
     }
     typed.health = write.health;
