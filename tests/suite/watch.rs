@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::common::Halley;
 use crate::common::browser::have_browser;
 use crate::common::fixtures::{FixtureServer, PageKind, WatchedPage};
-use crate::common::notify::{NotificationMonitor, monitor};
+use crate::common::notify::{NotificationMonitor, monitor, press};
 
 /// A label no other test uses (they share the session's notifications).
 fn label(what: &str) -> String {
@@ -631,5 +631,108 @@ async fn a_pass_closes_the_background_tabs_it_opened_without_asking_and_leaves_t
     let list = tabs.data["tabs"].as_array().unwrap();
     assert_eq!(list.len(), 1, "{list:?}");
     assert!(list[0]["url"].as_str().unwrap().ends_with("shop-vn.html"));
+    host.close().await;
+}
+
+/// The alert of `watch`, once its notification went out: its row.
+async fn shown_alert(host: &halley::host::Host, watch: &str) -> halley::store::watch_alerts::AlertRow {
+    tokio::time::timeout(Duration::from_secs(15), async {
+        loop {
+            let rows = host.core().store().watch_alerts().list(Some(watch), 10).await.unwrap();
+            if let Some(row) = rows.into_iter().find(|r| r.notification_id.is_some()) {
+                return row;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the alert's notification")
+}
+
+/// The buttons of a watch alert's notification, pressed through the
+/// notification daemon (dunst's own menu, so its real `ActionInvoked`
+/// signal reaches the host's connection): "Stop watching" pauses the watch,
+/// "Snooze 1 day" keeps its next alerts in the inbox only (shown by
+/// `watch_list`); each press is recorded once on its alert.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notifications_buttons_stop_or_snooze_its_watch() {
+    use halley::core::BrowserSettings;
+    use halley::host::Host;
+    use halley::protocol::{Op, Reply};
+
+    if std::env::var_os("HALLEY_SESSION_DIR").is_none() {
+        eprintln!("note: no test session; the notification buttons are not pressed (run under scripts/with-session.sh)");
+        return;
+    }
+    let server = FixtureServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    let host = Host::open(halley::DataDir::at(dir.path().join("data")), browser).await.unwrap();
+    // The long-lived host listens to its notifications' buttons.
+    let scheduler = host.start_watch_scheduler(Duration::from_secs(3600));
+    let call = async |name: &str, args: Value| match host.handle(Op::CallTool { name: name.into(), args }).await.unwrap() {
+        Reply::ToolResult { result } => {
+            assert!(result.is_ok(), "{result:?}");
+            result.data
+        }
+        other => panic!("{other:?}"),
+    };
+    let mut ids = Vec::new();
+    for slug in ["stop", "snooze"] {
+        server.set_page(slug, product("Điện thoại Galaxy", 18_990_000));
+        let args = json!({"target": {"url": server.url(&format!("watched/{slug}"))}, "frequency": "1h",
+            "label": label(slug), "cooldown": "0m", "trigger_rules": [{"op": "<", "value": "19.990.000 ₫"}]});
+        ids.push(call("watch_create", args).await["watch_id"].as_str().unwrap().to_owned());
+    }
+    let store = host.core().store();
+
+    // Stop watching: paused, not deleted.
+    let alert = shown_alert(&host, &ids[0]).await;
+    press(u32::try_from(alert.notification_id.unwrap()).unwrap(), "stop").unwrap();
+    let paused = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let w = store.watches().get(&ids[0]).await.unwrap().unwrap();
+            if w.status == halley::store::watches::WatchStatus::Paused {
+                return w;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the watch paused");
+    assert_eq!(paused.snoozed_until, None);
+    let row = store.watch_alerts().list(Some(&ids[0]), 10).await.unwrap().remove(0);
+    assert_eq!(row.action.as_deref(), Some("stop"));
+
+    // Snooze 1 day: still active; the next alert reaches the inbox only.
+    let alert = shown_alert(&host, &ids[1]).await;
+    press(u32::try_from(alert.notification_id.unwrap()).unwrap(), "snooze").unwrap();
+    let list = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let list = call("watch_list", json!({})).await;
+            let w = list["watches"].as_array().unwrap().iter().find(|w| w["watch_id"] == json!(ids[1])).cloned();
+            if let Some(w) = w.filter(|w| w["snoozed_until"].is_string()) {
+                return w;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the watch snoozed");
+    assert_eq!(list["status"], json!("active"));
+    let until = chrono::DateTime::parse_from_rfc3339(list["snoozed_until"].as_str().unwrap()).unwrap();
+    let left = until.with_timezone(&chrono::Utc) - chrono::Utc::now();
+    assert!(left > chrono::TimeDelta::hours(23) && left <= chrono::TimeDelta::hours(24), "{left}");
+    server.change_page("snooze", |p| p.price = 21_000_000);
+    call("watch_poll", json!({"watch_id": ids[1]})).await;
+    server.change_page("snooze", |p| p.price = 17_990_000);
+    let check = call("watch_poll", json!({"watch_id": ids[1]})).await;
+    assert_eq!(fired(&check["checks"][0]), vec!["price<19990000"], "{check}");
+    let rows = store.watch_alerts().list(Some(&ids[1]), 10).await.unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0].channel, halley::store::watch_alerts::AlertChannel::InApp, "snoozed: {rows:?}");
+    assert_eq!((rows[0].notification_id, rows[0].read_at.as_deref()), (None, None), "in the inbox, unread");
+    assert_eq!(rows[1].action.as_deref(), Some("snooze"));
+    drop(scheduler);
     host.close().await;
 }
