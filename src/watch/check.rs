@@ -15,7 +15,10 @@ use super::rules::Reading;
 use crate::browser::extract::extract;
 use crate::context::{CallContext, FrontEnd};
 use crate::error::{Error, ErrorCode, Result};
+use crate::gate::action::Action;
+use crate::gate::policy::Decision;
 use crate::store::new_id;
+use crate::tools::{PermissionScope, RiskLevel};
 use crate::tools::builtin::ToolContext;
 use crate::tools::builtin::browser::BrowserTool;
 use crate::tools::catalogue::capture::{BrowserExtractOutput, ExtractFieldType, ExtractSourceType};
@@ -180,12 +183,49 @@ fn doubt_of(out: &BrowserExtractOutput, jsonld_products: usize, target: &Target)
     }
 }
 
-/// Reads the page over HTTP.
-async fn over_http(target: &Target) -> Outcome {
+/// The gate's word on fetching `url`, as on a navigation there: the
+/// user's site rules (a site set to `never` is not fetched) and the
+/// background run's limits. An allowed fetch is decided without a write;
+/// anything else goes through the whole gate (asked, audited). `Err`: why
+/// the check may not fetch it, the watch's health note.
+async fn gated(ctx: &ToolContext, url: &str) -> std::result::Result<(), String> {
+    let action = Action {
+        tool: "watch_poll".into(),
+        declared: Some(PermissionScope::ReadOnly),
+        url: Some(url.to_owned()),
+        origin: crate::vocab::origin::origin_of(url),
+        destination: Some(url.to_owned()),
+        ..Action::default()
+    };
+    let cx = CallContext::new(FrontEnd::Background);
+    let quick = ctx.gate.policy().decide(
+        &action.tool,
+        PermissionScope::ReadOnly,
+        PermissionScope::ReadOnly,
+        action.origin.as_deref(),
+        None,
+    );
+    if quick == Decision::Allow {
+        return Ok(());
+    }
+    let args = json!({"url": url});
+    match ctx.gate.check(&cx, &action, RiskLevel::Low, &args).await {
+        Ok(_) => Ok(()),
+        Err(refused) => Err(format!("the gate refused to fetch {url}: {}", Error::from(refused).message())),
+    }
+}
+
+/// Reads the page over HTTP (a redirect elsewhere passes the gate too).
+async fn over_http(ctx: &ToolContext, target: &Target) -> Outcome {
     let page = match fetch(&target.url).await {
         Ok(p) => p,
         Err(e) => return Outcome::Failed { error: e.message().to_owned() },
     };
+    if crate::vocab::origin::origin_of(&page.url) != crate::vocab::origin::origin_of(&target.url)
+        && let Err(error) = gated(ctx, &page.url).await
+    {
+        return Outcome::Failed { error };
+    }
     if matches!(page.status, 404 | 410) {
         return Outcome::Gone { status: page.status };
     }
@@ -308,7 +348,10 @@ async fn in_browser(ctx: &ToolContext, target: &Target, tabs: Option<&Tabs>) -> 
 /// browser; in the browser when HTTP read nothing (not when the page is gone).
 pub async fn read(ctx: &ToolContext, target: &Target, known: Option<Method>, tabs: Option<&Tabs>) -> Outcome {
     if known != Some(Method::Browser) {
-        match over_http(target).await {
+        if let Err(error) = gated(ctx, &target.url).await {
+            return Outcome::Failed { error };
+        }
+        match over_http(ctx, target).await {
             Outcome::Failed { error } if error.starts_with("nothing could be read") => {}
             other => return other,
         }

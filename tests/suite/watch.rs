@@ -736,3 +736,28 @@ async fn a_notifications_buttons_stop_or_snooze_its_watch() {
     drop(scheduler);
     host.close().await;
 }
+
+/// A site the user set to `never` is not fetched by a watch's check either
+/// (the gate sees the watched URL as it sees a navigation): the check fails
+/// with the gate's reason as the watch's health note, and the page is
+/// never requested.
+#[test]
+fn a_blocked_site_blocks_the_watchs_check_with_a_clear_note() {
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    server.set_page("blocked", product("Tai nghe Sony", 5_490_000));
+    let url = server.url("watched/blocked");
+    let origin = url::Url::parse(&url).unwrap().origin().ascii_serialization();
+    assert_eq!(h.run(&["rules", "add", "--site", &origin, "never", "--note", "not this shop"]).code, 0);
+    let created = ok_json(&h.run(&["watch", "create", &url, "--below", "5.000.000 ₫", "--json"]));
+    let check = &created["check"];
+    assert_eq!((&check["health"], &check["price"]), (&json!("degraded"), &Value::Null), "{created}");
+    let error = check["error"].as_str().unwrap();
+    assert!(error.starts_with(&format!("the gate refused to fetch {url}")) && error.contains("never"), "{error}");
+    assert_eq!(server.hits("watched/blocked"), 0, "the blocked page was fetched");
+    let list = ok_json(&h.run(&["watch", "list", "--json"]));
+    assert_eq!(list["watches"][0]["last_error"], json!(error));
+    // The refusal is in the audit log like any other.
+    let audit = h.run(&["audit", "--json"]);
+    assert!(audit.stdout.contains("watch_poll"), "{}", audit.stdout);
+}
