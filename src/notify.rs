@@ -42,13 +42,20 @@ pub struct Invoked {
 }
 
 /// Shows notes, all at once over the one connection (the daemon answers
-/// them in order); each `None` when it could not be shown (no session bus,
-/// no daemon): the alert stays in the inbox.
-pub async fn show_all(notes: Vec<Note>) -> Vec<Option<Shown>> {
+/// them in order). Returns once every note is in the bus's hands; then the
+/// daemon's answers: each note's id, `None` when it could not be shown (no
+/// session bus, no daemon: the alert stays in the inbox).
+pub async fn show_all(notes: Vec<Note>) -> impl Future<Output = Vec<Option<Shown>>> + Send + 'static {
     #[cfg(all(unix, not(target_os = "macos")))]
     {
-        let answers: Vec<_> = notes.into_iter().map(bus::submit).collect();
-        futures::future::join_all(answers).await.into_iter().map(|a| a.ok().flatten()).collect()
+        let submitted: Vec<_> = notes.into_iter().map(bus::submit).collect();
+        let mut answers = Vec::with_capacity(submitted.len());
+        for s in submitted {
+            // A note the bus thread could not send is answered at once.
+            let _ = s.written.await;
+            answers.push(s.answer);
+        }
+        async move { futures::future::join_all(answers).await.into_iter().map(|a| a.ok().flatten()).collect() }
     }
     #[cfg(not(all(unix, not(target_os = "macos"))))]
     {
@@ -56,14 +63,14 @@ pub async fn show_all(notes: Vec<Note>) -> Vec<Option<Shown>> {
         for note in notes {
             shown.push(other::show(note).await);
         }
-        shown
+        std::future::ready(shown)
     }
 }
 
 /// Shows one notification without buttons; `false` when it could not be shown.
 pub async fn push(summary: &str, body: &str) -> Result<bool> {
     let note = Note { summary: summary.to_owned(), body: body.to_owned(), actions: Vec::new() };
-    Ok(show_all(vec![note]).await.into_iter().next().flatten().is_some())
+    Ok(show_all(vec![note]).await.await.into_iter().next().flatten().is_some())
 }
 
 /// The buttons pressed from now on. A long-lived process (the desktop app,
@@ -85,15 +92,27 @@ pub fn subscribe() -> tokio::sync::broadcast::Receiver<Invoked> {
 }
 
 /// Sends every push alert not sent yet, oldest first, and marks each sent
-/// (delivered or not) so it never goes out twice. Returns how many were shown.
+/// so it never goes out twice. Returns how many were handed to the
+/// notification daemon; their ids are recorded as it answers ([`deliver`]).
 pub async fn deliver_pending(store: &Store) -> Result<usize> {
     let unsent = store.watch_alerts().unsent().await?;
-    deliver(store, unsent).await
+    Ok(deliver(store, unsent).await?.handed)
+}
+
+/// Alerts handed to the notification daemon.
+pub struct Delivery {
+    pub handed: usize,
+    /// The daemon's answers, recorded on the alerts' rows (their ids, for
+    /// the buttons) as they come, by a task of their own: a daemon drawing
+    /// many notifications answers slowly, and nobody need wait for it. How
+    /// many were shown.
+    pub recorded: tokio::task::JoinHandle<usize>,
 }
 
 /// Sends these alerts (each claimed first: a pass running beside this one
-/// does not send it too), with a watch's buttons in the user's language.
-pub async fn deliver(store: &Store, alerts: Vec<AlertRow>) -> Result<usize> {
+/// does not send it too), with a watch's buttons in the user's language;
+/// returns once they are all on the bus.
+pub async fn deliver(store: &Store, alerts: Vec<AlertRow>) -> Result<Delivery> {
     let mut claimed = Vec::with_capacity(alerts.len());
     for alert in alerts {
         let push = alert.channel == AlertChannel::Push;
@@ -101,10 +120,7 @@ pub async fn deliver(store: &Store, alerts: Vec<AlertRow>) -> Result<usize> {
             claimed.push(alert);
         }
     }
-    if claimed.is_empty() {
-        return Ok(0);
-    }
-    let labels = crate::watch::actions::labels(store).await;
+    let labels = if claimed.is_empty() { Vec::new() } else { crate::watch::actions::labels(store).await };
     let notes = claimed
         .iter()
         .map(|a| Note {
@@ -113,11 +129,18 @@ pub async fn deliver(store: &Store, alerts: Vec<AlertRow>) -> Result<usize> {
             actions: if a.watch_id.is_some() { labels.clone() } else { Vec::new() },
         })
         .collect();
-    let shown = show_all(notes).await;
-    let delivered: Vec<(i64, Shown)> =
-        claimed.iter().zip(shown).filter_map(|(a, s)| s.map(|s| (a.id, s))).collect();
-    store.watch_alerts().mark_shown(&delivered).await?;
-    Ok(delivered.len())
+    let answers = show_all(notes).await;
+    let handed = claimed.len();
+    let store = store.clone();
+    let recorded = tokio::spawn(async move {
+        let shown = answers.await;
+        let shown: Vec<(i64, Shown)> = claimed.iter().zip(shown).filter_map(|(a, s)| s.map(|s| (a.id, s))).collect();
+        if let Err(e) = store.watch_alerts().mark_shown(&shown).await {
+            tracing::warn!("the notifications' ids are not recorded: {}", e.message());
+        }
+        shown.len()
+    });
+    Ok(Delivery { handed, recorded })
 }
 
 #[cfg(not(all(unix, not(target_os = "macos"))))]

@@ -155,7 +155,13 @@ impl Session {
 
 /// One tool call on `core`; `Err` is the exit code when it was stopped or
 /// failed (the core closed then).
-async fn call_in(core: &Core, cx: &CallContext, signals: &mut Signals, name: &str, args: Value) -> Result<Value, ExitCode> {
+async fn call_in(
+    core: &Core,
+    cx: &CallContext,
+    signals: &mut Signals,
+    name: &str,
+    args: Value,
+) -> Result<Value, ExitCode> {
     let result = match signals.during(core.call_tool(cx, name, args)).await {
         Ok(r) => r,
         Err(stop) => return Err(close_for(core, stop).await),

@@ -11,10 +11,10 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
+use dbus::Message;
 use dbus::arg::{PropMap, RefArg, Variant};
 use dbus::channel::{BusType, Channel};
 use dbus::message::MessageType;
-use dbus::Message;
 use tokio::sync::{broadcast, oneshot};
 
 use super::{Invoked, Note, Shown};
@@ -24,26 +24,44 @@ const PATH: &str = "/org/freedesktop/Notifications";
 /// How long the thread waits for work before it looks at the bus again
 /// (the latency of a button press when nothing is being sent).
 const IDLE: Duration = Duration::from_millis(100);
-/// A daemon that has not answered a `Notify` by then never will.
-const ANSWER_WITHIN: Duration = Duration::from_secs(10);
+/// A daemon that has not answered a `Notify` by then never will (dunst
+/// draws each notification before it answers: 100 at once take 5-10 s).
+const ANSWER_WITHIN: Duration = Duration::from_secs(60);
 
 type Answer = oneshot::Sender<Option<Shown>>;
 
-/// Notes to show, each answered with its id (`None`: not shown).
-static THREAD: Mutex<Option<Sender<(Note, Answer)>>> = Mutex::new(None);
+/// A note to show: told when it is on the bus (written), then answered
+/// with its id (`None`: not shown).
+struct Job {
+    note: Note,
+    written: oneshot::Sender<()>,
+    answer: Answer,
+}
+
+/// Where the answers to a submitted note come.
+pub(super) struct Submitted {
+    /// The note is in the bus's hands (sent and flushed): it is shown even
+    /// if this process ends now.
+    pub written: oneshot::Receiver<()>,
+    pub answer: oneshot::Receiver<Option<Shown>>,
+}
+
+static THREAD: Mutex<Option<Sender<Job>>> = Mutex::new(None);
 
 /// The buttons pressed on this process's notifications.
 pub(super) static INVOKED: LazyLock<broadcast::Sender<Invoked>> = LazyLock::new(|| broadcast::channel(64).0);
 
 /// Hands `note` to the bus thread (started, or restarted after the bus went
 /// away, on demand) and returns where its answer will come.
-pub(super) fn submit(note: Note) -> oneshot::Receiver<Option<Shown>> {
+pub(super) fn submit(note: Note) -> Submitted {
     let (answer, answered) = oneshot::channel();
+    let (written, on_bus) = oneshot::channel();
+    let submitted = Submitted { written: on_bus, answer: answered };
     let mut thread = THREAD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut job = (note, answer);
+    let mut job = Job { note, written, answer };
     if let Some(tx) = thread.as_ref() {
         match tx.send(job) {
-            Ok(()) => return answered,
+            Ok(()) => return submitted,
             Err(returned) => job = returned.0,
         }
     }
@@ -54,7 +72,7 @@ pub(super) fn submit(note: Note) -> oneshot::Receiver<Option<Shown>> {
         Ok(_) => *thread = Some(tx),
         Err(e) => tracing::warn!("no notification thread: {e}"),
     }
-    answered
+    submitted
 }
 
 /// Starts the connection now (a long-lived process that wants to hear the
@@ -70,7 +88,7 @@ pub(super) fn ensure_started() {
 }
 
 /// The thread: connect, then send and listen until the bus goes away.
-fn serve(rx: &Receiver<(Note, Answer)>) {
+fn serve(rx: &Receiver<Job>) {
     let channel = match Channel::get_private(BusType::Session) {
         Ok(c) => c,
         Err(e) => {
@@ -80,7 +98,9 @@ fn serve(rx: &Receiver<(Note, Answer)>) {
         }
     };
     // Daemons that broadcast the signal rather than address it to us.
-    if let Ok(m) = Message::new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "AddMatch") {
+    if let Ok(m) =
+        Message::new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "AddMatch")
+    {
         let rule = format!("type='signal',interface='{NAME}',member='ActionInvoked'");
         let _ = channel.send(m.append1(rule));
     }
@@ -93,19 +113,22 @@ fn serve(rx: &Receiver<(Note, Answer)>) {
             rx.try_recv().map_err(|e| e == TryRecvError::Disconnected)
         };
         let mut next = first;
+        let mut written = Vec::new();
         loop {
             match next {
-                Ok((note, answer)) => {
-                    if note.summary.is_empty() {
-                        let _ = answer.send(None);
+                Ok(Job { note, written: on_bus, answer }) => {
+                    let sent = if note.summary.is_empty() {
+                        None
                     } else {
-                        match notify_call(&note).and_then(|m| channel.send(m).ok()) {
-                            Some(serial) => {
-                                waiting.insert(serial, (answer, Instant::now()));
-                            }
-                            None => {
-                                let _ = answer.send(None);
-                            }
+                        notify_call(&note).and_then(|m| channel.send(m).ok())
+                    };
+                    match sent {
+                        Some(serial) => {
+                            waiting.insert(serial, (answer, Instant::now()));
+                            written.push(on_bus);
+                        }
+                        None => {
+                            let _ = answer.send(None);
                         }
                     }
                 }
@@ -113,6 +136,12 @@ fn serve(rx: &Receiver<(Note, Answer)>) {
                 Err(false) => break,
             }
             next = rx.try_recv().map_err(|e| e == TryRecvError::Disconnected);
+        }
+        if !written.is_empty() {
+            channel.flush();
+            for w in written {
+                let _ = w.send(());
+            }
         }
         let wait = if waiting.is_empty() { Duration::ZERO } else { Duration::from_millis(5) };
         if channel.read_write(Some(wait)).is_err() || !channel.is_connected() {
@@ -134,9 +163,9 @@ fn serve(rx: &Receiver<(Note, Answer)>) {
 }
 
 /// Answers every queued note with "not shown".
-fn forget(rx: &Receiver<(Note, Answer)>) {
-    while let Ok((_, answer)) = rx.try_recv() {
-        let _ = answer.send(None);
+fn forget(rx: &Receiver<Job>) {
+    while let Ok(job) = rx.try_recv() {
+        let _ = job.answer.send(None);
     }
 }
 

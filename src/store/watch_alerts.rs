@@ -131,12 +131,14 @@ impl WatchAlerts<'_> {
         }
         let mut tx = self.store.begin_write().await?;
         for (id, s) in shown {
-            sqlx::query("UPDATE watch_alerts SET delivered = 1, notification_id = ?2, notify_daemon = ?3 WHERE id = ?1")
-                .bind(id)
-                .bind(i64::from(s.id))
-                .bind(&s.daemon)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query(
+                "UPDATE watch_alerts SET delivered = 1, notification_id = ?2, notify_daemon = ?3 WHERE id = ?1",
+            )
+            .bind(id)
+            .bind(i64::from(s.id))
+            .bind(&s.daemon)
+            .execute(&mut *tx)
+            .await?;
         }
         tx.commit().await?;
         Ok(())

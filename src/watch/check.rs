@@ -18,10 +18,10 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
 use crate::gate::policy::Decision;
 use crate::store::new_id;
-use crate::tools::{PermissionScope, RiskLevel};
 use crate::tools::builtin::ToolContext;
 use crate::tools::builtin::browser::BrowserTool;
 use crate::tools::catalogue::capture::{BrowserExtractOutput, ExtractFieldType, ExtractSourceType};
+use crate::tools::{PermissionScope, RiskLevel};
 
 /// What the user's browser says it is.
 pub const USER_AGENT: &str =

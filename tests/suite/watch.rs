@@ -634,9 +634,14 @@ async fn a_pass_closes_the_background_tabs_it_opened_without_asking_and_leaves_t
     host.close().await;
 }
 
+/// Taken by the tests that need the session's daemon to themselves: one
+/// draws 100 notifications (dunst draws each on screen, ~5 s), the other
+/// presses buttons in dunst's menu of the notifications on screen.
+static DAEMON: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// The alert of `watch`, once its notification went out: its row.
 async fn shown_alert(host: &halley::host::Host, watch: &str) -> halley::store::watch_alerts::AlertRow {
-    tokio::time::timeout(Duration::from_secs(15), async {
+    tokio::time::timeout(Duration::from_secs(30), async {
         loop {
             let rows = host.core().store().watch_alerts().list(Some(watch), 10).await.unwrap();
             if let Some(row) = rows.into_iter().find(|r| r.notification_id.is_some()) {
@@ -661,22 +666,26 @@ async fn a_notifications_buttons_stop_or_snooze_its_watch() {
     use halley::protocol::{Op, Reply};
 
     if std::env::var_os("HALLEY_SESSION_DIR").is_none() {
-        eprintln!("note: no test session; the notification buttons are not pressed (run under scripts/with-session.sh)");
+        eprintln!(
+            "note: no test session; the notification buttons are not pressed (run under scripts/with-session.sh)"
+        );
         return;
     }
+    let _daemon = DAEMON.lock().await;
     let server = FixtureServer::start();
     let dir = tempfile::tempdir().unwrap();
     let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
     let host = Host::open(halley::DataDir::at(dir.path().join("data")), browser).await.unwrap();
     // The long-lived host listens to its notifications' buttons.
     let scheduler = host.start_watch_scheduler(Duration::from_secs(3600));
-    let call = async |name: &str, args: Value| match host.handle(Op::CallTool { name: name.into(), args }).await.unwrap() {
-        Reply::ToolResult { result } => {
-            assert!(result.is_ok(), "{result:?}");
-            result.data
-        }
-        other => panic!("{other:?}"),
-    };
+    let call =
+        async |name: &str, args: Value| match host.handle(Op::CallTool { name: name.into(), args }).await.unwrap() {
+            Reply::ToolResult { result } => {
+                assert!(result.is_ok(), "{result:?}");
+                result.data
+            }
+            other => panic!("{other:?}"),
+        };
     let mut ids = Vec::new();
     for slug in ["stop", "snooze"] {
         server.set_page(slug, product("Điện thoại Galaxy", 18_990_000));
@@ -760,4 +769,56 @@ fn a_blocked_site_blocks_the_watchs_check_with_a_clear_note() {
     // The refusal is in the audit log like any other.
     let audit = h.run(&["audit", "--json"]);
     assert!(audit.stdout.contains("watch_poll"), "{}", audit.stdout);
+}
+
+/// 100 alerts go out over the one persistent connection, pipelined: all
+/// in the bus's hands well under a second (a connection per notification
+/// took 30-70 ms each); the daemon's answers (the ids the buttons need) are
+/// recorded as they come, each alert with its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_alerts_are_handed_over_in_well_under_a_second() {
+    use halley::store::watch_alerts::{AlertChannel, NewAlert};
+
+    let Some(notes) = monitor() else { return };
+    let _daemon = DAEMON.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = halley::store::Store::open(&dir.path().join("halley.db")).await.unwrap();
+    let run = label("Many");
+    for i in 0..100 {
+        let alert = NewAlert {
+            watch_id: None,
+            rule: "notify".into(),
+            value: format!("{run}-{i}"),
+            title: format!("{run} #{i}"),
+            body: "19.990.000 ₫".into(),
+            url: None,
+            channel: AlertChannel::Push,
+        };
+        store.watch_alerts().insert(&alert).await.unwrap().unwrap();
+    }
+    // The connection is up first, as in a long-lived process.
+    drop(halley::notify::subscribe());
+    let started = std::time::Instant::now();
+    let unsent = store.watch_alerts().unsent().await.unwrap();
+    let delivery = halley::notify::deliver(&store, unsent).await.unwrap();
+    let handed = started.elapsed();
+    let shown = delivery.recorded.await.unwrap();
+    eprintln!(
+        "100 notifications on the bus in {} ms, all answered by the daemon after {} ms",
+        handed.as_millis(),
+        started.elapsed().as_millis()
+    );
+    assert_eq!((delivery.handed, shown), (100, 100));
+    assert!(handed < Duration::from_secs(1), "{handed:?}");
+    let rows = store.watch_alerts().list(None, 200).await.unwrap();
+    let mut ids: Vec<i64> = rows.iter().map(|r| r.notification_id.expect("an id")).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 100, "one notification each");
+    notes
+        .wait_for(Duration::from_secs(10), |n| n.summary == format!("{run} #99"))
+        .expect("the last one seen on the bus");
+    assert_eq!(notes.notifications().iter().filter(|n| n.summary.starts_with(&run)).count(), 100);
+    // Off the screen, for the tests after this one.
+    let _ = std::process::Command::new("dunstctl").arg("close-all").status();
 }

@@ -281,7 +281,9 @@ pub async fn notify_send(ctx: &ToolContext, args: NotifySendArgs) -> Result<Noti
     let delivered = match channel {
         AlertChannel::InApp => true,
         // Claimed first, so a pass sending pending alerts meanwhile does not send it too.
-        AlertChannel::Push => crate::notify::deliver(&ctx.store, vec![row.clone()]).await? == 1,
+        AlertChannel::Push => {
+            crate::notify::deliver(&ctx.store, vec![row.clone()]).await?.recorded.await.unwrap_or(0) == 1
+        }
     };
     Ok(NotifySendOutput { notification_id: row.id.to_string(), delivered })
 }
