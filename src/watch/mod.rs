@@ -21,6 +21,7 @@ pub mod format;
 pub mod html;
 pub mod money;
 pub mod rules;
+pub mod skills;
 
 use futures::StreamExt;
 use std::collections::BTreeMap;

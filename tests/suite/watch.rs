@@ -822,3 +822,79 @@ async fn a_hundred_alerts_are_handed_over_in_well_under_a_second() {
     // Off the screen, for the tests after this one.
     let _ = std::process::Command::new("dunstctl").arg("close-all").status();
 }
+
+/// `shopping_track_price` runs without a model: a price watch with the
+/// page's shipping fee and coupon read beside the price; `last_price` is
+/// price plus shipping; the drop to the target alerts once.
+#[test]
+fn shopping_track_price_makes_a_price_watch_with_shipping_and_coupon() {
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    let page = WatchedPage {
+        shipping: Some(30_000),
+        coupon: Some("GIAM500K".into()),
+        ..product("Laptop Lenovo IdeaPad", 21_490_000)
+    };
+    server.set_page("track", page);
+    let args = json!({"url": server.url("watched/track"), "target_price_vnd": 19_990_000, "frequency": "6h"});
+    let out = ok_json(&h.run(&["tools", "call", "shopping_track_price", "--args", &args.to_string()]));
+    let data = &out["data"];
+    assert_eq!(
+        (&data["last_price"], &data["status"]),
+        (&json!({"amount": 21_520_000.0, "currency": "VND"}), &json!("ok")),
+        "{out}"
+    );
+    let id = data["watch_id"].as_str().unwrap().to_owned();
+    let shown = ok_json(&h.run(&["watch", "show", &id]));
+    assert_eq!(shown["watch"]["fields"], json!({"shipping": 30_000, "coupon": "GIAM500K"}), "{shown}");
+    assert_eq!(shown["watch"]["trigger_rules"], json!([{"op": "<=", "value": 19_990_000.0}]));
+    assert_eq!(shown["watch"]["frequency"], json!("6h"));
+    server.change_page("track", |p| p.price = 19_490_000);
+    assert_eq!(fired(&poll(&h, &id)), vec!["price<=19990000"]);
+    // Made through watch_create's own gate check, as a model's call is.
+    let audit = h.run(&["audit", "--json"]);
+    assert!(
+        audit.stdout.contains("\"watch_create\"") && audit.stdout.contains("\"shopping_track_price\""),
+        "{}",
+        audit.stdout
+    );
+}
+
+/// `travel_monitor_trip` runs without a model on a flight-status page: a
+/// watch of its status and gate, each change an alert; a booking file alone
+/// is refused with what to do instead.
+#[test]
+fn travel_monitor_trip_watches_status_and_gate_changes() {
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    let trip = WatchedPage {
+        kind: PageKind::Trip,
+        name: "VJ122".into(),
+        status: "On time".into(),
+        gate: "12".into(),
+        ..WatchedPage::default()
+    };
+    server.set_page("flight", trip);
+    let args = json!({"booking_refs": [server.url("watched/flight")], "frequency": "30m"});
+    let out = ok_json(&h.run(&["tools", "call", "travel_monitor_trip", "--args", &args.to_string()]));
+    let data = &out["data"];
+    assert_eq!((&data["alerts"], &data["status"]), (&json!([]), &json!("ok")), "{out}");
+    let id = data["watch_id"].as_str().unwrap().to_owned();
+    server.change_page("flight", |p| p.status = "Delayed 1h 20m".into());
+    let check = poll(&h, &id);
+    assert_eq!(fired(&check), vec!["status changed"], "{check}");
+    assert_eq!(check["fired_rules"][0]["message"], json!("status: On time → Delayed 1h 20m"));
+    server.change_page("flight", |p| p.gate = "15".into());
+    assert_eq!(fired(&poll(&h, &id)), vec!["gate changed"]);
+
+    let file = h.run(&[
+        "tools",
+        "call",
+        "travel_monitor_trip",
+        "--args",
+        r#"{"booking_refs":["file://booking.pdf"],"frequency":"1h"}"#,
+    ]);
+    assert_ne!(file.code, 0);
+    assert!(file.stderr.contains("invalid_arguments") && file.stderr.contains("needs the agent"), "{}", file.stderr);
+    assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 1);
+}

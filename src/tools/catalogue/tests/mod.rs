@@ -107,7 +107,7 @@ const SKILLS: [&str; 12] = [
 const PLANNED: [&str; 2] = ["web_search", "auth_oauth_connect"];
 
 fn is_available(name: &str) -> bool {
-    !PLANNED.contains(&name) && !SKILLS.contains(&name)
+    !PLANNED.contains(&name) && (!SKILLS.contains(&name) || crate::watch::skills::NAMES.contains(&name))
 }
 
 /// (name, scope, risk, requires_confirmation), from tools.md's tables; the
