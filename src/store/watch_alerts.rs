@@ -249,4 +249,20 @@ mod tests {
         assert_eq!(store.watch_alerts().list(Some(&w.id), 10).await.unwrap().len(), 2);
         assert_eq!(store.watch_alerts().mark_read(None).await.unwrap(), 2);
     }
+
+    #[tokio::test]
+    async fn a_button_acts_once_on_the_alert_its_daemon_showed() {
+        let (_dir, store) = open_temp().await;
+        let w = store.watches().create(&price_watch("2026-01-01T00:00:00.000Z")).await.unwrap();
+        let a = store.watch_alerts().insert(&alert(&w.id, "1#1")).await.unwrap().unwrap();
+        let shown = crate::notify::Shown { id: 7, daemon: ":1.4".into() };
+        store.watch_alerts().mark_shown(&[(a.id, shown)]).await.unwrap();
+        // Another daemon's notification 7, or an id nobody holds: not ours.
+        assert_eq!(store.watch_alerts().claim_action(":1.9", 7, "stop").await.unwrap(), None);
+        assert_eq!(store.watch_alerts().claim_action(":1.4", 8, "stop").await.unwrap(), None);
+        let claimed = store.watch_alerts().claim_action(":1.4", 7, "stop").await.unwrap().unwrap();
+        assert_eq!((claimed.id, claimed.action.as_deref(), claimed.delivered), (a.id, Some("stop"), Some(true)));
+        // A second process hearing the same press does nothing.
+        assert_eq!(store.watch_alerts().claim_action(":1.4", 7, "snooze").await.unwrap(), None);
+    }
 }

@@ -640,10 +640,10 @@ async fn a_pass_closes_the_background_tabs_it_opened_without_asking_and_leaves_t
 static DAEMON: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// The alert of `watch`, once its notification went out: its row.
-async fn shown_alert(host: &halley::host::Host, watch: &str) -> halley::store::watch_alerts::AlertRow {
+async fn shown_alert(store: &halley::store::Store, watch: &str) -> halley::store::watch_alerts::AlertRow {
     tokio::time::timeout(Duration::from_secs(30), async {
         loop {
-            let rows = host.core().store().watch_alerts().list(Some(watch), 10).await.unwrap();
+            let rows = store.watch_alerts().list(Some(watch), 10).await.unwrap();
             if let Some(row) = rows.into_iter().find(|r| r.notification_id.is_some()) {
                 return row;
             }
@@ -696,7 +696,7 @@ async fn a_notifications_buttons_stop_or_snooze_its_watch() {
     let store = host.core().store();
 
     // Stop watching: paused, not deleted.
-    let alert = shown_alert(&host, &ids[0]).await;
+    let alert = shown_alert(store, &ids[0]).await;
     press(u32::try_from(alert.notification_id.unwrap()).unwrap(), "stop").unwrap();
     let paused = tokio::time::timeout(Duration::from_secs(10), async {
         loop {
@@ -714,7 +714,7 @@ async fn a_notifications_buttons_stop_or_snooze_its_watch() {
     assert_eq!(row.action.as_deref(), Some("stop"));
 
     // Snooze 1 day: still active; the next alert reaches the inbox only.
-    let alert = shown_alert(&host, &ids[1]).await;
+    let alert = shown_alert(store, &ids[1]).await;
     press(u32::try_from(alert.notification_id.unwrap()).unwrap(), "snooze").unwrap();
     let list = tokio::time::timeout(Duration::from_secs(10), async {
         loop {
@@ -897,4 +897,51 @@ fn travel_monitor_trip_watches_status_and_gate_changes() {
     assert_ne!(file.code, 0);
     assert!(file.stderr.contains("invalid_arguments") && file.stderr.contains("needs the agent"), "{}", file.stderr);
     assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 1);
+}
+
+/// `halley watch run`, a long-lived CLI process, hears the buttons of the
+/// notifications it shows: "Stop watching" pauses the watch it alerted about.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_run_acts_on_its_notifications_buttons() {
+    if std::env::var_os("HALLEY_SESSION_DIR").is_none() {
+        eprintln!(
+            "note: no test session; the notification buttons are not pressed (run under scripts/with-session.sh)"
+        );
+        return;
+    }
+    let _daemon = DAEMON.lock().await;
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    server.set_page("runstop", product("Bàn phím Keychron", 1_990_000));
+    let file = h.write_file(
+        "stop.json",
+        json!([{"target": {"url": server.url("watched/runstop")}, "trigger_rules": [{"op": "<", "value": 2_000_000}],
+            "frequency": "1h", "label": label("RunStop")}])
+        .to_string()
+        .as_bytes(),
+    );
+    assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
+    let id = ok_json(&h.run(&["watch", "list", "--json"]))["watches"][0]["watch_id"].as_str().unwrap().to_owned();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_halley"))
+        .arg("--data-dir")
+        .arg(h.data_dir())
+        .args(["watch", "run", "--tick", "1"])
+        .env_remove("HALLEY_DATA_DIR")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let _running = crate::common::notify::KillOnDrop(Some(child));
+    let store = halley::store::Store::open(&halley::DataDir::at(h.data_dir()).db_path()).await.unwrap();
+    let alert = shown_alert(&store, &id).await;
+    press(u32::try_from(alert.notification_id.unwrap()).unwrap(), "stop").unwrap();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while store.watches().get(&id).await.unwrap().unwrap().status != halley::store::watches::WatchStatus::Paused {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the watch paused");
+    let list = ok_json(&h.run(&["watch", "list", "--json"]));
+    assert_eq!(list["watches"][0]["status"], json!("paused"));
 }
