@@ -639,6 +639,36 @@ async fn a_pass_closes_the_background_tabs_it_opened_without_asking_and_leaves_t
 /// presses buttons in dunst's menu of the notifications on screen.
 static DAEMON: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
+/// The session's daemon, to this test alone; `None` outside the test
+/// session (no daemon whose buttons can be pressed).
+async fn daemon_to_ourselves() -> Option<tokio::sync::MutexGuard<'static, ()>> {
+    if std::env::var_os("HALLEY_SESSION_DIR").is_none() {
+        eprintln!(
+            "note: no test session; the notification buttons are not pressed (run under scripts/with-session.sh)"
+        );
+        return None;
+    }
+    Some(DAEMON.lock().await)
+}
+
+/// Presses "Stop watching" on the notification of `watch`'s alert, then
+/// waits until the watch is paused; returns it.
+async fn stop_from_notification(store: &halley::store::Store, watch: &str) -> halley::store::watches::WatchRow {
+    let alert = shown_alert(store, watch).await;
+    press(u32::try_from(alert.notification_id.unwrap()).unwrap(), "stop").unwrap();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let w = store.watches().get(watch).await.unwrap().unwrap();
+            if w.status == halley::store::watches::WatchStatus::Paused {
+                return w;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the watch paused")
+}
+
 /// The alert of `watch`, once its notification went out: its row.
 async fn shown_alert(store: &halley::store::Store, watch: &str) -> halley::store::watch_alerts::AlertRow {
     tokio::time::timeout(Duration::from_secs(30), async {
@@ -665,13 +695,7 @@ async fn a_notifications_buttons_stop_or_snooze_its_watch() {
     use halley::host::Host;
     use halley::protocol::{Op, Reply};
 
-    if std::env::var_os("HALLEY_SESSION_DIR").is_none() {
-        eprintln!(
-            "note: no test session; the notification buttons are not pressed (run under scripts/with-session.sh)"
-        );
-        return;
-    }
-    let _daemon = DAEMON.lock().await;
+    let Some(_daemon) = daemon_to_ourselves().await else { return };
     let server = FixtureServer::start();
     let dir = tempfile::tempdir().unwrap();
     let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
@@ -696,19 +720,7 @@ async fn a_notifications_buttons_stop_or_snooze_its_watch() {
     let store = host.core().store();
 
     // Stop watching: paused, not deleted.
-    let alert = shown_alert(store, &ids[0]).await;
-    press(u32::try_from(alert.notification_id.unwrap()).unwrap(), "stop").unwrap();
-    let paused = tokio::time::timeout(Duration::from_secs(10), async {
-        loop {
-            let w = store.watches().get(&ids[0]).await.unwrap().unwrap();
-            if w.status == halley::store::watches::WatchStatus::Paused {
-                return w;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("the watch paused");
+    let paused = stop_from_notification(store, &ids[0]).await;
     assert_eq!(paused.snoozed_until, None);
     let row = store.watch_alerts().list(Some(&ids[0]), 10).await.unwrap().remove(0);
     assert_eq!(row.action.as_deref(), Some("stop"));
@@ -903,13 +915,7 @@ fn travel_monitor_trip_watches_status_and_gate_changes() {
 /// notifications it shows: "Stop watching" pauses the watch it alerted about.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watch_run_acts_on_its_notifications_buttons() {
-    if std::env::var_os("HALLEY_SESSION_DIR").is_none() {
-        eprintln!(
-            "note: no test session; the notification buttons are not pressed (run under scripts/with-session.sh)"
-        );
-        return;
-    }
-    let _daemon = DAEMON.lock().await;
+    let Some(_daemon) = daemon_to_ourselves().await else { return };
     let server = FixtureServer::start();
     let h = Halley::new();
     server.set_page("runstop", product("Bàn phím Keychron", 1_990_000));
@@ -933,15 +939,7 @@ async fn watch_run_acts_on_its_notifications_buttons() {
         .unwrap();
     let _running = crate::common::notify::KillOnDrop(Some(child));
     let store = halley::store::Store::open(&halley::DataDir::at(h.data_dir()).db_path()).await.unwrap();
-    let alert = shown_alert(&store, &id).await;
-    press(u32::try_from(alert.notification_id.unwrap()).unwrap(), "stop").unwrap();
-    tokio::time::timeout(Duration::from_secs(10), async {
-        while store.watches().get(&id).await.unwrap().unwrap().status != halley::store::watches::WatchStatus::Paused {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("the watch paused");
+    stop_from_notification(&store, &id).await;
     let list = ok_json(&h.run(&["watch", "list", "--json"]));
     assert_eq!(list["watches"][0]["status"], json!("paused"));
 }
