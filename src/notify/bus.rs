@@ -33,7 +33,8 @@ type Answer = oneshot::Sender<Option<Shown>>;
 /// A note to show: told when it is on the bus (written), then answered
 /// with its id (`None`: not shown).
 struct Job {
-    note: Note,
+    /// `None`: nothing to show, the thread is only started.
+    note: Option<Note>,
     written: oneshot::Sender<()>,
     answer: Answer,
 }
@@ -54,6 +55,10 @@ pub(super) static INVOKED: LazyLock<broadcast::Sender<Invoked>> = LazyLock::new(
 /// Hands `note` to the bus thread (started, or restarted after the bus went
 /// away, on demand) and returns where its answer will come.
 pub(super) fn submit(note: Note) -> Submitted {
+    submit_job(Some(note))
+}
+
+fn submit_job(note: Option<Note>) -> Submitted {
     let (answer, answered) = oneshot::channel();
     let (written, on_bus) = oneshot::channel();
     let submitted = Submitted { written: on_bus, answer: answered };
@@ -83,8 +88,7 @@ pub(super) fn ensure_started() {
         return;
     }
     drop(thread);
-    // An empty note is never sent: it only starts the thread.
-    drop(submit(Note::default()));
+    drop(submit_job(None));
 }
 
 /// The thread: connect, then send and listen until the bus goes away.
@@ -117,11 +121,7 @@ fn serve(rx: &Receiver<Job>) {
         loop {
             match next {
                 Ok(Job { note, written: on_bus, answer }) => {
-                    let sent = if note.summary.is_empty() {
-                        None
-                    } else {
-                        notify_call(&note).and_then(|m| channel.send(m).ok())
-                    };
+                    let sent = note.and_then(|n| notify_call(&n)).and_then(|m| channel.send(m).ok());
                     match sent {
                         Some(serial) => {
                             waiting.insert(serial, (answer, Instant::now()));

@@ -688,9 +688,10 @@ async fn shown_alert(store: &halley::store::Store, watch: &str) -> halley::store
 /// notification daemon (dunst's own menu, so its real `ActionInvoked`
 /// signal reaches the host's connection): "Stop watching" pauses the watch,
 /// "Snooze 1 day" keeps its next alerts in the inbox only (shown by
-/// `watch_list`); each press is recorded once on its alert.
+/// `watch_list`), "Open the page" opens it in the managed browser; each
+/// press is recorded once on its alert.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_notifications_buttons_stop_or_snooze_its_watch() {
+async fn a_notifications_buttons_stop_snooze_or_open_its_watch() {
     use halley::core::BrowserSettings;
     use halley::host::Host;
     use halley::protocol::{Op, Reply};
@@ -711,7 +712,9 @@ async fn a_notifications_buttons_stop_or_snooze_its_watch() {
             other => panic!("{other:?}"),
         };
     let mut ids = Vec::new();
-    for slug in ["stop", "snooze"] {
+    // The managed browser is up (the user's tab), for "Open the page".
+    assert_eq!(call("browser_list_tabs", json!({})).await["tabs"].as_array().map(Vec::len), Some(1));
+    for slug in ["stop", "snooze", "open"] {
         server.set_page(slug, product("Điện thoại Galaxy", 18_990_000));
         let args = json!({"target": {"url": server.url(&format!("watched/{slug}"))}, "frequency": "1h",
             "label": label(slug), "cooldown": "0m", "trigger_rules": [{"op": "<", "value": "19.990.000 ₫"}]});
@@ -754,6 +757,24 @@ async fn a_notifications_buttons_stop_or_snooze_its_watch() {
     assert_eq!(rows[0].channel, halley::store::watch_alerts::AlertChannel::InApp, "snoozed: {rows:?}");
     assert_eq!((rows[0].notification_id, rows[0].read_at.as_deref()), (None, None), "in the inbox, unread");
     assert_eq!(rows[1].action.as_deref(), Some("snooze"));
+
+    // Open the page: a new tab in the managed browser; the watch goes on.
+    let alert = shown_alert(store, &ids[2]).await;
+    press(u32::try_from(alert.notification_id.unwrap()).unwrap(), "open").unwrap();
+    let page = server.url("watched/open");
+    tokio::time::timeout(Duration::from_secs(15), async {
+        loop {
+            let tabs = call("browser_list_tabs", json!({})).await;
+            if tabs["tabs"].as_array().unwrap().iter().any(|t| t["url"] == json!(page)) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("the page opened in the browser");
+    let w = store.watches().get(&ids[2]).await.unwrap().unwrap();
+    assert_eq!((w.status, w.snoozed_until), (halley::store::watches::WatchStatus::Active, None));
     drop(scheduler);
     host.close().await;
 }
