@@ -42,6 +42,27 @@ if [ "${1:-}" = "--inner" ]; then
     case "$name" in [A-Z_]*) export "$name=$value" ;; esac
   done <"$keyring_out"
 
+  # dunst's context menu (`dunstctl context`) offers every button of the
+  # notifications on screen, one line each (`#Label (Summary) [ID,key]`),
+  # to its "dmenu": here a script that picks the line a test named in
+  # $HALLEY_SESSION_DIR/dmenu-choice (e.g. `[12,stop]`), once. So a test
+  # presses a notification's button through the daemon itself, which then
+  # sends the app its real ActionInvoked signal.
+  cat >"$HALLEY_SESSION_DIR/dmenu" <<EOS
+#!/bin/sh
+choice="$HALLEY_SESSION_DIR/dmenu-choice"
+if [ ! -s "\$choice" ]; then cat >/dev/null; exit 1; fi
+want="\$(cat "\$choice")"
+rm -f "\$choice"
+grep -F -m1 -- "\$want"
+EOS
+  chmod +x "$HALLEY_SESSION_DIR/dmenu"
+  mkdir -p "$XDG_CONFIG_HOME/dunst"
+  if [ -f /etc/xdg/dunst/dunstrc ]; then
+    sed "s|^\([[:space:]]*\)dmenu = .*|\1dmenu = $HALLEY_SESSION_DIR/dmenu|" /etc/xdg/dunst/dunstrc
+  else
+    printf '[global]\n    dmenu = %s\n' "$HALLEY_SESSION_DIR/dmenu"
+  fi >"$XDG_CONFIG_HOME/dunst/dunstrc"
   dunst >"$HALLEY_SESSION_DIR/dunst.log" 2>&1 &
   pids+=("$!")
 

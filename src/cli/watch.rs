@@ -145,20 +145,32 @@ async fn open(data_dir: Option<&Path>, browser: BrowserSettings, cx: CallContext
 impl Session {
     /// One tool call; `Err` is the exit code when it was stopped or failed.
     async fn call(&mut self, name: &str, args: Value) -> Result<Value, ExitCode> {
-        let result = match self.signals.during(self.core.call_tool(&self.cx, name, args)).await {
-            Ok(r) => r,
-            Err(stop) => return Err(close_for(&self.core, stop).await),
-        };
-        if result.error.is_some() {
-            self.core.close().await;
-            return Err(tool_failed(&result));
-        }
-        Ok(result.data)
+        call_in(&self.core, &self.cx, &mut self.signals, name, args).await
     }
 
     async fn close(self) {
         self.core.close().await;
     }
+}
+
+/// One tool call on `core`; `Err` is the exit code when it was stopped or
+/// failed (the core closed then).
+async fn call_in(
+    core: &Core,
+    cx: &CallContext,
+    signals: &mut Signals,
+    name: &str,
+    args: Value,
+) -> Result<Value, ExitCode> {
+    let result = match signals.during(core.call_tool(cx, name, args)).await {
+        Ok(r) => r,
+        Err(stop) => return Err(close_for(core, stop).await),
+    };
+    if result.error.is_some() {
+        core.close().await;
+        return Err(tool_failed(&result));
+    }
+    Ok(result.data)
 }
 
 /// Checks arguments against the tool's schema before anything is opened.
@@ -464,29 +476,36 @@ async fn export(data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
 /// due once (not once per missed slot); each check moves it one period on
 /// from when it ran, plus a little jitter so watches of one site spread out.
 async fn run_loop(data_dir: Option<&Path>, browser: BrowserSettings, tick: u64, passes: Option<u64>) -> ExitCode {
-    let mut session = match open(data_dir, browser, CallContext::new(FrontEnd::Cli)).await {
+    let Session { core, cx, mut signals } = match open(data_dir, browser, CallContext::new(FrontEnd::Cli)).await {
         Ok(s) => s,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
-    let mut done = 0;
-    loop {
-        match session.call("watch_poll", json!({})).await {
-            Ok(data) => {
-                if let Ok(poll) = serde_json::from_value::<WatchPollOutput>(data) {
-                    poll.checks.iter().for_each(print_check);
-                }
+    // The buttons of the notifications this process shows act while it runs.
+    let buttons = crate::watch::actions::listen(crate::notify::subscribe(), async |invoked| {
+        crate::watch::actions::act_logged(&core, invoked).await;
+        true
+    });
+    let passing = async {
+        let mut done = 0;
+        loop {
+            let data = call_in(&core, &cx, &mut signals, "watch_poll", json!({})).await?;
+            if let Ok(poll) = serde_json::from_value::<WatchPollOutput>(data) {
+                poll.checks.iter().for_each(print_check);
             }
-            Err(code) => return code,
+            done += 1;
+            if passes.is_some_and(|p| done >= p) {
+                core.close().await;
+                return Ok::<(), ExitCode>(());
+            }
+            let wait = tokio::time::sleep(Duration::from_secs(tick.max(1)));
+            if let Err(stop) = signals.during(wait).await {
+                return Err(close_for(&core, stop).await);
+            }
         }
-        done += 1;
-        if passes.is_some_and(|p| done >= p) {
-            break;
-        }
-        let wait = tokio::time::sleep(Duration::from_secs(tick.max(1)));
-        if let Err(stop) = session.signals.during(wait).await {
-            return close_for(&session.core, stop).await;
-        }
-    }
-    session.close().await;
-    ExitCode::SUCCESS
+    };
+    let outcome = tokio::select! {
+        outcome = passing => outcome,
+        () = buttons => Ok(()),
+    };
+    outcome.err().unwrap_or(ExitCode::SUCCESS)
 }

@@ -28,18 +28,28 @@ pub const DEFAULT_TICK: Duration = Duration::from_secs(30);
 #[derive(Debug)]
 pub struct Scheduler {
     task: tokio::task::JoinHandle<()>,
+    buttons: tokio::task::JoinHandle<()>,
 }
 
 impl Drop for Scheduler {
     fn drop(&mut self) {
         self.task.abort();
+        self.buttons.abort();
     }
 }
 
 impl Host {
     /// Check the due watches every `tick` until the host closes (or the
-    /// returned [`Scheduler`] is dropped). A pass also runs at once.
+    /// returned [`Scheduler`] is dropped). A pass also runs at once. The
+    /// buttons of the alerts' notifications act meanwhile (`watch::actions`).
     pub fn start_watch_scheduler(self: &Arc<Self>, tick: Duration) -> Scheduler {
+        let presses = crate::notify::subscribe();
+        let host = Arc::downgrade(self);
+        let buttons = tokio::spawn(crate::watch::actions::listen(presses, async move |invoked| {
+            let Some(host) = host.upgrade() else { return false };
+            crate::watch::actions::act_logged(host.core(), invoked).await;
+            true
+        }));
         let host = Arc::downgrade(self);
         let task = tokio::spawn(async move {
             let mut last_unread = None;
@@ -50,7 +60,7 @@ impl Host {
                 tokio::time::sleep(tick).await;
             }
         });
-        Scheduler { task }
+        Scheduler { task, buttons }
     }
 }
 

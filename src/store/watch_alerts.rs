@@ -35,6 +35,12 @@ pub struct AlertRow {
     pub sent_at: Option<String>,
     pub delivered: Option<bool>,
     pub read_at: Option<String>,
+    /// The id the notification daemon gave it, and the daemon's unique bus name.
+    pub notification_id: Option<i64>,
+    pub notify_daemon: Option<String>,
+    /// The notification button pressed (`open`, `snooze`, `stop`), once.
+    pub action: Option<String>,
+    pub action_at: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -116,6 +122,44 @@ impl WatchAlerts<'_> {
                 .execute(self.store.pool())
                 .await?;
         Ok(done.rows_affected() == 1)
+    }
+
+    /// These alerts' notifications were shown: their ids, for their buttons.
+    pub async fn mark_shown(&self, shown: &[(i64, crate::notify::Shown)]) -> Result<()> {
+        if shown.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.store.begin_write().await?;
+        for (id, s) in shown {
+            sqlx::query(
+                "UPDATE watch_alerts SET delivered = 1, notification_id = ?2, notify_daemon = ?3 WHERE id = ?1",
+            )
+            .bind(id)
+            .bind(i64::from(s.id))
+            .bind(&s.daemon)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Records that a button was pressed on the notification `id` of
+    /// `daemon`; the alert it showed, or `None` when it is no alert of ours
+    /// or a button was pressed on it already (by this or another process).
+    pub async fn claim_action(&self, daemon: &str, id: u32, action: &str) -> Result<Option<AlertRow>> {
+        Ok(sqlx::query_as(
+            "UPDATE watch_alerts SET action = ?3, action_at = ?4
+             WHERE id = (SELECT id FROM watch_alerts WHERE notify_daemon = ?1 AND notification_id = ?2
+                         ORDER BY id DESC LIMIT 1)
+               AND action IS NULL RETURNING *",
+        )
+        .bind(daemon)
+        .bind(i64::from(id))
+        .bind(action)
+        .bind(now())
+        .fetch_optional(self.store.pool())
+        .await?)
     }
 
     /// The inbox: the latest `limit` alerts (of one watch, or all), newest first.
@@ -222,5 +266,21 @@ mod tests {
         assert_eq!(store.watch_alerts().unread_count().await.unwrap(), 2);
         assert_eq!(store.watch_alerts().list(Some(&w.id), 10).await.unwrap().len(), 2);
         assert_eq!(store.watch_alerts().mark_read(None).await.unwrap(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_button_acts_once_on_the_alert_its_daemon_showed() {
+        let (_dir, store) = open_temp().await;
+        let w = store.watches().create(&price_watch("2026-01-01T00:00:00.000Z")).await.unwrap();
+        let a = store.watch_alerts().insert(&alert(&w.id, "1#1")).await.unwrap().unwrap();
+        let shown = crate::notify::Shown { id: 7, daemon: ":1.4".into() };
+        store.watch_alerts().mark_shown(&[(a.id, shown)]).await.unwrap();
+        // Another daemon's notification 7, or an id nobody holds: not ours.
+        assert_eq!(store.watch_alerts().claim_action(":1.9", 7, "stop").await.unwrap(), None);
+        assert_eq!(store.watch_alerts().claim_action(":1.4", 8, "stop").await.unwrap(), None);
+        let claimed = store.watch_alerts().claim_action(":1.4", 7, "stop").await.unwrap().unwrap();
+        assert_eq!((claimed.id, claimed.action.as_deref(), claimed.delivered), (a.id, Some("stop"), Some(true)));
+        // A second process hearing the same press does nothing.
+        assert_eq!(store.watch_alerts().claim_action(":1.4", 7, "snooze").await.unwrap(), None);
     }
 }

@@ -60,6 +60,8 @@ pub struct WatchRow {
     pub cooldown_secs: i64,
     pub last_alert_at: Option<String>,
     pub breaks: i64,
+    /// Until then its alerts reach the inbox only (a notification's "Snooze 1 day").
+    pub snoozed_until: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -219,6 +221,21 @@ impl Watches<'_> {
                 .bind(now())
                 .fetch_optional(self.store.pool())
                 .await?;
+        row.ok_or_else(|| Error::not_found(format!("no watch {id}")))
+    }
+
+    /// Mutes the watch's notifications for `secs` from now (its alerts
+    /// still reach the inbox); `not_found` for a deleted or unknown watch.
+    pub async fn snooze(&self, id: &str, secs: i64) -> Result<WatchRow> {
+        let at = now();
+        let row: Option<WatchRow> = sqlx::query_as(
+            "UPDATE watches SET snoozed_until = ?2, updated_at = ?3 WHERE id = ?1 AND status <> 'deleted' RETURNING *",
+        )
+        .bind(id)
+        .bind(add_secs(&at, secs)?)
+        .bind(&at)
+        .fetch_optional(self.store.pool())
+        .await?;
         row.ok_or_else(|| Error::not_found(format!("no watch {id}")))
     }
 

@@ -14,11 +14,14 @@ use super::html::{facts_from_html, products};
 use super::rules::Reading;
 use crate::browser::extract::extract;
 use crate::context::{CallContext, FrontEnd};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
+use crate::gate::action::Action;
+use crate::gate::policy::Decision;
 use crate::store::new_id;
 use crate::tools::builtin::ToolContext;
 use crate::tools::builtin::browser::BrowserTool;
 use crate::tools::catalogue::capture::{BrowserExtractOutput, ExtractFieldType, ExtractSourceType};
+use crate::tools::{PermissionScope, RiskLevel};
 
 /// What the user's browser says it is.
 pub const USER_AGENT: &str =
@@ -85,7 +88,9 @@ fn client(url: &str) -> Result<reqwest::Client> {
     let loopback = url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).is_some_and(|h| {
         h == "localhost" || h.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()) || h == "[::1]"
     });
+    // Redirects are followed by `fetch`, each hop past the gate first.
     let mut b = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
         .user_agent(USER_AGENT)
         .connect_timeout(Duration::from_secs(10))
         .timeout(FETCH_TIMEOUT);
@@ -95,20 +100,46 @@ fn client(url: &str) -> Result<reqwest::Client> {
     b.build().map_err(|e| Error::internal("cannot set up the HTTP client for watches").with_source(e))
 }
 
-async fn fetch(url: &str) -> Result<Fetched> {
-    let resp = client(url)?
-        .get(url)
-        .header("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
-        .header("Accept-Language", "vi-VN,vi;q=0.9,en-US;q=0.8,en;q=0.7")
-        .send()
-        .await
-        .map_err(|e| Error::new(ErrorCode::NavigationFailed, format!("cannot fetch {url}: {e}")))?;
-    let status = resp.status().as_u16();
-    let final_url = resp.url().to_string();
-    let bytes =
-        resp.bytes().await.map_err(|e| Error::new(ErrorCode::NavigationFailed, format!("cannot read {url}: {e}")))?;
-    let bytes = &bytes[..bytes.len().min(MAX_BODY)];
-    Ok(Fetched { status, url: final_url, body: String::from_utf8_lossy(bytes).into_owned() })
+/// Redirects followed at most.
+const MAX_REDIRECTS: usize = 10;
+
+/// Fetches `url`, following redirects; a redirect to another origin passes
+/// the gate before it is requested (`Err` with the gate's reason).
+async fn fetch(ctx: &ToolContext, url: &str) -> std::result::Result<Fetched, String> {
+    let mut current = url.to_owned();
+    for _ in 0..=MAX_REDIRECTS {
+        let resp = client(&current)
+            .map_err(|e| e.message().to_owned())?
+            .get(&current)
+            .header("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+            .header("Accept-Language", "vi-VN,vi;q=0.9,en-US;q=0.8,en;q=0.7")
+            .send()
+            .await
+            .map_err(|e| format!("cannot fetch {current}: {e}"))?;
+        let status = resp.status();
+        let next = status
+            .is_redirection()
+            .then(|| resp.headers().get(reqwest::header::LOCATION).and_then(|l| l.to_str().ok()))
+            .flatten()
+            .and_then(|l| resp.url().join(l).ok());
+        if let Some(next) = next {
+            let next = next.to_string();
+            if crate::vocab::origin::origin_of(&next) != crate::vocab::origin::origin_of(&current) {
+                gated(ctx, &next).await?;
+            }
+            current = next;
+            continue;
+        }
+        let final_url = resp.url().to_string();
+        let bytes = resp.bytes().await.map_err(|e| format!("cannot read {current}: {e}"))?;
+        let bytes = &bytes[..bytes.len().min(MAX_BODY)];
+        return Ok(Fetched {
+            status: status.as_u16(),
+            url: final_url,
+            body: String::from_utf8_lossy(bytes).into_owned(),
+        });
+    }
+    Err(format!("{url} redirects more than {MAX_REDIRECTS} times"))
 }
 
 fn string(v: Option<&Value>) -> Option<String> {
@@ -180,11 +211,43 @@ fn doubt_of(out: &BrowserExtractOutput, jsonld_products: usize, target: &Target)
     }
 }
 
-/// Reads the page over HTTP.
-async fn over_http(target: &Target) -> Outcome {
-    let page = match fetch(&target.url).await {
+/// The gate's word on fetching `url`, as on a navigation there: the
+/// user's site rules (a site set to `never` is not fetched) and the
+/// background run's limits. An allowed fetch is decided without a write;
+/// anything else goes through the whole gate (asked, audited). `Err`: why
+/// the check may not fetch it, the watch's health note.
+async fn gated(ctx: &ToolContext, url: &str) -> std::result::Result<(), String> {
+    let action = Action {
+        tool: "watch_poll".into(),
+        declared: Some(PermissionScope::ReadOnly),
+        url: Some(url.to_owned()),
+        origin: crate::vocab::origin::origin_of(url),
+        destination: Some(url.to_owned()),
+        ..Action::default()
+    };
+    let cx = CallContext::new(FrontEnd::Background);
+    let quick = ctx.gate.policy().decide(
+        &action.tool,
+        PermissionScope::ReadOnly,
+        PermissionScope::ReadOnly,
+        action.origin.as_deref(),
+        None,
+    );
+    if quick == Decision::Allow {
+        return Ok(());
+    }
+    let args = json!({"url": url});
+    match ctx.gate.check(&cx, &action, RiskLevel::Low, &args).await {
+        Ok(_) => Ok(()),
+        Err(refused) => Err(format!("the gate refused to fetch {url}: {}", Error::from(refused).message())),
+    }
+}
+
+/// Reads the page over HTTP (a redirect elsewhere passes the gate too).
+async fn over_http(ctx: &ToolContext, target: &Target) -> Outcome {
+    let page = match fetch(ctx, &target.url).await {
         Ok(p) => p,
-        Err(e) => return Outcome::Failed { error: e.message().to_owned() },
+        Err(error) => return Outcome::Failed { error },
     };
     if matches!(page.status, 404 | 410) {
         return Outcome::Gone { status: page.status };
@@ -308,7 +371,10 @@ async fn in_browser(ctx: &ToolContext, target: &Target, tabs: Option<&Tabs>) -> 
 /// browser; in the browser when HTTP read nothing (not when the page is gone).
 pub async fn read(ctx: &ToolContext, target: &Target, known: Option<Method>, tabs: Option<&Tabs>) -> Outcome {
     if known != Some(Method::Browser) {
-        match over_http(target).await {
+        if let Err(error) = gated(ctx, &target.url).await {
+            return Outcome::Failed { error };
+        }
+        match over_http(ctx, target).await {
             Outcome::Failed { error } if error.starts_with("nothing could be read") => {}
             other => return other,
         }

@@ -15,11 +15,13 @@
 //! (`Watches::apply_check`), and sends the alerts not sent yet
 //! ([`crate::notify::deliver_pending`]).
 
+pub mod actions;
 pub mod check;
 pub mod format;
 pub mod html;
 pub mod money;
 pub mod rules;
+pub mod skills;
 
 use futures::StreamExt;
 use std::collections::BTreeMap;
@@ -308,7 +310,12 @@ pub fn plan(row: &WatchRow, rules: &[TriggerRule], outcome: Outcome, at: &str) -
             title: label.clone(),
             body,
             url: Some(row.target_url.clone()),
-            channel: AlertChannel::Push,
+            // Snoozed: to the inbox only.
+            channel: if row.snoozed_until.as_deref().is_some_and(|until| until > at) {
+                AlertChannel::InApp
+            } else {
+                AlertChannel::Push
+            },
         });
     }
     typed.health = write.health;

@@ -178,6 +178,9 @@ pub struct WatchedPage {
     pub gone: bool,
     /// Wait this long before answering (a slow shop).
     pub delay_ms: u64,
+    /// A product's shipping fee (VND) and coupon, shown when set.
+    pub shipping: Option<u64>,
+    pub coupon: Option<String>,
 }
 
 type Pages = Arc<Mutex<std::collections::HashMap<String, WatchedPage>>>;
@@ -549,6 +552,18 @@ async fn slow_img(Query(Delay { ms }): Query<Delay>) -> Response {
     }
 }
 
+/// A product page's shipping fee and coupon, when set.
+fn extras(p: &WatchedPage) -> String {
+    let mut out = String::new();
+    if let Some(fee) = p.shipping {
+        out.push_str(&format!("\n<dl><dt>Phí vận chuyển</dt><dd>{}</dd></dl>", format_vnd(fee)));
+    }
+    if let Some(code) = &p.coupon {
+        out.push_str(&format!("\n<dl><dt>Coupon</dt><dd>{}</dd></dl>", escape(code)));
+    }
+    out
+}
+
 async fn watched(State(app): State<App>, UrlPath(name): UrlPath<String>) -> Response {
     let found = app.pages.lock().unwrap_or_else(|e| e.into_inner()).get(&name).cloned();
     if let Some(delay) = found.as_ref().map(|p| p.delay_ms.min(MAX_DELAY_MS)).filter(|d| *d > 0) {
@@ -569,9 +584,10 @@ async fn watched(State(app): State<App>, UrlPath(name): UrlPath<String>) -> Resp
         PageKind::Product => format!(
             r#"<!doctype html><html lang="vi"><head><meta charset="utf-8"><title>{name} | Shop</title>
 <script type="application/ld+json">{}</script></head>
-<body><h1>{name}</h1><div class="price">{}</div><p class="stock">{stock_text}</p></body></html>"#,
+<body><h1>{name}</h1><div class="price">{}</div><p class="stock">{stock_text}</p>{}</body></html>"#,
             ld(&name, p.price),
-            format_vnd(p.price)
+            format_vnd(p.price),
+            extras(&p)
         ),
         PageKind::Multi => format!(
             r#"<!doctype html><html lang="vi"><head><meta charset="utf-8"><title>So sánh | Shop</title>

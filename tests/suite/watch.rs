@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::common::Halley;
 use crate::common::browser::have_browser;
 use crate::common::fixtures::{FixtureServer, PageKind, WatchedPage};
-use crate::common::notify::{NotificationMonitor, monitor};
+use crate::common::notify::{NotificationMonitor, monitor, press};
 
 /// A label no other test uses (they share the session's notifications).
 fn label(what: &str) -> String {
@@ -632,4 +632,335 @@ async fn a_pass_closes_the_background_tabs_it_opened_without_asking_and_leaves_t
     assert_eq!(list.len(), 1, "{list:?}");
     assert!(list[0]["url"].as_str().unwrap().ends_with("shop-vn.html"));
     host.close().await;
+}
+
+/// Taken by the tests that need the session's daemon to themselves: one
+/// draws 100 notifications (dunst draws each on screen, ~5 s), the other
+/// presses buttons in dunst's menu of the notifications on screen.
+static DAEMON: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The session's daemon, to this test alone; `None` outside the test
+/// session (no daemon whose buttons can be pressed).
+async fn daemon_to_ourselves() -> Option<tokio::sync::MutexGuard<'static, ()>> {
+    if std::env::var_os("HALLEY_SESSION_DIR").is_none() {
+        eprintln!(
+            "note: no test session; the notification buttons are not pressed (run under scripts/with-session.sh)"
+        );
+        return None;
+    }
+    Some(DAEMON.lock().await)
+}
+
+/// Presses "Stop watching" on the notification of `watch`'s alert, then
+/// waits until the watch is paused; returns it.
+async fn stop_from_notification(store: &halley::store::Store, watch: &str) -> halley::store::watches::WatchRow {
+    let alert = shown_alert(store, watch).await;
+    press(u32::try_from(alert.notification_id.unwrap()).unwrap(), "stop").unwrap();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let w = store.watches().get(watch).await.unwrap().unwrap();
+            if w.status == halley::store::watches::WatchStatus::Paused {
+                return w;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the watch paused")
+}
+
+/// The alert of `watch`, once its notification went out: its row.
+async fn shown_alert(store: &halley::store::Store, watch: &str) -> halley::store::watch_alerts::AlertRow {
+    tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let rows = store.watch_alerts().list(Some(watch), 10).await.unwrap();
+            if let Some(row) = rows.into_iter().find(|r| r.notification_id.is_some()) {
+                return row;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the alert's notification")
+}
+
+/// The buttons of a watch alert's notification, pressed through the
+/// notification daemon (dunst's own menu, so its real `ActionInvoked`
+/// signal reaches the host's connection): "Stop watching" pauses the watch,
+/// "Snooze 1 day" keeps its next alerts in the inbox only (shown by
+/// `watch_list`), "Open the page" opens it in the managed browser; each
+/// press is recorded once on its alert.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notifications_buttons_stop_snooze_or_open_its_watch() {
+    use halley::core::BrowserSettings;
+    use halley::host::Host;
+    use halley::protocol::{Op, Reply};
+
+    let Some(_daemon) = daemon_to_ourselves().await else { return };
+    let server = FixtureServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    let host = Host::open(halley::DataDir::at(dir.path().join("data")), browser).await.unwrap();
+    // The long-lived host listens to its notifications' buttons.
+    let scheduler = host.start_watch_scheduler(Duration::from_secs(3600));
+    let call =
+        async |name: &str, args: Value| match host.handle(Op::CallTool { name: name.into(), args }).await.unwrap() {
+            Reply::ToolResult { result } => {
+                assert!(result.is_ok(), "{result:?}");
+                result.data
+            }
+            other => panic!("{other:?}"),
+        };
+    let mut ids = Vec::new();
+    // The managed browser is up (the user's tab), for "Open the page".
+    assert_eq!(call("browser_list_tabs", json!({})).await["tabs"].as_array().map(Vec::len), Some(1));
+    for slug in ["stop", "snooze", "open"] {
+        server.set_page(slug, product("Điện thoại Galaxy", 18_990_000));
+        let args = json!({"target": {"url": server.url(&format!("watched/{slug}"))}, "frequency": "1h",
+            "label": label(slug), "cooldown": "0m", "trigger_rules": [{"op": "<", "value": "19.990.000 ₫"}]});
+        ids.push(call("watch_create", args).await["watch_id"].as_str().unwrap().to_owned());
+    }
+    let store = host.core().store();
+
+    // Stop watching: paused, not deleted.
+    let paused = stop_from_notification(store, &ids[0]).await;
+    assert_eq!(paused.snoozed_until, None);
+    let row = store.watch_alerts().list(Some(&ids[0]), 10).await.unwrap().remove(0);
+    assert_eq!(row.action.as_deref(), Some("stop"));
+
+    // Snooze 1 day: still active; the next alert reaches the inbox only.
+    let alert = shown_alert(store, &ids[1]).await;
+    press(u32::try_from(alert.notification_id.unwrap()).unwrap(), "snooze").unwrap();
+    let list = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let list = call("watch_list", json!({})).await;
+            let w = list["watches"].as_array().unwrap().iter().find(|w| w["watch_id"] == json!(ids[1])).cloned();
+            if let Some(w) = w.filter(|w| w["snoozed_until"].is_string()) {
+                return w;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the watch snoozed");
+    assert_eq!(list["status"], json!("active"));
+    let until = chrono::DateTime::parse_from_rfc3339(list["snoozed_until"].as_str().unwrap()).unwrap();
+    let left = until.with_timezone(&chrono::Utc) - chrono::Utc::now();
+    assert!(left > chrono::TimeDelta::hours(23) && left <= chrono::TimeDelta::hours(24), "{left}");
+    server.change_page("snooze", |p| p.price = 21_000_000);
+    call("watch_poll", json!({"watch_id": ids[1]})).await;
+    server.change_page("snooze", |p| p.price = 17_990_000);
+    let check = call("watch_poll", json!({"watch_id": ids[1]})).await;
+    assert_eq!(fired(&check["checks"][0]), vec!["price<19990000"], "{check}");
+    let rows = store.watch_alerts().list(Some(&ids[1]), 10).await.unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0].channel, halley::store::watch_alerts::AlertChannel::InApp, "snoozed: {rows:?}");
+    assert_eq!((rows[0].notification_id, rows[0].read_at.as_deref()), (None, None), "in the inbox, unread");
+    assert_eq!(rows[1].action.as_deref(), Some("snooze"));
+
+    // Open the page: a new tab in the managed browser; the watch goes on.
+    let alert = shown_alert(store, &ids[2]).await;
+    press(u32::try_from(alert.notification_id.unwrap()).unwrap(), "open").unwrap();
+    let page = server.url("watched/open");
+    tokio::time::timeout(Duration::from_secs(15), async {
+        loop {
+            let tabs = call("browser_list_tabs", json!({})).await;
+            if tabs["tabs"].as_array().unwrap().iter().any(|t| t["url"] == json!(page)) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("the page opened in the browser");
+    let w = store.watches().get(&ids[2]).await.unwrap().unwrap();
+    assert_eq!((w.status, w.snoozed_until), (halley::store::watches::WatchStatus::Active, None));
+    drop(scheduler);
+    host.close().await;
+}
+
+/// A site the user set to `never` is not fetched by a watch's check either
+/// (the gate sees the watched URL as it sees a navigation): the check fails
+/// with the gate's reason as the watch's health note, and the page is
+/// never requested.
+#[test]
+fn a_blocked_site_blocks_the_watchs_check_with_a_clear_note() {
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    server.set_page("blocked", product("Tai nghe Sony", 5_490_000));
+    let url = server.url("watched/blocked");
+    let origin = url::Url::parse(&url).unwrap().origin().ascii_serialization();
+    assert_eq!(h.run(&["rules", "add", "--site", &origin, "never", "--note", "not this shop"]).code, 0);
+    let created = ok_json(&h.run(&["watch", "create", &url, "--below", "5.000.000 ₫", "--json"]));
+    let check = &created["check"];
+    assert_eq!((&check["health"], &check["price"]), (&json!("degraded"), &Value::Null), "{created}");
+    let error = check["error"].as_str().unwrap();
+    assert!(error.starts_with(&format!("the gate refused to fetch {url}")) && error.contains("never"), "{error}");
+    assert_eq!(server.hits("watched/blocked"), 0, "the blocked page was fetched");
+    let list = ok_json(&h.run(&["watch", "list", "--json"]));
+    assert_eq!(list["watches"][0]["last_error"], json!(error));
+    // The refusal is in the audit log like any other.
+    let audit = h.run(&["audit", "--json"]);
+    assert!(audit.stdout.contains("watch_poll"), "{}", audit.stdout);
+}
+
+/// 100 alerts go out over the one persistent connection, pipelined: all
+/// in the bus's hands well under a second (a connection per notification
+/// took 30-70 ms each); the daemon's answers (the ids the buttons need) are
+/// recorded as they come, each alert with its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_alerts_are_handed_over_in_well_under_a_second() {
+    use halley::store::watch_alerts::{AlertChannel, NewAlert};
+
+    let Some(notes) = monitor() else { return };
+    let _daemon = DAEMON.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = halley::store::Store::open(&dir.path().join("halley.db")).await.unwrap();
+    let run = label("Many");
+    for i in 0..100 {
+        let alert = NewAlert {
+            watch_id: None,
+            rule: "notify".into(),
+            value: format!("{run}-{i}"),
+            title: format!("{run} #{i}"),
+            body: "19.990.000 ₫".into(),
+            url: None,
+            channel: AlertChannel::Push,
+        };
+        store.watch_alerts().insert(&alert).await.unwrap().unwrap();
+    }
+    // The connection is up first, as in a long-lived process.
+    drop(halley::notify::subscribe());
+    let started = std::time::Instant::now();
+    let unsent = store.watch_alerts().unsent().await.unwrap();
+    let delivery = halley::notify::deliver(&store, unsent).await.unwrap();
+    let handed = started.elapsed();
+    let shown = delivery.recorded.await.unwrap();
+    eprintln!(
+        "100 notifications on the bus in {} ms, all answered by the daemon after {} ms",
+        handed.as_millis(),
+        started.elapsed().as_millis()
+    );
+    assert_eq!((delivery.handed, shown), (100, 100));
+    assert!(handed < Duration::from_secs(1), "{handed:?}");
+    let rows = store.watch_alerts().list(None, 200).await.unwrap();
+    let mut ids: Vec<i64> = rows.iter().map(|r| r.notification_id.expect("an id")).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 100, "one notification each");
+    notes
+        .wait_for(Duration::from_secs(10), |n| n.summary == format!("{run} #99"))
+        .expect("the last one seen on the bus");
+    assert_eq!(notes.notifications().iter().filter(|n| n.summary.starts_with(&run)).count(), 100);
+    // Off the screen, for the tests after this one.
+    let _ = std::process::Command::new("dunstctl").arg("close-all").status();
+}
+
+/// `shopping_track_price` runs without a model: a price watch with the
+/// page's shipping fee and coupon read beside the price; `last_price` is
+/// price plus shipping; the drop to the target alerts once.
+#[test]
+fn shopping_track_price_makes_a_price_watch_with_shipping_and_coupon() {
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    let page = WatchedPage {
+        shipping: Some(30_000),
+        coupon: Some("GIAM500K".into()),
+        ..product("Laptop Lenovo IdeaPad", 21_490_000)
+    };
+    server.set_page("track", page);
+    let args = json!({"url": server.url("watched/track"), "target_price_vnd": 19_990_000, "frequency": "6h"});
+    let out = ok_json(&h.run(&["tools", "call", "shopping_track_price", "--args", &args.to_string()]));
+    let data = &out["data"];
+    assert_eq!(
+        (&data["last_price"], &data["status"]),
+        (&json!({"amount": 21_520_000.0, "currency": "VND"}), &json!("ok")),
+        "{out}"
+    );
+    let id = data["watch_id"].as_str().unwrap().to_owned();
+    let shown = ok_json(&h.run(&["watch", "show", &id]));
+    assert_eq!(shown["watch"]["fields"], json!({"shipping": 30_000, "coupon": "GIAM500K"}), "{shown}");
+    assert_eq!(shown["watch"]["trigger_rules"], json!([{"op": "<=", "value": 19_990_000.0}]));
+    assert_eq!(shown["watch"]["frequency"], json!("6h"));
+    server.change_page("track", |p| p.price = 19_490_000);
+    assert_eq!(fired(&poll(&h, &id)), vec!["price<=19990000"]);
+    // Made through watch_create's own gate check, as a model's call is.
+    let audit = h.run(&["audit", "--json"]);
+    assert!(
+        audit.stdout.contains("\"watch_create\"") && audit.stdout.contains("\"shopping_track_price\""),
+        "{}",
+        audit.stdout
+    );
+}
+
+/// `travel_monitor_trip` runs without a model on a flight-status page: a
+/// watch of its status and gate, each change an alert; a booking file alone
+/// is refused with what to do instead.
+#[test]
+fn travel_monitor_trip_watches_status_and_gate_changes() {
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    let trip = WatchedPage {
+        kind: PageKind::Trip,
+        name: "VJ122".into(),
+        status: "On time".into(),
+        gate: "12".into(),
+        ..WatchedPage::default()
+    };
+    server.set_page("flight", trip);
+    let args = json!({"booking_refs": [server.url("watched/flight")], "frequency": "30m"});
+    let out = ok_json(&h.run(&["tools", "call", "travel_monitor_trip", "--args", &args.to_string()]));
+    let data = &out["data"];
+    assert_eq!((&data["alerts"], &data["status"]), (&json!([]), &json!("ok")), "{out}");
+    let id = data["watch_id"].as_str().unwrap().to_owned();
+    server.change_page("flight", |p| p.status = "Delayed 1h 20m".into());
+    let check = poll(&h, &id);
+    assert_eq!(fired(&check), vec!["status changed"], "{check}");
+    assert_eq!(check["fired_rules"][0]["message"], json!("status: On time → Delayed 1h 20m"));
+    server.change_page("flight", |p| p.gate = "15".into());
+    assert_eq!(fired(&poll(&h, &id)), vec!["gate changed"]);
+
+    let file = h.run(&[
+        "tools",
+        "call",
+        "travel_monitor_trip",
+        "--args",
+        r#"{"booking_refs":["file://booking.pdf"],"frequency":"1h"}"#,
+    ]);
+    assert_ne!(file.code, 0);
+    assert!(file.stderr.contains("invalid_arguments") && file.stderr.contains("needs the agent"), "{}", file.stderr);
+    assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 1);
+}
+
+/// `halley watch run`, a long-lived CLI process, hears the buttons of the
+/// notifications it shows: "Stop watching" pauses the watch it alerted about.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_run_acts_on_its_notifications_buttons() {
+    let Some(_daemon) = daemon_to_ourselves().await else { return };
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    server.set_page("runstop", product("Bàn phím Keychron", 1_990_000));
+    let file = h.write_file(
+        "stop.json",
+        json!([{"target": {"url": server.url("watched/runstop")}, "trigger_rules": [{"op": "<", "value": 2_000_000}],
+            "frequency": "1h", "label": label("RunStop")}])
+        .to_string()
+        .as_bytes(),
+    );
+    assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
+    let id = ok_json(&h.run(&["watch", "list", "--json"]))["watches"][0]["watch_id"].as_str().unwrap().to_owned();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_halley"))
+        .arg("--data-dir")
+        .arg(h.data_dir())
+        .args(["watch", "run", "--tick", "1"])
+        .env_remove("HALLEY_DATA_DIR")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let _running = crate::common::notify::KillOnDrop(Some(child));
+    let store = halley::store::Store::open(&halley::DataDir::at(h.data_dir()).db_path()).await.unwrap();
+    stop_from_notification(&store, &id).await;
+    let list = ok_json(&h.run(&["watch", "list", "--json"]));
+    assert_eq!(list["watches"][0]["status"], json!("paused"));
 }

@@ -151,6 +151,7 @@ pub fn summary(row: &WatchRow) -> WatchSummary {
         baseline_price: row.baseline_price,
         all_time_low: row.all_time_low,
         last_alerted_price: row.last_alerted_price,
+        snoozed_until: row.snoozed_until.clone().filter(|until| *until > now()),
         created_at: row.created_at.clone(),
     }
 }
@@ -240,6 +241,7 @@ pub fn alert(a: AlertRow) -> WatchAlert {
         created_at: a.created_at,
         sent_at: a.sent_at,
         read: a.read_at.is_some(),
+        action: a.action,
     }
 }
 
@@ -287,20 +289,9 @@ pub async fn notify_send(ctx: &ToolContext, args: NotifySendArgs) -> Result<Noti
         .ok_or_else(|| Error::internal("the notification was recorded twice"))?;
     let delivered = match channel {
         AlertChannel::InApp => true,
+        // Claimed first, so a pass sending pending alerts meanwhile does not send it too.
         AlertChannel::Push => {
-            // Claimed first, so a pass sending pending alerts meanwhile does not send it too.
-            if ctx.store.watch_alerts().mark_sent(row.id, false).await? {
-                let shown = crate::notify::push(&args.title, &args.message).await?;
-                if shown {
-                    sqlx::query("UPDATE watch_alerts SET delivered = 1 WHERE id = ?1")
-                        .bind(row.id)
-                        .execute(ctx.store.pool())
-                        .await?;
-                }
-                shown
-            } else {
-                false
-            }
+            crate::notify::deliver(&ctx.store, vec![row.clone()]).await?.recorded.await.unwrap_or(0) == 1
         }
     };
     Ok(NotifySendOutput { notification_id: row.id.to_string(), delivered })

@@ -58,7 +58,8 @@ pub(crate) mod needs {
         "the agent runtime (model client), a web search provider and the managed browser (Chromium over CDP)";
     pub const SKILL_BROWSE: &str = "the agent runtime (model client) and the managed browser (Chromium over CDP)";
     pub const SKILL_SUBMIT: &str = "the agent runtime (model client), the managed browser (Chromium over CDP) and the gatekeeper's confirmation channel";
-    pub const SKILL_WATCH: &str = "the agent runtime (model client), the watch scheduler and native notifications";
+    /// A skill that runs now, without a model (`watch/skills.rs`): nothing missing.
+    pub const RUNS_NOW: &str = "";
     pub const SKILL_PLAN: &str = "the agent runtime (model client)";
     pub const SKILL_PUBLISH: &str = "the agent runtime (model client), the managed browser (Chromium over CDP), the gatekeeper's confirmation channel and the challenge hand-off";
 }

@@ -174,7 +174,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         scope,
         risk,
         confirm,
-        needs: Some(needs),
+        needs: Some(needs).filter(|n: &&str| !n.is_empty()),
         description,
     };
     vec![
@@ -191,7 +191,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ReadOnly,
             Low,
             false,
-            needs::SKILL_WATCH,
+            needs::RUNS_NOW,
             "Track a product's price, shipping and coupons on a schedule and notify the user when the total drops to a target in VND. Returns the watch id and the current price.",
         )),
         declare::<ShoppingCompareOptionsArgs, ShoppingCompareOptionsOutput>(skill(

@@ -211,7 +211,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         scope,
         risk,
         confirm,
-        needs: Some(needs),
+        needs: Some(needs).filter(|n: &&str| !n.is_empty()),
         description,
     };
     vec![
@@ -244,7 +244,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ReadOnly,
             Low,
             false,
-            needs::SKILL_WATCH,
+            needs::RUNS_NOW,
             "Watch booked trips for delays, gate changes and booking-status changes, and notify the user. Returns the watch id and any alerts so far.",
         )),
     ]

@@ -60,6 +60,10 @@ pub struct WatchSummary {
     pub baseline_price: Option<f64>,
     pub all_time_low: Option<f64>,
     pub last_alerted_price: Option<f64>,
+    /// Until then its alerts reach the inbox only, no notification (the
+    /// notification's "Snooze 1 day"); `None` when not snoozed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snoozed_until: Option<String>,
     pub created_at: String,
 }
 
@@ -165,6 +169,9 @@ pub struct WatchAlert {
     /// When the native notification went out (`None`: not yet).
     pub sent_at: Option<String>,
     pub read: bool,
+    /// The notification button the user pressed (`open`, `snooze`, `stop`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
 }
 
 /// `data` of `watch_history`.

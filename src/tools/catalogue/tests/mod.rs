@@ -107,7 +107,7 @@ const SKILLS: [&str; 12] = [
 const PLANNED: [&str; 1] = ["web_search"];
 
 fn is_available(name: &str) -> bool {
-    !PLANNED.contains(&name) && !SKILLS.contains(&name)
+    !PLANNED.contains(&name) && (!SKILLS.contains(&name) || crate::watch::skills::NAMES.contains(&name))
 }
 
 /// (name, scope, risk, requires_confirmation), from tools.md's tables; the
