@@ -481,6 +481,8 @@ export type WatchAlert = {
   /** When the native notification went out (`None`: not yet). */
   sent_at: string | null,
   read: boolean,
+  /** The notification button the user pressed (`open`, `snooze`, `stop`). */
+  action?: string | null,
 };
 
 /**
