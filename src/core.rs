@@ -19,6 +19,7 @@ use crate::paths::DataDir;
 use crate::store::Store;
 use crate::store::tools::NewTool;
 use crate::tools::blueprint;
+use crate::tools::client::{ClientAnswer, ClientCalls};
 use crate::tools::builtin::ToolContext;
 use crate::tools::registry::Registry;
 use crate::tools::{Executor, ToolOutput, ToolResultV2, ToolSpec, ToolStatus};
@@ -39,6 +40,8 @@ pub struct Core {
     /// or a model turn keeps the snapshot it started with.
     registry: RwLock<Arc<Registry>>,
     ctx: ToolContext,
+    /// Calls of client tools waiting for their clients.
+    client_calls: Arc<ClientCalls>,
 }
 
 impl Core {
@@ -68,7 +71,11 @@ impl Core {
         };
         let browser = Arc::new(BrowserSession::new(options));
         let gate = Arc::new(Gate::open(store.clone()).await?);
-        Ok(Core { registry: RwLock::new(Arc::new(registry)), ctx: ToolContext { store, data_dir, browser, gate } })
+        Ok(Core {
+            registry: RwLock::new(Arc::new(registry)),
+            ctx: ToolContext { store, data_dir, browser, gate },
+            client_calls: Arc::default(),
+        })
     }
 
     /// The gatekeeper.
@@ -93,6 +100,11 @@ impl Core {
         let mut slot = self.registry.write().unwrap_or_else(|e| e.into_inner());
         *slot = Arc::new(change(&slot)?);
         Ok(())
+    }
+
+    /// Calls of client tools waiting for the clients that run them.
+    pub fn client_calls(&self) -> &Arc<ClientCalls> {
+        &self.client_calls
     }
 
     pub fn store(&self) -> &Store {
@@ -121,23 +133,40 @@ impl Core {
         source_code: &str,
         requires_approval: bool,
     ) -> Result<ToolSpec> {
-        let function = crate::api::python::parse_function(source_code, name)?;
-        let description = if description.trim().is_empty() { function.summary.as_str() } else { description.trim() };
-        let mut blueprint = function.parameters.clone();
-        blueprint["description"] = Value::String(description.to_owned());
-        if let Some(props) = blueprint.get_mut("properties").and_then(Value::as_object_mut) {
-            props.insert("_tool".into(), serde_json::json!({"type": "string", "const": name}));
-            props
-                .insert("_activity".into(), serde_json::json!({"type": "string", "const": blueprint::CLIENT_ACTIVITY}));
-        }
-        self.register(&blueprint, Some(source_code), Some(requires_approval)).await
+        let function = crate::api::python::parse_function(source_code, Some(name))?;
+        let description = if description.trim().is_empty() { function.summary.as_str() } else { description };
+        self.register_client_schema(name, description, &function.parameters, Some(source_code), requires_approval).await
+    }
+
+    /// Register (or replace, by name) a client tool from its JSON Schema
+    /// (a Letta request's `client_tools`, or parsed source).
+    pub async fn register_client_schema(
+        &self,
+        name: &str,
+        description: &str,
+        parameters: &Value,
+        source_code: Option<&str>,
+        requires_approval: bool,
+    ) -> Result<ToolSpec> {
+        let mut blueprint = if parameters.is_null() { serde_json::json!({"type": "object"}) } else { parameters.clone() };
+        let Some(obj) = blueprint.as_object_mut() else {
+            return Err(Error::invalid_arguments(format!("the parameters of `{name}` must be a JSON Schema object")));
+        };
+        obj.insert("description".into(), Value::String(description.trim().to_owned()));
+        let props = obj.entry("properties").or_insert_with(|| serde_json::json!({}));
+        let Some(props) = props.as_object_mut() else {
+            return Err(Error::invalid_arguments(format!("`properties` of `{name}` must be an object")));
+        };
+        props.insert("_tool".into(), serde_json::json!({"type": "string", "const": name}));
+        props.insert("_activity".into(), serde_json::json!({"type": "string", "const": blueprint::CLIENT_ACTIVITY}));
+        self.register(&blueprint, source_code, Some(requires_approval)).await
     }
 
     async fn register(&self, blueprint: &Value, source: Option<&str>, approval: Option<bool>) -> Result<ToolSpec> {
         let builtin = Registry::builtin()?;
         let mut spec = blueprint::parse(blueprint, &builtin)?;
         if let Some(approval) = approval {
-            spec.requires_confirmation = approval;
+            blueprint::set_client_approval(&mut spec, approval);
         }
         if builtin.get(&spec.name).is_some() {
             return Err(Error::invalid_arguments(format!(
@@ -223,6 +252,11 @@ impl Core {
             let data = args.get(blueprint::OUTPUT_FIELD).cloned().unwrap_or(Value::Null);
             return graded_result(spec, grade, Ok(ToolOutput { data, ..ToolOutput::default() }));
         }
+        if spec.executor == Executor::Client {
+            let approved = spec.requires_confirmation;
+            let answer = self.client_calls.call(cx, name, blueprint::client_arguments(args), approved).await;
+            return graded_result(spec, grade, client_output(name, answer));
+        }
         let Some(builtin) = builtin else {
             return error_result(Some(spec), &Error::internal(format!("tool `{name}` has no executor")));
         };
@@ -251,7 +285,7 @@ pub async fn with_blueprints(registry: Registry, store: &Store) -> Result<Regist
             Ok(mut spec) => {
                 // A client tool's approval is the client's choice, kept in the row.
                 if spec.executor == crate::tools::Executor::Client {
-                    spec.requires_confirmation = row.requires_confirmation;
+                    blueprint::set_client_approval(&mut spec, row.requires_confirmation);
                 }
                 custom.push(spec);
             }
@@ -280,6 +314,21 @@ pub fn preflight<'r>(
         return Err((Some(spec), err));
     }
     Ok(spec)
+}
+
+/// A client's answer as the call's output: its result is the data, its
+/// error or refusal an error the model reads.
+fn client_output(name: &str, answer: Result<ClientAnswer>) -> Result<ToolOutput> {
+    match answer? {
+        ClientAnswer::Result(data) => Ok(ToolOutput::data(data)),
+        ClientAnswer::Error(message) => {
+            Err(Error::new(ErrorCode::Internal, format!("the client's `{name}` failed: {message}")))
+        }
+        ClientAnswer::Denied(reason) => {
+            let why = if reason.trim().is_empty() { String::new() } else { format!(": {reason}") };
+            Err(Error::new(ErrorCode::Denied, format!("the client refused to run `{name}`{why}")))
+        }
+    }
 }
 
 /// The envelope of a call the gate graded: its effective scope and risk

@@ -9,6 +9,7 @@
 //! bounded. There is no CORS: a preflight is refused like any other
 //! cross-origin request. Errors are `{"error": {"code", "message"}}`.
 
+mod client_tools;
 mod guard;
 mod openapi;
 pub mod python;
@@ -101,6 +102,7 @@ pub async fn serve(host: Arc<Host>, port: u16, token: String) -> Result<Server> 
 
 fn router(api: Api) -> Router {
     routes::routes()
+        .merge(client_tools::routes())
         .layer(axum::middleware::from_fn_with_state(api.clone(), guard::guard))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such route") })
