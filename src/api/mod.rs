@@ -11,6 +11,7 @@
 
 mod client_tools;
 mod guard;
+mod letta;
 mod openapi;
 pub mod python;
 mod routes;
@@ -45,6 +46,8 @@ pub(crate) struct Api {
     pub host: Arc<Host>,
     pub token: Arc<str>,
     pub port: u16,
+    /// The Letta agents' runs going on.
+    pub letta: Arc<letta::LettaRuns>,
 }
 
 /// A running server.
@@ -86,7 +89,7 @@ pub async fn serve(host: Arc<Host>, port: u16, token: String) -> Result<Server> 
         Err(e) => return Err(Error::internal(format!("cannot listen on 127.0.0.1:{port}")).with_source(e)),
     };
     let addr = listener.local_addr().map_err(|e| Error::internal("no local address").with_source(e))?;
-    let api = Api { host, token: Arc::from(token), port: addr.port() };
+    let api = Api { host, token: Arc::from(token), port: addr.port(), letta: Arc::default() };
     let app = router(api);
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
     let task = tokio::spawn(async move {
@@ -103,6 +106,7 @@ pub async fn serve(host: Arc<Host>, port: u16, token: String) -> Result<Server> 
 fn router(api: Api) -> Router {
     routes::routes()
         .merge(client_tools::routes())
+        .merge(letta::routes())
         .layer(axum::middleware::from_fn_with_state(api.clone(), guard::guard))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such route") })
