@@ -168,13 +168,30 @@ async fn save_tool(api: &Api, body: ToolBody, upsert: bool) -> Result<Response, 
     Ok(Json(tool_json(&row, api.host.core().registry().get(&row.name))).into_response())
 }
 
+/// The paging of a Letta list: the items after the id `after`, at most
+/// `limit` (the SDK pages on with the last item's id until a page is empty).
+#[derive(Debug, Deserialize)]
+struct Page {
+    #[serde(default)]
+    after: Option<String>,
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
 /// `GET /v1/tools/`: the client tools, as a list.
-async fn list_tools(State(api): State<Api>) -> Result<Json<Value>, ApiError> {
+async fn list_tools(
+    State(api): State<Api>,
+    axum::extract::Query(page): axum::extract::Query<Page>,
+) -> Result<Json<Value>, ApiError> {
     let registry = api.host.core().registry();
     let rows = api.host.core().store().tools().list().await?;
-    let tools: Vec<Value> =
-        rows.iter().filter(|r| r.executor == Executor::Client).map(|r| tool_json(r, registry.get(&r.name))).collect();
-    Ok(Json(Value::Array(tools)))
+    let mut client: Vec<_> = rows.iter().filter(|r| r.executor == Executor::Client).collect();
+    if let Some(after) = &page.after {
+        let at = client.iter().position(|r| &r.id == after).map_or(client.len(), |i| i + 1);
+        client.drain(..at);
+    }
+    client.truncate(page.limit.unwrap_or(usize::MAX));
+    Ok(Json(client.iter().map(|r| tool_json(r, registry.get(&r.name))).collect()))
 }
 
 // ---------------------------------------------------------------- agents
