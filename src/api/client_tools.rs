@@ -12,7 +12,8 @@
 use std::convert::Infallible;
 
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event as Sse, KeepAlive};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -78,7 +79,11 @@ async fn client_events(State(api): State<Api>, Path(client): Path<String>) -> Re
         let data = serde_json::to_string(&call).unwrap_or_else(|_| "{}".to_owned());
         Some((Ok::<_, Infallible>(Sse::default().data(data)), (listener, waiting)))
     });
-    Ok(axum::response::Sse::new(stream).keep_alive(KeepAlive::default()).into_response())
+    let mut response = axum::response::Sse::new(stream).keep_alive(KeepAlive::default()).into_response();
+    // Said outright: clients that guess (Python's requests) would read
+    // Vietnamese arguments as Latin-1.
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream; charset=utf-8"));
+    Ok(response)
 }
 
 /// The body of `POST /api/v1/tool_results`.
