@@ -295,7 +295,13 @@ mod tests {
         let client =
             json!({"description": "d", "properties": {"_tool": {"const": "q"}, "_activity": {"const": "client"}}});
         let spec = parse(&client, &reg).unwrap();
-        assert_eq!((spec.executor, spec.status), (Executor::Client, ToolStatus::Planned));
+        assert_eq!((spec.executor, spec.status), (Executor::Client, ToolStatus::Available));
+        assert!(spec.page_content, "a client's result is fenced for the model");
+        let mut spec = spec;
+        set_client_approval(&mut spec, false);
+        assert_eq!((spec.permission_scope, spec.requires_confirmation), (PermissionScope::WriteNonDestructive, false));
+        set_client_approval(&mut spec, true);
+        assert_eq!((spec.permission_scope, spec.requires_confirmation), (PermissionScope::Submit, true));
     }
 
     #[test]
