@@ -230,6 +230,12 @@ impl Core {
             let activity = activity.to_owned();
             return Box::pin(self.call_in(registry, cx, &activity, args)).await;
         }
+        // A client tool with no client to run it: said before anyone is asked.
+        if spec.executor == Executor::Client {
+            if let Err(err) = self.client_calls.ready(cx, name) {
+                return error_result(Some(spec), &err);
+            }
+        }
         let builtin = registry.executor_of(name);
         // Browser tools pass the gate inside, with the action read from
         // the page; every other call passes it here, on its declared scope.

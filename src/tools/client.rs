@@ -195,29 +195,13 @@ impl ClientCalls {
     /// cancelled run: an error, and the call is closed (a late answer is
     /// refused).
     pub async fn call(&self, cx: &CallContext, tool: &str, arguments: Value, approved: bool) -> Result<ClientAnswer> {
-        let (key, timeout) = {
-            let inner = self.lock();
-            let owner = inner.owners.get(tool);
-            let timeout = owner.map_or(DEFAULT_TIMEOUT, |o| o.timeout);
-            let key = cx
-                .client
-                .as_deref()
-                .map(str::to_owned)
-                .unwrap_or_else(|| owner.map_or_else(|| DEFAULT_CLIENT.to_owned(), |o| o.client.clone()));
-            (key, timeout)
-        };
+        let (key, timeout) = self.route(cx, tool);
         let id = format!("call-{}", uuid::Uuid::new_v4().simple());
         let (reply, answer) = oneshot::channel();
         {
             let mut inner = self.lock();
             if !inner.listeners.contains_key(&key) {
-                return Err(Error::new(
-                    ErrorCode::NotAvailable,
-                    format!(
-                        "no client is connected to run `{tool}` (client `{key}`): the application that registered it \
-                         must listen on GET /api/v1/clients/{key}/events. Nothing was done."
-                    ),
-                ));
+                return Err(not_connected(tool, &key));
             }
             let call = ClientCall {
                 message_type: "tool_call_message".to_owned(),
@@ -251,6 +235,28 @@ impl ClientCalls {
         }
     }
 
+    /// The client a call of `tool` in `cx` goes to, and how long it waits:
+    /// the run's own client when it has one (a Letta agent's), else the
+    /// client that registered the tool.
+    fn route(&self, cx: &CallContext, tool: &str) -> (String, Duration) {
+        let inner = self.lock();
+        let owner = inner.owners.get(tool);
+        let timeout = owner.map_or(DEFAULT_TIMEOUT, |o| o.timeout);
+        let key = match (&cx.client, owner) {
+            (Some(client), _) => client.to_string(),
+            (None, Some(owner)) => owner.client.clone(),
+            (None, None) => DEFAULT_CLIENT.to_owned(),
+        };
+        (key, timeout)
+    }
+
+    /// Whether a call of `tool` in `cx` has a client to go to now: checked
+    /// before anyone is asked to approve it.
+    pub fn ready(&self, cx: &CallContext, tool: &str) -> Result<()> {
+        let (key, _) = self.route(cx, tool);
+        if self.connected(&key) { Ok(()) } else { Err(not_connected(tool, &key)) }
+    }
+
     /// Take a client's answer to call `id`. An unknown call, or one already
     /// answered (or timed out, or cancelled), is refused: nothing is
     /// applied twice.
@@ -264,6 +270,16 @@ impl ClientCalls {
         let _ = pending.reply.send(answer);
         Ok(call)
     }
+}
+
+fn not_connected(tool: &str, key: &str) -> Error {
+    Error::new(
+        ErrorCode::NotAvailable,
+        format!(
+            "no client is connected to run `{tool}` (client `{key}`): the application that registered it must \
+             listen on GET /api/v1/clients/{key}/events. Nothing was done."
+        ),
+    )
 }
 
 /// Why an answer was refused.

@@ -283,4 +283,17 @@ async fn client_calls_fail_clearly_reach_a_reconnected_client_and_are_answered_o
     assert!(started.elapsed() < Duration::from_secs(10));
     let r = post("/api/v1/tool_results", json!({"tool_call_id": asked["tool_call_id"], "result": 1})).await.unwrap();
     assert_eq!(r.status(), 400, "a late answer is refused");
+
+    // The client and Letta routes pass the same guard as the rest.
+    for path in ["/v1/tools/", "/v1/tools", "/api/v1/clients/app-3/events"] {
+        let r = http.get(format!("{base}{path}")).send().await.unwrap();
+        assert_eq!(r.status(), 401, "{path} without the token");
+        let r = http.get(format!("{base}{path}")).bearer_auth(TOKEN).header("Origin", "http://evil.example");
+        assert_eq!(r.send().await.unwrap().status(), 403, "{path} from a web page");
+        let r = http.get(format!("{base}{path}")).bearer_auth(TOKEN).header("Host", "evil.example");
+        assert_eq!(r.send().await.unwrap().status(), 403, "{path} with a foreign Host");
+    }
+    let r = http.post(format!("{base}/v1/agents/")).bearer_auth(TOKEN).header("Content-Type", "text/plain");
+    assert_eq!(r.body("{}").send().await.unwrap().status(), 415);
+    assert_eq!(s.host.core().store().agents().list().await.unwrap().len(), 0, "nothing was made");
 }
