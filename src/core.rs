@@ -19,8 +19,8 @@ use crate::paths::DataDir;
 use crate::store::Store;
 use crate::store::tools::NewTool;
 use crate::tools::blueprint;
-use crate::tools::client::{ClientAnswer, ClientCalls};
 use crate::tools::builtin::ToolContext;
+use crate::tools::client::{ClientAnswer, ClientCalls};
 use crate::tools::registry::Registry;
 use crate::tools::{Executor, ToolOutput, ToolResultV2, ToolSpec, ToolStatus};
 
@@ -148,7 +148,8 @@ impl Core {
         source_code: Option<&str>,
         requires_approval: bool,
     ) -> Result<ToolSpec> {
-        let mut blueprint = if parameters.is_null() { serde_json::json!({"type": "object"}) } else { parameters.clone() };
+        let mut blueprint =
+            if parameters.is_null() { serde_json::json!({"type": "object"}) } else { parameters.clone() };
         let Some(obj) = blueprint.as_object_mut() else {
             return Err(Error::invalid_arguments(format!("the parameters of `{name}` must be a JSON Schema object")));
         };
@@ -231,10 +232,10 @@ impl Core {
             return Box::pin(self.call_in(registry, cx, &activity, args)).await;
         }
         // A client tool with no client to run it: said before anyone is asked.
-        if spec.executor == Executor::Client {
-            if let Err(err) = self.client_calls.ready(cx, name) {
-                return error_result(Some(spec), &err);
-            }
+        if spec.executor == Executor::Client
+            && let Err(err) = self.client_calls.ready(cx, name)
+        {
+            return error_result(Some(spec), &err);
         }
         let builtin = registry.executor_of(name);
         // Browser tools pass the gate inside, with the action read from

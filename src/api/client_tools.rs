@@ -28,7 +28,6 @@ use crate::error::ErrorCode;
 use crate::protocol::{Op, Reply};
 use crate::tools::client::{ClientCall, DEFAULT_CLIENT};
 
-
 /// The header a client names itself with.
 pub const CLIENT_HEADER: &str = "x-halley-client";
 

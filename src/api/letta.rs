@@ -448,9 +448,13 @@ async fn send(api: Api, agent_id: String, body: MessagesBody, streaming: bool) -
             return Ok(bad("send either a user message or the answers to the waiting tool calls, not both"));
         }
         let answers: Vec<(String, ClientAnswer)> = match said.approve_all {
-            Some((false, reason)) => waiting.iter().map(|id| (id.clone(), ClientAnswer::Denied(reason.clone()))).collect(),
+            Some((false, reason)) => {
+                waiting.iter().map(|id| (id.clone(), ClientAnswer::Denied(reason.clone()))).collect()
+            }
             Some((true, _)) => {
-                return Ok(bad("these are client-side tools: send each result (approvals of type `tool`, or a tool_return message)"));
+                return Ok(bad(
+                    "these are client-side tools: send each result (approvals of type `tool`, or a tool_return message)",
+                ));
             }
             None => said.answers,
         };
@@ -680,7 +684,8 @@ impl Follow {
         };
         for call in &waiting {
             seq += 1;
-            let tool_call = json!({"name": call.name, "arguments": call.arguments.to_string(), "tool_call_id": call.tool_call_id});
+            let tool_call =
+                json!({"name": call.name, "arguments": call.arguments.to_string(), "tool_call_id": call.tool_call_id});
             self.emit(json!({
                 "id": format!("message-{}", call.tool_call_id),
                 "date": crate::store::now(),
