@@ -11,31 +11,11 @@ import json
 import sys
 
 from letta_client import BadRequestError, ConflictError, Letta
+from seed_tool import SOURCE, query_local_db
 
 base_url, token = sys.argv[1], sys.argv[2]
 client = Letta(base_url=base_url, api_key=token, max_retries=2)
 seen = {}
-
-SOURCE = '''def query_local_db(query: str, category: str = None):
-    """
-    Search articles in the local DB.
-
-    Args:
-        query (str): Search keyword.
-        category (str): Article category (optional).
-    """
-    return "WAITING_FOR_CLIENT_EXECUTION"
-'''
-
-
-def query_local_db(query, category=None):
-    """The client's real logic: its own local data."""
-    articles = [
-        {"title": "Rust và SQLite", "category": "tech", "price_vnd": 129000},
-        {"title": "Phở Hà Nội", "category": "food", "price_vnd": 45000},
-    ]
-    return [a for a in articles if query.lower() in a["title"].lower() and category in (None, a["category"])]
-
 
 tool = client.tools.upsert(source_code=SOURCE, default_requires_approval=True)
 seen["tool"] = tool.model_dump(mode="json")

@@ -10,27 +10,10 @@ import json
 import sys
 
 import requests
+from seed_tool import SOURCE, query_local_db
 
 base, token = sys.argv[1], sys.argv[2]
 headers = {"Authorization": f"Bearer {token}", "X-Halley-Client": "notes-app"}
-
-SOURCE = '''def query_local_db(query: str, category: str = None):
-    """
-    Search articles in the local DB.
-
-    Args:
-        query (str): Search keyword.
-        category (str): Article category (optional).
-    """
-    return "WAITING_FOR_CLIENT_EXECUTION"
-'''
-
-
-def query_local_db(query, category=None):
-    notes = [{"title": "Phở bò Nam Định", "category": "food", "price_vnd": 65000},
-             {"title": "Rust và SQLite", "category": "tech", "price_vnd": 129000}]
-    return [n for n in notes if query.lower() in n["title"].lower() and category in (None, n["category"])]
-
 
 registered = requests.post(f"{base}/api/letta/agents/tools", headers=headers, json={
     "name": "query_local_db", "description": "Query the client app's local database for articles.",
