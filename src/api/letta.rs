@@ -648,6 +648,17 @@ impl Follow {
             let event = tokio::select! {
                 call = self.listener.next() => match call {
                     Some(call) => {
+                        // What the run did before the call is told first.
+                        while let Ok(event) = self.events.try_recv() {
+                            if let Event::Agent { run_id, event } = event
+                                && run_id == self.run_id
+                            {
+                                seq += 1;
+                                if let Some(m) = self.message(event, seq, &mut handed) {
+                                    self.emit(m);
+                                }
+                            }
+                        }
                         // Every call waiting for this agent now (the first
                         // one included) is asked.
                         waiting = self.api.host.core().client_calls().waiting_for(&agent_key(&self.agent_id));
