@@ -13,7 +13,7 @@
 //! once: a second answer for the same call, or one for a call that timed out,
 //! is refused and changes nothing.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -33,6 +33,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The longest time a client may ask for.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// How many closed call ids are remembered.
+const CLOSED_KEPT: usize = 10_000;
 
 /// A call handed to a client: the `tool_call_message` of its event stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -85,9 +88,25 @@ struct Inner {
     owners: HashMap<String, Owner>,
     pending: HashMap<String, Pending>,
     /// Calls answered, timed out or cancelled: a late answer is refused.
+    /// The oldest are forgotten past [`CLOSED_KEPT`] (their answers are
+    /// then refused as unknown, still not applied).
     closed: HashSet<String>,
+    closed_order: VecDeque<String>,
     /// How many event streams listen on each key.
     listeners: HashMap<String, usize>,
+}
+
+impl Inner {
+    fn close(&mut self, id: String) {
+        if self.closed.insert(id.clone()) {
+            self.closed_order.push_back(id);
+        }
+        while self.closed_order.len() > CLOSED_KEPT {
+            if let Some(old) = self.closed_order.pop_front() {
+                self.closed.remove(&old);
+            }
+        }
+    }
 }
 
 /// The switchboard; one per [`Core`](crate::core::Core).
@@ -220,7 +239,7 @@ impl ClientCalls {
         let waited = cx.cancel.or_cancelled(tokio::time::timeout(timeout, answer)).await;
         let mut inner = self.lock();
         inner.pending.remove(&id);
-        inner.closed.insert(id);
+        inner.close(id);
         match waited {
             Some(Ok(Ok(answer))) => Ok(answer),
             Some(Ok(Err(_))) => Err(Error::internal("the client call was dropped")),
@@ -265,7 +284,7 @@ impl ClientCalls {
         let Some(pending) = inner.pending.remove(id) else {
             return Err(if inner.closed.contains(id) { Refused::Closed } else { Refused::Unknown });
         };
-        inner.closed.insert(id.to_owned());
+        inner.close(id.to_owned());
         let call = pending.call.clone();
         let _ = pending.reply.send(answer);
         Ok(call)
