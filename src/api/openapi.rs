@@ -156,5 +156,8 @@ mod tests {
         assert!(doc["components"]["schemas"]["RunBody"]["properties"]["text"].is_object());
         assert!(doc["components"]["schemas"]["ToolResultV2"].is_object());
         assert!(doc["components"]["schemas"]["Error"].is_object());
+        let results = &doc["paths"]["/api/v1/tool_results"]["post"]["requestBody"];
+        assert!(results.to_string().contains("ResultBody"), "{results}");
+        assert!(doc["components"]["schemas"]["ClientCall"]["properties"]["tool_call_id"].is_object());
     }
 }
