@@ -131,6 +131,25 @@ async fn the_letta_sdk_registers_a_tool_and_answers_its_approval_requests() {
     // Both runs in the agent's one conversation.
     let convs: Vec<Value> = model.requests().iter().map(|r| r["messages"].as_array().unwrap().len().into()).collect();
     assert!(convs[2].as_u64() > convs[1].as_u64(), "the second run continues the conversation: {convs:?}");
+
+    // The stream as sent: `data:` lines only (the SDK skips named events), `[DONE]` last.
+    model.push(Turn::text("Vâng."));
+    let agent = seen["agent"]["id"].as_str().unwrap();
+    let body = reqwest::Client::new()
+        .post(format!("{}/v1/agents/{agent}/messages", base(&s)))
+        .bearer_auth(TOKEN)
+        .header("Content-Type", "application/json")
+        .body(json!({"streaming": true, "messages": [{"role": "user", "content": "Cảm ơn"}]}).to_string())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let lines: Vec<&str> = body.lines().filter(|l| !l.is_empty()).collect();
+    assert!(lines.iter().all(|l| l.starts_with("data: ")), "{body}");
+    assert_eq!(lines.last(), Some(&"data: [DONE]"), "{body}");
+    assert!(body.contains(r#""message_type":"assistant_message""#) && body.contains("Vâng."), "{body}");
 }
 
 /// Done-when: a client application in a few lines of Python (`requests`)
