@@ -43,6 +43,16 @@ fn skip_reason() -> Result<Option<String>> {
     Ok(None)
 }
 
+/// The session's desktop, this test's turn on it; none (the reason
+/// printed) when the test cannot run here.
+fn desktop_or_skip() -> Result<Option<std::sync::MutexGuard<'static, ()>>> {
+    if let Some(why) = skip_reason()? {
+        eprintln!("skipped: {why}");
+        return Ok(None);
+    }
+    crate::common::desktop().map(Some)
+}
+
 /// The app with its own data dir, pointed at `model` (no key in the env),
 /// its local API on a free port.
 struct App {
@@ -137,11 +147,9 @@ fn buy_script(site: &FixtureServer) -> Vec<Turn> {
 
 #[test]
 fn a_task_streams_in_the_panel_and_a_purchase_waits_for_the_native_dialog() -> Result<()> {
-    if let Some(why) = skip_reason()? {
-        eprintln!("skipped: {why}");
+    let Some(_desktop) = desktop_or_skip()? else {
         return Ok(());
-    }
-    let _desktop = crate::common::desktop()?;
+    };
     let site = FixtureServer::start();
     let model = ModelServer::start(buy_script(&site));
     let monitor = NotificationMonitor::start()?;
@@ -187,11 +195,9 @@ fn a_task_streams_in_the_panel_and_a_purchase_waits_for_the_native_dialog() -> R
 
 #[test]
 fn an_api_key_saved_in_settings_is_in_the_keyring_only() -> Result<()> {
-    if let Some(why) = skip_reason()? {
-        eprintln!("skipped: {why}");
+    let Some(_desktop) = desktop_or_skip()? else {
         return Ok(());
-    }
-    let _desktop = crate::common::desktop()?;
+    };
     let model = ModelServer::start(vec![Turn::text("Chào bạn.")]);
     let app = App::start(&model, "settings")?;
     let key = "sk-e2e-4f1d9b7c2a";
@@ -243,11 +249,9 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn a_captcha_opens_the_hand_off_window_which_closes_when_the_challenge_is_gone() -> Result<()> {
-    if let Some(why) = skip_reason()? {
-        eprintln!("skipped: {why}");
+    let Some(_desktop) = desktop_or_skip()? else {
         return Ok(());
-    }
-    let _desktop = crate::common::desktop()?;
+    };
     let site = FixtureServer::start();
     // The (simulated) user solves the CAPTCHA in the browser after 6 s.
     let model = ModelServer::start(vec![
@@ -287,11 +291,9 @@ fn a_captcha_opens_the_hand_off_window_which_closes_when_the_challenge_is_gone()
 /// into the panel.
 #[test]
 fn a_python_client_function_answers_a_task_typed_in_the_panel() -> Result<()> {
-    if let Some(why) = skip_reason()? {
-        eprintln!("skipped: {why}");
+    let Some(_desktop) = desktop_or_skip()? else {
         return Ok(());
-    }
-    let _desktop = crate::common::desktop()?;
+    };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let peers = Command::new(root.join("scripts/python-peers.sh")).output()?;
     if !peers.status.success() {
