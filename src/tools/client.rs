@@ -236,7 +236,9 @@ impl ClientCalls {
             inner.pending.insert(id.clone(), Pending { seq, call: call.clone(), reply });
             let _ = self.new_calls.send(call);
         }
+        cx.confirmer.waits_for_client(Some(tool));
         let waited = cx.cancel.or_cancelled(tokio::time::timeout(timeout, answer)).await;
+        cx.confirmer.waits_for_client(None);
         let mut inner = self.lock();
         inner.pending.remove(&id);
         inner.close(id);

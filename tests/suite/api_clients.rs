@@ -8,7 +8,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use futures::StreamExt;
-use halley::protocol::{AgentEvent, Event, Op, Settings};
+use halley::protocol::{AgentEvent, Event, Op, RunStatus, Settings};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -303,7 +303,45 @@ async fn client_calls_fail_clearly_reach_a_reconnected_client_and_are_answered_o
     let r = post("/api/v1/tool_results", json!({"tool_call_id": asked["tool_call_id"], "result": 1})).await.unwrap();
     assert_eq!(r.status(), 400, "a late answer is refused");
 
+    // A run that calls the tool is paused while the client runs it, then
+    // goes on with its answer.
+    let r = post("/api/letta/agents/tools", json!({"name": "stock_count", "sourceCode": source, "timeoutSeconds": 30}));
+    assert_eq!(r.await.unwrap().status(), 200);
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("stock_count", json!({"sku": "SKU-4"}))]),
+        Turn::text("Còn 12 cái SKU-4."),
+    ]);
+    use_model(&s, &model, "m").await;
+    let r = post("/api/v1/runs", json!({"text": "Kho còn bao nhiêu SKU-4?"})).await.unwrap();
+    assert_eq!(r.status(), 201);
+    let run: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    let run_id = run["run_id"].as_str().unwrap().to_owned();
+    let asked = next_data(&mut stream, &mut buf).await;
+    assert_eq!(
+        (asked["run_id"].as_str(), asked["arguments"].clone()),
+        (Some(run_id.as_str()), json!({"sku": "SKU-4"}))
+    );
+    let status = |want: RunStatus| {
+        let (store, run_id) = (s.host.core().store().clone(), run_id.clone());
+        async move {
+            for _ in 0..100 {
+                let row = store.runs().get(&run_id).await.unwrap().unwrap();
+                if row.status == want {
+                    return row.stop_reason;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            panic!("run {run_id} never became {want:?}");
+        }
+    };
+    assert_eq!(status(RunStatus::Paused).await.as_deref(), Some("waiting_for_client"));
+    let r = post("/api/v1/tool_results", json!({"tool_call_id": asked["tool_call_id"], "result": 12})).await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(status(RunStatus::Completed).await.as_deref(), Some("end_turn"));
+    assert!(tool_message(&model, 1).contains("12"));
+
     // The client and Letta routes pass the same guard as the rest.
+    let agents = s.host.core().store().agents().list().await.unwrap().len();
     for path in ["/v1/tools/", "/v1/tools", "/api/v1/clients/app-3/events"] {
         let r = http.get(format!("{base}{path}")).send().await.unwrap();
         assert_eq!(r.status(), 401, "{path} without the token");
@@ -314,5 +352,5 @@ async fn client_calls_fail_clearly_reach_a_reconnected_client_and_are_answered_o
     }
     let r = http.post(format!("{base}/v1/agents/")).bearer_auth(TOKEN).header("Content-Type", "text/plain");
     assert_eq!(r.body("{}").send().await.unwrap().status(), 415);
-    assert_eq!(s.host.core().store().agents().list().await.unwrap().len(), 0, "nothing was made");
+    assert_eq!(s.host.core().store().agents().list().await.unwrap().len(), agents, "nothing was made");
 }

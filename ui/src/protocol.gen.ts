@@ -342,7 +342,8 @@ export type StopReason =
   | "model_unavailable"
   | "internal_error"
   | "waiting_for_confirmation"
-  | "waiting_for_challenge";
+  | "waiting_for_challenge"
+  | "waiting_for_client";
 
 /**
  * One tool call of a run's timeline.
