@@ -133,7 +133,7 @@ impl Core {
         source_code: &str,
         requires_approval: bool,
     ) -> Result<ToolSpec> {
-        let function = crate::api::python::parse_function(source_code, Some(name))?;
+        let function = crate::api::python::parse_function(source_code, name)?;
         let description = if description.trim().is_empty() { function.summary.as_str() } else { description };
         self.register_client_schema(name, description, &function.parameters, Some(source_code), requires_approval).await
     }

@@ -24,7 +24,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode};
@@ -58,27 +58,6 @@ pub(super) fn routes() -> Router<Api> {
         .route("/v1/agents/{id}", get(get_agent))
         .route("/v1/agents/{id}/messages", post(messages))
         .route("/v1/agents/{id}/messages/stream", post(messages_stream))
-}
-
-/// The Letta agents' runs going on: agent id → run id. An agent has at
-/// most one; it is taken before the run starts and given back when it ends.
-#[derive(Debug, Default)]
-pub(crate) struct LettaRuns {
-    going: Mutex<HashMap<String, String>>,
-}
-
-impl LettaRuns {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
-        self.going.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The agent's run `run_id` ended.
-    fn finish(&self, agent_id: &str, run_id: &str) {
-        let mut going = self.lock();
-        if going.get(agent_id).is_some_and(|r| r == run_id) {
-            going.remove(agent_id);
-        }
-    }
 }
 
 /// The client key of an agent's requester: every client-tool call of the
@@ -146,7 +125,7 @@ async fn upsert_tool(State(api): State<Api>, Body(body): Body<ToolBody>) -> Resu
 /// as Letta), `upsert` replaces it.
 async fn save_tool(api: &Api, body: ToolBody, upsert: bool) -> Result<Response, ApiError> {
     let _ = body.tags;
-    let function = crate::api::python::parse_function(&body.source_code, None)?;
+    let function = crate::api::python::parse_first_function(&body.source_code)?;
     let tools = api.host.core().store().tools();
     if !upsert && tools.get_by_name(&function.name).await?.is_some() {
         return Ok(letta_error(
@@ -465,7 +444,7 @@ async fn send(api: Api, agent_id: String, body: MessagesBody, streaming: bool) -
                 answers.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>()
             )));
         }
-        let Some(run_id) = api.letta.lock().get(&agent_id).cloned() else {
+        let Some(run_id) = core.client_calls().run_of(&key) else {
             return Ok(bad("no run of this agent waits for tool results"));
         };
         for (id, answer) in answers {
@@ -490,23 +469,19 @@ async fn send(api: Api, agent_id: String, body: MessagesBody, streaming: bool) -
         if text.trim().is_empty() {
             return Ok(bad("no message: send a user message (`messages` or `input`)"));
         }
-        {
-            let mut going = api.letta.lock();
-            if going.contains_key(&agent_id) {
-                return Ok(letta_error(
-                    StatusCode::CONFLICT,
-                    ErrorCode::InvalidArguments,
-                    "the agent is still answering the previous message",
-                ));
-            }
-            going.insert(agent_id.clone(), String::new());
+        if !core.client_calls().claim_run(&key) {
+            return Ok(letta_error(
+                StatusCode::CONFLICT,
+                ErrorCode::InvalidArguments,
+                "the agent is still answering the previous message",
+            ));
         }
         match start(&api, &agent, text, body.max_steps).await {
             Ok(run_id) => {
-                api.letta.lock().insert(agent_id.clone(), run_id.clone());
+                core.client_calls().set_run(&key, Some(&run_id));
                 // Given back when the run ends, whoever follows it then.
-                let (letta, agent_id, run_id2, mut ended) =
-                    (Arc::clone(&api.letta), agent_id.clone(), run_id.clone(), api.host.subscribe());
+                let (host, key, run_id2, mut ended) =
+                    (Arc::clone(&api.host), key.clone(), run_id.clone(), api.host.subscribe());
                 if api.host.runs_going().iter().any(|r| r.run_id == run_id) {
                     tokio::spawn(async move {
                         loop {
@@ -516,15 +491,15 @@ async fn send(api: Api, agent_id: String, body: MessagesBody, streaming: bool) -
                                 _ => {}
                             }
                         }
-                        letta.finish(&agent_id, &run_id2);
+                        host.core().client_calls().run_ended(&key, &run_id2);
                     });
                 } else {
-                    api.letta.finish(&agent_id, &run_id);
+                    core.client_calls().run_ended(&key, &run_id);
                 }
                 run_id
             }
             Err(e) => {
-                api.letta.lock().remove(&agent_id);
+                core.client_calls().set_run(&key, None);
                 return Err(e.into());
             }
         }
@@ -683,7 +658,7 @@ impl Follow {
                     }
                 }
                 Event::RunEnded { run_id, status, .. } if run_id == self.run_id => {
-                    self.api.letta.finish(&self.agent_id, &self.run_id);
+                    self.api.host.core().client_calls().run_ended(&agent_key(&self.agent_id), &self.run_id);
                     break match status {
                         RunStatus::Completed => "end_turn",
                         RunStatus::Cancelled => "cancelled",

@@ -46,8 +46,6 @@ pub(crate) struct Api {
     pub host: Arc<Host>,
     pub token: Arc<str>,
     pub port: u16,
-    /// The Letta agents' runs going on.
-    pub letta: Arc<letta::LettaRuns>,
 }
 
 /// A running server.
@@ -89,7 +87,7 @@ pub async fn serve(host: Arc<Host>, port: u16, token: String) -> Result<Server> 
         Err(e) => return Err(Error::internal(format!("cannot listen on 127.0.0.1:{port}")).with_source(e)),
     };
     let addr = listener.local_addr().map_err(|e| Error::internal("no local address").with_source(e))?;
-    let api = Api { host, token: Arc::from(token), port: addr.port(), letta: Arc::default() };
+    let api = Api { host, token: Arc::from(token), port: addr.port() };
     let app = router(api);
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
     let task = tokio::spawn(async move {

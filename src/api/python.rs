@@ -27,9 +27,17 @@ fn bad(message: impl Into<String>) -> Error {
     Error::invalid_arguments(message.into())
 }
 
-/// Read the function `expected` (the registration's `name`) from `source`;
-/// none expected: its first function (Letta names a tool by its `def`).
-pub fn parse_function(source: &str, expected: Option<&str>) -> Result<PyFunction> {
+/// Read the function `expected` (the registration's `name`) from `source`.
+pub fn parse_function(source: &str, expected: &str) -> Result<PyFunction> {
+    parse(source, Some(expected))
+}
+
+/// Read the first function of `source` (Letta names a tool by its `def`).
+pub fn parse_first_function(source: &str) -> Result<PyFunction> {
+    parse(source, None)
+}
+
+fn parse(source: &str, expected: Option<&str>) -> Result<PyFunction> {
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_python::LANGUAGE.into())
@@ -311,7 +319,7 @@ mod tests {
 
     #[test]
     fn the_seed_example_gives_query_required_and_category_optional() {
-        let f = parse_function(SEED, Some("query_local_db")).unwrap();
+        let f = parse_function(SEED, "query_local_db").unwrap();
         assert_eq!(f.summary, "Search articles in the local DB.");
         assert_eq!(
             f.parameters,
@@ -349,7 +357,7 @@ def book(city: str, nights: int, budget: float, breakfast: bool, tags: List[str]
         dict: the booking.
     """
 "#;
-        let f = parse_function(src, Some("book")).unwrap();
+        let f = parse_function(src, "book").unwrap();
         let p = &f.parameters["properties"];
         assert_eq!(f.summary, "Book a hotel room.");
         assert_eq!(p["city"]["description"], json!("Thành phố, e.g. Đà Nẵng."));
@@ -386,7 +394,7 @@ def book(city: str, nights: int, budget: float, breakfast: bool, tags: List[str]
             ("def q(*a: str):\n    \"\"\"Q.\n\n    Args:\n        a: A.\n    \"\"\"\n", "q", "not supported"),
         ];
         for (src, name, want) in cases {
-            let err = parse_function(src, Some(name)).unwrap_err();
+            let err = parse_function(src, name).unwrap_err();
             assert_eq!(err.code(), crate::error::ErrorCode::InvalidArguments);
             assert!(err.message().contains(want), "{src:?}: {}", err.message());
         }
@@ -402,7 +410,7 @@ def book(city: str, nights: int, budget: float, breakfast: bool, tags: List[str]
             }
         }
         for s in seeds {
-            let _ = parse_function(&s, Some("query_local_db"));
+            let _ = parse_function(&s, "query_local_db");
         }
     }
 }

@@ -94,6 +94,9 @@ struct Inner {
     closed_order: VecDeque<String>,
     /// How many event streams listen on each key.
     listeners: HashMap<String, usize>,
+    /// The run a client key drives (a Letta agent's one run at a time;
+    /// empty while it starts).
+    driving: HashMap<String, String>,
 }
 
 impl Inner {
@@ -276,6 +279,38 @@ impl ClientCalls {
     pub fn ready(&self, cx: &CallContext, tool: &str) -> Result<()> {
         let (key, _) = self.route(cx, tool);
         if self.connected(&key) { Ok(()) } else { Err(not_connected(tool, &key)) }
+    }
+
+    /// Take `key`'s one run slot: false when it already drives a run.
+    pub fn claim_run(&self, key: &str) -> bool {
+        let mut inner = self.lock();
+        if inner.driving.contains_key(key) {
+            return false;
+        }
+        inner.driving.insert(key.to_owned(), String::new());
+        true
+    }
+
+    /// `key` drives run `run_id` (none: its claim is given back).
+    pub fn set_run(&self, key: &str, run_id: Option<&str>) {
+        let mut inner = self.lock();
+        match run_id {
+            Some(run) => inner.driving.insert(key.to_owned(), run.to_owned()),
+            None => inner.driving.remove(key),
+        };
+    }
+
+    /// The run `key` drives.
+    pub fn run_of(&self, key: &str) -> Option<String> {
+        self.lock().driving.get(key).filter(|r| !r.is_empty()).cloned()
+    }
+
+    /// Run `run_id` of `key` ended.
+    pub fn run_ended(&self, key: &str, run_id: &str) {
+        let mut inner = self.lock();
+        if inner.driving.get(key).is_some_and(|r| r == run_id) {
+            inner.driving.remove(key);
+        }
     }
 
     /// Take a client's answer to call `id`. An unknown call, or one already
