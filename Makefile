@@ -17,8 +17,9 @@ help: ## List the targets
 	@echo "Halley make targets:"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  make \1\t\2/' | expand -t 16
 
-deps: ## Install missing apt packages and the UI's npm packages
+deps: ## Install missing apt packages, the UI's npm packages and the tests' Python peers
 	scripts/install-deps.sh
+	scripts/python-peers.sh >/dev/null
 
 mcp-peers: ## Install the MCP test peers (Inspector, server-filesystem, Python mcp, mcp-server-fetch) into tests/mcp-peers
 	scripts/mcp-peers.sh

@@ -20,6 +20,8 @@ APT_PACKAGES=(
   procps
   # the local API's tests send the user's documented request as written, with curl
   curl
+  # the API's Python peers (letta-client, requests) in a venv: scripts/python-peers.sh
+  python3 python3-venv
   # drives the real desktop app over WebDriver in tests
   webkit2gtk-driver
   # mksquashfs: the AppImage's filesystem (make dist, its test)

@@ -120,6 +120,10 @@ pub struct CallContext {
     /// Acting outside these origins or host patterns asks first (none: no
     /// limit).
     pub allowed_origins: Option<Arc<[String]>>,
+    /// Where this run's client-tool calls go ([`crate::tools::client`]):
+    /// the client that started it (a Letta agent's). None: to the client
+    /// that registered each tool.
+    pub client: Option<Arc<str>>,
 }
 
 impl CallContext {
@@ -133,12 +137,19 @@ impl CallContext {
             fallback: None,
             cancel: Cancel::new(),
             allowed_origins: None,
+            client: None,
         }
     }
 
     #[must_use]
     pub fn with_run(mut self, run_id: impl Into<String>) -> CallContext {
         self.run_id = Some(run_id.into());
+        self
+    }
+
+    #[must_use]
+    pub fn with_client(mut self, client: Option<&str>) -> CallContext {
+        self.client = client.map(Arc::from);
         self
     }
 

@@ -21,6 +21,7 @@ use crate::store::Store;
 use crate::store::tools::NewTool;
 use crate::tools::blueprint;
 use crate::tools::builtin::ToolContext;
+use crate::tools::client::{ClientAnswer, ClientCalls};
 use crate::tools::registry::Registry;
 use crate::tools::{Executor, ToolOutput, ToolResultV2, ToolSpec, ToolStatus};
 
@@ -42,6 +43,8 @@ pub struct Core {
     ctx: ToolContext,
     /// The MCP servers the user added, running while they are needed.
     mcp: crate::mcp::client::McpClients,
+    /// Calls of client tools waiting for their clients.
+    client_calls: Arc<ClientCalls>,
 }
 
 impl Core {
@@ -76,6 +79,7 @@ impl Core {
             registry: RwLock::new(Arc::new(registry)),
             ctx: ToolContext { store, data_dir, browser, gate, oauth },
             mcp: crate::mcp::client::McpClients::default(),
+            client_calls: Arc::default(),
         })
     }
 
@@ -108,6 +112,11 @@ impl Core {
         &self.ctx.oauth
     }
 
+    /// Calls of client tools waiting for the clients that run them.
+    pub fn client_calls(&self) -> &Arc<ClientCalls> {
+        &self.client_calls
+    }
+
     pub fn store(&self) -> &Store {
         &self.ctx.store
     }
@@ -135,22 +144,40 @@ impl Core {
         requires_approval: bool,
     ) -> Result<ToolSpec> {
         let function = crate::api::python::parse_function(source_code, name)?;
-        let description = if description.trim().is_empty() { function.summary.as_str() } else { description.trim() };
-        let mut blueprint = function.parameters.clone();
-        blueprint["description"] = Value::String(description.to_owned());
-        if let Some(props) = blueprint.get_mut("properties").and_then(Value::as_object_mut) {
-            props.insert("_tool".into(), serde_json::json!({"type": "string", "const": name}));
-            props
-                .insert("_activity".into(), serde_json::json!({"type": "string", "const": blueprint::CLIENT_ACTIVITY}));
-        }
-        self.register(&blueprint, Some(source_code), Some(requires_approval)).await
+        let description = if description.trim().is_empty() { function.summary.as_str() } else { description };
+        self.register_client_schema(name, description, &function.parameters, Some(source_code), requires_approval).await
+    }
+
+    /// Register (or replace, by name) a client tool from its JSON Schema
+    /// (a Letta request's `client_tools`, or parsed source).
+    pub async fn register_client_schema(
+        &self,
+        name: &str,
+        description: &str,
+        parameters: &Value,
+        source_code: Option<&str>,
+        requires_approval: bool,
+    ) -> Result<ToolSpec> {
+        let mut blueprint =
+            if parameters.is_null() { serde_json::json!({"type": "object"}) } else { parameters.clone() };
+        let Some(obj) = blueprint.as_object_mut() else {
+            return Err(Error::invalid_arguments(format!("the parameters of `{name}` must be a JSON Schema object")));
+        };
+        obj.insert("description".into(), Value::String(description.trim().to_owned()));
+        let props = obj.entry("properties").or_insert_with(|| serde_json::json!({}));
+        let Some(props) = props.as_object_mut() else {
+            return Err(Error::invalid_arguments(format!("`properties` of `{name}` must be an object")));
+        };
+        props.insert("_tool".into(), serde_json::json!({"type": "string", "const": name}));
+        props.insert("_activity".into(), serde_json::json!({"type": "string", "const": blueprint::CLIENT_ACTIVITY}));
+        self.register(&blueprint, source_code, Some(requires_approval)).await
     }
 
     async fn register(&self, blueprint: &Value, source: Option<&str>, approval: Option<bool>) -> Result<ToolSpec> {
         let builtin = Registry::builtin()?;
         let mut spec = blueprint::parse(blueprint, &builtin)?;
         if let Some(approval) = approval {
-            spec.requires_confirmation = approval;
+            blueprint::set_client_approval(&mut spec, approval);
         }
         if builtin.get(&spec.name).is_some() {
             return Err(Error::invalid_arguments(format!(
@@ -256,6 +283,12 @@ impl Core {
             let activity = activity.to_owned();
             return Box::pin(self.call_in(registry, cx, &activity, args)).await;
         }
+        // A client tool with no client to run it: said before anyone is asked.
+        if spec.executor == Executor::Client
+            && let Err(err) = self.client_calls.ready(cx, name)
+        {
+            return error_result(Some(spec), &err);
+        }
         let builtin = registry.executor_of(name);
         // Browser tools pass the gate inside, with the action read from
         // the page; every other call passes it here, on its declared scope.
@@ -283,6 +316,11 @@ impl Core {
             };
             let ran = self.mcp.call(&self.ctx.store, &self.ctx.data_dir, server, tool, args).await;
             return graded_result(spec, grade, ran);
+        }
+        if spec.executor == Executor::Client {
+            let approved = spec.requires_confirmation;
+            let answer = self.client_calls.call(cx, name, blueprint::client_arguments(args), approved).await;
+            return graded_result(spec, grade, client_output(name, answer));
         }
         let Some(builtin) = builtin else {
             return error_result(Some(spec), &Error::internal(format!("tool `{name}` has no executor")));
@@ -340,7 +378,7 @@ pub async fn with_blueprints(registry: Registry, store: &Store) -> Result<Regist
             Ok(mut spec) => {
                 // A client tool's approval is the client's choice, kept in the row.
                 if spec.executor == crate::tools::Executor::Client {
-                    spec.requires_confirmation = row.requires_confirmation;
+                    blueprint::set_client_approval(&mut spec, row.requires_confirmation);
                 }
                 custom.push(spec);
             }
@@ -395,6 +433,21 @@ pub fn preflight<'r>(
         return Err((Some(spec), err));
     }
     Ok(spec)
+}
+
+/// A client's answer as the call's output: its result is the data, its
+/// error or refusal an error the model reads.
+fn client_output(name: &str, answer: Result<ClientAnswer>) -> Result<ToolOutput> {
+    match answer? {
+        ClientAnswer::Result(data) => Ok(ToolOutput::data(data)),
+        ClientAnswer::Error(message) => {
+            Err(Error::new(ErrorCode::Internal, format!("the client's `{name}` failed: {message}")))
+        }
+        ClientAnswer::Denied(reason) => {
+            let why = if reason.trim().is_empty() { String::new() } else { format!(": {reason}") };
+            Err(Error::new(ErrorCode::Denied, format!("the client refused to run `{name}`{why}")))
+        }
+    }
 }
 
 /// The envelope of a call the gate graded: its effective scope and risk

@@ -62,9 +62,36 @@ pub enum Op {
     UnregisterTool { name: String },
     /// Register (or replace, by name) a tool the client application runs
     /// itself, from its Python source (parsed for its signature and
-    /// docstring, never run); answers `Tool`. Offered to the model once
-    /// client-executed calls land (until then it is listed as planned).
-    RegisterClientTool { name: String, description: String, source_code: String, requires_approval: bool },
+    /// docstring, never run); answers `Tool`. Its calls go to `client` (a
+    /// client key; none: `default`), which answers each within
+    /// `timeout_secs` (none: 120) with [`Op::AnswerClientCall`].
+    RegisterClientTool {
+        name: String,
+        description: String,
+        source_code: String,
+        requires_approval: bool,
+        #[serde(default)]
+        #[ts(optional)]
+        client: Option<String>,
+        #[serde(default)]
+        #[ts(optional)]
+        timeout_secs: Option<u32>,
+    },
+    /// A client's answer to a call of one of its tools: `result` (any
+    /// JSON) or `error` (a message for the model), exactly one. Replies
+    /// [`Reply::Done`]; an unknown call is `not_found`, one already
+    /// answered (or timed out) `invalid_arguments`: nothing twice.
+    AnswerClientCall {
+        tool_call_id: String,
+        /// (Over JSON, a `null` result reads as none: the API's
+        /// `/api/v1/tool_results` keeps it.)
+        #[serde(default)]
+        #[ts(optional)]
+        result: Option<Value>,
+        #[serde(default)]
+        #[ts(optional)]
+        error: Option<String>,
+    },
     /// Answer a waiting confirmation ([`Event::ConfirmationWaiting`]).
     /// Replies [`Reply::Done`]; `not_found` when it is no longer waiting
     /// (answered elsewhere, expired). Then [`Event::ConfirmationClosed`].

@@ -1,5 +1,5 @@
 //! Hearing when a run pauses on the user (a confirmation or a challenge)
-//! and goes on. Cancelling it is `crate::context::Cancel`.
+//! or on a client application (a client tool's call) and goes on. Cancelling it is `crate::context::Cancel`.
 
 pub use crate::context::Cancel;
 
@@ -17,6 +17,8 @@ use crate::tools::catalogue::safety::ConfirmResultV1;
 pub enum Waiting {
     Confirmation(ConfirmationRequest),
     Challenge(ChallengeRequest),
+    /// A client application runs a call of this tool.
+    Client(String),
     /// The answer came: the run goes on.
     Answered,
 }
@@ -56,5 +58,9 @@ impl Confirmer for Observed {
 
     fn answered_by(&self) -> &'static str {
         self.inner.answered_by()
+    }
+
+    fn waits_for_client(&self, tool: Option<&str>) {
+        let _ = self.tx.send(tool.map_or(Waiting::Answered, |t| Waiting::Client(t.to_owned())));
     }
 }

@@ -9,7 +9,9 @@
 //! bounded. There is no CORS: a preflight is refused like any other
 //! cross-origin request. Errors are `{"error": {"code", "message"}}`.
 
+mod client_tools;
 mod guard;
+mod letta;
 mod mcp;
 mod openapi;
 pub mod python;
@@ -110,6 +112,8 @@ pub fn router_in_process(host: Arc<Host>, token: String, port: u16) -> Router {
 fn router(api: Api) -> Router {
     routes::routes()
         .merge(mcp::routes(&api))
+        .merge(client_tools::routes())
+        .merge(letta::routes())
         .layer(axum::middleware::from_fn_with_state(api.clone(), guard::guard))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such route") })

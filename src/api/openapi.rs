@@ -6,8 +6,10 @@
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Value, json};
 
+use super::client_tools::ResultBody;
 use super::routes::{AnswerBody, CallBody, RegisterBody, RunBody};
 use crate::tools::ToolResultV2;
+use crate::tools::client::ClientCall;
 
 fn schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Value {
     serde_json::to_value(generator.subschema_for::<T>()).unwrap_or(Value::Null)
@@ -43,6 +45,8 @@ pub(super) fn document() -> Value {
     let confirm = schema::<AnswerBody>(&mut generator);
     let register = schema::<RegisterBody>(&mut generator);
     let result = schema::<ToolResultV2>(&mut generator);
+    let client_result = schema::<ResultBody>(&mut generator);
+    let client_call = schema::<ClientCall>(&mut generator);
     let mut schemas = serde_json::to_value(generator.take_definitions(true)).unwrap_or_else(|_| json!({}));
     if let Some(map) = schemas.as_object_mut() {
         map.insert(
@@ -119,6 +123,17 @@ pub(super) fn document() -> Value {
                 "summary": "Remove a registered tool", "parameters": name.clone(),
                 "responses": with_errors(json!({"200": answer("`{type: done}`", any.clone())}))
             }},
+            "/api/v1/clients/{client}/events": {"get": {
+                "summary": "The calls of the tools this client registered (`X-Halley-Client`), as server-sent events: \
+                    one `tool_call_message` per `data:` line, those still waiting first (a reconnecting client gets them again)",
+                "parameters": [{"name": "client", "in": "path", "required": true, "schema": {"type": "string"}}],
+                "responses": with_errors(json!({"200": answer("`text/event-stream` of ClientCall", client_call)}))
+            }},
+            "/api/v1/tool_results": {"post": {
+                "summary": "A client's answer to a call: `result` or `error`; an unknown call is 404, one already answered or timed out 400",
+                "requestBody": body(client_result),
+                "responses": with_errors(json!({"200": answer("`{type: done}`", any.clone())}))
+            }},
             "/api/v1/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1"}}}}
         },
         "components": {
@@ -141,5 +156,8 @@ mod tests {
         assert!(doc["components"]["schemas"]["RunBody"]["properties"]["text"].is_object());
         assert!(doc["components"]["schemas"]["ToolResultV2"].is_object());
         assert!(doc["components"]["schemas"]["Error"].is_object());
+        let results = &doc["paths"]["/api/v1/tool_results"]["post"]["requestBody"];
+        assert!(results.to_string().contains("ResultBody"), "{results}");
+        assert!(doc["components"]["schemas"]["ClientCall"]["properties"]["tool_call_id"].is_object());
     }
 }

@@ -29,6 +29,15 @@ fn bad(message: impl Into<String>) -> Error {
 
 /// Read the function `expected` (the registration's `name`) from `source`.
 pub fn parse_function(source: &str, expected: &str) -> Result<PyFunction> {
+    parse(source, Some(expected))
+}
+
+/// Read the first function of `source` (Letta names a tool by its `def`).
+pub fn parse_first_function(source: &str) -> Result<PyFunction> {
+    parse(source, None)
+}
+
+fn parse(source: &str, expected: Option<&str>) -> Result<PyFunction> {
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_python::LANGUAGE.into())
@@ -57,6 +66,8 @@ pub fn parse_function(source: &str, expected: &str) -> Result<PyFunction> {
         return Err(bad("the source defines no function: write one `def` with type hints and a docstring"));
     };
     let named = |f: &Node| f.child_by_field_name("name").map(text).unwrap_or_default();
+    let first_name = named(&first);
+    let expected = expected.unwrap_or(&first_name);
     let def = match functions.iter().find(|f| named(f) == expected) {
         Some(f) => *f,
         None => {

@@ -181,6 +181,9 @@ pub(super) struct RegisterBody {
     /// Each call is approved before the client runs it.
     #[serde(default)]
     pub default_requires_approval: bool,
+    /// How long a call waits for the client's answer (default 120 s).
+    #[serde(default)]
+    pub timeout_seconds: Option<u32>,
 }
 
 /// A registered client tool, as the registration endpoints answer it.
@@ -200,14 +203,22 @@ fn client_tool_json(row: &crate::store::tools::ToolRow, spec: Option<&crate::too
 
 /// `POST /api/letta/agents/tools`: register a client tool from its Python
 /// source, or replace the one of that name. 400 names what is wrong with
-/// the source.
-async fn register_client_tool(State(api): State<Api>, Body(body): Body<RegisterBody>) -> Result<Response, ApiError> {
+/// the source. Its calls go to the client named by `X-Halley-Client`
+/// (none: `default`), on `GET /api/v1/clients/{client}/events`.
+async fn register_client_tool(
+    State(api): State<Api>,
+    headers: axum::http::HeaderMap,
+    Body(body): Body<RegisterBody>,
+) -> Result<Response, ApiError> {
+    let client = super::client_tools::client_key(&headers)?;
     let existed = api.host.core().store().tools().get_by_name(&body.name).await?.is_some();
     let op = Op::RegisterClientTool {
         name: body.name.clone(),
         description: body.description,
         source_code: body.source_code,
         requires_approval: body.default_requires_approval,
+        client: Some(client),
+        timeout_secs: body.timeout_seconds,
     };
     api.host.handle(op).await?;
     let row = api

@@ -247,6 +247,11 @@ pub trait Confirmer: Send + Sync + std::fmt::Debug {
     fn answered_by(&self) -> &'static str {
         "user"
     }
+
+    /// The call in flight waits for the client application that runs
+    /// `tool` (`Some`), or no longer does (`None`): the run is paused
+    /// meanwhile. Only the run's own observer listens.
+    fn waits_for_client(&self, _tool: Option<&str>) {}
 }
 
 /// Refuses everything: the default when nobody can be asked.

@@ -27,11 +27,12 @@ use crate::agent::{ModelClient, ModelFlags};
 use crate::browser::window::{self, WindowBounds};
 use crate::context::{CallContext, FrontEnd};
 use crate::core::{BrowserSettings, Core};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::paths::DataDir;
 use crate::protocol::{Event, Op, Reply, Settings};
 use crate::tools::ToolResultV2;
 use crate::tools::catalogue::safety::ConfirmResultV1;
+use crate::tools::client::ClientAnswer;
 
 /// A rectangle on the screen, in physical pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -119,10 +120,26 @@ impl Host {
                 let _ = self.events.send(Event::ToolsChanged);
                 Ok(Reply::Tool { tool })
             }
-            Op::RegisterClientTool { name, description, source_code, requires_approval } => {
+            Op::RegisterClientTool { name, description, source_code, requires_approval, client, timeout_secs } => {
                 let tool = self.core.register_client_tool(&name, &description, &source_code, requires_approval).await?;
+                let timeout = timeout_secs.map(|s| std::time::Duration::from_secs(u64::from(s.max(1))));
+                let client = client.as_deref().unwrap_or(crate::tools::client::DEFAULT_CLIENT);
+                self.core.client_calls().set_owner(&name, client, timeout);
                 let _ = self.events.send(Event::ToolsChanged);
                 Ok(Reply::Tool { tool })
+            }
+            Op::AnswerClientCall { tool_call_id, result, error } => {
+                let answer = match (result, error) {
+                    (Some(result), None) => ClientAnswer::Result(result),
+                    (None, Some(error)) => ClientAnswer::Error(error),
+                    _ => {
+                        return Err(Error::invalid_arguments(
+                            "give exactly one of `result` (the function's JSON result) and `error` (a message)",
+                        ));
+                    }
+                };
+                self.core.client_calls().answer(&tool_call_id, answer).map_err(|r| r.error(&tool_call_id))?;
+                Ok(Reply::Done)
             }
             Op::UnregisterTool { name } => {
                 self.core.unregister_blueprint(&name).await?;

@@ -50,6 +50,9 @@ pub struct RunRequest {
     /// The model the run uses.
     pub model: RunModel,
     pub limits: RunLimits,
+    /// Its client-tool calls go to this client key (a Letta agent's
+    /// requester) instead of the clients that registered the tools.
+    pub client: Option<String>,
 }
 
 impl RunRequest {
@@ -65,6 +68,7 @@ impl RunRequest {
             allowed_origins: Vec::new(),
             model: RunModel::Saved,
             limits: RunLimits::default(),
+            client: None,
         }
     }
 }
@@ -176,7 +180,8 @@ impl Host {
             .with_run(info.run_id.clone())
             .with_confirmer(confirmer)
             .with_cancel(cancel)
-            .with_allowed_origins(request.allowed_origins.clone());
+            .with_allowed_origins(request.allowed_origins.clone())
+            .with_client(request.client.as_deref());
         let host = Arc::clone(self);
         tokio::spawn(async move { host.drive(begun, cx, request).await });
         Ok(info)

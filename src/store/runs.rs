@@ -54,6 +54,8 @@ pub enum StopReason {
     WaitingForConfirmation,
     /// Paused: a challenge (CAPTCHA, OTP...) waits for the user.
     WaitingForChallenge,
+    /// Paused: a client application runs a call of its tool.
+    WaitingForClient,
 }
 
 impl StopReason {
@@ -70,6 +72,7 @@ impl StopReason {
             Self::InternalError => "internal_error",
             Self::WaitingForConfirmation => "waiting_for_confirmation",
             Self::WaitingForChallenge => "waiting_for_challenge",
+            Self::WaitingForClient => "waiting_for_client",
         }
     }
 }
@@ -227,6 +230,7 @@ mod tests {
             InternalError,
             WaitingForConfirmation,
             WaitingForChallenge,
+            WaitingForClient,
         ] {
             assert_eq!(serde_json::to_value(reason).unwrap(), reason.as_str());
         }

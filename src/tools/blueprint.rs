@@ -21,6 +21,14 @@ const SYSTEM_FIELDS: [&str; 4] = ["_tool", "_activity", OUTPUT_FIELD, REASONING_
 /// registered them (arrives with the local API).
 pub const CLIENT_ACTIVITY: &str = "client";
 
+/// Set whether each call of a client tool is approved first: with
+/// approval it is SUBMIT (the gate asks whoever started the run), without
+/// it WRITE_NON_DESTRUCTIVE (allowed, audited).
+pub fn set_client_approval(spec: &mut ToolSpec, approval: bool) {
+    spec.requires_confirmation = approval;
+    spec.permission_scope = if approval { PermissionScope::Submit } else { PermissionScope::WriteNonDestructive };
+}
+
 /// Read a blueprint. `builtin` is the catalogue: names are checked against
 /// it and an `_activity` must name one of its available tools.
 pub fn parse(blueprint: &Value, builtin: &Registry) -> Result<ToolSpec> {
@@ -130,17 +138,23 @@ pub fn parse(blueprint: &Value, builtin: &Registry) -> Result<ToolSpec> {
                 None,
             ))
         }
-        Some(CLIENT_ACTIVITY) => Ok(spec(
-            Executor::Client,
-            ToolStatus::Planned,
-            PermissionScope::Submit,
-            RiskLevel::Medium,
-            true,
-            Value::Object(inputs),
-            output.unwrap_or_else(|| json!({})),
-            Some("the local API: tools executed by the client application that registered them".to_owned()),
-            Some(CLIENT_ACTIVITY.to_owned()),
-        )),
+        // Run by the client application that registered it: its result is
+        // that program's output, fenced for the model like page content.
+        Some(CLIENT_ACTIVITY) => {
+            let mut client = spec(
+                Executor::Client,
+                ToolStatus::Available,
+                PermissionScope::Submit,
+                RiskLevel::Medium,
+                true,
+                Value::Object(inputs),
+                output.unwrap_or_else(|| json!({})),
+                None,
+                Some(CLIENT_ACTIVITY.to_owned()),
+            );
+            client.page_content = true;
+            Ok(client)
+        }
         Some(program) => {
             let target = builtin.get(program).filter(|t| t.status == ToolStatus::Available).ok_or_else(|| {
                 bad(format!(
@@ -170,6 +184,15 @@ pub fn parse(blueprint: &Value, builtin: &Registry) -> Result<ToolSpec> {
 
 fn const_str(props: &Map<String, Value>, key: &str) -> Option<String> {
     props.get(key)?.get("const")?.as_str().map(str::to_owned).filter(|s| !s.is_empty())
+}
+
+/// A client tool's arguments as its function takes them: without Halley's
+/// own fields.
+pub fn client_arguments(mut args: Value) -> Value {
+    if let Some(obj) = args.as_object_mut() {
+        obj.retain(|k, _| !SYSTEM_FIELDS.contains(&k.as_str()));
+    }
+    args
 }
 
 /// Take `_reasoningForCall` out of a call's arguments (and `_tool`, which a
@@ -272,7 +295,13 @@ mod tests {
         let client =
             json!({"description": "d", "properties": {"_tool": {"const": "q"}, "_activity": {"const": "client"}}});
         let spec = parse(&client, &reg).unwrap();
-        assert_eq!((spec.executor, spec.status), (Executor::Client, ToolStatus::Planned));
+        assert_eq!((spec.executor, spec.status), (Executor::Client, ToolStatus::Available));
+        assert!(spec.page_content, "a client's result is fenced for the model");
+        let mut spec = spec;
+        set_client_approval(&mut spec, false);
+        assert_eq!((spec.permission_scope, spec.requires_confirmation), (PermissionScope::WriteNonDestructive, false));
+        set_client_approval(&mut spec, true);
+        assert_eq!((spec.permission_scope, spec.requires_confirmation), (PermissionScope::Submit, true));
     }
 
     #[test]

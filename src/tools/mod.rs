@@ -5,6 +5,7 @@
 pub mod blueprint;
 pub mod builtin;
 pub mod catalogue;
+pub mod client;
 pub mod registry;
 pub mod result;
 pub mod spec;

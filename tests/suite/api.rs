@@ -16,15 +16,15 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::common::model_server::{ModelServer, Turn};
 
-const TOKEN: &str = "hly_test_token_0123456789abcdef";
+pub(crate) const TOKEN: &str = "hly_test_token_0123456789abcdef";
 
-struct Served {
-    host: Arc<Host>,
-    server: Server,
+pub(crate) struct Served {
+    pub host: Arc<Host>,
+    pub server: Server,
     _dir: tempfile::TempDir,
 }
 
-async fn served() -> Served {
+pub(crate) async fn served() -> Served {
     let dir = tempfile::tempdir().unwrap();
     let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
     let host = Host::open(DataDir::at(dir.path().join("data")), browser).await.unwrap();
@@ -416,8 +416,8 @@ async fn a_client_tool_registered_from_python_source_is_stored_listed_updated_an
     assert_eq!(tool["description"], json!("Query the client app's local database for articles."));
     assert_eq!(tool["default_requires_approval"], json!(true));
     assert!(tool["source_code"].as_str().unwrap().starts_with("def query_local_db("));
-    // Until client-executed calls land, the tool says so instead of being offered.
-    assert_eq!(tool["status"], json!("planned"));
+    // Offered to the model: its calls go to the client that registered it.
+    assert_eq!(tool["status"], json!("available"));
 
     let c = curl.clone();
     let (status, listed) = tokio::task::spawn_blocking(move || c("GET", path, None)).await.unwrap();

@@ -1,6 +1,7 @@
 mod agent_loop;
 mod agent_run;
 mod api;
+mod api_clients;
 mod browser_capture;
 mod browser_crash;
 mod browser_form;

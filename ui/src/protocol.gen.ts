@@ -231,6 +231,18 @@ export type Op =
     description: string,
     source_code: string,
     requires_approval: boolean,
+    client?: string,
+    timeout_secs?: number,
+  }
+  | {
+    "type": "answer_client_call",
+    tool_call_id: string,
+    /**
+     * (Over JSON, a `null` result reads as none: the API's
+     * `/api/v1/tool_results` keeps it.)
+     */
+    result?: JsonValue,
+    error?: string,
   }
   | {
     "type": "answer_confirmation",
@@ -368,7 +380,8 @@ export type StopReason =
   | "model_unavailable"
   | "internal_error"
   | "waiting_for_confirmation"
-  | "waiting_for_challenge";
+  | "waiting_for_challenge"
+  | "waiting_for_client";
 
 /**
  * One tool call of a run's timeline.

@@ -43,13 +43,25 @@ fn skip_reason() -> Result<Option<String>> {
     Ok(None)
 }
 
-/// The app with its own data dir, pointed at `model` (no key in the env).
+/// The session's desktop, this test's turn on it; none (the reason
+/// printed) when the test cannot run here.
+fn desktop_or_skip() -> Result<Option<std::sync::MutexGuard<'static, ()>>> {
+    if let Some(why) = skip_reason()? {
+        eprintln!("skipped: {why}");
+        return Ok(None);
+    }
+    crate::common::desktop().map(Some)
+}
+
+/// The app with its own data dir, pointed at `model` (no key in the env),
+/// its local API on a free port.
 struct App {
     env: AppEnv,
     driver: TauriDriver,
     panel: Session,
     panel_handle: String,
     artifacts: PathBuf,
+    api_port: u16,
 }
 
 impl App {
@@ -61,11 +73,13 @@ impl App {
         vars.push(("OPENAI_BASE_URL".into(), PathBuf::from(model.base_url())));
         vars.push(("HALLEY_MODEL".into(), PathBuf::from("m")));
         vars.push(("OPENAI_API_KEY".into(), PathBuf::new()));
+        let api_port = crate::common::driver::free_port()?;
+        vars.push(("HALLEY_API_PORT".into(), PathBuf::from(api_port.to_string())));
         let driver = TauriDriver::start(&vars, &artifacts.join(format!("e2e-{name}-driver.log")))?;
         let panel = driver.launch(app_bin(), &[]).context("launching the app through tauri-driver")?;
         panel.wait_script(r#"return document.body.dataset.ready === "1";"#, UI_TIMEOUT)?;
         let panel_handle = panel.window_handle()?;
-        Ok(App { env, driver, panel, panel_handle, artifacts })
+        Ok(App { env, driver, panel, panel_handle, artifacts, api_port })
     }
 
     /// Saves a PNG of the panel as the user sees it on screen as an
@@ -78,6 +92,17 @@ impl App {
     /// and goes back to the panel.
     fn answer_dialog(&self, button: &str) -> Result<String> {
         self.panel.answer_dialog(&self.panel_handle, button, RUN_TIMEOUT)
+    }
+
+    /// The app's local API token, as `halley api token` prints it for the
+    /// app's data dir (the same keyring entry the app serves with).
+    fn api_token(&self) -> Result<String> {
+        let cli = app_bin().with_file_name("halley");
+        let out = Command::new(&cli).args(["api", "token"]).envs(self.env.vars()?).output()?;
+        if !out.status.success() {
+            bail!("halley api token: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        Ok(String::from_utf8(out.stdout)?.trim().to_owned())
     }
 
     fn stop(self) -> Result<()> {
@@ -102,11 +127,9 @@ fn buy_script(site: &FixtureServer) -> Vec<Turn> {
 
 #[test]
 fn a_task_streams_in_the_panel_and_a_purchase_waits_for_the_native_dialog() -> Result<()> {
-    if let Some(why) = skip_reason()? {
-        eprintln!("skipped: {why}");
+    let Some(_desktop) = desktop_or_skip()? else {
         return Ok(());
-    }
-    let _desktop = crate::common::desktop()?;
+    };
     let site = FixtureServer::start();
     let model = ModelServer::start(buy_script(&site));
     let monitor = NotificationMonitor::start()?;
@@ -152,11 +175,9 @@ fn a_task_streams_in_the_panel_and_a_purchase_waits_for_the_native_dialog() -> R
 
 #[test]
 fn an_api_key_saved_in_settings_is_in_the_keyring_only() -> Result<()> {
-    if let Some(why) = skip_reason()? {
-        eprintln!("skipped: {why}");
+    let Some(_desktop) = desktop_or_skip()? else {
         return Ok(());
-    }
-    let _desktop = crate::common::desktop()?;
+    };
     let model = ModelServer::start(vec![Turn::text("Chào bạn.")]);
     let app = App::start(&model, "settings")?;
     let key = "sk-e2e-4f1d9b7c2a";
@@ -208,11 +229,9 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn a_captcha_opens_the_hand_off_window_which_closes_when_the_challenge_is_gone() -> Result<()> {
-    if let Some(why) = skip_reason()? {
-        eprintln!("skipped: {why}");
+    let Some(_desktop) = desktop_or_skip()? else {
         return Ok(());
-    }
-    let _desktop = crate::common::desktop()?;
+    };
     let site = FixtureServer::start();
     // The (simulated) user solves the CAPTCHA in the browser after 6 s.
     let model = ModelServer::start(vec![
@@ -300,5 +319,62 @@ fn accounts_connect_and_disconnect_from_the_settings() -> Result<()> {
     app.panel.click(&app.panel.find(&format!("{row} .disconnect-account"))?)?;
     app.panel.wait_text("#accounts", UI_TIMEOUT, |t| !t.contains(&name))?;
     assert_eq!(secret(), None, "the keyring entry is deleted");
+    app.stop()
+}
+
+/// Done-when of the local API: a client application in a few lines of
+/// Python (`tests/peers/notes_client.py`, `requests`) registers its
+/// function with the running app; a task typed in the panel needs it; the
+/// call is approved in the native dialog (`defaultRequiresApproval`); the
+/// client's function runs with the parsed arguments and the answer streams
+/// into the panel.
+#[test]
+fn a_python_client_function_answers_a_task_typed_in_the_panel() -> Result<()> {
+    let Some(_desktop) = desktop_or_skip()? else {
+        return Ok(());
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let peers = Command::new(root.join("scripts/python-peers.sh")).output()?;
+    if !peers.status.success() {
+        bail!("python-peers.sh: {}", String::from_utf8_lossy(&peers.stderr));
+    }
+    let python = String::from_utf8(peers.stdout)?.trim().to_owned();
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("query_local_db", json!({"query": "phở", "category": "food"}))]),
+        Turn::text("Bạn có ghi chú: Phở bò Nam Định (65.000 ₫)."),
+    ]);
+    let app = App::start(&model, "client-tool")?;
+    let token = app.api_token()?;
+    let base = format!("http://127.0.0.1:{}", app.api_port);
+    let deadline = std::time::Instant::now() + UI_TIMEOUT;
+    while std::net::TcpStream::connect(("127.0.0.1", app.api_port)).is_err() {
+        if std::time::Instant::now() > deadline {
+            bail!("the app's local API never listened on {base}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut client = Command::new(&python)
+        .arg(root.join("tests/peers/notes_client.py"))
+        .args([&base, &token])
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(client.stdout.take().context("stdout")?));
+    let ready = lines.next().context("the client said nothing")??;
+    assert_eq!(ready, "listening");
+
+    app.panel.send_task("Tìm ghi chú về phở", UI_TIMEOUT)?;
+    let summary = app.answer_dialog("#approve")?;
+    assert!(summary.contains("query_local_db"), "{summary}");
+    let answer = app.panel.wait_text(".msg.assistant:last-of-type", RUN_TIMEOUT, |t| t.contains("Nam Định"))?;
+    assert!(answer.contains("65.000 ₫"), "{answer}");
+    app.panel.wait_count(r#"#timeline .call[data-tool="query_local_db"][data-status="ok"]"#, 1, UI_TIMEOUT)?;
+    let done: serde_json::Value = serde_json::from_str(&lines.next().context("the client's report")??)?;
+    assert_eq!(done["call"]["arguments"], json!({"query": "phở", "category": "food"}));
+    assert_eq!(done["posted"], json!(200));
+    assert!(client.wait()?.success());
+    // The client's own result reached the model.
+    let fed = model.requests()[1]["messages"].to_string();
+    assert!(fed.contains("Phở bò Nam Định"), "{fed}");
+    app.screenshot("client-tool")?;
     app.stop()
 }

@@ -382,6 +382,7 @@ impl<'a> Loop<'a> {
                 on_event(AgentEvent::Challenge { request });
                 (RunStatus::Paused, Some(StopReason::WaitingForChallenge))
             }
+            Waiting::Client(_) => (RunStatus::Paused, Some(StopReason::WaitingForClient)),
             Waiting::Answered => {
                 on_event(AgentEvent::Resumed);
                 (RunStatus::Running, None)
