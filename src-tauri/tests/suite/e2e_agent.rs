@@ -17,7 +17,7 @@ use crate::common::fixtures::FixtureServer;
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
 use crate::common::webdriver::Session;
 use crate::common::{artifacts_dir, no_display};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use serde_json::json;
 
 const UI_TIMEOUT: Duration = Duration::from_secs(30);
