@@ -256,6 +256,58 @@ async fn failed_sign_ins_say_why_and_store_nothing() {
     nothing_stored(&h, acct);
 }
 
+/// A code that is not this sign-in's own reaches the listener with the right
+/// `state` (an injected code, or one already redeemed): the provider refuses
+/// the exchange because the code was issued for another PKCE challenge or
+/// was already used, and Halley says so and stores nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_injected_or_reused_code_is_refused_at_the_exchange_and_nothing_is_stored() {
+    if !in_session() {
+        return;
+    }
+    let server = OidcServer::start(60);
+    let h = Halley::new();
+    let (who, name) = login();
+    let (who, acct) = (who.as_str(), name.as_str());
+    let code_of = |callback: &str| {
+        let re = regex::Regex::new("code=([^&]+)").expect("re");
+        re.captures(callback).expect("a code in the callback")[1].to_owned()
+    };
+    let with_code = |callback: &str, code: &str| {
+        regex::Regex::new("code=[^&]+").expect("re").replace(callback, format!("code={code}")).into_owned()
+    };
+    let refused = |run: &Run| {
+        assert_eq!(run.code, 1, "{run:?}");
+        assert!(run.stderr.contains("[auth_failed]") && run.stderr.contains("invalid_grant"), "{run:?}");
+        assert!(run.stderr.contains("nothing was stored"), "{run:?}");
+    };
+
+    // Another sign-in's code (its PKCE verifier is not this one's).
+    let first = connect(&h, &server.issuer, &[], &[]).await.expect("url");
+    let first_callback = User::new().sign_in(&first.url, who, Consent::Grant).await;
+    let second = connect(&h, &server.issuer, &[], &[]).await.expect("url");
+    let second_callback = User::new().sign_in(&second.url, who, Consent::Grant).await;
+    let injected = with_code(&second_callback, &code_of(&first_callback));
+    visit(&injected).await.expect("the listener answers");
+    refused(&second.finish().await);
+    nothing_stored(&h, acct);
+    drop(first);
+
+    // A code already redeemed: a sign-in completes, then its code is
+    // delivered to a new sign-in.
+    let done = connect(&h, &server.issuer, &[], &[]).await.expect("url");
+    let done_callback = User::new().sign_in(&done.url, who, Consent::Grant).await;
+    visit(&done_callback).await.expect("the listener answers");
+    assert_eq!(done.finish().await.code, 0);
+    let disconnect = h.run(&["auth", "disconnect", acct]);
+    assert_eq!(disconnect.code, 0, "{disconnect:?}");
+    let again = connect(&h, &server.issuer, &[], &[]).await.expect("url");
+    let again_callback = User::new().sign_in(&again.url, who, Consent::Grant).await;
+    visit(&with_code(&again_callback, &code_of(&done_callback))).await.expect("the listener answers");
+    refused(&again.finish().await);
+    nothing_stored(&h, acct);
+}
+
 /// The tool is available, gated as SUBMIT and always confirmed: refused
 /// with `--confirm deny`, nothing opened or stored.
 #[test]
