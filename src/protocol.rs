@@ -216,6 +216,12 @@ pub enum Op {
     /// Disconnect an account (revoked at the provider when it offers it,
     /// keyring entry deleted). Replies [`Reply::Accounts`].
     DisconnectAccount { name: String },
+    /// The local API's address (when it is served) and its bearer token
+    /// (from the OS keyring, made on first use). Replies [`Reply::ApiInfo`].
+    ApiInfo,
+    /// A new API token in the keyring; the running API accepts only the new
+    /// one from now on. Replies [`Reply::ApiInfo`].
+    RotateApiToken,
 }
 
 fn default_limit() -> u32 {
@@ -281,6 +287,11 @@ pub enum Reply {
     },
     Accounts {
         accounts: Vec<AccountView>,
+    },
+    /// The local API: `http://127.0.0.1:PORT` while served, and its token.
+    ApiInfo {
+        address: Option<String>,
+        token: String,
     },
 }
 
