@@ -289,7 +289,9 @@ export type Op =
     client_secret?: string | null,
     scopes?: Array<string>,
   }
-  | { "type": "disconnect_account", name: string };
+  | { "type": "disconnect_account", name: string }
+  | { "type": "api_info" }
+  | { "type": "rotate_api_token" };
 
 /**
  * What a tool may do to the world, from harmless to hard to undo
@@ -322,7 +324,8 @@ export type Reply =
   | { "type": "artifact", mime: string, data: string }
   | { "type": "current_tab", url: string | null, title: string | null }
   | { "type": "alerts", alerts: Array<WatchAlert>, unread: number }
-  | { "type": "accounts", accounts: Array<AccountView> };
+  | { "type": "accounts", accounts: Array<AccountView> }
+  | { "type": "api_info", address: string | null, token: string };
 
 export type ResultStatus = "ok" | "error";
 

@@ -322,6 +322,61 @@ fn accounts_connect_and_disconnect_from_the_settings() -> Result<()> {
     app.stop()
 }
 
+/// The status of `GET /api/v1/tools` on the app's local API with `token`.
+fn api_status(port: u16, token: &str) -> Result<u16> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    write!(
+        stream,
+        "GET /api/v1/tools HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.split_whitespace().nth(1).and_then(|s| s.parse().ok()).context("an HTTP status")
+}
+
+/// The settings' Local API section shows the address the app serves on and
+/// the keyring's token (hidden until Show); Rotate asks first, then the
+/// running API refuses the old token and accepts the new one at once.
+#[test]
+fn the_api_token_is_shown_and_rotated_from_the_settings() -> Result<()> {
+    if let Some(why) = skip_reason()? {
+        eprintln!("skipped: {why}");
+        return Ok(());
+    }
+    let _desktop = crate::common::desktop()?;
+    let model = ModelServer::start(vec![]);
+    let app = App::start(&model, "api-token")?;
+    let old = app.api_token()?;
+    let deadline = std::time::Instant::now() + UI_TIMEOUT;
+    while std::net::TcpStream::connect(("127.0.0.1", app.api_port)).is_err() {
+        if std::time::Instant::now() > deadline {
+            bail!("the app's local API never listened on port {}", app.api_port);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let open = app.panel.wait_visible("#settings-open", UI_TIMEOUT)?;
+    app.panel.click(&open)?;
+    let address = format!("http://127.0.0.1:{}", app.api_port);
+    app.panel.wait_text("#api-address", UI_TIMEOUT, |t| t == address)?;
+    let hidden = app.panel.wait_text("#api-token", UI_TIMEOUT, |t| t.starts_with("hly_"))?;
+    assert!(!hidden.contains(&old[4..12]), "hidden by default: {hidden}");
+    app.panel.click(&app.panel.find("#api-token-show")?)?;
+    app.panel.wait_text("#api-token", UI_TIMEOUT, |t| t == old)?;
+    assert_eq!(api_status(app.api_port, &old)?, 200);
+
+    app.panel.click(&app.panel.find("#api-token-rotate")?)?;
+    app.panel.wait_text("#api-rotate-ask", UI_TIMEOUT, |t| t.contains("stop working"))?;
+    app.panel.click(&app.panel.find("#api-token-rotate-confirm")?)?;
+    let new = app.panel.wait_text("#api-token", UI_TIMEOUT, |t| t.starts_with("hly_") && t != old)?;
+    assert_eq!(new, app.api_token()?, "the keyring holds the shown token");
+    assert_eq!(api_status(app.api_port, &old)?, 401, "the old token is refused at once");
+    assert_eq!(api_status(app.api_port, &new)?, 200, "the new token works at once");
+    app.screenshot("api-token")?;
+    app.stop()
+}
+
 /// Done-when of the local API: a client application in a few lines of
 /// Python (`tests/peers/notes_client.py`, `requests`) registers its
 /// function with the running app; a task typed in the panel needs it; the
