@@ -227,6 +227,16 @@ impl Host {
                 self.core.oauth().disconnect(&name).await?;
                 ops::accounts(&self.core).await
             }
+            Op::ListMcpServers => ops::mcp_servers(&self.core).await,
+            Op::AddMcpServer { name, url, headers, command } => {
+                let transport = crate::mcp::client::transport(url, &headers, command)?;
+                self.core.add_mcp_server(&name, &transport).await?;
+                ops::mcp_servers(&self.core).await
+            }
+            Op::RemoveMcpServer { name } => {
+                self.core.remove_mcp_server(&name).await?;
+                ops::mcp_servers(&self.core).await
+            }
             Op::ApiInfo => {
                 let secrets = crate::secrets::SecretStore::os()?;
                 let token = crate::api::token::get_or_create(&secrets, self.core.data_dir()).await?;
