@@ -338,9 +338,11 @@ fn api_status(port: u16, token: &str) -> Result<u16> {
 
 /// The settings' Local API section shows the address the app serves on and
 /// the keyring's token (hidden until Show); Rotate asks first, then the
-/// running API refuses the old token and accepts the new one at once.
+/// running API refuses the old token and accepts the new one at once. The
+/// MCP servers section adds server-filesystem (tests/mcp-peers) on stdio,
+/// lists its tools, and removes it after asking.
 #[test]
-fn the_api_token_is_shown_and_rotated_from_the_settings() -> Result<()> {
+fn the_api_token_and_an_mcp_server_from_the_settings() -> Result<()> {
     if let Some(why) = skip_reason()? {
         eprintln!("skipped: {why}");
         return Ok(());
@@ -374,6 +376,27 @@ fn the_api_token_is_shown_and_rotated_from_the_settings() -> Result<()> {
     assert_eq!(api_status(app.api_port, &old)?, 401, "the old token is refused at once");
     assert_eq!(api_status(app.api_port, &new)?, 200, "the new token works at once");
     app.screenshot("api-token")?;
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let peers = Command::new(root.join("scripts/mcp-peers.sh")).output()?;
+    if !peers.status.success() {
+        bail!("mcp-peers.sh: {}", String::from_utf8_lossy(&peers.stderr));
+    }
+    let fs = root.join("tests/mcp-peers/node_modules/.bin/mcp-server-filesystem");
+    let dir = app.env.data_dir();
+    app.panel.send_keys(&app.panel.find("#mcp-name")?, "files")?;
+    app.panel.send_keys(&app.panel.find("#mcp-command")?, &format!("\"{}\" \"{}\"", fs.display(), dir.display()))?;
+    app.panel.click(&app.panel.find("#mcp-add")?)?;
+    let row = r#".mcp-server[data-mcp="files"]"#;
+    let text = app.panel.wait_text(row, UI_TIMEOUT, |t| t.contains("tools"))?;
+    assert!(text.contains("stdio") && text.contains("mcp-server-filesystem"), "{text}");
+    app.screenshot("mcp-server")?;
+    let remove = format!("{row} .remove-mcp");
+    app.panel.click(&app.panel.find(&remove)?)?;
+    app.panel.wait_text(&remove, UI_TIMEOUT, |t| t.contains("files?"))?;
+    assert!(app.panel.find_all(row)?.len() == 1, "the first click only asks");
+    app.panel.click(&app.panel.find(&remove)?)?;
+    app.panel.wait_text("#mcp-servers", UI_TIMEOUT, |t| !t.contains("files"))?;
     app.stop()
 }
 
