@@ -227,12 +227,7 @@ pub enum Op {
     /// Attach an MCP server as `halley mcp add` does: `url` with `headers`
     /// (`K:V`, values kept in the OS keyring) or `command` (program and
     /// arguments). Replies [`Reply::McpServers`].
-    AddMcpServer {
-        name: String,
-        url: Option<String>,
-        headers: Vec<String>,
-        command: Vec<String>,
-    },
+    AddMcpServer { name: String, url: Option<String>, headers: Vec<String>, command: Vec<String> },
     /// Detach an MCP server (its header values leave the keyring). Replies
     /// [`Reply::McpServers`].
     RemoveMcpServer { name: String },

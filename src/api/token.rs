@@ -21,7 +21,8 @@ struct Serving {
 impl Live {
     /// The API serves on `port` and accepts `token`.
     pub fn serving(&self, port: u16, token: &str) {
-        *self.0.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Serving { port, token: token.into() });
+        *self.0.write().unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Some(Serving { port, token: token.into() });
     }
 
     /// The API stopped: no token is accepted.
@@ -38,7 +39,11 @@ impl Live {
 
     /// The token accepted now, if the API is served.
     pub fn token(&self) -> Option<std::sync::Arc<str>> {
-        self.0.read().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref().map(|s| std::sync::Arc::clone(&s.token))
+        self.0
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .map(|s| std::sync::Arc::clone(&s.token))
     }
 
     /// The port served on, if any.

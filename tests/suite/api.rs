@@ -285,7 +285,10 @@ async fn rotating_the_token_from_the_panel_takes_effect_at_once() {
         let server = &server;
         async move { raw(server, &head, b"").await.0 }
     };
-    assert_eq!(info(host.handle(Op::ApiInfo).await.unwrap()), (Some(format!("http://127.0.0.1:{port}")), first.clone()));
+    assert_eq!(
+        info(host.handle(Op::ApiInfo).await.unwrap()),
+        (Some(format!("http://127.0.0.1:{port}")), first.clone())
+    );
     assert_eq!(tools(&first).await, 200);
 
     let (address, second) = info(host.handle(Op::RotateApiToken).await.unwrap());

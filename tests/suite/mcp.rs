@@ -430,13 +430,18 @@ async fn the_panel_adds_lists_and_removes_an_mcp_server() {
         command: vec!["true".into()],
     };
     assert_eq!(host.handle(both).await.unwrap_err().code(), ErrorCode::InvalidArguments);
-    let bad_header =
-        Op::AddMcpServer { name: "x".into(), url: Some("http://127.0.0.1:1/mcp".into()), headers: vec!["nocolon".into()], command: vec![] };
+    let bad_header = Op::AddMcpServer {
+        name: "x".into(),
+        url: Some("http://127.0.0.1:1/mcp".into()),
+        headers: vec!["nocolon".into()],
+        command: vec![],
+    };
     assert_eq!(host.handle(bad_header).await.unwrap_err().code(), ErrorCode::InvalidArguments);
     assert!(servers(host.handle(Op::ListMcpServers).await.unwrap()).is_empty(), "nothing stored");
 
     let fs = mcp::bin("mcp-server-filesystem").to_string_lossy().into_owned();
-    let add = Op::AddMcpServer { name: "files".into(), url: None, headers: vec![], command: vec![fs.clone(), root.clone()] };
+    let add =
+        Op::AddMcpServer { name: "files".into(), url: None, headers: vec![], command: vec![fs.clone(), root.clone()] };
     let added = servers(host.handle(add).await.unwrap());
     assert_eq!(added.len(), 1);
     let s = &added[0];
