@@ -4,9 +4,10 @@
 // working at once).
 
 import { h } from "./dom";
+import { statusLine } from "./view";
 import type { Translate } from "./i18n";
 import { request } from "./ipc";
-import { toOpError, type ReplyOf } from "./protocol";
+import type { ReplyOf } from "./protocol";
 
 type ApiInfo = ReplyOf<"api_info">;
 
@@ -19,12 +20,7 @@ export function maskToken(token: string): string {
 export function renderLocalApi(t: Translate): HTMLElement {
   const address = h("code", { id: "api-address" });
   const token = h("code", { id: "api-token", class: "api-token" });
-  const status = h("p", { class: "form-status", role: "status", id: "api-status" });
-  const say = (text: string, cls = ""): void => {
-    status.className = `form-status ${cls}`;
-    status.textContent = text;
-  };
-  const fail = (error: unknown): void => say(t("errorPrefix", { error: toOpError(error).message }), "error");
+  const { status, say, fail } = statusLine("api-status", t);
 
   let current: ApiInfo | null = null;
   let shown = false;

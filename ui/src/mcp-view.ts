@@ -4,10 +4,10 @@
 // (their values go to the OS keyring; the panel shows only their names).
 
 import { h } from "./dom";
-import { field, orNull } from "./view";
+import { field, orNull, statusLine } from "./view";
 import type { Translate } from "./i18n";
 import { request } from "./ipc";
-import { toOpError, type McpServerView } from "./protocol";
+import type { McpServerView } from "./protocol";
 
 /** A command line as program and arguments: split on spaces, except inside
  * single or double quotes. */
@@ -42,12 +42,7 @@ export const headerLines = (text: string): string[] =>
 
 export function renderMcpServers(t: Translate): HTMLElement {
   const list = h("ul", { class: "mcp-servers", id: "mcp-servers" });
-  const status = h("p", { class: "form-status", role: "status", id: "mcp-status" });
-  const say = (text: string, cls = ""): void => {
-    status.className = `form-status ${cls}`;
-    status.textContent = text;
-  };
-  const fail = (error: unknown): void => say(t("errorPrefix", { error: toOpError(error).message }), "error");
+  const { status, say, fail } = statusLine("mcp-status", t);
 
   const show = (servers: McpServerView[]): void => {
     if (servers.length === 0) {

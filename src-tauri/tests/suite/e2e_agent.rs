@@ -105,6 +105,19 @@ impl App {
         Ok(String::from_utf8(out.stdout)?.trim().to_owned())
     }
 
+    /// Wait until the app's local API listens; its base URL.
+    fn wait_api(&self) -> Result<String> {
+        let base = format!("http://127.0.0.1:{}", self.api_port);
+        let deadline = std::time::Instant::now() + UI_TIMEOUT;
+        while std::net::TcpStream::connect(("127.0.0.1", self.api_port)).is_err() {
+            if std::time::Instant::now() > deadline {
+                bail!("the app's local API never listened on {base}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Ok(base)
+    }
+
     fn stop(self) -> Result<()> {
         let _ = self.panel.delete();
         self.driver.stop()?;
@@ -351,13 +364,7 @@ fn the_api_token_and_an_mcp_server_from_the_settings() -> Result<()> {
     let model = ModelServer::start(vec![]);
     let app = App::start(&model, "api-token")?;
     let old = app.api_token()?;
-    let deadline = std::time::Instant::now() + UI_TIMEOUT;
-    while std::net::TcpStream::connect(("127.0.0.1", app.api_port)).is_err() {
-        if std::time::Instant::now() > deadline {
-            bail!("the app's local API never listened on port {}", app.api_port);
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    app.wait_api()?;
     let open = app.panel.wait_visible("#settings-open", UI_TIMEOUT)?;
     app.panel.click(&open)?;
     let address = format!("http://127.0.0.1:{}", app.api_port);
@@ -423,14 +430,7 @@ fn a_python_client_function_answers_a_task_typed_in_the_panel() -> Result<()> {
     ]);
     let app = App::start(&model, "client-tool")?;
     let token = app.api_token()?;
-    let base = format!("http://127.0.0.1:{}", app.api_port);
-    let deadline = std::time::Instant::now() + UI_TIMEOUT;
-    while std::net::TcpStream::connect(("127.0.0.1", app.api_port)).is_err() {
-        if std::time::Instant::now() > deadline {
-            bail!("the app's local API never listened on {base}");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let base = app.wait_api()?;
     let mut client = Command::new(&python)
         .arg(root.join("tests/peers/notes_client.py"))
         .args([&base, &token])
