@@ -245,6 +245,11 @@ impl Core {
         Ok(row)
     }
 
+    /// Whether the MCP server `name` runs now (servers start on demand).
+    pub async fn mcp_server_running(&self, name: &str) -> bool {
+        self.mcp.is_running(name).await
+    }
+
     /// Detach an MCP server: stop it and forget it and its tools.
     pub async fn remove_mcp_server(&self, name: &str) -> Result<()> {
         let Some(row) = self.ctx.store.mcp_servers().get(name).await? else {

@@ -216,6 +216,21 @@ pub enum Op {
     /// Disconnect an account (revoked at the provider when it offers it,
     /// keyring entry deleted). Replies [`Reply::Accounts`].
     DisconnectAccount { name: String },
+    /// The local API's address (when it is served) and its bearer token
+    /// (from the OS keyring, made on first use). Replies [`Reply::ApiInfo`].
+    ApiInfo,
+    /// A new API token in the keyring; the running API accepts only the new
+    /// one from now on. Replies [`Reply::ApiInfo`].
+    RotateApiToken,
+    /// The attached MCP servers. Replies [`Reply::McpServers`].
+    ListMcpServers,
+    /// Attach an MCP server as `halley mcp add` does: `url` with `headers`
+    /// (`K:V`, values kept in the OS keyring) or `command` (program and
+    /// arguments). Replies [`Reply::McpServers`].
+    AddMcpServer { name: String, url: Option<String>, headers: Vec<String>, command: Vec<String> },
+    /// Detach an MCP server (its header values leave the keyring). Replies
+    /// [`Reply::McpServers`].
+    RemoveMcpServer { name: String },
 }
 
 fn default_limit() -> u32 {
@@ -282,6 +297,29 @@ pub enum Reply {
     Accounts {
         accounts: Vec<AccountView>,
     },
+    McpServers {
+        servers: Vec<McpServerView>,
+    },
+    /// The local API: `http://127.0.0.1:PORT` while served, and its token.
+    ApiInfo {
+        address: Option<String>,
+        token: String,
+    },
+}
+
+/// An attached MCP server as the panel shows it (header names, never values).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct McpServerView {
+    pub name: String,
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// The command line, or the URL.
+    pub target: String,
+    pub header_names: Vec<String>,
+    /// Its tools as the model sees them (`server__tool`).
+    pub tools: Vec<String>,
+    /// It runs now; else it starts on the next call.
+    pub running: bool,
 }
 
 /// A connected OAuth account as the panel shows it (never a token).

@@ -59,7 +59,7 @@ fn check(api: &Api, method: &Method, headers: &HeaderMap) -> Result<(), ApiError
                 "missing `Authorization: Bearer <token>`; `halley api token` prints the token",
             ));
         }
-        Some(t) if !same(t.as_bytes(), api.token.as_bytes()) => {
+        Some(t) if !api.token.token().is_some_and(|accepted| same(t.as_bytes(), accepted.as_bytes())) => {
             return Err(ApiError::http(StatusCode::UNAUTHORIZED, "unauthorized", "wrong API token"));
         }
         Some(_) => {}

@@ -45,7 +45,8 @@ pub const MAX_BODY: usize = 1024 * 1024;
 #[derive(Clone)]
 pub(crate) struct Api {
     pub host: Arc<Host>,
-    pub token: Arc<str>,
+    /// The accepted token, replaced in place by a rotation.
+    pub token: token::Live,
     pub port: u16,
 }
 
@@ -55,6 +56,7 @@ pub struct Server {
     addr: SocketAddr,
     stop: tokio::sync::watch::Sender<bool>,
     task: tokio::task::JoinHandle<()>,
+    live: token::Live,
 }
 
 impl Server {
@@ -66,6 +68,7 @@ impl Server {
     /// Stop accepting requests; those in flight get [`STOP_GRACE`] to
     /// finish (an event stream would never end on its own).
     pub async fn stop(mut self) {
+        self.live.stopped();
         let _ = self.stop.send(true);
         if tokio::time::timeout(STOP_GRACE, &mut self.task).await.is_err() {
             self.task.abort();
@@ -88,7 +91,9 @@ pub async fn serve(host: Arc<Host>, port: u16, token: String) -> Result<Server> 
         Err(e) => return Err(Error::internal(format!("cannot listen on 127.0.0.1:{port}")).with_source(e)),
     };
     let addr = listener.local_addr().map_err(|e| Error::internal("no local address").with_source(e))?;
-    let api = Api { host, token: Arc::from(token), port: addr.port() };
+    let live = host.local_api().clone();
+    live.serving(addr.port(), &token);
+    let api = Api { host, token: live.clone(), port: addr.port() };
     let app = router(api);
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
     let task = tokio::spawn(async move {
@@ -99,14 +104,16 @@ pub async fn serve(host: Arc<Host>, port: u16, token: String) -> Result<Server> 
             tracing::warn!("the local API stopped: {e}");
         }
     });
-    Ok(Server { addr, stop, task })
+    Ok(Server { addr, stop, task, live })
 }
 
 /// The API's router without a socket, as if served on `port`: for the
 /// fuzz target (`make fuzz`), which sends it requests in process.
 #[doc(hidden)]
 pub fn router_in_process(host: Arc<Host>, token: String, port: u16) -> Router {
-    router(Api { host, token: Arc::from(token), port })
+    let live = host.local_api().clone();
+    live.serving(port, &token);
+    router(Api { host, token: live, port })
 }
 
 fn router(api: Api) -> Router {

@@ -6,6 +6,52 @@ use crate::error::Result;
 use crate::paths::DataDir;
 use crate::secrets::{Secret, SecretStore};
 
+/// What the running API accepts, shared by the host and the API's handlers
+/// so that a rotation ([`crate::host::Host`]'s `RotateApiToken`) takes effect
+/// at once, without a restart. Empty while no API is served.
+#[derive(Clone, Default, Debug)]
+pub struct Live(std::sync::Arc<std::sync::RwLock<Option<Serving>>>);
+
+#[derive(Clone, Debug)]
+struct Serving {
+    port: u16,
+    token: std::sync::Arc<str>,
+}
+
+impl Live {
+    /// The API serves on `port` and accepts `token`.
+    pub fn serving(&self, port: u16, token: &str) {
+        *self.0.write().unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Some(Serving { port, token: token.into() });
+    }
+
+    /// The API stopped: no token is accepted.
+    pub fn stopped(&self) {
+        *self.0.write().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+    }
+
+    /// A new token replaces the old one (no-op while nothing is served).
+    pub fn replace_token(&self, token: &str) {
+        if let Some(s) = self.0.write().unwrap_or_else(std::sync::PoisonError::into_inner).as_mut() {
+            s.token = token.into();
+        }
+    }
+
+    /// The token accepted now, if the API is served.
+    pub fn token(&self) -> Option<std::sync::Arc<str>> {
+        self.0
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .map(|s| std::sync::Arc::clone(&s.token))
+    }
+
+    /// The port served on, if any.
+    pub fn port(&self) -> Option<u16> {
+        self.0.read().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref().map(|s| s.port)
+    }
+}
+
 /// The keyring account of the token of the install at `dir`.
 fn account(dir: &DataDir) -> String {
     format!("api-token:{}", dir.install_id())

@@ -1,7 +1,6 @@
 //! `halley mcp`: Halley's tools for MCP clients (`serve`, on stdio), and
 //! other MCP servers' tools for Halley's model (`add`, `list`, `remove`).
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -82,39 +81,16 @@ async fn with_core<T>(data_dir: Option<&Path>, work: impl AsyncFnOnce(&Core) -> 
     done
 }
 
-/// `K:V` headers as a map (the value trimmed).
-fn parse_headers(headers: &[String]) -> Result<BTreeMap<String, String>, Error> {
-    headers
-        .iter()
-        .map(|h| match h.split_once(':') {
-            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.trim().to_owned())),
-            _ => Err(Error::invalid_arguments(format!("`--header {h}`: write it as NAME:VALUE"))),
-        })
-        .collect()
-}
-
 async fn add(
     data_dir: Option<&Path>,
     name: &str,
     url: Option<String>,
     headers: &[String],
-    mut command: Vec<String>,
+    command: Vec<String>,
 ) -> ExitCode {
-    let transport = match (url, command.is_empty()) {
-        (Some(url), true) => match parse_headers(headers) {
-            Ok(headers) => McpTransport::Http { url, headers },
-            Err(e) => return fail(&e, EXIT_USAGE),
-        },
-        (None, false) => {
-            let program = command.remove(0);
-            McpTransport::Stdio { command: program, args: command }
-        }
-        _ => {
-            let e = Error::invalid_arguments(
-                "give the server as `-- COMMAND ARGS...` (a program on stdio) or `--url URL` (streamable HTTP)",
-            );
-            return fail(&e, EXIT_USAGE);
-        }
+    let transport = match crate::mcp::client::transport(url, headers, command) {
+        Ok(t) => t,
+        Err(e) => return fail(&e, EXIT_USAGE),
     };
     match with_core(data_dir, async |core| core.add_mcp_server(name, &transport).await).await {
         Ok(row) => {

@@ -58,6 +58,9 @@ pub struct Host {
     closing: AtomicBool,
     /// The desktop panel is there to ask the user ([`Host::set_has_panel`]).
     has_panel: AtomicBool,
+    /// The local API served with this host, if any: its port and the token
+    /// it accepts (a rotation replaces it at once).
+    local_api: crate::api::token::Live,
 }
 
 /// How long [`Host::close`] lets a stopped run record its end.
@@ -86,6 +89,7 @@ impl Host {
             paused: AtomicBool::new(false),
             closing: AtomicBool::new(false),
             has_panel: AtomicBool::new(false),
+            local_api: crate::api::token::Live::default(),
         }))
     }
 
@@ -223,7 +227,39 @@ impl Host {
                 self.core.oauth().disconnect(&name).await?;
                 ops::accounts(&self.core).await
             }
+            Op::ListMcpServers => ops::mcp_servers(&self.core).await,
+            Op::AddMcpServer { name, url, headers, command } => {
+                let transport = crate::mcp::client::transport(url, &headers, command)?;
+                self.core.add_mcp_server(&name, &transport).await?;
+                ops::mcp_servers(&self.core).await
+            }
+            Op::RemoveMcpServer { name } => {
+                self.core.remove_mcp_server(&name).await?;
+                ops::mcp_servers(&self.core).await
+            }
+            Op::ApiInfo => {
+                let secrets = crate::secrets::SecretStore::os()?;
+                let token = crate::api::token::get_or_create(&secrets, self.core.data_dir()).await?;
+                Ok(self.api_info(token.into_exposed()))
+            }
+            Op::RotateApiToken => {
+                let secrets = crate::secrets::SecretStore::os()?;
+                let token = crate::api::token::rotate(&secrets, self.core.data_dir()).await?.into_exposed();
+                self.local_api.replace_token(&token);
+                Ok(self.api_info(token))
+            }
         }
+    }
+
+    /// The local API's state shared with its handlers (the API sets it when
+    /// it starts serving this host).
+    pub fn local_api(&self) -> &crate::api::token::Live {
+        &self.local_api
+    }
+
+    fn api_info(&self, token: String) -> Reply {
+        let address = self.local_api.port().map(|p| format!("http://127.0.0.1:{p}"));
+        Reply::ApiInfo { address, token }
     }
 
     /// The panel's question channel (events answered by ops), for runs and

@@ -195,6 +195,29 @@ fn mime_of(path: &Path) -> &'static str {
     }
 }
 
+/// The attached MCP servers as the panel shows them.
+pub async fn mcp_servers(core: &Core) -> Result<Reply> {
+    use crate::store::mcp_servers::McpTransport;
+    let mut servers = Vec::new();
+    for row in core.store().mcp_servers().list().await? {
+        let (transport, target, header_names) = match &row.transport {
+            McpTransport::Stdio { command, args } => {
+                ("stdio", std::iter::once(command).chain(args).cloned().collect::<Vec<_>>().join(" "), Vec::new())
+            }
+            McpTransport::Http { url, headers } => ("http", url.clone(), headers.keys().cloned().collect()),
+        };
+        servers.push(crate::protocol::McpServerView {
+            running: core.mcp_server_running(&row.name).await,
+            tools: row.tools.iter().map(|t| format!("{}__{}", row.name, t.name)).collect(),
+            name: row.name,
+            transport: transport.to_owned(),
+            target,
+            header_names,
+        });
+    }
+    Ok(Reply::McpServers { servers })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

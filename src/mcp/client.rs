@@ -53,6 +53,33 @@ fn headers_account(dir: &DataDir, server: &str) -> String {
 
 /// Keep an HTTP transport's header values (tokens, keys) in the OS keyring:
 /// the transport to store holds their names only.
+/// A server as the user gives it (the CLI's flags, the panel's form): a
+/// `url` with `K:V` headers (streamable HTTP) or a command and its
+/// arguments (stdio), never both.
+pub fn transport(url: Option<String>, headers: &[String], mut command: Vec<String>) -> Result<McpTransport> {
+    match (url, command.is_empty()) {
+        (Some(url), true) => Ok(McpTransport::Http { url, headers: parse_headers(headers)? }),
+        (None, false) => {
+            let program = command.remove(0);
+            Ok(McpTransport::Stdio { command: program, args: command })
+        }
+        _ => Err(Error::invalid_arguments(
+            "give the server as `-- COMMAND ARGS...` (a program on stdio) or `--url URL` (streamable HTTP)",
+        )),
+    }
+}
+
+/// `K:V` headers as a map (the value trimmed).
+fn parse_headers(headers: &[String]) -> Result<std::collections::BTreeMap<String, String>> {
+    headers
+        .iter()
+        .map(|h| match h.split_once(':') {
+            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.trim().to_owned())),
+            _ => Err(Error::invalid_arguments(format!("`--header {h}`: write it as NAME:VALUE"))),
+        })
+        .collect()
+}
+
 pub async fn keep_secrets(dir: &DataDir, server: &str, transport: &McpTransport) -> Result<McpTransport> {
     match transport {
         McpTransport::Http { url, headers } if !headers.is_empty() => {
@@ -181,6 +208,11 @@ impl McpClients {
             running.remove(server);
             connection.cancellation_token().cancel();
         }
+    }
+
+    /// Whether `server` runs now (else it starts on the next call).
+    pub async fn is_running(&self, server: &str) -> bool {
+        self.running.lock().await.get(server).is_some_and(|c| !c.is_closed())
     }
 
     /// Stop `server` if it runs (it was removed).

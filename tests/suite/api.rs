@@ -255,6 +255,54 @@ async fn a_port_in_use_is_an_error_naming_who_holds_it() {
     s.host.close().await;
 }
 
+/// The panel's Local API section: `ApiInfo` shows the served address and
+/// the keyring's token; `RotateApiToken` replaces it in the keyring and the
+/// running API refuses the old token (401) and accepts the new one (200) at
+/// once, over real HTTP, without a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rotating_the_token_from_the_panel_takes_effect_at_once() {
+    use halley::protocol::Reply;
+    if std::env::var_os("HALLEY_TEST_SESSION").is_none() {
+        eprintln!("skipped: needs the test session's keyring (scripts/with-session.sh)");
+        return;
+    }
+    let info = |reply: Reply| match reply {
+        Reply::ApiInfo { address, token } => (address, token),
+        other => panic!("not ApiInfo: {other:?}"),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    let host = Host::open(DataDir::at(dir.path().join("data")), browser).await.unwrap();
+    let (address, first) = info(host.handle(Op::ApiInfo).await.unwrap());
+    assert_eq!(address, None, "no API served yet");
+    assert!(first.starts_with("hly_") && first.len() > 60, "{first}");
+    assert_eq!(info(host.handle(Op::ApiInfo).await.unwrap()).1, first, "made once, then kept in the keyring");
+
+    let server = api::serve(Arc::clone(&host), 0, first.clone()).await.unwrap();
+    let port = server.addr().port();
+    let tools = |token: &str| {
+        let head = format!("GET /api/v1/tools HTTP/1.1\nHost: 127.0.0.1:{port}\nAuthorization: Bearer {token}\n");
+        let server = &server;
+        async move { raw(server, &head, b"").await.0 }
+    };
+    assert_eq!(
+        info(host.handle(Op::ApiInfo).await.unwrap()),
+        (Some(format!("http://127.0.0.1:{port}")), first.clone())
+    );
+    assert_eq!(tools(&first).await, 200);
+
+    let (address, second) = info(host.handle(Op::RotateApiToken).await.unwrap());
+    assert_eq!(address, Some(format!("http://127.0.0.1:{port}")));
+    assert_ne!(second, first);
+    assert_eq!(tools(&first).await, 401, "the old token is refused at once");
+    assert_eq!(tools(&second).await, 200, "the new token is accepted at once");
+    assert_eq!(info(host.handle(Op::ApiInfo).await.unwrap()).1, second, "the keyring holds the new token");
+
+    server.stop().await;
+    assert_eq!(info(host.handle(Op::ApiInfo).await.unwrap()).0, None, "a stopped API has no address");
+    host.close().await;
+}
+
 /// `halley api token` makes the token once (the keyring keeps it),
 /// `--rotate` replaces it; `halley serve` answers with it, refuses the old
 /// one, exits 143 on SIGTERM, and a second `serve` on the same port exits 2

@@ -402,3 +402,56 @@ async fn an_attached_server_starts_on_demand_and_again_after_it_died() {
     assert_ne!(now[0], running[0], "a new server process");
     core.close().await;
 }
+
+/// The panel's MCP servers section: `AddMcpServer` attaches through the
+/// same core function as `halley mcp add` (the server listed once, its
+/// tools stored), `ListMcpServers` shows it with its tools and whether it
+/// runs, bad input is an `invalid_arguments` error storing nothing, and
+/// `RemoveMcpServer` forgets it (an unknown name is `not_found`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_panel_adds_lists_and_removes_an_mcp_server() {
+    use halley::error::ErrorCode;
+    use halley::protocol::{McpServerView, Op, Reply};
+
+    let h = Halley::new();
+    let root = h.work_dir().to_string_lossy().into_owned();
+    let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    let host = Host::open(DataDir::at(h.data_dir()), browser).await.unwrap();
+    let servers = |reply: Reply| match reply {
+        Reply::McpServers { servers } => servers,
+        other => panic!("not McpServers: {other:?}"),
+    };
+    assert_eq!(servers(host.handle(Op::ListMcpServers).await.unwrap()), Vec::<McpServerView>::new());
+
+    let both = Op::AddMcpServer {
+        name: "x".into(),
+        url: Some("http://127.0.0.1:1/mcp".into()),
+        headers: vec![],
+        command: vec!["true".into()],
+    };
+    assert_eq!(host.handle(both).await.unwrap_err().code(), ErrorCode::InvalidArguments);
+    let bad_header = Op::AddMcpServer {
+        name: "x".into(),
+        url: Some("http://127.0.0.1:1/mcp".into()),
+        headers: vec!["nocolon".into()],
+        command: vec![],
+    };
+    assert_eq!(host.handle(bad_header).await.unwrap_err().code(), ErrorCode::InvalidArguments);
+    assert!(servers(host.handle(Op::ListMcpServers).await.unwrap()).is_empty(), "nothing stored");
+
+    let fs = mcp::bin("mcp-server-filesystem").to_string_lossy().into_owned();
+    let add =
+        Op::AddMcpServer { name: "files".into(), url: None, headers: vec![], command: vec![fs.clone(), root.clone()] };
+    let added = servers(host.handle(add).await.unwrap());
+    assert_eq!(added.len(), 1);
+    let s = &added[0];
+    assert_eq!((s.name.as_str(), s.transport.as_str(), s.running), ("files", "stdio", false));
+    assert_eq!(s.target, format!("{fs} {root}"));
+    assert!(s.tools.contains(&"files__read_text_file".to_owned()), "{:?}", s.tools);
+    assert_eq!(servers(host.handle(Op::ListMcpServers).await.unwrap()), added);
+
+    assert!(servers(host.handle(Op::RemoveMcpServer { name: "files".into() }).await.unwrap()).is_empty());
+    let gone = host.handle(Op::RemoveMcpServer { name: "files".into() }).await.unwrap_err();
+    assert_eq!(gone.code(), ErrorCode::NotFound);
+    host.close().await;
+}

@@ -5,10 +5,10 @@
 // status and granted scopes, never a token.
 
 import { h } from "./dom";
-import { field, orNull } from "./view";
+import { field, orNull, statusLine } from "./view";
 import type { MessageKey, Translate } from "./i18n";
 import { onEvent, request } from "./ipc";
-import { toOpError, type AccountStatus, type AccountView } from "./protocol";
+import type { AccountStatus, AccountView } from "./protocol";
 
 const PROVIDERS = ["google", "github", "microsoft", "oidc"] as const;
 
@@ -16,12 +16,7 @@ export const accountStatusKey = (status: AccountStatus): MessageKey => `accountS
 
 export function renderAccounts(t: Translate): HTMLElement {
   const list = h("ul", { class: "accounts", id: "accounts" });
-  const status = h("p", { class: "form-status", role: "status", id: "accounts-status" });
-  const say = (text: string, cls = ""): void => {
-    status.className = `form-status ${cls}`;
-    status.textContent = text;
-  };
-  const fail = (error: unknown): void => say(t("errorPrefix", { error: toOpError(error).message }), "error");
+  const { status, say, fail } = statusLine("accounts-status", t);
 
   const show = (accounts: AccountView[]): void => {
     if (accounts.length === 0) {

@@ -204,6 +204,22 @@ export type JsonValue =
   | null;
 
 /**
+ * An attached MCP server as the panel shows it (header names, never values).
+ */
+export type McpServerView = {
+  name: string,
+  /** `stdio` or `http`. */
+  transport: string,
+  /** The command line, or the URL. */
+  target: string,
+  header_names: Array<string>,
+  /** Its tools as the model sees them (`server__tool`). */
+  tools: Array<string>,
+  /** It runs now; else it starts on the next call. */
+  running: boolean,
+};
+
+/**
  * Whether the model endpoint answers.
  */
 export type ModelStatus = {
@@ -289,7 +305,18 @@ export type Op =
     client_secret?: string | null,
     scopes?: Array<string>,
   }
-  | { "type": "disconnect_account", name: string };
+  | { "type": "disconnect_account", name: string }
+  | { "type": "api_info" }
+  | { "type": "rotate_api_token" }
+  | { "type": "list_mcp_servers" }
+  | {
+    "type": "add_mcp_server",
+    name: string,
+    url: string | null,
+    headers: Array<string>,
+    command: Array<string>,
+  }
+  | { "type": "remove_mcp_server", name: string };
 
 /**
  * What a tool may do to the world, from harmless to hard to undo
@@ -322,7 +349,9 @@ export type Reply =
   | { "type": "artifact", mime: string, data: string }
   | { "type": "current_tab", url: string | null, title: string | null }
   | { "type": "alerts", alerts: Array<WatchAlert>, unread: number }
-  | { "type": "accounts", accounts: Array<AccountView> };
+  | { "type": "accounts", accounts: Array<AccountView> }
+  | { "type": "mcp_servers", servers: Array<McpServerView> }
+  | { "type": "api_info", address: string | null, token: string };
 
 export type ResultStatus = "ok" | "error";
 

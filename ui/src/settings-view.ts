@@ -1,10 +1,13 @@
 // The settings view: model endpoint (preset, base URL, model, API key sent
 // to the OS keyring and never shown), browser path, language, autostart, and
 // the per-site confirmation rules (ListRules / AddRule / RemoveRule), and
-// the OAuth accounts (accounts-view.ts).
+// the MCP servers (mcp-view.ts), the local API's address and token (local-api-view.ts), and the OAuth
+// accounts (accounts-view.ts).
 
 import { renderAccounts } from "./accounts-view";
 import { h } from "./dom";
+import { renderLocalApi } from "./local-api-view";
+import { renderMcpServers } from "./mcp-view";
 import { field, orNull } from "./view";
 import { decisionKey, type Translate } from "./i18n";
 import { request, setAutostart } from "./ipc";
@@ -152,7 +155,7 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
 
   request({ type: "get_settings" }, "settings").then((r) => fill(r.settings, r.api_key_saved), fail);
 
-  return h("div", { class: "settings" }, form, renderRules(t), renderAccounts(t));
+  return h("div", { class: "settings" }, form, renderRules(t), renderMcpServers(t), renderLocalApi(t), renderAccounts(t));
 }
 
 function renderRules(t: Translate): HTMLElement {

@@ -4,7 +4,7 @@
 import { scopeClass } from "./catalogue";
 import { h } from "./dom";
 import { riskKey, scopeKey, type Lang, type Translate } from "./i18n";
-import type { PermissionScope, RiskLevel } from "./protocol";
+import { toOpError, type PermissionScope, type RiskLevel } from "./protocol";
 
 export function renderHeader(t: Translate, ...actions: Node[]): HTMLElement {
   return h(
@@ -70,4 +70,16 @@ export function field(id: string, label: string, control: HTMLElement, hint?: st
 /** Fills `list` with one item per entry, or with one "empty" line saying so. */
 export function fillList<T>(list: HTMLElement, items: readonly T[], empty: string, render: (item: T) => HTMLElement): void {
   list.replaceChildren(...(items.length === 0 ? [h("li", { class: "empty" }, empty)] : items.map(render)));
+}
+
+/** A settings section's status line: `say` shows a message (with a class:
+ * ok, error, pending), `fail` an op's error. */
+export function statusLine(id: string, t: Translate): { status: HTMLElement; say: (text: string, cls?: string) => void; fail: (error: unknown) => void } {
+  const status = h("p", { class: "form-status", role: "status", id });
+  const say = (text: string, cls = ""): void => {
+    status.className = `form-status ${cls}`;
+    status.textContent = text;
+  };
+  const fail = (error: unknown): void => say(t("errorPrefix", { error: toOpError(error).message }), "error");
+  return { status, say, fail };
 }

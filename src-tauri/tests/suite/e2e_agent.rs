@@ -105,6 +105,19 @@ impl App {
         Ok(String::from_utf8(out.stdout)?.trim().to_owned())
     }
 
+    /// Wait until the app's local API listens; its base URL.
+    fn wait_api(&self) -> Result<String> {
+        let base = format!("http://127.0.0.1:{}", self.api_port);
+        let deadline = std::time::Instant::now() + UI_TIMEOUT;
+        while std::net::TcpStream::connect(("127.0.0.1", self.api_port)).is_err() {
+            if std::time::Instant::now() > deadline {
+                bail!("the app's local API never listened on {base}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Ok(base)
+    }
+
     fn stop(self) -> Result<()> {
         let _ = self.panel.delete();
         self.driver.stop()?;
@@ -322,6 +335,78 @@ fn accounts_connect_and_disconnect_from_the_settings() -> Result<()> {
     app.stop()
 }
 
+/// The status of `GET /api/v1/tools` on the app's local API with `token`.
+fn api_status(port: u16, token: &str) -> Result<u16> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    write!(
+        stream,
+        "GET /api/v1/tools HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.split_whitespace().nth(1).and_then(|s| s.parse().ok()).context("an HTTP status")
+}
+
+/// The settings' Local API section shows the address the app serves on and
+/// the keyring's token (hidden until Show); Rotate asks first, then the
+/// running API refuses the old token and accepts the new one at once. The
+/// MCP servers section adds server-filesystem (tests/mcp-peers) on stdio,
+/// lists its tools, and removes it after asking.
+#[test]
+fn the_api_token_and_an_mcp_server_from_the_settings() -> Result<()> {
+    if let Some(why) = skip_reason()? {
+        eprintln!("skipped: {why}");
+        return Ok(());
+    }
+    let _desktop = crate::common::desktop()?;
+    let model = ModelServer::start(vec![]);
+    let app = App::start(&model, "api-token")?;
+    let old = app.api_token()?;
+    app.wait_api()?;
+    let open = app.panel.wait_visible("#settings-open", UI_TIMEOUT)?;
+    app.panel.click(&open)?;
+    let address = format!("http://127.0.0.1:{}", app.api_port);
+    app.panel.wait_text("#api-address", UI_TIMEOUT, |t| t == address)?;
+    let hidden = app.panel.wait_text("#api-token", UI_TIMEOUT, |t| t.starts_with("hly_"))?;
+    assert!(!hidden.contains(&old[4..12]), "hidden by default: {hidden}");
+    app.panel.click(&app.panel.find("#api-token-show")?)?;
+    app.panel.wait_text("#api-token", UI_TIMEOUT, |t| t == old)?;
+    assert_eq!(api_status(app.api_port, &old)?, 200);
+
+    app.panel.click(&app.panel.find("#api-token-rotate")?)?;
+    app.panel.wait_text("#api-rotate-ask", UI_TIMEOUT, |t| t.contains("stop working"))?;
+    app.panel.click(&app.panel.find("#api-token-rotate-confirm")?)?;
+    let new = app.panel.wait_text("#api-token", UI_TIMEOUT, |t| t.starts_with("hly_") && t != old)?;
+    assert_eq!(new, app.api_token()?, "the keyring holds the shown token");
+    assert_eq!(api_status(app.api_port, &old)?, 401, "the old token is refused at once");
+    assert_eq!(api_status(app.api_port, &new)?, 200, "the new token works at once");
+    app.screenshot("api-token")?;
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let peers = Command::new(root.join("scripts/mcp-peers.sh")).output()?;
+    if !peers.status.success() {
+        bail!("mcp-peers.sh: {}", String::from_utf8_lossy(&peers.stderr));
+    }
+    let fs = root.join("tests/mcp-peers/node_modules/.bin/mcp-server-filesystem");
+    let dir = app.env.data_dir();
+    app.panel.send_keys(&app.panel.find("#mcp-name")?, "files")?;
+    app.panel.send_keys(&app.panel.find("#mcp-command")?, &format!("\"{}\" \"{}\"", fs.display(), dir.display()))?;
+    app.panel.click(&app.panel.find("#mcp-add")?)?;
+    let row = r#".mcp-server[data-mcp="files"]"#;
+    let text = app.panel.wait_text(row, UI_TIMEOUT, |t| t.contains("tools"))?;
+    assert!(text.contains("stdio") && text.contains("mcp-server-filesystem"), "{text}");
+    app.screenshot("mcp-server")?;
+    let remove = format!("{row} .remove-mcp");
+    app.panel.click(&app.panel.find(&remove)?)?;
+    app.panel.wait_text(&remove, UI_TIMEOUT, |t| t.contains("files?"))?;
+    assert!(app.panel.find_all(row)?.len() == 1, "the first click only asks");
+    app.panel.click(&app.panel.find(&remove)?)?;
+    app.panel.wait_text("#mcp-servers", UI_TIMEOUT, |t| !t.contains("files"))?;
+    app.stop()
+}
+
 /// Done-when of the local API: a client application in a few lines of
 /// Python (`tests/peers/notes_client.py`, `requests`) registers its
 /// function with the running app; a task typed in the panel needs it; the
@@ -345,14 +430,7 @@ fn a_python_client_function_answers_a_task_typed_in_the_panel() -> Result<()> {
     ]);
     let app = App::start(&model, "client-tool")?;
     let token = app.api_token()?;
-    let base = format!("http://127.0.0.1:{}", app.api_port);
-    let deadline = std::time::Instant::now() + UI_TIMEOUT;
-    while std::net::TcpStream::connect(("127.0.0.1", app.api_port)).is_err() {
-        if std::time::Instant::now() > deadline {
-            bail!("the app's local API never listened on {base}");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let base = app.wait_api()?;
     let mut client = Command::new(&python)
         .arg(root.join("tests/peers/notes_client.py"))
         .args([&base, &token])
