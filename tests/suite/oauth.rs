@@ -24,6 +24,23 @@ fn login() -> (String, String) {
     (login, name)
 }
 
+/// A test's OpenID server (access tokens living `ttl` seconds), its own
+/// Halley and login; `None` outside a test session (no keyring).
+struct Signed {
+    server: OidcServer,
+    h: Halley,
+    who: String,
+    name: String,
+}
+
+fn signed(ttl: u64) -> Option<Signed> {
+    if !in_session() {
+        return None;
+    }
+    let (who, name) = login();
+    Some(Signed { server: OidcServer::start(ttl), h: Halley::new(), who, name })
+}
+
 /// `halley auth connect --provider oidc ...` started; the sign-in URL it prints.
 struct Connect {
     child: tokio::process::Child,
@@ -88,12 +105,9 @@ fn nothing_stored(h: &Halley, name: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cli_connect_keeps_the_refresh_token_in_the_keyring_refreshes_rotates_and_disconnects() {
-    if !in_session() {
+    let Some(Signed { server, h, who, name }) = signed(4) else {
         return;
-    }
-    let server = OidcServer::start(4);
-    let h = Halley::new();
-    let (who, name) = login();
+    };
     let (who, acct) = (who.as_str(), name.as_str());
     let mut outputs = Vec::new();
 
@@ -186,12 +200,9 @@ async fn cli_connect_keeps_the_refresh_token_in_the_keyring_refreshes_rotates_an
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failed_sign_ins_say_why_and_store_nothing() {
-    if !in_session() {
+    let Some(Signed { server, h, who, name }) = signed(60) else {
         return;
-    }
-    let server = OidcServer::start(60);
-    let h = Halley::new();
-    let (who, name) = login();
+    };
     let (who, acct) = (who.as_str(), name.as_str());
 
     // A callback with another `state` is refused; the real one never comes.
@@ -262,12 +273,9 @@ async fn failed_sign_ins_say_why_and_store_nothing() {
 /// was already used, and Halley says so and stores nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_injected_or_reused_code_is_refused_at_the_exchange_and_nothing_is_stored() {
-    if !in_session() {
+    let Some(Signed { server, h, who, name }) = signed(60) else {
         return;
-    }
-    let server = OidcServer::start(60);
-    let h = Halley::new();
-    let (who, name) = login();
+    };
     let (who, acct) = (who.as_str(), name.as_str());
     let code_of = |callback: &str| {
         let re = regex::Regex::new("code=([^&]+)").expect("re");
