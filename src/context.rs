@@ -9,6 +9,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
@@ -124,6 +125,26 @@ pub struct CallContext {
     /// the client that started it (a Letta agent's). None: to the client
     /// that registered each tool.
     pub client: Option<Arc<str>>,
+    /// The run's model for the parts of a skill that need language (a
+    /// narrow request, its answer checked by the skill): none without a
+    /// model (a direct call), and the skill does without.
+    pub language: Option<Arc<dyn Language>>,
+    /// Where a skill reports the calls it makes (the run's timeline).
+    pub steps: Option<Arc<dyn StepSink>>,
+    /// The id of the call this context runs (a model's tool call id): a
+    /// skill's own calls are numbered under it.
+    pub call_id: Option<Arc<str>>,
+}
+
+/// A model asked for text: one plain chat request (a system and a user
+/// message, no tools), its answer's text.
+pub trait Language: Send + Sync + std::fmt::Debug {
+    fn complete<'a>(&'a self, system: &'a str, user: &'a str) -> BoxFuture<'a, crate::Result<String>>;
+}
+
+/// Hears the steps of a skill as they go (what the run's timeline shows).
+pub trait StepSink: Send + Sync + std::fmt::Debug {
+    fn step(&self, event: crate::agent::run::AgentEvent);
 }
 
 impl CallContext {
@@ -138,6 +159,9 @@ impl CallContext {
             cancel: Cancel::new(),
             allowed_origins: None,
             client: None,
+            language: None,
+            steps: None,
+            call_id: None,
         }
     }
 
@@ -162,6 +186,25 @@ impl CallContext {
     #[must_use]
     pub fn with_fallback(mut self, fallback: Option<Arc<dyn FieldFallback>>) -> CallContext {
         self.fallback = fallback;
+        self
+    }
+
+    #[must_use]
+    pub fn with_language(mut self, language: Option<Arc<dyn Language>>) -> CallContext {
+        self.language = language;
+        self
+    }
+
+    #[must_use]
+    pub fn with_steps(mut self, steps: Option<Arc<dyn StepSink>>) -> CallContext {
+        self.steps = steps;
+        self
+    }
+
+    /// The context of the call `call_id` (a skill numbers its own calls under it).
+    #[must_use]
+    pub fn for_call(mut self, call_id: &str) -> CallContext {
+        self.call_id = Some(Arc::from(call_id));
         self
     }
 

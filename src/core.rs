@@ -297,8 +297,10 @@ impl Core {
         let builtin = registry.executor_of(name);
         // Browser tools pass the gate inside, with the action read from
         // the page; every other call passes it here, on its declared scope.
+        // Skills too: each of their steps passes it (and is confirmed) on
+        // its own, so a denied step is reported and the rest goes on.
         let mut grade = None;
-        if !matches!(builtin, Some(Builtin::Browser(_))) {
+        if !matches!(builtin, Some(Builtin::Browser(_))) && !crate::skills::runs(name) {
             match self.gate_declared(cx, spec, &args).await {
                 Ok(pass) => grade = Some(pass.grade),
                 Err(refused) => return graded_result(spec, refused.grade, Err(refused.error)),
@@ -307,6 +309,9 @@ impl Core {
         // The watch skills: programs over the primitives, each call of
         // which passes the gate again like a model's.
         if let Some(output) = crate::watch::skills::run(self, registry, cx, name, &args).await {
+            return graded_result(spec, grade, output);
+        }
+        if let Some(output) = crate::skills::run(self, registry, cx, name, &args).await {
             return graded_result(spec, grade, output);
         }
         // Blueprints: the model wrote the result (validated with the

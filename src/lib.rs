@@ -17,6 +17,7 @@ pub mod oauth;
 pub mod paths;
 pub mod protocol;
 pub mod secrets;
+pub mod skills;
 pub mod store;
 pub mod tools;
 pub mod vocab;

@@ -127,7 +127,7 @@ pub async fn execute(core: &Core, offered: &Registry, cx: &CallContext, call: Pr
                 call.name
             )),
         ),
-        None => core.call_in(&registry, cx, &call.name, call.args.clone()).await,
+        None => core.call_in(&registry, &cx.clone().for_call(&call.id), &call.name, call.args.clone()).await,
     };
     let effects = registry.effects_of(&call.name, &call.args);
     let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);

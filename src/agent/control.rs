@@ -21,6 +21,20 @@ pub enum Waiting {
     Client(String),
     /// The answer came: the run goes on.
     Answered,
+    /// A step of a skill the run called (shown in its timeline).
+    Step(crate::agent::run::AgentEvent),
+}
+
+/// Relays a skill's steps to the run's loop, which tells the front end.
+#[derive(Debug)]
+pub(crate) struct StepRelay {
+    pub tx: mpsc::UnboundedSender<Waiting>,
+}
+
+impl crate::context::StepSink for StepRelay {
+    fn step(&self, event: crate::agent::run::AgentEvent) {
+        let _ = self.tx.send(Waiting::Step(event));
+    }
 }
 
 /// Wraps the confirmer of the gate for the length of a run, so the run

@@ -29,6 +29,19 @@ impl ModelFieldFallback {
     }
 }
 
+/// The same model answers a skill's language steps ([`crate::skills`]).
+impl crate::context::Language for ModelFieldFallback {
+    fn complete<'a>(&'a self, system: &'a str, user: &'a str) -> BoxFuture<'a, Result<String>> {
+        Box::pin(async move {
+            let request = json!({"model": self.model, "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": user},
+            ]});
+            Ok(self.client.stream_chat(request, |_| {}).await?.content)
+        })
+    }
+}
+
 impl FieldFallback for ModelFieldFallback {
     fn fill<'a>(&'a self, request: &'a FallbackRequest) -> BoxFuture<'a, Result<Map<String, Value>>> {
         Box::pin(async move {

@@ -224,8 +224,9 @@ impl Host {
             }
             Some(Ok((client, model))) => {
                 // browser_extract asks the run's model for the fields its rules miss.
+                // Skills ask it for the parts that need language.
                 let fallback = Arc::new(ModelFieldFallback::new(client.clone(), model.clone()));
-                let cx = cx.with_fallback(Some(fallback));
+                let cx = cx.with_fallback(Some(fallback.clone())).with_language(Some(fallback));
                 let limits = &request.limits;
                 let driven = match start {
                     Start::Task(begun) => drive_run(&self.core, &client, &model, begun, limits, &cx, emit).await,

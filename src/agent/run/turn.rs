@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use super::super::calls::{self, Executed, Prepared};
 use super::super::context;
-use super::super::control::{Observed, Waiting};
+use super::super::control::{Observed, StepRelay, Waiting};
 use super::super::trace;
 use super::super::{Completion, ModelClient, StreamEvent};
 use super::guard::{LoopGuard, Verdict};
@@ -81,8 +81,9 @@ impl<'a> Loop<'a> {
         history: impl IntoIterator<Item = Value>,
     ) -> Loop<'a> {
         let (tx, rx) = mpsc::unbounded_channel();
-        let observed = Arc::new(Observed { inner: Arc::clone(&cx.confirmer), tx });
-        let cx = cx.clone().with_run(run_id.clone()).with_confirmer(observed);
+        let observed = Arc::new(Observed { inner: Arc::clone(&cx.confirmer), tx: tx.clone() });
+        let cx =
+            cx.clone().with_run(run_id.clone()).with_confirmer(observed).with_steps(Some(Arc::new(StepRelay { tx })));
         let registry = core.registry();
         Loop {
             core,
@@ -387,6 +388,7 @@ impl<'a> Loop<'a> {
                 on_event(AgentEvent::Resumed);
                 (RunStatus::Running, None)
             }
+            Waiting::Step(event) => return on_event(event),
         };
         let store = self.core.store().clone();
         let run_id = self.run_id.clone();

@@ -107,7 +107,8 @@ const SKILLS: [&str; 12] = [
 const PLANNED: [&str; 1] = ["web_search"];
 
 fn is_available(name: &str) -> bool {
-    !PLANNED.contains(&name) && (!SKILLS.contains(&name) || crate::watch::skills::NAMES.contains(&name))
+    !PLANNED.contains(&name)
+        && (!SKILLS.contains(&name) || crate::watch::skills::NAMES.contains(&name) || crate::skills::runs(name))
 }
 
 /// (name, scope, risk, requires_confirmation), from tools.md's tables; the
