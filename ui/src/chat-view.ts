@@ -4,7 +4,8 @@
 import { h } from "./dom";
 import { callStatusKey, type Translate } from "./i18n";
 import type { ChatItem, PanelState } from "./state";
-import { callScopeBadge, durationLabel, groupByRun, screenshots, type CallRow } from "./timeline";
+import { resultView, type ResultView } from "./result-table";
+import { callScopeBadge, durationLabel, groupByRun, nestSteps, screenshots, type CallRow } from "./timeline";
 import { scopeBadge, riskBadge } from "./view";
 
 /** Screenshots: loaded once via ReadArtifact as data URLs, then shown from the cache. */
@@ -71,7 +72,30 @@ function renderShot(reference: string, row: CallRow, t: Translate, shots: Shots)
   return btn;
 }
 
-export function renderCall(row: CallRow, t: Translate, shots: Shots): HTMLElement {
+/** A column or field name for people: "warranty_months" -> "warranty months". */
+const label = (name: string): string => name.replace(/_/g, " ");
+
+/** A structured result's tables and fields (a skill's comparison, options, days...). */
+export function renderResultView(view: ResultView): HTMLElement {
+  return h(
+    "div",
+    { class: "result-view", "data-testid": "result-view" },
+    ...view.tables.map((table) =>
+      h(
+        "table",
+        { class: "result-table", "data-field": table.name },
+        h("caption", {}, label(table.name)),
+        h("thead", {}, h("tr", {}, ...table.columns.map((c) => h("th", { scope: "col" }, label(c))))),
+        h("tbody", {}, ...table.rows.map((cells) => h("tr", {}, ...cells.map((cell) => h("td", {}, cell))))),
+      ),
+    ),
+    view.fields.length > 0
+      ? h("dl", { class: "result-fields" }, ...view.fields.flatMap(([name, value]) => [h("dt", {}, label(name)), h("dd", {}, value)]))
+      : null,
+  );
+}
+
+export function renderCall(row: CallRow, t: Translate, shots: Shots, depth = 0): HTMLElement {
   const badge = callScopeBadge(row);
   const head = h(
     "div",
@@ -85,7 +109,13 @@ export function renderCall(row: CallRow, t: Translate, shots: Shots): HTMLElemen
     h("span", { class: `call-status status-${row.status}` }, t(callStatusKey(row.status))),
     row.durationMs !== null ? h("span", { class: "call-duration" }, durationLabel(row.durationMs)) : null,
   );
-  const attrs: Record<string, string> = { class: `call call-${row.status}`, "data-tool": row.tool, "data-status": row.status, "data-call": row.id };
+  const attrs: Record<string, string> = {
+    class: `call call-${row.status}${depth > 0 ? " step" : ""}`,
+    "data-tool": row.tool,
+    "data-status": row.status,
+    "data-call": row.id,
+  };
+  if (depth > 0) attrs.style = `--depth: ${Math.min(depth, 4)}`;
   if (badge.scope !== null) attrs["data-scope"] = badge.scope;
   return h(
     "li",
@@ -95,7 +125,13 @@ export function renderCall(row: CallRow, t: Translate, shots: Shots): HTMLElemen
     row.reasoning !== null ? h("div", { class: "call-reasoning" }, t("reasoning", { text: row.reasoning })) : null,
     row.error !== null ? h("div", { class: "call-error", role: "alert" }, `${row.error.code}: ${row.error.message}`) : null,
     ...screenshots(row).map((a) => renderShot(a.ref, row, t, shots)),
+    row.data !== null ? renderTables(row.data) : null,
   );
+}
+
+function renderTables(data: CallRow["data"]): HTMLElement | null {
+  const view = data === null ? null : resultView(data);
+  return view === null ? null : renderResultView(view);
 }
 
 export function renderTimeline(state: PanelState, t: Translate, shots: Shots): Node[] {
@@ -104,7 +140,7 @@ export function renderTimeline(state: PanelState, t: Translate, shots: Shots): N
     h(
       "section",
       { class: "run", "data-run": group.runId, "aria-label": t("runLabel", { run: group.runId.slice(0, 8) }) },
-      h("ol", { class: "calls" }, ...group.calls.map((row) => renderCall(row, t, shots))),
+      h("ol", { class: "calls" }, ...nestSteps(group.calls).map(({ row, depth }) => renderCall(row, t, shots, depth))),
     ),
   );
 }

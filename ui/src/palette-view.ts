@@ -7,7 +7,9 @@ import { filterTools } from "./catalogue";
 import { h, present } from "./dom";
 import { statusKey, type Translate } from "./i18n";
 import { request } from "./ipc";
+import { renderResultView } from "./chat-view";
 import { parseArguments, templateText } from "./palette";
+import { resultView } from "./result-table";
 import { toOpError, type ToolResultV2 } from "./protocol";
 import type { ToolSpec } from "./protocol";
 import { riskBadge, scopeBadge } from "./view";
@@ -108,6 +110,14 @@ export function createPalette(t: Translate, onClose: () => void): Palette {
     args.focus();
   };
 
+  // A skill's structured result as tables, its JSON one click away.
+  const resultOrJson = (r: ToolResultV2): (HTMLElement | null)[] => {
+    const json = h("pre", { class: "json" }, JSON.stringify(r.error === null ? r.data : r, null, 2));
+    const view = r.error === null ? resultView(r.data) : null;
+    if (view === null) return [json];
+    return [renderResultView(view), h("details", { class: "raw-json" }, h("summary", {}, t("rawJson")), json)];
+  };
+
   const showResult = (r: ToolResultV2): void => {
     result.replaceChildren(
       ...present(
@@ -120,7 +130,7 @@ export function createPalette(t: Translate, onClose: () => void): Palette {
         r.current_url !== null ? h("span", { class: "call-target" }, r.current_url) : null,
       ),
       r.error !== null ? h("p", { class: "call-error", role: "alert" }, `${r.error.code}: ${r.error.message}`) : null,
-      h("pre", { class: "json" }, JSON.stringify(r.error === null ? r.data : r, null, 2)),
+      ...resultOrJson(r),
       ),
     );
   };

@@ -3,6 +3,7 @@
 // the call's target, badge classes and duration labels.
 
 import { scopeClass } from "./catalogue";
+import { resultView } from "./result-table";
 import type {
   Artifact,
   Json,
@@ -38,6 +39,12 @@ export interface CallRow {
   error: WireError | null;
   artifacts: Artifact[];
   currentUrl: string | null;
+  /**
+   * The result's data when it reads as tables (a skill's comparison,
+   * options, itinerary: see result-table.ts); null otherwise, so the rows
+   * of ordinary calls do not keep whole pages.
+   */
+  data: Json | null;
 }
 
 /** Argument keys that name what a call acts on, most telling first. */
@@ -84,6 +91,7 @@ export function startedCall(runId: string, id: string, tool: string, args: Json,
     error: null,
     artifacts: [],
     currentUrl: null,
+    data: null,
   };
 }
 
@@ -98,6 +106,7 @@ export function finishedCall(row: CallRow, result: ToolResultV2, durationMs: num
     error: result.error,
     artifacts: result.artifacts,
     currentUrl: result.current_url,
+    data: result.error === null && resultView(result.data) !== null ? result.data : null,
   };
 }
 
@@ -164,4 +173,43 @@ export function groupByRun(rows: readonly CallRow[]): { runId: string; calls: Ca
     else groups.set(row.runId, [row]);
   }
   return [...groups].map(([runId, calls]) => ({ runId, calls }));
+}
+
+/**
+ * The call a skill's step belongs to: steps are numbered under the
+ * skill's call id ("call_1.2" is a step of "call_1"); null for a call of
+ * the model.
+ */
+export function parentCall(id: string): string | null {
+  const dot = id.lastIndexOf(".");
+  return dot > 0 ? id.slice(0, dot) : null;
+}
+
+/**
+ * The calls in timeline order with their depth: each skill's steps right
+ * after the skill's call (a stored run lists them first: they ended
+ * first), in their own order; a step whose skill is not there stays where
+ * it is.
+ */
+export function nestSteps(rows: readonly CallRow[]): { row: CallRow; depth: number }[] {
+  const key = (r: CallRow): string => `${r.runId}\u0000${r.id}`;
+  const present = new Set(rows.map(key));
+  const children = new Map<string, CallRow[]>();
+  const roots: CallRow[] = [];
+  for (const row of rows) {
+    const parent = parentCall(row.id);
+    const parentKey = parent === null ? null : `${row.runId}\u0000${parent}`;
+    if (parentKey !== null && present.has(parentKey)) {
+      const list = children.get(parentKey);
+      if (list) list.push(row);
+      else children.set(parentKey, [row]);
+    } else roots.push(row);
+  }
+  const out: { row: CallRow; depth: number }[] = [];
+  const visit = (row: CallRow, depth: number): void => {
+    out.push({ row, depth });
+    for (const child of children.get(key(row)) ?? []) visit(child, depth + 1);
+  };
+  for (const row of roots) visit(row, 0);
+  return out;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { initialState, reduce, type Action } from "../src/state";
-import { callReasoning, callScopeBadge, callTarget, durationLabel, finishedCall, groupByRun, scopeBadgeClass, screenshots, startedCall, storedCall, storedStatus } from "../src/timeline";
+import { callReasoning, callScopeBadge, callTarget, durationLabel, finishedCall, groupByRun, nestSteps, parentCall, scopeBadgeClass, screenshots, startedCall, storedCall, storedStatus } from "../src/timeline";
 import { agent, confirmation, result } from "./fixtures";
 
 describe("callTarget", () => {
@@ -90,5 +90,37 @@ describe("scope badge", () => {
     expect(callScopeBadge(link)).toEqual({ scope: "WRITE_NON_DESTRUCTIVE", className: "scope-write-non-destructive" });
     const stored = storedCall("r1", { call_id: "t3", tool: "browser_click", arguments: {}, reasoning: null, status: "ok", error_code: null, duration_ms: 5, started_at: "" });
     expect(callScopeBadge(stored)).toEqual({ scope: null, className: "scope-unknown" });
+  });
+});
+
+describe("a skill's steps in the timeline", () => {
+  const row = (id: string, runId = "r1") => startedCall(runId, id, "t", {});
+
+  it("numbers steps under the skill's call", () => {
+    expect(parentCall("call_1.2")).toBe("call_1");
+    expect(parentCall("call_1.2.3")).toBe("call_1.2");
+    expect(parentCall("call_1")).toBeNull();
+  });
+
+  it("puts a stored skill's steps after its call, in their order, with their depth", () => {
+    // Stored in the order they ended: the steps before the skill.
+    const rows = [row("a"), row("call_1.1"), row("call_1.2"), row("call_1"), row("b"), row("x.1"), row("call_1.1", "r2")];
+    expect(nestSteps(rows).map(({ row: r, depth }) => `${r.runId}:${r.id}:${depth}`)).toEqual([
+      "r1:a:0",
+      "r1:call_1:0",
+      "r1:call_1.1:1",
+      "r1:call_1.2:1",
+      "r1:b:0",
+      "r1:x.1:0",
+      "r2:call_1.1:0",
+    ]);
+  });
+
+  it("keeps a skill's result for its tables, not an ordinary call's data", () => {
+    const ok = (data: unknown) =>
+      ({ status: "ok", trace_id: "t", permission_scope: "READ_ONLY", risk_level: "low", current_url: null, artifacts: [], data, error: null }) as never;
+    const table = { options: [{ total: 1 }], status: "ok" };
+    expect(finishedCall(row("s"), ok(table), 5).data).toEqual(table);
+    expect(finishedCall(row("s"), ok({ text: "a page" }), 5).data).toBeNull();
   });
 });
