@@ -2,6 +2,7 @@
 //! OAuth refresh tokens in the OS keyring, with no plain-text fallback.
 
 mod keyring;
+pub mod sealed;
 
 pub use self::keyring::{KEYRING_TIMEOUT, SERVICE, Secret, SecretStore, api_key_account};
 

@@ -46,6 +46,9 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 pub struct Store {
     pool: SqlitePool,
     path: PathBuf,
+    /// The key sealing sensitive profile values, from the keyring at the
+    /// first need (see [`crate::secrets::sealed`]).
+    sealer: std::sync::Arc<tokio::sync::OnceCell<crate::secrets::sealed::Sealer>>,
 }
 
 impl Store {
@@ -61,11 +64,14 @@ impl Store {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
+            // Deleted and overwritten content is zeroed, not left in free
+            // space (a profile value sealed after it was plain, a secret).
+            .pragma("secure_delete", "on")
             .busy_timeout(Duration::from_secs(5));
         let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await.map_err(|e| {
             Error::new(ErrorCode::Storage, format!("cannot open database {}", path.display())).with_source(e)
         })?;
-        let store = Store { pool, path: path.to_path_buf() };
+        let store = Store { pool, path: path.to_path_buf(), sealer: Default::default() };
         store.check_integrity().await?;
         MIGRATOR.run(&store.pool).await?;
         Ok(store)
@@ -91,6 +97,12 @@ impl Store {
     /// upgrade under WAL.
     pub async fn begin_write(&self) -> Result<Transaction<'static, Sqlite>> {
         Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
+    /// The key sealing this database's sensitive profile values (a
+    /// `keyring` error when the OS keyring cannot be reached).
+    pub async fn sealer(&self) -> Result<&crate::secrets::sealed::Sealer> {
+        self.sealer.get_or_try_init(|| crate::secrets::sealed::Sealer::for_database(&self.path)).await
     }
 
     pub fn pool(&self) -> &SqlitePool {

@@ -1,5 +1,10 @@
 //! The user's profile: dotted keys (`travel.passport.number`) holding JSON
-//! values, read and written by the `user_profile_*` tools.
+//! values, read and written by the `user_profile_*` tools. Values under
+//! sensitive keys (the gate's list plus the user's marked keys) are sealed
+//! at rest with a key in the OS keyring ([`crate::secrets::sealed`]): the
+//! database never holds them in plain text, and without a keyring they are
+//! not stored. Plain values left by an older Halley are sealed at the
+//! first access.
 
 use std::collections::BTreeSet;
 
@@ -7,6 +12,8 @@ use serde_json::Value;
 use sqlx::types::Json;
 
 use crate::error::{Error, Result};
+use crate::gate::secrets::{MARKED_KEYS, is_sensitive_key};
+use crate::secrets::sealed;
 use crate::store::{Store, now};
 
 /// Accessor for the `profile` table.
@@ -23,11 +30,11 @@ impl Store {
 impl Profile<'_> {
     /// The value at exactly `key`.
     pub async fn get(&self, key: &str) -> Result<Option<Value>> {
-        let row: Option<(Json<Value>,)> = sqlx::query_as("SELECT value FROM profile WHERE key = ?1")
+        let row: Option<(String, Json<Value>)> = sqlx::query_as("SELECT key, value FROM profile WHERE key = ?1")
             .bind(key)
             .fetch_optional(self.store.pool())
             .await?;
-        Ok(row.map(|(Json(v),)| v))
+        Ok(self.opened(row.into_iter().collect()).await?.pop().map(|(_, v)| v))
     }
 
     /// `prefix` itself and every key below it (`prefix.` ...), sorted by key.
@@ -47,19 +54,78 @@ impl Profile<'_> {
         .bind(&below)
         .fetch_all(self.store.pool())
         .await?;
-        Ok(rows.into_iter().map(|(k, Json(v))| (k, v)).collect())
+        self.opened(rows).await
     }
 
     /// Every key, sorted.
     pub async fn all(&self) -> Result<Vec<(String, Value)>> {
         let rows: Vec<(String, Json<Value>)> =
             sqlx::query_as("SELECT key, value FROM profile ORDER BY key").fetch_all(self.store.pool()).await?;
+        self.opened(rows).await
+    }
+
+    /// Rows as the caller reads them: sealed values opened. A sensitive
+    /// value still in plain text (an older Halley's) is sealed now, when
+    /// the keyring answers.
+    async fn opened(&self, rows: Vec<(String, Json<Value>)>) -> Result<Vec<(String, Value)>> {
+        if rows.iter().any(|(_, Json(v))| sealed::is_sealed(v)) {
+            let sealer = self.store.sealer().await?;
+            let mut out = Vec::with_capacity(rows.len());
+            for (k, Json(v)) in rows {
+                out.push((k, sealer.open(v)?));
+            }
+            return Ok(out);
+        }
+        let marked = self.marked().await?;
+        if rows.iter().any(|(k, _)| is_sensitive(k, &marked)) {
+            match self.seal_plain(&marked).await {
+                Ok(()) => {}
+                Err(e) => tracing::warn!("sensitive profile values stay in plain text for now: {}", e.message()),
+            }
+        }
         Ok(rows.into_iter().map(|(k, Json(v))| (k, v)).collect())
+    }
+
+    /// The keys the user marked sensitive ([`MARKED_KEYS`]).
+    async fn marked(&self) -> Result<Vec<String>> {
+        let row: Option<(Json<Value>,)> = sqlx::query_as("SELECT value FROM profile WHERE key = ?1")
+            .bind(MARKED_KEYS)
+            .fetch_optional(self.store.pool())
+            .await?;
+        Ok(row.map(|(Json(v),)| marked_list(&v)).unwrap_or_default())
+    }
+
+    /// Seal every sensitive value still stored in plain text.
+    async fn seal_plain(&self, marked: &[String]) -> Result<()> {
+        let rows: Vec<(String, Json<Value>)> =
+            sqlx::query_as("SELECT key, value FROM profile").fetch_all(self.store.pool()).await?;
+        let plain: Vec<(String, Value)> = rows
+            .into_iter()
+            .filter(|(k, Json(v))| is_sensitive(k, marked) && !sealed::is_sealed(v))
+            .map(|(k, Json(v))| (k, v))
+            .collect();
+        if plain.is_empty() {
+            return Ok(());
+        }
+        let sealer = self.store.sealer().await?;
+        let mut tx = self.store.begin_write().await?;
+        for (key, value) in &plain {
+            sqlx::query("UPDATE profile SET value = ?2 WHERE key = ?1 AND value = ?3")
+                .bind(key)
+                .bind(Json(sealer.seal(value)?))
+                .bind(Json(value))
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
     }
 
     /// Upsert `set` and delete `unset` in one transaction. Returns the unset
     /// keys that existed, sorted and without duplicates. A key may not be
-    /// both set and unset.
+    /// both set and unset. Sensitive values are sealed before they are
+    /// written; without a keyring they are refused (`keyring`) and nothing
+    /// of `set` is written.
     pub async fn apply(&self, set: &[(String, Value)], unset: &[String]) -> Result<Vec<String>> {
         let unset: BTreeSet<&str> = unset.iter().map(String::as_str).collect();
         if let Some((key, _)) = set.iter().find(|(k, _)| unset.contains(k.as_str())) {
@@ -68,9 +134,26 @@ impl Profile<'_> {
         if let Some((key, _)) = set.iter().find(|(k, _)| k.is_empty()) {
             return Err(Error::invalid_arguments(format!("profile key {key:?} is empty")));
         }
+        let marked = match set.iter().find(|(k, _)| k == MARKED_KEYS) {
+            Some((_, v)) => marked_list(v),
+            None => self.marked().await?,
+        };
+        let mut stored = Vec::with_capacity(set.len());
+        for (key, value) in set {
+            let value = if is_sensitive(key, &marked) {
+                self.store
+                    .sealer()
+                    .await
+                    .map_err(|e| Error::new(e.code(), format!("`{key}` is sensitive: {}", e.message())))?
+                    .seal(value)?
+            } else {
+                value.clone()
+            };
+            stored.push((key, value));
+        }
         let at = now();
         let mut tx = self.store.begin_write().await?;
-        for (key, value) in set {
+        for (key, value) in &stored {
             sqlx::query(
                 "INSERT INTO profile (key, value, updated_at) VALUES (?1, ?2, ?3)
                  ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
@@ -89,8 +172,22 @@ impl Profile<'_> {
             }
         }
         tx.commit().await?;
+        // Keys newly marked sensitive: their values are sealed now.
+        if set.iter().any(|(k, _)| k == MARKED_KEYS) {
+            self.seal_plain(&marked).await?;
+        }
         Ok(removed)
     }
+}
+
+/// Whether a profile key's value is sealed (the marked-keys list itself is not).
+fn is_sensitive(key: &str, marked: &[String]) -> bool {
+    key != MARKED_KEYS && is_sensitive_key(key, marked)
+}
+
+/// The marked keys a [`MARKED_KEYS`] value lists.
+fn marked_list(v: &Value) -> Vec<String> {
+    v.as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect()).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -99,6 +196,7 @@ mod tests {
     use serde_json::json;
 
     use crate::error::ErrorCode;
+    use crate::gate::secrets::MARKED_KEYS;
     use crate::store::test_support::open_temp;
 
     fn kv(k: &str, v: serde_json::Value) -> (String, serde_json::Value) {
@@ -123,6 +221,44 @@ mod tests {
             .unwrap();
         assert_eq!(removed, vec!["travel.seat".to_string()]);
         assert_eq!(p.all().await.unwrap(), vec![kv("name", json!({"first": "An"})), kv("travel", json!({"x": 1}))]);
+    }
+
+    /// The raw stored text of `key`.
+    async fn raw(store: &crate::store::Store, key: &str) -> String {
+        let (v,): (String,) =
+            sqlx::query_as("SELECT value FROM profile WHERE key = ?1").bind(key).fetch_one(store.pool()).await.unwrap();
+        v
+    }
+
+    #[tokio::test]
+    async fn sensitive_values_are_sealed_at_rest_and_read_back_plain() {
+        let (_dir, store) = open_temp().await;
+        let p = store.profile();
+        p.apply(&[kv("travel.passport.number", json!("C9988776")), kv("name", json!("Nguyễn An"))], &[]).await.unwrap();
+        let sealed = raw(&store, "travel.passport.number").await;
+        assert!(!sealed.contains("C9988776") && sealed.contains("$sealed"), "{sealed}");
+        assert_eq!(raw(&store, "name").await, "\"Nguyễn An\"");
+        assert_eq!(p.get("travel.passport.number").await.unwrap(), Some(json!("C9988776")));
+        assert_eq!(p.list_prefix("travel").await.unwrap(), vec![kv("travel.passport.number", json!("C9988776"))]);
+
+        // A value an older Halley left in plain text is sealed at the first read.
+        sqlx::query("INSERT INTO profile (key, value, updated_at) VALUES ('bank.iban', '\"VN12 3456\"', 'x')")
+            .execute(store.pool())
+            .await
+            .unwrap();
+        assert_eq!(p.get("bank.iban").await.unwrap(), Some(json!("VN12 3456")));
+        assert!(!raw(&store, "bank.iban").await.contains("VN12"));
+
+        // A key the user marks sensitive is sealed from then on.
+        p.apply(&[kv("notes.visa", json!("E-visa 123"))], &[]).await.unwrap();
+        p.apply(&[kv(MARKED_KEYS, json!(["notes.visa"]))], &[]).await.unwrap();
+        assert!(!raw(&store, "notes.visa").await.contains("E-visa"));
+        assert_eq!(p.get("notes.visa").await.unwrap(), Some(json!("E-visa 123")));
+        // The database file itself holds none of them.
+        store.close().await;
+        let bytes = std::fs::read(store.path()).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(!text.contains("C9988776") && !text.contains("VN12 3456") && !text.contains("E-visa 123"));
     }
 
     #[tokio::test]

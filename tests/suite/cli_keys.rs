@@ -175,3 +175,29 @@ fn the_key_comes_from_stdin_only_and_must_be_one_line() {
     let both = halley(&h, &["models", "key", "set", "--preset", "openai", "--base-url", "http://x/v1"], "k", &no_bus);
     assert_eq!(both.code, 2, "{both:?}");
 }
+
+#[test]
+fn sensitive_profile_values_are_sealed_at_rest_and_refused_without_a_keyring() {
+    if !in_session() {
+        return;
+    }
+    let h = Halley::new();
+    let passport = format!("C{}", &uuid::Uuid::new_v4().simple().to_string()[..9]);
+    let set = h.call("user_profile_set", &json!({"set": {"travel.passport_no": passport, "travel.seat": "cửa sổ"}}));
+    assert_eq!(set.code, 0, "{set:?}");
+    // Used the normal way: the run fills it in for the user; at rest, nowhere.
+    let got = h.call("user_profile_get", &json!({"keys": ["travel.seat"]}));
+    assert_eq!(got.code, 0, "{got:?}");
+    assert!(got.stdout.contains("cửa sổ"), "{}", got.stdout);
+    assert_eq!(files_containing(&h.data_dir(), &passport), Vec::<String>::new());
+    assert_eq!(files_containing(&h.data_dir(), "cửa sổ").len(), 1, "the plain value is in halley.db");
+
+    // No keyring: a clear error, and the value is not stored.
+    let card = format!("4111{}", &uuid::Uuid::new_v4().as_u128().to_string()[..12]);
+    let no_bus = [("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/halley-test-bus")];
+    let args = json!({"set": {"payment.card_number": card}}).to_string();
+    let refused = halley(&h, &["tools", "call", "user_profile_set", "--args", &args], "", &no_bus);
+    assert_ne!(refused.code, 0, "{refused:?}");
+    assert!(refused.stdout.contains("keyring") || refused.stderr.contains("keyring"), "{refused:?}");
+    assert_eq!(files_containing(&h.data_dir(), &card), Vec::<String>::new());
+}
