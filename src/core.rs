@@ -345,6 +345,10 @@ impl Core {
             tool: spec.name.clone(),
             declared: Some(spec.permission_scope),
             upload: args.get("file_ref").and_then(Value::as_str).map(str::to_owned),
+            private_file: (spec.name == "files_store")
+                .then(|| args.get("file_path").and_then(Value::as_str))
+                .flatten()
+                .and_then(|path| crate::tools::builtin::files::private_place(path, self.ctx.data_dir.root())),
             untrusted: (spec.executor == Executor::Mcp).then(|| {
                 format!(
                     "`{}` is a tool of another program (an MCP server); Halley does not trust its own description of what it does",

@@ -43,6 +43,10 @@ pub struct Action {
     /// whatever its scope, unless a rule or this session allows it. The
     /// reason shown to the user.
     pub untrusted: Option<String>,
+    /// A file the call takes from outside the user's ordinary folders (a
+    /// key store, a hidden folder, `/etc`): always asked about, whatever
+    /// the scope and the rules; the reason (with the path) shown.
+    pub private_file: Option<String>,
 }
 
 impl Action {
@@ -80,7 +84,8 @@ impl Action {
             target,
             self.keys,
             self.destination,
-            self.upload
+            self.upload,
+            self.private_file
         ]);
         hex::encode(Sha256::digest(key.to_string().as_bytes()))
     }

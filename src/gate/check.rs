@@ -192,6 +192,11 @@ impl Gate {
                 }
             }
         }
+        // A private file is asked about even where a rule allows the tool.
+        if let Some(why) = action.private_file.as_ref().filter(|_| verdict.decision == Decision::Allow) {
+            verdict.decision = Decision::Ask(why.clone());
+            verdict.answered_by = "policy";
+        }
         let mut reasons = graded.reasons.clone();
         reasons.extend(verdict.reasons.iter().filter(|r| !graded.reasons.contains(r)).cloned());
         let seen = Graded {

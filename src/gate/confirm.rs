@@ -265,14 +265,21 @@ impl Confirmer for DenyAll {
 
     fn confirm<'a>(
         &'a self,
-        _request: &'a ConfirmationRequest,
+        request: &'a ConfirmationRequest,
     ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>> {
-        Box::pin(async {
+        // What the user would have been shown: why it needed asking.
+        let why = if request.risks.is_empty() {
+            String::new()
+        } else {
+            format!("; asked because {}", request.risks.join("; "))
+        };
+        Box::pin(async move {
             ConfirmResultV1 {
                 approved: false,
                 user_edits: Map::new(),
-                reason: "no one was there to confirm it (use --yes where you wrote the calls yourself, or run in a terminal)"
-                    .into(),
+                reason: format!(
+                    "no one was there to confirm it (use --yes where you wrote the calls yourself, or run in a terminal){why}"
+                ),
             }
         })
     }

@@ -116,3 +116,74 @@ fn missing_or_unreadable_files_are_clear_errors_and_store_nothing() {
     assert_eq!(tag.result()["error"]["code"], "not_found");
     let _ = Value::Null;
 }
+
+/// `halley tools call files_store` with `HOME` set to `home`, answered by `answer`.
+fn store_from(h: &Halley, home: &std::path::Path, path: &str, answer: &[&str]) -> crate::common::Run {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_halley"))
+        .arg("--data-dir")
+        .arg(h.data_dir())
+        .args(["tools", "call", "files_store", "--args", &json!({"file_path": path}).to_string()])
+        .args(answer)
+        .current_dir(h.work_dir())
+        .env("HOME", home)
+        .env_remove("HALLEY_DATA_DIR")
+        .output()
+        .unwrap();
+    crate::common::Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn files_from_outside_the_ordinary_folders_are_asked_about_showing_the_path() {
+    let h = Halley::new();
+    let home = h.tmp.path().join("home");
+    let write = |rel: &str, bytes: &[u8]| {
+        let p = home.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, bytes).unwrap();
+        p
+    };
+    let ordinary = write("Documents/hộ chiếu.pdf", b"%PDF passport scan");
+    let key = write(".ssh/id_ed25519", b"-----BEGIN OPENSSH PRIVATE KEY-----");
+    let cookies = write(".config/chromium/Default/Network/Cookies", b"SQLite cookies");
+    let pem = write("Documents/server.pem", b"-----BEGIN PRIVATE KEY-----");
+    let settings = write(".config/mail/accounts.json", b"{\"imap\": \"secret\"}");
+    let link = home.join("Documents/notes.txt");
+    std::os::unix::fs::symlink(&cookies, &link).unwrap();
+
+    // An ordinary document: stored without a question.
+    let run = store_from(&h, &home, &ordinary.display().to_string(), &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+
+    // Nobody to ask: refused, the path and the reason said.
+    for (path, why) in [
+        (key.display().to_string(), "key, password or login store"),
+        (settings.display().to_string(), "hidden folder or file of your home"),
+        (pem.display().to_string(), "key, password or login store"),
+        (link.display().to_string(), "(a link to "),
+        ("/etc/hostname".to_owned(), "outside your home folder"),
+        (format!("file://{}", h.data_dir().join("halley.db").display()), "Halley's own data"),
+    ] {
+        let run = store_from(&h, &home, &path, &[]);
+        assert_eq!(run.code, 1, "{path}: {run:?}");
+        let r = run.result();
+        assert_eq!(r["error"]["code"], "denied", "{path}: {r}");
+        let text = r.to_string();
+        assert!(text.contains(why), "{path}: {text}");
+    }
+    // Asked and approved (`--yes`): taken.
+    let run = store_from(&h, &home, &key.display().to_string(), &["--yes"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let listed = h.call("files_get", &json!({}));
+    let names: Vec<String> = listed.result()["data"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names.contains(&"hộ chiếu.pdf".to_owned()) && names.contains(&"id_ed25519".to_owned()), "{names:?}");
+}

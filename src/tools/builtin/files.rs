@@ -140,6 +140,83 @@ pub fn resolve_file_ref(reference: &str) -> Result<PathBuf> {
     Ok(cwd.join(path))
 }
 
+/// File names that hold keys, passwords or logins wherever they are.
+const KEY_STORES: &[&str] = &[
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "authorized_keys",
+    "known_hosts",
+    "cookies",
+    "login data",
+    "web data",
+    "key3.db",
+    "key4.db",
+    "logins.json",
+    "cookies.sqlite",
+    "shadow",
+    "gshadow",
+    "passwd",
+    "netrc",
+    ".netrc",
+    ".pgpass",
+    "credentials",
+    ".git-credentials",
+];
+/// Extensions of key and password stores.
+const KEY_EXTENSIONS: &[&str] = &["pem", "key", "p12", "pfx", "kdbx", "keychain", "gpg", "asc", "jks", "keystore"];
+/// Places outside the home folder where users keep ordinary files.
+const SHARED_PLACES: &[&str] = &["/tmp", "/var/tmp", "/media", "/mnt", "/run/media"];
+
+/// Why the file at `reference` is not one of the user's ordinary files
+/// (so taking it, into the files store or onto a page, asks first showing
+/// the path): a key or password store, Halley's own data, a hidden file or
+/// folder of the home (other programs' data, `~/.ssh`), or a place outside
+/// the home, the shared folders (`/tmp`, `/media`...) and the current
+/// directory (`/etc`, `/proc`). Links are followed:
+/// it is where the link leads that counts, and the reason says so. `None`:
+/// an ordinary file, or one that does not exist (the call then fails on it).
+pub fn private_place(reference: &str, data_dir: &Path) -> Option<String> {
+    let asked = resolve_file_ref(reference).ok()?;
+    let real = std::fs::canonicalize(&asked).ok()?;
+    let shown = if real == asked {
+        real.display().to_string()
+    } else {
+        format!("{} (a link to {})", asked.display(), real.display())
+    };
+    let why = |what: &str| Some(format!("{shown} is {what}: Halley asks before taking it"));
+    let name = real.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+    let ext = real.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
+    if KEY_STORES.contains(&name.as_str()) || KEY_EXTENSIONS.contains(&ext.as_str()) {
+        return why("a key, password or login store");
+    }
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let halley = canonical(data_dir);
+    if real.starts_with(&halley) && !real.starts_with(halley.join("files")) {
+        return why("Halley's own data");
+    }
+    let hidden = |base: &Path| {
+        real.strip_prefix(base)
+            .ok()
+            .is_some_and(|rest| rest.components().any(|c| c.as_os_str().to_string_lossy().starts_with('.')))
+    };
+    if let Some(home) = dirs::home_dir().map(|h| canonical(&h)).filter(|h| real.starts_with(h)) {
+        return if hidden(&home) {
+            why("in a hidden folder or file of your home (other programs' data and keys live there)")
+        } else {
+            None
+        };
+    }
+    let shared = SHARED_PLACES.iter().map(|p| canonical(Path::new(p))).find(|p| real.starts_with(p));
+    let cwd =
+        std::env::current_dir().ok().map(|c| canonical(&c)).filter(|c| c.parent().is_some() && real.starts_with(c));
+    match shared.or(cwd) {
+        Some(_) => None,
+        None => why("outside your home folder (system files or another program's data)"),
+    }
+}
+
 fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
     let head = s.get(..prefix.len())?;
     head.eq_ignore_ascii_case(prefix).then(|| &s[prefix.len()..])

@@ -53,7 +53,17 @@ pub(super) async fn upload(call: &mut Call<'_>, args: BrowserUploadFileArgs) -> 
         ));
     }
     let file_name = name.clone();
-    call.gate_page(BrowserTool::UploadFile, &tab, Some(&args.target), |a| a.upload = Some(file_name.clone())).await?;
+    // A stored file was taken already; a path is checked for where it lies.
+    let private = if path.starts_with(call.ctx.data_dir.root().join("files")) {
+        None
+    } else {
+        files::private_place(&path.display().to_string(), call.ctx.data_dir.root())
+    };
+    call.gate_page(BrowserTool::UploadFile, &tab, Some(&args.target), |a| {
+        a.upload = Some(file_name.clone());
+        a.private_file.clone_from(&private);
+    })
+    .await?;
     let object = runtime::element_object(&tab, &target).await?;
     let mut params = SetFileInputFilesParams::new(vec![path.display().to_string()]);
     params.object_id = Some(object);
