@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps mcp-peers ui build run test lint protocol icons bench bench-agent bench-api playwright-mcp bench-desktop bench-extract bench-watch dist fuzz
+.PHONY: help deps mcp-peers ui build run test lint protocol icons bench bench-agent bench-api playwright-mcp bench-desktop bench-extract bench-watch bench-injection dist fuzz
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -65,6 +65,9 @@ bench: playwright-mcp ## Benchmark Halley against Playwright MCP (snapshot token
 
 bench-agent: ## Halley's own overhead per agent step (model time excluded)
 	$(CARGO) run --release -p halley --example bench_agent
+
+bench-injection: ## The flagger of text addressing the assistant on the injection corpus (bench/injection): detection and false alarms
+	$(CARGO) run --release -p halley --example bench_injection -- $(BENCH_INJECTION_ARGS)
 
 fuzz: ## Fuzz the Python-source parser and the local API's request bodies (1,000,000 inputs each; not in CI)
 	$(CARGO) run --release -p halley --example fuzz_api -- $(or $(N),1000000)

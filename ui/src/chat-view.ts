@@ -125,7 +125,19 @@ export function renderCall(row: CallRow, t: Translate, shots: Shots, depth = 0):
     row.reasoning !== null ? h("div", { class: "call-reasoning" }, t("reasoning", { text: row.reasoning })) : null,
     row.error !== null ? h("div", { class: "call-error", role: "alert" }, `${row.error.code}: ${row.error.message}`) : null,
     ...screenshots(row).map((a) => renderShot(a.ref, row, t, shots)),
+    row.flagged.length > 0 ? renderFlagged(row.flagged, t) : null,
     row.data !== null ? renderTables(row.data) : null,
+  );
+}
+
+/** A step whose page addressed the assistant: a badge, the lines on demand. */
+function renderFlagged(lines: string[], t: Translate): HTMLElement {
+  return h(
+    "details",
+    { class: "call-flagged", "data-testid": "flagged" },
+    h("summary", { class: "badge badge-flagged", role: "note" }, t("flaggedBadge", { count: String(lines.length) })),
+    h("p", { class: "hint" }, t("flaggedHint")),
+    h("ul", {}, ...lines.map((line) => h("li", {}, h("code", {}, line)))),
   );
 }
 

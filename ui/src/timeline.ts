@@ -45,6 +45,11 @@ export interface CallRow {
    * of ordinary calls do not keep whole pages.
    */
   data: Json | null;
+  /**
+   * Lines of the page the call read that address the assistant (the
+   * result's `flagged`): the step gets a badge, the lines on demand.
+   */
+  flagged: string[];
 }
 
 /** Argument keys that name what a call acts on, most telling first. */
@@ -92,6 +97,7 @@ export function startedCall(runId: string, id: string, tool: string, args: Json,
     artifacts: [],
     currentUrl: null,
     data: null,
+    flagged: [],
   };
 }
 
@@ -107,7 +113,15 @@ export function finishedCall(row: CallRow, result: ToolResultV2, durationMs: num
     artifacts: result.artifacts,
     currentUrl: result.current_url,
     data: result.error === null && resultView(result.data) !== null ? result.data : null,
+    flagged: flaggedLines(result.data),
   };
+}
+
+/** The `flagged` lines of a result's data (text addressing the assistant). */
+export function flaggedLines(data: Json): string[] {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return [];
+  const flagged = data["flagged"];
+  return Array.isArray(flagged) ? flagged.filter((l): l is string => typeof l === "string") : [];
 }
 
 /** A stored call's status as a row status (a stored call has ended). */

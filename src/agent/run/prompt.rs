@@ -65,5 +65,9 @@ pub fn tool_definitions(registry: &Registry) -> Vec<Value> {
 /// content fenced as data under a fresh nonce.
 pub(super) fn tool_message(tool: &str, result: &ToolResultV2, page_content: bool) -> String {
     let text = serde_json::to_string(result).unwrap_or_default();
-    if page_content && result.is_ok() { fence::fence(&text, tool, &fence::nonce()) } else { text }
+    if page_content && result.is_ok() {
+        fence::fence(&text, tool, &fence::nonce(), &fence::flag_data(&result.data))
+    } else {
+        text
+    }
 }
