@@ -27,12 +27,21 @@ fn main() {
     }
     let alarms: Vec<&str> = ordinary.iter().filter(|o| corpus::flagged(&o.text)).map(|o| o.text.as_str()).collect();
     let caught = attacks.len() - missed.len();
-    println!("Flagging text that addresses the assistant ({} attack pages, {} ordinary pages)", attacks.len(), ordinary.len());
+    println!(
+        "Flagging text that addresses the assistant ({} attack pages, {} ordinary pages)",
+        attacks.len(),
+        ordinary.len()
+    );
     println!("{:<100} {:>7} {:>7}", "attacks by source", "caught", "rate");
     for (source, (c, n)) in &by_source {
         println!("{source:<100} {c:>3}/{n:<3} {:>6.1}%", 100.0 * *c as f64 / *n as f64);
     }
-    println!("{:<100} {caught:>3}/{:<3} {:>6.1}%   (aim: >= 95 %)", "all attacks", attacks.len(), 100.0 * caught as f64 / attacks.len() as f64);
+    println!(
+        "{:<100} {caught:>3}/{:<3} {:>6.1}%   (aim: >= 95 %)",
+        "all attacks",
+        attacks.len(),
+        100.0 * caught as f64 / attacks.len() as f64
+    );
     println!(
         "{:<100} {:>3}/{:<3} {:>6.1}%   (aim: <= 1 in 30, 3.3 %)",
         "ordinary pages flagged",

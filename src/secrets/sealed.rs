@@ -38,13 +38,13 @@ impl std::fmt::Debug for Sealer {
 
 /// Why a value could not be sealed or opened: the keyring is missing.
 fn no_keyring(e: &Error) -> Error {
+    tracing::debug!("the keyring did not answer: {}", e.message());
     Error::new(
         ErrorCode::Keyring,
-        format!(
-            "sensitive profile values are kept encrypted with a key in the OS keyring, which is not available: {}. \
-             The value was not stored; start a keyring (GNOME Keyring, KWallet...) and try again",
-            e.message()
-        ),
+        "sensitive profile values (passport, card, bank, address, phone...) are kept encrypted with a key in the OS \
+         keyring, and no keyring answers: the value was not stored. Start a Secret Service in your desktop session \
+         (GNOME Keyring: `gnome-keyring-daemon --start --components=secrets`, KWallet, or KeePassXC with its Secret \
+         Service integration) and try again",
     )
 }
 
