@@ -205,6 +205,19 @@ pub fn check(
             url: f.url.clone(),
             cost_vnd: cost(f),
         });
+        let refundable = |o: &TravelOption| o.terms.get("refundable").and_then(Value::as_bool);
+        if refundable(f) == Some(false)
+            && let Some(r) = flights.iter().skip(1).find(|o| refundable(o) == Some(true))
+            && let (Some(a), Some(b)) = (cost(f), cost(r))
+        {
+            tradeoffs.push(format!(
+                "Flight: {} is non-refundable; the cheapest refundable one, {}, costs {} ({} more)",
+                f.summary,
+                r.summary,
+                vnd(b),
+                vnd(b.saturating_sub(a))
+            ));
+        }
         if let Some(fast) = flights.iter().skip(1).find(|o| minutes(o) < minutes(f))
             && let (Some(a), Some(b)) = (cost(f), cost(fast))
         {

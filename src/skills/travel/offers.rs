@@ -116,6 +116,8 @@ fn card(node: &NodeRef<'_>, url: &str) -> Option<Card> {
 enum PriceKind {
     Total,
     Fee,
+    /// A refund or change fee: a term, not part of the price.
+    Other,
     PerNight,
     Price,
 }
@@ -124,6 +126,8 @@ fn price_kind(folded: &str) -> PriceKind {
     let has = |words: &[&str]| words.iter().any(|w| contains_word(folded, w));
     if has(&["tong", "total", "tong cong", "thanh tien"]) {
         PriceKind::Total
+    } else if has(&["hoan", "huy", "refund", "cancel", "cancellation", "change", "doi"]) {
+        PriceKind::Other
     } else if has(&["/dem", "moi dem", "per night", "/night", "a night", "mot dem"]) {
         PriceKind::PerNight
     } else if has(&["thue", "phi", "fee", "fees", "tax", "taxes", "surcharge", "phu thu", "le phi"]) {
@@ -184,7 +188,7 @@ static DURATION: LazyLock<Option<Regex>> = LazyLock::new(|| {
 });
 static STOPS: LazyLock<Option<Regex>> =
     LazyLock::new(|| re(r"\b(\d)\s*(?:stops?|diem dung|lan dung|chang dung|diem transit|lan qua canh|qua canh)\b"));
-static KG: LazyLock<Option<Regex>> = LazyLock::new(|| re(r"(\d{1,2})\s*kg\b"));
+static KG: LazyLock<Option<Regex>> = LazyLock::new(|| re(r"(?:(\d)\s*[x×]\s*)?(\d{1,2})\s*kg\b"));
 static NIGHTS: LazyLock<Option<Regex>> = LazyLock::new(|| re(r"\b(\d{1,2})\s*(?:dem|nights?)\b"));
 static RATING: LazyLock<Option<Regex>> = LazyLock::new(|| re(r"\b(\d{1,2}(?:[.,]\d)?)\s*/\s*(10|5)\b"));
 
@@ -282,8 +286,11 @@ pub fn stops(folded: &str) -> Option<u32> {
 /// checked bag" is 0.
 fn baggage(lines: &[String]) -> (Option<u32>, Option<u32>) {
     let (mut checked, mut cabin) = (None, None);
-    for line in lines {
-        let kg = KG.as_ref().and_then(|re| re.captures(line)).and_then(|c| c.get(1)?.as_str().parse::<u32>().ok());
+    for line in lines.iter().flat_map(|l| l.split(['·', '|', ',', ';'])) {
+        let kg = KG.as_ref().and_then(|re| re.captures(line)).and_then(|c| {
+            let pieces = c.get(1).map_or(Some(1), |m| m.as_str().parse::<u32>().ok())?;
+            Some(pieces * c.get(2)?.as_str().parse::<u32>().ok()?)
+        });
         let is_cabin = ["xach tay", "cabin", "carry-on", "carry on", "hand"].iter().any(|w| line.contains(w));
         let is_checked = ["ky gui", "checked"].iter().any(|w| line.contains(w));
         let none = ["khong bao gom", "khong co", "no checked", "not included", "chua bao gom"].iter().any(|w| line.contains(w));
