@@ -27,10 +27,11 @@ fn flight(terms: Value, summary: &str, total: f64, url: String) -> Value {
 }
 
 fn flights(site: &FixtureServer) -> Value {
-    let t = |price: u64, fees: u64, d: &str, a: &str, min: u64, stops: u64, checked: u64, cabin: Option<u64>, r: bool| {
-        json!({"price": price, "fees": fees, "currency": "VND", "depart": d, "arrive": a, "duration_minutes": min,
+    let t =
+        |price: u64, fees: u64, d: &str, a: &str, min: u64, stops: u64, checked: u64, cabin: Option<u64>, r: bool| {
+            json!({"price": price, "fees": fees, "currency": "VND", "depart": d, "arrive": a, "duration_minutes": min,
             "stops": stops, "checked_baggage_kg": checked, "cabin_baggage_kg": cabin, "refundable": r})
-    };
+        };
     let mut out = vec![
         flight(
             t(7_890_000, 1_100_000, "01:45", "09:05", 320, 0, 0, Some(7), false),
@@ -90,13 +91,24 @@ fn flight_and_hotel_options_are_read_normalised_and_ranked_without_asking_anythi
         step("travel_search_options", a)
     };
     // `--confirm deny`: a search never needs the user's consent.
-    let s = h.browse(&[step("user_profile_set", sites(&site)), search("flight"), search("hotel")], &["--confirm", "deny"]);
+    let s =
+        h.browse(&[step("user_profile_set", sites(&site)), search("flight"), search("hotel")], &["--confirm", "deny"]);
     let got = s.ok(1);
     assert_eq!(got["options"], flights(&site));
     assert_eq!(
         got["normalized_terms"],
-        json!(["price", "fees", "currency", "depart", "arrive", "duration_minutes", "stops", "checked_baggage_kg",
-            "cabin_baggage_kg", "refundable"])
+        json!([
+            "price",
+            "fees",
+            "currency",
+            "depart",
+            "arrive",
+            "duration_minutes",
+            "stops",
+            "checked_baggage_kg",
+            "cabin_baggage_kg",
+            "refundable"
+        ])
     );
     assert_eq!(got["status"], "ok");
     let notes: Vec<&str> = got["notes"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
@@ -170,8 +182,18 @@ fn an_itinerary_is_planned_by_the_model_and_checked_by_code_after_a_malformed_an
         Turn::text("Kế hoạch 5 ngày ở Tokyo đã sẵn sàng."),
     ]);
     let base = model.base_url();
-    let run =
-        h.run(&["--headless", "run", "Lên lịch trình Tokyo 5 ngày", "--json", "--confirm", "deny", "--base-url", &base, "--model", "m"]);
+    let run = h.run(&[
+        "--headless",
+        "run",
+        "Lên lịch trình Tokyo 5 ngày",
+        "--json",
+        "--confirm",
+        "deny",
+        "--base-url",
+        &base,
+        "--model",
+        "m",
+    ]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let evs = events(&run.stdout);
     let result = evs
@@ -181,11 +203,21 @@ fn an_itinerary_is_planned_by_the_model_and_checked_by_code_after_a_malformed_an
     let out = &result["result"]["data"];
     assert_eq!(result["result"]["status"], "ok", "{result}");
 
-    let days: Vec<(&str, &str)> =
-        out["itinerary"].as_array().unwrap().iter().map(|d| (d["date"].as_str().unwrap(), d["location"].as_str().unwrap())).collect();
+    let days: Vec<(&str, &str)> = out["itinerary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["date"].as_str().unwrap(), d["location"].as_str().unwrap()))
+        .collect();
     assert_eq!(
         days,
-        [("2026-02-10", "Tokyo"), ("2026-02-11", "Tokyo"), ("2026-02-12", "Hakone"), ("2026-02-13", "Tokyo"), ("2026-02-14", "HAN")]
+        [
+            ("2026-02-10", "Tokyo"),
+            ("2026-02-11", "Tokyo"),
+            ("2026-02-12", "Hakone"),
+            ("2026-02-13", "Tokyo"),
+            ("2026-02-14", "HAN")
+        ]
     );
     assert_eq!(
         out["itinerary"][0]["items"],
@@ -197,20 +229,37 @@ fn an_itinerary_is_planned_by_the_model_and_checked_by_code_after_a_malformed_an
     );
     assert_eq!(
         out["itinerary"][4]["items"],
-        json!(["Return flight NRT → HAN", "Check out: APA Hotel Shinjuku Gyoemmae · 4 nights · refundable", "Mua sắm, ra sân bay"])
+        json!([
+            "Return flight NRT → HAN",
+            "Check out: APA Hotel Shinjuku Gyoemmae · 4 nights · refundable",
+            "Mua sắm, ra sân bay"
+        ])
     );
     let bookings: Vec<(&str, &str, &str, u64)> = out["bookings"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|b| (b["kind"].as_str().unwrap(), b["from"].as_str().unwrap(), b["to"].as_str().unwrap(), b["cost_vnd"].as_u64().unwrap()))
+        .map(|b| {
+            (
+                b["kind"].as_str().unwrap(),
+                b["from"].as_str().unwrap(),
+                b["to"].as_str().unwrap(),
+                b["cost_vnd"].as_u64().unwrap(),
+            )
+        })
         .collect();
-    assert_eq!(bookings, [("flight", "2026-02-10", "2026-02-14", 8_990_000), ("hotel", "2026-02-10", "2026-02-14", 9_240_000)]);
+    assert_eq!(
+        bookings,
+        [("flight", "2026-02-10", "2026-02-14", 8_990_000), ("hotel", "2026-02-10", "2026-02-14", 9_240_000)]
+    );
     // 8.990.000 + 9.240.000 + the days' 6.600.000 (the day after the trip left out).
     assert_eq!(out["total_cost_vnd"], 24_830_000);
     let tradeoffs: Vec<&str> = out["tradeoffs"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
     assert_eq!(tradeoffs.len(), 3, "{tradeoffs:?}");
-    assert!(tradeoffs[0].starts_with("Flight: Vietjet Air VJ934") && tradeoffs[0].contains("2.160.000"), "{tradeoffs:?}");
+    assert!(
+        tradeoffs[0].starts_with("Flight: Vietjet Air VJ934") && tradeoffs[0].contains("2.160.000"),
+        "{tradeoffs:?}"
+    );
     assert!(tradeoffs[1].starts_with("Overlapping bookings: Shinjuku Granbell Hotel"), "{tradeoffs:?}");
     assert_eq!(tradeoffs[2], "Một đêm ở Hakone thay vì ở lại Tokyo: thêm thời gian di chuyển");
     let parts: Vec<(&str, f64, f64)> = out["score_parts"]
@@ -372,7 +421,10 @@ fn a_refused_upload_and_values_are_reported_and_the_rest_is_filled_and_previewed
     assert_eq!(out["missing_fields"], json!(refused));
     let filled: Vec<&str> = VISA_FIELDS.iter().copied().filter(|f| !refused.contains(f)).collect();
     assert_eq!(out["filled_fields"], json!(filled));
-    assert_eq!((&out["submit_ready"], &out["submitted"], &out["status"]), (&json!(false), &json!(false), &json!("partial")));
+    assert_eq!(
+        (&out["submit_ready"], &out["submitted"], &out["status"]),
+        (&json!(false), &json!(false), &json!("partial"))
+    );
     assert!(out["filled_preview_ref"].as_str().unwrap().starts_with("file://"));
     assert!(out["notes"].to_string().contains("you refused this step (browser_upload_file)"), "{out}");
     assert!(site.posts().is_empty(), "{:?}", site.posts());
@@ -387,7 +439,10 @@ fn a_refused_upload_and_values_are_reported_and_the_rest_is_filled_and_previewed
         out["filled_fields"],
         json!(["Full name (Họ và tên)", "Nationality", "Flight number", "Date of arrival", "Address in Japan"])
     );
-    assert_eq!((&out["submit_ready"], &out["submitted"], &out["status"]), (&json!(true), &json!(false), &json!("partial")));
+    assert_eq!(
+        (&out["submit_ready"], &out["submitted"], &out["status"]),
+        (&json!(true), &json!(false), &json!("partial"))
+    );
     assert_eq!(out["denied"], json!(["submit"]));
     assert!(site.posts().is_empty(), "{:?}", site.posts());
     // Without `submit` it stops when ready.

@@ -68,7 +68,8 @@ fn css_attr(name: &str, value: &str) -> String {
 pub fn read_form(html: &str) -> Form {
     let doc = Document::from(html);
     let forms = doc.select("form");
-    let best = forms.nodes().iter().max_by_key(|f| Selection::from(**f).select("input, select, textarea").length()).copied();
+    let best =
+        forms.nodes().iter().max_by_key(|f| Selection::from(**f).select("input, select, textarea").length()).copied();
     let Some(form) = best else { return Form::default() };
     let scope = Selection::from(form);
     let form_sel = form.attr("id").map_or_else(|| "form".to_owned(), |id| format!("form{}", css_attr("id", &id)));
@@ -98,10 +99,7 @@ pub fn read_form(html: &str) -> Form {
         let has_value = match kind.as_str() {
             "checkbox" => el.has_attr("checked"),
             "radio" => !scope.select(&format!("{}[checked]", css_attr("name", &name))).is_empty(),
-            "select" => Selection::from(*el)
-                .select("option[selected]")
-                .attr("value")
-                .is_some_and(|v| !v.is_empty()),
+            "select" => Selection::from(*el).select("option[selected]").attr("value").is_some_and(|v| !v.is_empty()),
             "textarea" => !content_text(el).is_empty(),
             _ => el.attr("value").is_some_and(|v| !v.trim().is_empty()),
         };
@@ -124,14 +122,12 @@ pub fn read_form(html: &str) -> Form {
             options,
         });
     }
-    let submit = scope
-        .select("button[type=submit], button:not([type]), input[type=submit]")
-        .nodes()
-        .first()
-        .map(|b| match b.attr("id") {
+    let submit = scope.select("button[type=submit], button:not([type]), input[type=submit]").nodes().first().map(|b| {
+        match b.attr("id") {
             Some(id) if !id.is_empty() => css_attr("id", &id),
             _ => format!("{form_sel} button[type=submit], {form_sel} input[type=submit]"),
-        });
+        }
+    });
     Form { fields, submit }
 }
 
@@ -161,10 +157,16 @@ fn label_of(doc: &Document, el: &NodeRef<'_>, name: &str) -> String {
 /// English, folded), and the profile key names that hold it.
 const CONCEPTS: &[(&[&str], &[&str])] = &[
     (&["het han", "expiry", "expiration", "valid until"], &["passport_expiry", "passport_expiry_date", "expiry_date"]),
-    (&["so ho chieu", "passport number", "passport no", "so passport"], &["passport_no", "passport_number", "passport"]),
+    (
+        &["so ho chieu", "passport number", "passport no", "so passport"],
+        &["passport_no", "passport_number", "passport"],
+    ),
     (&["ho va ten", "ho ten", "full name", "ten day du", "name"], &["full_name", "name", "ho_ten", "fullname"]),
     (&["email", "e-mail", "thu dien tu"], &["email"]),
-    (&["ngay sinh", "date of birth", "birth date", "dob"], &["dob", "birthday", "date_of_birth", "birth_date", "ngay_sinh"]),
+    (
+        &["ngay sinh", "date of birth", "birth date", "dob"],
+        &["dob", "birthday", "date_of_birth", "birth_date", "ngay_sinh"],
+    ),
     (&["quoc tich", "nationality", "citizenship"], &["nationality", "quoc_tich", "citizenship"]),
     (&["so dien thoai", "dien thoai", "phone", "mobile"], &["phone", "mobile", "so_dien_thoai", "phone_number"]),
     (&["dia chi", "address"], &["address", "dia_chi", "home_address"]),
@@ -360,7 +362,10 @@ pub async fn fill(skill: &Skill<'_>, args: &TravelFillFormsArgs) -> Result<Trave
             }
             Ok(answer) => {
                 denied_steps.push("submit".to_owned());
-                skill.note(format!("you did not confirm the submit{}: nothing was sent", if answer.reason.is_empty() { String::new() } else { format!(" ({})", answer.reason) }));
+                skill.note(format!(
+                    "you did not confirm the submit{}: nothing was sent",
+                    if answer.reason.is_empty() { String::new() } else { format!(" ({})", answer.reason) }
+                ));
             }
             Err(e) => skill.note(format!("the confirmation could not be asked: {}", e.message())),
         }

@@ -236,7 +236,10 @@ pub fn check(
     for s in written.map(|w| w.stays.as_slice()).unwrap_or_default() {
         let (Ok(a), Ok(b)) = (date(&s.check_in, "check_in"), date(&s.check_out, "check_out")) else { continue };
         if s.hotel >= hotels.len() || b <= a || a < first || b > last {
-            notes.push(format!("a stay the model proposed ({} {}→{}) was left out: not a hotel found or not within the trip", s.hotel, s.check_in, s.check_out));
+            notes.push(format!(
+                "a stay the model proposed ({} {}→{}) was left out: not a hotel found or not within the trip",
+                s.hotel, s.check_in, s.check_out
+            ));
             continue;
         }
         if let Some(&(h, x, y)) = stays.iter().find(|(_, x, y)| a < *y && *x < b) {
@@ -280,7 +283,11 @@ pub fn check(
             Some(i) => {
                 planned[i] = Some(ItineraryDay {
                     date: days[i].to_string(),
-                    location: d.location.clone().filter(|l| !l.trim().is_empty()).unwrap_or_else(|| args.destination.clone()),
+                    location: d
+                        .location
+                        .clone()
+                        .filter(|l| !l.trim().is_empty())
+                        .unwrap_or_else(|| args.destination.clone()),
                     items: d.items.clone(),
                     est_cost_vnd: d.est_cost_vnd,
                 });
@@ -289,7 +296,11 @@ pub fn check(
     }
     let written_days = planned.iter().filter(|d| d.is_some()).count();
     if written.is_some() && written_days < days.len() {
-        notes.push(format!("{} of {} days had no plan from the model: only their bookings are listed", days.len() - written_days, days.len()));
+        notes.push(format!(
+            "{} of {} days had no plan from the model: only their bookings are listed",
+            days.len() - written_days,
+            days.len()
+        ));
     }
     let itinerary: Vec<ItineraryDay> = days
         .iter()

@@ -184,7 +184,9 @@ fn money_fields(lines: &[String]) -> Map<String, Value> {
 
 static TIME: LazyLock<Option<Regex>> = LazyLock::new(|| re(r"\b([01]?\d|2[0-3])[:h]([0-5]\d)\b"));
 static DURATION: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    re(r"\b(\d{1,2})\s*(?:h|hr|hrs|gio|tieng)\b\s*(?:(\d{1,2})\s*(?:m|min|mins|phut|p)\b)?|\b(\d{2,3})\s*(?:min|mins|phut)\b")
+    re(
+        r"\b(\d{1,2})\s*(?:h|hr|hrs|gio|tieng)\b\s*(?:(\d{1,2})\s*(?:m|min|mins|phut|p)\b)?|\b(\d{2,3})\s*(?:min|mins|phut)\b",
+    )
 });
 static STOPS: LazyLock<Option<Regex>> =
     LazyLock::new(|| re(r"\b(\d)\s*(?:stops?|diem dung|lan dung|chang dung|diem transit|lan qua canh|qua canh)\b"));
@@ -249,7 +251,8 @@ fn terms(lines: &[String]) -> Map<String, Value> {
     if let Some(r) = refundable(&all) {
         out.insert("refundable".into(), json!(r));
     }
-    if let Some(n) = NIGHTS.as_ref().and_then(|re| re.captures(&all)).and_then(|c| c.get(1)?.as_str().parse::<u32>().ok())
+    if let Some(n) =
+        NIGHTS.as_ref().and_then(|re| re.captures(&all)).and_then(|c| c.get(1)?.as_str().parse::<u32>().ok())
     {
         out.insert("nights".into(), json!(n));
     }
@@ -293,7 +296,9 @@ fn baggage(lines: &[String]) -> (Option<u32>, Option<u32>) {
         });
         let is_cabin = ["xach tay", "cabin", "carry-on", "carry on", "hand"].iter().any(|w| line.contains(w));
         let is_checked = ["ky gui", "checked"].iter().any(|w| line.contains(w));
-        let none = ["khong bao gom", "khong co", "no checked", "not included", "chua bao gom"].iter().any(|w| line.contains(w));
+        let none = ["khong bao gom", "khong co", "no checked", "not included", "chua bao gom"]
+            .iter()
+            .any(|w| line.contains(w));
         match (kg, is_cabin, is_checked) {
             (_, _, true) if none => checked = checked.or(Some(0)),
             (Some(kg), true, false) => cabin = cabin.or(Some(kg)),

@@ -255,7 +255,8 @@ pub fn summary(kind: TravelOptionType, name: &str, terms: &Map<String, Value>) -
     let mut parts = vec![name.to_owned()];
     let num = |k: &str| terms.get(k).and_then(Value::as_u64);
     if kind == TravelOptionType::Flight {
-        if let (Some(d), Some(a)) = (terms.get("depart").and_then(Value::as_str), terms.get("arrive").and_then(Value::as_str))
+        if let (Some(d), Some(a)) =
+            (terms.get("depart").and_then(Value::as_str), terms.get("arrive").and_then(Value::as_str))
         {
             parts.push(format!("{d}–{a}"));
         }

@@ -16,7 +16,10 @@ fn result_cards_are_found_and_their_terms_read() {
     let names: Vec<&str> = found.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["Vietnam Airlines VN310", "Vietjet Air VJ934", "ANA NH858 + NH9"]);
     // The struck-through old price is left out; the refund fee is no booking fee.
-    assert_eq!(Value::Object(found[1].money.clone()), json!({"price": "7.890.000 ₫", "fees": 1_100_000.0, "currency": "VND"}));
+    assert_eq!(
+        Value::Object(found[1].money.clone()),
+        json!({"price": "7.890.000 ₫", "fees": 1_100_000.0, "currency": "VND"})
+    );
     assert_eq!(found[0].money["fees"], json!(1_230_000.0));
     assert_eq!(found[2].money["fees"], json!(950_000.0));
     assert_eq!(found[1].url, "http://x.test/travel/book.html?f=vj934");
@@ -89,8 +92,7 @@ fn without_a_model_the_skeleton_has_the_days_and_bookings_and_over_budget_is_a_t
         notes: None,
         sites: Vec::new(),
     };
-    let days: Vec<chrono::NaiveDate> =
-        super::date("2026-04-30", "d").unwrap().iter_days().take(3).collect();
+    let days: Vec<chrono::NaiveDate> = super::date("2026-04-30", "d").unwrap().iter_days().take(3).collect();
     let c = check(&days, &args, &[option("VN 123", 3_000_000.0)], &[option("Hotel A", 4_000_000.0)], 2, None);
     let dates: Vec<&str> = c.days.iter().map(|d| d.date.as_str()).collect();
     assert_eq!(dates, ["2026-04-30", "2026-05-01", "2026-05-02"]);

@@ -290,7 +290,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Low,
             false,
             needs::RUNS_NOW,
-            "Plan a trip day by day within dates and a VND budget, using the user's saved preferences, web search and page extraction. Returns the itinerary, the trade-offs made and a plan score.",
+            "Plan a trip day by day within dates and a VND budget: the flight and stay from `travel_search_options`, the days written from the user's saved preferences and `notes`, then checked (dates inside the trip, no overlapping stays, total within budget). Returns the itinerary, the bookings, the trade-offs made and a plan score with its parts explained.",
         )),
         declare::<TravelSearchOptionsArgs, TravelSearchOptionsOutput>(skill(
             "travel_search_options",
@@ -298,7 +298,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Low,
             false,
             needs::RUNS_NOW,
-            "Find flight options for a `route` (`HAN-NRT`) or hotel options in a `location`, for a date, and normalise them (total price with fees, baggage, refundability) so they compare fairly. Books nothing.",
+            "Find flight options for a `route` (`HAN-NRT`) or hotel options in a `location`, for a date, on the user's preferred sites (profile `travel.preferred_sites`, URL templates) and web search, and normalise them (total price with fees, duration, stops, baggage, refundability) so they compare fairly, cheapest first. Books nothing.",
         )),
         declare::<TravelFillFormsArgs, TravelFillFormsOutput>(skill(
             "travel_fill_forms",
@@ -306,7 +306,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             High,
             true,
             needs::RUNS_NOW,
-            "Fill a visa, booking or arrival-card form from the user's profile and stored documents (uploading them where asked). Always asks the user to confirm before submitting. Returns a preview of the filled form and whether it is ready to submit.",
+            "Fill a visa, booking or arrival-card form from the user's profile, `extra_fields` and stored documents (uploading them where asked; each upload and sensitive value is confirmed). Submits only with `submit: true`, after the user confirms. Returns a preview of the filled form, whether it is ready to submit, and the steps refused.",
         )),
         declare::<TravelMonitorTripArgs, TravelMonitorTripOutput>(skill(
             "travel_monitor_trip",
