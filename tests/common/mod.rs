@@ -34,6 +34,11 @@ impl Run {
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
     }
 
+    /// The JSON events `run --json` printed, one per line.
+    pub fn events(&self) -> Vec<Value> {
+        self.stdout.lines().filter(|l| l.starts_with('{')).map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
     /// The ToolResultV2 printed by `tools call`, with the random trace id
     /// checked (a UUID) and blanked so whole objects can be compared.
     pub fn result(&self) -> Value {

@@ -95,21 +95,7 @@ fn flight_and_hotel_options_are_read_normalised_and_ranked_without_asking_anythi
         h.browse(&[step("user_profile_set", sites(&site)), search("flight"), search("hotel")], &["--confirm", "deny"]);
     let got = s.ok(1);
     assert_eq!(got["options"], flights(&site));
-    assert_eq!(
-        got["normalized_terms"],
-        json!([
-            "price",
-            "fees",
-            "currency",
-            "depart",
-            "arrive",
-            "duration_minutes",
-            "stops",
-            "checked_baggage_kg",
-            "cabin_baggage_kg",
-            "refundable"
-        ])
-    );
+    assert_eq!(got["normalized_terms"], json!(halley::skills::travel::offers::FLIGHT_TERMS));
     assert_eq!(got["status"], "ok");
     let notes: Vec<&str> = got["notes"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
     assert_eq!(notes.len(), 1, "{notes:?}");
@@ -117,7 +103,7 @@ fn flight_and_hotel_options_are_read_normalised_and_ranked_without_asking_anythi
     // The script-rendered hotel list on the other origin.
     let got = s.ok(2);
     assert_eq!(got["options"], hotels(&site));
-    assert_eq!(got["normalized_terms"], json!(["price", "fees", "currency", "nights", "refundable", "rating"]));
+    assert_eq!(got["normalized_terms"], json!(halley::skills::travel::offers::HOTEL_TERMS));
     assert_eq!(got["status"], "ok");
     // The page was asked with the search filled in; nothing was posted.
     let asked = site.requests().into_iter().find(|r| r.path == "/travel/flights.html").unwrap();
@@ -137,10 +123,6 @@ fn flight_and_hotel_options_are_read_normalised_and_ranked_without_asking_anythi
     let none = none.json();
     assert_eq!(none["data"]["status"], "needs_user", "{none}");
     assert!(none["data"]["notes"][0].as_str().unwrap().contains("travel.preferred_sites"), "{none}");
-}
-
-fn events(stdout: &str) -> Vec<Value> {
-    stdout.lines().filter(|l| l.starts_with('{')).map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 /// The model's plan: one day outside the trip, one stay overlapping another.
@@ -195,7 +177,7 @@ fn an_itinerary_is_planned_by_the_model_and_checked_by_code_after_a_malformed_an
         "m",
     ]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    let evs = events(&run.stdout);
+    let evs = run.events();
     let result = evs
         .iter()
         .find(|e| e["type"] == "tool_result" && e["name"] == "travel_plan_itinerary")
