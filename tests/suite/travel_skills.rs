@@ -115,6 +115,22 @@ fn flight_and_hotel_options_are_read_normalised_and_ranked_without_asking_anythi
     assert_eq!(site.hits("travel/hotels.json"), 1);
     assert!(site.posts().is_empty());
 
+    // The itinerary without a model: the days and bookings, said so.
+    let plan = h.call(
+        "travel_plan_itinerary",
+        &json!({"origin": "HAN", "destination": "NRT", "dates": {"from": "2026-02-10", "to": "2026-02-14"},
+            "budget_vnd": 15_000_000}),
+    );
+    let plan = plan.json()["data"].clone();
+    assert_eq!(plan["status"], "partial", "{plan}");
+    assert_eq!(plan["itinerary"].as_array().unwrap().len(), 5);
+    assert_eq!(plan["itinerary"][1]["items"], json!([]));
+    assert_eq!(plan["total_cost_vnd"], 18_230_000);
+    assert!(plan["tradeoffs"].to_string().contains("Over budget by 3.230.000 ₫"), "{plan}");
+    assert_eq!(plan["score_parts"][1]["score"], 0.0);
+    let notes = plan["notes"].to_string();
+    assert!(notes.contains("no model to ask") && notes.contains("skeleton"), "{notes}");
+
     // Bad input is a clear error; no site saved is said.
     let bad = h.call("travel_search_options", &json!({"type": "flight", "date": "2026-02-10"}));
     assert_eq!(bad.json()["error"]["code"], "invalid_arguments", "{}", bad.stdout);
@@ -308,6 +324,22 @@ fn an_itinerary_is_planned_by_the_model_and_checked_by_code_after_a_malformed_an
 
 const PASSPORT: &[u8] = b"\x89PNG\r\n\x1a\nfake passport scan";
 
+/// The gate's questions as audited: (tool, effective scope, decision, answered by).
+fn asked(h: &Halley) -> Vec<(String, String, String, String)> {
+    let run = h.run(&["audit", "--json"]);
+    let s = |e: &Value, k: &str| e[k].as_str().unwrap_or_default().to_owned();
+    let mut out: Vec<_> = run
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["answered_by"] != "policy")
+        .map(|e| (s(e, "tool"), s(e, "effective"), s(e, "decision"), s(e, "answered_by")))
+        .collect();
+    out.reverse();
+    out
+}
+
 fn passport(h: &Halley) -> String {
     h.write_file("passport.png", PASSPORT).display().to_string()
 }
@@ -381,6 +413,15 @@ fn a_visa_form_is_filled_uploaded_previewed_and_submitted_only_after_confirmatio
     // The scan, as stored (the optional portrait left empty).
     let sent: Vec<(&str, usize)> = p.files.iter().filter(|f| f.size > 0).map(|f| (f.field.as_str(), f.size)).collect();
     assert_eq!(sent, [("passport_scan", PASSPORT.len())]);
+    // Asked at each step that sends data: the sensitive values, the
+    // upload, the skill's own question, then the click on the button.
+    let tools: Vec<(String, String)> = asked(&h).into_iter().map(|(t, e, _, _)| (t, e)).collect();
+    let sub = |t: &str| (t.to_owned(), "SUBMIT".to_owned());
+    assert!(tools.contains(&sub("browser_upload_file")), "{tools:?}");
+    assert_eq!(tools.iter().filter(|t| **t == sub("browser_type")).count(), 4, "{tools:?}");
+    let confirm = tools.iter().position(|(t, _)| t == "request_user_confirmation");
+    let click = tools.iter().position(|t| *t == sub("browser_click"));
+    assert!(confirm.is_some() && click > confirm, "{tools:?}");
 }
 
 #[test]
@@ -427,6 +468,9 @@ fn a_refused_upload_and_values_are_reported_and_the_rest_is_filled_and_previewed
     );
     assert_eq!(out["denied"], json!(["submit"]));
     assert!(site.posts().is_empty(), "{:?}", site.posts());
+    let questions = asked(&h);
+    assert!(questions.iter().any(|(t, ..)| t == "request_user_confirmation"), "{questions:?}");
+    assert!(!questions.iter().any(|(t, ..)| t == "browser_click"), "the button was never clicked: {questions:?}");
     // Without `submit` it stops when ready.
     let mut ready = card;
     ready["submit"] = json!(false);
