@@ -478,3 +478,53 @@ fn a_refused_upload_and_values_are_reported_and_the_rest_is_filled_and_previewed
     assert_eq!((&out["submit_ready"], &out["status"]), (&json!(true), &json!("needs_confirmation")));
     assert!(site.posts().is_empty());
 }
+
+/// Approves everything; at the skill's own question, the user corrects
+/// the flight number.
+#[derive(Debug)]
+struct EditsFlight;
+
+impl halley::gate::confirm::Confirmer for EditsFlight {
+    fn confirm<'a>(
+        &'a self,
+        request: &'a halley::gate::confirm::ConfirmationRequest,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = halley::tools::catalogue::safety::ConfirmResultV1> + Send + 'a>,
+    > {
+        let mut user_edits = serde_json::Map::new();
+        if request.tool == "request_user_confirmation" {
+            user_edits.insert("Flight number".into(), json!("VN310"));
+        }
+        Box::pin(async move {
+            halley::tools::catalogue::safety::ConfirmResultV1 { approved: true, user_edits, reason: String::new() }
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_users_edits_at_the_confirmation_are_what_is_submitted() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let settings = halley::core::BrowserSettings { headless: true, ..Default::default() };
+    let core = halley::Core::open_full(
+        halley::DataDir::at(tmp.path().join("data")),
+        halley::tools::Registry::builtin().unwrap(),
+        settings,
+    )
+    .await
+    .unwrap();
+    core.store().profile().apply(&[("name".to_owned(), json!("NGUYEN VAN AN"))], &[]).await.unwrap();
+    let cx = halley::CallContext::new(halley::FrontEnd::Cli).with_confirmer(std::sync::Arc::new(EditsFlight));
+    let args = json!({"form_url": site.url("travel/arrival.html"),
+        "extra_fields": {"Flight number": "VJ934", "Date of arrival": "2026-02-10", "Nationality": "Việt Nam"},
+        "submit": true});
+    let out = serde_json::to_value(core.call_tool(&cx, "travel_fill_forms", args).await).unwrap();
+    assert_eq!(out["data"]["submitted"], true, "{out}");
+    let posts = site.posts();
+    assert_eq!(posts.len(), 1);
+    assert_eq!((posts[0].field("name"), posts[0].field("flight")), (Some("NGUYEN VAN AN"), Some("VN310")));
+    core.close().await;
+}

@@ -213,6 +213,46 @@ struct Doc {
     about: String,
 }
 
+/// The step that puts `value` in a text field or a `<select>` (by the
+/// option's label or value): tool, arguments, the value as shown.
+fn set_value(field: &Field, value: &str) -> Option<(&'static str, Value, String)> {
+    match field.kind.as_str() {
+        "select" => {
+            let f = fold(value);
+            let (v, label) = field.options.iter().find(|(v, label)| fold(label) == f || fold(v) == f)?;
+            Some(("browser_select_option", json!({"selector": field.selector, "value": v}), label.clone()))
+        }
+        "file" | "checkbox" | "radio" => None,
+        _ => Some((
+            "browser_type",
+            json!({"selector": field.selector, "text": value, "clear_first": true}),
+            value.to_owned(),
+        )),
+    }
+}
+
+/// The user's edits from the confirmation, typed in before the submit;
+/// false when one could not be made (the form is then not submitted).
+async fn apply_edits(skill: &Skill<'_>, form: &Form, edits: &Map<String, Value>) -> bool {
+    for (label, value) in edits {
+        let value = match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let step = form.fields.iter().find(|f| fold(&f.label) == fold(label)).and_then(|f| set_value(f, &value));
+        let Some((tool, args, _)) = step else {
+            skill.note(format!("your edit of {label:?} could not be made on the form: not submitted"));
+            return false;
+        };
+        let result = skill.call(tool, args).await;
+        if !result.is_ok() {
+            skill.note(format!("your edit of {label:?} failed ({}): not submitted", failure(&result)));
+            return false;
+        }
+    }
+    true
+}
+
 /// The value typed for `field`, and where it came from.
 fn value_for(field: &Field, extra: &Map<String, Value>, profile: &Map<String, Value>) -> Option<String> {
     let folded = fold(&field.label);
@@ -286,15 +326,10 @@ pub async fn fill(skill: &Skill<'_>, args: &TravelFillFormsArgs) -> Result<Trave
                 Some(("browser_check", json!({"selector": field.selector})))
             }
             "checkbox" | "radio" => None,
-            "select" => value_for(field, &extra, &values).and_then(|v| {
-                let f = fold(&v);
-                let option = field.options.iter().find(|(value, label)| fold(label) == f || fold(value) == f)?;
-                to_submit.insert(field.label.clone(), json!(option.1));
-                Some(("browser_select_option", json!({"selector": field.selector, "value": option.0})))
-            }),
-            _ => value_for(field, &extra, &values).map(|v| {
-                to_submit.insert(field.label.clone(), json!(v));
-                ("browser_type", json!({"selector": field.selector, "text": v, "clear_first": true}))
+            _ => value_for(field, &extra, &values).and_then(|v| {
+                let (tool, args, shown) = set_value(field, &v)?;
+                to_submit.insert(field.label.clone(), json!(shown));
+                Some((tool, args))
             }),
         };
         let Some((tool, step_args)) = step else {
@@ -349,6 +384,7 @@ pub async fn fill(skill: &Skill<'_>, args: &TravelFillFormsArgs) -> Result<Trave
             )
             .await;
         match asked {
+            Ok(answer) if answer.approved && !apply_edits(skill, &form, &answer.user_edits).await => {}
             Ok(answer) if answer.approved => {
                 let click = skill.call("browser_click", json!({"selector": form.submit})).await;
                 if click.is_ok() {
