@@ -96,6 +96,15 @@ impl Halley {
         }
     }
 
+    /// `halley --headless run TASK --json` against the model at `base_url`,
+    /// with the confirmation flags `consent` (`--confirm deny`, `--yes`).
+    pub fn run_model(&self, task: &str, base_url: &str, consent: &[&str]) -> Run {
+        let mut args = vec!["--headless", "run", task, "--json"];
+        args.extend_from_slice(consent);
+        args.extend_from_slice(&["--base-url", base_url, "--model", "m"]);
+        self.run(&args)
+    }
+
     /// `halley tools call NAME --args JSON`.
     pub fn call(&self, name: &str, args: &Value) -> Run {
         self.run(&["tools", "call", name, "--args", &args.to_string()])
