@@ -508,3 +508,48 @@ async fn the_users_edits_at_the_confirmation_are_what_is_submitted() {
     assert_eq!((posts[0].field("name"), posts[0].field("flight")), (Some("NGUYEN VAN AN"), Some("VN310")));
     core.close().await;
 }
+
+#[test]
+fn a_form_filled_in_a_run_shows_every_step_and_a_refused_submit_sends_nothing() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    assert_eq!(h.call("user_profile_set", &json!({"set": {"name": "NGUYEN VAN AN"}})).code, 0);
+    let args = json!({"form_url": site.url("travel/arrival.html"), "profile_keys": ["name"],
+        "extra_fields": {"Flight number": "VJ934", "Date of arrival": "2026-02-10", "Nationality": "Việt Nam"},
+        "submit": true});
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("travel_fill_forms", args)]),
+        Turn::text("Bạn chưa đồng ý nộp thẻ nhập cảnh."),
+    ]);
+    let run = h.run_model("Điền thẻ nhập cảnh Nhật rồi nộp", &model.base_url(), &["--confirm", "deny"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let evs = run.events();
+    let names: Vec<&str> = evs.iter().filter(|e| e["type"] == "tool_call").filter_map(|e| e["name"].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "travel_fill_forms",
+            "browser_navigate",
+            "browser_get_dom",
+            "user_profile_get",
+            "browser_type",
+            "browser_select_option",
+            "browser_type",
+            "browser_type",
+            "browser_screenshot",
+            "files_store",
+            "request_user_confirmation"
+        ]
+    );
+    let out = &evs.iter().find(|e| e["type"] == "tool_result" && e["name"] == "travel_fill_forms").unwrap()["result"];
+    assert_eq!(out["data"]["denied"], json!(["submit"]), "{out}");
+    assert_eq!((&out["data"]["submit_ready"], &out["data"]["submitted"]), (&json!(true), &json!(false)));
+    assert!(site.posts().is_empty(), "{:?}", site.posts());
+    // The model never needed to confirm the skill as a whole; the question was the submit.
+    let questions = asked(&h);
+    assert_eq!(questions.len(), 1, "{questions:?}");
+    assert_eq!(questions[0].0, "request_user_confirmation");
+}
