@@ -355,6 +355,12 @@ pub async fn fill(skill: &Skill<'_>, args: &TravelFillFormsArgs) -> Result<Trave
         }
     }
 
+    for doc in &docs {
+        skill.note(format!("{}: no file field of the form asks for it; not uploaded", doc.reference));
+    }
+    if form.submit.is_none() && !form.fields.is_empty() {
+        skill.note("the form has no submit button: it cannot be submitted from here");
+    }
     let shot = skill.data::<BrowserScreenshotOutput>("browser_screenshot", json!({"full_page": true})).await?;
     let preview = match skill
         .data::<FileOutput>(
