@@ -8,6 +8,12 @@
 //! (own context, own tab, own scripted model): a step's time then includes
 //! waiting for the other runs' browser calls.
 //!
+//! The skills' table times each travel skill called directly (no model,
+//! so all of it is Halley's: the gate, the browser steps on real Chromium
+//! against the fixture sites, the parsing, the database writes);
+//! `travel_plan_itinerary` then builds its skeleton, and
+//! `travel_fill_forms` runs with every question approved, without submitting.
+//!
 //! `make bench-agent` (or `cargo run --release -p halley --example bench_agent`).
 
 use std::time::{Duration, Instant};
@@ -16,6 +22,7 @@ use anyhow::Context;
 use halley::agent::run::{AgentEvent, RunLimits, run_task_with};
 use halley::agent::{ModelClient, ModelConfig, ModelFlags};
 use halley::core::BrowserSettings;
+use halley::gate::confirm::ApproveAll;
 use halley::tools::Registry;
 use halley::{CallContext, Core, DataDir, FrontEnd};
 use serde_json::json;
@@ -103,5 +110,57 @@ async fn main() -> anyhow::Result<()> {
     }
     row("all three at once (3 runs, 1 core)", all);
     println!("\nTarget: median ≤ 30 ms per step (one run).");
+    skills(&site).await
+}
+
+/// How many times each skill is called.
+const SKILL_CALLS: usize = 5;
+
+/// Each travel skill called directly [`SKILL_CALLS`] times: its whole time.
+#[allow(clippy::print_stdout)]
+async fn skills(site: &fixtures::FixtureServer) -> anyhow::Result<()> {
+    let tmp = tempfile::tempdir().context("temp dir")?;
+    let core = open_core(&tmp).await?;
+    let sites = json!([
+        site.url("travel/flights.html?from={from}&to={to}&date={date}&pax={pax}"),
+        {"type": "hotel", "url": site.other_url("travel/hotels.html?location={location}")},
+    ]);
+    let profile = [
+        ("travel.preferred_sites".to_owned(), sites),
+        ("name".to_owned(), json!("NGUYEN VAN AN")),
+        ("travel.nationality".to_owned(), json!("Việt Nam")),
+    ];
+    core.store().profile().apply(&profile, &[]).await?;
+    let cx = CallContext::new(FrontEnd::Cli).with_confirmer(std::sync::Arc::new(ApproveAll));
+    let calls = [
+        ("travel_search_options", json!({"type": "flight", "route": "HAN-NRT", "date": "2026-02-10", "pax": 1})),
+        (
+            "travel_plan_itinerary",
+            json!({"origin": "HAN", "destination": "NRT", "dates": {"from": "2026-02-10", "to": "2026-02-14"},
+                "budget_vnd": 30_000_000}),
+        ),
+        (
+            "travel_fill_forms",
+            json!({"form_url": site.url("travel/arrival.html"), "profile_keys": ["name", "travel.nationality"],
+                "extra_fields": {"Flight number": "VJ934", "Date of arrival": "2026-02-10"}}),
+        ),
+    ];
+    // The browser's start is not the skills' time.
+    let warm = core.call_tool(&cx, "browser_navigate", json!({"url": site.url("travel/flights.html")})).await;
+    anyhow::ensure!(warm.is_ok(), "the browser did not start: {:?}", warm.error);
+    println!("\nSkills called directly (no model: all of it is Halley's time), {SKILL_CALLS} calls each\n");
+    println!("| Skill | median ms | p90 ms | max ms |");
+    println!("| --- | ---: | ---: | ---: |");
+    for (name, args) in calls {
+        let mut times = Vec::new();
+        for _ in 0..SKILL_CALLS {
+            let started = Instant::now();
+            let result = core.call_tool(&cx, name, args.clone()).await;
+            anyhow::ensure!(result.is_ok(), "{name} failed: {:?}", result.error);
+            times.push(started.elapsed());
+        }
+        row(name, times);
+    }
+    core.close().await;
     Ok(())
 }

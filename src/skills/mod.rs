@@ -19,6 +19,8 @@
 //! PUBLISH or DESTRUCTIVE effect is confirmed by the gate at that step, so
 //! a denied step is reported in the result while the rest still runs.
 
+pub mod travel;
+
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
@@ -42,7 +44,11 @@ pub const WRITE_ATTEMPTS: usize = 3;
 pub type Run = for<'a> fn(&'a Skill<'a>, &'a Value) -> BoxFuture<'a, Result<ToolOutput>>;
 
 /// The skills this module runs, each in its own file: `(name, run)`.
-pub const SKILLS: &[(&str, Run)] = &[];
+pub const SKILLS: &[(&str, Run)] = &[
+    (travel::search::NAME, travel::search::run),
+    (travel::itinerary::NAME, travel::itinerary::run),
+    (travel::forms::NAME, travel::forms::run),
+];
 
 /// Whether `name` is a skill this module runs.
 pub fn runs(name: &str) -> bool {

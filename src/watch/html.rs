@@ -78,7 +78,7 @@ const BLOCKS: [&str; 32] = [
     "ul",
 ];
 
-fn name_of(node: &NodeRef<'_>) -> String {
+pub(crate) fn name_of(node: &NodeRef<'_>) -> String {
     node.node_name().map(|n| n.to_ascii_lowercase()).unwrap_or_default()
 }
 
@@ -106,7 +106,7 @@ fn hidden(node: &NodeRef<'_>) -> bool {
     style.contains("display:none") || style.contains("visibility:hidden")
 }
 
-fn hidden_or_inside_hidden(node: &NodeRef<'_>) -> bool {
+pub(crate) fn hidden_or_inside_hidden(node: &NodeRef<'_>) -> bool {
     let mut at = Some(*node);
     while let Some(n) = at {
         if hidden(&n) {
@@ -139,14 +139,14 @@ fn text_of(node: &NodeRef<'_>, out: &mut String) {
 }
 
 /// Visible text of `node` as lines, each cleaned, blank ones dropped.
-fn lines_of(node: &NodeRef<'_>) -> Vec<String> {
+pub(crate) fn lines_of(node: &NodeRef<'_>) -> Vec<String> {
     let mut raw = String::new();
     text_of(node, &mut raw);
     raw.split('\n').map(|l| clean(&l.replace('\t', " | "))).filter(|l| !l.is_empty()).collect()
 }
 
 /// One line of visible text (cells apart by spaces).
-fn content_text(node: &NodeRef<'_>) -> String {
+pub(crate) fn content_text(node: &NodeRef<'_>) -> String {
     let mut raw = String::new();
     text_of(node, &mut raw);
     clean(&raw)
@@ -386,7 +386,7 @@ fn pairs(scope: &NodeRef<'_>, text: &str) -> Vec<(String, String)> {
 }
 
 /// Price-looking matches in `text`, with the runtime regex's boundaries.
-fn price_matches(text: &str) -> Vec<String> {
+pub(crate) fn price_matches(text: &str) -> Vec<String> {
     let Some(re) = PRICE_RE.as_ref() else { return Vec::new() };
     let mut out = Vec::new();
     for c in re.captures_iter(text) {

@@ -34,6 +34,11 @@ impl Run {
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
     }
 
+    /// The JSON events `run --json` printed, one per line.
+    pub fn events(&self) -> Vec<Value> {
+        self.stdout.lines().filter(|l| l.starts_with('{')).map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
     /// The ToolResultV2 printed by `tools call`, with the random trace id
     /// checked (a UUID) and blanked so whole objects can be compared.
     pub fn result(&self) -> Value {
@@ -89,6 +94,15 @@ impl Halley {
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         }
+    }
+
+    /// `halley --headless run TASK --json` against the model at `base_url`,
+    /// with the confirmation flags `consent` (`--confirm deny`, `--yes`).
+    pub fn run_model(&self, task: &str, base_url: &str, consent: &[&str]) -> Run {
+        let mut args = vec!["--headless", "run", task, "--json"];
+        args.extend_from_slice(consent);
+        args.extend_from_slice(&["--base-url", base_url, "--model", "m"]);
+        self.run(&args)
     }
 
     /// `halley tools call NAME --args JSON`.

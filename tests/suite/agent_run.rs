@@ -10,10 +10,6 @@ use crate::common::browser::have_browser;
 use crate::common::fixtures::FixtureServer;
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
 
-fn events(stdout: &str) -> Vec<Value> {
-    stdout.lines().filter(|l| l.starts_with('{')).map(|l| serde_json::from_str(l).unwrap()).collect()
-}
-
 #[test]
 fn a_question_about_a_page_is_answered_with_the_price() {
     if !have_browser() {
@@ -42,7 +38,7 @@ fn a_question_about_a_page_is_answered_with_the_price() {
         "scripted-model",
     ]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    let evs = events(&run.stdout);
+    let evs = run.events();
     let kinds: Vec<&str> = evs.iter().filter_map(|e| e["type"].as_str()).collect();
     assert!(kinds.iter().filter(|k| **k == "token").count() >= 3, "the answer streams: {kinds:?}");
     assert_eq!(kinds.iter().filter(|k| **k == "tool_call").count(), 2);
@@ -96,20 +92,9 @@ fn a_model_that_obeys_an_injected_page_is_stopped_by_the_gate() {
         Turn::text("Xong."),
     ]);
     let base = model.base_url();
-    let run = h.run(&[
-        "--headless",
-        "run",
-        "Xem trang này",
-        "--json",
-        "--confirm",
-        "deny",
-        "--base-url",
-        &base,
-        "--model",
-        "m",
-    ]);
+    let run = h.run_model("Xem trang này", &base, &["--confirm", "deny"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    let evs = events(&run.stdout);
+    let evs = run.events();
     let errors: Vec<String> = evs
         .iter()
         .filter(|e| e["type"] == "tool_result" && e["result"]["status"] == "error")
@@ -134,14 +119,14 @@ fn model_quirks_end_in_a_defined_state() {
     ]);
     let run = h.run(&["run", "So sánh", "--json", "--base-url", &model.base_url(), "--model", "m"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    let evs = events(&run.stdout);
+    let evs = run.events();
     assert_eq!(evs.last().unwrap()["type"], "final");
 
     // A cut stream and a server that keeps failing end the run with an error.
     let cut = ModelServer::start(vec![Turn::text("nửa câu trả lời bị cắt ngang giữa chừng").cut()]);
     let run = h.run(&["run", "x", "--json", "--base-url", &cut.base_url(), "--model", "m"]);
     assert_eq!(run.code, 1);
-    assert_eq!(events(&run.stdout).last().unwrap()["type"], "error");
+    assert_eq!(run.events().last().unwrap()["type"], "error");
 
     // 429 with Retry-After is waited out.
     let busy = ModelServer::start(vec![Turn::http_error(429, Some(1)), Turn::text("Được rồi.")]);
@@ -180,7 +165,12 @@ fn a_chat_keeps_its_history_and_can_be_resumed() {
     child.stdin.take().unwrap().write_all("Xin chào\nTôi vừa nói gì?\n".as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let evs = events(&String::from_utf8_lossy(&out.stdout));
+    let evs = crate::common::Run {
+        code: 0,
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::new(),
+    }
+    .events();
     let finals: Vec<&Value> = evs.iter().filter(|e| e["type"] == "final").collect();
     assert_eq!(finals.len(), 2);
     // The second request carries the first exchange.

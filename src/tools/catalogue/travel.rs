@@ -44,6 +44,10 @@ pub struct TravelPlanItineraryArgs {
     /// "onsen one night"); saved preferences are read from the profile.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    /// Search sites for this trip only, as URL templates (see
+    /// `travel_search_options`); default: the profile's `travel.preferred_sites`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sites: Vec<String>,
 }
 
 fn one() -> u32 {
@@ -69,9 +73,50 @@ pub struct TravelPlanItineraryOutput {
     pub itinerary: Vec<ItineraryDay>,
     /// The choices made and what they cost (price vs time vs comfort).
     pub tradeoffs: Vec<String>,
-    /// 0 to 1: how well the plan meets the constraints.
+    /// 0 to 1: how well the plan meets the constraints (the weighted sum of `score_parts`).
     pub plan_score: f64,
     pub status: SkillStatus,
+    /// The bookings the plan is built on (flight, stays), checked by code.
+    #[serde(default)]
+    pub bookings: Vec<ItineraryBooking>,
+    /// The parts of `plan_score`, each with its weight and why.
+    #[serde(default)]
+    pub score_parts: Vec<ScorePart>,
+    /// The plan's estimated total in VND: bookings plus the days' costs.
+    #[serde(default)]
+    pub total_cost_vnd: Option<u64>,
+    /// What was checked, repaired, left out or guessed.
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// A booking of an itinerary: a flight or a stay, from `travel_search_options`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct ItineraryBooking {
+    /// `flight` or `hotel`.
+    pub kind: TravelOptionType,
+    /// First day (`YYYY-MM-DD`): departure, check-in.
+    pub from: String,
+    /// Last day (`YYYY-MM-DD`): return, check-out.
+    pub to: String,
+    /// The option's one-line summary.
+    pub summary: String,
+    pub url: String,
+    /// Its cost in VND (a stay's share when it covers part of the option's nights).
+    pub cost_vnd: Option<u64>,
+}
+
+/// One part of an itinerary's score.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct ScorePart {
+    /// `budget`, `days` or `bookings`.
+    pub name: String,
+    /// 0 to 1.
+    pub score: f64,
+    /// Its weight in `plan_score` (the weights add up to 1).
+    pub weight: f64,
+    /// Why it scored so.
+    pub why: String,
 }
 
 /// What `travel_search_options` looks for.
@@ -114,6 +159,12 @@ pub struct TravelSearchOptionsArgs {
     #[serde(default = "default_options")]
     #[schemars(range(min = 1, max = 30))]
     pub max_results: u32,
+    /// Sites to search, as URL templates with `{from}` `{to}` `{date}`
+    /// `{return_date}` `{pax}` `{location}` (e.g.
+    /// `https://flights.example/search?from={from}&to={to}&date={date}&pax={pax}`);
+    /// default: the profile's `travel.preferred_sites`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sites: Vec<String>,
 }
 
 fn default_options() -> u32 {
@@ -141,6 +192,9 @@ pub struct TravelSearchOptionsOutput {
     /// The term names every option was normalised to.
     pub normalized_terms: Vec<String>,
     pub status: SkillStatus,
+    /// Sources that failed, search left out, prices not comparable.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// Arguments of `travel_fill_forms`.
@@ -159,6 +213,10 @@ pub struct TravelFillFormsArgs {
     /// Extra values for this form only, field label → value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extra_fields: Option<Map<String, Value>>,
+    /// Submit once the form is ready, after the user confirms
+    /// (`request_user_confirmation`); default: stop when ready.
+    #[serde(default)]
+    pub submit: bool,
 }
 
 /// `data` of `travel_fill_forms`.
@@ -172,6 +230,17 @@ pub struct TravelFillFormsOutput {
     /// Required fields the skill could not fill.
     pub missing_fields: Vec<String>,
     pub status: SkillStatus,
+    /// The fields filled (labels), uploads included.
+    #[serde(default)]
+    pub filled_fields: Vec<String>,
+    /// Steps the user refused (an upload, a sensitive value, the submit).
+    #[serde(default)]
+    pub denied: Vec<String>,
+    /// True when the form was submitted (after the user's confirmation).
+    #[serde(default)]
+    pub submitted: bool,
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// Arguments of `travel_monitor_trip`.
@@ -220,24 +289,24 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ReadOnly,
             Low,
             false,
-            needs::SKILL_RESEARCH,
-            "Plan a trip day by day within dates and a VND budget, using the user's saved preferences, web search and page extraction. Returns the itinerary, the trade-offs made and a plan score.",
+            needs::RUNS_NOW,
+            "Plan a trip day by day within dates and a VND budget: the flight and stay from `travel_search_options`, the days written from the user's saved preferences and `notes`, then checked (dates inside the trip, no overlapping stays, total within budget). Returns the itinerary, the bookings, the trade-offs made and a plan score with its parts explained.",
         )),
         declare::<TravelSearchOptionsArgs, TravelSearchOptionsOutput>(skill(
             "travel_search_options",
             ReadOnly,
             Low,
             false,
-            needs::SKILL_RESEARCH,
-            "Find flight options for a `route` (`HAN-NRT`) or hotel options in a `location`, for a date, and normalise them (total price with fees, baggage, refundability) so they compare fairly. Books nothing.",
+            needs::RUNS_NOW,
+            "Find flight options for a `route` (`HAN-NRT`) or hotel options in a `location`, for a date, on the user's preferred sites (profile `travel.preferred_sites`, URL templates) and web search, and normalise them (total price with fees, duration, stops, baggage, refundability) so they compare fairly, cheapest first. Books nothing.",
         )),
         declare::<TravelFillFormsArgs, TravelFillFormsOutput>(skill(
             "travel_fill_forms",
             Submit,
             High,
             true,
-            needs::SKILL_SUBMIT,
-            "Fill a visa, booking or arrival-card form from the user's profile and stored documents (uploading them where asked). Always asks the user to confirm before submitting. Returns a preview of the filled form and whether it is ready to submit.",
+            needs::RUNS_NOW,
+            "Fill a visa, booking or arrival-card form from the user's profile, `extra_fields` and stored documents (uploading them where asked; each upload and sensitive value is confirmed). Submits only with `submit: true`, after the user confirms. Returns a preview of the filled form, whether it is ready to submit, and the steps refused.",
         )),
         declare::<TravelMonitorTripArgs, TravelMonitorTripOutput>(skill(
             "travel_monitor_trip",
