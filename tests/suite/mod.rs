@@ -27,4 +27,5 @@ mod memory;
 mod model_server;
 mod oauth;
 mod runs_traces;
+mod shopping_skills;
 mod watch;
