@@ -191,8 +191,10 @@ async fn find_control(skill: &Skill<'_>, labels: &[&str], link: bool) -> Option<
         let folded = crate::vocab::text::fold(label);
         for m in found.matches {
             let Some(element) = m.element_ref else { continue };
-            let line = m.line.trim();
-            // `[e12] button "Thêm vào giỏ"`, `[e7] link "Thanh toán" → /checkout`
+            // `[e12] button "Thêm vào giỏ"`, `Đã thêm. [e7] link "Thanh toán" → /checkout`
+            let tag = format!("[{element}] ");
+            let Some(at) = m.line.find(&tag) else { continue };
+            let line = &m.line[at..];
             let kind = line.split_whitespace().nth(1).unwrap_or_default();
             let named = line.split('"').nth(1).map(crate::vocab::text::fold).unwrap_or_default();
             if !named.contains(&folded) {
@@ -227,17 +229,24 @@ async fn hand_over_challenge(skill: &Skill<'_>) -> Option<String> {
     let challenge = state.challenge?;
     let kind = serde_json::to_value(challenge).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
     let args = json!({"challenge_type": kind, "page_hint": "checkout"});
+    let kind = match kind.as_str() {
+        "captcha" => "a CAPTCHA",
+        "otp" => "a one-time code",
+        "2fa" => "a 2FA prompt",
+        "login" => "a sign-in",
+        _ => "a challenge",
+    };
     match skill.data::<HumanSolveChallengeOutput>("human_solve_challenge", args).await {
         Ok(HumanSolveChallengeOutput { outcome: ChallengeOutcome::Resolved }) => {
-            skill.note(format!("the checkout asked for a {kind}: handed to you, and solved"));
+            skill.note(format!("the checkout asked for {kind}: handed to you, and solved"));
             None
         }
         Ok(other) => Some(format!(
-            "the checkout asks for a {kind}, which only you can answer; it was not solved ({:?}): stopped before the \
+            "the checkout asks for {kind}, which only you can answer; it was not solved ({:?}): stopped before the \
              address",
             other.outcome
         )),
-        Err(e) => Some(format!("the checkout asks for a {kind}; handing it over failed: [{}] {}", e.code(), e.message())),
+        Err(e) => Some(format!("the checkout asks for {kind}; handing it over failed: [{}] {}", e.code(), e.message())),
     }
 }
 

@@ -51,7 +51,7 @@ fn offer_fields() -> Vec<Wanted> {
         Wanted::new("shipping", &["Phí vận chuyển", "Phí giao hàng", "Shipping", "Shipping fee", "Delivery fee"]),
         Wanted::new("warranty", &["Bảo hành", "Warranty"]),
         Wanted::new("returns", &["Đổi trả", "Chính sách đổi trả", "Returns", "Return policy"]),
-        Wanted::new("delivery_time", &["Thời gian giao hàng", "Delivery time", "Delivery"]),
+        Wanted::new("delivery_time", &["Thời gian giao hàng", "Delivery time", "Shipping time"]),
         Wanted::new("in_stock", &["Tình trạng", "Còn hàng", "Availability"]),
     ]
 }
@@ -285,8 +285,8 @@ async fn common_currency(skill: &Skill<'_>, offers: &[Offer<'_>]) -> (Option<Str
     (Some(target), fx)
 }
 
-/// One row per offer read: its URL, variant, name, normalised fields,
-/// currency and rank.
+/// One row per offer read: its URL, variant, name, price as listed,
+/// normalised fields, currency and rank.
 fn table(offers: &[Offer<'_>], compared: &NormalizeCompareOutput) -> Vec<Map<String, Value>> {
     offers
         .iter()
@@ -297,6 +297,8 @@ fn table(offers: &[Offer<'_>], compared: &NormalizeCompareOutput) -> Vec<Map<Str
             row.insert("url".into(), json!(offer.item.url));
             row.insert("variant".into(), json!(offer.item.variant));
             row.insert("name".into(), json!(offer.fields.get("name").map(|r| r.text.clone())));
+            // As the shop shows it, before any conversion.
+            row.insert("listed_price".into(), json!(offer.fields.get("price").map(|r| r.text.clone())));
             for (k, v) in &item.normalized {
                 row.insert(k.clone(), v.clone());
             }

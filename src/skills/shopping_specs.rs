@@ -116,7 +116,7 @@ async fn extract_specs(skill: &Skill<'_>, url: &str, schema: &CategorySchema) ->
         };
         let value = match (field.kind, field.unit.as_deref()) {
             (SpecType::Number, unit) => match number_in(&read.text, unit) {
-                Some(n) => json!(n),
+                Some(n) => number_value(n),
                 None => {
                     skill.note(format!("{}: \"{}\" holds no number; left out", field.name, read.text));
                     missing_fields.push(field.name.clone());
@@ -153,6 +153,10 @@ async fn extract_specs(skill: &Skill<'_>, url: &str, schema: &CategorySchema) ->
         notes: skill.notes(),
     })
 }
+
+/// How much less a reading counts when another field's labels found the
+/// same value.
+const SHARED_PENALTY: f64 = 0.2;
 
 /// A field a skill reads from the page, and the labels it goes by.
 #[derive(Debug, Clone)]
@@ -195,14 +199,26 @@ pub(super) async fn read_fields(
     let schema: Map<String, Value> = key_of.keys().map(|k| (k.clone(), json!("string"))).collect();
     let out: BrowserExtractOutput =
         skill.data_rules_only("browser_extract", json!({"schema": schema, "source": {"type": "dom"}})).await?;
-    let mut found: BTreeMap<String, Read> = BTreeMap::new();
+    // Every reading of every field; a value that another field's labels
+    // also found (`Storage` matches `Bộ nhớ RAM` as well as `Ổ cứng`)
+    // counts less, so each field takes the value that is its own.
+    let mut readings: Vec<(usize, Read)> = Vec::new();
     for (key, value) in &out.data {
         let (Some(&i), Some(text)) = (key_of.get(key), text_of(value)) else { continue };
         let confidence = out.confidence.get(key).copied().unwrap_or(0.0);
         let source = out.sources.get(key).cloned().unwrap_or_default();
-        let name = &wanted[i].name;
-        if found.get(name).is_none_or(|r| confidence > r.confidence) {
-            found.insert(name.clone(), Read { text, confidence, source });
+        readings.push((i, Read { text, confidence, source }));
+    }
+    let shared = |i: usize, text: &str| readings.iter().any(|(j, r)| *j != i && r.text == text);
+    let score = |i: usize, r: &Read| r.confidence - if shared(i, &r.text) { SHARED_PENALTY } else { 0.0 };
+    let mut found: BTreeMap<String, Read> = BTreeMap::new();
+    for (i, w) in wanted.iter().enumerate() {
+        let best = readings
+            .iter()
+            .filter(|(j, _)| *j == i)
+            .max_by(|(_, a), (_, b)| score(i, a).total_cmp(&score(i, b)).then(b.text.len().cmp(&a.text.len())));
+        if let Some((_, read)) = best {
+            found.insert(w.name.clone(), read.clone());
         }
     }
     let missing: Vec<&Wanted> = wanted.iter().filter(|w| !found.contains_key(&w.name)).collect();
@@ -231,6 +247,15 @@ fn text_of(value: &Value) -> Option<String> {
         Value::Bool(b) => Some(b.to_string()),
         _ => None,
     }
+}
+
+/// A number as JSON: whole numbers as integers (`16`, not `16.0`).
+pub(super) fn number_value(n: f64) -> Value {
+    if n.fract() == 0.0 && n.abs() < 9e15 {
+        #[allow(clippy::cast_possible_truncation)]
+        return json!(n as i64);
+    }
+    json!(n)
 }
 
 pub(super) fn round2(x: f64) -> f64 {
