@@ -121,7 +121,7 @@ async fn checkout(skill: &Skill<'_>, args: &ShoppingPrepareCheckoutArgs) -> Resu
     };
     let checkout_url = absolute(&to_checkout, &option.url);
     skill.data::<Value>("browser_navigate", json!({"url": checkout_url})).await?;
-    if let Some(why) = hand_over_challenge(skill).await {
+    if let Some(why) = hand_over_challenge(skill, args.challenge_timeout_ms).await {
         return Ok(stopped(skill, SkillStatus::NeedsUser, why, Vec::new()));
     }
     let (filled, declined) = fill_address(skill, &address).await;
@@ -224,11 +224,14 @@ fn absolute(href: &str, base: &str) -> String {
 
 /// A CAPTCHA or a one-time code on the page goes to the user; `Some(why)`
 /// when it is still there afterwards.
-async fn hand_over_challenge(skill: &Skill<'_>) -> Option<String> {
+async fn hand_over_challenge(skill: &Skill<'_>, timeout_ms: Option<u32>) -> Option<String> {
     let state = skill.data::<BrowserDetectStateOutput>("browser_detect_state", json!({})).await.ok()?;
     let challenge = state.challenge?;
     let kind = serde_json::to_value(challenge).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
-    let args = json!({"challenge_type": kind, "page_hint": "checkout"});
+    let mut args = json!({"challenge_type": kind, "page_hint": "checkout"});
+    if let Some(ms) = timeout_ms {
+        args["timeout_ms"] = json!(ms);
+    }
     let kind = match kind.as_str() {
         "captcha" => "a CAPTCHA",
         "otp" => "a one-time code",

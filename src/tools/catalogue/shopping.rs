@@ -167,6 +167,11 @@ pub struct ShoppingPrepareCheckoutArgs {
     /// first, always. Default: stop before payment.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub place_order: bool,
+    /// How long to wait for the user to solve a CAPTCHA or one-time code
+    /// the checkout asks for (default 2 minutes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1_000, max = 1_800_000))]
+    pub challenge_timeout_ms: Option<u32>,
 }
 
 /// What the order will cost, as the checkout page shows it.
