@@ -8,6 +8,10 @@
 //! (own context, own tab, own scripted model): a step's time then includes
 //! waiting for the other runs' browser calls.
 //!
+//! A second table times each skill called directly (no model, so no model
+//! time at all): Halley's own time for the whole workflow, its browser steps
+//! on the loopback fixture shops included.
+//!
 //! `make bench-agent` (or `cargo run --release -p halley --example bench_agent`).
 
 use std::time::{Duration, Instant};
@@ -103,5 +107,56 @@ async fn main() -> anyhow::Result<()> {
     }
     row("all three at once (3 runs, 1 core)", all);
     println!("\nTarget: median ≤ 30 ms per step (one run).");
+    skills(&site).await
+}
+
+/// How many times each skill is timed.
+const SKILL_RUNS: usize = 5;
+
+/// Each skill, called directly (no model) [`SKILL_RUNS`] times on the
+/// fixture shops: the whole call, every step through the gate.
+#[allow(clippy::print_stdout)]
+async fn skills(site: &fixtures::FixtureServer) -> anyhow::Result<()> {
+    let tmp = tempfile::tempdir().context("temp dir")?;
+    let core = open_core(&tmp).await?;
+    let address = [
+        ("bench.home.full_name", "Nguyễn Văn An"),
+        ("bench.home.street", "12 Lý Thường Kiệt"),
+        ("bench.home.city", "Hà Nội"),
+    ];
+    let mut set: Vec<(String, serde_json::Value)> = address.iter().map(|(k, v)| ((*k).to_owned(), json!(v))).collect();
+    set.push(("shopping.fx.USD_VND".to_owned(), json!(25_400)));
+    core.store().profile().apply(&set, &[]).await?;
+    let calls = [
+        (
+            "shopping_extract_specs",
+            json!({"product_url": site.url("shop/vn/laptop.html"), "category": "laptop_gaming_v1"}),
+        ),
+        (
+            "shopping_compare_options",
+            json!({"items": [{"url": site.url("shop/vn/laptop.html"), "variant": "16GB/1TB"},
+                {"url": site.other_url("shop/us/laptop.html"), "variant": "16GB/1TB"}]}),
+        ),
+        (
+            "shopping_prepare_checkout",
+            json!({"selected_option": {"url": site.url("shop/vn/laptop.html"), "variant": "16GB/1TB"},
+                "address_ref": "bench.home", "coupon_code": "GIAM500K"}),
+        ),
+    ];
+    println!("\nSkills called directly (no model), {SKILL_RUNS} calls each on the loopback fixture shops\n");
+    println!("| Skill | median ms | p90 ms | max ms |");
+    println!("| --- | ---: | ---: | ---: |");
+    let cx = CallContext::new(FrontEnd::Cli);
+    for (name, args) in calls {
+        let mut times = Vec::with_capacity(SKILL_RUNS);
+        for _ in 0..SKILL_RUNS {
+            let started = Instant::now();
+            let result = core.call_tool(&cx, name, args.clone()).await;
+            times.push(started.elapsed());
+            anyhow::ensure!(result.is_ok(), "{name} failed: {:?}", result.error);
+        }
+        row(name, times);
+    }
+    core.close().await;
     Ok(())
 }

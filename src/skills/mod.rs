@@ -206,7 +206,6 @@ impl<'a> Skill<'a> {
         data_of(tool, self.call_rules_only(tool, args).await)
     }
 
-
     /// A language step: ask the run's model to do `task` on `input` (page
     /// content or the skill's findings, fenced as data) and answer one JSON
     /// object valid against `schema`; read as `T`. A malformed answer is

@@ -53,7 +53,11 @@ const ADDRESS_PARTS: &[(&str, &[&str], &[&str])] = &[
     ("full_name", &["full_name", "fullname", "name", "ho_ten", "hoten", "recipient", "nguoi_nhan"], &["name"]),
     ("phone", &["phone", "tel", "telephone", "mobile", "so_dien_thoai", "sdt", "dien_thoai"], &["tel"]),
     ("email", &["email", "e_mail"], &["email"]),
-    ("street", &["street", "address", "address1", "address_line1", "dia_chi", "so_nha"], &["street-address", "address-line1"]),
+    (
+        "street",
+        &["street", "address", "address1", "address_line1", "dia_chi", "so_nha"],
+        &["street-address", "address-line1"],
+    ),
     ("ward", &["ward", "phuong", "phuong_xa", "xa"], &["address-level3"]),
     ("district", &["district", "quan", "quan_huyen", "huyen"], &[]),
     ("city", &["city", "province", "tinh", "tinh_thanh", "thanh_pho", "town"], &["address-level1", "address-level2"]),
@@ -101,7 +105,8 @@ async fn checkout(skill: &Skill<'_>, args: &ShoppingPrepareCheckoutArgs) -> Resu
             )
             .await;
         if let Some(e) = typed.error {
-            let why = format!("the quantity could not be set ([{}] {}): nothing was added to the cart", e.code, e.message);
+            let why =
+                format!("the quantity could not be set ([{}] {}): nothing was added to the cart", e.code, e.message);
             return Ok(stopped(skill, SkillStatus::Failed, why, Vec::new()));
         }
     }
@@ -261,9 +266,8 @@ async fn address(skill: &Skill<'_>, reference: &str) -> Result<BTreeMap<&'static
         let path = resolve_file_ref(&file.reference)?;
         let text = std::fs::read_to_string(&path)
             .map_err(|e| Error::invalid_arguments(format!("the address file {} cannot be read: {e}", file.id)))?;
-        let parsed: Value = serde_json::from_str(&text).map_err(|e| {
-            Error::invalid_arguments(format!("the address file {} is not JSON: {e}", file.id))
-        })?;
+        let parsed: Value = serde_json::from_str(&text)
+            .map_err(|e| Error::invalid_arguments(format!("the address file {} is not JSON: {e}", file.id)))?;
         let Value::Object(map) = parsed else {
             return Err(Error::invalid_arguments(format!(
                 "the address file {} must be a JSON object such as {{\"full_name\": ..., \"phone\": ..., \"street\": ..., \
@@ -273,8 +277,7 @@ async fn address(skill: &Skill<'_>, reference: &str) -> Result<BTreeMap<&'static
         };
         map.into_iter().collect()
     } else {
-        let profile: UserProfileGetOutput =
-            skill.data("user_profile_get", json!({"keys": [reference]})).await?;
+        let profile: UserProfileGetOutput = skill.data("user_profile_get", json!({"keys": [reference]})).await?;
         if !profile.missing.is_empty() {
             return Err(Error::invalid_arguments(format!(
                 "no address under the profile key `{reference}`: save one (e.g. `halley profile set \

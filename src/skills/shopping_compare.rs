@@ -121,7 +121,8 @@ async fn compare(skill: &Skill<'_>, args: &ShoppingCompareOptionsArgs) -> Result
     let table = table(&offers, &compared);
     let mut recommendation = recommend(&offers, &compared);
     if let Some(rec) = &mut recommendation {
-        let input = json!({"recommended": rec.url, "why": rec.reason, "comparison": table, "priorities": args.priorities});
+        let input =
+            json!({"recommended": rec.url, "why": rec.reason, "comparison": table, "priorities": args.priorities});
         let schema = json!({"type": "object", "required": ["reason"], "additionalProperties": false,
             "properties": {"reason": {"type": "string", "minLength": 1, "maxLength": 600}}});
         #[derive(Deserialize)]
@@ -164,7 +165,12 @@ async fn read_offer<'a>(skill: &Skill<'_>, item: &'a CompareItem) -> Option<Offe
     let fields = match read_fields(skill, &offer_fields(), Some("a shop's offer for a product")).await {
         Ok(fields) => fields,
         Err(e) => {
-            skill.note(format!("{}: not compared, the page could not be read ([{}] {})", item.url, e.code(), e.message()));
+            skill.note(format!(
+                "{}: not compared, the page could not be read ([{}] {})",
+                item.url,
+                e.code(),
+                e.message()
+            ));
             return None;
         }
     };
@@ -316,7 +322,8 @@ fn recommend(offers: &[Offer<'_>], compared: &NormalizeCompareOutput) -> Option<
     let offer = offers.get(best.item)?;
     let item = compared.items.get(best.item)?;
     let currency = item.currency.as_deref();
-    let money = |k: &str| item.normalized.get(k).and_then(Value::as_f64).map(|v| crate::watch::format::money(v, currency));
+    let money =
+        |k: &str| item.normalized.get(k).and_then(Value::as_f64).map(|v| crate::watch::format::money(v, currency));
     let number = |k: &str| item.normalized.get(k).and_then(Value::as_f64);
     let mut facts = Vec::new();
     if let Some(total) = money("total_cost") {
@@ -355,10 +362,7 @@ mod tests {
             rank_keys(Some("Bảo hành dài, rồi giá rẻ")),
             ["warranty_months", "total_cost", "return_days", "delivery_days"]
         );
-        assert_eq!(
-            rank_keys(Some("fast delivery")),
-            ["delivery_days", "total_cost", "warranty_months", "return_days"]
-        );
+        assert_eq!(rank_keys(Some("fast delivery")), ["delivery_days", "total_cost", "warranty_months", "return_days"]);
     }
 
     #[test]

@@ -88,7 +88,10 @@ pub fn categories() -> &'static [CategorySchema] {
 pub fn category(name: &str) -> Result<&'static CategorySchema> {
     categories().iter().find(|c| c.category == name).ok_or_else(|| {
         let known: Vec<String> = categories().iter().map(|c| format!("`{}` ({})", c.category, c.title)).collect();
-        Error::invalid_arguments(format!("unknown category `{name}`; Halley's category schemas are: {}", known.join(", ")))
+        Error::invalid_arguments(format!(
+            "unknown category `{name}`; Halley's category schemas are: {}",
+            known.join(", ")
+        ))
     })
 }
 
@@ -226,7 +229,8 @@ pub(super) async fn read_fields(
         return Ok(found);
     };
     let schema: Map<String, Value> = missing.iter().map(|w| (w.name.clone(), json!("string"))).collect();
-    let labels: Vec<String> = missing.iter().map(|w| format!("{} (labelled {})", w.name, w.aliases.join(" / "))).collect();
+    let labels: Vec<String> =
+        missing.iter().map(|w| format!("{} (labelled {})", w.name, w.aliases.join(" / "))).collect();
     let instructions = format!("These are {what}: {}. Leave out a field the page does not show.", labels.join("; "));
     let out: BrowserExtractOutput =
         skill.data("browser_extract", json!({"schema": schema, "instructions": instructions})).await?;

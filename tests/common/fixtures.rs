@@ -470,7 +470,8 @@ fn received(title: &str, p: &Posted) -> Html<String> {
 /// (`tests/fixtures/site/shop/`). Names of the fields received, never values.
 async fn shop_order(UrlPath(shop): UrlPath<String>, p: Extension<Posted>) -> Html<String> {
     let fields: String = p.form.iter().map(|(k, _)| format!("<li class=\"field\">{}</li>", escape(k))).collect();
-    let (title, card) = if shop == "vn" { ("Thanh toán đơn hàng", "Số thẻ") } else { ("Payment", "Card number") };
+    let (title, card) =
+        if shop == "vn" { ("Thanh toán đơn hàng", "Số thẻ") } else { ("Payment", "Card number") };
     Html(page(
         title,
         &format!(

@@ -51,7 +51,11 @@ impl Confirmer for Answers {
         Box::pin(async move {
             self.asked.lock().unwrap().push(request.clone());
             let yes = self.yes.lock().unwrap().pop_front().unwrap_or(false);
-            ConfirmResultV1 { approved: yes, user_edits: Map::new(), reason: if yes { String::new() } else { "no".into() } }
+            ConfirmResultV1 {
+                approved: yes,
+                user_edits: Map::new(),
+                reason: if yes { String::new() } else { "no".into() },
+            }
         })
     }
 }
@@ -129,7 +133,13 @@ async fn specs_are_read_by_the_category_schema_in_both_languages() {
     assert_eq!(us["spec_json"], want, "{us}");
 
     // A category Halley does not ship: the error lists those it does.
-    let bad = call(&core, &cx, "shopping_extract_specs", json!({"product_url": site.url("shop/vn/laptop.html"), "category": "laptop"})).await;
+    let bad = call(
+        &core,
+        &cx,
+        "shopping_extract_specs",
+        json!({"product_url": site.url("shop/vn/laptop.html"), "category": "laptop"}),
+    )
+    .await;
     assert_eq!(bad["error"]["code"], "invalid_arguments", "{bad}");
     let message = bad["error"]["message"].as_str().unwrap();
     for c in ["laptop_gaming_v1", "phone_v1", "headphones_v1", "tv_v1", "home_appliance_v1"] {
@@ -226,7 +236,13 @@ async fn a_checkout_stops_before_payment_and_orders_only_when_approved() {
     // Stop before payment: the phone (sensitive) is typed once approved.
     let answers = Answers::new(&[true]);
     let cx = CallContext::new(FrontEnd::Cli).with_confirmer(answers.clone());
-    let r = call(&core, &cx, "shopping_prepare_checkout", checkout_args(&site, "shop/vn/laptop.html", "shopping.delivery", false)).await;
+    let r = call(
+        &core,
+        &cx,
+        "shopping_prepare_checkout",
+        checkout_args(&site, "shop/vn/laptop.html", "shopping.delivery", false),
+    )
+    .await;
     let out = ok(&r);
     assert_eq!(out["checkout_ready"], true, "{out}");
     assert_eq!(out["order_placed"], false);
@@ -244,7 +260,13 @@ async fn a_checkout_stops_before_payment_and_orders_only_when_approved() {
     site.clear();
     let answers = Answers::new(&[true, true]);
     let cx = CallContext::new(FrontEnd::Cli).with_confirmer(answers.clone());
-    let r = call(&core, &cx, "shopping_prepare_checkout", checkout_args(&site, "shop/vn/laptop.html", "shopping.delivery", true)).await;
+    let r = call(
+        &core,
+        &cx,
+        "shopping_prepare_checkout",
+        checkout_args(&site, "shop/vn/laptop.html", "shopping.delivery", true),
+    )
+    .await;
     let out = ok(&r);
     assert_eq!((out["checkout_ready"].clone(), out["order_placed"].clone()), (json!(true), json!(true)), "{out}");
     assert_eq!(answers.scopes(), ["Submit", "Payment"]);
@@ -258,7 +280,13 @@ async fn a_checkout_stops_before_payment_and_orders_only_when_approved() {
     site.clear();
     let answers = Answers::new(&[]);
     let cx = CallContext::new(FrontEnd::Cli).with_confirmer(answers.clone());
-    let r = call(&core, &cx, "shopping_prepare_checkout", checkout_args(&site, "shop/vn/laptop.html", "shopping.delivery", true)).await;
+    let r = call(
+        &core,
+        &cx,
+        "shopping_prepare_checkout",
+        checkout_args(&site, "shop/vn/laptop.html", "shopping.delivery", true),
+    )
+    .await;
     let out = ok(&r);
     assert_eq!(out["status"], "needs_confirmation", "{out}");
     assert_eq!(out["checkout_ready"], false);
@@ -279,7 +307,8 @@ async fn a_stored_address_file_a_dollar_shop_and_a_one_time_code_handed_to_the_u
     let tmp = tempfile::tempdir().unwrap();
     let core = core_on(tmp.path(), false).await;
     let file = tmp.path().join("addr.json");
-    let address = json!({"full_name": "Jane Doe", "phone": "+1 415 555 0100", "street": "1 Market St", "city": "San Francisco"});
+    let address =
+        json!({"full_name": "Jane Doe", "phone": "+1 415 555 0100", "street": "1 Market St", "city": "San Francisco"});
     std::fs::write(&file, address.to_string()).unwrap();
     let cx = CallContext::new(FrontEnd::Cli).with_confirmer(Answers::new(&[]));
     let file_ref = format!("file://{}", file.display());
@@ -297,7 +326,8 @@ async fn a_stored_address_file_a_dollar_shop_and_a_one_time_code_handed_to_the_u
 
     // The shop asks for a one-time code; the (simulated) user enters it
     // 1.5 s later, and the checkout goes on.
-    let r = call(&core, &cx, "shopping_prepare_checkout", args(&id, "shop/us/laptop.html?otp=1&solve_after=1500")).await;
+    let r =
+        call(&core, &cx, "shopping_prepare_checkout", args(&id, "shop/us/laptop.html?otp=1&solve_after=1500")).await;
     let out = ok(&r);
     assert_eq!(out["checkout_ready"], true, "{out}");
     assert_eq!(out["status"], "ok");
@@ -375,8 +405,16 @@ fn the_skills_in_a_model_run_with_every_step_in_the_timeline_and_confirm_deny() 
     assert_eq!(set.code, 0, "{}", set.stderr);
     let base = model.base_url();
     let run = h.run(&[
-        "--headless", "run", "So sánh và chuẩn bị đặt laptop", "--json", "--confirm", "deny", "--base-url", &base,
-        "--model", "m",
+        "--headless",
+        "run",
+        "So sánh và chuẩn bị đặt laptop",
+        "--json",
+        "--confirm",
+        "deny",
+        "--base-url",
+        &base,
+        "--model",
+        "m",
     ]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let evs = events(&run.stdout);
@@ -386,17 +424,38 @@ fn the_skills_in_a_model_run_with_every_step_in_the_timeline_and_confirm_deny() 
         tools,
         [
             // shopping_extract_specs (call 1) and its steps
-            "browser_navigate", "browser_extract", "shopping_extract_specs",
+            "browser_navigate",
+            "browser_extract",
+            "shopping_extract_specs",
             // shopping_compare_options: two pages, the comparison, the rate, the wording
-            "browser_navigate", "browser_click", "browser_extract",
-            "browser_navigate", "browser_click", "browser_extract",
-            "user_profile_get", "normalize_compare", "model", "shopping_compare_options",
+            "browser_navigate",
+            "browser_click",
+            "browser_extract",
+            "browser_navigate",
+            "browser_click",
+            "browser_extract",
+            "user_profile_get",
+            "normalize_compare",
+            "model",
+            "shopping_compare_options",
             // shopping_prepare_checkout
-            "user_profile_get", "browser_navigate", "browser_click", "browser_find", "browser_click",
-            "browser_find", "browser_navigate", "browser_detect_state",
-            "browser_type", "browser_type", "browser_type",
-            "browser_type", "browser_find", "browser_click", "browser_extract",
-            "browser_find", "browser_click",
+            "user_profile_get",
+            "browser_navigate",
+            "browser_click",
+            "browser_find",
+            "browser_click",
+            "browser_find",
+            "browser_navigate",
+            "browser_detect_state",
+            "browser_type",
+            "browser_type",
+            "browser_type",
+            "browser_type",
+            "browser_find",
+            "browser_click",
+            "browser_extract",
+            "browser_find",
+            "browser_click",
             "shopping_prepare_checkout",
         ],
         "{steps:#?}"
