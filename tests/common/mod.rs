@@ -91,6 +91,14 @@ impl Halley {
         }
     }
 
+    /// `halley --headless run TASK --json --base-url URL --model m EXTRA...`:
+    /// a run against the scripted model at `base_url`.
+    pub fn run_task(&self, task: &str, base_url: &str, extra: &[&str]) -> Run {
+        let mut args = vec!["--headless", "run", task, "--json", "--base-url", base_url, "--model", "m"];
+        args.extend_from_slice(extra);
+        self.run(&args)
+    }
+
     /// `halley tools call NAME --args JSON`.
     pub fn call(&self, name: &str, args: &Value) -> Run {
         self.run(&["tools", "call", name, "--args", &args.to_string()])

@@ -96,18 +96,7 @@ fn a_model_that_obeys_an_injected_page_is_stopped_by_the_gate() {
         Turn::text("Xong."),
     ]);
     let base = model.base_url();
-    let run = h.run(&[
-        "--headless",
-        "run",
-        "Xem trang này",
-        "--json",
-        "--confirm",
-        "deny",
-        "--base-url",
-        &base,
-        "--model",
-        "m",
-    ]);
+    let run = h.run_task("Xem trang này", &base, &["--confirm", "deny"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let evs = events(&run.stdout);
     let errors: Vec<String> = evs

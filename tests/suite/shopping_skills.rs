@@ -7,57 +7,24 @@
 //! with the scripted model checks the steps in the run's timeline, the
 //! language step's retry after a malformed answer, and `--confirm deny`.
 
-use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use halley::core::BrowserSettings;
-use halley::gate::{ConfirmationRequest, Confirmer};
 use halley::tools::Registry;
-use halley::tools::catalogue::safety::ConfirmResultV1;
 use halley::{CallContext, Core, DataDir, FrontEnd};
 use pretty_assertions::assert_eq;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
+
+use super::gate_browser::Scripted;
 
 use crate::common::Halley;
 use crate::common::browser::have_browser;
 use crate::common::fixtures::FixtureServer;
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
 
-/// Answers from a script (then no), and remembers what it was asked.
-#[derive(Debug, Default)]
-struct Answers {
-    yes: Mutex<VecDeque<bool>>,
-    asked: Mutex<Vec<ConfirmationRequest>>,
-}
-
-impl Answers {
-    fn new(answers: &[bool]) -> Arc<Answers> {
-        Arc::new(Answers { yes: Mutex::new(answers.iter().copied().collect()), ..Answers::default() })
-    }
-
-    /// The scope of each question asked, in order.
-    fn scopes(&self) -> Vec<String> {
-        self.asked.lock().unwrap().iter().map(|r| format!("{:?}", r.scope)).collect()
-    }
-}
-
-impl Confirmer for Answers {
-    fn confirm<'a>(
-        &'a self,
-        request: &'a ConfirmationRequest,
-    ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>> {
-        Box::pin(async move {
-            self.asked.lock().unwrap().push(request.clone());
-            let yes = self.yes.lock().unwrap().pop_front().unwrap_or(false);
-            ConfirmResultV1 {
-                approved: yes,
-                user_edits: Map::new(),
-                reason: if yes { String::new() } else { "no".into() },
-            }
-        })
-    }
+/// The scope of each question `answers` was asked, in order.
+fn scopes(answers: &Scripted) -> Vec<String> {
+    answers.asked.lock().unwrap().iter().map(|r| format!("{:?}", r.scope)).collect()
 }
 
 /// A headless core whose profile holds the user's delivery address (the
@@ -214,6 +181,14 @@ fn checkout_args(site: &FixtureServer, page: &str, profile_key: &str, place_orde
     })
 }
 
+/// `shopping_prepare_checkout` on the VND shop with the profile's
+/// delivery address, its questions answered by `answers`.
+async fn checkout(core: &Core, site: &FixtureServer, answers: &Arc<Scripted>, place_order: bool) -> Value {
+    let cx = CallContext::new(FrontEnd::Cli).with_confirmer(answers.clone());
+    let args = checkout_args(site, "shop/vn/laptop.html", "shopping.delivery", place_order);
+    call(core, &cx, "shopping_prepare_checkout", args).await
+}
+
 /// The VND checkout's breakdown for the 16GB/1TB laptop with the coupon.
 fn vnd_breakdown() -> Value {
     json!({
@@ -234,22 +209,15 @@ async fn a_checkout_stops_before_payment_and_orders_only_when_approved() {
     let tmp = tempfile::tempdir().unwrap();
     let core = core_on(tmp.path(), false).await;
     // Stop before payment: the phone (sensitive) is typed once approved.
-    let answers = Answers::new(&[true]);
-    let cx = CallContext::new(FrontEnd::Cli).with_confirmer(answers.clone());
-    let r = call(
-        &core,
-        &cx,
-        "shopping_prepare_checkout",
-        checkout_args(&site, "shop/vn/laptop.html", "shopping.delivery", false),
-    )
-    .await;
+    let answers = Scripted::new(&[true]);
+    let r = checkout(&core, &site, &answers, false).await;
     let out = ok(&r);
     assert_eq!(out["checkout_ready"], true, "{out}");
     assert_eq!(out["order_placed"], false);
     assert_eq!(out["status"], "ok");
     assert_eq!(out["final_cost_breakdown"], vnd_breakdown(), "{out}");
     assert_eq!(out["address_filled"], json!(["full_name", "phone", "street", "city"]));
-    assert_eq!(answers.scopes(), ["Submit"], "only filling the phone was asked");
+    assert_eq!(scopes(&answers), ["Submit"], "only filling the phone was asked");
     assert!(answers.asked.lock().unwrap()[0].risks.iter().any(|r| r.contains("shopping.delivery.phone")));
     let cart: Vec<_> = site.posts().into_iter().filter(|p| p.path == "/shop/vn/cart").collect();
     assert_eq!(cart.len(), 1, "added to the cart once");
@@ -258,18 +226,11 @@ async fn a_checkout_stops_before_payment_and_orders_only_when_approved() {
 
     // Placing the order: asked (PAYMENT), approved, posted once.
     site.clear();
-    let answers = Answers::new(&[true, true]);
-    let cx = CallContext::new(FrontEnd::Cli).with_confirmer(answers.clone());
-    let r = call(
-        &core,
-        &cx,
-        "shopping_prepare_checkout",
-        checkout_args(&site, "shop/vn/laptop.html", "shopping.delivery", true),
-    )
-    .await;
+    let answers = Scripted::new(&[true, true]);
+    let r = checkout(&core, &site, &answers, true).await;
     let out = ok(&r);
     assert_eq!((out["checkout_ready"].clone(), out["order_placed"].clone()), (json!(true), json!(true)), "{out}");
-    assert_eq!(answers.scopes(), ["Submit", "Payment"]);
+    assert_eq!(scopes(&answers), ["Submit", "Payment"]);
     let orders: Vec<_> = site.posts().into_iter().filter(|p| p.path == "/shop/vn/order").collect();
     assert_eq!(orders.len(), 1);
     assert_eq!(orders[0].field("phone"), Some("0901234567"));
@@ -278,15 +239,8 @@ async fn a_checkout_stops_before_payment_and_orders_only_when_approved() {
 
     // Denied: the phone stays empty, nothing is ordered.
     site.clear();
-    let answers = Answers::new(&[]);
-    let cx = CallContext::new(FrontEnd::Cli).with_confirmer(answers.clone());
-    let r = call(
-        &core,
-        &cx,
-        "shopping_prepare_checkout",
-        checkout_args(&site, "shop/vn/laptop.html", "shopping.delivery", true),
-    )
-    .await;
+    let answers = Scripted::new(&[]);
+    let r = checkout(&core, &site, &answers, true).await;
     let out = ok(&r);
     assert_eq!(out["status"], "needs_confirmation", "{out}");
     assert_eq!(out["checkout_ready"], false);
@@ -310,7 +264,7 @@ async fn a_stored_address_file_a_dollar_shop_and_a_one_time_code_handed_to_the_u
     let address =
         json!({"full_name": "Jane Doe", "phone": "+1 415 555 0100", "street": "1 Market St", "city": "San Francisco"});
     std::fs::write(&file, address.to_string()).unwrap();
-    let cx = CallContext::new(FrontEnd::Cli).with_confirmer(Answers::new(&[]));
+    let cx = CallContext::new(FrontEnd::Cli).with_confirmer(Scripted::new(&[]));
     let file_ref = format!("file://{}", file.display());
     // Not stored yet: refused, before any page is opened.
     let args = |r: &str, page: &str| {
@@ -404,18 +358,7 @@ fn the_skills_in_a_model_run_with_every_step_in_the_timeline_and_confirm_deny() 
     let set = h.call("user_profile_set", &profile);
     assert_eq!(set.code, 0, "{}", set.stderr);
     let base = model.base_url();
-    let run = h.run(&[
-        "--headless",
-        "run",
-        "So sánh và chuẩn bị đặt laptop",
-        "--json",
-        "--confirm",
-        "deny",
-        "--base-url",
-        &base,
-        "--model",
-        "m",
-    ]);
+    let run = h.run_task("So sánh và chuẩn bị đặt laptop", &base, &["--confirm", "deny"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let evs = events(&run.stdout);
     let steps = timeline(&evs);
