@@ -202,7 +202,7 @@ async fn find_control(skill: &Skill<'_>, labels: &[&str], link: bool) -> Option<
             let line = &m.line[at..];
             let kind = line.split_whitespace().nth(1).unwrap_or_default();
             let named = line.split('"').nth(1).map(crate::vocab::text::fold).unwrap_or_default();
-            if !named.contains(&folded) {
+            if !has_phrase(&named, &folded) {
                 continue;
             }
             if link && kind == "link" {
@@ -215,6 +215,16 @@ async fn find_control(skill: &Skill<'_>, labels: &[&str], link: bool) -> Option<
         }
     }
     None
+}
+
+/// Whether `phrase` stands in `text` as whole words ("pay" is in "Pay
+/// now", not in "PayPal").
+fn has_phrase(text: &str, phrase: &str) -> bool {
+    let words = |t: &str| {
+        t.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_owned).collect::<Vec<_>>()
+    };
+    let (text, phrase) = (words(text), words(phrase));
+    !phrase.is_empty() && text.windows(phrase.len()).any(|w| w == phrase.as_slice())
 }
 
 /// A link as the snapshot shows it (`/path?q`, `host/path`, a full URL)
@@ -416,6 +426,14 @@ async fn breakdown(skill: &Skill<'_>) -> Result<Option<CostBreakdown>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_are_matched_as_whole_words() {
+        assert!(has_phrase("dat hang ngay", "dat hang"));
+        assert!(has_phrase("pay now", "pay"));
+        assert!(!has_phrase("paypal", "pay"));
+        assert!(!has_phrase("dat", "dat hang"));
+    }
 
     #[test]
     fn snapshot_links_are_made_absolute() {

@@ -269,7 +269,7 @@ async fn a_stored_address_file_a_dollar_shop_and_a_one_time_code_handed_to_the_u
     // Not stored yet: refused, before any page is opened.
     let args = |r: &str, page: &str| {
         json!({"selected_option": {"url": site.other_url(page), "variant": "16GB/512GB", "quantity": 2},
-            "address_ref": r, "coupon_code": "SAVE20", "challenge_timeout_ms": 4000})
+            "address_ref": r, "coupon_code": "SAVE20", "challenge_timeout_ms": 2500})
     };
     let r = call(&core, &cx, "shopping_prepare_checkout", args(&file_ref, "shop/us/laptop.html")).await;
     assert_eq!(r["error"]["code"], "invalid_arguments", "{r}");
