@@ -8,11 +8,12 @@
 //! (own context, own tab, own scripted model): a step's time then includes
 //! waiting for the other runs' browser calls.
 //!
-//! The skills' table times each travel skill called directly (no model,
-//! so all of it is Halley's: the gate, the browser steps on real Chromium
-//! against the fixture sites, the parsing, the database writes);
-//! `travel_plan_itinerary` then builds its skeleton, and
-//! `travel_fill_forms` runs with every question approved, without submitting.
+//! The skills' table times each skill called directly (no model, so all
+//! of it is Halley's: the gate, the browser steps on real Chromium against
+//! the loopback fixture sites, the parsing, the database writes), every
+//! question approved: `travel_plan_itinerary` builds its skeleton,
+//! `travel_fill_forms` stops before submitting, `shopping_prepare_checkout`
+//! before paying.
 //!
 //! `make bench-agent` (or `cargo run --release -p halley --example bench_agent`).
 
@@ -116,7 +117,7 @@ async fn main() -> anyhow::Result<()> {
 /// How many times each skill is called.
 const SKILL_CALLS: usize = 5;
 
-/// Each travel skill called directly [`SKILL_CALLS`] times: its whole time.
+/// Each skill called directly [`SKILL_CALLS`] times: its whole time.
 #[allow(clippy::print_stdout)]
 async fn skills(site: &fixtures::FixtureServer) -> anyhow::Result<()> {
     let tmp = tempfile::tempdir().context("temp dir")?;
@@ -129,6 +130,10 @@ async fn skills(site: &fixtures::FixtureServer) -> anyhow::Result<()> {
         ("travel.preferred_sites".to_owned(), sites),
         ("name".to_owned(), json!("NGUYEN VAN AN")),
         ("travel.nationality".to_owned(), json!("Việt Nam")),
+        ("bench.home.full_name".to_owned(), json!("Nguyễn Văn An")),
+        ("bench.home.street".to_owned(), json!("12 Lý Thường Kiệt")),
+        ("bench.home.city".to_owned(), json!("Hà Nội")),
+        ("shopping.fx.USD_VND".to_owned(), json!(25_400)),
     ];
     core.store().profile().apply(&profile, &[]).await?;
     let cx = CallContext::new(FrontEnd::Cli).with_confirmer(std::sync::Arc::new(ApproveAll));
@@ -143,6 +148,20 @@ async fn skills(site: &fixtures::FixtureServer) -> anyhow::Result<()> {
             "travel_fill_forms",
             json!({"form_url": site.url("travel/arrival.html"), "profile_keys": ["name", "travel.nationality"],
                 "extra_fields": {"Flight number": "VJ934", "Date of arrival": "2026-02-10"}}),
+        ),
+        (
+            "shopping_extract_specs",
+            json!({"product_url": site.url("shop/vn/laptop.html"), "category": "laptop_gaming_v1"}),
+        ),
+        (
+            "shopping_compare_options",
+            json!({"items": [{"url": site.url("shop/vn/laptop.html"), "variant": "16GB/1TB"},
+                {"url": site.other_url("shop/us/laptop.html"), "variant": "16GB/1TB"}]}),
+        ),
+        (
+            "shopping_prepare_checkout",
+            json!({"selected_option": {"url": site.url("shop/vn/laptop.html"), "variant": "16GB/1TB"},
+                "address_ref": "bench.home", "coupon_code": "GIAM500K"}),
         ),
     ];
     // The browser's start is not the skills' time.

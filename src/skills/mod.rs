@@ -20,6 +20,9 @@
 //! a denied step is reported in the result while the rest still runs.
 
 pub mod travel;
+pub mod shopping_checkout;
+pub mod shopping_compare;
+pub mod shopping_specs;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -48,6 +51,9 @@ pub const SKILLS: &[(&str, Run)] = &[
     (travel::search::NAME, travel::search::run),
     (travel::itinerary::NAME, travel::itinerary::run),
     (travel::forms::NAME, travel::forms::run),
+    ("shopping_extract_specs", shopping_specs::run),
+    ("shopping_compare_options", shopping_compare::run),
+    ("shopping_prepare_checkout", shopping_checkout::run),
 ];
 
 /// Whether `name` is a skill this module runs.
@@ -142,6 +148,17 @@ impl<'a> Skill<'a> {
     /// the run's timeline. Never fails: a refusal or an error is the
     /// result's error.
     pub async fn call(&self, tool: &str, args: Value) -> ToolResultV2 {
+        self.call_as(self.cx.clone(), tool, args).await
+    }
+
+    /// [`Skill::call`] without the run's model-assisted extraction: the
+    /// rules alone (a pass over many aliases of a few fields, whose misses
+    /// are not all worth asking the model).
+    pub async fn call_rules_only(&self, tool: &str, args: Value) -> ToolResultV2 {
+        self.call_as(self.cx.clone().with_fallback(None), tool, args).await
+    }
+
+    async fn call_as(&self, cx: CallContext, tool: &str, args: Value) -> ToolResultV2 {
         let id = self.step_id();
         self.tell(AgentEvent::ToolCall {
             id: id.clone(),
@@ -150,7 +167,7 @@ impl<'a> Skill<'a> {
             reasoning: None,
         });
         let (started, started_at) = (Instant::now(), crate::store::now());
-        let cx = self.cx.clone().for_call(&id);
+        let cx = cx.for_call(&id);
         let result = Box::pin(self.core.call_in(self.registry, &cx, tool, args.clone())).await;
         let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
         if let Some(run_id) = &self.cx.run_id {
@@ -185,12 +202,12 @@ impl<'a> Skill<'a> {
 
     /// [`Skill::call`], its data read as `T`; an error result is the error.
     pub async fn data<T: DeserializeOwned>(&self, tool: &str, args: Value) -> Result<T> {
-        let result = self.call(tool, args).await;
-        if let Some(e) = result.error {
-            return Err(Error::new(e.code, e.message));
-        }
-        serde_json::from_value(result.data)
-            .map_err(|e| Error::internal(format!("unexpected output of `{tool}`")).with_source(e))
+        data_of(tool, self.call(tool, args).await)
+    }
+
+    /// [`Skill::call_rules_only`], its data read as `T`.
+    pub async fn data_rules_only<T: DeserializeOwned>(&self, tool: &str, args: Value) -> Result<T> {
+        data_of(tool, self.call_rules_only(tool, args).await)
     }
 
     /// A language step: ask the run's model to do `task` on `input` (page
@@ -271,6 +288,15 @@ impl<'a> Skill<'a> {
         let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
         self.tell(AgentEvent::ToolResult { id, name: "model".to_owned(), result, duration_ms });
     }
+}
+
+/// A step's data read as `T`; an error result is the error.
+fn data_of<T: DeserializeOwned>(tool: &str, result: ToolResultV2) -> Result<T> {
+    if let Some(e) = result.error {
+        return Err(Error::new(e.code, e.message));
+    }
+    serde_json::from_value(result.data)
+        .map_err(|e| Error::internal(format!("unexpected output of `{tool}`")).with_source(e))
 }
 
 /// The markers around the data a language step is given.

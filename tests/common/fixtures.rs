@@ -344,6 +344,8 @@ fn router(app: App) -> Router {
         .route("/submit", post(|p: Extension<Posted>| async move { received("Đã nhận hồ sơ", &p) }))
         .route("/checkout", post(|p: Extension<Posted>| async move { received("Đặt hàng thành công", &p) }))
         .route("/login", post(|| async { Redirect::to("/account.html") }))
+        .route("/shop/{shop}/cart", post(|| async { axum::Json(serde_json::json!({"ok": true})) }))
+        .route("/shop/{shop}/order", post(shop_order))
         .route("/search", get(search))
         .route("/catalogue", get(catalogue))
         .route("/export.csv", get(export_csv))
@@ -460,6 +462,21 @@ fn received(title: &str, p: &Posted) -> Html<String> {
             "<h1>{}</h1>\n<p>Các trường đã nhận:</p>\n<ul id=\"fields\">{fields}</ul>\n\
              <p>Tệp đính kèm:</p>\n<ul id=\"files\">{files}</ul>\n<a href=\"/\">Về trang chủ</a>",
             escape(title)
+        ),
+    ))
+}
+
+/// The fixture shops' order: the payment page, where a checkout stops
+/// (`tests/fixtures/site/shop/`). Names of the fields received, never values.
+async fn shop_order(UrlPath(shop): UrlPath<String>, p: Extension<Posted>) -> Html<String> {
+    let fields: String = p.form.iter().map(|(k, _)| format!("<li class=\"field\">{}</li>", escape(k))).collect();
+    let (title, card) =
+        if shop == "vn" { ("Thanh toán đơn hàng", "Số thẻ") } else { ("Payment", "Card number") };
+    Html(page(
+        title,
+        &format!(
+            "<h1>{title}</h1>\n<ul id=\"fields\">{fields}</ul>\n<form method=\"post\" action=\"/submit\">\
+             <label for=\"card\">{card}</label><input id=\"card\" name=\"cardnumber\"></form>"
         ),
     ))
 }

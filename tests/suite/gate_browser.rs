@@ -19,15 +19,21 @@ use crate::common::Halley;
 use crate::common::browser::{have_browser, step};
 use crate::common::fixtures::FixtureServer;
 
-/// Answers from a script, and remembers what it was asked.
+/// Answers from a script (then no), and remembers what it was asked.
 #[derive(Debug, Default)]
-struct Scripted {
-    answers: Mutex<VecDeque<bool>>,
+pub(super) struct Scripted {
+    pub(super) answers: Mutex<VecDeque<bool>>,
     /// Answer "always, for this session".
-    remember: bool,
-    asked: Mutex<Vec<ConfirmationRequest>>,
+    pub(super) remember: bool,
+    pub(super) asked: Mutex<Vec<ConfirmationRequest>>,
     /// Take this long to answer (the user reads the dialog).
-    think_ms: u64,
+    pub(super) think_ms: u64,
+}
+
+impl Scripted {
+    pub(super) fn new(answers: &[bool]) -> Arc<Scripted> {
+        Arc::new(Scripted { answers: Mutex::new(answers.iter().copied().collect()), ..Scripted::default() })
+    }
 }
 
 impl Confirmer for Scripted {

@@ -27,5 +27,6 @@ mod memory;
 mod model_server;
 mod oauth;
 mod runs_traces;
+mod shopping_skills;
 mod travel_skills;
 mod watch;

@@ -279,9 +279,10 @@ pub(super) const CONCEPTS: &[(Concept, &[&str], &[&str])] = &[
 ];
 
 /// Compounds whose parts must not be read alone (`đánh giá` is not a
-/// price, `quốc gia` neither).
+/// price, `quốc gia` neither, nor `giảm giá`: a discount).
 pub(super) const BLOCKED: &[&str] = &[
     "danh_gia",
+    "giam_gia",
     "quoc_gia",
     "tham_gia",
     "gia_dinh",

@@ -1,6 +1,8 @@
 //! The shopping skills: extract specs, track a price, compare options,
 //! prepare a checkout (never paying without confirmation).
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -26,9 +28,26 @@ pub struct ShoppingExtractSpecsArgs {
 pub struct ShoppingExtractSpecsOutput {
     /// The specs, field → value, as the category schema defines them.
     pub spec_json: Map<String, Value>,
-    /// 0 to 1: how sure the extraction is.
+    /// 0 to 1: how sure the extraction is (the fields' confidences
+    /// averaged over the whole schema, a missing field counting 0).
     pub confidence: f64,
     pub status: SkillStatus,
+    /// The category schema used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// Per field found, 0 to 1: 0.75 a labelled value on the page, 0.6 read
+    /// by the model, 0.5 a pattern in the text...
+    #[serde(default)]
+    pub field_confidence: BTreeMap<String, f64>,
+    /// The unit of each number field (`GB`, `inch`, `kg`...).
+    #[serde(default)]
+    pub units: BTreeMap<String, String>,
+    /// Schema fields the page did not show (never guessed).
+    #[serde(default)]
+    pub missing_fields: Vec<String>,
+    /// What was skipped, converted or read by the model.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// Arguments of `shopping_track_price`.
@@ -103,6 +122,13 @@ pub struct ShoppingCompareOptionsOutput {
     pub comparison_table: Vec<Map<String, Value>>,
     pub recommendation: Option<Recommendation>,
     pub status: SkillStatus,
+    /// The currency money is compared in (others converted only with the
+    /// user's rates, `shopping.fx.USD_VND`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency: Option<String>,
+    /// Offers left out, currencies not converted, the model's rewording skipped.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// The option chosen for checkout.
@@ -137,6 +163,15 @@ pub struct ShoppingPrepareCheckoutArgs {
     /// A coupon code to apply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coupon_code: Option<String>,
+    /// Also place the order ("Đặt hàng" / "Pay"): the gate asks the user
+    /// first, always. Default: stop before payment.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub place_order: bool,
+    /// How long to wait for the user to solve a CAPTCHA or one-time code
+    /// the checkout asks for (default 2 minutes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1_000, max = 1_800_000))]
+    pub challenge_timeout_ms: Option<u32>,
 }
 
 /// What the order will cost, as the checkout page shows it.
@@ -158,6 +193,15 @@ pub struct ShoppingPrepareCheckoutOutput {
     pub checkout_ready: bool,
     pub final_cost_breakdown: Option<CostBreakdown>,
     pub status: SkillStatus,
+    /// True only when `place_order` was asked and the user approved it.
+    #[serde(default)]
+    pub order_placed: bool,
+    /// The address parts typed into the checkout form (`full_name`, `phone`...).
+    #[serde(default)]
+    pub address_filled: Vec<String>,
+    /// Steps declined or skipped, fields not found, the challenge handed over.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 // Scopes of the shopping skills, derived defensively from what they do:
@@ -183,8 +227,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ReadOnly,
             Low,
             false,
-            needs::SKILL_BROWSE,
-            "Extract a product's specs from its page into a category schema (e.g. `laptop_gaming_v1`: CPU, GPU, RAM, screen, weight). Returns the specs and a confidence.",
+            needs::RUNS_NOW,
+            "Extract a product's specs from its page into a category schema: `laptop_gaming_v1` (CPU, GPU, RAM, storage, screen, weight...), `phone_v1`, `headphones_v1`, `tv_v1`, `home_appliance_v1`; numbers in the schema's units (GB, inch, kg). Returns the specs, a confidence per field and overall, and the fields missing.",
         )),
         declare::<ShoppingTrackPriceArgs, ShoppingTrackPriceOutput>(skill(
             "shopping_track_price",
@@ -199,7 +243,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ReadOnly,
             Low,
             false,
-            needs::SKILL_BROWSE,
+            needs::RUNS_NOW,
             "Compare several product offers on total cost, warranty, returns and delivery, normalised to one schema. Returns a comparison table and a recommendation.",
         )),
         declare::<ShoppingPrepareCheckoutArgs, ShoppingPrepareCheckoutOutput>(skill(
@@ -207,7 +251,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Payment,
             High,
             true,
-            needs::SKILL_SUBMIT,
+            needs::RUNS_NOW,
             "Add the chosen option to the cart and fill the delivery address, up to the payment step. Never pays without the user's confirmation; CAPTCHA/OTP go to the user. Returns whether checkout is ready and the final cost breakdown.",
         )),
     ]
