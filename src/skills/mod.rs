@@ -19,6 +19,8 @@
 //! PUBLISH or DESTRUCTIVE effect is confirmed by the gate at that step, so
 //! a denied step is reported in the result while the rest still runs.
 
+pub mod creator_calendar;
+
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
@@ -32,6 +34,7 @@ use crate::context::CallContext;
 use crate::core::Core;
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::tool_calls::{NewToolCall, ToolCallStatus};
+use crate::tools::builtin::files::{FileOutput, StoredFile, resolve_file_ref};
 use crate::tools::{Executor, Registry, ToolOutput, ToolResultV2};
 
 /// How many answers a language step gets before the skill does without it.
@@ -42,7 +45,7 @@ pub const WRITE_ATTEMPTS: usize = 3;
 pub type Run = for<'a> fn(&'a Skill<'a>, &'a Value) -> BoxFuture<'a, Result<ToolOutput>>;
 
 /// The skills this module runs, each in its own file: `(name, run)`.
-pub const SKILLS: &[(&str, Run)] = &[];
+pub const SKILLS: &[(&str, Run)] = &[(creator_calendar::NAME, creator_calendar::run)];
 
 /// Whether `name` is a skill this module runs.
 pub fn runs(name: &str) -> bool {
@@ -187,6 +190,21 @@ impl<'a> Skill<'a> {
             .map_err(|e| Error::internal(format!("unexpected output of `{tool}`")).with_source(e))
     }
 
+    /// Keep `text` in the files store as a file called `name` (a
+    /// `files_store` step: the file is written in a scratch directory of
+    /// the data dir first, then stored, and the scratch copy removed).
+    pub async fn store_text(&self, name: &str, text: &str, tags: &[&str], note: &str) -> Result<StoredFile> {
+        let scratch = tempfile::Builder::new()
+            .prefix("skill-")
+            .tempdir_in(self.core.data_dir().root())
+            .map_err(|e| Error::internal("cannot make a scratch directory in the data dir").with_source(e))?;
+        let path = scratch.path().join(name);
+        std::fs::write(&path, text).map_err(|e| Error::internal(format!("cannot write {name}")).with_source(e))?;
+        let args = serde_json::json!({"file_path": path.display().to_string(), "tags": tags, "note": note, "name": name});
+        let out: FileOutput = self.data("files_store", args).await?;
+        Ok(out.file)
+    }
+
     /// A language step: ask the run's model to do `task` on `input` (page
     /// content or the skill's findings, fenced as data) and answer one JSON
     /// object valid against `schema`; read as `T`. A malformed answer is
@@ -265,6 +283,14 @@ impl<'a> Skill<'a> {
         let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
         self.tell(AgentEvent::ToolResult { id, name: "model".to_owned(), result, duration_ms });
     }
+}
+
+/// The text of a stored file (lossy UTF-8), at most `max_chars` characters.
+pub fn stored_text(file: &StoredFile, max_chars: usize) -> Result<String> {
+    let path = resolve_file_ref(&file.reference)?;
+    let bytes = std::fs::read(&path)
+        .map_err(|e| Error::not_found(format!("the stored file {} cannot be read", file.id)).with_source(e))?;
+    Ok(String::from_utf8_lossy(&bytes).chars().take(max_chars).collect())
 }
 
 /// The markers around the data a language step is given.

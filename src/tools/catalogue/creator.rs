@@ -69,6 +69,11 @@ pub struct CreatorPlanCalendarArgs {
     #[serde(default = "default_weeks")]
     #[schemars(range(min = 1, max = 26))]
     pub weeks: u32,
+    /// Local time of a post when there is one a day or fewer (`HH:MM`, in
+    /// the user's time zone: profile key `time_zone`, else Asia/Ho_Chi_Minh).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"))]
+    pub time_of_day: Option<String>,
 }
 
 fn default_weeks() -> u32 {
@@ -84,6 +89,9 @@ pub struct CalendarSlot {
     pub pillar: Option<String>,
     /// Working title of the post.
     pub title: String,
+    /// When, in the user's time zone (`2026-12-01T19:00:00+07:00`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
 }
 
 /// `data` of `creator_plan_calendar`.
@@ -93,6 +101,15 @@ pub struct CreatorPlanCalendarOutput {
     /// Further ideas not yet scheduled.
     pub backlog: Vec<String>,
     pub status: SkillStatus,
+    /// The calendar as an iCalendar file (RFC 5545) in the files store (its id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calendar_ref: Option<String>,
+    /// The IANA time zone the slots are in.
+    #[serde(default)]
+    pub time_zone: String,
+    /// What was left out, guessed or failed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Arguments of `creator_schedule_post`.
@@ -194,7 +211,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
         scope,
         risk,
         confirm,
-        needs: Some(needs),
+        needs: Some(needs).filter(|n: &&str| !n.is_empty()),
         description,
     };
     vec![
@@ -211,7 +228,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ReadOnly,
             Low,
             false,
-            needs::SKILL_PLAN,
+            needs::RUNS_NOW,
             "Plan a content calendar over channels at a cadence (e.g. `3_per_week`), rotating content pillars. Returns dated slots and a backlog of ideas.",
         )),
         declare::<CreatorSchedulePostArgs, CreatorSchedulePostOutput>(skill(
