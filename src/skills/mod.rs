@@ -20,6 +20,7 @@
 //! a denied step is reported in the result while the rest still runs.
 
 pub mod creator_calendar;
+pub mod creator_triage;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -45,7 +46,8 @@ pub const WRITE_ATTEMPTS: usize = 3;
 pub type Run = for<'a> fn(&'a Skill<'a>, &'a Value) -> BoxFuture<'a, Result<ToolOutput>>;
 
 /// The skills this module runs, each in its own file: `(name, run)`.
-pub const SKILLS: &[(&str, Run)] = &[(creator_calendar::NAME, creator_calendar::run)];
+pub const SKILLS: &[(&str, Run)] =
+    &[(creator_calendar::NAME, creator_calendar::run), (creator_triage::NAME, creator_triage::run)];
 
 /// Whether `name` is a skill this module runs.
 pub fn runs(name: &str) -> bool {

@@ -344,6 +344,8 @@ fn router(app: App) -> Router {
         .route("/submit", post(|p: Extension<Posted>| async move { received("Đã nhận hồ sơ", &p) }))
         .route("/checkout", post(|p: Extension<Posted>| async move { received("Đặt hàng thành công", &p) }))
         .route("/login", post(|| async { Redirect::to("/account.html") }))
+        // The creator fixtures: a comment's reply, hide, delete, block.
+        .route("/creator/comments/{id}/{action}", post(|p: Extension<Posted>| async move { received("Đã ghi nhận", &p) }))
         .route("/search", get(search))
         .route("/catalogue", get(catalogue))
         .route("/export.csv", get(export_csv))

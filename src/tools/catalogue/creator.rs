@@ -160,6 +160,57 @@ pub struct CreatorTriageInboxArgs {
     #[serde(default = "default_items")]
     #[schemars(range(min = 1, max = 500))]
     pub max_items: u32,
+    /// Carry out a batch the user approved (edited from `suggested_replies`):
+    /// each action is confirmed on its own before it is done (a reply is a
+    /// PUBLISH, hide/delete/block are DESTRUCTIVE). Omit to only triage.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub apply: Vec<TriageAction>,
+}
+
+/// What can be done to a comment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CommentAction {
+    Reply,
+    Hide,
+    Delete,
+    Block,
+}
+
+impl CommentAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommentAction::Reply => "reply",
+            CommentAction::Hide => "hide",
+            CommentAction::Delete => "delete",
+            CommentAction::Block => "block",
+        }
+    }
+}
+
+/// One action of an approved batch.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TriageAction {
+    /// The comment's id, as in the triage (`comment_id`).
+    #[schemars(length(min = 1))]
+    pub comment_id: String,
+    pub action: CommentAction,
+    /// The reply's text (`reply` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// What became of one action of the batch.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct AppliedAction {
+    pub comment_id: String,
+    pub action: CommentAction,
+    /// True when it was done.
+    pub done: bool,
+    /// Why not (`denied`: the user said no).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 fn default_items() -> u32 {
@@ -177,6 +228,19 @@ pub struct TriageItem {
     /// `high`, `medium` or `low`.
     pub priority: String,
     pub summary: String,
+    /// The comment's id on its page (for `apply`).
+    #[serde(default)]
+    pub comment_id: String,
+    /// The comment as written.
+    #[serde(default)]
+    pub text: String,
+    /// The comment's language (`vi`, `en`...), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// What the policy suggests besides a reply: `hide`, `delete`, `block`
+    /// (never done without the user's approval through `apply`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggested_action: Option<CommentAction>,
 }
 
 /// A reply proposed for one item (never sent without the user).
@@ -185,6 +249,9 @@ pub struct SuggestedReply {
     /// The item it answers.
     pub url: String,
     pub reply: String,
+    /// The comment's id (for `apply`).
+    #[serde(default)]
+    pub comment_id: String,
 }
 
 /// `data` of `creator_triage_inbox`.
@@ -193,6 +260,11 @@ pub struct CreatorTriageInboxOutput {
     pub triage: Vec<TriageItem>,
     pub suggested_replies: Vec<SuggestedReply>,
     pub status: SkillStatus,
+    /// The actions of `apply`, each done or not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied: Vec<AppliedAction>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 // Scopes of the creator skills, derived defensively from what they do:
@@ -244,7 +316,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             WriteNonDestructive,
             Medium,
             false,
-            needs::SKILL_BROWSE,
+            needs::RUNS_NOW,
             "Sort comments and messages by category and priority and draft replies following the user's reply guideline. Never sends, deletes or blocks without confirmation. Returns the triage and suggested replies.",
         )),
     ]

@@ -1,0 +1,358 @@
+//! The creator skills end to end: a `halley run` with the scripted model
+//! (its language steps are plain chat requests to the same server), direct
+//! calls without a model, real Chromium on the fixture sites, and the gate
+//! asking before anything is posted, hidden, deleted or blocked.
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::common::browser::have_browser;
+use crate::common::fixtures::FixtureServer;
+use crate::common::model_server::{ModelServer, ToolCall, Turn};
+use crate::common::{Halley, Run, ical};
+
+fn events(stdout: &str) -> Vec<Value> {
+    stdout.lines().filter(|l| l.starts_with('{')).map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// `halley --headless run TASK --json` against `model`, plus `extra` flags.
+fn run_task(h: &Halley, model: &ModelServer, task: &str, extra: &[&str]) -> Run {
+    let base = model.base_url();
+    let mut args = vec!["--headless", "run", task, "--json", "--base-url", &base, "--model", "scripted-model"];
+    args.extend_from_slice(extra);
+    h.run(&args)
+}
+
+/// The skill's result in a run's events (its `data`), which must be ok.
+fn skill_result(run: &Run, name: &str) -> Value {
+    let evs = events(&run.stdout);
+    let r = evs
+        .iter()
+        .find(|e| e["type"] == "tool_result" && e["name"] == name)
+        .unwrap_or_else(|| panic!("no result of {name}:\n{}\n{}", run.stdout, run.stderr));
+    assert_eq!(r["result"]["status"], "ok", "{r}");
+    r["result"]["data"].clone()
+}
+
+/// The run's stored tool calls: (call id, tool, status).
+fn timeline(h: &Halley, run: &Run) -> Vec<(String, String, String)> {
+    let last = events(&run.stdout).pop().unwrap();
+    let shown = h.run(&["runs", "show", last["run_id"].as_str().unwrap(), "--json"]);
+    assert_eq!(shown.code, 0, "{}", shown.stderr);
+    shown.json()["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let s = |k: &str| c[k].as_str().unwrap_or_default().to_owned();
+            (s("call_id"), s("tool"), s("status"))
+        })
+        .collect()
+}
+
+fn row(id: &str, tool: &str, status: &str) -> (String, String, String) {
+    (id.to_owned(), tool.to_owned(), status.to_owned())
+}
+
+/// The text of a stored file.
+fn stored(h: &Halley, id: &str) -> String {
+    let got = h.call("files_get", &json!({"id": id}));
+    assert_eq!(got.code, 0, "{}", got.stderr);
+    let reference = got.result()["data"]["files"][0]["ref"].as_str().unwrap().to_owned();
+    std::fs::read_to_string(reference.trim_start_matches("file://")).unwrap()
+}
+
+/// The gate's questions in the audit log: (tool, effective scope, answer).
+fn asked(h: &Halley) -> Vec<(String, String, String)> {
+    let audit = h.run(&["audit", "--json", "--limit", "200"]);
+    assert_eq!(audit.code, 0, "{}", audit.stderr);
+    let mut rows: Vec<(String, String, String)> = audit
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["answered_by"] != "policy")
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap_or_default().to_owned();
+            (s("tool"), s("effective"), s("decision"))
+        })
+        .collect();
+    rows.reverse();
+    rows
+}
+
+#[test]
+fn a_run_plans_a_calendar_in_the_users_zone_with_titles_from_the_model() {
+    let h = Halley::new();
+    let set = h.call("user_profile_set", &json!({"set": {"time_zone": "Asia/Tokyo"}}));
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    let note = h.write_file("notes.md", "# AI browsers\n- Agents fill forms for users (source: example.org)\n".as_bytes());
+    let kept = h.call(
+        "files_store",
+        &json!({"file_path": note.display().to_string(), "tags": ["creator-research"]}),
+    );
+    assert_eq!(kept.code, 0, "{}", kept.stderr);
+    let args = json!({"channels": ["youtube", "tiktok"], "cadence": "3_per_week",
+        "pillars": ["tech", "build-in-public"], "start_date": "2026-11-30", "weeks": 1});
+    let titles = json!({"titles": [
+        {"slot": 1, "title": "Trình duyệt AI điền form thay bạn"},
+        {"slot": 2, "title": "Tuần 12: dựng bảng điều khiển"},
+        {"slot": 3, "title": "5 việc agent làm tốt hơn người"}
+    ], "backlog": ["So sánh Halley với Playwright MCP", "Hậu trường: kiểm thử với Chromium thật"]});
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("creator_plan_calendar", args)]),
+        // The small-model quirk: a cut-off object first, the right one when told.
+        Turn::text("Đây là lịch: {\"titles\": [{\"slot\": 1"),
+        Turn::text(&titles.to_string()),
+        Turn::text("Lịch đã sẵn sàng."),
+    ]);
+    let run = run_task(&h, &model, "Lên lịch nội dung tuần tới", &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let out = skill_result(&run, "creator_plan_calendar");
+    let slots = out["calendar"].as_array().unwrap();
+    let got: Vec<(&str, &str, &str, &str, &str)> = slots
+        .iter()
+        .map(|s| {
+            let f = |k: &str| s[k].as_str().unwrap_or_default();
+            (f("date"), f("start"), f("channel"), f("pillar"), f("title"))
+        })
+        .collect();
+    let (t1, t2, t3) = ("Trình duyệt AI điền form thay bạn", "Tuần 12: dựng bảng điều khiển", "5 việc agent làm tốt hơn người");
+    assert_eq!(
+        got,
+        vec![
+            ("2026-11-30", "2026-11-30T19:00:00+09:00", "youtube", "tech", t1),
+            ("2026-11-30", "2026-11-30T19:00:00+09:00", "tiktok", "tech", t1),
+            ("2026-12-02", "2026-12-02T19:00:00+09:00", "youtube", "build-in-public", t2),
+            ("2026-12-02", "2026-12-02T19:00:00+09:00", "tiktok", "build-in-public", t2),
+            ("2026-12-04", "2026-12-04T19:00:00+09:00", "youtube", "tech", t3),
+            ("2026-12-04", "2026-12-04T19:00:00+09:00", "tiktok", "tech", t3),
+        ]
+    );
+    assert_eq!(out["backlog"], titles["backlog"]);
+    assert_eq!((out["status"].as_str(), out["time_zone"].as_str()), (Some("ok"), Some("Asia/Tokyo")));
+    assert_eq!(out["notes"], Value::Null, "nothing to note: {out}");
+
+    // The iCalendar file, read back strictly: 19:00 in Tokyo is 10:00 UTC.
+    let ics = stored(&h, out["calendar_ref"].as_str().unwrap());
+    let events = ical::read(&ics);
+    assert_eq!(events.len(), 6);
+    assert_eq!(events[0]["DTSTART"], "20261130T100000Z");
+    assert_eq!(ical::unescape(&events[3]["SUMMARY"]), format!("[tiktok] {t2}"));
+    assert_eq!(events[4]["CATEGORIES"], "tech");
+
+    // The language step saw the pillars, the slots and the research note;
+    // the malformed answer was asked again.
+    let reqs = model.requests();
+    assert_eq!(reqs.len(), 4);
+    let asked_model = reqs[1]["messages"].to_string();
+    assert!(asked_model.contains("Agents fill forms for users") && asked_model.contains("build-in-public"));
+    assert!(reqs[2]["messages"].to_string().contains("not usable"), "{}", reqs[2]["messages"]);
+    // Every step in the run's timeline.
+    assert_eq!(
+        timeline(&h, &run),
+        vec![
+            row("call_1.1", "user_profile_get", "ok"),
+            row("call_1.2", "files_get", "ok"),
+            row("call_1.4", "files_store", "ok"),
+            row("call_1", "creator_plan_calendar", "ok"),
+        ]
+    );
+}
+
+#[test]
+fn without_a_model_the_calendar_rotates_the_pillars_and_says_so() {
+    let h = Halley::new();
+    let args = json!({"channels": ["facebook"], "cadence": "2_per_month", "pillars": ["review", "tips", "vlog"],
+        "start_date": "2026-12-01", "weeks": 6, "time_of_day": "20:30"});
+    let run = h.call("creator_plan_calendar", &args);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let out = run.result()["data"].clone();
+    let got: Vec<(&str, &str, &str)> = out["calendar"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["start"].as_str().unwrap(), s["pillar"].as_str().unwrap(), s["title"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("2026-12-01T20:30:00+07:00", "review", "review: topic to choose"),
+            ("2026-12-16T20:30:00+07:00", "tips", "tips: topic to choose"),
+            ("2027-01-01T20:30:00+07:00", "vlog", "vlog: topic to choose"),
+        ]
+    );
+    assert_eq!((out["status"].as_str(), out["time_zone"].as_str()), (Some("partial"), Some("Asia/Ho_Chi_Minh")));
+    let notes = out["notes"].to_string();
+    assert!(notes.contains("no model") && notes.contains("3 of 3 slots"), "{notes}");
+    assert_eq!(out["backlog"], json!([]));
+    assert_eq!(ical::read(&stored(&h, out["calendar_ref"].as_str().unwrap())).len(), 3);
+
+    let bad = h.call("creator_plan_calendar", &json!({"channels": ["x"], "cadence": "9_per_week"}));
+    assert_ne!(bad.code, 0);
+    assert!(bad.stdout.contains("invalid_arguments") && bad.stdout.contains("7_per_week"), "{}", bad.stdout);
+}
+
+const POLICY: &str = "# Reply policy\n- Answer questions briefly, in the commenter's language.\n\
+    - Thank praise warmly.\n- Complaints: apologise and promise a fix.\n- Spam: hide. Insults: block, no reply.\n";
+
+#[test]
+fn a_run_triages_two_threads_and_suggests_replies_without_posting_anything() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    h.write_file("reply_policy.md", POLICY.as_bytes());
+    let (t1, t2) = (site.url("creator/comments-1.html"), site.other_url("creator/comments-2.html"));
+    let item = |id: &str, category: &str, priority: &str, lang: &str, reply: Value, action: &str| {
+        json!({"comment_id": id, "category": category, "priority": priority, "summary": format!("{category} {id}"),
+               "language": lang, "reply": reply, "action": action})
+    };
+    let sorted = json!({"items": [
+        item("c1", "question", "high", "vi", json!("Chào Lan, mình dùng micro Rode NT-USB nhé!"), "none"),
+        item("c2", "praise", "low", "vi", json!("Cảm ơn Minh đã xem!"), "none"),
+        item("c3", "complaint", "high", "en", json!("Sorry Sarah, a fixed upload is coming."), "none"),
+        item("c4", "spam", "low", "vi", Value::Null, "hide"),
+        item("c5", "question", "medium", "en", json!("Plain TypeScript, no framework."), "none"),
+        item("c6", "abuse", "medium", "vi", Value::Null, "block"),
+    ]});
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new(
+            "creator_triage_inbox",
+            json!({"thread_urls": [t1, t2], "policy_ref": "file://reply_policy.md"}),
+        )]),
+        Turn::text(&sorted.to_string()),
+        Turn::text("Đã phân loại 6 bình luận."),
+    ]);
+    let run = run_task(&h, &model, "Phân loại bình luận hai video mới", &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let out = skill_result(&run, "creator_triage_inbox");
+    let triage: Vec<(String, String, String, String, String, String)> = out["triage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let s = |k: &str| t[k].as_str().unwrap_or("-").to_owned();
+            (s("url"), s("author"), s("category"), s("priority"), s("language"), s("suggested_action"))
+        })
+        .collect();
+    let r = |url: &str, id: &str, author: &str, cat: &str, pr: &str, lang: &str, act: &str| {
+        (format!("{url}#{id}"), author.to_owned(), cat.to_owned(), pr.to_owned(), lang.to_owned(), act.to_owned())
+    };
+    assert_eq!(
+        triage,
+        vec![
+            r(&t1, "c1", "Lan Nguyễn", "question", "high", "vi", "-"),
+            r(&t1, "c2", "Minh Trần", "praise", "low", "vi", "-"),
+            r(&t1, "c3", "Sarah K.", "complaint", "high", "en", "-"),
+            r(&t1, "c4", "kiemtien247", "spam", "low", "vi", "hide"),
+            r(&t2, "c5", "Tom", "question", "medium", "en", "-"),
+            r(&t2, "c6", "anon_77", "abuse", "medium", "vi", "block"),
+        ]
+    );
+    assert_eq!(out["triage"][2]["text"], "The audio is out of sync after minute 5, really annoying.");
+    let replies: Vec<(&str, &str)> = out["suggested_replies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["comment_id"].as_str().unwrap(), r["reply"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        replies,
+        vec![
+            ("c1", "Chào Lan, mình dùng micro Rode NT-USB nhé!"),
+            ("c2", "Cảm ơn Minh đã xem!"),
+            ("c3", "Sorry Sarah, a fixed upload is coming."),
+            ("c5", "Plain TypeScript, no framework."),
+        ]
+    );
+    assert_eq!(out["status"], "ok");
+    // The model was given the policy and the comments as data.
+    let asked_model = model.requests()[1]["messages"].to_string();
+    assert!(asked_model.contains("Spam: hide") && asked_model.contains("Kiếm 5 triệu mỗi ngày"), "{asked_model}");
+    assert_eq!(
+        timeline(&h, &run),
+        vec![
+            row("call_1.1", "browser_navigate", "ok"),
+            row("call_1.2", "browser_get_dom", "ok"),
+            row("call_1.3", "browser_navigate", "ok"),
+            row("call_1.4", "browser_get_dom", "ok"),
+            row("call_1.5", "files_store", "ok"),
+            row("call_1", "creator_triage_inbox", "ok"),
+        ]
+    );
+    assert_eq!(site.posts(), vec![], "a triage posts nothing");
+    assert_eq!(asked(&h), vec![], "and asks nothing");
+}
+
+fn batch(site: &FixtureServer) -> Value {
+    json!({
+        "thread_urls": [site.url("creator/comments-1.html"), site.other_url("creator/comments-2.html")],
+        "apply": [
+            {"comment_id": "c1", "action": "reply", "text": "Chào Lan, mình dùng micro Rode NT-USB nhé!"},
+            {"comment_id": "c4", "action": "hide"},
+            {"comment_id": "c3", "action": "delete"},
+            {"comment_id": "c6", "action": "block"},
+        ]
+    })
+}
+
+#[test]
+fn an_approved_batch_is_confirmed_action_by_action_and_denied_it_sends_nothing() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let denied = h.run(&["--headless", "tools", "call", "creator_triage_inbox", "--args", &batch(&site).to_string(),
+        "--confirm", "deny"]);
+    assert_eq!(denied.code, 0, "{}\n{}", denied.stdout, denied.stderr);
+    let out = denied.result()["data"].clone();
+    assert_eq!(out["status"], "needs_confirmation", "{out}");
+    let applied: Vec<(&str, &str, bool, &str)> = out["applied"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            let err = a["error"].as_str().unwrap_or("");
+            (a["comment_id"].as_str().unwrap(), a["action"].as_str().unwrap(), a["done"].as_bool().unwrap(), &err[..err.find(':').unwrap_or(0)])
+        })
+        .collect();
+    assert_eq!(
+        applied,
+        vec![("c1", "reply", false, "denied"), ("c4", "hide", false, "denied"), ("c3", "delete", false, "denied"),
+             ("c6", "block", false, "denied")]
+    );
+    assert_eq!(site.posts(), vec![], "nothing was posted, hidden, deleted or blocked");
+    let questions = |answer: &str| {
+        vec![
+            ("browser_click".to_owned(), "PUBLISH".to_owned(), answer.to_owned()),
+            ("browser_click".to_owned(), "DESTRUCTIVE".to_owned(), answer.to_owned()),
+            ("browser_click".to_owned(), "DESTRUCTIVE".to_owned(), answer.to_owned()),
+            ("browser_click".to_owned(), "DESTRUCTIVE".to_owned(), answer.to_owned()),
+        ]
+    };
+    assert_eq!(asked(&h), questions("deny"));
+
+    // Approved: each action done once, and asked once.
+    let h = Halley::new();
+    let approved =
+        h.run(&["--headless", "tools", "call", "creator_triage_inbox", "--args", &batch(&site).to_string(), "--yes"]);
+    assert_eq!(approved.code, 0, "{}\n{}", approved.stdout, approved.stderr);
+    let out = approved.result()["data"].clone();
+    assert_eq!(out["status"], "ok", "{out}");
+    assert!(out["applied"].as_array().unwrap().iter().all(|a| a["done"] == true), "{out}");
+    let posts: Vec<(String, Vec<(String, String)>)> = site.posts().into_iter().map(|p| (p.path, p.form)).collect();
+    assert_eq!(
+        posts,
+        vec![
+            ("/creator/comments/c1/reply".to_owned(),
+             vec![("reply".to_owned(), "Chào Lan, mình dùng micro Rode NT-USB nhé!".to_owned())]),
+            ("/creator/comments/c4/hide".to_owned(), vec![]),
+            ("/creator/comments/c3/delete".to_owned(), vec![]),
+            ("/creator/comments/c6/block".to_owned(), vec![]),
+        ]
+    );
+    assert_eq!(asked(&h), questions("allow"));
+}
