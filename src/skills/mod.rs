@@ -20,6 +20,7 @@
 //! a denied step is reported in the result while the rest still runs.
 
 pub mod creator_calendar;
+pub mod creator_post;
 pub mod creator_triage;
 
 use std::sync::Mutex;
@@ -46,8 +47,11 @@ pub const WRITE_ATTEMPTS: usize = 3;
 pub type Run = for<'a> fn(&'a Skill<'a>, &'a Value) -> BoxFuture<'a, Result<ToolOutput>>;
 
 /// The skills this module runs, each in its own file: `(name, run)`.
-pub const SKILLS: &[(&str, Run)] =
-    &[(creator_calendar::NAME, creator_calendar::run), (creator_triage::NAME, creator_triage::run)];
+pub const SKILLS: &[(&str, Run)] = &[
+    (creator_calendar::NAME, creator_calendar::run),
+    (creator_triage::NAME, creator_triage::run),
+    (creator_post::NAME, creator_post::run),
+];
 
 /// Whether `name` is a skill this module runs.
 pub fn runs(name: &str) -> bool {

@@ -346,6 +346,8 @@ fn router(app: App) -> Router {
         .route("/login", post(|| async { Redirect::to("/account.html") }))
         // The creator fixtures: a comment's reply, hide, delete, block.
         .route("/creator/comments/{id}/{action}", post(|p: Extension<Posted>| async move { received("Đã ghi nhận", &p) }))
+        .route("/creator/studio/draft", post(studio_draft))
+        .route("/creator/studio/publish", post(|p: Extension<Posted>| async move { received("Đã lên lịch", &p) }))
         .route("/search", get(search))
         .route("/catalogue", get(catalogue))
         .route("/export.csv", get(export_csv))
@@ -469,6 +471,25 @@ fn received(title: &str, p: &Posted) -> Html<String> {
 #[derive(Deserialize)]
 struct Q {
     q: Option<String>,
+}
+
+/// The studio's saved draft: its link and the publish form.
+async fn studio_draft(Extension(p): Extension<Posted>) -> Html<String> {
+    let title = escape(p.form.iter().find(|(k, _)| k == "title").map_or("", |(_, v)| v.as_str()));
+    let files: String = p.files.iter().map(|f| format!("<li class=\"file\">{}</li>", escape(&f.file_name))).collect();
+    Html(page(
+        "Bản nháp đã lưu",
+        &format!(
+            "<h1>Bản nháp đã lưu</h1>\n<p><a id=\"draft-link\" href=\"/creator/studio/drafts/d-1\">{title}</a></p>\n\
+             <ul id=\"media\">{files}</ul>\n\
+             <form id=\"publish-form\" method=\"post\" action=\"/creator/studio/publish\">\n\
+             <input type=\"hidden\" name=\"draft_id\" value=\"d-1\">\n\
+             <label>Chế độ hiển thị <select name=\"visibility\"><option value=\"private\">Riêng tư</option>\
+             <option value=\"unlisted\">Không công khai</option><option value=\"public\">Công khai</option></select></label>\n\
+             <label>Thời gian (ISO 8601) <input type=\"text\" name=\"publish_at\"></label>\n\
+             <button type=\"submit\" data-action=\"publish\">Xuất bản</button>\n</form>"
+        ),
+    ))
 }
 
 async fn search(Query(Q { q }): Query<Q>) -> Html<String> {

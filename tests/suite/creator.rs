@@ -6,6 +6,15 @@
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
+use halley::agent::ModelFlags;
+use halley::agent::run::AgentEvent;
+use halley::core::BrowserSettings;
+use halley::gate::{ConfirmationRequest, Confirmer};
+use halley::host::{Host, RunModel, RunRequest};
+use halley::protocol::Event;
+use halley::tools::catalogue::safety::ConfirmResultV1;
+use halley::{DataDir, FrontEnd};
+
 use crate::common::browser::have_browser;
 use crate::common::fixtures::FixtureServer;
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
@@ -355,4 +364,162 @@ fn an_approved_batch_is_confirmed_action_by_action_and_denied_it_sends_nothing()
         ]
     );
     assert_eq!(asked(&h), questions("allow"));
+}
+
+fn post_args(site: &FixtureServer) -> Value {
+    json!({"channel": "youtube", "title": "Trình duyệt AI: 5 điều bạn chưa biết",
+        "description": "Tập 12 của series build-in-public.", "media_refs": ["file://video.mp4"],
+        "schedule_time": "2026-12-15T19:00:00+07:00", "studio_url": site.url("creator/studio.html?solve_after=1500")})
+}
+
+/// The user at the panel: approves every question and keeps it.
+#[derive(Debug, Default)]
+struct Approver {
+    asked: std::sync::Mutex<Vec<ConfirmationRequest>>,
+}
+
+impl Confirmer for Approver {
+    fn confirm<'a>(
+        &'a self,
+        request: &'a ConfirmationRequest,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ConfirmResultV1> + Send + 'a>> {
+        self.asked.lock().unwrap().push(request.clone());
+        Box::pin(async { ConfirmResultV1 { approved: true, user_edits: Default::default(), reason: String::new() } })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_drafts_a_post_past_the_2fa_and_schedules_it_once_approved() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let video = b"\x00\x00\x00\x18ftypmp42 fixture video bytes";
+    let video_path = tmp.path().join("video.mp4");
+    std::fs::write(&video_path, video).unwrap();
+    let mut args = post_args(&site);
+    args["media_refs"] = json!([format!("file://{}", video_path.display())]);
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("creator_schedule_post", args)]),
+        Turn::text("Đã lên lịch video."),
+    ]);
+    let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    let host = Host::open(DataDir::at(tmp.path().join("data")), browser).await.unwrap();
+    let mut rx = host.subscribe();
+    let user = std::sync::Arc::new(Approver::default());
+    let flags = ModelFlags { base_url: Some(model.base_url()), model: Some("m".into()), ..ModelFlags::default() };
+    let run = host
+        .start_run(RunRequest {
+            model: RunModel::Flags(flags),
+            confirmer: Some(user.clone() as std::sync::Arc<dyn Confirmer>),
+            ..RunRequest::new(FrontEnd::Panel, "Lên lịch video mới lúc 19h ngày 15/12")
+        })
+        .await
+        .unwrap();
+    let mut out = None;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match tokio::time::timeout(left, rx.recv()).await.expect("the run ends").unwrap() {
+            Event::Agent { run_id, event: AgentEvent::ToolResult { name, result, .. } }
+                if run_id == run.run_id && name == "creator_schedule_post" =>
+            {
+                assert!(result.is_ok(), "{result:?}");
+                out = Some(result.data);
+            }
+            Event::RunEnded { run_id, .. } if run_id == run.run_id => break,
+            _ => {}
+        }
+    }
+    assert_eq!(
+        out.unwrap(),
+        json!({"draft_links": [site.url("creator/studio/drafts/d-1")], "publish_ready": true, "status": "ok",
+               "visibility": "public", "published": true})
+    );
+    // Exactly one draft (with the video) and one publish, scheduled publicly.
+    let posts = site.posts();
+    let pairs = |v: &[(&str, &str)]| v.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect::<Vec<_>>();
+    let got: Vec<(String, Vec<(String, String)>)> = posts.iter().map(|p| (p.path.clone(), p.form.clone())).collect();
+    assert_eq!(
+        got,
+        vec![
+            ("/creator/studio/draft".to_owned(), pairs(&[("title", "Trình duyệt AI: 5 điều bạn chưa biết"),
+                ("description", "Tập 12 của series build-in-public.")])),
+            ("/creator/studio/publish".to_owned(), pairs(&[("draft_id", "d-1"), ("visibility", "public"),
+                ("publish_at", "2026-12-15T19:00:00+07:00")])),
+        ]
+    );
+    use sha2::Digest;
+    let file = &posts[0].files;
+    assert_eq!(file.len(), 1);
+    assert_eq!((file[0].file_name.as_str(), file[0].sha256.clone()), ("video.mp4", hex::encode(sha2::Sha256::digest(video))));
+    // Asked before the upload, before publishing (with the post's details),
+    // and at the publish click, in that order.
+    let asked = user.asked.lock().unwrap().clone();
+    let tools: Vec<(&str, String)> = asked.iter().map(|q| (q.tool.as_str(), q.scope.to_string())).collect();
+    assert_eq!(
+        tools,
+        vec![
+            ("browser_upload_file", "SUBMIT".to_owned()),
+            ("request_user_confirmation", "SUBMIT".to_owned()),
+            ("browser_click", "PUBLISH".to_owned()),
+        ]
+    );
+    let fields: Vec<(&str, &str)> = asked[1].fields.iter().map(|f| (f.name.as_str(), f.value.as_str())).collect();
+    for want in [("title", "Trình duyệt AI: 5 điều bạn chưa biết"), ("channel", "youtube"), ("visibility", "public"),
+        ("time", "2026-12-15T19:00:00+07:00")]
+    {
+        assert!(fields.contains(&want), "{want:?} not in {fields:?}");
+    }
+    let rows: Vec<(String, String)> = host
+        .core()
+        .store()
+        .tool_calls()
+        .for_run(&run.run_id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.call_id, r.tool))
+        .collect();
+    let want: Vec<(String, String)> = [
+        "browser_navigate", "browser_detect_state", "human_solve_challenge", "browser_type", "browser_type",
+        "browser_upload_file", "browser_click", "browser_get_dom", "request_user_confirmation",
+        "browser_select_option", "browser_type", "browser_click",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, t)| (format!("call_1.{}", i + 1), (*t).to_owned()))
+    .chain([("call_1".to_owned(), "creator_schedule_post".to_owned())])
+    .collect();
+    assert_eq!(rows, want);
+    host.close().await;
+}
+
+#[test]
+fn denied_nothing_is_uploaded_or_published_and_the_api_way_says_it_is_not_built() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    h.write_file("video.mp4", b"fixture video");
+    let run = h.run(&["--headless", "tools", "call", "creator_schedule_post", "--args", &post_args(&site).to_string(),
+        "--confirm", "deny"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let out = run.result()["data"].clone();
+    assert_eq!(
+        (&out["draft_links"], &out["publish_ready"], &out["status"], &out["published"]),
+        (&json!([]), &json!(false), &json!("needs_confirmation"), &json!(false)),
+        "{out}"
+    );
+    assert!(out["notes"][0].as_str().unwrap().contains("the user said no"), "{out}");
+    assert_eq!(site.posts(), vec![], "nothing uploaded, nothing published");
+    assert_eq!(asked(&h), vec![("browser_upload_file".to_owned(), "SUBMIT".to_owned(), "deny".to_owned())]);
+
+    let mut api = post_args(&site);
+    api.as_object_mut().unwrap().remove("studio_url");
+    let run = h.call("creator_schedule_post", &api);
+    assert_ne!(run.code, 0);
+    assert!(run.stdout.contains("not_available") && run.stdout.contains("studio_url"), "{}", run.stdout);
 }

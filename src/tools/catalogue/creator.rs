@@ -133,6 +133,36 @@ pub struct CreatorSchedulePostArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("format" = "date-time"))]
     pub schedule_time: Option<String>,
+    /// Who sees the post: `private` (a draft only you see), `unlisted` or
+    /// `public`. Default: `public` with a `schedule_time`, else `private`.
+    /// Anything but `private` is published (or scheduled): always confirmed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<Visibility>,
+    /// The platform's upload page in the managed browser (its studio): the
+    /// web UI way. It has a form with `title`, `description`, a file input
+    /// and a "save draft" control, then a publish form (`visibility`,
+    /// `publish_at`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub studio_url: Option<String>,
+}
+
+/// Who sees a post.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    Private,
+    Unlisted,
+    Public,
+}
+
+impl Visibility {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Private => "private",
+            Visibility::Unlisted => "unlisted",
+            Visibility::Public => "public",
+        }
+    }
 }
 
 /// `data` of `creator_schedule_post`.
@@ -144,6 +174,18 @@ pub struct CreatorSchedulePostOutput {
     /// publish (or schedule) remains.
     pub publish_ready: bool,
     pub status: SkillStatus,
+    /// The visibility asked for.
+    #[serde(default = "private")]
+    pub visibility: Visibility,
+    /// True once the post is published or scheduled (after the user's go-ahead).
+    #[serde(default)]
+    pub published: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+fn private() -> Visibility {
+    Visibility::Private
 }
 
 /// Arguments of `creator_triage_inbox`.
@@ -308,7 +350,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             Publish,
             High,
             true,
-            needs::SKILL_PUBLISH,
+            needs::RUNS_NOW,
             "Create a draft post (title, description, media) in the channel's web UI and, after the user confirms, publish or schedule it. 2FA prompts go to the user. Returns draft links and whether it is ready to publish.",
         )),
         declare::<CreatorTriageInboxArgs, CreatorTriageInboxOutput>(skill(
