@@ -454,19 +454,20 @@ async fn a_run_drafts_a_post_past_the_2fa_and_schedules_it_once_approved() {
     let file = &posts[0].files;
     assert_eq!(file.len(), 1);
     assert_eq!((file[0].file_name.as_str(), file[0].sha256.clone()), ("video.mp4", hex::encode(sha2::Sha256::digest(video))));
-    // Asked before the upload, before publishing (with the post's details),
-    // and at the publish click, in that order.
+    // Asked before the upload, at the draft's form (it sends the media),
+    // before publishing (with the post's details) and at the publish click.
     let asked = user.asked.lock().unwrap().clone();
     let tools: Vec<(&str, String)> = asked.iter().map(|q| (q.tool.as_str(), q.scope.to_string())).collect();
     assert_eq!(
         tools,
         vec![
             ("browser_upload_file", "SUBMIT".to_owned()),
+            ("browser_click", "SUBMIT".to_owned()),
             ("request_user_confirmation", "SUBMIT".to_owned()),
             ("browser_click", "PUBLISH".to_owned()),
         ]
     );
-    let fields: Vec<(&str, &str)> = asked[1].fields.iter().map(|f| (f.name.as_str(), f.value.as_str())).collect();
+    let fields: Vec<(&str, &str)> = asked[2].fields.iter().map(|f| (f.name.as_str(), f.value.as_str())).collect();
     for want in [("title", "Trình duyệt AI: 5 điều bạn chưa biết"), ("channel", "youtube"), ("visibility", "public"),
         ("time", "2026-12-15T19:00:00+07:00")]
     {
