@@ -21,6 +21,7 @@
 
 pub mod creator_calendar;
 pub mod creator_post;
+pub mod creator_research;
 pub mod creator_triage;
 
 use std::sync::Mutex;
@@ -51,6 +52,7 @@ pub const SKILLS: &[(&str, Run)] = &[
     (creator_calendar::NAME, creator_calendar::run),
     (creator_triage::NAME, creator_triage::run),
     (creator_post::NAME, creator_post::run),
+    (creator_research::NAME, creator_research::run),
 ];
 
 /// Whether `name` is a skill this module runs.

@@ -524,3 +524,71 @@ fn denied_nothing_is_uploaded_or_published_and_the_api_way_says_it_is_not_built(
     assert_ne!(run.code, 0);
     assert!(run.stdout.contains("not_available") && run.stdout.contains("studio_url"), "{}", run.stdout);
 }
+
+#[test]
+fn a_run_collects_research_with_checked_quotes_and_the_calendar_reads_it() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let (a1, a2) = (site.url("creator/article-1.html"), site.other_url("creator/article-2.html"));
+    let notes = json!({
+        "key_points": [
+            {"claim": "Người dùng muốn trình duyệt tự điền biểu mẫu", "source": 1,
+             "quote": "62% muốn trình duyệt \"tự điền biểu mẫu\" thay họ"},
+            {"claim": "Agentic browsers ask before paying", "source": 2,
+             "quote": "Most agentic browsers now ask before any payment"},
+            // Not on that page: dropped by Halley.
+            {"claim": "Agents replace search engines", "source": 2,
+             "quote": "agents will replace search engines by 2026"}
+        ],
+        "numbers": [{"claim": "4.2 s per agent step", "source": 2, "quote": "a median of 4.2 seconds per agent step"}],
+        "open_questions": ["Người dùng có tin agent đăng bài thay họ không?"]
+    });
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new(
+            "creator_collect_research",
+            json!({"topic": "Xu hướng trình duyệt AI 2025", "max_sources": 3, "sources": [a1, a2]}),
+        )]),
+        Turn::text(&notes.to_string()),
+        Turn::text("Đã ghi chú 3 ý có trích dẫn."),
+    ]);
+    let run = run_task(&h, &model, "Tìm hiểu xu hướng trình duyệt AI 2025", &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let out = skill_result(&run, "creator_collect_research");
+    assert_eq!(
+        out["citations_map"],
+        json!({
+            "Người dùng muốn trình duyệt tự điền biểu mẫu": [a1],
+            "Agentic browsers ask before paying": [a2],
+            "4.2 s per agent step": [a2],
+        })
+    );
+    assert_eq!(out["citations"][0]["quote"], "62% muốn trình duyệt \"tự điền biểu mẫu\" thay họ");
+    assert_eq!(out["sources"], json!([a1, a2]));
+    assert_eq!(out["status"], "ok");
+    let said = out["notes"].to_string();
+    assert!(said.contains("no web search"), "{said}");
+    assert!(said.contains("dropped \\\"Agents replace search engines\\\""), "{said}");
+    let markdown = stored(&h, out["notes_ref"].as_str().unwrap());
+    assert!(markdown.starts_with("# Research: Xu hướng trình duyệt AI 2025\n"), "{markdown}");
+    assert!(markdown.contains("- Agentic browsers ask before paying [2]\n  > Most agentic browsers now ask before any payment"));
+    assert!(!markdown.contains("replace search engines"), "{markdown}");
+    assert!(markdown.contains(&format!("2. [Agentic browsers: the 2025 landscape]({a2})")), "{markdown}");
+    assert_eq!(
+        timeline(&h, &run),
+        vec![
+            row("call_1.1", "web_search", "error"),
+            row("call_1.2", "browser_navigate", "ok"),
+            row("call_1.3", "browser_read_text", "ok"),
+            row("call_1.4", "browser_navigate", "ok"),
+            row("call_1.5", "browser_read_text", "ok"),
+            row("call_1.7", "files_store", "ok"),
+            row("call_1", "creator_collect_research", "ok"),
+        ]
+    );
+    // The notes are the calendar's research notes from now on.
+    let files = h.call("files_get", &json!({"tags": ["creator-research"]}));
+    assert_eq!(files.result()["data"]["files"].as_array().unwrap().len(), 1);
+}

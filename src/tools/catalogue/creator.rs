@@ -27,6 +27,9 @@ pub struct CreatorCollectResearchArgs {
     /// Language of the notes, e.g. `vi` or `en`; defaults to the topic's language.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
+    /// Pages to read (URLs), before any found by web search.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
 }
 
 fn default_sources() -> u32 {
@@ -45,6 +48,24 @@ pub struct CreatorCollectResearchOutput {
     /// Key point → the source URLs that support it.
     pub citations_map: BTreeMap<String, Vec<String>>,
     pub status: SkillStatus,
+    /// Each claim kept, with its source and the passage quoted from it
+    /// (found on that page's text by Halley, not only by the model).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub citations: Vec<Citation>,
+    /// The pages read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// One claim of the research notes and where it comes from.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct Citation {
+    pub claim: String,
+    pub url: String,
+    /// The passage of the page that supports it, as written there.
+    pub quote: String,
 }
 
 /// Arguments of `creator_plan_calendar`.
@@ -334,7 +355,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ReadOnly,
             Low,
             false,
-            needs::SKILL_RESEARCH,
+            needs::RUNS_NOW,
             "Research a topic: gather up to `max_sources` sources, extract the key points and store notes with citations. Returns a ref to the notes and which sources back each point.",
         )),
         declare::<CreatorPlanCalendarArgs, CreatorPlanCalendarOutput>(skill(
