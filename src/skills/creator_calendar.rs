@@ -106,7 +106,10 @@ pub fn slot_times(cadence: Cadence, start: Date, days: i64, time: (i8, i8)) -> R
                 // Spread over 08:00..=20:00.
                 for k in 0..n {
                     let minutes = 8 * 60 + i64::from(k) * 12 * 60 / i64::from(n - 1);
-                    out.push(at(d, (i8::try_from(minutes / 60).unwrap_or(20), i8::try_from(minutes % 60).unwrap_or(0))));
+                    out.push(at(
+                        d,
+                        (i8::try_from(minutes / 60).unwrap_or(20), i8::try_from(minutes % 60).unwrap_or(0)),
+                    ));
                 }
             }
         }
@@ -194,7 +197,8 @@ async fn time_zone(skill: &Skill<'_>) -> (String, TimeZone) {
         match skill.data("user_profile_get", json!({"keys": ["time_zone", "timezone"]})).await {
             Ok(p) => p,
             Err(e) => {
-                skill.note(format!("the profile could not be read ({}): times are in {DEFAULT_TIME_ZONE}", e.message()));
+                skill
+                    .note(format!("the profile could not be read ({}): times are in {DEFAULT_TIME_ZONE}", e.message()));
                 return fallback();
             }
         };
@@ -204,7 +208,9 @@ async fn time_zone(skill: &Skill<'_>) -> (String, TimeZone) {
     match TimeZone::get(name) {
         Ok(tz) => (name.to_owned(), tz),
         Err(_) => {
-            skill.note(format!("the profile's time zone {name:?} is not an IANA zone: times are in {DEFAULT_TIME_ZONE}"));
+            skill.note(format!(
+                "the profile's time zone {name:?} is not an IANA zone: times are in {DEFAULT_TIME_ZONE}"
+            ));
             fallback()
         }
     }
@@ -234,8 +240,7 @@ async fn research_notes(skill: &Skill<'_>) -> Vec<Value> {
 
 async fn plan(skill: &Skill<'_>, args: CreatorPlanCalendarArgs) -> Result<CreatorPlanCalendarOutput> {
     let cadence = Cadence::parse(&args.cadence)?;
-    let channels: Vec<String> =
-        args.channels.iter().map(|c| c.trim().to_owned()).filter(|c| !c.is_empty()).collect();
+    let channels: Vec<String> = args.channels.iter().map(|c| c.trim().to_owned()).filter(|c| !c.is_empty()).collect();
     if channels.is_empty() {
         return Err(Error::invalid_arguments("name at least one channel (e.g. `youtube`)"));
     }
@@ -325,7 +330,14 @@ async fn plan(skill: &Skill<'_>, args: CreatorPlanCalendarArgs) -> Result<Creato
             None
         }
     };
-    Ok(CreatorPlanCalendarOutput { calendar, backlog, status, calendar_ref, time_zone: zone_name, notes: skill.notes() })
+    Ok(CreatorPlanCalendarOutput {
+        calendar,
+        backlog,
+        status,
+        calendar_ref,
+        time_zone: zone_name,
+        notes: skill.notes(),
+    })
 }
 
 fn parse_time(t: &str) -> Result<(i8, i8)> {

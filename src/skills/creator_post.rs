@@ -91,9 +91,8 @@ async fn schedule(skill: &Skill<'_>, args: CreatorSchedulePostArgs) -> Result<Cr
             ))
         })?;
     }
-    let visibility = args
-        .visibility
-        .unwrap_or(if args.schedule_time.is_some() { Visibility::Public } else { Visibility::Private });
+    let visibility =
+        args.visibility.unwrap_or(if args.schedule_time.is_some() { Visibility::Public } else { Visibility::Private });
     let Some(studio_url) = args.studio_url.clone() else {
         return Err(Error::new(
             ErrorCode::NotAvailable,
@@ -181,12 +180,15 @@ async fn schedule(skill: &Skill<'_>, args: CreatorSchedulePostArgs) -> Result<Cr
         skill.note("publishing: not done, the user said no; the draft is kept");
         return Ok(at.end(skill, SkillStatus::NeedsConfirmation));
     }
-    let pick = skill.call("browser_select_option", json!({"selector": studio::VISIBILITY, "value": visibility.as_str()})).await;
+    let pick = skill
+        .call("browser_select_option", json!({"selector": studio::VISIBILITY, "value": visibility.as_str()}))
+        .await;
     if let Some(e) = pick.error {
         return Ok(at.end(skill, stopped(skill, "setting the visibility", e.code, &e.message)));
     }
     if let Some(t) = &args.schedule_time {
-        let typed = skill.call("browser_type", json!({"selector": studio::PUBLISH_AT, "text": t, "clear_first": true})).await;
+        let typed =
+            skill.call("browser_type", json!({"selector": studio::PUBLISH_AT, "text": t, "clear_first": true})).await;
         if let Some(e) = typed.error {
             return Ok(at.end(skill, stopped(skill, "setting the time", e.code, &e.message)));
         }

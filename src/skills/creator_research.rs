@@ -189,7 +189,11 @@ async fn collect(skill: &Skill<'_>, args: CreatorCollectResearchArgs) -> Result<
             for c in n.key_points.into_iter().chain(n.numbers) {
                 let Some(page) = pages.get(c.source.wrapping_sub(1)) else { continue };
                 if quoted_in(&c.quote, &page.text) {
-                    citations.push(Citation { claim: c.claim.trim().to_owned(), url: page.url.clone(), quote: c.quote });
+                    citations.push(Citation {
+                        claim: c.claim.trim().to_owned(),
+                        url: page.url.clone(),
+                        quote: c.quote,
+                    });
                 } else {
                     skill.note(format!(
                         "dropped \"{}\": its quote is not on {} (\"{}\")",
@@ -225,8 +229,7 @@ async fn collect(skill: &Skill<'_>, args: CreatorCollectResearchArgs) -> Result<
 }
 
 fn slug(topic: &str) -> String {
-    let s: String =
-        fold(topic).chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect::<String>();
+    let s: String = fold(topic).chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect::<String>();
     let s = s.split('-').filter(|p| !p.is_empty()).take(8).collect::<Vec<_>>().join("-");
     if s.is_empty() { "notes".to_owned() } else { s }
 }

@@ -243,7 +243,11 @@ async fn triage(skill: &Skill<'_>, args: CreatorTriageInboxArgs) -> Result<Creat
         match by_id.get(&c.id) {
             Some(s) => {
                 if let Some(reply) = s.reply.as_deref().map(str::trim).filter(|r| !r.is_empty()) {
-                    replies.push(SuggestedReply { url: url.clone(), reply: reply.to_owned(), comment_id: c.id.clone() });
+                    replies.push(SuggestedReply {
+                        url: url.clone(),
+                        reply: reply.to_owned(),
+                        comment_id: c.id.clone(),
+                    });
                 }
                 triage.push(TriageItem {
                     url,
@@ -324,7 +328,10 @@ async fn apply(
         }
         if let Some(text) = a.text.as_deref().filter(|_| a.action == CommentAction::Reply) {
             let typed = skill
-                .call("browser_type", json!({"selector": in_comment(&comment.id, "textarea"), "text": text, "clear_first": true}))
+                .call(
+                    "browser_type",
+                    json!({"selector": in_comment(&comment.id, "textarea"), "text": text, "clear_first": true}),
+                )
                 .await;
             if let Some(e) = typed.error {
                 failed = true;

@@ -208,7 +208,8 @@ impl<'a> Skill<'a> {
             .map_err(|e| Error::internal("cannot make a scratch directory in the data dir").with_source(e))?;
         let path = scratch.path().join(name);
         std::fs::write(&path, text).map_err(|e| Error::internal(format!("cannot write {name}")).with_source(e))?;
-        let args = serde_json::json!({"file_path": path.display().to_string(), "tags": tags, "note": note, "name": name});
+        let args =
+            serde_json::json!({"file_path": path.display().to_string(), "tags": tags, "note": note, "name": name});
         let out: FileOutput = self.data("files_store", args).await?;
         Ok(out.file)
     }

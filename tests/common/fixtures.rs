@@ -345,7 +345,10 @@ fn router(app: App) -> Router {
         .route("/checkout", post(|p: Extension<Posted>| async move { received("Đặt hàng thành công", &p) }))
         .route("/login", post(|| async { Redirect::to("/account.html") }))
         // The creator fixtures: a comment's reply, hide, delete, block.
-        .route("/creator/comments/{id}/{action}", post(|p: Extension<Posted>| async move { received("Đã ghi nhận", &p) }))
+        .route(
+            "/creator/comments/{id}/{action}",
+            post(|p: Extension<Posted>| async move { received("Đã ghi nhận", &p) }),
+        )
         .route("/creator/studio/draft", post(studio_draft))
         .route("/creator/studio/publish", post(|p: Extension<Posted>| async move { received("Đã lên lịch", &p) }))
         .route("/search", get(search))

@@ -53,4 +53,3 @@ pub fn read(text: &str) -> Vec<std::collections::BTreeMap<String, String>> {
 pub fn unescape(value: &str) -> String {
     value.replace("\\n", "\n").replace("\\,", ",").replace("\\;", ";").replace("\\\\", "\\")
 }
-

@@ -95,11 +95,9 @@ fn a_run_plans_a_calendar_in_the_users_zone_with_titles_from_the_model() {
     let h = Halley::new();
     let set = h.call("user_profile_set", &json!({"set": {"time_zone": "Asia/Tokyo"}}));
     assert_eq!(set.code, 0, "{}", set.stderr);
-    let note = h.write_file("notes.md", "# AI browsers\n- Agents fill forms for users (source: example.org)\n".as_bytes());
-    let kept = h.call(
-        "files_store",
-        &json!({"file_path": note.display().to_string(), "tags": ["creator-research"]}),
-    );
+    let note =
+        h.write_file("notes.md", "# AI browsers\n- Agents fill forms for users (source: example.org)\n".as_bytes());
+    let kept = h.call("files_store", &json!({"file_path": note.display().to_string(), "tags": ["creator-research"]}));
     assert_eq!(kept.code, 0, "{}", kept.stderr);
     let args = json!({"channels": ["youtube", "tiktok"], "cadence": "3_per_week",
         "pillars": ["tech", "build-in-public"], "start_date": "2026-11-30", "weeks": 1});
@@ -126,7 +124,8 @@ fn a_run_plans_a_calendar_in_the_users_zone_with_titles_from_the_model() {
             (f("date"), f("start"), f("channel"), f("pillar"), f("title"))
         })
         .collect();
-    let (t1, t2, t3) = ("Trình duyệt AI điền form thay bạn", "Tuần 12: dựng bảng điều khiển", "5 việc agent làm tốt hơn người");
+    let (t1, t2, t3) =
+        ("Trình duyệt AI điền form thay bạn", "Tuần 12: dựng bảng điều khiển", "5 việc agent làm tốt hơn người");
     assert_eq!(
         got,
         vec![
@@ -314,8 +313,16 @@ fn an_approved_batch_is_confirmed_action_by_action_and_denied_it_sends_nothing()
     }
     let site = FixtureServer::start();
     let h = Halley::new();
-    let denied = h.run(&["--headless", "tools", "call", "creator_triage_inbox", "--args", &batch(&site).to_string(),
-        "--confirm", "deny"]);
+    let denied = h.run(&[
+        "--headless",
+        "tools",
+        "call",
+        "creator_triage_inbox",
+        "--args",
+        &batch(&site).to_string(),
+        "--confirm",
+        "deny",
+    ]);
     assert_eq!(denied.code, 0, "{}\n{}", denied.stdout, denied.stderr);
     let out = denied.result()["data"].clone();
     assert_eq!(out["status"], "needs_confirmation", "{out}");
@@ -325,13 +332,22 @@ fn an_approved_batch_is_confirmed_action_by_action_and_denied_it_sends_nothing()
         .iter()
         .map(|a| {
             let err = a["error"].as_str().unwrap_or("");
-            (a["comment_id"].as_str().unwrap(), a["action"].as_str().unwrap(), a["done"].as_bool().unwrap(), &err[..err.find(':').unwrap_or(0)])
+            (
+                a["comment_id"].as_str().unwrap(),
+                a["action"].as_str().unwrap(),
+                a["done"].as_bool().unwrap(),
+                &err[..err.find(':').unwrap_or(0)],
+            )
         })
         .collect();
     assert_eq!(
         applied,
-        vec![("c1", "reply", false, "denied"), ("c4", "hide", false, "denied"), ("c3", "delete", false, "denied"),
-             ("c6", "block", false, "denied")]
+        vec![
+            ("c1", "reply", false, "denied"),
+            ("c4", "hide", false, "denied"),
+            ("c3", "delete", false, "denied"),
+            ("c6", "block", false, "denied")
+        ]
     );
     assert_eq!(site.posts(), vec![], "nothing was posted, hidden, deleted or blocked");
     let questions = |answer: &str| {
@@ -356,8 +372,10 @@ fn an_approved_batch_is_confirmed_action_by_action_and_denied_it_sends_nothing()
     assert_eq!(
         posts,
         vec![
-            ("/creator/comments/c1/reply".to_owned(),
-             vec![("reply".to_owned(), "Chào Lan, mình dùng micro Rode NT-USB nhé!".to_owned())]),
+            (
+                "/creator/comments/c1/reply".to_owned(),
+                vec![("reply".to_owned(), "Chào Lan, mình dùng micro Rode NT-USB nhé!".to_owned())]
+            ),
             ("/creator/comments/c4/hide".to_owned(), vec![]),
             ("/creator/comments/c3/delete".to_owned(), vec![]),
             ("/creator/comments/c6/block".to_owned(), vec![]),
@@ -444,16 +462,26 @@ async fn a_run_drafts_a_post_past_the_2fa_and_schedules_it_once_approved() {
     assert_eq!(
         got,
         vec![
-            ("/creator/studio/draft".to_owned(), pairs(&[("title", "Trình duyệt AI: 5 điều bạn chưa biết"),
-                ("description", "Tập 12 của series build-in-public.")])),
-            ("/creator/studio/publish".to_owned(), pairs(&[("draft_id", "d-1"), ("visibility", "public"),
-                ("publish_at", "2026-12-15T19:00:00+07:00")])),
+            (
+                "/creator/studio/draft".to_owned(),
+                pairs(&[
+                    ("title", "Trình duyệt AI: 5 điều bạn chưa biết"),
+                    ("description", "Tập 12 của series build-in-public.")
+                ])
+            ),
+            (
+                "/creator/studio/publish".to_owned(),
+                pairs(&[("draft_id", "d-1"), ("visibility", "public"), ("publish_at", "2026-12-15T19:00:00+07:00")])
+            ),
         ]
     );
     use sha2::Digest;
     let file = &posts[0].files;
     assert_eq!(file.len(), 1);
-    assert_eq!((file[0].file_name.as_str(), file[0].sha256.clone()), ("video.mp4", hex::encode(sha2::Sha256::digest(video))));
+    assert_eq!(
+        (file[0].file_name.as_str(), file[0].sha256.clone()),
+        ("video.mp4", hex::encode(sha2::Sha256::digest(video)))
+    );
     // Asked before the upload, at the draft's form (it sends the media),
     // before publishing (with the post's details) and at the publish click.
     let asked = user.asked.lock().unwrap().clone();
@@ -468,9 +496,12 @@ async fn a_run_drafts_a_post_past_the_2fa_and_schedules_it_once_approved() {
         ]
     );
     let fields: Vec<(&str, &str)> = asked[2].fields.iter().map(|f| (f.name.as_str(), f.value.as_str())).collect();
-    for want in [("title", "Trình duyệt AI: 5 điều bạn chưa biết"), ("channel", "youtube"), ("visibility", "public"),
-        ("time", "2026-12-15T19:00:00+07:00")]
-    {
+    for want in [
+        ("title", "Trình duyệt AI: 5 điều bạn chưa biết"),
+        ("channel", "youtube"),
+        ("visibility", "public"),
+        ("time", "2026-12-15T19:00:00+07:00"),
+    ] {
         assert!(fields.contains(&want), "{want:?} not in {fields:?}");
     }
     let rows: Vec<(String, String)> = host
@@ -484,9 +515,18 @@ async fn a_run_drafts_a_post_past_the_2fa_and_schedules_it_once_approved() {
         .map(|r| (r.call_id, r.tool))
         .collect();
     let want: Vec<(String, String)> = [
-        "browser_navigate", "browser_detect_state", "human_solve_challenge", "browser_type", "browser_type",
-        "browser_upload_file", "browser_click", "browser_get_dom", "request_user_confirmation",
-        "browser_select_option", "browser_type", "browser_click",
+        "browser_navigate",
+        "browser_detect_state",
+        "human_solve_challenge",
+        "browser_type",
+        "browser_type",
+        "browser_upload_file",
+        "browser_click",
+        "browser_get_dom",
+        "request_user_confirmation",
+        "browser_select_option",
+        "browser_type",
+        "browser_click",
     ]
     .iter()
     .enumerate()
@@ -505,8 +545,16 @@ fn denied_nothing_is_uploaded_or_published_and_the_api_way_says_it_is_not_built(
     let site = FixtureServer::start();
     let h = Halley::new();
     h.write_file("video.mp4", b"fixture video");
-    let run = h.run(&["--headless", "tools", "call", "creator_schedule_post", "--args", &post_args(&site).to_string(),
-        "--confirm", "deny"]);
+    let run = h.run(&[
+        "--headless",
+        "tools",
+        "call",
+        "creator_schedule_post",
+        "--args",
+        &post_args(&site).to_string(),
+        "--confirm",
+        "deny",
+    ]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let out = run.result()["data"].clone();
     assert_eq!(
@@ -573,7 +621,10 @@ fn a_run_collects_research_with_checked_quotes_and_the_calendar_reads_it() {
     assert!(said.contains("dropped \\\"Agents replace search engines\\\""), "{said}");
     let markdown = stored(&h, out["notes_ref"].as_str().unwrap());
     assert!(markdown.starts_with("# Research: Xu hướng trình duyệt AI 2025\n"), "{markdown}");
-    assert!(markdown.contains("- Agentic browsers ask before paying [2]\n  > Most agentic browsers now ask before any payment"));
+    assert!(
+        markdown
+            .contains("- Agentic browsers ask before paying [2]\n  > Most agentic browsers now ask before any payment")
+    );
     assert!(!markdown.contains("replace search engines"), "{markdown}");
     assert!(markdown.contains(&format!("2. [Agentic browsers: the 2025 landscape]({a2})")), "{markdown}");
     assert_eq!(
