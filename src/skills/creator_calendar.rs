@@ -14,7 +14,7 @@ use jiff::tz::TimeZone;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Skill, parse, stored_text, to_output};
+use super::{Skill, stored_text};
 use crate::error::{Error, Result};
 use crate::tools::ToolOutput;
 use crate::tools::builtin::files::FilesGetOutput;
@@ -37,10 +37,7 @@ const NOTE_CHARS: usize = 4000;
 const NOTES: u32 = 5;
 
 pub fn run<'a>(skill: &'a Skill<'a>, args: &'a Value) -> BoxFuture<'a, Result<ToolOutput>> {
-    Box::pin(async move {
-        let args: CreatorPlanCalendarArgs = parse(NAME, args)?;
-        to_output(&plan(skill, args).await?)
-    })
+    super::typed(NAME, args, move |a: CreatorPlanCalendarArgs| plan(skill, a))
 }
 
 /// How often to post.

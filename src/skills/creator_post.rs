@@ -18,7 +18,7 @@
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-use super::{Skill, parse, to_output};
+use super::Skill;
 use crate::error::{Error, ErrorCode, Result};
 use crate::tools::ToolOutput;
 use crate::tools::catalogue::capture::BrowserGetDomOutput;
@@ -32,10 +32,7 @@ pub const NAME: &str = "creator_schedule_post";
 const CHALLENGE_MS: u32 = 180_000;
 
 pub fn run<'a>(skill: &'a Skill<'a>, args: &'a Value) -> BoxFuture<'a, Result<ToolOutput>> {
-    Box::pin(async move {
-        let args: CreatorSchedulePostArgs = parse(NAME, args)?;
-        to_output(&schedule(skill, args).await?)
-    })
+    super::typed(NAME, args, move |a: CreatorSchedulePostArgs| schedule(skill, a))
 }
 
 /// The studio's controls.

@@ -14,7 +14,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Skill, parse, to_output};
+use super::Skill;
 use crate::error::{Error, ErrorCode, Result};
 use crate::tools::ToolOutput;
 use crate::tools::catalogue::capture::BrowserReadTextOutput;
@@ -31,10 +31,7 @@ pub const NOTE_SCHEMAS: [&str; 1] = ["creator_notes_v1"];
 const PAGE_CHARS: u32 = 20_000;
 
 pub fn run<'a>(skill: &'a Skill<'a>, args: &'a Value) -> BoxFuture<'a, Result<ToolOutput>> {
-    Box::pin(async move {
-        let args: CreatorCollectResearchArgs = parse(NAME, args)?;
-        to_output(&collect(skill, args).await?)
-    })
+    super::typed(NAME, args, move |a: CreatorCollectResearchArgs| collect(skill, a))
 }
 
 /// One page read.

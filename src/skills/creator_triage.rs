@@ -20,7 +20,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Skill, parse, stored_text, to_output};
+use super::{Skill, stored_text};
 use crate::error::{Error, ErrorCode, Result};
 use crate::tools::ToolOutput;
 use crate::tools::builtin::files::{FileOutput, FilesGetOutput, StoredFile};
@@ -40,10 +40,7 @@ const POLICY_CHARS: usize = 8000;
 pub const CATEGORIES: [&str; 7] = ["question", "praise", "complaint", "spam", "abuse", "business", "other"];
 
 pub fn run<'a>(skill: &'a Skill<'a>, args: &'a Value) -> BoxFuture<'a, Result<ToolOutput>> {
-    Box::pin(async move {
-        let args: CreatorTriageInboxArgs = parse(NAME, args)?;
-        to_output(&triage(skill, args).await?)
-    })
+    super::typed(NAME, args, move |a: CreatorTriageInboxArgs| triage(skill, a))
 }
 
 /// One comment as read from its page.

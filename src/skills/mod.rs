@@ -79,6 +79,25 @@ pub fn parse<T: DeserializeOwned>(name: &str, args: &Value) -> Result<T> {
         .map_err(|e| Error::invalid_arguments(format!("invalid arguments for `{name}`: {e}")))
 }
 
+/// A skill's `run` over typed arguments and output: the arguments parsed
+/// (an `invalid_arguments` error naming the skill), `body` run, its result
+/// serialised.
+pub fn typed<'a, A, O, F>(
+    name: &'a str,
+    args: &'a Value,
+    body: impl FnOnce(A) -> F + Send + 'a,
+) -> BoxFuture<'a, Result<ToolOutput>>
+where
+    A: DeserializeOwned + Send + 'a,
+    O: serde::Serialize,
+    F: std::future::Future<Output = Result<O>> + Send + 'a,
+{
+    Box::pin(async move {
+        let args: A = parse(name, args)?;
+        to_output(&body(args).await?)
+    })
+}
+
 /// A skill's result as a tool's output.
 pub fn to_output<T: serde::Serialize>(data: &T) -> Result<ToolOutput> {
     serde_json::to_value(data)

@@ -212,7 +212,7 @@ fn a_run_triages_two_threads_and_suggests_replies_without_posting_anything() {
     let site = FixtureServer::start();
     let h = Halley::new();
     h.write_file("reply_policy.md", POLICY.as_bytes());
-    let (t1, t2) = (site.url("creator/comments-1.html"), site.other_url("creator/comments-2.html"));
+    let (t1, t2) = (site.url("creator/thread/1"), site.other_url("creator/thread/2"));
     let item = |id: &str, category: &str, priority: &str, lang: &str, reply: Value, action: &str| {
         json!({"comment_id": id, "category": category, "priority": priority, "summary": format!("{category} {id}"),
                "language": lang, "reply": reply, "action": action})
@@ -296,7 +296,7 @@ fn a_run_triages_two_threads_and_suggests_replies_without_posting_anything() {
 
 fn batch(site: &FixtureServer) -> Value {
     json!({
-        "thread_urls": [site.url("creator/comments-1.html"), site.other_url("creator/comments-2.html")],
+        "thread_urls": [site.url("creator/thread/1"), site.other_url("creator/thread/2")],
         "apply": [
             {"comment_id": "c1", "action": "reply", "text": "Chào Lan, mình dùng micro Rode NT-USB nhé!"},
             {"comment_id": "c4", "action": "hide"},
