@@ -8,6 +8,11 @@
 //! (own context, own tab, own scripted model): a step's time then includes
 //! waiting for the other runs' browser calls.
 //!
+//! A second table times the creator skills called directly (no model: their
+//! language steps are skipped, so what is left is Halley's own work: every
+//! step through the gate, real Chromium on the fixture sites, the files
+//! store), each the median of a few calls.
+//!
 //! `make bench-agent` (or `cargo run --release -p halley --example bench_agent`).
 
 use std::time::{Duration, Instant};
@@ -17,6 +22,7 @@ use halley::agent::run::{AgentEvent, RunLimits, run_task_with};
 use halley::agent::{ModelClient, ModelConfig, ModelFlags};
 use halley::core::BrowserSettings;
 use halley::tools::Registry;
+use halley::tools::catalogue::safety::ConfirmResultV1;
 use halley::{CallContext, Core, DataDir, FrontEnd};
 use serde_json::json;
 
@@ -103,5 +109,66 @@ async fn main() -> anyhow::Result<()> {
     }
     row("all three at once (3 runs, 1 core)", all);
     println!("\nTarget: median ≤ 30 ms per step (one run).");
+    skills(&site).await
+}
+
+/// Says yes to every question (the schedule's upload and draft).
+#[derive(Debug)]
+struct Yes;
+
+impl halley::gate::Confirmer for Yes {
+    fn confirm<'a>(
+        &'a self,
+        _request: &'a halley::gate::ConfirmationRequest,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ConfirmResultV1> + Send + 'a>> {
+        Box::pin(async { ConfirmResultV1 { approved: true, user_edits: Default::default(), reason: String::new() } })
+    }
+}
+
+/// Calls of each creator skill, timed whole.
+const SKILL_CALLS: usize = 5;
+
+#[allow(clippy::print_stdout)]
+async fn skills(site: &fixtures::FixtureServer) -> anyhow::Result<()> {
+    let tmp = tempfile::tempdir().context("temp dir")?;
+    let video = tmp.path().join("video.mp4");
+    std::fs::write(&video, b"bench video").context("video")?;
+    let cases = [
+        (
+            "creator_plan_calendar",
+            json!({"channels": ["youtube", "tiktok"], "cadence": "3_per_week",
+            "pillars": ["tech", "build-in-public"], "weeks": 4}),
+        ),
+        ("creator_triage_inbox", json!({"thread_urls": [site.url("creator/thread/1"), site.url("creator/thread/2")]})),
+        (
+            "creator_collect_research",
+            json!({"topic": "AI browsers", "max_sources": 2,
+            "sources": [site.url("creator/article-1.html"), site.other_url("creator/article-2.html")]}),
+        ),
+        (
+            "creator_schedule_post",
+            json!({"channel": "youtube", "title": "Bench", "visibility": "private",
+            "media_refs": [format!("file://{}", video.display())],
+            "studio_url": site.url("creator/studio.html?verified=1")}),
+        ),
+    ];
+    let core = open_core(&tmp).await?;
+    let cx = CallContext::new(FrontEnd::Cli).with_confirmer(std::sync::Arc::new(Yes));
+    println!("\nCreator skills called directly (no model: Halley's own time), median of {SKILL_CALLS} calls\n");
+    println!("| Skill | median ms | max ms |");
+    println!("| --- | ---: | ---: |");
+    for (name, args) in cases {
+        let mut times = Vec::with_capacity(SKILL_CALLS);
+        for _ in 0..SKILL_CALLS {
+            let started = Instant::now();
+            let result = core.call_tool(&cx, name, args.clone()).await;
+            times.push(started.elapsed());
+            anyhow::ensure!(result.is_ok(), "{name}: {:?}", result.error);
+        }
+        times.sort();
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        println!("| {name} | {:.1} | {:.1} |", ms(times[SKILL_CALLS / 2]), ms(times[SKILL_CALLS - 1]));
+    }
+    core.close().await;
     Ok(())
 }

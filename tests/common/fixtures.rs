@@ -349,6 +349,7 @@ fn router(app: App) -> Router {
             "/creator/comments/{id}/{action}",
             post(|p: Extension<Posted>| async move { received("Đã ghi nhận", &p) }),
         )
+        .route("/creator/thread/{n}", get(thread))
         .route("/creator/studio/draft", post(studio_draft))
         .route("/creator/studio/publish", post(|p: Extension<Posted>| async move { received("Đã lên lịch", &p) }))
         .route("/search", get(search))

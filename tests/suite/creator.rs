@@ -257,7 +257,8 @@ fn a_run_triages_two_threads_and_suggests_replies_without_posting_anything() {
             r(&t1, "c4", "kiemtien247", "spam", "low", "vi", "hide"),
             r(&t2, "c5", "Tom", "question", "medium", "en", "-"),
             r(&t2, "c6", "anon_77", "abuse", "medium", "vi", "block"),
-        ]
+        ],
+        "{out}"
     );
     assert_eq!(out["triage"][2]["text"], "The audio is out of sync after minute 5, really annoying.");
     let replies: Vec<(&str, &str)> = out["suggested_replies"]
