@@ -9,6 +9,7 @@ pub mod mcp;
 pub mod model_server;
 pub mod notify;
 pub mod oidc;
+pub mod youtube;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

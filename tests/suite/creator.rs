@@ -539,7 +539,7 @@ async fn a_run_drafts_a_post_past_the_2fa_and_schedules_it_once_approved() {
 }
 
 #[test]
-fn denied_nothing_is_uploaded_or_published_and_the_api_way_says_it_is_not_built() {
+fn denied_nothing_is_uploaded_or_published_and_without_an_account_the_api_way_says_so() {
     if !have_browser() {
         return;
     }
@@ -571,7 +571,7 @@ fn denied_nothing_is_uploaded_or_published_and_the_api_way_says_it_is_not_built(
     api.as_object_mut().unwrap().remove("studio_url");
     let run = h.call("creator_schedule_post", &api);
     assert_ne!(run.code, 0);
-    assert!(run.stdout.contains("not_available") && run.stdout.contains("studio_url"), "{}", run.stdout);
+    assert!(run.stdout.contains("not_available") && run.stdout.contains("no account"), "{}", run.stdout);
 }
 
 #[test]
@@ -643,4 +643,78 @@ fn a_run_collects_research_with_checked_quotes_and_the_calendar_reads_it() {
     // The notes are the calendar's research notes from now on.
     let files = h.call("files_get", &json!({"tags": ["creator-research"]}));
     assert_eq!(files.result()["data"]["files"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn through_the_api_a_video_is_uploaded_once_approved_with_the_accounts_token() {
+    use crate::common::oidc::{Consent, OidcServer, User, visit};
+    if !crate::common::in_session() {
+        return;
+    }
+    let server = OidcServer::start(600);
+    let h = Halley::new();
+    let (who, account) = super::oauth::login();
+    let pending = super::oauth::connect(&h, &server.issuer, &[], &[]).await.expect("a sign-in URL");
+    let callback = User::new().sign_in(&pending.url, &who, Consent::Grant).await;
+    assert_eq!(visit(&callback).await.map(|(s, _)| s), Some(200));
+    assert_eq!(pending.finish().await.code, 0);
+    let api = crate::common::youtube::YouTubeApi::start(&server.issuer);
+    let set = h.call("user_profile_set", &json!({"set": {"creator.youtube_api_base": api.base()}}));
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    let video = b"\x00\x00\x00\x18ftypmp42 api video";
+    h.write_file("video.mp4", video);
+    let args = json!({"channel": "youtube", "title": "Tập 12: build in public", "description": "Hậu trường",
+        "media_refs": ["file://video.mp4"], "schedule_time": "2026-12-15T19:00:00+07:00", "account": account});
+    let call = |consent: &'static str| {
+        let args = args.to_string();
+        let h = &h;
+        move || h.run(&["tools", "call", "creator_schedule_post", "--args", &args, consent])
+    };
+
+    // Denied: nothing reaches the platform.
+    let denied = tokio::task::block_in_place(|| {
+        h.run(&["tools", "call", "creator_schedule_post", "--args", &args.to_string(), "--confirm", "deny"])
+    });
+    assert_eq!(denied.code, 0, "{}\n{}", denied.stdout, denied.stderr);
+    let out = denied.result()["data"].clone();
+    assert_eq!(
+        (&out["status"], &out["publish_ready"], &out["draft_links"]),
+        (&json!("needs_confirmation"), &json!(false), &json!([])),
+        "{out}"
+    );
+    assert_eq!(api.seen(), vec![], "nothing uploaded");
+
+    // Approved: one resumable session, one upload, the bearer valid, scheduled
+    // as YouTube schedules (private until publishAt).
+    let approved = tokio::task::block_in_place(call("--yes"));
+    assert_eq!(approved.code, 0, "{}\n{}", approved.stdout, approved.stderr);
+    let out = approved.result()["data"].clone();
+    assert_eq!(
+        out,
+        json!({"draft_links": ["https://studio.youtube.com/video/vid1/edit"], "publish_ready": true, "status": "ok",
+               "visibility": "public", "published": true})
+    );
+    let seen = api.seen();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert!(seen.iter().all(|s| s.authorized), "{seen:?}");
+    assert_eq!(
+        seen[0].metadata,
+        Some(json!({"snippet": {"title": "Tập 12: build in public", "description": "Hậu trường"},
+            "status": {"privacyStatus": "private", "publishAt": "2026-12-15T19:00:00+07:00",
+                       "selfDeclaredMadeForKids": false}}))
+    );
+    use sha2::Digest;
+    assert_eq!(seen[1].sha256.as_deref(), Some(hex::encode(sha2::Sha256::digest(video)).as_str()));
+    // Asked once a call, with the post's details (the sign-in was asked too);
+    // no token in the output.
+    let q = |tool: &str, scope: &str, answer: &str| (tool.to_owned(), scope.to_owned(), answer.to_owned());
+    assert_eq!(
+        asked(&h),
+        vec![
+            q("auth_oauth_connect", "SUBMIT", "allow"),
+            q("request_user_confirmation", "READ_ONLY", "deny"),
+            q("request_user_confirmation", "READ_ONLY", "allow"),
+        ]
+    );
+    assert!(!approved.stdout.contains("Bearer"));
 }

@@ -165,6 +165,12 @@ pub struct CreatorSchedulePostArgs {
     /// `publish_at`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub studio_url: Option<String>,
+    /// The API way (no `studio_url`): the account connected with
+    /// `auth_oauth_connect` to upload with; default the first connected one.
+    /// The API's address is the profile key `creator.youtube_api_base`
+    /// (default `https://www.googleapis.com`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
 }
 
 /// Who sees a post.
