@@ -378,7 +378,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             High,
             true,
             needs::RUNS_NOW,
-            "Create a draft post (title, description, media) in the channel's web UI and, after the user confirms, publish or schedule it. 2FA prompts go to the user. Returns draft links and whether it is ready to publish.",
+            "Create a draft post (title, description, media) in the channel's web UI (`studio_url`), or upload it through the platform's API with an account connected by auth_oauth_connect, and, after the user confirms, publish or schedule it. 2FA prompts go to the user. Returns draft links and whether it is ready to publish.",
         )),
         declare::<CreatorTriageInboxArgs, CreatorTriageInboxOutput>(skill(
             "creator_triage_inbox",
