@@ -22,7 +22,6 @@ use halley::agent::run::{AgentEvent, RunLimits, run_task_with};
 use halley::agent::{ModelClient, ModelConfig, ModelFlags};
 use halley::core::BrowserSettings;
 use halley::tools::Registry;
-use halley::tools::catalogue::safety::ConfirmResultV1;
 use halley::{CallContext, Core, DataDir, FrontEnd};
 use serde_json::json;
 
@@ -112,19 +111,6 @@ async fn main() -> anyhow::Result<()> {
     skills(&site).await
 }
 
-/// Says yes to every question (the schedule's upload and draft).
-#[derive(Debug)]
-struct Yes;
-
-impl halley::gate::Confirmer for Yes {
-    fn confirm<'a>(
-        &'a self,
-        _request: &'a halley::gate::ConfirmationRequest,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ConfirmResultV1> + Send + 'a>> {
-        Box::pin(async { ConfirmResultV1 { approved: true, user_edits: Default::default(), reason: String::new() } })
-    }
-}
-
 /// Calls of each creator skill, timed whole.
 const SKILL_CALLS: usize = 5;
 
@@ -153,7 +139,7 @@ async fn skills(site: &fixtures::FixtureServer) -> anyhow::Result<()> {
         ),
     ];
     let core = open_core(&tmp).await?;
-    let cx = CallContext::new(FrontEnd::Cli).with_confirmer(std::sync::Arc::new(Yes));
+    let cx = CallContext::new(FrontEnd::Cli).with_confirmer(std::sync::Arc::new(halley::gate::ApproveAll));
     println!("\nCreator skills called directly (no model: Halley's own time), median of {SKILL_CALLS} calls\n");
     println!("| Skill | median ms | max ms |");
     println!("| --- | ---: | ---: |");
