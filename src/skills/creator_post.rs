@@ -227,7 +227,7 @@ mod api {
 
     use super::{Progress, Skill, go_ahead};
     use crate::error::{Error, ErrorCode, Result};
-    use crate::tools::builtin::files::{FilesGetOutput, resolve_file_ref};
+    use crate::tools::builtin::files::{FileOutput, FilesGetOutput, resolve_file_ref};
     use crate::tools::builtin::profile::UserProfileGetOutput;
     use crate::tools::catalogue::common::SkillStatus;
     use crate::tools::catalogue::creator::{CreatorSchedulePostArgs, CreatorSchedulePostOutput, Visibility};
@@ -236,7 +236,9 @@ mod api {
     pub const DEFAULT_BASE: &str = "https://www.googleapis.com";
     pub const BASE_KEY: &str = "creator.youtube_api_base";
 
-    /// The one video's bytes: a stored file's id or a `file://` path.
+    /// The one video's bytes: a stored file's id, or a `file://` path
+    /// taken into the files store first (a `files_store` step, so the gate
+    /// sees which file leaves the machine).
     async fn media(skill: &Skill<'_>, refs: &[String]) -> Result<(String, Vec<u8>)> {
         let [one] = refs else {
             return Err(Error::invalid_arguments(format!(
@@ -244,17 +246,17 @@ mod api {
                 refs.len()
             )));
         };
-        let path = if one.starts_with("file_") || one.starts_with("file-") {
+        let file = if one.starts_with("file_") || one.starts_with("file-") {
             let found: FilesGetOutput = skill.data("files_get", json!({"id": one})).await?;
-            let file =
-                found.files.into_iter().next().ok_or_else(|| Error::not_found(format!("no stored file {one}")))?;
-            resolve_file_ref(&file.reference)?
+            found.files.into_iter().next().ok_or_else(|| Error::not_found(format!("no stored file {one}")))?
         } else {
-            resolve_file_ref(one)?
+            let kept: FileOutput =
+                skill.data("files_store", json!({"file_path": one, "tags": ["creator-media"]})).await?;
+            kept.file
         };
-        let bytes = std::fs::read(&path)
+        let bytes = std::fs::read(resolve_file_ref(&file.reference)?)
             .map_err(|e| Error::new(ErrorCode::FileNotFound, format!("{one} cannot be read")).with_source(e))?;
-        Ok((path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), bytes))
+        Ok((file.name, bytes))
     }
 
     pub(super) async fn upload(

@@ -218,13 +218,14 @@ impl<'a> Skill<'a> {
     }
 
     /// Keep `text` in the files store as a file called `name` (a
-    /// `files_store` step: the file is written in a scratch directory of
-    /// the data dir first, then stored, and the scratch copy removed).
+    /// `files_store` step: the file is written in a private scratch
+    /// directory of the system's temporary folder first, an ordinary place
+    /// to take a file from, then stored, and the scratch copy removed).
     pub async fn store_text(&self, name: &str, text: &str, tags: &[&str], note: &str) -> Result<StoredFile> {
         let scratch = tempfile::Builder::new()
-            .prefix("skill-")
-            .tempdir_in(self.core.data_dir().root())
-            .map_err(|e| Error::internal("cannot make a scratch directory in the data dir").with_source(e))?;
+            .prefix("halley-skill-")
+            .tempdir()
+            .map_err(|e| Error::internal("cannot make a scratch directory").with_source(e))?;
         let path = scratch.path().join(name);
         std::fs::write(&path, text).map_err(|e| Error::internal(format!("cannot write {name}")).with_source(e))?;
         let args =
