@@ -13,7 +13,7 @@
 //! the loopback fixture sites, the parsing, the database writes), every
 //! question approved: `travel_plan_itinerary` builds its skeleton,
 //! `travel_fill_forms` stops before submitting, `shopping_prepare_checkout`
-//! before paying.
+//! before paying; the creator skills skip their language steps.
 //!
 //! `make bench-agent` (or `cargo run --release -p halley --example bench_agent`).
 
@@ -122,6 +122,8 @@ const SKILL_CALLS: usize = 5;
 async fn skills(site: &fixtures::FixtureServer) -> anyhow::Result<()> {
     let tmp = tempfile::tempdir().context("temp dir")?;
     let core = open_core(&tmp).await?;
+    let video = tmp.path().join("video.mp4");
+    std::fs::write(&video, b"bench video").context("video")?;
     let sites = json!([
         site.url("travel/flights.html?from={from}&to={to}&date={date}&pax={pax}"),
         {"type": "hotel", "url": site.other_url("travel/hotels.html?location={location}")},
@@ -157,6 +159,23 @@ async fn skills(site: &fixtures::FixtureServer) -> anyhow::Result<()> {
             "shopping_compare_options",
             json!({"items": [{"url": site.url("shop/vn/laptop.html"), "variant": "16GB/1TB"},
                 {"url": site.other_url("shop/us/laptop.html"), "variant": "16GB/1TB"}]}),
+        ),
+        (
+            "creator_plan_calendar",
+            json!({"channels": ["youtube", "tiktok"], "cadence": "3_per_week",
+            "pillars": ["tech", "build-in-public"], "weeks": 4}),
+        ),
+        ("creator_triage_inbox", json!({"thread_urls": [site.url("creator/thread/1"), site.url("creator/thread/2")]})),
+        (
+            "creator_collect_research",
+            json!({"topic": "AI browsers", "max_sources": 2,
+            "sources": [site.url("creator/article-1.html"), site.other_url("creator/article-2.html")]}),
+        ),
+        (
+            "creator_schedule_post",
+            json!({"channel": "youtube", "title": "Bench", "visibility": "private",
+            "media_refs": [format!("file://{}", video.display())],
+            "studio_url": site.url("creator/studio.html?verified=1")}),
         ),
         (
             "shopping_prepare_checkout",

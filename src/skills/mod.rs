@@ -23,6 +23,10 @@ pub mod travel;
 pub mod shopping_checkout;
 pub mod shopping_compare;
 pub mod shopping_specs;
+pub mod creator_calendar;
+pub mod creator_post;
+pub mod creator_research;
+pub mod creator_triage;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -37,6 +41,7 @@ use crate::context::CallContext;
 use crate::core::Core;
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::tool_calls::{NewToolCall, ToolCallStatus};
+use crate::tools::builtin::files::{FileOutput, StoredFile, resolve_file_ref};
 use crate::tools::{Executor, Registry, ToolOutput, ToolResultV2};
 
 /// How many answers a language step gets before the skill does without it.
@@ -54,6 +59,10 @@ pub const SKILLS: &[(&str, Run)] = &[
     ("shopping_extract_specs", shopping_specs::run),
     ("shopping_compare_options", shopping_compare::run),
     ("shopping_prepare_checkout", shopping_checkout::run),
+    (creator_calendar::NAME, creator_calendar::run),
+    (creator_triage::NAME, creator_triage::run),
+    (creator_post::NAME, creator_post::run),
+    (creator_research::NAME, creator_research::run),
 ];
 
 /// Whether `name` is a skill this module runs.
@@ -78,6 +87,25 @@ pub async fn run(
 pub fn parse<T: DeserializeOwned>(name: &str, args: &Value) -> Result<T> {
     serde_json::from_value(args.clone())
         .map_err(|e| Error::invalid_arguments(format!("invalid arguments for `{name}`: {e}")))
+}
+
+/// A skill's `run` over typed arguments and output: the arguments parsed
+/// (an `invalid_arguments` error naming the skill), `body` run, its result
+/// serialised.
+pub fn typed<'a, A, O, F>(
+    name: &'a str,
+    args: &'a Value,
+    body: impl FnOnce(A) -> F + Send + 'a,
+) -> BoxFuture<'a, Result<ToolOutput>>
+where
+    A: DeserializeOwned + Send + 'a,
+    O: serde::Serialize,
+    F: std::future::Future<Output = Result<O>> + Send + 'a,
+{
+    Box::pin(async move {
+        let args: A = parse(name, args)?;
+        to_output(&body(args).await?)
+    })
 }
 
 /// A skill's result as a tool's output.
@@ -210,6 +238,23 @@ impl<'a> Skill<'a> {
         data_of(tool, self.call_rules_only(tool, args).await)
     }
 
+    /// Keep `text` in the files store as a file called `name` (a
+    /// `files_store` step: the file is written in a private scratch
+    /// directory of the system's temporary folder first, an ordinary place
+    /// to take a file from, then stored, and the scratch copy removed).
+    pub async fn store_text(&self, name: &str, text: &str, tags: &[&str], note: &str) -> Result<StoredFile> {
+        let scratch = tempfile::Builder::new()
+            .prefix("halley-skill-")
+            .tempdir()
+            .map_err(|e| Error::internal("cannot make a scratch directory").with_source(e))?;
+        let path = scratch.path().join(name);
+        std::fs::write(&path, text).map_err(|e| Error::internal(format!("cannot write {name}")).with_source(e))?;
+        let args =
+            serde_json::json!({"file_path": path.display().to_string(), "tags": tags, "note": note, "name": name});
+        let out: FileOutput = self.data("files_store", args).await?;
+        Ok(out.file)
+    }
+
     /// A language step: ask the run's model to do `task` on `input` (page
     /// content or the skill's findings, fenced as data) and answer one JSON
     /// object valid against `schema`; read as `T`. A malformed answer is
@@ -297,6 +342,14 @@ fn data_of<T: DeserializeOwned>(tool: &str, result: ToolResultV2) -> Result<T> {
     }
     serde_json::from_value(result.data)
         .map_err(|e| Error::internal(format!("unexpected output of `{tool}`")).with_source(e))
+}
+
+/// The text of a stored file (lossy UTF-8), at most `max_chars` characters.
+pub fn stored_text(file: &StoredFile, max_chars: usize) -> Result<String> {
+    let path = resolve_file_ref(&file.reference)?;
+    let bytes = std::fs::read(&path)
+        .map_err(|e| Error::not_found(format!("the stored file {} cannot be read", file.id)).with_source(e))?;
+    Ok(String::from_utf8_lossy(&bytes).chars().take(max_chars).collect())
 }
 
 /// The markers around the data a language step is given.

@@ -346,6 +346,14 @@ fn router(app: App) -> Router {
         .route("/login", post(|| async { Redirect::to("/account.html") }))
         .route("/shop/{shop}/cart", post(|| async { axum::Json(serde_json::json!({"ok": true})) }))
         .route("/shop/{shop}/order", post(shop_order))
+        // The creator fixtures: a comment's reply, hide, delete, block.
+        .route(
+            "/creator/comments/{id}/{action}",
+            post(|p: Extension<Posted>| async move { received("Đã ghi nhận", &p) }),
+        )
+        .route("/creator/thread/{n}", get(thread))
+        .route("/creator/studio/draft", post(studio_draft))
+        .route("/creator/studio/publish", post(|p: Extension<Posted>| async move { received("Đã lên lịch", &p) }))
         .route("/search", get(search))
         .route("/catalogue", get(catalogue))
         .route("/export.csv", get(export_csv))
@@ -484,6 +492,80 @@ async fn shop_order(UrlPath(shop): UrlPath<String>, p: Extension<Posted>) -> Htm
 #[derive(Deserialize)]
 struct Q {
     q: Option<String>,
+}
+
+/// One comment of a creator fixture thread: (id, author, lang, text).
+pub type FixtureComment = (&'static str, &'static str, &'static str, &'static str);
+
+/// The comments of the creator fixtures' two videos.
+pub const THREADS: [(&str, &[FixtureComment]); 2] = [
+    (
+        "Trình duyệt AI làm được gì?",
+        &[
+            ("c1", "Lan Nguyễn", "vi", "Cho mình hỏi video này dùng micro gì vậy ạ?"),
+            ("c2", "Minh Trần", "vi", "Video hay quá, cảm ơn anh nhiều!"),
+            ("c3", "Sarah K.", "en", "The audio is out of sync after minute 5, really annoying."),
+            ("c4", "kiemtien247", "vi", "Kiếm 5 triệu mỗi ngày tại nhà, inbox ngay link bio!!!"),
+        ],
+    ),
+    (
+        "Build in public: tuần 12",
+        &[
+            ("c5", "Tom", "en", "Which framework did you use for the side panel?"),
+            ("c6", "anon_77", "vi", "Đồ ngu, nội dung rác."),
+        ],
+    ),
+];
+
+/// `/creator/thread/{1|2}`: a video's comments, each with a reply box and
+/// hide / delete / block buttons posting to `/creator/comments/{id}/{action}`.
+async fn thread(UrlPath(n): UrlPath<usize>) -> Response {
+    let Some((video, comments)) = n.checked_sub(1).and_then(|i| THREADS.get(i)) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let mut body = format!("<h1>Bình luận: {}</h1>\n<section id=\"comments\">\n", escape(video));
+    for (id, author, lang, text) in *comments {
+        let button = |action: &str, label: &str| {
+            format!(
+                "<form method=\"post\" action=\"/creator/comments/{id}/{action}\"><button type=\"submit\" \
+                 data-action=\"{action}\">{label}</button></form>"
+            )
+        };
+        body.push_str(&format!(
+            "<article class=\"comment\" data-comment-id=\"{id}\" lang=\"{lang}\">\n\
+             <header><span class=\"author\">{}</span> · <time>2 giờ trước</time></header>\n<p class=\"text\">{}</p>\n\
+             <form class=\"reply-form\" method=\"post\" action=\"/creator/comments/{id}/reply\">\
+             <label>Phản hồi của bạn <textarea name=\"reply\" rows=\"2\"></textarea></label>\
+             <button type=\"submit\" data-action=\"reply\">Trả lời</button></form>\n\
+             <div class=\"moderation\">{}{}{}</div>\n</article>\n",
+            escape(author),
+            escape(text),
+            button("hide", "Ẩn bình luận"),
+            button("delete", "Xóa bình luận"),
+            button("block", "Chặn người dùng"),
+        ));
+    }
+    body.push_str("</section>");
+    Html(page(&format!("{video} | Studio bình luận"), &body)).into_response()
+}
+
+/// The studio's saved draft: its link and the publish form.
+async fn studio_draft(Extension(p): Extension<Posted>) -> Html<String> {
+    let title = escape(p.form.iter().find(|(k, _)| k == "title").map_or("", |(_, v)| v.as_str()));
+    let files: String = p.files.iter().map(|f| format!("<li class=\"file\">{}</li>", escape(&f.file_name))).collect();
+    Html(page(
+        "Bản nháp đã lưu",
+        &format!(
+            "<h1>Bản nháp đã lưu</h1>\n<p><a id=\"draft-link\" href=\"/creator/studio/drafts/d-1\">{title}</a></p>\n\
+             <ul id=\"media\">{files}</ul>\n\
+             <form id=\"publish-form\" method=\"post\" action=\"/creator/studio/publish\">\n\
+             <input type=\"hidden\" name=\"draft_id\" value=\"d-1\">\n\
+             <label>Chế độ hiển thị <select name=\"visibility\"><option value=\"private\">Riêng tư</option>\
+             <option value=\"unlisted\">Không công khai</option><option value=\"public\">Công khai</option></select></label>\n\
+             <label>Thời gian (ISO 8601) <input type=\"text\" name=\"publish_at\"></label>\n\
+             <button type=\"submit\" data-action=\"publish\">Xuất bản</button>\n</form>"
+        ),
+    ))
 }
 
 async fn search(Query(Q { q }): Query<Q>) -> Html<String> {

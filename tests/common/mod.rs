@@ -4,10 +4,12 @@
 
 pub mod browser;
 pub mod fixtures;
+pub mod ical;
 pub mod mcp;
 pub mod model_server;
 pub mod notify;
 pub mod oidc;
+pub mod youtube;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -57,7 +57,7 @@ fn list_as_a_table_and_show_one_tool() {
     let run = h.run(&["tools", "list"]);
     assert_eq!(run.code, 0);
     assert!(run.stdout.lines().any(|l| l.starts_with("browser_navigate") && l.contains("WRITE_NON_DESTRUCTIVE")));
-    assert!(run.stdout.contains("59 tools, 54 available now"), "{}", run.stdout);
+    assert!(run.stdout.contains("59 tools, 58 available now"), "{}", run.stdout);
 
     let show = h.run(&["tools", "show", "web_search"]);
     assert_eq!(show.code, 0);

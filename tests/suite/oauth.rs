@@ -18,7 +18,7 @@ use crate::common::oidc::{Consent, OidcServer, User, visit};
 use crate::common::{Halley, Run, files_containing, in_session, secret_tool_lookup};
 
 /// A login of its own per test: the session's keyring is shared by the tests.
-fn login() -> (String, String) {
+pub(super) fn login() -> (String, String) {
     let login = format!("u{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
     let name = format!("oidc:{login}@example.test");
     (login, name)
@@ -42,14 +42,14 @@ fn signed(ttl: u64) -> Option<Signed> {
 }
 
 /// `halley auth connect --provider oidc ...` started; the sign-in URL it prints.
-struct Connect {
+pub(super) struct Connect {
     child: tokio::process::Child,
-    url: String,
+    pub(super) url: String,
     /// The rest of stderr, read on while the sign-in goes on.
     stderr: tokio::task::JoinHandle<String>,
 }
 
-async fn connect(h: &Halley, issuer: &str, extra: &[&str], env: &[(&str, &str)]) -> Result<Connect, Run> {
+pub(super) async fn connect(h: &Halley, issuer: &str, extra: &[&str], env: &[(&str, &str)]) -> Result<Connect, Run> {
     let data = h.data_dir();
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_halley"));
     cmd.arg("--data-dir").arg(&data);
@@ -86,7 +86,7 @@ async fn connect(h: &Halley, issuer: &str, extra: &[&str], env: &[(&str, &str)])
 }
 
 impl Connect {
-    async fn finish(self) -> Run {
+    pub(super) async fn finish(self) -> Run {
         let out = tokio::time::timeout(Duration::from_secs(30), self.child.wait_with_output())
             .await
             .expect("halley auth connect ends")

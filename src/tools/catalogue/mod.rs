@@ -60,8 +60,6 @@ pub(crate) mod needs {
     pub const SKILL_SUBMIT: &str = "the agent runtime (model client), the managed browser (Chromium over CDP) and the gatekeeper's confirmation channel";
     /// A skill that runs now, without a model (`watch/skills.rs`): nothing missing.
     pub const RUNS_NOW: &str = "";
-    pub const SKILL_PLAN: &str = "the agent runtime (model client)";
-    pub const SKILL_PUBLISH: &str = "the agent runtime (model client), the managed browser (Chromium over CDP), the gatekeeper's confirmation channel and the challenge hand-off";
 }
 
 /// The declaration of one catalogue entry, minus its schemas.
