@@ -54,10 +54,6 @@ pub fn catalogue() -> Vec<ToolSpec> {
 /// What each planned tool is waiting for, in the user's terms.
 pub(crate) mod needs {
     pub const SEARCH: &str = "a web search provider";
-    pub const SKILL_RESEARCH: &str =
-        "the agent runtime (model client), a web search provider and the managed browser (Chromium over CDP)";
-    pub const SKILL_BROWSE: &str = "the agent runtime (model client) and the managed browser (Chromium over CDP)";
-    pub const SKILL_SUBMIT: &str = "the agent runtime (model client), the managed browser (Chromium over CDP) and the gatekeeper's confirmation channel";
     /// A skill that runs now, without a model (`watch/skills.rs`): nothing missing.
     pub const RUNS_NOW: &str = "";
 }
