@@ -53,7 +53,6 @@ pub fn catalogue() -> Vec<ToolSpec> {
 
 /// What each planned tool is waiting for, in the user's terms.
 pub(crate) mod needs {
-    pub const SEARCH: &str = "a web search provider";
     pub const SKILL_RESEARCH: &str =
         "the agent runtime (model client), a web search provider and the managed browser (Chromium over CDP)";
     pub const SKILL_BROWSE: &str = "the agent runtime (model client) and the managed browser (Chromium over CDP)";
