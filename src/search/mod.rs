@@ -135,31 +135,30 @@ pub async fn delete_brave_key(dir: &DataDir) -> Result<bool> {
     SecretStore::os()?.delete(&brave_key_account(dir)).await
 }
 
-/// The providers to ask, in order, and the notes on those skipped.
-async fn providers(dir: &DataDir, settings: &SearchSettings) -> (Vec<Box<dyn Provider>>, Vec<String>) {
+/// The providers to ask, in order; those skipped as the note saying why.
+async fn providers(dir: &DataDir, settings: &SearchSettings) -> Vec<std::result::Result<Box<dyn Provider>, String>> {
     let order = if settings.order.is_empty() { SearchProvider::ALL.to_vec() } else { settings.order.clone() };
-    let mut out: Vec<Box<dyn Provider>> = Vec::new();
-    let mut notes = Vec::new();
+    let mut out: Vec<std::result::Result<Box<dyn Provider>, String>> = Vec::new();
     for kind in order {
-        match kind {
+        out.push(match kind {
             SearchProvider::Searxng => match &settings.searxng_url {
-                Some(url) => out.push(Box::new(searxng::Searxng { base: url.clone() })),
-                None => notes.push("searxng: skipped, no instance URL in the search settings".to_owned()),
+                Some(url) => Ok(Box::new(searxng::Searxng { base: url.clone() })),
+                None => Err("searxng: skipped, no instance URL in the search settings".to_owned()),
             },
             SearchProvider::Brave => match brave_key(dir).await {
-                Ok(Some(key)) => out.push(Box::new(brave::Brave {
+                Ok(Some(key)) => Ok(Box::new(brave::Brave {
                     base: settings.brave_url.clone().unwrap_or_else(|| brave::DEFAULT_BASE.to_owned()),
                     key,
                 })),
-                Ok(None) => notes.push("brave: skipped, no API key saved (`halley search key set`)".to_owned()),
-                Err(e) => notes.push(format!("brave: skipped, its key cannot be read: {}", e.message())),
+                Ok(None) => Err("brave: skipped, no API key saved (`halley search key set`)".to_owned()),
+                Err(e) => Err(format!("brave: skipped, its key cannot be read: {}", e.message())),
             },
-            SearchProvider::Duckduckgo => out.push(Box::new(ddg::DuckDuckGo {
+            SearchProvider::Duckduckgo => Ok(Box::new(ddg::DuckDuckGo {
                 base: settings.duckduckgo_url.clone().unwrap_or_else(|| ddg::DEFAULT_BASE.to_owned()),
             })),
-        }
+        });
     }
-    (out, notes)
+    out
 }
 
 /// Run `web_search`: the providers in order until one gives results.
@@ -172,9 +171,16 @@ pub async fn web_search(ctx: &ToolContext, cx: &CallContext, args: WebSearchArgs
     let locale = locale::choose(args.locale.as_deref(), &text, settings.language.as_deref());
     let max = usize::from(args.max_results).clamp(1, 20);
     let query = Query { text, locale, count: (max + 5).min(20) };
-    let (providers, mut notes) = providers(&ctx.data_dir, &settings.search).await;
+    let mut notes = Vec::new();
     let env = Env { ctx, cx };
-    for p in providers {
+    for p in providers(&ctx.data_dir, &settings.search).await {
+        let p = match p {
+            Ok(p) => p,
+            Err(skipped) => {
+                notes.push(skipped);
+                continue;
+            }
+        };
         let name = p.kind().name();
         let Some(found) = cx.cancel.or_cancelled(p.search(&env, &query)).await else {
             return Err(Error::new(ErrorCode::Cancelled, "the search was stopped"));

@@ -28,3 +28,4 @@ mod model_server;
 mod oauth;
 mod runs_traces;
 mod watch;
+mod web_search;
