@@ -72,7 +72,8 @@ pub async fn run(cmd: KeyCommand, saved: &Settings) -> ExitCode {
     let endpoint = endpoint_name(&config);
     match cmd {
         KeyCommand::Set(_) => {
-            let key = match read_key(&format!("API key for {endpoint}"), "halley models key set --preset openai").await {
+            let key = match read_key(&format!("API key for {endpoint}"), "halley models key set --preset openai").await
+            {
                 Ok(k) => k,
                 Err(e) => return fail(&e, EXIT_USAGE),
             };

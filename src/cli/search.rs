@@ -167,7 +167,8 @@ async fn key(dir: &DataDir, cmd: KeyCommand) -> ExitCode {
         }
         KeyCommand::Status => match search::brave_key(dir).await {
             Ok(k) => {
-                let state = if k.is_some() { "a Brave Search API key is saved" } else { "no Brave Search API key is saved" };
+                let state =
+                    if k.is_some() { "a Brave Search API key is saved" } else { "no Brave Search API key is saved" };
                 out(&format!("{state} (account {account})"));
                 ExitCode::SUCCESS
             }

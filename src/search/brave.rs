@@ -53,7 +53,9 @@ impl Provider for Brave {
     fn search<'a>(&'a self, env: &'a Env<'a>, query: &'a Query) -> Searching<'a> {
         Box::pin(async move {
             let answer = super::get_json(env, &self.url(query), &[("X-Subscription-Token", self.key.expose())]).await;
-            hits(&answer.map_err(|e| if e == "HTTP 401" || e == "HTTP 403" { format!("{e}: the API key was refused") } else { e })?)
+            hits(&answer.map_err(|e| {
+                if e == "HTTP 401" || e == "HTTP 403" { format!("{e}: the API key was refused") } else { e }
+            })?)
         })
     }
 }

@@ -148,10 +148,10 @@ fn unwrap(href: &str, base: Option<&url::Url>) -> Option<String> {
         Some(b) => b.join(href).ok()?,
         None => url::Url::parse(href).ok()?,
     };
-    if url.path() == "/l/" || url.path() == "/l" {
-        if let Some((_, target)) = url.query_pairs().find(|(k, _)| k == "uddg") {
-            return Some(target.into_owned());
-        }
+    if (url.path() == "/l/" || url.path() == "/l")
+        && let Some((_, target)) = url.query_pairs().find(|(k, _)| k == "uddg")
+    {
+        return Some(target.into_owned());
     }
     Some(url.to_string())
 }
@@ -191,7 +191,11 @@ mod tests {
 
     #[test]
     fn the_url_carries_the_region() {
-        let q = Query { text: "giá iPhone 16".into(), locale: super::super::locale::Locale::parse("vi-VN").unwrap(), count: 10 };
+        let q = Query {
+            text: "giá iPhone 16".into(),
+            locale: super::super::locale::Locale::parse("vi-VN").unwrap(),
+            count: 10,
+        };
         let d = DuckDuckGo { base: "https://html.duckduckgo.com/".into() };
         assert_eq!(d.url(&q), "https://html.duckduckgo.com/html/?q=gi%C3%A1+iPhone+16&kl=vn-vi");
     }

@@ -68,9 +68,8 @@ fn usual_region(lang: &str) -> Option<&'static str> {
 /// (Hangul), Thai.
 pub fn detect(query: &str) -> Option<Locale> {
     let has = |f: fn(char) -> bool| query.chars().any(f);
-    let vietnamese_word = query
-        .split(|c: char| !c.is_alphanumeric())
-        .any(|w| VIETNAMESE_WORDS.contains(&w.to_lowercase().as_str()));
+    let vietnamese_word =
+        query.split(|c: char| !c.is_alphanumeric()).any(|w| VIETNAMESE_WORDS.contains(&w.to_lowercase().as_str()));
     let tag = if has(is_vietnamese) || vietnamese_word {
         "vi-VN"
     } else if has(|c| matches!(c, '\u{3040}'..='\u{30ff}')) {

@@ -244,7 +244,11 @@ pub fn plain(html: &str) -> String {
 /// The answer of an API provider as JSON: HTTP errors, timeouts and
 /// unreadable bodies as a failure in words. The fetch passes the gate like
 /// a navigation to `url` (a site set to `never` is not asked).
-pub(crate) async fn get_json(env: &Env<'_>, url: &str, headers: &[(&str, &str)]) -> std::result::Result<serde_json::Value, Failure> {
+pub(crate) async fn get_json(
+    env: &Env<'_>,
+    url: &str,
+    headers: &[(&str, &str)],
+) -> std::result::Result<serde_json::Value, Failure> {
     crate::watch::check::gated(env.ctx, "web_search", url).await?;
     let client = crate::watch::check::client(url).map_err(|e| e.message().to_owned())?;
     let mut req = client.get(url).timeout(API_TIMEOUT).header("Accept", "application/json");
@@ -252,7 +256,11 @@ pub(crate) async fn get_json(env: &Env<'_>, url: &str, headers: &[(&str, &str)])
         req = req.header(*k, *v);
     }
     let resp = req.send().await.map_err(|e| {
-        if e.is_timeout() { format!("no answer within {} s", API_TIMEOUT.as_secs()) } else { format!("cannot reach it: {e}") }
+        if e.is_timeout() {
+            format!("no answer within {} s", API_TIMEOUT.as_secs())
+        } else {
+            format!("cannot reach it: {e}")
+        }
     })?;
     let status = resp.status();
     if !status.is_success() {

@@ -729,9 +729,7 @@ async fn searxng(Query(q): Query<std::collections::HashMap<String, String>>) -> 
         return (StatusCode::FORBIDDEN, "format not allowed").into_response();
     }
     let query = q.get("q").cloned().unwrap_or_default();
-    let result = |url: &str, title: &str, content: &str, engine: &str| {
-        serde_json::json!({"url": url, "title": title, "content": content, "engine": engine, "engines": [engine], "score": 1.0, "category": "general"})
-    };
+    let result = |url: &str, title: &str, content: &str, engine: &str| serde_json::json!({"url": url, "title": title, "content": content, "engine": engine, "engines": [engine], "score": 1.0, "category": "general"});
     let body = serde_json::json!({
         "query": query,
         "number_of_results": 0,

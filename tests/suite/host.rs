@@ -339,7 +339,10 @@ async fn settings_round_trip_and_the_api_key_stays_in_the_keyring() {
     );
     let key = format!("sk-halley-test-{}", uuid::Uuid::new_v4().simple());
     match host.handle(Op::SaveApiKey { key: key.clone() }).await {
-        Ok(reply) => assert_eq!(reply, Reply::Settings { settings: wanted.clone(), api_key_saved: true, search_key_saved: false }),
+        Ok(reply) => assert_eq!(
+            reply,
+            Reply::Settings { settings: wanted.clone(), api_key_saved: true, search_key_saved: false }
+        ),
         Err(e) if e.code() == ErrorCode::Keyring && std::env::var_os("HALLEY_TEST_SESSION").is_none() => {
             eprintln!("skipped the keyring part: {}", e.message());
             host.close().await;

@@ -146,7 +146,8 @@ async fn a_captcha_on_the_search_page_is_handed_to_the_user_and_the_search_goes_
     let host = host_with(tmp.path(), search, None).await;
     // The user solves it (the fixture's script plays them, 1.5 s after it
     // shows) and says so: the results are read.
-    let (result, asked) = call_answering(&host, json!({"query": "carry-on size ANA 2025", "max_results": 5}), true).await;
+    let (result, asked) =
+        call_answering(&host, json!({"query": "carry-on size ANA 2025", "max_results": 5}), true).await;
     assert_eq!(result["status"], "ok", "{result}");
     let asked = asked.expect("the CAPTCHA was handed to the user");
     assert_eq!(asked.challenge_type.to_string(), "captcha");
@@ -156,7 +157,10 @@ async fn a_captcha_on_the_search_page_is_handed_to_the_user_and_the_search_goes_
     assert_eq!(data["locale"], "en-US", "an English query with no language set");
     assert_eq!(
         urls(data),
-        ["https://www.ana.co.jp/en/jp/travel-information/baggage-information/carry-on/", "https://www.example.com/ana-carry-on-2025"]
+        [
+            "https://www.ana.co.jp/en/jp/travel-information/baggage-information/carry-on/",
+            "https://www.example.com/ana-carry-on-2025"
+        ]
     );
     assert_eq!(site.hits("/searxng/search"), 0);
 
@@ -176,7 +180,10 @@ fn searxng_answers_first_in_the_asked_language_and_duplicates_go() {
     settings(&h, &["--searxng-url", &site.url("searxng")]);
     let data = ok(&search(&h, &json!({"query": "iPhone 16 price", "locale": "vi-VN", "max_results": 10})));
     assert_eq!(data["provider"], "searxng");
-    assert_eq!(urls(&data), ["https://www.thegioididong.com/dtdd/iphone-16", "https://fptshop.com.vn/dien-thoai/iphone-16"]);
+    assert_eq!(
+        urls(&data),
+        ["https://www.thegioididong.com/dtdd/iphone-16", "https://fptshop.com.vn/dien-thoai/iphone-16"]
+    );
     assert_eq!(data["results"][1]["snippet"], "Trả góp & thu cũ");
     assert_eq!(data["results"][1]["rank"], 2);
     let asked = asked_last(&site, "/searxng/search");
@@ -283,7 +290,9 @@ async fn the_model_gets_the_search_results_fenced() {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        if let Event::RunEnded { status, .. } = tokio::time::timeout(left, rx.recv()).await.expect("the run did not end").unwrap() {
+        if let Event::RunEnded { status, .. } =
+            tokio::time::timeout(left, rx.recv()).await.expect("the run did not end").unwrap()
+        {
             assert_eq!(status, halley::protocol::RunStatus::Completed);
             break;
         }
