@@ -36,13 +36,7 @@ pub fn hits(answer: &Value) -> Result<Vec<Hit>, String> {
         return Err("the answer is not a JSON object".into());
     }
     let results = answer.pointer("/web/results").and_then(Value::as_array).cloned().unwrap_or_default();
-    Ok(results
-        .iter()
-        .map(|r| {
-            let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default();
-            Hit { title: super::plain(s("title")), url: s("url").to_owned(), snippet: super::plain(s("description")) }
-        })
-        .collect())
+    Ok(super::hits_of(&results, "description"))
 }
 
 impl Provider for Brave {

@@ -233,6 +233,17 @@ fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Results of a JSON API answer: `title`, `url` and the snippet at
+/// `snippet` of each object, their markup removed.
+pub(crate) fn hits_of(results: &[serde_json::Value], snippet: &str) -> Vec<Hit> {
+    let text =
+        |r: &serde_json::Value, k: &str| r.get(k).and_then(serde_json::Value::as_str).unwrap_or_default().to_owned();
+    results
+        .iter()
+        .map(|r| Hit { title: plain(&text(r, "title")), url: text(r, "url"), snippet: plain(&text(r, snippet)) })
+        .collect()
+}
+
 /// The text of an HTML fragment (a snippet with `<strong>` and entities).
 pub fn plain(html: &str) -> String {
     if !html.contains(['<', '&']) {

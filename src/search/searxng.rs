@@ -30,13 +30,7 @@ impl Searxng {
 /// The results of a SearXNG JSON answer (`results[].{title, url, content}`).
 pub fn hits(answer: &Value) -> Result<Vec<Hit>, String> {
     let results = answer.get("results").and_then(Value::as_array).ok_or("the answer has no `results`")?;
-    Ok(results
-        .iter()
-        .map(|r| {
-            let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default();
-            Hit { title: super::plain(s("title")), url: s("url").to_owned(), snippet: super::plain(s("content")) }
-        })
-        .collect())
+    Ok(super::hits_of(results, "content"))
 }
 
 impl Provider for Searxng {

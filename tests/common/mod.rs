@@ -93,18 +93,23 @@ impl Halley {
 
     /// `halley ARGS...` with `stdin` piped in (a key to save).
     pub fn run_with_stdin(&self, args: &[&str], stdin: &str) -> Run {
+        self.run_piped(args, stdin, &["HALLEY_DATA_DIR"], &[])
+    }
+
+    /// `halley --data-dir <data> ARGS...` with `stdin` piped in, the
+    /// variables `remove` unset and `env` set.
+    pub fn run_piped(&self, args: &[&str], stdin: &str, remove: &[&str], env: &[(&str, &str)]) -> Run {
         use std::io::Write;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_halley"))
-            .arg("--data-dir")
-            .arg(self.data_dir())
-            .args(args)
-            .current_dir(self.work_dir())
-            .env_remove("HALLEY_DATA_DIR")
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_halley"));
+        cmd.arg("--data-dir").arg(self.data_dir()).args(args).current_dir(self.work_dir());
+        for name in remove {
+            cmd.env_remove(name);
+        }
+        cmd.envs(env.iter().copied())
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("run halley");
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().expect("run halley");
         child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
         let out = child.wait_with_output().expect("wait for halley");
         Run {
