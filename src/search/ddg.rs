@@ -54,17 +54,39 @@ impl Provider for DuckDuckGo {
                 allowed_origins: None,
                 ..env.cx.clone()
             };
+            // A search stopped meanwhile still closes its tab.
+            let mut cleanup = Cleanup { ctx: Some(env.ctx.clone()), run: run.clone(), tab: None };
             let opened = BrowserTool::NewTab.run(env.ctx, &cx, json!({"url": url, "wait_until": "load"})).await.output;
             let tab = opened.as_ref().ok().and_then(|o| o.data.pointer("/tab/id")).and_then(Value::as_str);
             let tab = tab.map(str::to_owned);
+            cleanup.tab.clone_from(&tab);
             let read = match (&opened, &tab) {
                 (Err(e), _) => Err(format!("the browser could not open the results page: {}", e.message())),
                 (Ok(_), None) => Err("the browser opened no tab".to_owned()),
                 (Ok(_), Some(tab)) => read_tab(env, &cx, tab, &url).await,
             };
+            cleanup.ctx = None;
             crate::watch::check::close_run(env.ctx, &run, tab).await;
             read
         })
+    }
+}
+
+/// Closes the search's tab and releases its run when the search is dropped
+/// before it did so itself (the call was stopped).
+struct Cleanup {
+    ctx: Option<crate::tools::builtin::ToolContext>,
+    run: String,
+    tab: Option<String>,
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let Some(ctx) = self.ctx.take() else { return };
+        let (run, tab) = (std::mem::take(&mut self.run), self.tab.take());
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move { crate::watch::check::close_run(&ctx, &run, tab).await });
+        }
     }
 }
 
