@@ -306,3 +306,55 @@ async fn the_model_gets_the_search_results_fenced() {
     assert!(content.contains("https://www.thegioididong.com/dtdd/iphone-16"), "{content}");
     assert!(content.contains("\"provider\":\"duckduckgo\""), "{content}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_stopped_while_the_captcha_waits_closes_its_tab() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("web_search", json!({"query": "giá iPhone 16"}))]),
+        Turn::text("không tới đây"),
+    ]);
+    let search = SearchSettings {
+        order: vec![SearchProvider::Duckduckgo],
+        duckduckgo_url: Some(site.url("ddg-stuck")),
+        ..SearchSettings::default()
+    };
+    let host = host_with(tmp.path(), search, Some(&model)).await;
+    let mut rx = host.subscribe();
+    host.handle(Op::SendMessage { text: "Giá iPhone 16?".into(), conversation_id: None }).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, rx.recv()).await.expect("no challenge").unwrap() {
+            Event::ChallengeWaiting { .. } => {
+                host.handle(Op::Stop { run_id: None }).await.unwrap();
+            }
+            Event::RunEnded { status, .. } => {
+                assert_eq!(status, halley::protocol::RunStatus::Cancelled);
+                break;
+            }
+            _ => {}
+        }
+    }
+    // The search's tab goes away with it.
+    let stuck = || async {
+        let args = json!({});
+        let Reply::ToolResult { result } =
+            host.handle(Op::CallTool { name: "browser_list_tabs".into(), args }).await.unwrap()
+        else {
+            panic!("not a tool result")
+        };
+        let tabs = serde_json::to_value(result).unwrap()["data"]["tabs"].clone();
+        tabs.as_array().unwrap().iter().any(|t| t["url"].as_str().unwrap_or_default().contains("ddg-stuck"))
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while stuck().await {
+        assert!(Instant::now() < deadline, "the stopped search left its tab open");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    host.close().await;
+}
