@@ -54,14 +54,15 @@ fn schema_violations_name_the_field_and_write_nothing() {
 #[test]
 fn planned_tools_say_what_they_need_and_do_nothing() {
     let h = Halley::new();
-    let args = json!({"origin": "HAN", "destination": "NRT", "dates": {"from": "2026-02-10", "to": "2026-02-14"}});
-    let run = h.call("travel_plan_itinerary", &args);
+    let args =
+        json!({"channels": ["youtube", "tiktok"], "cadence": "3_per_week", "pillars": ["tech", "build-in-public"]});
+    let run = h.call("creator_plan_calendar", &args);
     assert_eq!(run.code, 1);
     let r = run.result();
     assert_eq!(r["status"], "error");
     assert_eq!(r["error"]["code"], "not_available");
     let msg = r["error"]["message"].as_str().unwrap();
-    assert!(msg.starts_with("`travel_plan_itinerary` is not available yet: it needs "), "{msg}");
+    assert!(msg.starts_with("`creator_plan_calendar` is not available yet: it needs "), "{msg}");
     assert_eq!(r["data"], json!({}));
     assert!(!h.data_dir().exists());
 }

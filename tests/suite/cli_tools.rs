@@ -59,10 +59,10 @@ fn list_as_a_table_and_show_one_tool() {
     assert!(run.stdout.lines().any(|l| l.starts_with("browser_navigate") && l.contains("WRITE_NON_DESTRUCTIVE")));
     assert!(run.stdout.contains("59 tools, 49 available now"), "{}", run.stdout);
 
-    let show = h.run(&["tools", "show", "travel_plan_itinerary"]);
+    let show = h.run(&["tools", "show", "creator_plan_calendar"]);
     assert_eq!(show.code, 0);
     let spec = show.json();
-    assert_eq!(spec["name"], "travel_plan_itinerary");
+    assert_eq!(spec["name"], "creator_plan_calendar");
     assert_eq!(spec["status"], "planned");
     assert!(spec["needs"].as_str().is_some_and(|n| !n.is_empty()));
 

@@ -54,7 +54,7 @@ fn the_inspector_lists_and_calls_halley_tools_over_stdio_and_a_gated_call_is_ref
     assert_eq!(submit["annotations"]["destructiveHint"], true, "{submit}");
     assert_eq!(set["inputSchema"]["required"], json!(["set"]));
     // Planned tools are not offered.
-    assert!(tools.as_array().unwrap().iter().all(|t| t["name"] != "travel_plan_itinerary"), "a planned tool is listed");
+    assert!(tools.as_array().unwrap().iter().all(|t| t["name"] != "creator_plan_calendar"), "a planned tool is listed");
 
     // A call goes through and its result is the ToolResultV2, as structured content.
     let call = |value: &str| {
