@@ -64,6 +64,8 @@ pub enum ErrorCode {
     /// An OAuth sign-in or token request failed (wrong `state` or issuer,
     /// consent declined, code or refresh token refused by the provider).
     AuthFailed,
+    /// No web search provider gave results (each one's reason in the message).
+    SearchFailed,
 }
 
 impl ErrorCode {
@@ -92,6 +94,7 @@ impl ErrorCode {
             Self::Cancelled => "cancelled",
             Self::Keyring => "keyring",
             Self::AuthFailed => "auth_failed",
+            Self::SearchFailed => "search_failed",
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod notify;
 pub mod oauth;
 pub mod paths;
 pub mod protocol;
+pub mod search;
 pub mod secrets;
 pub mod skills;
 pub mod store;

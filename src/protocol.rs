@@ -139,6 +139,11 @@ pub enum Op {
     SaveApiKey { key: String },
     /// Forget the endpoint's API key. Replies [`Reply::Settings`].
     DeleteApiKey,
+    /// Save the Brave Search API key (`web_search`) in the OS keyring.
+    /// Replies [`Reply::Settings`] (with `search_key_saved: true`).
+    SaveSearchKey { key: String },
+    /// Forget the Brave Search API key. Replies [`Reply::Settings`].
+    DeleteSearchKey,
     /// Whether the configured model endpoint answers, and its models.
     /// Replies [`Reply::ModelStatus`].
     CheckModel,
@@ -272,6 +277,8 @@ pub enum Reply {
     Settings {
         settings: Settings,
         api_key_saved: bool,
+        /// Whether a Brave Search API key is saved.
+        search_key_saved: bool,
     },
     ModelStatus {
         status: ModelStatus,
@@ -400,6 +407,40 @@ pub struct Settings {
     /// Start Halley (in the tray) when the user logs in.
     #[serde(default)]
     pub autostart: bool,
+    /// Where `web_search` searches (the Brave key is in the OS keyring).
+    #[serde(default)]
+    pub search: SearchSettings,
+}
+
+/// A web search provider of `web_search`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchProvider {
+    /// A SearXNG instance's JSON API (its URL in the settings).
+    Searxng,
+    /// The Brave Search API (its key in the OS keyring).
+    Brave,
+    /// DuckDuckGo's HTML results, read in the managed browser (no key).
+    Duckduckgo,
+}
+
+/// The search settings: which providers `web_search` asks, in which order,
+/// and where they are.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+pub struct SearchSettings {
+    /// The providers to ask, in order (the next when one fails); empty:
+    /// SearXNG (when its URL is set), Brave (when a key is saved), DuckDuckGo.
+    #[serde(default)]
+    pub order: Vec<SearchProvider>,
+    /// The SearXNG instance, e.g. `https://searx.example.org` (none: not used).
+    #[serde(default)]
+    pub searxng_url: Option<String>,
+    /// DuckDuckGo's HTML endpoint (none: `https://html.duckduckgo.com`).
+    #[serde(default)]
+    pub duckduckgo_url: Option<String>,
+    /// The Brave Search API (none: `https://api.search.brave.com`).
+    #[serde(default)]
+    pub brave_url: Option<String>,
 }
 
 /// A conversation in the list.

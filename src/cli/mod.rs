@@ -12,6 +12,7 @@ mod models;
 mod rules;
 mod run;
 mod runs;
+mod search;
 mod serve;
 mod signals;
 mod tools;
@@ -104,6 +105,10 @@ pub enum Command {
     /// connect with PKCE in the browser, tokens in the OS keyring only.
     #[command(subcommand)]
     Auth(auth::AuthCommand),
+    /// Where `web_search` searches: the providers' order and URLs, the Brave
+    /// Search API key (OS keyring).
+    #[command(subcommand)]
+    Search(search::SearchCommand),
     /// Print where Halley keeps its data.
     Paths {
         /// Print JSON.
@@ -140,6 +145,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Watch(cmd) => watch::run(cmd, cli.data_dir.as_deref(), browser).await,
         Command::Mcp(cmd) => mcp::run(cmd, cli.data_dir.as_deref(), browser).await,
         Command::Auth(cmd) => auth::run(cmd, cli.data_dir.as_deref(), browser).await,
+        Command::Search(cmd) => search::run(cmd, cli.data_dir.as_deref()).await,
         Command::Paths { json } => paths(cli.data_dir.as_deref(), json),
     }
 }

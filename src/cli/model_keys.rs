@@ -72,7 +72,8 @@ pub async fn run(cmd: KeyCommand, saved: &Settings) -> ExitCode {
     let endpoint = endpoint_name(&config);
     match cmd {
         KeyCommand::Set(_) => {
-            let key = match read_key(&endpoint).await {
+            let key = match read_key(&format!("API key for {endpoint}"), "halley models key set --preset openai").await
+            {
                 Ok(k) => k,
                 Err(e) => return fail(&e, EXIT_USAGE),
             };
@@ -128,27 +129,29 @@ fn endpoint_name(config: &ModelConfig) -> String {
 
 /// The key from stdin: one line on a terminal (not echoed), else everything
 /// up to the end; surrounding whitespace (the final newline) dropped.
-async fn read_key(endpoint: &str) -> Result<Secret> {
-    let endpoint = endpoint.to_owned();
-    let text = tokio::task::spawn_blocking(move || read_stdin(&endpoint))
+/// `what`: the prompt's subject (`API key for ...`); `command`: the command,
+/// for the hint when stdin is empty.
+pub(super) async fn read_key(what: &str, command: &str) -> Result<Secret> {
+    let what = what.to_owned();
+    let text = tokio::task::spawn_blocking(move || read_stdin(&what))
         .await
         .map_err(|e| Error::internal(format!("reading the key failed: {e}")))??;
     if text.trim().is_empty() {
-        return Err(Error::invalid_arguments(
-            "no key on stdin: pipe it in, e.g. `printf %s \"$KEY\" | halley models key set --preset openai`",
-        ));
+        return Err(Error::invalid_arguments(format!(
+            "no key on stdin: pipe it in, e.g. `printf %s \"$KEY\" | {command}`"
+        )));
     }
     settings::check_key(&text)
 }
 
 #[allow(clippy::print_stderr)]
-fn read_stdin(endpoint: &str) -> Result<String> {
+fn read_stdin(what: &str) -> Result<String> {
     let stdin = std::io::stdin();
     let io_err = |e: std::io::Error| Error::new(ErrorCode::Io, "cannot read the key from stdin").with_source(e);
     if stdin.is_terminal() {
         let hidden = echo(false);
         let shown = if hidden { "not shown" } else { "shown as you type" };
-        eprint!("API key for {endpoint} ({shown}; Enter to finish): ");
+        eprint!("{what} ({shown}; Enter to finish): ");
         let mut line = String::new();
         let read = stdin.read_line(&mut line);
         if hidden {

@@ -186,6 +186,14 @@ impl Host {
                 settings::delete_key(&self.settings().await).await?;
                 Ok(self.settings_reply().await)
             }
+            Op::SaveSearchKey { key } => {
+                crate::search::save_brave_key(self.core.data_dir(), &key).await?;
+                Ok(self.settings_reply().await)
+            }
+            Op::DeleteSearchKey => {
+                crate::search::delete_brave_key(self.core.data_dir()).await?;
+                Ok(self.settings_reply().await)
+            }
             Op::CheckModel => Ok(Reply::ModelStatus { status: settings::check_model(&self.settings().await).await? }),
             Op::ListRules => ops::rules(store).await,
             Op::AddRule { site, tool, min_scope, decision, note } => {
@@ -295,7 +303,8 @@ impl Host {
     async fn settings_reply(&self) -> Reply {
         let settings = self.settings().await;
         let api_key_saved = settings::api_key_saved(&settings).await;
-        Reply::Settings { settings, api_key_saved }
+        let search_key_saved = crate::search::brave_key(self.core.data_dir()).await.is_ok_and(|k| k.is_some());
+        Reply::Settings { settings, api_key_saved, search_key_saved }
     }
 
     fn headless(&self) -> bool {

@@ -62,6 +62,7 @@ fn tidy(settings: Settings) -> Result<Settings> {
         chromium: blank(settings.chromium),
         language: blank(settings.language).map(|l| l.to_ascii_lowercase()),
         autostart: settings.autostart,
+        search: crate::search::tidy_settings(settings.search)?,
     };
     if let Some(p) = &settings.preset
         && Preset::from_name(p).is_none()

@@ -157,7 +157,7 @@ async fn collect(skill: &Skill<'_>, args: CreatorCollectResearchArgs) -> Result<
     if urls.is_empty() {
         return Err(Error::new(
             ErrorCode::NotAvailable,
-            "no sources to read: web search is not available yet, give the pages to read in `sources`",
+            "no sources to read: the web search found none (see the notes) and no pages were given in `sources`",
         ));
     }
     let mut pages = Vec::new();

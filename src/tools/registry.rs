@@ -293,7 +293,7 @@ mod tests {
 
     #[test]
     fn unknown_tool_suggests_a_near_name() {
-        let reg = Registry::new(vec![spec("web_search", ToolStatus::Planned, nav_schema())]).unwrap();
+        let reg = Registry::new(vec![spec("web_search", ToolStatus::Available, nav_schema())]).unwrap();
         let err = reg.lookup("web_serach").unwrap_err();
         assert_eq!(err.code(), ErrorCode::UnknownTool);
         assert_eq!(err.message(), "unknown tool `web_serach`; did you mean `web_search`?");

@@ -84,7 +84,10 @@ struct Fetched {
     body: String,
 }
 
-fn client(url: &str) -> Result<reqwest::Client> {
+/// The HTTP client of watches (and of `web_search`'s API providers): a
+/// Chrome-like User-Agent, no redirects followed by itself, no proxy for
+/// loopback.
+pub(crate) fn client(url: &str) -> Result<reqwest::Client> {
     let loopback = url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).is_some_and(|h| {
         h == "localhost" || h.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()) || h == "[::1]"
     });
@@ -125,7 +128,7 @@ async fn fetch(ctx: &ToolContext, url: &str) -> std::result::Result<Fetched, Str
         if let Some(next) = next {
             let next = next.to_string();
             if crate::vocab::origin::origin_of(&next) != crate::vocab::origin::origin_of(&current) {
-                gated(ctx, &next).await?;
+                gated(ctx, "watch_poll", &next).await?;
             }
             current = next;
             continue;
@@ -215,10 +218,11 @@ fn doubt_of(out: &BrowserExtractOutput, jsonld_products: usize, target: &Target)
 /// user's site rules (a site set to `never` is not fetched) and the
 /// background run's limits. An allowed fetch is decided without a write;
 /// anything else goes through the whole gate (asked, audited). `Err`: why
-/// the check may not fetch it, the watch's health note.
-async fn gated(ctx: &ToolContext, url: &str) -> std::result::Result<(), String> {
+/// the check may not fetch it, the watch's health note. `tool`: the tool
+/// the fetch is for (`watch_poll`, `web_search`).
+pub(crate) async fn gated(ctx: &ToolContext, tool: &str, url: &str) -> std::result::Result<(), String> {
     let action = Action {
-        tool: "watch_poll".into(),
+        tool: tool.into(),
         declared: Some(PermissionScope::ReadOnly),
         url: Some(url.to_owned()),
         origin: crate::vocab::origin::origin_of(url),
@@ -306,14 +310,19 @@ impl Tabs {
 }
 
 async fn close_slot(ctx: &ToolContext, slot: Slot) {
-    let cx = CallContext::new(FrontEnd::Background).with_run(slot.run.clone());
-    if let Some(tab_id) = slot.tab {
+    close_run(ctx, &slot.run, slot.tab).await;
+}
+
+/// Close the background tab `run` opened (if any) and release the run's tabs.
+pub(crate) async fn close_run(ctx: &ToolContext, run: &str, tab: Option<String>) {
+    let cx = CallContext::new(FrontEnd::Background).with_run(run.to_owned());
+    if let Some(tab_id) = tab {
         let closed = BrowserTool::CloseTab.run(ctx, &cx, json!({"tab_id": tab_id})).await.output;
         if let Err(e) = closed {
-            tracing::warn!("the watch's tab stays open: {}", e.message());
+            tracing::warn!("a background tab stays open: {}", e.message());
         }
     }
-    ctx.browser.release(&slot.run).await;
+    ctx.browser.release(run).await;
 }
 
 /// Reads the page in the managed Chromium, in a background tab of a run of
@@ -371,7 +380,7 @@ async fn in_browser(ctx: &ToolContext, target: &Target, tabs: Option<&Tabs>) -> 
 /// browser; in the browser when HTTP read nothing (not when the page is gone).
 pub async fn read(ctx: &ToolContext, target: &Target, known: Option<Method>, tabs: Option<&Tabs>) -> Outcome {
     if known != Some(Method::Browser) {
-        if let Err(error) = gated(ctx, &target.url).await {
+        if let Err(error) = gated(ctx, "watch_poll", &target.url).await {
             return Outcome::Failed { error };
         }
         match over_http(ctx, target).await {

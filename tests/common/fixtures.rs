@@ -84,6 +84,8 @@ pub struct Recorded {
     pub files: Vec<UploadedFile>,
     /// Any other non-empty body, as lossy UTF-8 (JSON, text, beacons).
     pub body: Option<String>,
+    /// The `X-Subscription-Token` header (the Brave Search API's key).
+    pub subscription_token: Option<String>,
 }
 
 impl Recorded {
@@ -364,6 +366,9 @@ fn router(app: App) -> Router {
         .route("/collect", any(collect))
         .route("/cross-frame", get(cross_frame))
         .route("/watched/{name}", get(watched))
+        .route("/searxng/search", get(searxng))
+        .route("/searxng-down/search", get(|| async { (StatusCode::INTERNAL_SERVER_ERROR, "upstream error") }))
+        .route("/brave/res/v1/web/search", get(brave))
         .fallback(static_file)
         .layer(middleware::from_fn_with_state(app.clone(), record))
         .layer(DefaultBodyLimit::max(MAX_BODY))
@@ -411,6 +416,7 @@ async fn record(State(app): State<App>, req: Request, next: Next) -> Response {
         form: posted.form.clone(),
         files: posted.files.clone(),
         body: text,
+        subscription_token: value(header::HeaderName::from_static("x-subscription-token")),
     });
     let mut req = Request::from_parts(parts, Body::from(bytes));
     req.extensions_mut().insert(posted);
@@ -811,4 +817,49 @@ async fn static_file(method: Method, uri: Uri) -> Response {
         }
     }
     (headers, Bytes::from(bytes)).into_response()
+}
+
+/// A SearXNG instance's `/search`: JSON only when asked for (as an instance
+/// with the `json` format enabled), results about the query, the first page
+/// also listed again with tracking parameters, a trailing slash and a
+/// fragment (as two engines report it).
+async fn searxng(Query(q): Query<std::collections::HashMap<String, String>>) -> Response {
+    if q.get("format").map(String::as_str) != Some("json") {
+        return (StatusCode::FORBIDDEN, "format not allowed").into_response();
+    }
+    let query = q.get("q").cloned().unwrap_or_default();
+    let result = |url: &str, title: &str, content: &str, engine: &str| serde_json::json!({"url": url, "title": title, "content": content, "engine": engine, "engines": [engine], "score": 1.0, "category": "general"});
+    let body = serde_json::json!({
+        "query": query,
+        "number_of_results": 0,
+        "results": [
+            result("https://www.thegioididong.com/dtdd/iphone-16", &format!("{query} - Thế Giới Di Động"), "Giá từ 19.990.000₫", "google"),
+            result("https://WWW.thegioididong.com/dtdd/iphone-16/?utm_source=searx&utm_campaign=x#gia", "iPhone 16 | TGDĐ", "Bản sao", "bing"),
+            result("https://fptshop.com.vn/dien-thoai/iphone-16", "iPhone 16 - FPT Shop", "Trả góp &amp; thu cũ", "duckduckgo"),
+        ],
+        "answers": [], "corrections": [], "infoboxes": [], "suggestions": [], "unresponsive_engines": []
+    });
+    axum::Json(body).into_response()
+}
+
+/// The Brave Search API's web search: 401 without a subscription token (as
+/// Brave answers), else web results with `<strong>` in the descriptions.
+async fn brave(headers: HeaderMap, Query(q): Query<std::collections::HashMap<String, String>>) -> Response {
+    let token = headers.get("x-subscription-token").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    if !token.starts_with("BSA") {
+        let error = serde_json::json!({"type": "ErrorResponse", "error": {"code": "SUBSCRIPTION_TOKEN_INVALID", "detail": "The provided subscription token is invalid.", "status": 401}});
+        return (StatusCode::UNAUTHORIZED, axum::Json(error)).into_response();
+    }
+    let query = q.get("q").cloned().unwrap_or_default();
+    let body = serde_json::json!({
+        "type": "search",
+        "query": {"original": query, "country": q.get("country"), "more_results_available": true},
+        "web": {"type": "search", "results": [
+            {"type": "search_result", "title": "Giá <strong>iPhone 16</strong> mới nhất - CellphoneS", "url": "https://cellphones.com.vn/iphone-16.html",
+             "description": "<strong>iPhone 16</strong> 128GB giá 19.690.000&nbsp;₫", "language": "vi", "family_friendly": true},
+            {"type": "search_result", "title": "iPhone 16 - Apple (VN)", "url": "https://www.apple.com/vn/iphone-16/",
+             "description": "Giới thiệu <strong>iPhone 16</strong>.", "language": "vi", "family_friendly": true}
+        ]}
+    });
+    axum::Json(body).into_response()
 }

@@ -107,6 +107,34 @@ impl Halley {
         self.run(&args)
     }
 
+    /// `halley ARGS...` with `stdin` piped in (a key to save).
+    pub fn run_with_stdin(&self, args: &[&str], stdin: &str) -> Run {
+        self.run_piped(args, stdin, &["HALLEY_DATA_DIR"], &[])
+    }
+
+    /// `halley --data-dir <data> ARGS...` with `stdin` piped in, the
+    /// variables `remove` unset and `env` set.
+    pub fn run_piped(&self, args: &[&str], stdin: &str, remove: &[&str], env: &[(&str, &str)]) -> Run {
+        use std::io::Write;
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_halley"));
+        cmd.arg("--data-dir").arg(self.data_dir()).args(args).current_dir(self.work_dir());
+        for name in remove {
+            cmd.env_remove(name);
+        }
+        cmd.envs(env.iter().copied())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().expect("run halley");
+        child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
+        let out = child.wait_with_output().expect("wait for halley");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     /// `halley tools call NAME --args JSON`.
     pub fn call(&self, name: &str, args: &Value) -> Run {
         self.run(&["tools", "call", name, "--args", &args.to_string()])

@@ -52,20 +52,6 @@ fn schema_violations_name_the_field_and_write_nothing() {
 }
 
 #[test]
-fn planned_tools_say_what_they_need_and_do_nothing() {
-    let h = Halley::new();
-    let run = h.call("web_search", &json!({"query": "carry-on size ANA 2025", "locale": "vi-VN"}));
-    assert_eq!(run.code, 1);
-    let r = run.result();
-    assert_eq!(r["status"], "error");
-    assert_eq!(r["error"]["code"], "not_available");
-    let msg = r["error"]["message"].as_str().unwrap();
-    assert!(msg.starts_with("`web_search` is not available yet: it needs "), "{msg}");
-    assert_eq!(r["data"], json!({}));
-    assert!(!h.data_dir().exists());
-}
-
-#[test]
 fn an_unwritable_data_dir_is_a_clear_error() {
     let h = Halley::new();
     let blocker = h.write_file("blocker", b"a file where a directory should be");

@@ -3,9 +3,6 @@
 //! `Authorization` header, and never written to the database or printed;
 //! without a keyring, a clear error and nothing written.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -18,20 +15,7 @@ const MODEL_ENV: [&str; 6] =
 
 /// Run `halley --data-dir <data> ARGS` with `stdin` piped in and `env` set.
 fn halley(h: &Halley, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_halley"));
-    cmd.arg("--data-dir").arg(h.data_dir()).args(args).current_dir(h.work_dir());
-    for name in MODEL_ENV {
-        cmd.env_remove(name);
-    }
-    cmd.envs(env.iter().copied()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("run halley");
-    child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
-    let out = child.wait_with_output().expect("wait for halley");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    h.run_piped(args, stdin, &MODEL_ENV, env)
 }
 
 #[test]

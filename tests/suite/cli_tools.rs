@@ -36,7 +36,7 @@ fn list_json_has_all_59_tools_with_their_contract_fields() {
     };
     assert_eq!(pick("browser_upload_file"), json!(["primitive", "available", "SUBMIT", "high", true]));
     assert_eq!(pick("auth_oauth_connect"), json!(["primitive", "available", "SUBMIT", "high", true]));
-    assert_eq!(pick("web_search"), json!(["primitive", "planned", "READ_ONLY", "low", false]));
+    assert_eq!(pick("web_search"), json!(["primitive", "available", "READ_ONLY", "low", false]));
     assert_eq!(pick("browser_close_tab"), json!(["primitive", "available", "DESTRUCTIVE", "medium", true]));
     assert_eq!(pick("browser_snapshot"), json!(["primitive", "available", "READ_ONLY", "low", false]));
     assert_eq!(pick("normalize_compare"), json!(["primitive", "available", "READ_ONLY", "low", false]));
@@ -57,14 +57,13 @@ fn list_as_a_table_and_show_one_tool() {
     let run = h.run(&["tools", "list"]);
     assert_eq!(run.code, 0);
     assert!(run.stdout.lines().any(|l| l.starts_with("browser_navigate") && l.contains("WRITE_NON_DESTRUCTIVE")));
-    assert!(run.stdout.contains("59 tools, 58 available now"), "{}", run.stdout);
+    assert!(run.stdout.contains("59 tools, 59 available now"), "{}", run.stdout);
 
-    let show = h.run(&["tools", "show", "web_search"]);
+    let show = h.run(&["tools", "show", "creator_plan_calendar"]);
     assert_eq!(show.code, 0);
     let spec = show.json();
-    assert_eq!(spec["name"], "web_search");
-    assert_eq!(spec["status"], "planned");
-    assert!(spec["needs"].as_str().is_some_and(|n| !n.is_empty()));
+    assert_eq!(spec["name"], "creator_plan_calendar");
+    assert_eq!(spec["status"], "available");
 
     let missing = h.run(&["tools", "show", "browser_clik"]);
     assert_eq!(missing.code, 2);

@@ -309,7 +309,7 @@ async fn no_model_is_said_clearly_and_quickly() {
 async fn settings_round_trip_and_the_api_key_stays_in_the_keyring() {
     let tmp = tempfile::tempdir().unwrap();
     let host = open(tmp.path()).await;
-    let Reply::Settings { settings, api_key_saved } = host.handle(Op::GetSettings).await.unwrap() else { panic!() };
+    let Reply::Settings { settings, api_key_saved, .. } = host.handle(Op::GetSettings).await.unwrap() else { panic!() };
     assert_eq!((settings, api_key_saved), (Settings::default(), false));
     let box_host = format!("gpu-{}.test", uuid::Uuid::new_v4().simple());
     let wanted = Settings {
@@ -319,9 +319,14 @@ async fn settings_round_trip_and_the_api_key_stays_in_the_keyring() {
         chromium: None,
         language: Some("vi".into()),
         autostart: true,
+        search: halley::protocol::SearchSettings {
+            order: vec![halley::protocol::SearchProvider::Duckduckgo],
+            searxng_url: Some("https://searx.example.org".into()),
+            ..Default::default()
+        },
     };
     let saved = host.handle(Op::SaveSettings { settings: wanted.clone() }).await.unwrap();
-    assert_eq!(saved, Reply::Settings { settings: wanted.clone(), api_key_saved: false });
+    assert_eq!(saved, Reply::Settings { settings: wanted.clone(), api_key_saved: false, search_key_saved: false });
     let bad = Settings { language: Some("klingon".into()), ..wanted.clone() };
     assert_eq!(host.handle(Op::SaveSettings { settings: bad }).await.unwrap_err().code(), ErrorCode::InvalidArguments);
     host.close().await;
@@ -330,11 +335,14 @@ async fn settings_round_trip_and_the_api_key_stays_in_the_keyring() {
     let host = open(tmp.path()).await;
     assert_eq!(
         host.handle(Op::GetSettings).await.unwrap(),
-        Reply::Settings { settings: wanted.clone(), api_key_saved: false }
+        Reply::Settings { settings: wanted.clone(), api_key_saved: false, search_key_saved: false }
     );
     let key = format!("sk-halley-test-{}", uuid::Uuid::new_v4().simple());
     match host.handle(Op::SaveApiKey { key: key.clone() }).await {
-        Ok(reply) => assert_eq!(reply, Reply::Settings { settings: wanted.clone(), api_key_saved: true }),
+        Ok(reply) => assert_eq!(
+            reply,
+            Reply::Settings { settings: wanted.clone(), api_key_saved: true, search_key_saved: false }
+        ),
         Err(e) if e.code() == ErrorCode::Keyring && std::env::var_os("HALLEY_TEST_SESSION").is_none() => {
             eprintln!("skipped the keyring part: {}", e.message());
             host.close().await;
@@ -356,7 +364,7 @@ async fn settings_round_trip_and_the_api_key_stays_in_the_keyring() {
     let host = open(tmp.path()).await;
     assert_eq!(
         host.handle(Op::DeleteApiKey).await.unwrap(),
-        Reply::Settings { settings: wanted, api_key_saved: false }
+        Reply::Settings { settings: wanted, api_key_saved: false, search_key_saved: false }
     );
     host.close().await;
 }

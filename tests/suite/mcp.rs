@@ -53,8 +53,8 @@ fn the_inspector_lists_and_calls_halley_tools_over_stdio_and_a_gated_call_is_ref
     let submit = tool(tools, "browser_upload_file");
     assert_eq!(submit["annotations"]["destructiveHint"], true, "{submit}");
     assert_eq!(set["inputSchema"]["required"], json!(["set"]));
-    // Planned tools are not offered.
-    assert!(tools.as_array().unwrap().iter().all(|t| t["name"] != "web_search"), "a planned tool is listed");
+    // The skills are offered like the primitives.
+    assert!(tools.as_array().unwrap().iter().any(|t| t["name"] == "creator_plan_calendar"), "a skill is missing");
 
     // A call goes through and its result is the ToolResultV2, as structured content.
     let call = |value: &str| {

@@ -31,3 +31,4 @@ mod runs_traces;
 mod shopping_skills;
 mod travel_skills;
 mod watch;
+mod web_search;

@@ -62,7 +62,7 @@ export function installDemo(): void {
           return { type: "model_status", status: { reachable: false, base_url: "http://127.0.0.1:11434/v1", models: [], model: null, message: "Connection refused: is Ollama running?" } };
         case "get_settings":
         case "save_settings":
-          return { type: "settings", settings: { preset: "ollama", base_url: "http://127.0.0.1:11434/v1", model: null, chromium: null, language: null, autostart: false }, api_key_saved: true };
+          return { type: "settings", settings: { preset: "ollama", base_url: "http://127.0.0.1:11434/v1", model: null, chromium: null, language: null, autostart: false, search: { order: [], searxng_url: null, duckduckgo_url: null, brave_url: null } }, api_key_saved: true, search_key_saved: false };
         case "list_rules":
           return { type: "rules", rules: [{ id: "r1", kind: "site", site: "https://tiki.vn", tool: null, min_scope: null, decision: "ask", note: "", created_at: new Date().toISOString() }] };
         case "list_conversations":

@@ -141,7 +141,8 @@ export type ErrorCode =
   | "model_error"
   | "cancelled"
   | "keyring"
-  | "auth_failed";
+  | "auth_failed"
+  | "search_failed";
 
 /**
  * A fact the core tells every front end, as it happens.
@@ -278,6 +279,8 @@ export type Op =
   | { "type": "save_settings", settings: Settings }
   | { "type": "save_api_key", key: string }
   | { "type": "delete_api_key" }
+  | { "type": "save_search_key", key: string }
+  | { "type": "delete_search_key" }
   | { "type": "check_model" }
   | { "type": "list_rules" }
   | {
@@ -343,7 +346,13 @@ export type Reply =
   | { "type": "tool", tool: ToolSpec }
   | { "type": "runs", runs: Array<RunInfo> }
   | { "type": "tool_result", result: ToolResultV2 }
-  | { "type": "settings", settings: Settings, api_key_saved: boolean }
+  | {
+    "type": "settings",
+    settings: Settings,
+    api_key_saved: boolean,
+    /** Whether a Brave Search API key is saved. */
+    search_key_saved: boolean,
+  }
   | { "type": "model_status", status: ModelStatus }
   | { "type": "rules", rules: Array<GateRuleRow> }
   | { "type": "artifact", mime: string, data: string }
@@ -380,6 +389,29 @@ export type RunInfo = { run_id: string, conversation_id: string, front_end: Fron
 export type RunStatus = "running" | "paused" | "completed" | "failed" | "cancelled";
 
 /**
+ * A web search provider of `web_search`.
+ */
+export type SearchProvider = "searxng" | "brave" | "duckduckgo";
+
+/**
+ * The search settings: which providers `web_search` asks, in which order,
+ * and where they are.
+ */
+export type SearchSettings = {
+  /**
+   * The providers to ask, in order (the next when one fails); empty:
+   * SearXNG (when its URL is set), Brave (when a key is saved), DuckDuckGo.
+   */
+  order: Array<SearchProvider>,
+  /** The SearXNG instance, e.g. `https://searx.example.org` (none: not used). */
+  searxng_url: string | null,
+  /** DuckDuckGo's HTML endpoint (none: `https://html.duckduckgo.com`). */
+  duckduckgo_url: string | null,
+  /** The Brave Search API (none: `https://api.search.brave.com`). */
+  brave_url: string | null,
+};
+
+/**
  * What a front end can change (no secrets: the API key is in the keyring).
  */
 export type Settings = {
@@ -393,6 +425,8 @@ export type Settings = {
   language: string | null,
   /** Start Halley (in the tray) when the user logs in. */
   autostart: boolean,
+  /** Where `web_search` searches (the Brave key is in the OS keyring). */
+  search: SearchSettings,
 };
 
 /**

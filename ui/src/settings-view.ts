@@ -12,6 +12,7 @@ import { field, orNull } from "./view";
 import { decisionKey, type Translate } from "./i18n";
 import { request, setAutostart } from "./ipc";
 import { PRESETS, toOpError, type GateRuleRow, type RuleDecision, type Settings } from "./protocol";
+import { SEARCH_ORDERS, orderLabel, orderValue, parseOrder } from "./search";
 
 const DECISIONS: RuleDecision[] = ["ask", "allow", "never"];
 
@@ -19,6 +20,68 @@ function option(value: string, label: string, selected: boolean): HTMLOptionElem
   const o = h("option", { value }, label);
   o.selected = selected;
   return o;
+}
+
+/** A secret's field: typed, sent to the OS keyring, cleared at once, never
+ * shown again; Save and Forget, and whether one is saved. */
+function secretField(
+  t: Translate,
+  o: {
+    id: string;
+    label: string;
+    placeholder: string;
+    hint?: string;
+    savedText: string;
+    noneText: string;
+    save: (key: string) => Promise<boolean>;
+    forget: () => Promise<boolean>;
+    say: (text: string, cls?: string) => void;
+    fail: (error: unknown) => void;
+  },
+): { element: HTMLElement; show: (saved: boolean) => void } {
+  const input = h("input", {
+    id: o.id,
+    type: "password",
+    autocomplete: "off",
+    spellcheck: "false",
+    placeholder: o.placeholder,
+    "aria-describedby": `${o.hint !== undefined ? `${o.id}-hint ` : ""}${o.id}-state`,
+  });
+  const keySave = h("button", { id: `${o.id}-save`, type: "button" }, t("apiKeySave"));
+  const keyDelete = h("button", { id: `${o.id}-delete`, type: "button", class: "secondary" }, t("apiKeyDelete"));
+  const state = h("p", { id: `${o.id}-state`, class: "key-state", "data-testid": `${o.id}-state` });
+  const show = (saved: boolean): void => {
+    state.textContent = saved ? o.savedText : o.noneText;
+    state.className = `key-state ${saved ? "saved" : ""}`;
+    keyDelete.hidden = !saved;
+  };
+  const save = (): void => {
+    const key = input.value.trim();
+    // The field is cleared whatever happens: the key never stays on screen.
+    input.value = "";
+    if (key === "") return;
+    o.save(key).then((saved) => {
+      show(saved);
+      o.say(o.savedText, "ok");
+    }, o.fail);
+  };
+  keySave.addEventListener("click", save);
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      save();
+    }
+  });
+  keyDelete.addEventListener("click", () => o.forget().then(show, o.fail));
+  const element = h(
+    "div",
+    { class: "field" },
+    h("label", { for: o.id }, o.label),
+    h("div", { class: "row" }, input, keySave, keyDelete),
+    state,
+    o.hint !== undefined ? h("p", { class: "hint", id: `${o.id}-hint` }, o.hint) : null,
+  );
+  return { element, show };
 }
 
 export function ruleLabel(rule: GateRuleRow, t: Translate): string {
@@ -36,17 +99,33 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
   const preset = h("select", { id: "preset" }, option("", t("presetCustom"), true), ...PRESETS.map((p) => option(p, p, false)));
   const baseUrl = h("input", { id: "base-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "http://127.0.0.1:11434/v1" });
   const model = h("input", { id: "model", type: "text", autocomplete: "off", spellcheck: "false", placeholder: t("modelPlaceholder") });
-  const apiKey = h("input", {
+  const apiKey = secretField(t, {
     id: "api-key",
-    type: "password",
-    autocomplete: "off",
-    spellcheck: "false",
+    label: t("apiKey"),
     placeholder: t("apiKeyPlaceholder"),
-    "aria-describedby": "api-key-hint api-key-state",
+    hint: t("apiKeyHint"),
+    savedText: t("apiKeySaved"),
+    noneText: t("apiKeyNone"),
+    save: (key) => request({ type: "save_api_key", key }, "settings").then((r) => r.api_key_saved),
+    forget: () => request({ type: "delete_api_key" }, "settings").then((r) => r.api_key_saved),
+    say,
+    fail,
   });
-  const keySave = h("button", { id: "api-key-save", type: "button" }, t("apiKeySave"));
-  const keyDelete = h("button", { id: "api-key-delete", type: "button", class: "secondary" }, t("apiKeyDelete"));
-  const keyState = h("p", { id: "api-key-state", class: "key-state", "data-testid": "api-key-state" });
+  const braveKey = secretField(t, {
+    id: "brave-key",
+    label: t("braveKey"),
+    placeholder: "BSA…",
+    savedText: t("braveKeySaved"),
+    noneText: t("braveKeyNone"),
+    save: (key) => request({ type: "save_search_key", key }, "settings").then((r) => r.search_key_saved),
+    forget: () => request({ type: "delete_search_key" }, "settings").then((r) => r.search_key_saved),
+    say,
+    fail,
+  });
+  const searchOrder = h("select", { id: "search-order" }, ...SEARCH_ORDERS.map((v, i) => option(v, orderLabel(v, t("searchOrderAuto")), i === 0)));
+  const searxngUrl = h("input", { id: "searxng-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: t("searxngUrlPlaceholder") });
+  const duckduckgoUrl = h("input", { id: "duckduckgo-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "https://html.duckduckgo.com" });
+  const braveUrl = h("input", { id: "brave-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "https://api.search.brave.com" });
   const chromium = h("input", { id: "chromium", type: "text", autocomplete: "off", spellcheck: "false", placeholder: t("chromiumPlaceholder") });
   const language = h(
     "select",
@@ -59,19 +138,21 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
   const save = h("button", { id: "settings-save", type: "submit", class: "primary" }, t("save"));
   const check = h("button", { id: "check-model", type: "button", class: "secondary" }, t("checkModel"));
 
-  const showKey = (saved: boolean): void => {
-    keyState.textContent = saved ? t("apiKeySaved") : t("apiKeyNone");
-    keyState.className = `key-state ${saved ? "saved" : ""}`;
-    keyDelete.hidden = !saved;
-  };
-  const fill = (s: Settings, saved: boolean): void => {
+  const fill = (s: Settings, saved: boolean, searchKeySaved: boolean): void => {
     preset.value = s.preset ?? "";
     baseUrl.value = s.base_url ?? "";
     model.value = s.model ?? "";
     chromium.value = s.chromium ?? "";
     language.value = s.language ?? "";
     autostart.checked = s.autostart;
-    showKey(saved);
+    const order = orderValue(s.search.order);
+    if (![...searchOrder.options].some((o) => o.value === order)) searchOrder.append(option(order, orderLabel(order, t("searchOrderAuto")), false));
+    searchOrder.value = order;
+    searxngUrl.value = s.search.searxng_url ?? "";
+    duckduckgoUrl.value = s.search.duckduckgo_url ?? "";
+    braveUrl.value = s.search.brave_url ?? "";
+    apiKey.show(saved);
+    braveKey.show(searchKeySaved);
   };
   const read = (): Settings => ({
     preset: orNull(preset.value),
@@ -80,6 +161,12 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
     chromium: orNull(chromium.value),
     language: orNull(language.value),
     autostart: autostart.checked,
+    search: {
+      order: parseOrder(searchOrder.value),
+      searxng_url: orNull(searxngUrl.value),
+      duckduckgo_url: orNull(duckduckgoUrl.value),
+      brave_url: orNull(braveUrl.value),
+    },
   });
 
   const form = h(
@@ -93,15 +180,19 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
       field("preset", t("preset"), preset),
       field("base-url", t("baseUrl"), baseUrl),
       field("model", t("modelName"), model),
-      h(
-        "div",
-        { class: "field" },
-        h("label", { for: "api-key" }, t("apiKey")),
-        h("div", { class: "row" }, apiKey, keySave, keyDelete),
-        keyState,
-        h("p", { class: "hint", id: "api-key-hint" }, t("apiKeyHint")),
-      ),
+      apiKey.element,
       h("div", { class: "row" }, check),
+    ),
+    h(
+      "fieldset",
+      { id: "search-settings" },
+      h("legend", {}, t("searchSection")),
+      h("p", { class: "hint" }, t("searchHint")),
+      field("search-order", t("searchOrder"), searchOrder),
+      field("searxng-url", t("searxngUrl"), searxngUrl),
+      braveKey.element,
+      field("duckduckgo-url", t("duckduckgoUrl"), duckduckgoUrl),
+      field("brave-url", t("braveUrl"), braveUrl),
     ),
     h(
       "fieldset",
@@ -118,32 +209,12 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     request({ type: "save_settings", settings: read() }, "settings").then((r) => {
-      fill(r.settings, r.api_key_saved);
+      fill(r.settings, r.api_key_saved, r.search_key_saved);
       say(t("saved"), "ok");
       onSaved(r.settings);
       // The login item lives with the OS, not in the core's settings.
       setAutostart(r.settings.autostart).catch(fail);
     }, fail);
-  });
-  const saveKey = (): void => {
-    const key = apiKey.value.trim();
-    // The field is cleared whatever happens: the key never stays on screen.
-    apiKey.value = "";
-    if (key === "") return;
-    request({ type: "save_api_key", key }, "settings").then((r) => {
-      showKey(r.api_key_saved);
-      say(t("apiKeySaved"), "ok");
-    }, fail);
-  };
-  keySave.addEventListener("click", saveKey);
-  apiKey.addEventListener("keydown", (e) => {
-    if (e.key === "Enter") {
-      e.preventDefault();
-      saveKey();
-    }
-  });
-  keyDelete.addEventListener("click", () => {
-    request({ type: "delete_api_key" }, "settings").then((r) => showKey(r.api_key_saved), fail);
   });
   check.addEventListener("click", () => {
     say(t("loadingList"));
@@ -153,7 +224,7 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
     }, fail);
   });
 
-  request({ type: "get_settings" }, "settings").then((r) => fill(r.settings, r.api_key_saved), fail);
+  request({ type: "get_settings" }, "settings").then((r) => fill(r.settings, r.api_key_saved, r.search_key_saved), fail);
 
   return h("div", { class: "settings" }, form, renderRules(t), renderMcpServers(t), renderLocalApi(t), renderAccounts(t));
 }

@@ -223,6 +223,65 @@ fn an_api_key_saved_in_settings_is_in_the_keyring_only() -> Result<()> {
     app.stop()
 }
 
+#[test]
+fn the_search_settings_and_the_brave_key_from_the_settings() -> Result<()> {
+    let Some(_desktop) = desktop_or_skip()? else {
+        return Ok(());
+    };
+    let model = ModelServer::start(vec![]);
+    let app = App::start(&model, "search-settings")?;
+    let key = format!("BSA-e2e-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+    // The settings are longer than the panel: what is clicked is scrolled to first.
+    let click = |css: &str| -> Result<()> {
+        app.panel.execute(
+            &format!("document.querySelector({css:?}).scrollIntoView({{block: 'center', behavior: 'instant'}});"),
+            &[],
+        )?;
+        app.panel.click(&app.panel.find(css)?)
+    };
+    let open = app.panel.wait_visible("#settings-open", UI_TIMEOUT)?;
+    app.panel.click(&open)?;
+    app.panel.wait_visible("#search-settings", UI_TIMEOUT)?;
+    // The saved settings have filled the form (else they would overwrite what is typed).
+    app.panel.wait_text("#brave-key-state", UI_TIMEOUT, |t| !t.trim().is_empty())?;
+    app.panel.execute(r##"document.querySelector("#search-order").value = "searxng,duckduckgo";"##, &[])?;
+    app.panel.send_keys(&app.panel.find("#searxng-url")?, "https://searx.example.org/")?;
+    click("#settings-save")?;
+    app.panel.wait_text("#settings-status", UI_TIMEOUT, |t| !t.trim().is_empty())?;
+    // The Brave key goes to the keyring, and the field is cleared.
+    app.panel.send_keys(&app.panel.find("#brave-key")?, &key)?;
+    click("#brave-key-save")?;
+    app.panel.wait_script(
+        r##"return document.querySelector("#brave-key-state").classList.contains("saved");"##,
+        UI_TIMEOUT,
+    )?;
+    assert_eq!(app.panel.execute(r##"return document.querySelector("#brave-key").value;"##, &[])?, "");
+    app.screenshot("search-settings")?;
+    let found = Command::new("secret-tool").args(["search", "--all", "service", "halley"]).output()?;
+    let listing = String::from_utf8_lossy(&found.stdout).into_owned();
+    assert!(listing.contains(&key) && listing.contains("search-brave:"), "the key is not in the keyring: {listing}");
+
+    // Shown again as saved by the core after going away and back.
+    app.panel.click(&app.panel.wait_visible("[data-testid=back-to-chat]", UI_TIMEOUT)?)?;
+    app.panel.click(&app.panel.wait_visible("#settings-open", UI_TIMEOUT)?)?;
+    app.panel.wait_script(
+        r##"return document.querySelector("#searxng-url").value === "https://searx.example.org";"##,
+        UI_TIMEOUT,
+    )?;
+    let order = app.panel.execute(r##"return document.querySelector("#search-order").value;"##, &[])?;
+    assert_eq!(order, "searxng,duckduckgo");
+    for entry in walk(&app.env.data_dir()) {
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        assert!(!String::from_utf8_lossy(&bytes).contains(&key), "the key is in {}", entry.display());
+    }
+    click("#brave-key-delete")?;
+    app.panel.wait_script(
+        r##"return !document.querySelector("#brave-key-state").classList.contains("saved");"##,
+        UI_TIMEOUT,
+    )?;
+    app.stop()
+}
+
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Ok(entries) = std::fs::read_dir(dir) {

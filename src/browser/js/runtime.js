@@ -1513,7 +1513,7 @@
       !/size=invisible/.test(f.src) && !f.closest('.grecaptcha-badge') && vis(f) && rectOf(info(f, C)).width >= 50);
     const capEl = qsaAll(C, '.g-recaptcha,.h-captcha,.cf-turnstile,[data-sitekey]').some((el) => el.getAttribute('data-size') !== 'invisible' &&
       el.localName !== 'button' && el.localName !== 'input' && vis(el) && rectOf(info(el, C)).width >= 30);
-    if (capFrame || capEl || /verify you are human|i'm not a robot|i am not a robot|xac minh ban la con nguoi|toi khong phai la nguoi may/.test(text) ||
+    if (capFrame || capEl || /verify you are human|this search was made by a human|i'm not a robot|i am not a robot|xac minh ban la con nguoi|toi khong phai la nguoi may/.test(text) ||
       /^just a moment/i.test(document.title)) challenge = 'captcha';
     const inputs = qsaAll(C, 'input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=submit]):not([type=button])').filter(vis);
     const OTP = /\botp\b|one[-_ ]?time|verification[-_ ]?code|security[-_ ]?code|ma xac thuc|ma otp|ma xac nhan|2fa|mfa|totp|passcode/;

@@ -76,12 +76,13 @@ pub enum Builtin {
     WatchHistory,
     NotifySend,
     AuthOauthConnect,
+    WebSearch,
     /// The browser tools (`browser`).
     Browser(BrowserTool),
 }
 
 impl Builtin {
-    pub const ALL: [Builtin; 21] = [
+    pub const ALL: [Builtin; 22] = [
         Self::NormalizeCompare,
         Self::UserProfileGet,
         Self::UserProfileSet,
@@ -103,6 +104,7 @@ impl Builtin {
         Self::WatchHistory,
         Self::NotifySend,
         Self::AuthOauthConnect,
+        Self::WebSearch,
     ];
 
     pub fn name(self) -> &'static str {
@@ -128,6 +130,7 @@ impl Builtin {
             Self::WatchHistory => "watch_history",
             Self::NotifySend => "notify_send",
             Self::AuthOauthConnect => "auth_oauth_connect",
+            Self::WebSearch => "web_search",
             Self::Browser(tool) => tool.name(),
         }
     }
@@ -139,6 +142,9 @@ impl Builtin {
             Self::Browser(tool) => tool.effects(),
             Self::CoreMemoryAppend | Self::CoreMemoryReplace | Self::UserProfileSet => edits,
             Self::RequestUserConfirmation => Effects { asks_user: true, ..Effects::default() },
+            // Results are what pages say; a CAPTCHA on the search page is
+            // handed to the user.
+            Self::WebSearch => Effects { page_content: true, asks_user: true, ..Effects::default() },
             // What pages say (prices, fields, product names) comes back.
             Self::WatchCreate | Self::WatchPoll | Self::WatchList | Self::WatchHistory => {
                 Effects { page_content: true, ..Effects::default() }
@@ -199,6 +205,7 @@ impl Builtin {
             Self::WatchHistory => to_output(&watch::history(ctx, parse(self, args)?).await?),
             Self::NotifySend => to_output(&watch::notify_send(ctx, parse(self, args)?).await?),
             Self::AuthOauthConnect => to_output(&auth::connect(ctx, parse(self, args)?).await?),
+            Self::WebSearch => to_output(&crate::search::web_search(ctx, cx, parse(self, args)?).await?),
             Self::Browser(tool) => Err(Error::internal(format!("{} runs in the browser", tool.name()))),
         }
     }

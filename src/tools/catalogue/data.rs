@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::capture::ExtractFieldType;
 use super::common::FREQUENCY_PATTERN;
-use super::{Decl, declare, needs};
+use super::{Decl, declare};
 use crate::tools::builtin::files::{FileOutput, FilesGetArgs, FilesGetOutput, FilesStoreArgs, FilesTagArgs};
 use crate::tools::builtin::normalize_compare::{NormalizeCompareArgs, NormalizeCompareOutput};
 use crate::tools::builtin::profile::{
@@ -36,22 +36,34 @@ pub struct WebSearchArgs {
 }
 
 fn default_max_results() -> u8 {
-    5
+    10
 }
 
 /// One search result.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 pub struct SearchResult {
     pub title: String,
+    /// The page (tracking parameters and fragment removed).
     pub url: String,
     /// The provider's excerpt of the page.
     pub snippet: String,
+    /// The provider that found it: `searxng`, `brave` or `duckduckgo`.
+    pub source: String,
+    /// Its place in the results, from 1.
+    pub rank: u32,
 }
 
 /// `data` of `web_search`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 pub struct WebSearchOutput {
+    /// Best first, each page once.
     pub results: Vec<SearchResult>,
+    /// The provider that answered.
+    pub provider: String,
+    /// The locale searched, e.g. `vi-VN`.
+    pub locale: String,
+    /// Providers skipped or failed before this one, and why.
+    pub notes: Vec<String>,
 }
 
 /// Arguments of `auth_oauth_connect`.
@@ -360,8 +372,8 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             ReadOnly,
             Low,
             false,
-            Some(needs::SEARCH),
-            "Search the web. Set `locale` (e.g. `vi-VN`) for local results. Returns titles, URLs and snippets.",
+            None,
+            "Search the web (SearXNG, Brave or DuckDuckGo, as the user set it up). Set `locale` (e.g. `vi-VN`) for local results; a Vietnamese query is searched in Vietnam by default. Returns ranked results with title, URL and snippet, each page once, the provider that answered and notes on those that failed.",
         )),
         declare::<NormalizeCompareArgs, NormalizeCompareOutput>(primitive(
             "normalize_compare",

@@ -53,7 +53,6 @@ pub fn catalogue() -> Vec<ToolSpec> {
 
 /// What each planned tool is waiting for, in the user's terms.
 pub(crate) mod needs {
-    pub const SEARCH: &str = "a web search provider";
     /// A skill that runs now, without a model (`watch/skills.rs`): nothing missing.
     pub const RUNS_NOW: &str = "";
 }

@@ -102,13 +102,10 @@ const SKILLS: [&str; 12] = [
     "creator_triage_inbox",
 ];
 
-/// The entries a later issue builds (web search, the skills); everything
-/// else runs now.
-const PLANNED: [&str; 1] = ["web_search"];
-
+/// The entries a later issue builds (the skills but the watch skills);
+/// everything else runs now.
 fn is_available(name: &str) -> bool {
-    !PLANNED.contains(&name)
-        && (!SKILLS.contains(&name) || crate::watch::skills::NAMES.contains(&name) || crate::skills::runs(name))
+    !SKILLS.contains(&name) || crate::watch::skills::NAMES.contains(&name) || crate::skills::runs(name)
 }
 
 /// (name, scope, risk, requires_confirmation), from tools.md's tables; the
