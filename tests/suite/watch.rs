@@ -387,7 +387,7 @@ fn import_export_pause_resume_and_delete() {
     assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 2);
     let done = h.run(&["watch", "delete", &id, "--yes"]);
     assert_eq!(done.code, 0, "{}", done.stderr);
-    assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 1);
+    assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 2);
 }
 
 #[test]
@@ -884,6 +884,14 @@ fn shopping_track_price_makes_a_price_watch_with_shipping_and_coupon() {
     assert_eq!(shown["watch"]["frequency"], json!("6h"));
     server.change_page("track", |p| p.price = 19_490_000);
     assert_eq!(fired(&poll(&h, &id)), vec!["price<=19990000"]);
+    // A coupon the page states as an amount or a percentage comes off the total.
+    for (name, coupon, total) in [("amount", "Giảm 200.000 ₫", 21_320_000.0), ("pct", "Giảm 10%", 19_371_000.0)] {
+        let page = WatchedPage { shipping: Some(30_000), coupon: Some(coupon.into()), ..product("Laptop", 21_490_000) };
+        server.set_page(name, page);
+        let args = json!({"url": server.url(&format!("watched/{name}")), "frequency": "1d"});
+        let out = ok_json(&h.run(&["tools", "call", "shopping_track_price", "--args", &args.to_string()]));
+        assert_eq!(out["data"]["last_price"], json!({"amount": total, "currency": "VND"}), "{coupon}: {out}");
+    }
     // Made through watch_create's own gate check, as a model's call is.
     let audit = h.run(&["audit", "--json"]);
     assert!(
@@ -907,12 +915,20 @@ fn travel_monitor_trip_watches_status_and_gate_changes() {
         gate: "12".into(),
         ..WatchedPage::default()
     };
-    server.set_page("flight", trip);
-    let args = json!({"booking_refs": [server.url("watched/flight")], "frequency": "30m"});
+    server.set_page("flight", trip.clone());
+    server.set_page("back", WatchedPage { name: "VJ123".into(), status: "Scheduled".into(), ..trip });
+    let args =
+        json!({"booking_refs": [server.url("watched/flight"), server.url("watched/back")], "frequency": "30m"});
     let out = ok_json(&h.run(&["tools", "call", "travel_monitor_trip", "--args", &args.to_string()]));
     let data = &out["data"];
     assert_eq!((&data["alerts"], &data["status"]), (&json!([]), &json!("ok")), "{out}");
     let id = data["watch_id"].as_str().unwrap().to_owned();
+    // Every page has its watch, the first one is `watch_id`.
+    let ids: Vec<String> = serde_json::from_value(data["watch_ids"].clone()).unwrap();
+    assert_eq!((ids.len(), &ids[0]), (2, &id), "{out}");
+    assert_eq!(data["watches"][1], json!({"watch_id": ids[1], "url": server.url("watched/back"), "alerts": []}));
+    server.change_page("back", |p| p.gate = "7".into());
+    assert_eq!(fired(&poll(&h, &ids[1])), vec!["gate changed"]);
     server.change_page("flight", |p| p.status = "Delayed 1h 20m".into());
     let check = poll(&h, &id);
     assert_eq!(fired(&check), vec!["status changed"], "{check}");
@@ -929,7 +945,59 @@ fn travel_monitor_trip_watches_status_and_gate_changes() {
     ]);
     assert_ne!(file.code, 0);
     assert!(file.stderr.contains("invalid_arguments") && file.stderr.contains("needs the agent"), "{}", file.stderr);
-    assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 1);
+    assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 2);
+}
+
+/// A notification sent by `halley watch poll`, a process that has exited
+/// when its "Stop watching" is pressed: a long-lived Halley (here `halley
+/// watch run`, started afterwards) hears the press on the bus and stops the
+/// watch. The poll kept the notification's id on the alert before exiting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_button_pressed_after_the_sending_process_exited_acts_in_a_running_halley() {
+    use std::io::BufRead;
+    let Some(_daemon) = daemon_to_ourselves().await else { return };
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    server.set_page("exited", product("Chuột Logitech MX", 1_990_000));
+    let file = h.write_file(
+        "exited.json",
+        json!([{"target": {"url": server.url("watched/exited")}, "trigger_rules": [{"op": "<", "value": 2_000_000}],
+            "frequency": "1h", "label": label("Exited")}])
+        .to_string()
+        .as_bytes(),
+    );
+    assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
+    let id = ok_json(&h.run(&["watch", "list", "--json"]))["watches"][0]["watch_id"].as_str().unwrap().to_owned();
+    // The alert goes out from `halley watch poll`, which then exits.
+    assert_eq!(fired(&poll(&h, &id)), vec!["price<2000000"]);
+    let store = halley::store::Store::open(&halley::DataDir::at(h.data_dir()).db_path()).await.unwrap();
+    let alert = store.watch_alerts().list(Some(&id), 10).await.unwrap().into_iter().next().expect("an alert");
+    assert!(alert.notification_id.is_some(), "the exiting process kept its notification's id: {alert:?}");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_halley"))
+        .arg("--data-dir")
+        .arg(h.data_dir())
+        .args(["watch", "run", "--tick", "3600"])
+        .env_remove("HALLEY_DATA_DIR")
+        .env("HALLEY_LOG", "halley::notify=info")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let _running = crate::common::notify::KillOnDrop(Some(child));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("monitoring the session bus") {
+                let _ = tx.send(());
+            }
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(20)).expect("halley watch run monitors the bus");
+    let stopped = stop_from_notification(&store, &id).await;
+    assert_eq!(stopped.status, halley::store::watches::WatchStatus::Paused);
+    let acted = store.watch_alerts().list(Some(&id), 10).await.unwrap();
+    assert_eq!(acted.iter().filter(|a| a.action.as_deref() == Some("stop")).count(), 1, "{acted:?}");
 }
 
 /// `halley watch run`, a long-lived CLI process, hears the buttons of the

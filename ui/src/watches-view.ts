@@ -10,7 +10,9 @@
 // data-alert, data-read; .mark-read), #alerts-read-all, #watch-list (.watch
 // with data-watch, data-status, data-health; .watch-price, .watch-rules,
 // .watch-check, .watch-pause, .watch-resume, .watch-delete, .watch-history,
-// .watch-chart svg with one circle.point per priced check), #watch-form,
+// .watch-chart svg with one circle.point per priced check; .watch-edit opens
+// form.watch-edit-form: .edit-label, .edit-below, .edit-frequency,
+// .edit-start, .edit-end, .edit-save, .edit-cancel, .edit-status), #watch-form,
 // #watch-url, #watch-this-page, #watch-label, #watch-below, #watch-frequency, #watch-create,
 // #watch-form-status, #watches-status.
 
@@ -24,6 +26,8 @@ import {
   FREQUENCIES,
   chartPoints,
   createArgs,
+  editArgs,
+  editForm,
   formatMoney,
   healthKey,
   linePath,
@@ -134,6 +138,68 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
       (error: unknown) => into.replaceChildren(h("p", { class: "error", role: "alert" }, t("errorPrefix", { error: toOpError(error).message }))),
     );
   };
+  // Open edit forms, kept across the list's refreshes (what the user typed stays).
+  const editors = new Map<string, HTMLFormElement>();
+  // How to close each watch's editor as the list shows it now.
+  const closers = new Map<string, () => void>();
+  const renderEditor = (w: WatchInfo, close: () => void): HTMLFormElement => {
+    const start = editForm(w, lang);
+    const id = (name: string): string => `watch-edit-${w.watch_id}-${name}`;
+    const input = (name: string, attrs: Record<string, string>, value: string): HTMLInputElement => {
+      const el = h("input", { id: id(name), class: `edit-${name}`, autocomplete: "off", ...attrs });
+      el.value = value;
+      return el;
+    };
+    const label = input("label", { type: "text", placeholder: t("watchLabelPlaceholder") }, start.label);
+    const below = input("below", { type: "text", inputmode: "decimal", placeholder: "19.990.000 ₫", "aria-describedby": `${id("below")}-hint` }, start.below);
+    const every = [...new Set<string>([...FREQUENCIES, w.frequency])];
+    const frequency = h("select", { id: id("frequency"), class: "edit-frequency" }, ...every.map((f) => h("option", { value: f }, t("watchEvery", { every: f }))));
+    frequency.value = w.frequency;
+    const from = input("start", { type: "datetime-local" }, start.start);
+    const until = input("end", { type: "datetime-local" }, start.end);
+    const save = h("button", { type: "submit", class: "primary edit-save" }, t("watchSave"));
+    const cancel = h("button", { type: "button", class: "secondary edit-cancel" }, t("watchCancel"));
+    const editStatus = h("p", { class: "form-status edit-status", role: "status" });
+    const editSay = (message: string, cls = ""): void => {
+      editStatus.className = `form-status edit-status ${cls}`;
+      editStatus.textContent = message;
+    };
+    const form = h(
+      "form",
+      { class: "watch-edit-form", "aria-label": t("watchEditTitle", { name: watchName(w) }) },
+      field(id("label"), t("watchLabel"), label),
+      field(id("below"), t("watchBelowEdit"), below, t("watchBelowEditHint")),
+      field(id("frequency"), t("watchFrequency"), frequency),
+      field(id("start"), t("watchWindowStart"), from),
+      field(id("end"), t("watchWindowEnd"), until),
+      h("div", { class: "row" }, save, cancel),
+      editStatus,
+    );
+    cancel.addEventListener("click", close);
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const parsed = editArgs(w, { label: label.value, below: below.value, frequency: frequency.value, start: from.value, end: until.value }, lang);
+      if (!parsed.ok) {
+        editSay(t(parsed.error), parsed.error === "watchEditNothing" ? "" : "error");
+        return;
+      }
+      save.disabled = true;
+      editSay(t("watchSaving"));
+      callTool("watch_update", parsed.args)
+        .then(
+          () => {
+            close();
+            say(t("watchSaved"), "ok");
+            refresh();
+          },
+          (error: unknown) => editSay(t("errorPrefix", { error: toOpError(error).message }), "error"),
+        )
+        .finally(() => {
+          save.disabled = false;
+        });
+    });
+    return form;
+  };
   const renderWatch = (w: WatchInfo): HTMLElement => {
     const name = watchName(w);
     const paused = w.status === "paused";
@@ -157,6 +223,28 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
       ? h("button", { type: "button", class: "secondary watch-resume" }, t("watchResume"))
       : h("button", { type: "button", class: "secondary watch-pause" }, t("watchPause"));
     toggle.addEventListener("click", () => act(w, paused ? "watch_resume" : "watch_pause", t("loadingList")));
+    const editBtn = h("button", { type: "button", class: "secondary watch-edit", "aria-label": t("watchEditOf", { name }), "aria-expanded": "false" }, t("watchEdit"));
+    const editSlot = h("div", { class: "watch-editor" });
+    const closeEditor = (): void => {
+      editors.delete(w.watch_id);
+      editSlot.replaceChildren();
+      editBtn.setAttribute("aria-expanded", "false");
+    };
+    const showEditor = (form: HTMLFormElement): void => {
+      editors.set(w.watch_id, form);
+      editSlot.replaceChildren(form);
+      editBtn.setAttribute("aria-expanded", "true");
+    };
+    editBtn.addEventListener("click", () => {
+      if (editors.has(w.watch_id)) closeEditor();
+      else {
+        showEditor(renderEditor(w, () => closers.get(w.watch_id)?.()));
+        editSlot.querySelector<HTMLInputElement>(".edit-below")?.focus();
+      }
+    });
+    closers.set(w.watch_id, closeEditor);
+    const kept = editors.get(w.watch_id);
+    if (kept !== undefined) showEditor(kept);
     const del = h("button", { type: "button", class: "danger watch-delete", "aria-label": t("watchDeleteOf", { name }) }, t("watchDelete"));
     del.addEventListener("click", () => act(w, "watch_delete", t("watchDeleteAsked")));
     const item = h(
@@ -180,7 +268,8 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
         paused ? t("watchPaused") : t("watchNextCheck", { time: formatTime(w.next_check_at, lang), every: w.frequency }),
       ),
       h("ul", { class: "watch-rules", "aria-label": t("watchRules") }, ...w.trigger_rules.map((r) => h("li", {}, ruleText(r, t, lang, w.currency)))),
-      h("div", { class: "row watch-actions" }, check, toggle, historyBtn, del),
+      h("div", { class: "row watch-actions" }, check, toggle, editBtn, historyBtn, del),
+      editSlot,
       chart,
     );
     setOpen(expanded.has(w.watch_id));
