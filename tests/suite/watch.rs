@@ -387,7 +387,7 @@ fn import_export_pause_resume_and_delete() {
     assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 2);
     let done = h.run(&["watch", "delete", &id, "--yes"]);
     assert_eq!(done.code, 0, "{}", done.stderr);
-    assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 2);
+    assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 1);
 }
 
 #[test]
