@@ -917,8 +917,7 @@ fn travel_monitor_trip_watches_status_and_gate_changes() {
     };
     server.set_page("flight", trip.clone());
     server.set_page("back", WatchedPage { name: "VJ123".into(), status: "Scheduled".into(), ..trip });
-    let args =
-        json!({"booking_refs": [server.url("watched/flight"), server.url("watched/back")], "frequency": "30m"});
+    let args = json!({"booking_refs": [server.url("watched/flight"), server.url("watched/back")], "frequency": "30m"});
     let out = ok_json(&h.run(&["tools", "call", "travel_monitor_trip", "--args", &args.to_string()]));
     let data = &out["data"];
     assert_eq!((&data["alerts"], &data["status"]), (&json!([]), &json!("ok")), "{out}");
