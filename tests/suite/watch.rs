@@ -947,6 +947,36 @@ fn travel_monitor_trip_watches_status_and_gate_changes() {
     assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 2);
 }
 
+/// A watch of the fixture's page `page` (a product at 1.990.000 ₫ made
+/// there) alerting under 2.000.000 ₫, imported (not checked yet); its id.
+fn imported_cheap_watch(server: &FixtureServer, h: &Halley, page: &str, name: &str) -> String {
+    server.set_page(page, product(name, 1_990_000));
+    let file = h.write_file(
+        &format!("{page}.json"),
+        json!([{"target": {"url": server.url(&format!("watched/{page}"))}, "trigger_rules": [{"op": "<", "value": 2_000_000}],
+            "frequency": "1h", "label": label(page)}])
+        .to_string()
+        .as_bytes(),
+    );
+    assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
+    ok_json(&h.run(&["watch", "list", "--json"]))["watches"][0]["watch_id"].as_str().unwrap().to_owned()
+}
+
+/// `halley watch run --tick TICK` on `h`'s data dir, its stderr piped when `log` (a `HALLEY_LOG` filter).
+fn watch_run(h: &Halley, tick: &str, log: Option<&str>) -> std::process::Child {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_halley"));
+    cmd.arg("--data-dir")
+        .arg(h.data_dir())
+        .args(["watch", "run", "--tick", tick])
+        .env_remove("HALLEY_DATA_DIR")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    if let Some(filter) = log {
+        cmd.env("HALLEY_LOG", filter).stderr(std::process::Stdio::piped());
+    }
+    cmd.spawn().unwrap()
+}
+
 /// A notification sent by `halley watch poll`, a process that has exited
 /// when its "Stop watching" is pressed: a long-lived Halley (here `halley
 /// watch run`, started afterwards) hears the press on the bus and stops the
@@ -957,31 +987,13 @@ async fn a_button_pressed_after_the_sending_process_exited_acts_in_a_running_hal
     let Some(_daemon) = daemon_to_ourselves().await else { return };
     let server = FixtureServer::start();
     let h = Halley::new();
-    server.set_page("exited", product("Chuột Logitech MX", 1_990_000));
-    let file = h.write_file(
-        "exited.json",
-        json!([{"target": {"url": server.url("watched/exited")}, "trigger_rules": [{"op": "<", "value": 2_000_000}],
-            "frequency": "1h", "label": label("Exited")}])
-        .to_string()
-        .as_bytes(),
-    );
-    assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
-    let id = ok_json(&h.run(&["watch", "list", "--json"]))["watches"][0]["watch_id"].as_str().unwrap().to_owned();
+    let id = imported_cheap_watch(&server, &h, "exited", "Chuột Logitech MX");
     // The alert goes out from `halley watch poll`, which then exits.
     assert_eq!(fired(&poll(&h, &id)), vec!["price<2000000"]);
     let store = halley::store::Store::open(&halley::DataDir::at(h.data_dir()).db_path()).await.unwrap();
     let alert = store.watch_alerts().list(Some(&id), 10).await.unwrap().into_iter().next().expect("an alert");
     assert!(alert.notification_id.is_some(), "the exiting process kept its notification's id: {alert:?}");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_halley"))
-        .arg("--data-dir")
-        .arg(h.data_dir())
-        .args(["watch", "run", "--tick", "3600"])
-        .env_remove("HALLEY_DATA_DIR")
-        .env("HALLEY_LOG", "halley::notify=info")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = watch_run(&h, "3600", Some("halley::notify=info"));
     let stderr = child.stderr.take().unwrap();
     let _running = crate::common::notify::KillOnDrop(Some(child));
     let (tx, rx) = std::sync::mpsc::channel();
@@ -1006,26 +1018,8 @@ async fn watch_run_acts_on_its_notifications_buttons() {
     let Some(_daemon) = daemon_to_ourselves().await else { return };
     let server = FixtureServer::start();
     let h = Halley::new();
-    server.set_page("runstop", product("Bàn phím Keychron", 1_990_000));
-    let file = h.write_file(
-        "stop.json",
-        json!([{"target": {"url": server.url("watched/runstop")}, "trigger_rules": [{"op": "<", "value": 2_000_000}],
-            "frequency": "1h", "label": label("RunStop")}])
-        .to_string()
-        .as_bytes(),
-    );
-    assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
-    let id = ok_json(&h.run(&["watch", "list", "--json"]))["watches"][0]["watch_id"].as_str().unwrap().to_owned();
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_halley"))
-        .arg("--data-dir")
-        .arg(h.data_dir())
-        .args(["watch", "run", "--tick", "1"])
-        .env_remove("HALLEY_DATA_DIR")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let _running = crate::common::notify::KillOnDrop(Some(child));
+    let id = imported_cheap_watch(&server, &h, "runstop", "Bàn phím Keychron");
+    let _running = crate::common::notify::KillOnDrop(Some(watch_run(&h, "1", None)));
     let store = halley::store::Store::open(&halley::DataDir::at(h.data_dir()).db_path()).await.unwrap();
     stop_from_notification(&store, &id).await;
     let list = ok_json(&h.run(&["watch", "list", "--json"]));

@@ -12,15 +12,15 @@
 // .watch-check, .watch-pause, .watch-resume, .watch-delete, .watch-history,
 // .watch-chart svg with one circle.point per priced check; .watch-edit opens
 // form.watch-edit-form: .edit-label, .edit-below, .edit-frequency,
-// .edit-start, .edit-end, .edit-save, .edit-cancel, .edit-status), #watch-form,
+// .edit-start, .edit-end, .edit-save, .edit-cancel, .form-status), #watch-form,
 // #watch-url, #watch-this-page, #watch-label, #watch-below, #watch-frequency, #watch-create,
 // #watch-form-status, #watches-status.
 
 import { h } from "./dom";
-import type { Lang, Translate } from "./i18n";
+import type { Lang, MessageKey, Translate } from "./i18n";
 import { request } from "./ipc";
 import { toOpError, type Json, type OpError, type WatchAlert } from "./protocol";
-import { field, fillList, formatTime } from "./view";
+import { field, fillList, formatTime, statusLine } from "./view";
 import {
   CHART,
   FREQUENCIES,
@@ -35,9 +35,12 @@ import {
   readWatches,
   ruleText,
   watchName,
+  type FormResult,
   type Observation,
   type WatchInfo,
 } from "./watches";
+
+type StatusLine = ReturnType<typeof statusLine>;
 
 export interface WatchesView {
   element: HTMLElement;
@@ -50,6 +53,33 @@ async function callTool(name: string, args: Json): Promise<Json> {
   const { result } = await request({ type: "call_tool", name, args }, "tool_result");
   if (result.error !== null) throw { code: result.error.code, message: result.error.message } satisfies OpError;
   return result.data;
+}
+
+/** A form that calls a watch tool on submit: its fields `parse`d into the
+ * arguments (else the message why not, an error unless `quiet`), the
+ * button disabled during the call, `done` after it. */
+function submitsTool(
+  form: HTMLFormElement,
+  button: HTMLButtonElement,
+  line: StatusLine,
+  t: Translate,
+  call: { tool: string; parse: () => FormResult; working: MessageKey; done: () => void; quiet?: MessageKey },
+): void {
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const parsed = call.parse();
+    if (!parsed.ok) {
+      line.say(t(parsed.error), parsed.error === call.quiet ? "" : "error");
+      return;
+    }
+    button.disabled = true;
+    line.say(t(call.working));
+    callTool(call.tool, parsed.args)
+      .then(call.done, line.fail)
+      .finally(() => {
+        button.disabled = false;
+      });
+  });
 }
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -85,12 +115,7 @@ export function renderChart(history: Observation[], t: Translate, lang: Lang, cu
 }
 
 export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElement): WatchesView {
-  const status = h("p", { class: "form-status", role: "status", id: "watches-status" });
-  const say = (message: string, cls = ""): void => {
-    status.className = `form-status ${cls}`;
-    status.textContent = message;
-  };
-  const fail = (error: unknown): void => say(t("errorPrefix", { error: toOpError(error).message }), "error");
+  const { status, say, fail } = statusLine("watches-status", t);
 
   // ---- The inbox ----
   const unreadBadge = h("span", { class: "badge unread", id: "watches-unread" });
@@ -159,11 +184,7 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
     const until = input("end", { type: "datetime-local" }, start.end);
     const save = h("button", { type: "submit", class: "primary edit-save" }, t("watchSave"));
     const cancel = h("button", { type: "button", class: "secondary edit-cancel" }, t("watchCancel"));
-    const editStatus = h("p", { class: "form-status edit-status", role: "status" });
-    const editSay = (message: string, cls = ""): void => {
-      editStatus.className = `form-status edit-status ${cls}`;
-      editStatus.textContent = message;
-    };
+    const editLine = statusLine(id("status"), t);
     const form = h(
       "form",
       { class: "watch-edit-form", "aria-label": t("watchEditTitle", { name: watchName(w) }) },
@@ -173,30 +194,19 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
       field(id("start"), t("watchWindowStart"), from),
       field(id("end"), t("watchWindowEnd"), until),
       h("div", { class: "row" }, save, cancel),
-      editStatus,
+      editLine.status,
     );
     cancel.addEventListener("click", close);
-    form.addEventListener("submit", (e) => {
-      e.preventDefault();
-      const parsed = editArgs(w, { label: label.value, below: below.value, frequency: frequency.value, start: from.value, end: until.value }, lang);
-      if (!parsed.ok) {
-        editSay(t(parsed.error), parsed.error === "watchEditNothing" ? "" : "error");
-        return;
-      }
-      save.disabled = true;
-      editSay(t("watchSaving"));
-      callTool("watch_update", parsed.args)
-        .then(
-          () => {
-            close();
-            say(t("watchSaved"), "ok");
-            refresh();
-          },
-          (error: unknown) => editSay(t("errorPrefix", { error: toOpError(error).message }), "error"),
-        )
-        .finally(() => {
-          save.disabled = false;
-        });
+    submitsTool(form, save, editLine, t, {
+      tool: "watch_update",
+      parse: () => editArgs(w, { label: label.value, below: below.value, frequency: frequency.value, start: from.value, end: until.value }, lang),
+      working: "watchSaving",
+      quiet: "watchEditNothing",
+      done: () => {
+        close();
+        say(t("watchSaved"), "ok");
+        refresh();
+      },
     });
     return form;
   };
@@ -290,11 +300,8 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
   );
   const create = h("button", { id: "watch-create", type: "submit", class: "primary" }, t("watchCreate"));
   const thisPage = h("button", { id: "watch-this-page", type: "button", class: "secondary" }, t("watchThisPage"));
-  const formStatus = h("p", { class: "form-status", role: "status", id: "watch-form-status" });
-  const formSay = (message: string, cls = ""): void => {
-    formStatus.className = `form-status ${cls}`;
-    formStatus.textContent = message;
-  };
+  const formLine = statusLine("watch-form-status", t);
+  const formSay = formLine.say;
   // The page in the user's browser tab fills the form (the browser is never started for it).
   thisPage.addEventListener("click", () => {
     request({ type: "current_tab" }, "current_tab").then(
@@ -308,7 +315,7 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
         formSay("");
         below.focus();
       },
-      (error: unknown) => formSay(t("errorPrefix", { error: toOpError(error).message }), "error"),
+      formLine.fail,
     );
   });
   const form = h(
@@ -320,29 +327,17 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
     field("watch-below", t("watchBelow"), below, t("watchBelowHint")),
     field("watch-frequency", t("watchFrequency"), frequency),
     h("div", { class: "row" }, create),
-    formStatus,
+    formLine.status,
   );
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    const parsed = createArgs({ url: url.value, label: label.value, below: below.value, frequency: frequency.value });
-    if (!parsed.ok) {
-      formSay(t(parsed.error), "error");
-      return;
-    }
-    create.disabled = true;
-    formSay(t("watchCreating"));
-    callTool("watch_create", parsed.args)
-      .then(
-        () => {
-          form.reset();
-          formSay(t("watchCreated"), "ok");
-          refresh();
-        },
-        (error: unknown) => formSay(t("errorPrefix", { error: toOpError(error).message }), "error"),
-      )
-      .finally(() => {
-        create.disabled = false;
-      });
+  submitsTool(form, create, formLine, t, {
+    tool: "watch_create",
+    parse: () => createArgs({ url: url.value, label: label.value, below: below.value, frequency: frequency.value }),
+    working: "watchCreating",
+    done: () => {
+      form.reset();
+      formSay(t("watchCreated"), "ok");
+      refresh();
+    },
   });
 
   // A change is told twice (the call's reply and Event::Watches): one
