@@ -410,9 +410,10 @@ const DELIVER_EVERY: std::time::Duration = std::time::Duration::from_millis(100)
 const IN_FLIGHT: usize = 16;
 /// Requests to one site (host) at once, fetches and browser reads together.
 const PER_SITE: usize = 4;
-/// Browser reads a pass runs at once. The browser takes calls in turn, so
-/// more would only wait for it; waiting, they hold no site's turn.
-const BROWSER_AT_ONCE: usize = 2;
+/// Browser reads a pass runs at once, each in a background tab of its own:
+/// their pages load side by side (a background run lets go of the browser
+/// while its page loads); waiting for the browser, they hold no site's turn.
+const BROWSER_AT_ONCE: usize = 4;
 /// Pages of a site read by the browser (their fetch read nothing), with
 /// none read by a fetch, before a pass sends the site's new watches
 /// straight to the browser.
