@@ -302,6 +302,45 @@ fn a_script_rendered_page_is_read_in_the_browser_and_remembered() {
     assert_eq!(fired(&one["check"]), vec!["price<=8000000"]);
 }
 
+/// A pass learns a site whose pages a plain fetch cannot read (3 of its
+/// watches needed the browser, none was read by a fetch): the site's new
+/// watch goes straight to the browser, without a fetch first, and then
+/// remembers that itself.
+#[test]
+fn a_new_watch_of_a_script_rendered_site_goes_straight_to_the_browser() {
+    if !have_browser() {
+        return;
+    }
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    let import = |names: &[&str]| {
+        let watches: Vec<Value> = names
+            .iter()
+            .map(|name| {
+                server.set_page(
+                    name,
+                    WatchedPage { kind: PageKind::Script, name: format!("Tai nghe {name}"), price: 990_000, ..WatchedPage::default() },
+                );
+                json!({"target": {"url": server.url(&format!("watched/{name}"))}, "trigger_rules": [{"op": "all_time_low"}], "frequency": "1d"})
+            })
+            .collect();
+        let file = h.write_file("site.json", Value::Array(watches).to_string().as_bytes());
+        assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
+    };
+    import(&["js1", "js2", "js3"]);
+    let first = ok_json(&h.run(&["--headless", "watch", "poll", "--all", "--json"]));
+    let methods: Vec<&Value> = first["checks"].as_array().unwrap().iter().map(|c| &c["method"]).collect();
+    assert_eq!(methods, vec!["browser"; 3], "{first}");
+    import(&["js4"]);
+    server.clear();
+    let second = ok_json(&h.run(&["--headless", "watch", "poll", "--all", "--json"]));
+    assert!(second["checks"].as_array().unwrap().iter().all(|c| c["price"] == json!(990_000.0)), "{second}");
+    // The new page: one request, the browser's (no plain fetch first).
+    assert_eq!(server.hits("watched/js4"), 1);
+    let shown = ok_json(&h.run(&["watch", "list", "--json"]));
+    assert!(shown["watches"].as_array().unwrap().iter().all(|w| w["check_method"] == "browser"), "{shown}");
+}
+
 #[test]
 fn bad_input_is_refused_with_a_clear_message_and_writes_nothing() {
     let h = Halley::new();
