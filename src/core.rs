@@ -372,11 +372,17 @@ impl Core {
 
     /// Close the browser (if Halley started it) and the store cleanly.
     pub async fn close(&self) {
+        // The ids of the notifications this process showed, for their
+        // buttons pressed after it exited (a long-lived Halley hears them).
+        crate::notify::settle(NOTIFY_SETTLE).await;
         self.mcp.close().await;
         self.ctx.browser.close().await;
         self.ctx.store.close().await;
     }
 }
+
+/// How long closing waits for the notification daemon's answers.
+const NOTIFY_SETTLE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// `registry` plus the blueprints registered in `store`. A stored blueprint
 /// that no longer reads (a renamed built-in activity) is left out with a

@@ -75,11 +75,15 @@ pub async fn push(summary: &str, body: &str) -> Result<bool> {
 
 /// The buttons pressed from now on. A long-lived process (the desktop app,
 /// `halley serve`, `halley watch run`) listens, and this starts its
-/// connection to the bus at once.
+/// connection to the bus at once, and a monitor of the bus that hears the
+/// presses on notifications of processes that have exited since
+/// (`halley watch poll`). When no Halley process runs, a press does nothing
+/// (the alert stays in the inbox).
 pub fn subscribe() -> tokio::sync::broadcast::Receiver<Invoked> {
     #[cfg(all(unix, not(target_os = "macos")))]
     {
         bus::ensure_started();
+        bus::ensure_monitor();
         bus::INVOKED.subscribe()
     }
     #[cfg(not(all(unix, not(target_os = "macos"))))]
@@ -132,7 +136,9 @@ pub async fn deliver(store: &Store, alerts: Vec<AlertRow>) -> Result<Delivery> {
     let answers = show_all(notes).await;
     let handed = claimed.len();
     let store = store.clone();
+    let waiting = Waiting::begin();
     let recorded = tokio::spawn(async move {
+        let _waiting = waiting;
         let shown = answers.await;
         let shown: Vec<(i64, Shown)> = claimed.iter().zip(shown).filter_map(|(a, s)| s.map(|s| (a.id, s))).collect();
         if let Err(e) = store.watch_alerts().mark_shown(&shown).await {
@@ -141,6 +147,37 @@ pub async fn deliver(store: &Store, alerts: Vec<AlertRow>) -> Result<Delivery> {
         shown.len()
     });
     Ok(Delivery { handed, recorded })
+}
+
+/// Deliveries whose daemon answers (the notifications' ids) are not
+/// recorded yet.
+static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// One delivery waiting for its answers (counted in [`WAITING`] while alive).
+struct Waiting;
+
+impl Waiting {
+    fn begin() -> Waiting {
+        WAITING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Waiting
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        WAITING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Waits, at most `within`, until the daemon's answers to every delivery of
+/// this process are recorded: a process about to exit (`halley watch poll`)
+/// calls it, so the ids are on the alerts' rows and a button pressed later
+/// reaches the Halley process that listens then.
+pub async fn settle(within: std::time::Duration) {
+    let deadline = tokio::time::Instant::now() + within;
+    while WAITING.load(std::sync::atomic::Ordering::SeqCst) > 0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
 }
 
 #[cfg(not(all(unix, not(target_os = "macos"))))]

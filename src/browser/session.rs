@@ -139,6 +139,12 @@ impl BrowserSession {
         Ok(guard)
     }
 
+    /// Starts the browser now if it does not run (a caller that will need
+    /// it soon, e.g. a watch pass, overlaps its start with other work).
+    pub async fn launch(&self) -> Result<()> {
+        self.acquire(None, false).await.map(drop)
+    }
+
     /// Run `run` has ended: its tabs stay open and become the user's.
     pub async fn release(&self, run: &str) {
         let mut state = self.state.lock().await;

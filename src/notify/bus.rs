@@ -91,6 +91,68 @@ pub(super) fn ensure_started() {
     drop(submit_job(None));
 }
 
+/// Starts, once per process, a second connection that monitors the bus
+/// (`org.freedesktop.DBus.Monitoring.BecomeMonitor`) for `ActionInvoked`
+/// signals, whoever they are addressed to: a daemon sends a button's press
+/// to the connection that showed the notification, and when that was a
+/// process that has exited since (`halley watch poll`), the bus drops it.
+/// A long-lived Halley process hears it here instead and acts on it when an
+/// alert of its own store holds that id and daemon (`claim_action`), as it
+/// does for its own notifications. A monitor only listens; a bus that
+/// refuses monitoring (another user's bus, a strict policy) leaves only
+/// the process's own notifications' buttons working.
+pub(super) fn ensure_monitor() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let spawned = std::thread::Builder::new().name("halley-notify-monitor".into()).spawn(monitor);
+        if let Err(e) = spawned {
+            tracing::warn!("no notification monitor: {e}");
+        }
+    });
+}
+
+/// The monitor thread: until the bus goes away.
+fn monitor() {
+    let become_monitor = || -> Result<Channel, String> {
+        let channel = Channel::get_private(BusType::Session).map_err(|e| e.message().unwrap_or("").to_owned())?;
+        let rule = format!("type='signal',interface='{NAME}',member='ActionInvoked'");
+        let call = Message::new_method_call(
+            "org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.Monitoring",
+            "BecomeMonitor",
+        )?
+        .append2(vec![rule], 0_u32);
+        channel
+            .send_with_reply_and_block(call, Duration::from_secs(5))
+            .map_err(|e| e.message().unwrap_or("").to_owned())?;
+        Ok(channel)
+    };
+    let channel = match become_monitor() {
+        Ok(c) => c,
+        Err(why) => {
+            tracing::warn!(
+                "cannot monitor the session bus ({why}): buttons of notifications shown by processes that have exited do nothing"
+            );
+            return;
+        }
+    };
+    tracing::info!("monitoring the session bus for notification buttons");
+    loop {
+        if channel.read_write(Some(Duration::from_secs(1))).is_err() || !channel.is_connected() {
+            return;
+        }
+        while let Some(msg) = channel.pop_message() {
+            if msg.msg_type() == MessageType::Signal
+                && msg.member().as_deref() == Some("ActionInvoked")
+                && let (Ok((id, action)), Some(daemon)) = (msg.read2::<u32, String>(), msg.sender())
+            {
+                let _ = INVOKED.send(Invoked { daemon: daemon.to_string(), id, action });
+            }
+        }
+    }
+}
+
 /// The thread: connect, then send and listen until the bus goes away.
 fn serve(rx: &Receiver<Job>) {
     let channel = match Channel::get_private(BusType::Session) {

@@ -376,17 +376,30 @@ async fn in_browser(ctx: &ToolContext, target: &Target, tabs: Option<&Tabs>) -> 
     outcome
 }
 
+/// Reads the page over HTTP after the gate's word; `None` when the fetched
+/// page yields nothing (script-rendered: the browser's turn).
+pub async fn read_http(ctx: &ToolContext, target: &Target) -> Option<Outcome> {
+    if let Err(error) = gated(ctx, "watch_poll", &target.url).await {
+        return Some(Outcome::Failed { error });
+    }
+    match over_http(ctx, target).await {
+        Outcome::Failed { error } if error.starts_with("nothing could be read") => None,
+        other => Some(other),
+    }
+}
+
+/// Reads the page in the managed Chromium (see [`in_browser`]).
+pub async fn read_browser(ctx: &ToolContext, target: &Target, tabs: Option<&Tabs>) -> Outcome {
+    in_browser(ctx, target, tabs).await
+}
+
 /// Reads the page: over HTTP unless the watch is known to need the
 /// browser; in the browser when HTTP read nothing (not when the page is gone).
 pub async fn read(ctx: &ToolContext, target: &Target, known: Option<Method>, tabs: Option<&Tabs>) -> Outcome {
-    if known != Some(Method::Browser) {
-        if let Err(error) = gated(ctx, "watch_poll", &target.url).await {
-            return Outcome::Failed { error };
-        }
-        match over_http(ctx, target).await {
-            Outcome::Failed { error } if error.starts_with("nothing could be read") => {}
-            other => return other,
-        }
+    if known != Some(Method::Browser)
+        && let Some(outcome) = read_http(ctx, target).await
+    {
+        return outcome;
     }
     in_browser(ctx, target, tabs).await
 }

@@ -387,33 +387,180 @@ pub async fn get_watch(store: &Store, id: &str) -> Result<WatchRow> {
 /// Checks one watch now: read the page, write the observation, state and
 /// alerts in one transaction, then send the alerts not sent yet.
 pub async fn check_watch(ctx: &ToolContext, row: &WatchRow) -> Result<WatchCheck> {
-    check_in(ctx, row, None).await
-}
-
-/// [`check_watch`] within a pass that shares its browser tabs.
-/// Within a pass (`tabs`), the alerts are sent by the pass's deliverer,
-/// beside the checks; alone, at once.
-async fn check_in(ctx: &ToolContext, row: &WatchRow, tabs: Option<&check::Tabs>) -> Result<WatchCheck> {
     let (target, rules) = target_of(row)?;
     let known = row.check_method.as_deref().and_then(Method::parse);
-    let outcome = check::read(ctx, &target, known, tabs).await;
-    let planned = plan(row, &rules, outcome, &now());
+    let outcome = check::read(ctx, &target, known, None).await;
+    let check = finish(ctx, row, &rules, outcome).await?;
+    crate::notify::deliver_pending(&ctx.store).await?;
+    Ok(check)
+}
+
+/// A check's reading written: the observation, the watch's state and its
+/// alerts in one transaction (sent by whoever delivers).
+async fn finish(ctx: &ToolContext, row: &WatchRow, rules: &[TriggerRule], outcome: Outcome) -> Result<WatchCheck> {
+    let planned = plan(row, rules, outcome, &now());
     ctx.store.watches().apply_check(&row.id, &planned.write).await?;
-    if tabs.is_none() {
-        crate::notify::deliver_pending(&ctx.store).await?;
-    }
     Ok(planned.check)
 }
 
 /// How often a pass's deliverer looks for alerts to send.
 const DELIVER_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
-/// Checks running at once in one pass.
+/// Plain fetches running at once in one pass.
 const IN_FLIGHT: usize = 16;
-/// Checks of one site (host) running at once.
+/// Requests to one site (host) at once, fetches and browser reads together.
 const PER_SITE: usize = 4;
+/// Browser reads a pass runs at once, each in a background tab of its own:
+/// their pages load side by side (a background run lets go of the browser
+/// while its page loads); waiting for the browser, they hold no site's turn.
+const BROWSER_AT_ONCE: usize = 4;
+/// Pages of a site read by the browser (their fetch read nothing), with
+/// none read by a fetch, before a pass sends the site's new watches
+/// straight to the browser.
+const LEARN_AFTER: usize = 3;
+
+/// What a pass knows of a site (an origin): how many of its pages needed
+/// the browser, how many a plain fetch read.
+#[derive(Debug, Default, Clone, Copy)]
+struct Site {
+    browser: usize,
+    http: usize,
+}
+
+/// One pass's shared state: the per-site turns, what it learnt of each
+/// origin, its background tabs.
+#[derive(Debug, Default)]
+struct Pass {
+    turns: std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<tokio::sync::Semaphore>>>,
+    sites: std::sync::Mutex<std::collections::HashMap<String, Site>>,
+    tabs: check::Tabs,
+    /// The browser started by the pass's first browser read.
+    browser: tokio::sync::OnceCell<()>,
+}
+
+impl Pass {
+    /// Starts from what the watches remember (the way each was read last).
+    fn new(rows: &[WatchRow]) -> Pass {
+        let pass = Pass::default();
+        for row in rows {
+            if let Some(m) = row.check_method.as_deref().and_then(Method::parse) {
+                pass.learn(&row.target_url, m);
+            }
+        }
+        pass
+    }
+
+    fn learn(&self, url: &str, method: Method) {
+        let origin = crate::vocab::origin::origin_of(url).unwrap_or_default();
+        let mut sites = self.sites.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let site = sites.entry(origin).or_default();
+        match method {
+            Method::Http => site.http += 1,
+            Method::Browser => site.browser += 1,
+        }
+    }
+
+    /// Whether a plain fetch is known to read nothing on this site.
+    fn browser_only(&self, url: &str) -> bool {
+        let origin = crate::vocab::origin::origin_of(url).unwrap_or_default();
+        let sites = self.sites.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        sites.get(&origin).is_some_and(|s| s.http == 0 && s.browser >= LEARN_AFTER)
+    }
+
+    /// A turn to send a request to `url`'s host (at most [`PER_SITE`] at once).
+    async fn turn(&self, url: &str) -> Result<tokio::sync::OwnedSemaphorePermit> {
+        let host = url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
+        let limit = {
+            let mut turns = self.turns.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            std::sync::Arc::clone(
+                turns.entry(host).or_insert_with(|| std::sync::Arc::new(tokio::sync::Semaphore::new(PER_SITE))),
+            )
+        };
+        limit.acquire_owned().await.map_err(|_| Error::internal("the site limit closed"))
+    }
+}
+
+/// A check for the browser lane: the row's index, what to read, its rules.
+type BrowserJob = (usize, Target, Vec<TriggerRule>);
+type Checked = (usize, Result<WatchCheck>);
+
+/// The plain-fetch lane of a pass: reads row `i` over HTTP, unless it is
+/// known to need the browser (the watch, or its site); hands it to the
+/// browser lane when the fetch reads nothing.
+async fn fetch_lane(
+    ctx: &ToolContext,
+    pass: &Pass,
+    i: usize,
+    row: &WatchRow,
+    browser: tokio::sync::mpsc::UnboundedSender<BrowserJob>,
+) -> Option<Checked> {
+    let (target, rules) = match target_of(row) {
+        Ok(t) => t,
+        Err(e) => return Some((i, Err(e))),
+    };
+    let known = row.check_method.as_deref().and_then(Method::parse);
+    if (known.is_none() && pass.browser_only(&row.target_url)) || known == Some(Method::Browser) {
+        let _ = browser.send((i, target, rules));
+        return None;
+    }
+    let read = match pass.turn(&row.target_url).await {
+        Ok(_turn) => check::read_http(ctx, &target).await,
+        Err(e) => return Some((i, Err(e))),
+    };
+    match read {
+        Some(outcome) => {
+            if matches!(outcome, Outcome::Read { method: Method::Http, .. }) {
+                pass.learn(&row.target_url, Method::Http);
+            }
+            Some((i, finish(ctx, row, &rules, outcome).await))
+        }
+        None => {
+            pass.learn(&row.target_url, Method::Browser);
+            let _ = browser.send((i, target, rules));
+            None
+        }
+    }
+}
+
+/// One worker of the browser lane: reads the pages handed to it in a
+/// background tab of the pass, until the fetch lane is done.
+async fn browser_lane(
+    ctx: &ToolContext,
+    pass: &Pass,
+    rows: &[WatchRow],
+    jobs: &tokio::sync::Mutex<tokio::sync::mpsc::UnboundedReceiver<BrowserJob>>,
+) -> Vec<Checked> {
+    let mut done = Vec::new();
+    loop {
+        let job = jobs.lock().await.recv().await;
+        let Some((i, target, rules)) = job else { return done };
+        let Some(row) = rows.get(i) else { continue };
+        // Chromium starts (once) before this takes a turn of the site.
+        pass.browser
+            .get_or_init(|| async {
+                if let Err(e) = ctx.browser.launch().await {
+                    tracing::warn!("the browser for watches: {}", e.message());
+                }
+            })
+            .await;
+        let outcome = match pass.turn(&target.url).await {
+            Ok(_turn) => check::read_browser(ctx, &target, Some(&pass.tabs)).await,
+            Err(e) => {
+                done.push((i, Err(e)));
+                continue;
+            }
+        };
+        done.push((i, finish(ctx, row, &rules, outcome).await));
+    }
+}
 
 /// `watch_poll`: one watch, every due one, or (`all`) every active one.
+///
+/// A pass has two lanes: plain fetches, [`IN_FLIGHT`] at once, and the
+/// browser, for the pages a fetch cannot read (known from the watch's last
+/// check or its site, or found now), [`BROWSER_AT_ONCE`] at once; a site
+/// gets at most [`PER_SITE`] requests at once from both. Pages known to
+/// need the browser start it at once, beside the fetches.
 pub async fn poll(ctx: &ToolContext, args: &WatchPollArgs) -> Result<WatchPollOutput> {
     let rows = match &args.watch_id {
         Some(id) => vec![get_watch(&ctx.store, id).await?],
@@ -422,36 +569,29 @@ pub async fn poll(ctx: &ToolContext, args: &WatchPollArgs) -> Result<WatchPollOu
         }
         None => ctx.store.watches().due(&now()).await?,
     };
-    // Several checks at once, at most PER_SITE on one site (a shop is not
-    // hammered), in the order of the rows.
-    let mut sites: std::collections::HashMap<String, std::sync::Arc<tokio::sync::Semaphore>> = Default::default();
-    let limits: Vec<_> = rows
-        .iter()
-        .map(|row| {
-            let host =
-                url::Url::parse(&row.target_url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
-            std::sync::Arc::clone(
-                sites.entry(host).or_insert_with(|| std::sync::Arc::new(tokio::sync::Semaphore::new(PER_SITE))),
-            )
-        })
-        .collect();
-    // Futures made in a loop, not by a closure: a closure's future is not
+    let pass = Pass::new(&rows);
+    let (to_browser, jobs) = tokio::sync::mpsc::unbounded_channel();
+    let jobs = tokio::sync::Mutex::new(jobs);
+    // Futures made in loops, not by closures: a closure's future is not
     // `Send` for every lifetime, which the host's spawned runs need.
-    let tabs = check::Tabs::default();
-    let mut pending = Vec::with_capacity(rows.len());
-    for (row, site) in rows.iter().zip(limits) {
-        let tabs = &tabs;
-        pending.push(async move {
-            let _turn = site.acquire_owned().await.map_err(|_| Error::internal("the site limit closed"))?;
-            check_in(ctx, row, Some(tabs)).await
-        });
+    let mut fetches = Vec::with_capacity(rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        fetches.push(fetch_lane(ctx, &pass, i, row, to_browser.clone()));
+    }
+    drop(to_browser);
+    let mut browsers = Vec::with_capacity(BROWSER_AT_ONCE);
+    for _ in 0..BROWSER_AT_ONCE {
+        browsers.push(browser_lane(ctx, &pass, &rows, &jobs));
     }
     // Notifications go out one at a time (daemons choke on many at once),
     // from one deliverer beside the checks, which never wait for them.
     let done = std::sync::atomic::AtomicBool::new(false);
     let checking = async {
-        let checks: Vec<Result<WatchCheck>> = futures::stream::iter(pending).buffered(IN_FLIGHT).collect().await;
+        let fetched = futures::stream::iter(fetches).buffer_unordered(IN_FLIGHT).collect::<Vec<_>>();
+        let (fetched, browsed) = futures::join!(fetched, futures::future::join_all(browsers));
         done.store(true, std::sync::atomic::Ordering::SeqCst);
+        let mut checks: Vec<Checked> = fetched.into_iter().flatten().chain(browsed.into_iter().flatten()).collect();
+        checks.sort_by_key(|(i, _)| *i);
         checks
     };
     let delivering = async {
@@ -467,8 +607,8 @@ pub async fn poll(ctx: &ToolContext, args: &WatchPollArgs) -> Result<WatchPollOu
         }
     };
     let (checks, ()) = futures::join!(checking, delivering);
-    tabs.close(ctx).await;
-    let checks = checks.into_iter().collect::<Result<Vec<_>>>()?;
+    pass.tabs.close(ctx).await;
+    let checks = checks.into_iter().map(|(_, c)| c).collect::<Result<Vec<_>>>()?;
     // Alerts left unsent by a pass that was cut short go out now.
     crate::notify::deliver_pending(&ctx.store).await?;
     Ok(WatchPollOutput { checks })

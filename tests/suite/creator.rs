@@ -618,7 +618,7 @@ fn a_run_collects_research_with_checked_quotes_and_the_calendar_reads_it() {
     assert_eq!(out["sources"], json!([a1, a2]));
     assert_eq!(out["status"], "ok");
     let said = out["notes"].to_string();
-    assert!(said.contains("no web search"), "{said}");
+    assert!(said.contains("the web search failed"), "{said}");
     assert!(said.contains("dropped \\\"Agents replace search engines\\\""), "{said}");
     let markdown = stored(&h, out["notes_ref"].as_str().unwrap());
     assert!(markdown.starts_with("# Research: Xu hướng trình duyệt AI 2025\n"), "{markdown}");

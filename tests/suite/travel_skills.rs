@@ -99,7 +99,7 @@ fn flight_and_hotel_options_are_read_normalised_and_ranked_without_asking_anythi
     assert_eq!(got["status"], "ok");
     let notes: Vec<&str> = got["notes"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
     assert_eq!(notes.len(), 1, "{notes:?}");
-    assert!(notes[0].starts_with(WEB_SEARCH_NOTE) && notes[0].contains("not_available"), "{notes:?}");
+    assert!(notes[0].starts_with(WEB_SEARCH_NOTE) && notes[0].contains("search_failed"), "{notes:?}");
     // The script-rendered hotel list on the other origin.
     let got = s.ok(2);
     assert_eq!(got["options"], hotels(&site));

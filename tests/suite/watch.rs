@@ -302,6 +302,45 @@ fn a_script_rendered_page_is_read_in_the_browser_and_remembered() {
     assert_eq!(fired(&one["check"]), vec!["price<=8000000"]);
 }
 
+/// A pass learns a site whose pages a plain fetch cannot read (3 of its
+/// watches needed the browser, none was read by a fetch): the site's new
+/// watch goes straight to the browser, without a fetch first, and then
+/// remembers that itself.
+#[test]
+fn a_new_watch_of_a_script_rendered_site_goes_straight_to_the_browser() {
+    if !have_browser() {
+        return;
+    }
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    let import = |names: &[&str]| {
+        let watches: Vec<Value> = names
+            .iter()
+            .map(|name| {
+                server.set_page(
+                    name,
+                    WatchedPage { kind: PageKind::Script, name: format!("Tai nghe {name}"), price: 990_000, ..WatchedPage::default() },
+                );
+                json!({"target": {"url": server.url(&format!("watched/{name}"))}, "trigger_rules": [{"op": "all_time_low"}], "frequency": "1d"})
+            })
+            .collect();
+        let file = h.write_file("site.json", Value::Array(watches).to_string().as_bytes());
+        assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
+    };
+    import(&["js1", "js2", "js3"]);
+    let first = ok_json(&h.run(&["--headless", "watch", "poll", "--all", "--json"]));
+    let methods: Vec<&Value> = first["checks"].as_array().unwrap().iter().map(|c| &c["method"]).collect();
+    assert_eq!(methods, vec!["browser"; 3], "{first}");
+    import(&["js4"]);
+    server.clear();
+    let second = ok_json(&h.run(&["--headless", "watch", "poll", "--all", "--json"]));
+    assert!(second["checks"].as_array().unwrap().iter().all(|c| c["price"] == json!(990_000.0)), "{second}");
+    // The new page: one request, the browser's (no plain fetch first).
+    assert_eq!(server.hits("watched/js4"), 1);
+    let shown = ok_json(&h.run(&["watch", "list", "--json"]));
+    assert!(shown["watches"].as_array().unwrap().iter().all(|w| w["check_method"] == "browser"), "{shown}");
+}
+
 #[test]
 fn bad_input_is_refused_with_a_clear_message_and_writes_nothing() {
     let h = Halley::new();
@@ -884,6 +923,14 @@ fn shopping_track_price_makes_a_price_watch_with_shipping_and_coupon() {
     assert_eq!(shown["watch"]["frequency"], json!("6h"));
     server.change_page("track", |p| p.price = 19_490_000);
     assert_eq!(fired(&poll(&h, &id)), vec!["price<=19990000"]);
+    // A coupon the page states as an amount or a percentage comes off the total.
+    for (name, coupon, total) in [("amount", "Giảm 200.000 ₫", 21_320_000.0), ("pct", "Giảm 10%", 19_371_000.0)] {
+        let page = WatchedPage { shipping: Some(30_000), coupon: Some(coupon.into()), ..product("Laptop", 21_490_000) };
+        server.set_page(name, page);
+        let args = json!({"url": server.url(&format!("watched/{name}")), "frequency": "1d"});
+        let out = ok_json(&h.run(&["tools", "call", "shopping_track_price", "--args", &args.to_string()]));
+        assert_eq!(out["data"]["last_price"], json!({"amount": total, "currency": "VND"}), "{coupon}: {out}");
+    }
     // Made through watch_create's own gate check, as a model's call is.
     let audit = h.run(&["audit", "--json"]);
     assert!(
@@ -907,12 +954,19 @@ fn travel_monitor_trip_watches_status_and_gate_changes() {
         gate: "12".into(),
         ..WatchedPage::default()
     };
-    server.set_page("flight", trip);
-    let args = json!({"booking_refs": [server.url("watched/flight")], "frequency": "30m"});
+    server.set_page("flight", trip.clone());
+    server.set_page("back", WatchedPage { name: "VJ123".into(), status: "Scheduled".into(), ..trip });
+    let args = json!({"booking_refs": [server.url("watched/flight"), server.url("watched/back")], "frequency": "30m"});
     let out = ok_json(&h.run(&["tools", "call", "travel_monitor_trip", "--args", &args.to_string()]));
     let data = &out["data"];
     assert_eq!((&data["alerts"], &data["status"]), (&json!([]), &json!("ok")), "{out}");
     let id = data["watch_id"].as_str().unwrap().to_owned();
+    // Every page has its watch, the first one is `watch_id`.
+    let ids: Vec<String> = serde_json::from_value(data["watch_ids"].clone()).unwrap();
+    assert_eq!((ids.len(), &ids[0]), (2, &id), "{out}");
+    assert_eq!(data["watches"][1], json!({"watch_id": ids[1], "url": server.url("watched/back"), "alerts": []}));
+    server.change_page("back", |p| p.gate = "7".into());
+    assert_eq!(fired(&poll(&h, &ids[1])), vec!["gate changed"]);
     server.change_page("flight", |p| p.status = "Delayed 1h 20m".into());
     let check = poll(&h, &id);
     assert_eq!(fired(&check), vec!["status changed"], "{check}");
@@ -929,7 +983,71 @@ fn travel_monitor_trip_watches_status_and_gate_changes() {
     ]);
     assert_ne!(file.code, 0);
     assert!(file.stderr.contains("invalid_arguments") && file.stderr.contains("needs the agent"), "{}", file.stderr);
-    assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 1);
+    assert_eq!(ok_json(&h.run(&["watch", "list", "--json"]))["watches"].as_array().unwrap().len(), 2);
+}
+
+/// A watch of the fixture's page `page` (a product at 1.990.000 ₫ made
+/// there) alerting under 2.000.000 ₫, imported (not checked yet); its id.
+fn imported_cheap_watch(server: &FixtureServer, h: &Halley, page: &str, name: &str) -> String {
+    server.set_page(page, product(name, 1_990_000));
+    let file = h.write_file(
+        &format!("{page}.json"),
+        json!([{"target": {"url": server.url(&format!("watched/{page}"))}, "trigger_rules": [{"op": "<", "value": 2_000_000}],
+            "frequency": "1h", "label": label(page)}])
+        .to_string()
+        .as_bytes(),
+    );
+    assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
+    ok_json(&h.run(&["watch", "list", "--json"]))["watches"][0]["watch_id"].as_str().unwrap().to_owned()
+}
+
+/// `halley watch run --tick TICK` on `h`'s data dir, its stderr piped when `log` (a `HALLEY_LOG` filter).
+fn watch_run(h: &Halley, tick: &str, log: Option<&str>) -> std::process::Child {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_halley"));
+    cmd.arg("--data-dir")
+        .arg(h.data_dir())
+        .args(["watch", "run", "--tick", tick])
+        .env_remove("HALLEY_DATA_DIR")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    if let Some(filter) = log {
+        cmd.env("HALLEY_LOG", filter).stderr(std::process::Stdio::piped());
+    }
+    cmd.spawn().unwrap()
+}
+
+/// A notification sent by `halley watch poll`, a process that has exited
+/// when its "Stop watching" is pressed: a long-lived Halley (here `halley
+/// watch run`, started afterwards) hears the press on the bus and stops the
+/// watch. The poll kept the notification's id on the alert before exiting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_button_pressed_after_the_sending_process_exited_acts_in_a_running_halley() {
+    use std::io::BufRead;
+    let Some(_daemon) = daemon_to_ourselves().await else { return };
+    let server = FixtureServer::start();
+    let h = Halley::new();
+    let id = imported_cheap_watch(&server, &h, "exited", "Chuột Logitech MX");
+    // The alert goes out from `halley watch poll`, which then exits.
+    assert_eq!(fired(&poll(&h, &id)), vec!["price<2000000"]);
+    let store = halley::store::Store::open(&halley::DataDir::at(h.data_dir()).db_path()).await.unwrap();
+    let alert = store.watch_alerts().list(Some(&id), 10).await.unwrap().into_iter().next().expect("an alert");
+    assert!(alert.notification_id.is_some(), "the exiting process kept its notification's id: {alert:?}");
+    let mut child = watch_run(&h, "3600", Some("halley::notify=info"));
+    let stderr = child.stderr.take().unwrap();
+    let _running = crate::common::notify::KillOnDrop(Some(child));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("monitoring the session bus") {
+                let _ = tx.send(());
+            }
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(20)).expect("halley watch run monitors the bus");
+    let stopped = stop_from_notification(&store, &id).await;
+    assert_eq!(stopped.status, halley::store::watches::WatchStatus::Paused);
+    let acted = store.watch_alerts().list(Some(&id), 10).await.unwrap();
+    assert_eq!(acted.iter().filter(|a| a.action.as_deref() == Some("stop")).count(), 1, "{acted:?}");
 }
 
 /// `halley watch run`, a long-lived CLI process, hears the buttons of the
@@ -939,26 +1057,8 @@ async fn watch_run_acts_on_its_notifications_buttons() {
     let Some(_daemon) = daemon_to_ourselves().await else { return };
     let server = FixtureServer::start();
     let h = Halley::new();
-    server.set_page("runstop", product("Bàn phím Keychron", 1_990_000));
-    let file = h.write_file(
-        "stop.json",
-        json!([{"target": {"url": server.url("watched/runstop")}, "trigger_rules": [{"op": "<", "value": 2_000_000}],
-            "frequency": "1h", "label": label("RunStop")}])
-        .to_string()
-        .as_bytes(),
-    );
-    assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
-    let id = ok_json(&h.run(&["watch", "list", "--json"]))["watches"][0]["watch_id"].as_str().unwrap().to_owned();
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_halley"))
-        .arg("--data-dir")
-        .arg(h.data_dir())
-        .args(["watch", "run", "--tick", "1"])
-        .env_remove("HALLEY_DATA_DIR")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let _running = crate::common::notify::KillOnDrop(Some(child));
+    let id = imported_cheap_watch(&server, &h, "runstop", "Bàn phím Keychron");
+    let _running = crate::common::notify::KillOnDrop(Some(watch_run(&h, "1", None)));
     let store = halley::store::Store::open(&halley::DataDir::at(h.data_dir()).db_path()).await.unwrap();
     stop_from_notification(&store, &id).await;
     let list = ok_json(&h.run(&["watch", "list", "--json"]));

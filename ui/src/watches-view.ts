@@ -10,20 +10,24 @@
 // data-alert, data-read; .mark-read), #alerts-read-all, #watch-list (.watch
 // with data-watch, data-status, data-health; .watch-price, .watch-rules,
 // .watch-check, .watch-pause, .watch-resume, .watch-delete, .watch-history,
-// .watch-chart svg with one circle.point per priced check), #watch-form,
+// .watch-chart svg with one circle.point per priced check; .watch-edit opens
+// form.watch-edit-form: .edit-label, .edit-below, .edit-frequency,
+// .edit-start, .edit-end, .edit-save, .edit-cancel, .form-status), #watch-form,
 // #watch-url, #watch-this-page, #watch-label, #watch-below, #watch-frequency, #watch-create,
 // #watch-form-status, #watches-status.
 
 import { h } from "./dom";
-import type { Lang, Translate } from "./i18n";
+import type { Lang, MessageKey, Translate } from "./i18n";
 import { request } from "./ipc";
 import { toOpError, type Json, type OpError, type WatchAlert } from "./protocol";
-import { field, fillList, formatTime } from "./view";
+import { field, fillList, formatTime, statusLine } from "./view";
 import {
   CHART,
   FREQUENCIES,
   chartPoints,
   createArgs,
+  editArgs,
+  editForm,
   formatMoney,
   healthKey,
   linePath,
@@ -31,9 +35,12 @@ import {
   readWatches,
   ruleText,
   watchName,
+  type FormResult,
   type Observation,
   type WatchInfo,
 } from "./watches";
+
+type StatusLine = ReturnType<typeof statusLine>;
 
 export interface WatchesView {
   element: HTMLElement;
@@ -46,6 +53,33 @@ async function callTool(name: string, args: Json): Promise<Json> {
   const { result } = await request({ type: "call_tool", name, args }, "tool_result");
   if (result.error !== null) throw { code: result.error.code, message: result.error.message } satisfies OpError;
   return result.data;
+}
+
+/** A form that calls a watch tool on submit: its fields `parse`d into the
+ * arguments (else the message why not, an error unless `quiet`), the
+ * button disabled during the call, `done` after it. */
+function submitsTool(
+  form: HTMLFormElement,
+  button: HTMLButtonElement,
+  line: StatusLine,
+  t: Translate,
+  call: { tool: string; parse: () => FormResult; working: MessageKey; done: () => void; quiet?: MessageKey },
+): void {
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const parsed = call.parse();
+    if (!parsed.ok) {
+      line.say(t(parsed.error), parsed.error === call.quiet ? "" : "error");
+      return;
+    }
+    button.disabled = true;
+    line.say(t(call.working));
+    callTool(call.tool, parsed.args)
+      .then(call.done, line.fail)
+      .finally(() => {
+        button.disabled = false;
+      });
+  });
 }
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -81,12 +115,7 @@ export function renderChart(history: Observation[], t: Translate, lang: Lang, cu
 }
 
 export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElement): WatchesView {
-  const status = h("p", { class: "form-status", role: "status", id: "watches-status" });
-  const say = (message: string, cls = ""): void => {
-    status.className = `form-status ${cls}`;
-    status.textContent = message;
-  };
-  const fail = (error: unknown): void => say(t("errorPrefix", { error: toOpError(error).message }), "error");
+  const { status, say, fail } = statusLine("watches-status", t);
 
   // ---- The inbox ----
   const unreadBadge = h("span", { class: "badge unread", id: "watches-unread" });
@@ -134,6 +163,53 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
       (error: unknown) => into.replaceChildren(h("p", { class: "error", role: "alert" }, t("errorPrefix", { error: toOpError(error).message }))),
     );
   };
+  // Open edit forms, kept across the list's refreshes (what the user typed stays).
+  const editors = new Map<string, HTMLFormElement>();
+  // How to close each watch's editor as the list shows it now.
+  const closers = new Map<string, () => void>();
+  const renderEditor = (w: WatchInfo, close: () => void): HTMLFormElement => {
+    const start = editForm(w, lang);
+    const id = (name: string): string => `watch-edit-${w.watch_id}-${name}`;
+    const input = (name: string, attrs: Record<string, string>, value: string): HTMLInputElement => {
+      const el = h("input", { id: id(name), class: `edit-${name}`, autocomplete: "off", ...attrs });
+      el.value = value;
+      return el;
+    };
+    const label = input("label", { type: "text", placeholder: t("watchLabelPlaceholder") }, start.label);
+    const below = input("below", { type: "text", inputmode: "decimal", placeholder: "19.990.000 ₫", "aria-describedby": `${id("below")}-hint` }, start.below);
+    const every = [...new Set<string>([...FREQUENCIES, w.frequency])];
+    const frequency = h("select", { id: id("frequency"), class: "edit-frequency" }, ...every.map((f) => h("option", { value: f }, t("watchEvery", { every: f }))));
+    frequency.value = w.frequency;
+    const from = input("start", { type: "datetime-local" }, start.start);
+    const until = input("end", { type: "datetime-local" }, start.end);
+    const save = h("button", { type: "submit", class: "primary edit-save" }, t("watchSave"));
+    const cancel = h("button", { type: "button", class: "secondary edit-cancel" }, t("watchCancel"));
+    const editLine = statusLine(id("status"), t);
+    const form = h(
+      "form",
+      { class: "watch-edit-form", "aria-label": t("watchEditTitle", { name: watchName(w) }) },
+      field(id("label"), t("watchLabel"), label),
+      field(id("below"), t("watchBelowEdit"), below, t("watchBelowEditHint")),
+      field(id("frequency"), t("watchFrequency"), frequency),
+      field(id("start"), t("watchWindowStart"), from),
+      field(id("end"), t("watchWindowEnd"), until),
+      h("div", { class: "row" }, save, cancel),
+      editLine.status,
+    );
+    cancel.addEventListener("click", close);
+    submitsTool(form, save, editLine, t, {
+      tool: "watch_update",
+      parse: () => editArgs(w, { label: label.value, below: below.value, frequency: frequency.value, start: from.value, end: until.value }, lang),
+      working: "watchSaving",
+      quiet: "watchEditNothing",
+      done: () => {
+        close();
+        say(t("watchSaved"), "ok");
+        refresh();
+      },
+    });
+    return form;
+  };
   const renderWatch = (w: WatchInfo): HTMLElement => {
     const name = watchName(w);
     const paused = w.status === "paused";
@@ -157,6 +233,28 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
       ? h("button", { type: "button", class: "secondary watch-resume" }, t("watchResume"))
       : h("button", { type: "button", class: "secondary watch-pause" }, t("watchPause"));
     toggle.addEventListener("click", () => act(w, paused ? "watch_resume" : "watch_pause", t("loadingList")));
+    const editBtn = h("button", { type: "button", class: "secondary watch-edit", "aria-label": t("watchEditOf", { name }), "aria-expanded": "false" }, t("watchEdit"));
+    const editSlot = h("div", { class: "watch-editor" });
+    const closeEditor = (): void => {
+      editors.delete(w.watch_id);
+      editSlot.replaceChildren();
+      editBtn.setAttribute("aria-expanded", "false");
+    };
+    const showEditor = (form: HTMLFormElement): void => {
+      editors.set(w.watch_id, form);
+      editSlot.replaceChildren(form);
+      editBtn.setAttribute("aria-expanded", "true");
+    };
+    editBtn.addEventListener("click", () => {
+      if (editors.has(w.watch_id)) closeEditor();
+      else {
+        showEditor(renderEditor(w, () => closers.get(w.watch_id)?.()));
+        editSlot.querySelector<HTMLInputElement>(".edit-below")?.focus();
+      }
+    });
+    closers.set(w.watch_id, closeEditor);
+    const kept = editors.get(w.watch_id);
+    if (kept !== undefined) showEditor(kept);
     const del = h("button", { type: "button", class: "danger watch-delete", "aria-label": t("watchDeleteOf", { name }) }, t("watchDelete"));
     del.addEventListener("click", () => act(w, "watch_delete", t("watchDeleteAsked")));
     const item = h(
@@ -180,7 +278,8 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
         paused ? t("watchPaused") : t("watchNextCheck", { time: formatTime(w.next_check_at, lang), every: w.frequency }),
       ),
       h("ul", { class: "watch-rules", "aria-label": t("watchRules") }, ...w.trigger_rules.map((r) => h("li", {}, ruleText(r, t, lang, w.currency)))),
-      h("div", { class: "row watch-actions" }, check, toggle, historyBtn, del),
+      h("div", { class: "row watch-actions" }, check, toggle, editBtn, historyBtn, del),
+      editSlot,
       chart,
     );
     setOpen(expanded.has(w.watch_id));
@@ -201,11 +300,8 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
   );
   const create = h("button", { id: "watch-create", type: "submit", class: "primary" }, t("watchCreate"));
   const thisPage = h("button", { id: "watch-this-page", type: "button", class: "secondary" }, t("watchThisPage"));
-  const formStatus = h("p", { class: "form-status", role: "status", id: "watch-form-status" });
-  const formSay = (message: string, cls = ""): void => {
-    formStatus.className = `form-status ${cls}`;
-    formStatus.textContent = message;
-  };
+  const formLine = statusLine("watch-form-status", t);
+  const formSay = formLine.say;
   // The page in the user's browser tab fills the form (the browser is never started for it).
   thisPage.addEventListener("click", () => {
     request({ type: "current_tab" }, "current_tab").then(
@@ -219,7 +315,7 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
         formSay("");
         below.focus();
       },
-      (error: unknown) => formSay(t("errorPrefix", { error: toOpError(error).message }), "error"),
+      formLine.fail,
     );
   });
   const form = h(
@@ -231,29 +327,17 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
     field("watch-below", t("watchBelow"), below, t("watchBelowHint")),
     field("watch-frequency", t("watchFrequency"), frequency),
     h("div", { class: "row" }, create),
-    formStatus,
+    formLine.status,
   );
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    const parsed = createArgs({ url: url.value, label: label.value, below: below.value, frequency: frequency.value });
-    if (!parsed.ok) {
-      formSay(t(parsed.error), "error");
-      return;
-    }
-    create.disabled = true;
-    formSay(t("watchCreating"));
-    callTool("watch_create", parsed.args)
-      .then(
-        () => {
-          form.reset();
-          formSay(t("watchCreated"), "ok");
-          refresh();
-        },
-        (error: unknown) => formSay(t("errorPrefix", { error: toOpError(error).message }), "error"),
-      )
-      .finally(() => {
-        create.disabled = false;
-      });
+  submitsTool(form, create, formLine, t, {
+    tool: "watch_create",
+    parse: () => createArgs({ url: url.value, label: label.value, below: below.value, frequency: frequency.value }),
+    working: "watchCreating",
+    done: () => {
+      form.reset();
+      formSay(t("watchCreated"), "ok");
+      refresh();
+    },
   });
 
   // A change is told twice (the call's reply and Event::Watches): one

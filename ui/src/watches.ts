@@ -32,6 +32,8 @@ export interface WatchInfo {
   in_stock: boolean | null;
   frequency: string;
   trigger_rules: WatchRule[];
+  /** When it checks: not before `start`, not after `end` (RFC 3339). */
+  window: { start: string | null; end: string | null } | null;
 }
 
 /** One check of `watch_history`. */
@@ -76,6 +78,7 @@ export function readWatches(data: Json): WatchInfo[] {
         in_stock: typeof w.in_stock === "boolean" ? w.in_stock : null,
         frequency: text(w.frequency) ?? "",
         trigger_rules: list(w.trigger_rules).flatMap((r) => readRule(r) ?? []),
+        window: isObject(w.window) ? { start: text(w.window.start), end: text(w.window.end) } : null,
       },
     ];
   });
@@ -200,5 +203,92 @@ export function createArgs(form: WatchForm): FormResult {
   const frequency = (FREQUENCIES as readonly string[]).includes(form.frequency) ? form.frequency : "6h";
   const args: JsonObject = { target: { url }, trigger_rules: [{ op: "<=", value: below }], frequency };
   if (form.label.trim() !== "") args.label = form.label.trim();
+  return { ok: true, args };
+}
+
+/** The rule the forms set: at or below a target price. */
+const isTarget = (r: WatchRule): boolean => r.op === "<=" && (r.field === null || r.field === undefined || r.field === "price");
+
+/** A rule as `watch_update` takes it back (no empty fields). */
+function ruleArgs(r: WatchRule): JsonObject {
+  const out: JsonObject = { op: r.op };
+  if (r.value !== null && r.value !== undefined) out.value = r.value;
+  if (r.field !== null && r.field !== undefined) out.field = r.field;
+  if (r.against !== null && r.against !== undefined) out.against = r.against;
+  return out;
+}
+
+/** An RFC 3339 time as a `datetime-local` input shows it (the user's time zone). */
+export function toLocalInput(iso: string | null): string {
+  if (iso === null) return "";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  const two = (n: number): string => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
+/** A `datetime-local` value (the user's time zone) as RFC 3339; `null` when it is no time. */
+export function fromLocalInput(value: string): string | null {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value)) return null;
+  const d = new Date(value);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+/** The edit form of a watch. */
+export interface EditForm {
+  label: string;
+  /** The target price as typed (empty: none). */
+  below: string;
+  frequency: string;
+  /** `datetime-local` values (empty: none). */
+  start: string;
+  end: string;
+}
+
+/** The edit form's values for `w` as it is. */
+export function editForm(w: WatchInfo, lang: Lang): EditForm {
+  const target = w.trigger_rules.find(isTarget);
+  const value = target?.value;
+  const below = typeof value === "number" ? formatMoney(value, w.currency, lang).replace(/\u00a0/g, " ") : (value ?? "");
+  return {
+    label: w.label,
+    below,
+    frequency: w.frequency,
+    start: toLocalInput(w.window?.start ?? null),
+    end: toLocalInput(w.window?.end ?? null),
+  };
+}
+
+/** `watch_update`'s arguments from the edit form: only what changed. The
+ * target price replaces the watch's "at or below" rule (added when it has
+ * none, removed when emptied: its other rules are kept as they are). */
+export function editArgs(w: WatchInfo, form: EditForm, lang: Lang): FormResult {
+  const was = editForm(w, lang);
+  const args: JsonObject = { watch_id: w.watch_id };
+  if (form.label.trim() !== was.label.trim()) args.label = form.label.trim();
+  const below = form.below.trim();
+  if (below !== was.below.trim()) {
+    if (below !== "" && !/\d/.test(below)) return { ok: false, error: "watchNeedsTarget" };
+    const rules = w.trigger_rules.map(ruleArgs);
+    const at = w.trigger_rules.findIndex(isTarget);
+    if (below === "") {
+      if (at >= 0) rules.splice(at, 1);
+    } else if (at >= 0) rules[at] = { ...rules[at], value: below };
+    else rules.unshift({ op: "<=", value: below });
+    if (rules.length === 0) return { ok: false, error: "watchNeedsRule" };
+    args.trigger_rules = rules;
+  }
+  if (form.frequency !== was.frequency && /^\d+[mhd]$/.test(form.frequency)) args.frequency = form.frequency;
+  if (form.start !== was.start || form.end !== was.end) {
+    const window: JsonObject = {};
+    for (const [key, value] of [["start", form.start], ["end", form.end]] as const) {
+      if (value.trim() === "") continue;
+      const time = fromLocalInput(value.trim());
+      if (time === null) return { ok: false, error: "watchBadTime" };
+      window[key] = time;
+    }
+    args.window = window;
+  }
+  if (Object.keys(args).length === 1) return { ok: false, error: "watchEditNothing" };
   return { ok: true, args };
 }

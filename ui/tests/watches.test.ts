@@ -1,6 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { translator } from "../src/i18n";
-import { chartPoints, createArgs, formatMoney, linePath, readHistory, readWatches, ruleText, watchName, type Observation } from "../src/watches";
+import {
+  chartPoints,
+  createArgs,
+  editArgs,
+  editForm,
+  formatMoney,
+  fromLocalInput,
+  linePath,
+  readHistory,
+  readWatches,
+  ruleText,
+  toLocalInput,
+  watchName,
+  type Observation,
+  type WatchInfo,
+} from "../src/watches";
 
 // Intl separates the amount from its symbol with a no-break space.
 const plain = (s: string): string => s.replace(/\u00a0/g, " ");
@@ -129,5 +144,73 @@ describe("createArgs", () => {
     expect(createArgs({ url: "shop.vn", label: "", below: "1", frequency: "1h" })).toEqual({ ok: false, error: "watchNeedsUrl" });
     expect(createArgs({ url: "https://shop.vn", label: "", below: " ", frequency: "1h" })).toEqual({ ok: false, error: "watchNeedsTarget" });
     expect(createArgs({ url: "https://shop.vn", label: "", below: "cheap", frequency: "1h" })).toEqual({ ok: false, error: "watchNeedsTarget" });
+  });
+});
+
+describe("the edit form", () => {
+  const watch: WatchInfo = {
+    watch_id: "w9",
+    label: "Laptop",
+    url: "https://shop.vn/laptop",
+    status: "active",
+    health: "ok",
+    last_error: null,
+    last_checked_at: null,
+    next_check_at: "2026-11-24T16:00:00Z",
+    price: 21_490_000,
+    currency: "VND",
+    in_stock: true,
+    frequency: "6h",
+    trigger_rules: [
+      { op: "<=", value: 19_990_000, field: null, against: null },
+      { op: "drop_pct", value: 10, field: null, against: "last_alert" },
+    ],
+    window: null,
+  };
+
+  it("starts from the watch as it is, the target written as money", () => {
+    expect(editForm(watch, "vi")).toEqual({ label: "Laptop", below: "19.990.000 ₫", frequency: "6h", start: "", end: "" });
+    expect(editArgs(watch, editForm(watch, "en"), "en")).toEqual({ ok: false, error: "watchEditNothing" });
+  });
+
+  it("sends only what changed; a new target replaces the at-or-below rule and keeps the others", () => {
+    const form = { ...editForm(watch, "vi"), label: " Laptop học ", below: "18.490.000 ₫", frequency: "1h" };
+    expect(editArgs(watch, form, "vi")).toEqual({
+      ok: true,
+      args: {
+        watch_id: "w9",
+        label: "Laptop học",
+        trigger_rules: [{ op: "<=", value: "18.490.000 ₫" }, { op: "drop_pct", value: 10, against: "last_alert" }],
+        frequency: "1h",
+      },
+    });
+  });
+
+  it("adds a target to a watch without one, removes an emptied one, never leaves no rule", () => {
+    const fields: WatchInfo = { ...watch, trigger_rules: [{ op: "changed", field: "status" }] };
+    expect(editArgs(fields, { ...editForm(fields, "en"), below: "$499" }, "en")).toMatchObject({
+      ok: true,
+      args: { trigger_rules: [{ op: "<=", value: "$499" }, { op: "changed", field: "status" }] },
+    });
+    expect(editArgs(watch, { ...editForm(watch, "en"), below: "" }, "en")).toMatchObject({
+      ok: true,
+      args: { trigger_rules: [{ op: "drop_pct", value: 10, against: "last_alert" }] },
+    });
+    const only: WatchInfo = { ...watch, trigger_rules: [watch.trigger_rules[0]!] };
+    expect(editArgs(only, { ...editForm(only, "en"), below: "" }, "en")).toEqual({ ok: false, error: "watchNeedsRule" });
+    expect(editArgs(watch, { ...editForm(watch, "en"), below: "cheap" }, "en")).toEqual({ ok: false, error: "watchNeedsTarget" });
+  });
+
+  it("sets, changes and clears the time window in the user's time zone", () => {
+    const start = "2026-12-01T08:30";
+    const set = editArgs(watch, { ...editForm(watch, "en"), start }, "en");
+    expect(set).toEqual({ ok: true, args: { watch_id: "w9", window: { start: new Date(start).toISOString() } } });
+    const windowed: WatchInfo = { ...watch, window: { start: new Date(start).toISOString(), end: null } };
+    expect(editForm(windowed, "en").start).toBe(start);
+    expect(editArgs(windowed, { ...editForm(windowed, "en"), start: "" }, "en")).toEqual({ ok: true, args: { watch_id: "w9", window: {} } });
+    expect(editArgs(watch, { ...editForm(watch, "en"), end: "soon" }, "en")).toEqual({ ok: false, error: "watchBadTime" });
+    expect(toLocalInput(fromLocalInput(start))).toBe(start);
+    expect(fromLocalInput("")).toBeNull();
+    expect(toLocalInput("not a time")).toBe("");
   });
 });

@@ -4,7 +4,8 @@
 //! native notification seen on D-Bus, when the shop's price drops below
 //! the target; the tray's "Watches" item and the view count the unread
 //! alert, marking it read clears both, the chart has one point per check,
-//! and deleting the watch asks first (the gate's dialog). Run under `scripts/with-session.sh` (as `make test` does).
+//! the edit form changes its name, target and frequency, and deleting the
+//! watch asks first (the gate's dialog). Run under `scripts/with-session.sh` (as `make test` does).
 
 use std::path::Path;
 use std::thread::sleep;
@@ -122,6 +123,20 @@ fn a_watch_created_in_the_panel_alerts_once_and_the_view_shows_it() -> Result<()
     panel.wait_count("#watch-alerts .alert[data-read='1']", 1, UI_TIMEOUT)?;
     wait_tray_label(&menu, "Watches")?;
     panel.wait_text("#watches-open .unread-count", UI_TIMEOUT, str::is_empty)?;
+
+    // Edited in the panel: a new name, target and frequency, saved through
+    // `watch_update`; the list shows them.
+    click(panel, "#watch-list .watch .watch-edit")?;
+    let edited = format!("{label} (sửa)");
+    type_into(panel, "#watch-list .watch-edit-form .edit-label", &edited)?;
+    type_into(panel, "#watch-list .watch-edit-form .edit-below", "17.990.000 ₫")?;
+    let every = panel.wait_visible("#watch-list .watch-edit-form .edit-frequency option[value='1d']", UI_TIMEOUT)?;
+    panel.click(&every)?;
+    click(panel, "#watch-list .watch-edit-form .edit-save")?;
+    panel.wait_text("#watch-list .watch .watch-rules", UI_TIMEOUT, |t| t.contains("17.990.000 ₫"))?;
+    panel.wait_text("#watch-list .watch .watch-name", UI_TIMEOUT, |t| t == edited)?;
+    panel.wait_text("#watch-list .watch .watch-times", UI_TIMEOUT, |t| t.contains("1d"))?;
+    assert_eq!(panel.find_all("#watch-list .watch-edit-form")?.len(), 0, "the form closes once saved");
 
     // Deleting is DESTRUCTIVE: the gate asks in its dialog. Denied, the
     // watch stays; approved, it is gone.

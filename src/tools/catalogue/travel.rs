@@ -259,10 +259,27 @@ pub struct TravelMonitorTripArgs {
 /// `data` of `travel_monitor_trip`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 pub struct TravelMonitorTripOutput {
+    /// The first page's watch (every one is in `watch_ids` and `watches`).
     pub watch_id: String,
-    /// Changes found so far (delay, gate change, booking status).
+    /// Changes found so far (delay, gate change, booking status), on every page.
     pub alerts: Vec<String>,
     pub status: SkillStatus,
+    /// One watch per booking or flight-status page, in the order given.
+    #[serde(default)]
+    pub watch_ids: Vec<String>,
+    /// Each page's watch with its own alerts.
+    #[serde(default)]
+    pub watches: Vec<TripWatch>,
+}
+
+/// One page `travel_monitor_trip` watches.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct TripWatch {
+    pub watch_id: String,
+    /// The booking or flight-status page.
+    pub url: String,
+    /// Changes found on this page so far.
+    pub alerts: Vec<String>,
 }
 
 // Scopes of the travel skills, derived defensively from what they do

@@ -177,8 +177,8 @@ impl<'a> Call<'a> {
         self.held.as_mut().ok_or_else(|| Error::internal("the browser is not held by this call"))
     }
 
-    /// Run `work` (waiting for the user) without holding the browser, so
-    /// other runs' calls go on meanwhile; then take it back (relaunched,
+    /// Run `work` (waiting for the user, or a background run's page
+    /// loading) without holding the browser, so other runs' calls go on meanwhile; then take it back (relaunched,
     /// if it died meanwhile). The call's tabs stay its run's.
     pub async fn unlocked<T>(&mut self, work: impl std::future::Future<Output = T>) -> Result<T> {
         self.held = None;

@@ -123,10 +123,27 @@ pub(super) async fn navigate(call: &mut Call<'_>, args: BrowserNavigateArgs) -> 
     check_url(&args.url)?;
     let tab = call.tab(None).await?;
     call.gate_plain(BrowserTool::Navigate, leaving_for(&args.url)).await?;
-    let out = goto(&tab, &args.url, args.wait_until, Duration::from_millis(args.timeout_ms.into())).await?;
+    let out = load(call, &tab, &args.url, args.wait_until, Duration::from_millis(args.timeout_ms.into())).await?;
     call.guard()?.note_url(&tab.id, &out.url, &out.title);
     let url = out.url.clone();
     Ok(output(&out)?.at(url))
+}
+
+/// Loads `url` in `tab`, the call's own. A run in the background (a watch
+/// pass, an API run) lets go of the browser while the page loads, so other
+/// runs' calls (a pass's other background tabs) go on meanwhile; the tab
+/// stays its run's. One in front of the user keeps the browser.
+async fn load(
+    call: &mut Call<'_>,
+    tab: &TabHandle,
+    url: &str,
+    until: WaitUntil,
+    timeout: Duration,
+) -> Result<BrowserNavigateOutput> {
+    if call.cx.in_foreground() {
+        return goto(tab, url, until, timeout).await;
+    }
+    call.unlocked(goto(tab, url, until, timeout)).await?
 }
 
 pub(super) async fn new_tab(call: &mut Call<'_>, args: BrowserNewTabArgs) -> Result<ToolOutput> {
@@ -136,7 +153,7 @@ pub(super) async fn new_tab(call: &mut Call<'_>, args: BrowserNewTabArgs) -> Res
     call.gate_plain(BrowserTool::NewTab, args.url.as_deref().map(leaving_for).unwrap_or_default()).await?;
     let tab = call.guard()?.new_tab("about:blank").await?;
     if let Some(url) = &args.url {
-        let out = goto(&tab, url, args.wait_until, Duration::from_secs(30)).await?;
+        let out = load(call, &tab, url, args.wait_until, Duration::from_secs(30)).await?;
         call.guard()?.note_url(&tab.id, &out.url, &out.title);
     }
     if call.cx.in_foreground() {
