@@ -19,14 +19,14 @@
 //! PUBLISH or DESTRUCTIVE effect is confirmed by the gate at that step, so
 //! a denied step is reported in the result while the rest still runs.
 
-pub mod travel;
-pub mod shopping_checkout;
-pub mod shopping_compare;
-pub mod shopping_specs;
 pub mod creator_calendar;
 pub mod creator_post;
 pub mod creator_research;
 pub mod creator_triage;
+pub mod shopping_checkout;
+pub mod shopping_compare;
+pub mod shopping_specs;
+pub mod travel;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
