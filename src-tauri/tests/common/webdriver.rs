@@ -177,7 +177,11 @@ impl Session {
         v.as_array().context("find_all: not an array")?.iter().map(element_of).collect()
     }
 
+    /// Clicks the element, scrolled into the middle of its scrolling
+    /// panel first (WebKit's driver refuses an element outside the view of
+    /// a nested scroll container as not interactable).
     pub fn click(&self, el: &Element) -> Result<()> {
+        self.execute("arguments[0].scrollIntoView({block: 'center'});", &[el.to_json()])?;
         self.cmd("POST", &format!("/element/{}/click", el.0), None).map(drop)
     }
 
