@@ -306,11 +306,6 @@ impl Core {
                 Err(refused) => return graded_result(spec, refused.grade, Err(refused.error)),
             }
         }
-        // The watch skills: programs over the primitives, each call of
-        // which passes the gate again like a model's.
-        if let Some(output) = crate::watch::skills::run(self, registry, cx, name, &args).await {
-            return graded_result(spec, grade, output);
-        }
         if let Some(output) = crate::skills::run(self, registry, cx, name, &args).await {
             return graded_result(spec, grade, output);
         }

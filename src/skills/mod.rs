@@ -53,6 +53,8 @@ pub type Run = for<'a> fn(&'a Skill<'a>, &'a Value) -> BoxFuture<'a, Result<Tool
 
 /// The skills this module runs, each in its own file: `(name, run)`.
 pub const SKILLS: &[(&str, Run)] = &[
+    ("shopping_track_price", crate::watch::skills::run_track_price),
+    ("travel_monitor_trip", crate::watch::skills::run_monitor_trip),
     (travel::search::NAME, travel::search::run),
     (travel::itinerary::NAME, travel::itinerary::run),
     (travel::forms::NAME, travel::forms::run),

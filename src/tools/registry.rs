@@ -63,9 +63,7 @@ impl Registry {
                 .map_err(|e| Error::internal(format!("tool `{}` has an invalid parameters schema: {e}", spec.name)))?;
             let builtin = Builtin::for_tool(&spec.name);
             // The watch skills run in the core, over the primitives.
-            let runs = builtin.is_some()
-                || crate::watch::skills::NAMES.contains(&spec.name.as_str())
-                || crate::skills::runs(&spec.name);
+            let runs = builtin.is_some() || crate::skills::runs(&spec.name);
             match (spec.status, runs) {
                 (ToolStatus::Available, false)
                     if spec.executor == crate::tools::Executor::Builtin && spec.activity.is_none() =>

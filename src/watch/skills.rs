@@ -1,17 +1,18 @@
 //! The watch skills (tools.md 4A/4B), run without a model when their
 //! arguments are complete: `shopping_track_price` and
-//! `travel_monitor_trip` make watches by calling `watch_create` through
-//! [`Core::call_in`], the same path (schema, gate, audit) as a model's
-//! call of it, never around it.
+//! `travel_monitor_trip` make watches by calling `watch_create` as steps of
+//! a [`Skill`] (through `Core::call_in`: the same path, schema, gate and
+//! audit, as a model's call of it, never around it; shown in the run's
+//! timeline).
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::context::CallContext;
-use crate::core::Core;
+use futures::future::BoxFuture;
+
 use crate::error::{Error, Result};
-use crate::tools::Registry;
+use crate::skills::Skill;
 use crate::tools::ToolOutput;
 use crate::tools::catalogue::capture::ExtractFieldType;
 use crate::tools::catalogue::common::{Money, SkillStatus};
@@ -19,49 +20,25 @@ use crate::tools::catalogue::data::{WatchCheck, WatchCreateOutput, WatchHealth};
 use crate::tools::catalogue::shopping::{ShoppingTrackPriceArgs, ShoppingTrackPriceOutput};
 use crate::tools::catalogue::travel::{TravelMonitorTripArgs, TravelMonitorTripOutput, TripWatch};
 
-/// The skills this module runs.
-pub const NAMES: [&str; 2] = ["shopping_track_price", "travel_monitor_trip"];
-
-/// Runs the skill `name`; `None` when it is not one of [`NAMES`].
-pub async fn run(
-    core: &Core,
-    registry: &Registry,
-    cx: &CallContext,
-    name: &str,
-    args: &Value,
-) -> Option<Result<ToolOutput>> {
-    let out = match name {
-        "shopping_track_price" => match parse(name, args) {
-            Ok(a) => track_price(core, registry, cx, a).await.and_then(|o| to_output(&o)),
-            Err(e) => Err(e),
-        },
-        "travel_monitor_trip" => match parse(name, args) {
-            Ok(a) => monitor_trip(core, registry, cx, a).await.and_then(|o| to_output(&o)),
-            Err(e) => Err(e),
-        },
-        _ => return None,
-    };
-    Some(out)
+/// `shopping_track_price` as a skill of [`crate::skills::SKILLS`].
+pub fn run_track_price<'a>(skill: &'a Skill<'a>, args: &'a Value) -> BoxFuture<'a, Result<ToolOutput>> {
+    Box::pin(async move {
+        let args = crate::skills::parse("shopping_track_price", args)?;
+        crate::skills::to_output(&track_price(skill, args).await?)
+    })
 }
 
-fn parse<T: serde::de::DeserializeOwned>(name: &str, args: &Value) -> Result<T> {
-    serde_json::from_value(args.clone())
-        .map_err(|e| Error::invalid_arguments(format!("invalid arguments for `{name}`: {e}")))
+/// `travel_monitor_trip` as a skill of [`crate::skills::SKILLS`].
+pub fn run_monitor_trip<'a>(skill: &'a Skill<'a>, args: &'a Value) -> BoxFuture<'a, Result<ToolOutput>> {
+    Box::pin(async move {
+        let args = crate::skills::parse("travel_monitor_trip", args)?;
+        crate::skills::to_output(&monitor_trip(skill, args).await?)
+    })
 }
 
-fn to_output<T: serde::Serialize>(data: &T) -> Result<ToolOutput> {
-    serde_json::to_value(data)
-        .map(ToolOutput::data)
-        .map_err(|e| Error::internal("cannot serialise a skill's result").with_source(e))
-}
-
-/// `watch_create` through the core, as a model would call it.
-async fn create_watch(core: &Core, registry: &Registry, cx: &CallContext, args: Value) -> Result<WatchCreateOutput> {
-    let result = Box::pin(core.call_in(registry, cx, "watch_create", args)).await;
-    if let Some(e) = result.error {
-        return Err(Error::new(e.code, e.message));
-    }
-    serde_json::from_value(result.data).map_err(|e| Error::internal("unexpected watch_create output").with_source(e))
+/// `watch_create` as a step of the skill, as a model would call it.
+async fn create_watch(skill: &Skill<'_>, args: Value) -> Result<WatchCreateOutput> {
+    skill.data("watch_create", args).await
 }
 
 /// A number a field holds (`30000`, or text such as `30.000 ₫`).
@@ -114,21 +91,14 @@ fn total_price(price: f64, fields: &serde_json::Map<String, Value>) -> f64 {
 /// one, every new lowest price), reading shipping and coupon fields when
 /// the page shows them. `last_price` is the price plus shipping minus the
 /// coupon, each when shown.
-pub async fn track_price(
-    core: &Core,
-    registry: &Registry,
-    cx: &CallContext,
-    args: ShoppingTrackPriceArgs,
-) -> Result<ShoppingTrackPriceOutput> {
+pub async fn track_price(skill: &Skill<'_>, args: ShoppingTrackPriceArgs) -> Result<ShoppingTrackPriceOutput> {
     let rule = match args.target_price_vnd {
         Some(target) => json!({"op": "<=", "value": target}),
         None => json!({"op": "all_time_low"}),
     };
     let schema = BTreeMap::from([("shipping", ExtractFieldType::Number), ("coupon", ExtractFieldType::String)]);
     let made = create_watch(
-        core,
-        registry,
-        cx,
+        skill,
         json!({"target": {"url": args.url, "schema": schema}, "trigger_rules": [rule], "frequency": args.frequency}),
     )
     .await?;
@@ -148,12 +118,7 @@ pub async fn track_price(
 /// Booking confirmations given as files need the agent to find their
 /// status page: they are refused when alone, left out (status `partial`)
 /// beside pages.
-pub async fn monitor_trip(
-    core: &Core,
-    registry: &Registry,
-    cx: &CallContext,
-    args: TravelMonitorTripArgs,
-) -> Result<TravelMonitorTripOutput> {
+pub async fn monitor_trip(skill: &Skill<'_>, args: TravelMonitorTripArgs) -> Result<TravelMonitorTripOutput> {
     let (pages, others): (Vec<&String>, Vec<&String>) =
         args.booking_refs.iter().partition(|r| crate::watch::check_url(r).is_ok());
     if pages.is_empty() {
@@ -171,7 +136,7 @@ pub async fn monitor_trip(
     for page in pages {
         let args = json!({"target": {"url": page, "schema": schema}, "trigger_rules": rules,
             "frequency": args.frequency, "cooldown": "0m"});
-        let made = create_watch(core, registry, cx, args).await?;
+        let made = create_watch(skill, args).await?;
         all_read &= made.check.is_none() || healthy(made.check.as_ref());
         let alerts = made.check.iter().flat_map(|c| c.fired_rules.iter().map(|f| f.message.clone())).collect();
         watches.push(TripWatch { watch_id: made.watch_id, url: page.clone(), alerts });
