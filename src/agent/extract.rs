@@ -11,9 +11,6 @@ use crate::browser::extract::fallback::{FENCE_CLOSE, FENCE_OPEN, FallbackRequest
 use crate::error::{Error, ErrorCode, Result};
 use crate::tools::catalogue::capture::ExtractFieldType;
 
-/// How many `{` an answer is tried from before it is called unreadable.
-const MAX_STARTS: usize = 64;
-
 /// The model as a [`FieldFallback`]: the client and model id of the run.
 /// It is shown the page as the page shows it (sensitive profile values
 /// already masked by the caller) and nothing of the user's profile.
@@ -118,16 +115,13 @@ fn parse_answer(content: &str, request: &FallbackRequest) -> Result<Map<String, 
     if text.is_empty() {
         return Err(Error::new(ErrorCode::ModelError, "the model gave an empty answer"));
     }
-    let object = text
-        .match_indices('{')
-        .take(MAX_STARTS)
-        .find_map(|(i, _)| match serde_json::Deserializer::from_str(&text[i..]).into_iter::<Value>().next() {
-            Some(Ok(Value::Object(map))) => Some(map),
-            _ => None,
-        })
-        .ok_or_else(|| {
-            Error::new(ErrorCode::ModelError, format!("the model's answer is not a JSON object: {}", clip(text, 200)))
-        })?;
+    // The skills' language steps read their answers the same way.
+    let Some(Value::Object(object)) = crate::skills::first_object(text) else {
+        return Err(Error::new(
+            ErrorCode::ModelError,
+            format!("the model's answer is not a JSON object: {}", clip(text, 200)),
+        ));
+    };
     let known = |key: &str| request.fields.keys().find(|name| name.eq_ignore_ascii_case(key));
     // `{"data": {...}}` or `{"fields": {...}}`: the fields, wrapped.
     let object = match object.iter().next() {

@@ -372,7 +372,9 @@ fn write_prompt(task: &str, schema: &Value) -> String {
     )
 }
 
-/// The first JSON object of a model's answer (after any `</think>`).
+/// The first JSON object of a model's answer (after any `</think>`; from
+/// at most 64 `{`), as the skills' language steps and model-assisted
+/// extraction read it.
 pub fn first_object(answer: &str) -> Option<Value> {
     let text = answer.rfind("</think>").map_or(answer, |i| &answer[i + "</think>".len()..]).trim();
     text.match_indices('{').take(64).find_map(|(i, _)| {
