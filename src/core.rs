@@ -307,7 +307,9 @@ impl Core {
             }
         }
         if let Some(output) = crate::skills::run(self, registry, cx, name, &args).await {
-            return graded_result(spec, grade, output);
+            let result = graded_result(spec, grade, output);
+            self.audit_skill(cx, spec, &args, &result).await;
+            return result;
         }
         // Blueprints: the model wrote the result (validated with the
         // arguments), or a program runs the call.
@@ -332,6 +334,28 @@ impl Core {
         };
         let ran = builtin.run(&self.ctx, cx, args).await;
         graded_result(spec, ran.grade.or(grade), ran.output)
+    }
+
+    /// A skill's own call into the audit log once it ended (its steps have
+    /// their own rows). A row that cannot be written is logged, and the
+    /// result stands: the skill's work is done either way.
+    async fn audit_skill(&self, cx: &CallContext, spec: &ToolSpec, args: &Value, result: &ToolResultV2) {
+        use crate::gate::audit;
+        let status = if result.error.is_none() { "ok" } else { "error" };
+        let entry = audit::SkillRecord {
+            tool: &spec.name,
+            args_hash: audit::args_hash(args),
+            declared: spec.permission_scope,
+            front_end: cx.front_end.as_str(),
+            run_id: cx.run_id.clone(),
+            call_id: cx.call_id.as_deref().map(str::to_owned),
+            status,
+            error_code: result.error.as_ref().map(|e| e.code.as_str()),
+            outcome: result.data.get("status").and_then(Value::as_str),
+        };
+        if let Err(e) = audit::record_skill(&self.ctx.store, entry).await {
+            tracing::warn!("the call of skill `{}` was not audited: {}", spec.name, e.message());
+        }
     }
 
     /// The gate's check of a call to a non-browser tool, on its declared scope.

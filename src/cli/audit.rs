@@ -1,6 +1,6 @@
 //! `halley audit`: the audit trail, newest first — every gate decision with
 //! its run, tool, declared and effective scope, decision, who answered and
-//! origin.
+//! origin, and every skill's own call (who called it, how it ended).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -30,7 +30,14 @@ pub async fn run(data_dir: Option<&Path>, json: bool, limit: u32) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let text = |v: &Value, k: &str| v[k].as_str().unwrap_or("-").to_owned();
-    let tool_width = entries.iter().map(|e| text(e, "tool").len()).max().unwrap_or(4).max(4);
+    // What an entry is about: a gate decision's tool, a skill call's skill
+    // and how it ended, else the event.
+    let about = |e: &Value| match e["event"].as_str() {
+        Some("gate_decision") => text(e, "tool"),
+        Some("skill_call") => format!("{} ({})", text(e, "tool"), text(e, "outcome")),
+        _ => text(e, "event"),
+    };
+    let tool_width = entries.iter().map(|e| about(e).chars().count()).max().unwrap_or(4).max(4);
     // A run id is a UUID: its first 8 characters tell runs apart on screen
     // (`--json` has it whole).
     out(&format!(
@@ -43,7 +50,7 @@ pub async fn run(data_dir: Option<&Path>, json: bool, limit: u32) -> ExitCode {
             (None, Some(f)) => f.to_owned(),
             _ => "-".to_owned(),
         };
-        let tool = if e["event"] == "gate_decision" { text(e, "tool") } else { text(e, "event") };
+        let tool = about(e);
         let run: String = text(e, "run_id").chars().take(8).collect();
         out(&format!(
             "{:24}  {:8}  {:tool_width$}  {:46}  {:8}  {:8}  {}",
@@ -72,7 +79,8 @@ async fn read(data_dir: Option<&Path>, limit: u32) -> Result<Vec<AuditRow>, Erro
 }
 
 /// One entry as `audit --json` prints it: the gate decision's fields
-/// lifted out of `detail` (null for other events), and `detail` itself.
+/// lifted out of `detail` (null for other events); a skill's call
+/// (`skill_call`) adds its `call_id`, `status`, `error_code` and `outcome`.
 fn entry(row: &AuditRow) -> Value {
     let d = |k: &str| row.detail.get(k).cloned().unwrap_or(Value::Null);
     json!({
@@ -89,6 +97,10 @@ fn entry(row: &AuditRow) -> Value {
         "args_hash": d("args_hash"),
         "reason": d("reason"),
         "reasons": row.detail.get("reasons").cloned().unwrap_or_else(|| json!([])),
+        "call_id": d("call_id"),
+        "status": d("status"),
+        "error_code": d("error_code"),
+        "outcome": d("outcome"),
     })
 }
 

@@ -61,6 +61,57 @@ pub async fn record(store: &Store, entry: GateRecord<'_>) -> Result<()> {
     Ok(())
 }
 
+/// The audit log's `event` for a skill's own call.
+pub const SKILL_CALL: &str = "skill_call";
+
+/// A skill's own call, as logged once it ended. The call is not asked as a
+/// whole (its steps are, each with its own `gate_decision` row), but it is
+/// recorded: which skill, a hash of its arguments (never their values),
+/// its declared scope and how it ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkillRecord<'a> {
+    pub tool: &'a str,
+    /// [`args_hash`] of the call's arguments.
+    pub args_hash: String,
+    pub declared: PermissionScope,
+    /// Who called it: the run's front end (`cli`, `panel`, `api`...).
+    pub front_end: &'a str,
+    pub run_id: Option<String>,
+    /// The call's id in its run (`call_1`), under which its steps are numbered.
+    pub call_id: Option<String>,
+    /// `ok` or `error` (the ToolResultV2's status).
+    pub status: &'a str,
+    /// The error's code when it failed.
+    pub error_code: Option<&'a str>,
+    /// The skill's own `status` in its result (`ok`, `partial`, `needs_confirmation`...).
+    pub outcome: Option<&'a str>,
+}
+
+/// Append a skill's call to the audit log (event `skill_call`, actor the
+/// front end that called it, scope the declared one, no decision: nobody
+/// was asked about the call as a whole).
+pub async fn record_skill(store: &Store, entry: SkillRecord<'_>) -> Result<()> {
+    let detail = json!({
+        "args_hash": entry.args_hash,
+        "declared": entry.declared,
+        "call_id": entry.call_id,
+        "status": entry.status,
+        "error_code": entry.error_code,
+        "outcome": entry.outcome,
+    });
+    store
+        .audit_log()
+        .append(&NewAuditEntry {
+            run_id: entry.run_id,
+            tool: Some(entry.tool.to_owned()),
+            scope: Some(entry.declared),
+            detail,
+            ..NewAuditEntry::event(entry.front_end, SKILL_CALL)
+        })
+        .await?;
+    Ok(())
+}
+
 /// SHA-256 (hex) of the arguments as canonical JSON: object keys sorted at
 /// every depth, no whitespace. Equal arguments hash equal whatever their
 /// key order.

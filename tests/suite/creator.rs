@@ -80,7 +80,7 @@ fn asked(h: &Halley) -> Vec<(String, String, String)> {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|e| e["answered_by"] != "policy")
+        .filter(|e| e["event"] == "gate_decision" && e["answered_by"] != "policy")
         .map(|e| {
             let s = |k: &str| e[k].as_str().unwrap_or_default().to_owned();
             (s("tool"), s("effective"), s("decision"))
@@ -143,11 +143,11 @@ fn a_run_plans_a_calendar_in_the_users_zone_with_titles_from_the_model() {
 
     // The iCalendar file, read back strictly: 19:00 in Tokyo is 10:00 UTC.
     let ics = stored(&h, out["calendar_ref"].as_str().unwrap());
-    let events = ical::read(&ics);
-    assert_eq!(events.len(), 6);
-    assert_eq!(events[0]["DTSTART"], "20261130T100000Z");
-    assert_eq!(ical::unescape(&events[3]["SUMMARY"]), format!("[tiktok] {t2}"));
-    assert_eq!(events[4]["CATEGORIES"], "tech");
+    let vevents = ical::read(&ics);
+    assert_eq!(vevents.len(), 6);
+    assert_eq!(vevents[0]["DTSTART"], "20261130T100000Z");
+    assert_eq!(ical::unescape(&vevents[3]["SUMMARY"]), format!("[tiktok] {t2}"));
+    assert_eq!(vevents[4]["CATEGORIES"], "tech");
 
     // The language step saw the pillars, the slots and the research note;
     // the malformed answer was asked again.
@@ -166,6 +166,74 @@ fn a_run_plans_a_calendar_in_the_users_zone_with_titles_from_the_model() {
             row("call_1", "creator_plan_calendar", "ok"),
         ]
     );
+    // The skill's own call is audited beside its steps, under the same run.
+    let run_id = events(&run.stdout).pop().unwrap()["run_id"].as_str().unwrap().to_owned();
+    let audit = h.run(&["audit", "--json", "--limit", "200"]).json();
+    let of_run: Vec<(String, String)> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .filter(|e| e["run_id"] == run_id.as_str())
+        .map(|e| (e["event"].as_str().unwrap().to_owned(), e["tool"].as_str().unwrap().to_owned()))
+        .collect();
+    let pair = |e: &str, t: &str| (e.to_owned(), t.to_owned());
+    assert_eq!(
+        of_run,
+        vec![
+            pair("gate_decision", "user_profile_get"),
+            pair("gate_decision", "files_get"),
+            pair("gate_decision", "files_store"),
+            pair("skill_call", "creator_plan_calendar"),
+        ]
+    );
+    let skill = audit.as_array().unwrap().iter().find(|e| e["event"] == "skill_call").unwrap();
+    assert_eq!(
+        (&skill["call_id"], &skill["answered_by"], &skill["status"], &skill["outcome"], &skill["decision"]),
+        (&json!("call_1"), &json!("cli"), &json!("ok"), &json!("ok"), &Value::Null)
+    );
+}
+
+/// A skill called directly (no run, no model) is audited too: its steps'
+/// gate decisions and its own call, the arguments as a hash only.
+#[test]
+fn a_skills_own_call_is_audited_with_its_steps_and_no_argument_values() {
+    let h = Halley::new();
+    let args = json!({"channels": ["zalo"], "cadence": "weekly", "pillars": ["Hậu trường bí mật"],
+        "start_date": "2026-12-07", "weeks": 1});
+    let run = h.call("creator_plan_calendar", &args);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let audit = h.run(&["audit", "--json"]);
+    assert_eq!(audit.code, 0, "{}", audit.stderr);
+    let rows: Vec<Value> = audit.json().as_array().unwrap().iter().rev().cloned().collect();
+    let got: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|e| (e["event"].as_str().unwrap(), e["tool"].as_str().unwrap(), e["answered_by"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("gate_decision", "user_profile_get", "policy"),
+            ("gate_decision", "files_get", "policy"),
+            ("gate_decision", "files_store", "policy"),
+            ("skill_call", "creator_plan_calendar", "cli"),
+        ]
+    );
+    let skill = &rows[3];
+    assert_eq!(skill["args_hash"], json!(halley::gate::audit::args_hash(&args)));
+    assert_eq!((&skill["declared"], &skill["effective"]), (&json!("READ_ONLY"), &json!("READ_ONLY")));
+    // Ran without a model: the call is ok, the skill says its titles are placeholders.
+    assert_eq!((&skill["status"], &skill["outcome"], &skill["error_code"]), (&json!("ok"), &json!("partial"), &Value::Null));
+    assert!(!audit.stdout.contains("Hậu trường") && !audit.stdout.contains("zalo"), "{}", audit.stdout);
+    // The table names the skill and how it ended.
+    let table = h.run(&["audit"]);
+    assert!(table.stdout.contains("creator_plan_calendar (partial)"), "{}", table.stdout);
+
+    // A call the skill refuses (blank channels) is audited as an error.
+    let bad = h.call("creator_plan_calendar", &json!({"channels": ["  "], "cadence": "weekly"}));
+    assert_ne!(bad.code, 0);
+    let last = h.run(&["audit", "--json", "--limit", "1"]).json()[0].clone();
+    assert_eq!((&last["event"], &last["status"], &last["error_code"]), (&json!("skill_call"), &json!("error"), &json!("invalid_arguments")));
 }
 
 #[test]

@@ -313,7 +313,7 @@ fn asked(h: &Halley) -> Vec<(String, String, String, String)> {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|e| e["answered_by"] != "policy")
+        .filter(|e| e["event"] == "gate_decision" && e["answered_by"] != "policy")
         .map(|e| (s(e, "tool"), s(e, "effective"), s(e, "decision"), s(e, "answered_by")))
         .collect();
     out.reverse();
