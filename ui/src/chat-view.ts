@@ -1,12 +1,16 @@
 // Renders the chat: message bubbles, banners (paused, waiting confirmations
 // and challenges) and the live timeline of tool calls grouped by run.
 
+import { creatorViewFits, hasCreatorView } from "./creator";
 import { h } from "./dom";
 import { callStatusKey, type Translate } from "./i18n";
 import type { ChatItem, PanelState } from "./state";
 import { resultView, type ResultView } from "./result-table";
 import { callScopeBadge, durationLabel, groupByRun, nestSteps, screenshots, type CallRow } from "./timeline";
 import { scopeBadge, riskBadge } from "./view";
+
+/** Opens a skill's own view of its result (the creator skills: creator-view.ts). */
+export type OpenView = (row: CallRow) => void;
 
 /** Screenshots: loaded once via ReadArtifact as data URLs, then shown from the cache. */
 export interface Shots {
@@ -95,7 +99,15 @@ export function renderResultView(view: ResultView): HTMLElement {
   );
 }
 
-export function renderCall(row: CallRow, t: Translate, shots: Shots, depth = 0): HTMLElement {
+/** The button that opens a creator skill's view of its result, when it has one. */
+function openViewButton(row: CallRow, t: Translate, open: OpenView | undefined): HTMLElement | null {
+  if (open === undefined || row.data === null || !hasCreatorView(row.tool) || !creatorViewFits(row.tool, row.data)) return null;
+  const b = h("button", { type: "button", class: "secondary open-view", "data-tool": row.tool }, t(`creatorOpen.${row.tool}`));
+  b.addEventListener("click", () => open(row));
+  return b;
+}
+
+export function renderCall(row: CallRow, t: Translate, shots: Shots, depth = 0, open?: OpenView): HTMLElement {
   const badge = callScopeBadge(row);
   const head = h(
     "div",
@@ -126,6 +138,7 @@ export function renderCall(row: CallRow, t: Translate, shots: Shots, depth = 0):
     row.error !== null ? h("div", { class: "call-error", role: "alert" }, `${row.error.code}: ${row.error.message}`) : null,
     ...screenshots(row).map((a) => renderShot(a.ref, row, t, shots)),
     row.flagged.length > 0 ? renderFlagged(row.flagged, t) : null,
+    openViewButton(row, t, open),
     row.data !== null ? renderTables(row.data) : null,
   );
 }
@@ -146,13 +159,13 @@ function renderTables(data: CallRow["data"]): HTMLElement | null {
   return view === null ? null : renderResultView(view);
 }
 
-export function renderTimeline(state: PanelState, t: Translate, shots: Shots): Node[] {
+export function renderTimeline(state: PanelState, t: Translate, shots: Shots, open?: OpenView): Node[] {
   if (state.calls.length === 0) return [h("p", { class: "empty" }, t("timelineEmpty"))];
   return groupByRun(state.calls).map((group) =>
     h(
       "section",
       { class: "run", "data-run": group.runId, "aria-label": t("runLabel", { run: group.runId.slice(0, 8) }) },
-      h("ol", { class: "calls" }, ...nestSteps(group.calls).map(({ row, depth }) => renderCall(row, t, shots, depth))),
+      h("ol", { class: "calls" }, ...nestSteps(group.calls).map(({ row, depth }) => renderCall(row, t, shots, depth, open))),
     ),
   );
 }

@@ -7,7 +7,7 @@
 import { invoke, isTauri } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import { getCurrentWindow } from "@tauri-apps/api/window";
-import { expectReply, toOpError, type Event, type Op, type OpError, type Reply, type ReplyOf } from "./protocol";
+import { expectReply, toOpError, type Event, type Json, type Op, type OpError, type Reply, type ReplyOf } from "./protocol";
 
 export type Unlisten = () => void;
 
@@ -93,6 +93,14 @@ export const sendOp = (op: Op): Promise<Reply> => current().op(op);
 /** Send an Op and check the kind of its reply. */
 export async function request<T extends Reply["type"]>(op: Op, type: T): Promise<ReplyOf<T>> {
   return expectReply(await sendOp(op), type);
+}
+
+/** Calls a tool directly (`Op::CallTool`, gated like any call); its data, or
+ * a rejection with the tool's error. */
+export async function callTool(name: string, args: Json): Promise<Json> {
+  const { result } = await request({ type: "call_tool", name, args }, "tool_result");
+  if (result.error !== null) throw { code: result.error.code, message: result.error.message } satisfies OpError;
+  return result.data;
 }
 
 export const onEvent = (handler: (event: Event) => void): Promise<Unlisten> => current().onEvent(handler);

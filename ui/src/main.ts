@@ -17,7 +17,9 @@
 //   #first-run, #retry, #palette-open, #palette (dialog), #palette-search,
 //   #palette-list (.palette-item with data-tool), #palette-args, #palette-run,
 //   #palette-result, #watches-open (its unread count in .unread-count),
-//   #watches (hooks in watches-view.ts), #back-to-chat, #not-connected.
+//   #watches (hooks in watches-view.ts), #back-to-chat, #not-connected,
+//   .open-view (a creator skill's step: opens #creator-dialog, hooks in
+//   creator-view.ts).
 // Keys: Enter sends, Shift+Enter new line, Esc stops the run or closes the open
 // dialog, Ctrl+K (or "/" in an empty composer) opens the palette.
 
@@ -27,7 +29,9 @@ import { pickLanguage, translator, type Lang, type Translate } from "./i18n";
 import { isConnected, onEvent, onNavigate, request, sendOp } from "./ipc";
 import { toOpError, type ModelStatus } from "./protocol";
 import { initialState, reduce, runIds, type Action, type PanelState } from "./state";
-import { renderBanners, renderMessages, renderTimeline, type Shots } from "./chat-view";
+import { renderBanners, renderMessages, renderTimeline, type OpenView, type Shots } from "./chat-view";
+import { hasCreatorView } from "./creator";
+import { renderCreatorView } from "./creator-view";
 import { renderSettings } from "./settings-view";
 import { paletteQuery } from "./palette";
 import { button, fillList, formatTime, renderHeader, renderNotConnected } from "./view";
@@ -86,6 +90,25 @@ function start(root: HTMLElement, lang: Lang): void {
       overlay.showModal();
       overlayClose.focus();
     },
+  };
+
+  // ---- A creator skill's view of its result (opened from its timeline step) ----
+  const creatorTitle = h("h2", { id: "creator-dialog-title" });
+  const creatorBody = h("div", { class: "creator-dialog-body" });
+  const creatorClose = button("creator-dialog-close", "✕", "icon", t("close"));
+  const creatorDialog = h(
+    "dialog",
+    { id: "creator-dialog", class: "creator-dialog", "aria-labelledby": "creator-dialog-title" },
+    h("div", { class: "dialog-head" }, creatorTitle, creatorClose),
+    creatorBody,
+  );
+  creatorClose.addEventListener("click", () => creatorDialog.close());
+  const openView: OpenView = (row) => {
+    if (row.data === null || !hasCreatorView(row.tool)) return;
+    creatorTitle.textContent = t(`creatorTitle.${row.tool}`);
+    creatorBody.replaceChildren(renderCreatorView(row.tool, row.data, row.arguments, t, lang));
+    if (!creatorDialog.open) creatorDialog.showModal();
+    creatorClose.focus();
   };
 
   // ---- Header ----
@@ -149,16 +172,16 @@ function start(root: HTMLElement, lang: Lang): void {
   const watchesView = watches.element;
   const views: Record<View, HTMLElement> = { chat: chatView, conversations: convView, settings: settingsView, watches: watchesView };
 
-  const palette = createPalette(t, () => composer.focus());
+  const palette = createPalette(t, lang, () => composer.focus());
   const mainEl = h("main", { class: "panel" }, chatView, convView, settingsView, watchesView);
-  root.replaceChildren(header, banners, mainEl, palette.element, overlay);
+  root.replaceChildren(header, banners, mainEl, palette.element, overlay, creatorDialog);
   if (!isConnected()) root.insertBefore(renderNotConnected(t), banners);
 
   // ---- Rendering ----
   const render = (): void => {
     const nearBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
     messages.replaceChildren(...renderMessages(state, t));
-    timeline.replaceChildren(...renderTimeline(state, t, shots));
+    timeline.replaceChildren(...renderTimeline(state, t, shots, openView));
     timelineSection.hidden = state.calls.length === 0;
     banners.replaceChildren(...renderBanners(state, t));
     emptyHint.hidden = state.messages.length > 0 || state.running;
@@ -301,7 +324,7 @@ function start(root: HTMLElement, lang: Lang): void {
     }
     if (e.key === "Escape" && !e.defaultPrevented) {
       // An open <dialog> closes itself on Esc; otherwise Esc stops the run.
-      if (palette.element.open || overlay.open) return;
+      if (palette.element.open || overlay.open || creatorDialog.open) return;
       if (view !== "chat") show("chat");
       else stopRun();
     }

@@ -5,12 +5,14 @@
 
 import { filterTools } from "./catalogue";
 import { h, present } from "./dom";
-import { statusKey, type Translate } from "./i18n";
+import { statusKey, type Lang, type Translate } from "./i18n";
+import { creatorViewFits, hasCreatorView } from "./creator";
+import { renderCreatorView } from "./creator-view";
 import { request } from "./ipc";
 import { renderResultView } from "./chat-view";
 import { parseArguments, templateText } from "./palette";
 import { resultView } from "./result-table";
-import { toOpError, type ToolResultV2 } from "./protocol";
+import { toOpError, type Json, type ToolResultV2 } from "./protocol";
 import type { ToolSpec } from "./protocol";
 import { riskBadge, scopeBadge } from "./view";
 
@@ -20,7 +22,7 @@ export interface Palette {
   close(): void;
 }
 
-export function createPalette(t: Translate, onClose: () => void): Palette {
+export function createPalette(t: Translate, lang: Lang, onClose: () => void): Palette {
   let tools: ToolSpec[] | null = null;
   let shown: ToolSpec[] = [];
   let active = 0;
@@ -110,15 +112,18 @@ export function createPalette(t: Translate, onClose: () => void): Palette {
     args.focus();
   };
 
-  // A skill's structured result as tables, its JSON one click away.
-  const resultOrJson = (r: ToolResultV2): (HTMLElement | null)[] => {
+  // A skill's structured result as its own view (the creator skills) or
+  // as tables, its JSON one click away.
+  const resultOrJson = (r: ToolResultV2, name: string, callArgs: Json): (HTMLElement | null)[] => {
     const json = h("pre", { class: "json" }, JSON.stringify(r.error === null ? r.data : r, null, 2));
+    const raw = h("details", { class: "raw-json" }, h("summary", {}, t("rawJson")), json);
+    if (r.error === null && hasCreatorView(name) && creatorViewFits(name, r.data)) return [renderCreatorView(name, r.data, callArgs, t, lang), raw];
     const view = r.error === null ? resultView(r.data) : null;
     if (view === null) return [json];
-    return [renderResultView(view), h("details", { class: "raw-json" }, h("summary", {}, t("rawJson")), json)];
+    return [renderResultView(view), raw];
   };
 
-  const showResult = (r: ToolResultV2): void => {
+  const showResult = (r: ToolResultV2, name: string, callArgs: Json): void => {
     result.replaceChildren(
       ...present(
       h("h3", {}, t("paletteResult")),
@@ -130,7 +135,7 @@ export function createPalette(t: Translate, onClose: () => void): Palette {
         r.current_url !== null ? h("span", { class: "call-target" }, r.current_url) : null,
       ),
       r.error !== null ? h("p", { class: "call-error", role: "alert" }, `${r.error.code}: ${r.error.message}`) : null,
-      ...resultOrJson(r),
+      ...resultOrJson(r, name, callArgs),
       ),
     );
   };
@@ -146,7 +151,7 @@ export function createPalette(t: Translate, onClose: () => void): Palette {
     run.disabled = true;
     result.replaceChildren(h("p", { class: "loading", role: "status" }, t("paletteRunning", { tool: name })));
     request({ type: "call_tool", name, args: parsed.value }, "tool_result").then(
-      (r) => showResult(r.result),
+      (r) => showResult(r.result, name, parsed.value),
       (error: unknown) => result.replaceChildren(h("p", { class: "error", role: "alert" }, t("errorPrefix", { error: toOpError(error).message }))),
     ).finally(() => {
       run.disabled = false;

@@ -3,6 +3,7 @@
 // the call's target, badge classes and duration labels.
 
 import { scopeClass } from "./catalogue";
+import { creatorViewFits, hasCreatorView } from "./creator";
 import { resultView } from "./result-table";
 import type {
   Artifact,
@@ -41,8 +42,9 @@ export interface CallRow {
   currentUrl: string | null;
   /**
    * The result's data when it reads as tables (a skill's comparison,
-   * options, itinerary: see result-table.ts); null otherwise, so the rows
-   * of ordinary calls do not keep whole pages.
+   * options, itinerary: see result-table.ts) or as a creator skill's view
+   * (creator.ts); null otherwise, so the rows of ordinary calls do not
+   * keep whole pages.
    */
   data: Json | null;
   /**
@@ -112,7 +114,7 @@ export function finishedCall(row: CallRow, result: ToolResultV2, durationMs: num
     error: result.error,
     artifacts: result.artifacts,
     currentUrl: result.current_url,
-    data: result.error === null && resultView(result.data) !== null ? result.data : null,
+    data: result.error === null && (resultView(result.data) !== null || (hasCreatorView(row.tool) && creatorViewFits(row.tool, result.data))) ? result.data : null,
     flagged: flaggedLines(result.data),
   };
 }

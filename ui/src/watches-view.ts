@@ -18,8 +18,8 @@
 
 import { h } from "./dom";
 import type { Lang, MessageKey, Translate } from "./i18n";
-import { request } from "./ipc";
-import { toOpError, type Json, type OpError, type WatchAlert } from "./protocol";
+import { callTool, request } from "./ipc";
+import { toOpError, type WatchAlert } from "./protocol";
 import { field, fillList, formatTime, statusLine } from "./view";
 import {
   CHART,
@@ -46,13 +46,6 @@ export interface WatchesView {
   element: HTMLElement;
   /** Read the watches and the inbox again. */
   refresh(): void;
-}
-
-/** Calls a watch tool; rejects with the tool's error. */
-async function callTool(name: string, args: Json): Promise<Json> {
-  const { result } = await request({ type: "call_tool", name, args }, "tool_result");
-  if (result.error !== null) throw { code: result.error.code, message: result.error.message } satisfies OpError;
-  return result.data;
 }
 
 /** A form that calls a watch tool on submit: its fields `parse`d into the
