@@ -257,7 +257,10 @@ impl Session {
     /// `panel`) with `button` (`#approve`/`#deny`), goes back to the panel
     /// and returns the dialog's summary.
     pub fn answer_dialog(&self, panel: &str, button: &str, timeout: Duration) -> Result<String> {
-        self.wait_new_window(&[panel.to_owned()], timeout).context("the confirmation dialog did not open")?;
+        let dialog =
+            self.wait_new_window(&[panel.to_owned()], timeout).context("the confirmation dialog did not open")?;
+        // The body says "waiting for the request" until the question is read.
+        self.wait_visible("#summary", timeout)?;
         let summary = self.wait_text(".dialog-body", timeout, |t| !t.trim().is_empty())?;
         let b = self.wait_visible(button, timeout)?;
         // The answer closes the dialog, sometimes before WebKitWebDriver has
@@ -267,6 +270,8 @@ impl Session {
         {
             return Err(e);
         }
+        // Gone before the next question, so a dialog is never answered twice.
+        self.wait_for("the dialog to close", timeout, |s| Ok((!s.window_handles()?.contains(&dialog)).then_some(())))?;
         self.switch_to_window(panel)?;
         Ok(summary)
     }

@@ -137,11 +137,18 @@ fn palette_call(app: &App, tool: &str, args: &Value) -> Result<()> {
     let item = panel.wait_visible(&format!(r#"#palette-list .palette-item[data-tool="{tool}"]"#), UI_TIMEOUT)?;
     panel.click(&item)?;
     let text = panel.wait_visible("#palette-args", UI_TIMEOUT)?;
-    panel.clear(&text)?;
-    panel.send_keys(&text, &args.to_string())?;
+    // The arguments replace the template, as a paste does.
+    panel.execute("arguments[0].value = arguments[1];", &[text.to_json(), json!(args.to_string())])?;
     let run = panel.wait_visible("#palette-run", UI_TIMEOUT)?;
     panel.click(&run)?;
-    panel.wait_text(r#"[data-testid="palette-status"]"#, RUN_TIMEOUT, |s| s == "ok").map(drop)
+    let status = panel.wait_text(r#"[data-testid="palette-status"]"#, RUN_TIMEOUT, |s| !s.is_empty());
+    let shown = || panel.execute("return document.querySelector('#palette-result').innerText;", &[]);
+    match status {
+        // Shown in capitals (CSS): the text is the result's status.
+        Ok(s) if s.eq_ignore_ascii_case("ok") => Ok(()),
+        Ok(s) => anyhow::bail!("{tool} ended {s}: {}", shown()?),
+        Err(e) => Err(e.context(format!("the palette shows: {}", shown()?))),
+    }
 }
 
 #[test]
