@@ -13,7 +13,8 @@
 // .calendar-prev, .calendar-next, .calendar-label, .calendar-week,
 // .calendar-month, .slot (data-date), .calendar-backlog, table.triage-table
 // tr (data-comment, data-decision), .triage-approve, .triage-edit,
-// .triage-skip, .triage-text, .triage-action, .triage-apply, .triage-status.
+// .triage-skip, .triage-text, .triage-action, .triage-apply, .triage-outcome
+// (status-ok / status-error once applied), .triage-status .form-status.
 
 import {
   COMMENT_ACTIONS,
@@ -253,7 +254,6 @@ const stateKey = (d: Decision): MessageKey => `triageState.${d}`;
 function renderTriage(rows: TriageRow[], triageArgs: Json, t: Translate): HTMLElement {
   const choices = new Map<string, RowChoice>(rows.map((r) => [r.commentId, initialChoice(r)]));
   const line = statusLine("triage-status", t);
-  line.status.classList.add("triage-status");
   const apply = h("button", { type: "button", class: "primary triage-apply" }, t("triageApply"));
   const outcome = new Map<string, HTMLElement>();
 
@@ -343,7 +343,7 @@ function renderTriage(rows: TriageRow[], triageArgs: Json, t: Translate): HTMLEl
       h("tbody", {}, ...body),
     ),
     h("div", { class: "row" }, apply),
-    line.status,
+    h("div", { class: "triage-status" }, line.status),
   );
 }
 

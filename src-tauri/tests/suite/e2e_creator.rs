@@ -6,7 +6,8 @@
 //! studio receives exactly one draft and one scheduled publish; denied, it
 //! receives nothing. The creator views open in the panel from the `/`
 //! palette: the calendar's week and month grids, the research notes
-//! rendered from the files store with their citations. Run under
+//! rendered from the files store with their citations, and the triage
+//! table whose approved rows alone are applied, each asked by the gate. Run under
 //! `scripts/with-session.sh` (as `make test` does).
 
 use std::path::Path;
@@ -152,7 +153,7 @@ fn palette_call(app: &App, tool: &str, args: &Value) -> Result<()> {
 }
 
 #[test]
-fn the_calendar_and_the_research_notes_open_as_their_own_views_in_the_panel() -> Result<()> {
+fn the_creator_views_open_in_the_panel_and_only_approved_triage_rows_are_applied() -> Result<()> {
     if let Some(why) = skip_reason(true)? {
         eprintln!("skipped: {why}");
         return Ok(());
@@ -201,6 +202,53 @@ fn the_calendar_and_the_research_notes_open_as_their_own_views_in_the_panel() ->
     assert_eq!(href, json!(site.url("creator/article-1.html")));
     let artifacts = crate::common::artifacts_dir(Path::new(env!("CARGO_BIN_EXE_halley-desktop")))?;
     crate::common::capture_panel(panel, &artifacts, "creator-views")?;
+
+    // The triage (a direct call: no model, so no class and no reply
+    // suggested): one row per comment; the user writes c1's reply and
+    // approves it, changes c4 to "hide" and approves it, skips c2, leaves
+    // c3. Apply asks the gate for each approved row: the reply is approved,
+    // the hide denied; only the reply reaches the site.
+    let close = panel.wait_visible("#palette-close", UI_TIMEOUT)?;
+    panel.click(&close)?;
+    palette_call(&app, "creator_triage_inbox", &json!({"thread_urls": [site.url("creator/thread/1")]}))?;
+    let rows = panel.wait_count("#palette-result table.triage-table tbody tr", 4, RUN_TIMEOUT)?;
+    assert_eq!(rows.len(), 4);
+    let row = |id: &str, inner: &str| format!(r#"#palette-result tr[data-comment="{id}"] {inner}"#);
+    let click = |css: &str| -> Result<()> { panel.click(&panel.wait_visible(css, UI_TIMEOUT)?) };
+    click(&row("c1", ".triage-edit"))?;
+    let text = panel.wait_visible(&row("c1", ".triage-text"), UI_TIMEOUT)?;
+    panel.send_keys(&text, REPLY)?;
+    click(&row("c1", ".triage-approve"))?;
+    click(&row("c4", r#".triage-action option[value="hide"]"#))?;
+    click(&row("c4", ".triage-approve"))?;
+    click(&row("c2", ".triage-skip"))?;
+    let decisions = panel.execute(
+        "return [...document.querySelectorAll('#palette-result tr[data-comment]')].map(r => r.dataset.decision);",
+        &[],
+    )?;
+    assert_eq!(decisions, json!(["approved", "skipped", "pending", "approved"]));
+    click("#palette-result .triage-apply")?;
+    let reply = panel.answer_dialog(&app.panel_handle, "#approve", RUN_TIMEOUT)?;
+    assert!(reply.contains(REPLY) || reply.contains("PUBLISH") || reply.contains("Trả lời"), "{reply}");
+    panel.answer_dialog(&app.panel_handle, "#deny", RUN_TIMEOUT)?;
+    panel.wait_visible("#palette-result .triage-status .form-status.error", RUN_TIMEOUT)?;
+    let outcomes = panel.execute(
+        "return [...document.querySelectorAll('#palette-result .triage-outcome')].map(o => o.className);",
+        &[],
+    )?;
+    assert_eq!(
+        outcomes,
+        json!([
+            "triage-outcome status-ok",
+            "triage-outcome",
+            "triage-outcome",
+            "triage-outcome status-error"
+        ])
+    );
+    let posts: Vec<(String, Vec<(String, String)>)> = site.posts().into_iter().map(|p| (p.path, p.form)).collect();
+    assert_eq!(posts, vec![("/creator/comments/c1/reply".to_owned(), vec![("reply".to_owned(), REPLY.to_owned())])]);
     std::thread::sleep(Duration::from_millis(200));
     app.stop()
 }
+
+const REPLY: &str = "Chào Lan, mình dùng micro Rode NT-USB nhé!";
