@@ -168,30 +168,36 @@ fn a_run_plans_a_calendar_in_the_users_zone_with_titles_from_the_model() {
     );
     // The skill's own call is audited beside its steps, under the same run.
     let run_id = events(&run.stdout).pop().unwrap()["run_id"].as_str().unwrap().to_owned();
-    let audit = h.run(&["audit", "--json", "--limit", "200"]).json();
-    let of_run: Vec<(String, String)> = audit
-        .as_array()
-        .unwrap()
-        .iter()
-        .rev()
-        .filter(|e| e["run_id"] == run_id.as_str())
-        .map(|e| (e["event"].as_str().unwrap().to_owned(), e["tool"].as_str().unwrap().to_owned()))
-        .collect();
-    let pair = |e: &str, t: &str| (e.to_owned(), t.to_owned());
+    let audit: Vec<Value> = audit_rows(&h).into_iter().filter(|e| e["run_id"] == run_id.as_str()).collect();
+    assert_eq!(audited(&audit), audited_calendar("cli"));
+    let skill = &audit[3];
     assert_eq!(
-        of_run,
-        vec![
-            pair("gate_decision", "user_profile_get"),
-            pair("gate_decision", "files_get"),
-            pair("gate_decision", "files_store"),
-            pair("skill_call", "creator_plan_calendar"),
-        ]
+        (&skill["call_id"], &skill["status"], &skill["outcome"], &skill["decision"]),
+        (&json!("call_1"), &json!("ok"), &json!("ok"), &Value::Null)
     );
-    let skill = audit.as_array().unwrap().iter().find(|e| e["event"] == "skill_call").unwrap();
-    assert_eq!(
-        (&skill["call_id"], &skill["answered_by"], &skill["status"], &skill["outcome"], &skill["decision"]),
-        (&json!("call_1"), &json!("cli"), &json!("ok"), &json!("ok"), &Value::Null)
-    );
+}
+
+/// The audit log, oldest first (`halley audit --json`).
+fn audit_rows(h: &Halley) -> Vec<Value> {
+    let audit = h.run(&["audit", "--json", "--limit", "200"]);
+    assert_eq!(audit.code, 0, "{}", audit.stderr);
+    audit.json().as_array().unwrap().iter().rev().cloned().collect()
+}
+
+/// Audit rows as (event, tool, who).
+fn audited(rows: &[Value]) -> Vec<(String, String, String)> {
+    let s = |e: &Value, k: &str| e[k].as_str().unwrap_or_default().to_owned();
+    rows.iter().map(|e| (s(e, "event"), s(e, "tool"), s(e, "answered_by"))).collect()
+}
+
+/// What a calendar's call leaves in the audit log: its steps' decisions,
+/// then its own call by `caller`.
+fn audited_calendar(caller: &str) -> Vec<(String, String, String)> {
+    [("gate_decision", "user_profile_get", "policy"), ("gate_decision", "files_get", "policy")]
+        .into_iter()
+        .chain([("gate_decision", "files_store", "policy"), ("skill_call", "creator_plan_calendar", caller)])
+        .map(|(e, t, w)| (e.to_owned(), t.to_owned(), w.to_owned()))
+        .collect()
 }
 
 /// A skill called directly (no run, no model) is audited too: its steps'
@@ -203,28 +209,18 @@ fn a_skills_own_call_is_audited_with_its_steps_and_no_argument_values() {
         "start_date": "2026-12-07", "weeks": 1});
     let run = h.call("creator_plan_calendar", &args);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    let audit = h.run(&["audit", "--json"]);
-    assert_eq!(audit.code, 0, "{}", audit.stderr);
-    let rows: Vec<Value> = audit.json().as_array().unwrap().iter().rev().cloned().collect();
-    let got: Vec<(&str, &str, &str)> = rows
-        .iter()
-        .map(|e| (e["event"].as_str().unwrap(), e["tool"].as_str().unwrap(), e["answered_by"].as_str().unwrap()))
-        .collect();
-    assert_eq!(
-        got,
-        vec![
-            ("gate_decision", "user_profile_get", "policy"),
-            ("gate_decision", "files_get", "policy"),
-            ("gate_decision", "files_store", "policy"),
-            ("skill_call", "creator_plan_calendar", "cli"),
-        ]
-    );
+    let rows = audit_rows(&h);
+    assert_eq!(audited(&rows), audited_calendar("cli"));
     let skill = &rows[3];
     assert_eq!(skill["args_hash"], json!(halley::gate::audit::args_hash(&args)));
     assert_eq!((&skill["declared"], &skill["effective"]), (&json!("READ_ONLY"), &json!("READ_ONLY")));
     // Ran without a model: the call is ok, the skill says its titles are placeholders.
-    assert_eq!((&skill["status"], &skill["outcome"], &skill["error_code"]), (&json!("ok"), &json!("partial"), &Value::Null));
-    assert!(!audit.stdout.contains("Hậu trường") && !audit.stdout.contains("zalo"), "{}", audit.stdout);
+    assert_eq!(
+        (&skill["status"], &skill["outcome"], &skill["error_code"]),
+        (&json!("ok"), &json!("partial"), &Value::Null)
+    );
+    let all = serde_json::to_string(&rows).unwrap();
+    assert!(!all.contains("Hậu trường") && !all.contains("zalo"), "{all}");
     // The table names the skill and how it ended.
     let table = h.run(&["audit"]);
     assert!(table.stdout.contains("creator_plan_calendar (partial)"), "{}", table.stdout);
@@ -233,7 +229,10 @@ fn a_skills_own_call_is_audited_with_its_steps_and_no_argument_values() {
     let bad = h.call("creator_plan_calendar", &json!({"channels": ["  "], "cadence": "weekly"}));
     assert_ne!(bad.code, 0);
     let last = h.run(&["audit", "--json", "--limit", "1"]).json()[0].clone();
-    assert_eq!((&last["event"], &last["status"], &last["error_code"]), (&json!("skill_call"), &json!("error"), &json!("invalid_arguments")));
+    assert_eq!(
+        (&last["event"], &last["status"], &last["error_code"]),
+        (&json!("skill_call"), &json!("error"), &json!("invalid_arguments"))
+    );
 }
 
 #[test]

@@ -35,10 +35,7 @@ fn post_script(site: &FixtureServer, video: &Path) -> Vec<Turn> {
     let args = json!({"channel": "youtube", "title": TITLE, "description": "Tập 12 của series build-in-public.",
         "media_refs": [format!("file://{}", video.display())], "schedule_time": WHEN,
         "studio_url": site.url("creator/studio.html?solve_after=5000")});
-    vec![
-        Turn::tool_calls(vec![ToolCall::new("creator_schedule_post", args)]),
-        Turn::text("Xong phần lên lịch video."),
-    ]
+    vec![Turn::tool_calls(vec![ToolCall::new("creator_schedule_post", args)]), Turn::text("Xong phần lên lịch video.")]
 }
 
 /// The 2FA hand-off window: it names the studio; the test says "done"
@@ -61,19 +58,26 @@ fn hand_off(app: &App) -> Result<()> {
     panel.switch_to_window(&app.panel_handle)
 }
 
+/// This test's turn on the session's desktop, the fixture site and the
+/// app's own dirs; none (the reason printed) when these tests cannot run here.
+fn prepare() -> Result<Option<(std::sync::MutexGuard<'static, ()>, FixtureServer, AppEnv)>> {
+    if let Some(why) = skip_reason(true)? {
+        eprintln!("skipped: {why}");
+        return Ok(None);
+    }
+    let desktop = crate::common::desktop()?;
+    Ok(Some((desktop, FixtureServer::start(), AppEnv::new()?)))
+}
+
 fn posted(site: &FixtureServer) -> Vec<(String, Vec<(String, String)>)> {
     site.posts().into_iter().map(|p| (p.path, p.form)).collect()
 }
 
 #[test]
 fn a_post_is_scheduled_from_the_panel_past_the_2fa_window_once_approved_and_denied_sends_nothing() -> Result<()> {
-    if let Some(why) = skip_reason(true)? {
-        eprintln!("skipped: {why}");
+    let Some((_desktop, site, env)) = prepare()? else {
         return Ok(());
-    }
-    let _desktop = crate::common::desktop()?;
-    let site = FixtureServer::start();
-    let env = AppEnv::new()?;
+    };
     let video = env.dir.path().join("video.mp4");
     std::fs::write(&video, b"\x00\x00\x00\x18ftypmp42 fixture video bytes")?;
     let model = ModelServer::start(post_script(&site, &video));
@@ -154,13 +158,9 @@ fn palette_call(app: &App, tool: &str, args: &Value) -> Result<()> {
 
 #[test]
 fn the_creator_views_open_in_the_panel_and_only_approved_triage_rows_are_applied() -> Result<()> {
-    if let Some(why) = skip_reason(true)? {
-        eprintln!("skipped: {why}");
+    let Some((_desktop, site, env)) = prepare()? else {
         return Ok(());
-    }
-    let _desktop = crate::common::desktop()?;
-    let site = FixtureServer::start();
-    let env = AppEnv::new()?;
+    };
     let model = ModelServer::start(vec![]);
     let app = start(&env, "creator-views", &model)?;
     let panel = &app.panel;
@@ -179,10 +179,14 @@ fn the_creator_views_open_in_the_panel_and_only_approved_triage_rows_are_applied
     assert!(first.contains("20:30") && first.contains("youtube") && first.contains("<b>tech</b>"), "{first}");
     let next = panel.wait_visible("#palette-result .calendar-next", UI_TIMEOUT)?;
     panel.click(&next)?;
-    panel.wait_text("#palette-result .calendar-label", UI_TIMEOUT, |t| t == if vi { "7/12 – 13/12/2026" } else { "7 Dec – 13 Dec 2026" })?;
+    panel.wait_text("#palette-result .calendar-label", UI_TIMEOUT, |t| {
+        t == if vi { "7/12 – 13/12/2026" } else { "7 Dec – 13 Dec 2026" }
+    })?;
     let month = panel.wait_visible(r#"#palette-result .calendar-toggle button[data-mode="month"]"#, UI_TIMEOUT)?;
     panel.click(&month)?;
-    panel.wait_text("#palette-result .calendar-label", UI_TIMEOUT, |t| t == if vi { "Tháng 12/2026" } else { "December 2026" })?;
+    panel.wait_text("#palette-result .calendar-label", UI_TIMEOUT, |t| {
+        t == if vi { "Tháng 12/2026" } else { "December 2026" }
+    })?;
     let in_month = panel.wait_count("#palette-result .calendar-month td .slot", 6, UI_TIMEOUT)?;
     assert_eq!(in_month.len(), 6);
     // Nothing from the result became markup.
@@ -238,15 +242,12 @@ fn the_creator_views_open_in_the_panel_and_only_approved_triage_rows_are_applied
     )?;
     assert_eq!(
         outcomes,
-        json!([
-            "triage-outcome status-ok",
-            "triage-outcome",
-            "triage-outcome",
-            "triage-outcome status-error"
-        ])
+        json!(["triage-outcome status-ok", "triage-outcome", "triage-outcome", "triage-outcome status-error"])
     );
-    let posts: Vec<(String, Vec<(String, String)>)> = site.posts().into_iter().map(|p| (p.path, p.form)).collect();
-    assert_eq!(posts, vec![("/creator/comments/c1/reply".to_owned(), vec![("reply".to_owned(), REPLY.to_owned())])]);
+    assert_eq!(
+        posted(&site),
+        vec![("/creator/comments/c1/reply".to_owned(), vec![("reply".to_owned(), REPLY.to_owned())])]
+    );
     std::thread::sleep(Duration::from_millis(200));
     app.stop()
 }
