@@ -43,7 +43,8 @@ fn post_script(site: &FixtureServer, video: &Path) -> Vec<Turn> {
 /// window goes.
 fn hand_off(app: &App) -> Result<()> {
     let panel = &app.panel;
-    let window = panel.wait_new_window(&[app.panel_handle.clone()], RUN_TIMEOUT).context("no hand-off window")?;
+    let window =
+        panel.wait_new_window(std::slice::from_ref(&app.panel_handle), RUN_TIMEOUT).context("no hand-off window")?;
     let url = panel.wait_text("#challenge-url", UI_TIMEOUT, |t| !t.trim().is_empty())?;
     assert!(url.contains("creator/studio.html"), "{url}");
     let done = panel.wait_visible("#done", UI_TIMEOUT)?;
