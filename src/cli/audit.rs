@@ -34,7 +34,7 @@ pub async fn run(data_dir: Option<&Path>, json: bool, limit: u32) -> ExitCode {
     // and how it ended, else the event.
     let about = |e: &Value| match e["event"].as_str() {
         Some("gate_decision") => text(e, "tool"),
-        Some("skill_call") => format!("{} ({})", text(e, "tool"), text(e, "outcome")),
+        Some(crate::gate::audit::SKILL_CALL) => format!("{} ({})", text(e, "tool"), text(e, "outcome")),
         _ => text(e, "event"),
     };
     let tool_width = entries.iter().map(|e| about(e).chars().count()).max().unwrap_or(4).max(4);
@@ -83,7 +83,7 @@ async fn read(data_dir: Option<&Path>, limit: u32) -> Result<Vec<AuditRow>, Erro
 /// (`skill_call`) adds its `call_id`, `status`, `error_code` and `outcome`.
 fn entry(row: &AuditRow) -> Value {
     let d = |k: &str| row.detail.get(k).cloned().unwrap_or(Value::Null);
-    json!({
+    let mut entry = json!({
         "id": row.id,
         "at": row.at,
         "event": row.event,
@@ -97,11 +97,15 @@ fn entry(row: &AuditRow) -> Value {
         "args_hash": d("args_hash"),
         "reason": d("reason"),
         "reasons": row.detail.get("reasons").cloned().unwrap_or_else(|| json!([])),
-        "call_id": d("call_id"),
-        "status": d("status"),
-        "error_code": d("error_code"),
-        "outcome": d("outcome"),
-    })
+    });
+    if row.event == crate::gate::audit::SKILL_CALL
+        && let Some(fields) = entry.as_object_mut()
+    {
+        for key in ["call_id", "status", "error_code", "outcome"] {
+            fields.insert(key.to_owned(), d(key));
+        }
+    }
+    entry
 }
 
 /// Print a value as pretty JSON on stdout.
