@@ -297,12 +297,23 @@ function renderTriage(rows: TriageRow[], triageArgs: Json, t: Translate): HTMLEl
     });
     const done = h("span", { class: "triage-outcome" });
     outcome.set(row.commentId, done);
+    // Each cell names its column (`data-label`): the narrow panel shows a row as a card.
     tr.append(
-      h("td", {}, row.author),
-      h("td", { lang: "" }, h("p", { class: "triage-comment" }, row.text), h("p", { class: "hint" }, row.summary)),
-      h("td", {}, h("span", { class: `badge triage-class class-${row.category}` }, row.category), h("span", { class: "hint" }, ` ${row.priority}`)),
-      h("td", {}, replyText, textarea),
-      h("td", { class: "triage-choice" }, action, h("div", { class: "row" }, approve, edit, skip), state, done),
+      h("td", { class: "triage-author", "data-label": t("triageAuthor") }, row.author),
+      h(
+        "td",
+        { class: "triage-class-cell", "data-label": t("triageClass") },
+        h("span", { class: `badge triage-class class-${row.category}` }, row.category),
+        h("span", { class: "hint" }, ` ${row.priority}`),
+      ),
+      h(
+        "td",
+        { class: "triage-comment-cell", "data-label": t("triageComment") },
+        h("p", { class: "triage-comment" }, row.text),
+        row.summary !== "" && row.summary !== row.text ? h("p", { class: "hint" }, row.summary) : null,
+      ),
+      h("td", { class: "triage-reply-cell", "data-label": t("triageReply") }, replyText, textarea),
+      h("td", { class: "triage-choice", "data-label": t("triageChoice") }, h("div", { class: "row" }, action, approve, edit, skip), state, done),
     );
     return tr;
   });
@@ -332,7 +343,7 @@ function renderTriage(rows: TriageRow[], triageArgs: Json, t: Translate): HTMLEl
       });
   });
 
-  const head = [t("triageAuthor"), t("triageComment"), t("triageClass"), t("triageReply"), t("triageChoice")];
+  const head = [t("triageAuthor"), t("triageClass"), t("triageComment"), t("triageReply"), t("triageChoice")];
   return h(
     "div",
     { class: "creator-triage" },

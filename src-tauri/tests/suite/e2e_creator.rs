@@ -190,6 +190,8 @@ fn the_creator_views_open_in_the_panel_and_only_approved_triage_rows_are_applied
     })?;
     let in_month = panel.wait_count("#palette-result .calendar-month td .slot", 6, UI_TIMEOUT)?;
     assert_eq!(in_month.len(), 6);
+    let artifacts = crate::common::artifacts_dir(Path::new(env!("CARGO_BIN_EXE_halley-desktop")))?;
+    crate::common::capture_panel(panel, &artifacts, "creator-calendar")?;
     // Nothing from the result became markup.
     assert_eq!(panel.find_all("#palette-result .creator-view b")?.len(), 0);
 
@@ -205,7 +207,6 @@ fn the_creator_views_open_in_the_panel_and_only_approved_triage_rows_are_applied
     let links = panel.wait_count("#palette-result .notes-doc ol a.source-link", 2, UI_TIMEOUT)?;
     let href = panel.execute("return arguments[0].getAttribute('href');", &[links[0].to_json()])?;
     assert_eq!(href, json!(site.url("creator/article-1.html")));
-    let artifacts = crate::common::artifacts_dir(Path::new(env!("CARGO_BIN_EXE_halley-desktop")))?;
     crate::common::capture_panel(panel, &artifacts, "creator-views")?;
 
     // The triage (a direct call: no model, so no class and no reply
@@ -224,7 +225,12 @@ fn the_creator_views_open_in_the_panel_and_only_approved_triage_rows_are_applied
     let text = panel.wait_visible(&row("c1", ".triage-text"), UI_TIMEOUT)?;
     panel.send_keys(&text, REPLY)?;
     click(&row("c1", ".triage-approve"))?;
-    click(&row("c4", r#".triage-action option[value="hide"]"#))?;
+    // The user picks "hide" in the row's action list (the change the list sends).
+    let action = panel.wait_visible(&row("c4", ".triage-action"), UI_TIMEOUT)?;
+    panel.execute(
+        "arguments[0].value = 'hide'; arguments[0].dispatchEvent(new Event('change'));",
+        &[action.to_json()],
+    )?;
     click(&row("c4", ".triage-approve"))?;
     click(&row("c2", ".triage-skip"))?;
     let decisions = panel.execute(
@@ -245,6 +251,7 @@ fn the_creator_views_open_in_the_panel_and_only_approved_triage_rows_are_applied
         outcomes,
         json!(["triage-outcome status-ok", "triage-outcome", "triage-outcome", "triage-outcome status-error"])
     );
+    crate::common::capture_panel(panel, &artifacts, "creator-triage")?;
     assert_eq!(
         posted(&site),
         vec![("/creator/comments/c1/reply".to_owned(), vec![("reply".to_owned(), REPLY.to_owned())])]
