@@ -86,21 +86,33 @@ struct Fetched {
 
 /// The HTTP client of watches (and of `web_search`'s API providers): a
 /// Chrome-like User-Agent, no redirects followed by itself, no proxy for
-/// loopback.
+/// loopback. Two clients per process (loopback, the rest), made once: a
+/// client loads the system's certificates and keeps the connections for
+/// the next requests.
 pub(crate) fn client(url: &str) -> Result<reqwest::Client> {
+    static CLIENTS: std::sync::OnceLock<std::result::Result<[reqwest::Client; 2], String>> = std::sync::OnceLock::new();
     let loopback = url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).is_some_and(|h| {
         h == "localhost" || h.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()) || h == "[::1]"
     });
-    // Redirects are followed by `fetch`, each hop past the gate first.
-    let mut b = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .user_agent(USER_AGENT)
-        .connect_timeout(Duration::from_secs(10))
-        .timeout(FETCH_TIMEOUT);
-    if loopback {
-        b = b.no_proxy();
+    let clients = CLIENTS.get_or_init(|| {
+        let make = |loopback: bool| {
+            // Redirects are followed by `fetch`, each hop past the gate first.
+            let mut b = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .user_agent(USER_AGENT)
+                .connect_timeout(Duration::from_secs(10))
+                .timeout(FETCH_TIMEOUT);
+            if loopback {
+                b = b.no_proxy();
+            }
+            b.build().map_err(|e| e.to_string())
+        };
+        Ok([make(false)?, make(true)?])
+    });
+    match clients {
+        Ok(pair) => Ok(pair[usize::from(loopback)].clone()),
+        Err(e) => Err(Error::internal(format!("cannot set up the HTTP client for watches: {e}"))),
     }
-    b.build().map_err(|e| Error::internal("cannot set up the HTTP client for watches").with_source(e))
 }
 
 /// Redirects followed at most.

@@ -408,12 +408,24 @@ const DELIVER_EVERY: std::time::Duration = std::time::Duration::from_millis(100)
 
 /// Plain fetches running at once in one pass.
 const IN_FLIGHT: usize = 16;
-/// Requests to one site (host) at once, fetches and browser reads together.
-const PER_SITE: usize = 4;
+/// Requests to one site (host) at once from a pass, fetches and browser
+/// reads together: what Chromium itself allows a host.
+const PER_SITE: usize = 6;
+/// Of a site's turns, at most this many browser reads at once, so the
+/// pages waiting for the browser never take every turn of the site's
+/// plain fetches.
+const BROWSER_PER_SITE: usize = 4;
 /// Browser reads a pass runs at once, each in a background tab of its own:
 /// their pages load side by side (a background run lets go of the browser
 /// while its page loads); waiting for the browser, they hold no site's turn.
 const BROWSER_AT_ONCE: usize = 4;
+
+/// The turns of a site: every request's, and the browser reads' own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Lane {
+    Site,
+    Browser,
+}
 /// Pages of a site read by the browser (their fetch read nothing), with
 /// none read by a fetch, before a pass sends the site's new watches
 /// straight to the browser.
@@ -431,7 +443,7 @@ struct Site {
 /// origin, its background tabs.
 #[derive(Debug, Default)]
 struct Pass {
-    turns: std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<tokio::sync::Semaphore>>>,
+    turns: std::sync::Mutex<std::collections::HashMap<(String, Lane), std::sync::Arc<tokio::sync::Semaphore>>>,
     sites: std::sync::Mutex<std::collections::HashMap<String, Site>>,
     tabs: check::Tabs,
     /// The browser started by the pass's first browser read.
@@ -467,16 +479,25 @@ impl Pass {
         sites.get(&origin).is_some_and(|s| s.http == 0 && s.browser >= LEARN_AFTER)
     }
 
-    /// A turn to send a request to `url`'s host (at most [`PER_SITE`] at once).
-    async fn turn(&self, url: &str) -> Result<tokio::sync::OwnedSemaphorePermit> {
+    /// A turn to send a request to `url`'s host: at most [`PER_SITE`] at
+    /// once, of which at most [`BROWSER_PER_SITE`] browser reads.
+    async fn turn(&self, url: &str, browser: bool) -> Result<Vec<tokio::sync::OwnedSemaphorePermit>> {
         let host = url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
-        let limit = {
-            let mut turns = self.turns.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            std::sync::Arc::clone(
-                turns.entry(host).or_insert_with(|| std::sync::Arc::new(tokio::sync::Semaphore::new(PER_SITE))),
-            )
-        };
-        limit.acquire_owned().await.map_err(|_| Error::internal("the site limit closed"))
+        let lanes: &[Lane] = if browser { &[Lane::Browser, Lane::Site] } else { &[Lane::Site] };
+        let mut held = Vec::with_capacity(lanes.len());
+        for &lane in lanes {
+            let width = if lane == Lane::Site { PER_SITE } else { BROWSER_PER_SITE };
+            let limit = {
+                let mut turns = self.turns.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                std::sync::Arc::clone(
+                    turns
+                        .entry((host.clone(), lane))
+                        .or_insert_with(|| std::sync::Arc::new(tokio::sync::Semaphore::new(width))),
+                )
+            };
+            held.push(limit.acquire_owned().await.map_err(|_| Error::internal("the site limit closed"))?);
+        }
+        Ok(held)
     }
 }
 
@@ -503,7 +524,7 @@ async fn fetch_lane(
         let _ = browser.send((i, target, rules));
         return None;
     }
-    let read = match pass.turn(&row.target_url).await {
+    let read = match pass.turn(&row.target_url, false).await {
         Ok(_turn) => check::read_http(ctx, &target).await,
         Err(e) => return Some((i, Err(e))),
     };
@@ -543,7 +564,7 @@ async fn browser_lane(
                 }
             })
             .await;
-        let outcome = match pass.turn(&target.url).await {
+        let outcome = match pass.turn(&target.url, true).await {
             Ok(_turn) => check::read_browser(ctx, &target, Some(&pass.tabs)).await,
             Err(e) => {
                 done.push((i, Err(e)));
@@ -559,7 +580,8 @@ async fn browser_lane(
 /// A pass has two lanes: plain fetches, [`IN_FLIGHT`] at once, and the
 /// browser, for the pages a fetch cannot read (known from the watch's last
 /// check or its site, or found now), [`BROWSER_AT_ONCE`] at once; a site
-/// gets at most [`PER_SITE`] requests at once from both. Pages known to
+/// gets at most [`PER_SITE`] requests at once, of which at most
+/// [`BROWSER_PER_SITE`] browser reads. Pages known to
 /// need the browser start it at once, beside the fetches.
 pub async fn poll(ctx: &ToolContext, args: &WatchPollArgs) -> Result<WatchPollOutput> {
     let rows = match &args.watch_id {
