@@ -22,7 +22,7 @@
 //! Every `sample_every` it reads, from /proc and the data dir: the resident
 //! memory of the `halley` process, its open file descriptors, the Chromium
 //! processes below it (count and PSS) and the database's size (main file
-//! + WAL) with its row counts, and judges the growth at the end
+//! plus WAL) with its row counts, and judges the growth at the end
 //! ([`Report::verdicts`]).
 
 #![allow(dead_code)]
@@ -35,20 +35,14 @@ use anyhow::{Context, Result, bail, ensure};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
-#[allow(dead_code, clippy::expect_used)]
-#[path = "../../tests/common/fixtures.rs"]
-mod fixtures;
-
-#[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
-#[path = "../../tests/common/model_server.rs"]
-mod model_server;
-
 #[allow(dead_code)]
 #[path = "../../src-tauri/tests/common/proc.rs"]
 mod proc;
 
-use fixtures::{FixtureServer, PageKind, WatchedPage};
-use model_server::{MODEL_ID, ModelServer, ToolCall, Turn};
+// The includer's `fixtures` and `model_server` (tests/common/): declared once
+// per crate.
+use super::fixtures::{FixtureServer, PageKind, WatchedPage};
+use super::model_server::{MODEL_ID, ModelServer, ToolCall, Turn};
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -511,10 +505,7 @@ impl Db {
 }
 
 fn chromium_below(pid: u32) -> Vec<u32> {
-    proc::descendants_of(pid)
-        .into_iter()
-        .filter(|p| proc::exe_name(*p).is_some_and(|n| n.contains("chrom")))
-        .collect()
+    proc::descendants_of(pid).into_iter().filter(|p| proc::exe_name(*p).is_some_and(|n| n.contains("chrom"))).collect()
 }
 
 fn file_size(path: PathBuf) -> u64 {
@@ -587,6 +578,9 @@ pub fn slope(points: &[(f64, f64)]) -> f64 {
 }
 
 const HALF_HOUR: f64 = 1800.0;
+
+/// A row of the summary: its name, the figure, whether it is in KiB shown as MiB.
+type Row = (&'static str, fn(&Sample) -> u64, bool);
 
 impl Report {
     /// The samples after the warm-up (the last of the warm-up included, so
@@ -692,7 +686,7 @@ impl Report {
             self.warmup_secs / 60.0
         ));
         md.push_str("| Measure | Start | After warm-up | End | Highest |\n| --- | ---: | ---: | ---: | ---: |\n");
-        let rows: [(&str, fn(&Sample) -> u64, bool); 5] = [
+        let rows: [Row; 5] = [
             ("halley RSS (MiB)", |s| s.rss_kib, true),
             ("open fds", |s| s.fds, false),
             ("Chromium processes", |s| s.chromium_procs, false),
@@ -711,7 +705,13 @@ impl Report {
         }
         md.push_str("\n| Criterion | Figure | Limit | |\n| --- | ---: | --- | --- |\n");
         for v in self.verdicts() {
-            md.push_str(&format!("| {} | {} | {} | {} |\n", v.name, v.figure, v.limit, if v.ok { "ok" } else { "FAIL" }));
+            md.push_str(&format!(
+                "| {} | {} | {} | {} |\n",
+                v.name,
+                v.figure,
+                v.limit,
+                if v.ok { "ok" } else { "FAIL" }
+            ));
         }
         md
     }

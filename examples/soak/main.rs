@@ -17,6 +17,14 @@ use anyhow::{Context, Result, bail};
 
 mod driver;
 
+#[allow(dead_code, clippy::expect_used)]
+#[path = "../../tests/common/fixtures.rs"]
+mod fixtures;
+
+#[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
+#[path = "../../tests/common/model_server.rs"]
+mod model_server;
+
 const DOC: &str = "docs/benchmarks.md";
 const START: &str = "<!-- soak:start -->";
 const END: &str = "<!-- soak:end -->";
@@ -24,13 +32,20 @@ const END: &str = "<!-- soak:end -->";
 #[tokio::main]
 async fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
-    let halley = PathBuf::from(args.next().context("usage: soak HALLEY_BIN [--minutes N] [--watches N] [--sample-secs N] [--write-doc]")?);
+    let halley = PathBuf::from(
+        args.next().context("usage: soak HALLEY_BIN [--minutes N] [--watches N] [--sample-secs N] [--write-doc]")?,
+    );
     let mut cfg = driver::Config::minutes(halley, 30.0);
     let mut write_doc = false;
     while let Some(a) = args.next() {
         let mut value = || args.next().with_context(|| format!("{a} needs a value"));
         match a.as_str() {
-            "--minutes" => cfg = driver::Config { watches: cfg.watches, ..driver::Config::minutes(cfg.halley.clone(), value()?.parse()?) },
+            "--minutes" => {
+                cfg = driver::Config {
+                    watches: cfg.watches,
+                    ..driver::Config::minutes(cfg.halley.clone(), value()?.parse()?)
+                }
+            }
             "--watches" => cfg.watches = value()?.parse()?,
             "--sample-secs" => cfg.sample_every = Duration::from_secs(value()?.parse()?),
             "--write-doc" => write_doc = true,
@@ -53,7 +68,11 @@ async fn main() -> Result<()> {
     println!("\n{summary}");
     if write_doc {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let section = format!("{summary}\nThe samples (every {} s, thinned):\n\n{}", cfg.sample_every.as_secs(), report.timeline(16));
+        let section = format!(
+            "{summary}\nThe samples (every {} s, thinned):\n\n{}",
+            cfg.sample_every.as_secs(),
+            report.timeline(16)
+        );
         write_between(&root.join(DOC), &section)?;
     }
     let failed: Vec<_> = report.verdicts().into_iter().filter(|v| !v.ok).map(|v| v.name).collect();

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::common::browser::have_browser;
+use crate::common::{fixtures, model_server};
 
 #[path = "../../examples/soak/driver.rs"]
 mod driver;
