@@ -580,7 +580,10 @@ pub fn slope(points: &[(f64, f64)]) -> f64 {
 const HALF_HOUR: f64 = 1800.0;
 
 /// A row of the summary: its name, the figure, whether it is in KiB shown as MiB.
-type Row = (&'static str, fn(&Sample) -> u64, bool);
+type Row = (&'static str, Figure, bool);
+
+/// One figure of a sample.
+type Figure = fn(&Sample) -> u64;
 
 impl Report {
     /// The samples after the warm-up (the last of the warm-up included, so
@@ -606,34 +609,32 @@ impl Report {
         let steady = self.steady();
         let (first, last) = (steady[0], steady[steady.len() - 1]);
         let mut out = Vec::new();
-        let rss = self.projected_mib(|s| s.rss_kib);
-        out.push(Verdict {
-            name: "halley RSS growth after warm-up, per 30 min",
-            figure: format!("{rss:+.1} MiB"),
-            limit: format!("≤ {RSS_SLOPE_LIMIT_MIB} MiB"),
-            ok: rss <= RSS_SLOPE_LIMIT_MIB,
-        });
-        let chromium = self.projected_mib(|s| s.chromium_pss_kib);
-        out.push(Verdict {
-            name: "Chromium PSS growth after warm-up, per 30 min",
-            figure: format!("{chromium:+.1} MiB"),
-            limit: format!("≤ {CHROMIUM_SLOPE_LIMIT_MIB} MiB"),
-            ok: chromium <= CHROMIUM_SLOPE_LIMIT_MIB,
-        });
-        let fds = self.warmup_max(|s| s.fds);
-        out.push(Verdict {
-            name: "open fds at the end (warm-up's highest)",
-            figure: format!("{} ({fds})", last.fds),
-            limit: format!("≤ {}", fds + FD_TOLERANCE),
-            ok: last.fds <= fds + FD_TOLERANCE,
-        });
-        let procs = self.warmup_max(|s| s.chromium_procs);
-        out.push(Verdict {
-            name: "Chromium processes at the end (warm-up's highest)",
-            figure: format!("{} ({procs})", last.chromium_procs),
-            limit: format!("≤ {}", procs + CHROMIUM_PROC_TOLERANCE),
-            ok: last.chromium_procs <= procs + CHROMIUM_PROC_TOLERANCE,
-        });
+        let slopes: [(&'static str, Figure, f64); 2] = [
+            ("halley RSS growth after warm-up, per 30 min", |s| s.rss_kib, RSS_SLOPE_LIMIT_MIB),
+            ("Chromium PSS growth after warm-up, per 30 min", |s| s.chromium_pss_kib, CHROMIUM_SLOPE_LIMIT_MIB),
+        ];
+        for (name, f, limit) in slopes {
+            let grown = self.projected_mib(f);
+            out.push(Verdict {
+                name,
+                figure: format!("{grown:+.1} MiB"),
+                limit: format!("≤ {limit} MiB"),
+                ok: grown <= limit,
+            });
+        }
+        let counts: [(&'static str, Figure, u64); 2] = [
+            ("open fds at the end (warm-up's highest)", |s| s.fds, FD_TOLERANCE),
+            ("Chromium processes at the end (warm-up's highest)", |s| s.chromium_procs, CHROMIUM_PROC_TOLERANCE),
+        ];
+        for (name, f, tolerance) in counts {
+            let before = self.warmup_max(f);
+            out.push(Verdict {
+                name,
+                figure: format!("{} ({before})", f(&last)),
+                limit: format!("≤ {}", before + tolerance),
+                ok: f(&last) <= before + tolerance,
+            });
+        }
         let grown = last.db_bytes.saturating_sub(first.db_bytes);
         let observations = (last.observations - first.observations).max(0) as u64;
         let steps = (last.steps - first.steps).max(0) as u64;
