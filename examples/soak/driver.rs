@@ -127,6 +127,9 @@ pub const RSS_SLOPE_LIMIT_MIB: f64 = 16.0;
 /// The same for the Chromium processes' PSS (MiB): tabs come and go, so it
 /// is noisier.
 pub const CHROMIUM_SLOPE_LIMIT_MIB: f64 = 64.0;
+/// The memory slopes are judged only over at least this long after the
+/// warm-up (seconds): a short run's slope is mostly the allocator settling.
+pub const MIN_STEADY_SECS: f64 = 600.0;
 /// Open descriptors: the end may exceed the warm-up's highest by this much.
 pub const FD_TOLERANCE: u64 = 8;
 /// Chromium processes: the end may exceed the warm-up's highest by this much.
@@ -613,13 +616,19 @@ impl Report {
             ("halley RSS growth after warm-up, per 30 min", |s| s.rss_kib, RSS_SLOPE_LIMIT_MIB),
             ("Chromium PSS growth after warm-up, per 30 min", |s| s.chromium_pss_kib, CHROMIUM_SLOPE_LIMIT_MIB),
         ];
+        // A slope over a few minutes projected to 30 is mostly noise.
+        let judged = last.t - first.t >= MIN_STEADY_SECS;
         for (name, f, limit) in slopes {
             let grown = self.projected_mib(f);
             out.push(Verdict {
                 name,
                 figure: format!("{grown:+.1} MiB"),
-                limit: format!("≤ {limit} MiB"),
-                ok: grown <= limit,
+                limit: if judged {
+                    format!("≤ {limit} MiB")
+                } else {
+                    format!("not judged: under {} min after the warm-up", MIN_STEADY_SECS / 60.0)
+                },
+                ok: !judged || grown <= limit,
             });
         }
         let counts: [(&'static str, Figure, u64); 2] = [
