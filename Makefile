@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps mcp-peers ui build run test lint protocol icons bench bench-agent bench-api playwright-mcp bench-desktop bench-extract bench-watch bench-injection dist fuzz
+.PHONY: help deps mcp-peers ui build run test lint protocol icons bench bench-agent bench-api playwright-mcp bench-desktop bench-extract bench-watch bench-injection dist fuzz soak
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -82,6 +82,15 @@ bench-extract: ## browser_extract on real shop pages (../shared/datasets/product
 bench-watch: ## 1,000 price watches in Halley and changedetection.io side by side (installs it into bench/watch/.venv)
 	$(CARGO) build --release -p halley --bin halley
 	scripts/with-session.sh python3 bench/watch/bench.py $(TARGET_DIR)/release/halley $(BENCH_WATCH_ARGS)
+
+# The soak runs a release build unless SOAK_PROFILE=debug; a full-length run
+# (no SOAK_MINUTES) writes its figures into docs/benchmarks.md.
+SOAK_PROFILE ?= release
+
+soak: ## The desktop core (`halley serve`) for 30 min (SOAK_MINUTES=N): 200 watches, a conversation a minute, API clients; fails on unbounded growth (not in CI)
+	$(CARGO) build -p halley --bin halley --example soak $(if $(filter release,$(SOAK_PROFILE)),--release)
+	scripts/with-session.sh $(TARGET_DIR)/$(SOAK_PROFILE)/examples/soak $(TARGET_DIR)/$(SOAK_PROFILE)/halley \
+	  --minutes $(or $(SOAK_MINUTES),30) $(if $(SOAK_MINUTES),,--write-doc) $(SOAK_ARGS)
 
 # The desktop benchmark measures this build of the app (release, with
 # tauri/custom-protocol as `cargo tauri build` makes it, so `make dist` reuses it).

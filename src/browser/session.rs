@@ -11,7 +11,8 @@
 //! its own current tab, and a tab one run holds is never used by another
 //! until that run ends ([`BrowserSession::release`]). A direct call (no
 //! run) is the user's and may use any tab. A background run opens its
-//! tabs behind the user's and never brings one forward.
+//! tabs behind the user's, never brings one forward, and they close when
+//! it ends.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -74,6 +75,9 @@ struct State {
     owners: HashMap<String, String>,
     /// Each run's current tab, by run id.
     run_current: HashMap<String, String>,
+    /// The tabs a run in the background opened (and those their pages
+    /// opened), by tab id: closed when the run ends ([`BrowserSession::release`]).
+    behind: HashMap<String, String>,
     launches: u32,
     /// Set when the browser was found dead: the next acquire relaunches.
     crashed: bool,
@@ -145,9 +149,32 @@ impl BrowserSession {
         self.acquire(None, false).await.map(drop)
     }
 
-    /// Run `run` has ended: its tabs stay open and become the user's.
+    /// Run `run` has ended: the tabs it opened in the background are
+    /// closed (nobody looks at them, and a long-lived core would keep one
+    /// per run: the soak found Chromium growing by a renderer a run); the
+    /// others (the user's tab it was handed, a foreground run's tabs) stay
+    /// open and become the user's. The last tab is never closed.
     pub async fn release(&self, run: &str) {
         let mut state = self.state.lock().await;
+        let behind: Vec<(String, TargetId)> = state
+            .tabs
+            .iter()
+            .filter(|t| state.behind.get(&t.id).is_some_and(|r| r == run))
+            .map(|t| (t.id.clone(), t.target.clone()))
+            .collect();
+        if !behind.is_empty() && behind.len() < state.tabs.len() {
+            if let Some(conn) = state.conn.as_ref() {
+                for (_, target) in &behind {
+                    if let Err(e) = conn.browser.execute(CloseTargetParams::new(target.clone())).await {
+                        tracing::warn!("a finished run's background tab stays open: {e}");
+                    }
+                }
+            }
+            let closed: Vec<&String> = behind.iter().map(|(id, _)| id).collect();
+            state.tabs.retain(|t| !closed.contains(&&t.id));
+            self.attached.lock().unwrap_or_else(|e| e.into_inner()).retain(|(id, _)| !closed.contains(&id));
+        }
+        state.behind.retain(|_, owner| owner != run);
         state.owners.retain(|_, owner| owner != run);
         state.run_current.remove(run);
     }
@@ -170,6 +197,7 @@ impl BrowserSession {
         state.current = None;
         state.owners.clear();
         state.run_current.clear();
+        state.behind.clear();
         self.attached.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
@@ -406,6 +434,7 @@ impl Guard<'_> {
         state.tabs.retain(|t| targets.iter().any(|(id, _, _, _)| id == &t.target));
         let open: Vec<String> = state.tabs.iter().map(|t| t.id.clone()).collect();
         state.owners.retain(|tab, _| open.contains(tab));
+        state.behind.retain(|tab, _| open.contains(tab));
         self.attached
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -419,8 +448,13 @@ impl Guard<'_> {
                 let id = format!("tab-{}", state.next_tab);
                 // A tab a page opened belongs to whoever holds that page.
                 let opener_tab = opener.and_then(|o| state.tabs.iter().find(|t| t.target == o).map(|t| t.id.clone()));
-                if let Some(run) = opener_tab.and_then(|o| state.owners.get(&o).cloned()) {
-                    state.owners.insert(id.clone(), run);
+                if let Some(o) = &opener_tab {
+                    if let Some(run) = state.owners.get(o).cloned() {
+                        state.owners.insert(id.clone(), run);
+                    }
+                    if let Some(run) = state.behind.get(o).cloned() {
+                        state.behind.insert(id.clone(), run);
+                    }
                 }
                 state.tabs.push(Tab { id, target, url, title, live: None });
             }
@@ -644,6 +678,11 @@ impl Guard<'_> {
             .map(|t| t.id.clone())
             .ok_or_else(|| Error::internal("the new tab vanished"))?;
         self.hold(&id);
+        if !self.foreground
+            && let Some(run) = &self.owner
+        {
+            self.state.behind.insert(id.clone(), run.clone());
+        }
         Box::pin(self.page(Some(&id))).await
     }
 

@@ -316,3 +316,51 @@ async fn a_tool_registered_while_a_run_goes_is_offered_from_its_next_turn() {
     assert_eq!(err.code(), ErrorCode::NotFound);
     host.close().await;
 }
+
+/// The URLs of the open tabs, as a direct call sees them.
+async fn tab_urls(host: &Host) -> Vec<String> {
+    let cx = halley::CallContext::new(FrontEnd::Cli);
+    let listed = host.core().call_tool(&cx, "browser_list_tabs", json!({})).await;
+    let data = serde_json::to_value(&listed).unwrap()["data"]["tabs"].clone();
+    data.as_array().unwrap().iter().map(|t| t["url"].as_str().unwrap_or_default().to_owned()).collect()
+}
+
+/// A run in the background closes the tabs it opened when it ends (a
+/// long-lived core kept one renderer per API run: `make soak` found
+/// Chromium growing by a process a conversation); a foreground run's tab
+/// stays open, the user's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_background_runs_tabs_close_when_it_ends_a_foreground_runs_tab_stays() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let model = ModelServer::start(vec![]);
+    let host = open_host(tmp.path(), &model).await;
+    let mut rx = host.subscribe();
+    let mut seen = Vec::new();
+    let runs = [(FrontEnd::Api, "shop-vn.html"), (FrontEnd::Api, "form.html"), (FrontEnd::Cli, "shop-us.html")];
+    for (front_end, page) in runs {
+        model.push(call("browser_navigate", json!({"url": site.url(page)})));
+        model.push(call("browser_new_tab", json!({"url": site.url("catalogue?rows=3")})));
+        model.push(Turn::text("Xong."));
+        let info = host.start_run(RunRequest::new(front_end, "Xem trang này.")).await.unwrap();
+        events_until(&mut rx, &mut seen, Duration::from_secs(60), |evs| ended_status(evs, &info.run_id).is_some())
+            .await;
+        assert_eq!(ended_status(&seen, &info.run_id).as_deref(), Some("completed"), "{front_end}: {seen:#?}");
+        // The tabs are given back just after the end is told.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut urls = tab_urls(&host).await;
+        while front_end == FrontEnd::Api && urls.len() > 1 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            urls = tab_urls(&host).await;
+        }
+        if front_end == FrontEnd::Api {
+            assert_eq!(urls, vec!["about:blank".to_owned()], "only the user's tab is left");
+        } else {
+            assert_eq!(urls, vec![site.url(page), site.url("catalogue?rows=3")], "the foreground run's tabs stay");
+        }
+    }
+    host.close().await;
+}

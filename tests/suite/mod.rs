@@ -29,6 +29,7 @@ mod model_server;
 mod oauth;
 mod runs_traces;
 mod shopping_skills;
+mod soak;
 mod travel_skills;
 mod watch;
 mod web_search;
