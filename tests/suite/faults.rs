@@ -165,3 +165,94 @@ fn chromium_killed_during_a_slow_navigation_is_noticed_at_once() {
     assert_eq!(shown["status"], "completed");
     assert_eq!(site.hits("slow"), 1);
 }
+
+/// The `human` memory block's text.
+fn human_block(h: &Halley) -> String {
+    let run = h.run(&["memory", "blocks", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let blocks = run.json();
+    let human = blocks.as_array().unwrap().iter().find(|b| b["label"] == "human").cloned().unwrap_or(Value::Null);
+    human["value"].as_str().or(human["content"].as_str()).unwrap_or_default().to_owned()
+}
+
+#[test]
+fn the_model_server_failing_mid_answer_fails_the_run_with_nothing_lost_or_done_twice() {
+    let faults: Vec<(&str, Vec<Turn>)> = vec![
+        ("cut", vec![Turn::text("Tôi đã ghi nhớ điều đó cho bạn rồi nhé.").cut()]),
+        ("HTTP 500", vec![Turn::http_error(500, Some(0)); 4]),
+    ];
+    for (fault, failing) in faults {
+        let h = Halley::new();
+        let mut script = vec![Turn::tool_calls(vec![ToolCall::new(
+            "core_memory_append",
+            json!({"label": "human", "content": "Ăn chay"}),
+        )])];
+        script.extend(failing);
+        let model = ModelServer::start(script);
+        let run = h.run(&["run", "Nhớ rằng tôi ăn chay", "--json", "--base-url", &model.base_url(), "--model", "m"]);
+        assert_eq!(run.code, 1, "{fault}: {}\n{}", run.stdout, run.stderr);
+        assert_eq!(model.remaining(), 0, "{fault}: every retry was used");
+        let evs = run.events();
+        let last = evs.last().unwrap();
+        assert_eq!(last["type"], "error", "{fault}: {last}");
+        let run_id = evs.iter().find_map(|e| e["run_id"].as_str()).unwrap().to_owned();
+        let shown = h.run(&["runs", "show", &run_id, "--json"]);
+        let shown = shown.json();
+        assert_eq!(shown["status"], "failed", "{fault}: {shown}");
+        assert_eq!(human_block(&h).matches("Ăn chay").count(), 1, "{fault}");
+
+        assert_eq!(shown["stop_reason"], "model_error", "{fault}: {shown}");
+        let reason = shown["steps"][1]["error"].as_str().unwrap_or_default();
+        assert!(reason.contains(if fault == "cut" { "cut before it finished" } else { "HTTP 500" }), "{fault}: {reason}");
+        // Nothing lost: the call, its result and the messages are stored once.
+        assert_eq!(shown["tool_calls"].as_array().unwrap().len(), 1, "{fault}: {shown}");
+        let roles: Vec<&str> = shown["messages"].as_array().unwrap().iter().filter_map(|m| m["role"].as_str()).collect();
+        assert_eq!(roles, ["user", "assistant", "tool"], "{fault}");
+        // The conversation goes on with everything that was done (the
+        // call's result is in its history), and the call is not made again.
+        let conversation = shown["conversation_id"].as_str().unwrap();
+        let model = ModelServer::start(vec![Turn::text("Đã ghi nhớ: bạn ăn chay.")]);
+        let again = h.run(&[
+            "run",
+            "Tiếp tục",
+            "--conversation",
+            conversation,
+            "--json",
+            "--base-url",
+            &model.base_url(),
+            "--model",
+            "m",
+        ]);
+        assert_eq!(again.code, 0, "{fault}: {}\n{}", again.stdout, again.stderr);
+        assert_eq!(again.events().last().unwrap()["type"], "final", "{fault}");
+        assert!(again.events().iter().all(|e| e["type"] != "tool_call"), "{fault}: a call was made again");
+        assert_eq!(human_block(&h).matches("Ăn chay").count(), 1, "{fault}");
+        let messages = model.requests()[0]["messages"].clone();
+        let tools = messages.as_array().unwrap().iter().filter(|m| m["role"] == "tool").count();
+        assert_eq!(tools, 1, "{fault}: {messages}");
+    }
+}
+
+#[test]
+fn garbage_from_the_model_server_never_runs_a_call_it_did_not_name() {
+    let h = Halley::new();
+    let model = ModelServer::start(vec![
+        // A call whose deltas never name the function.
+        Turn::tool_calls(vec![ToolCall::new("core_memory_append", json!({"label": "human", "content": "Ăn chay"}))])
+            .nameless_call(),
+        // A `data:` line that is not JSON in the middle of an answer.
+        Turn::text("Xin lỗi, tôi chưa ghi nhớ được điều đó.").garbage(),
+    ]);
+    let run = h.run(&["run", "Nhớ rằng tôi ăn chay", "--json", "--base-url", &model.base_url(), "--model", "m"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let evs = run.events();
+    let result = evs.iter().find(|e| e["type"] == "tool_result").unwrap();
+    assert_eq!(result["result"]["error"]["code"], "unknown_tool", "{result}");
+    assert!(run.stderr.contains("not JSON"), "the skipped line is logged: {}", run.stderr);
+    let last = evs.last().unwrap();
+    assert_eq!(last["text"], "Xin lỗi, tôi chưa ghi nhớ được điều đó.");
+    assert_eq!(human_block(&h).matches("Ăn chay").count(), 0, "nothing ran");
+    // The model was told which call failed.
+    let told = model.requests()[1]["messages"].to_string();
+    assert!(told.contains("unknown tool"), "{told}");
+}
