@@ -67,8 +67,10 @@ impl Agents<'_> {
         .bind(&new.system)
         .bind(Json(&new.llm_config))
         .bind(&at)
-        .fetch_one(self.store.pool())
-        .await?)
+        .fetch_all(self.store.pool())
+        .await
+        .map_err(crate::error::Error::from)
+        .and_then(super::returned)?)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<AgentRow>> {
@@ -92,8 +94,10 @@ impl Agents<'_> {
         .bind(patch.system.as_deref())
         .bind(patch.llm_config.as_ref().map(Json))
         .bind(now())
-        .fetch_optional(self.store.pool())
-        .await?;
+        .fetch_all(self.store.pool())
+        .await?
+        .into_iter()
+        .next();
         row.ok_or_else(|| Error::not_found(format!("no agent {id}")))
     }
 

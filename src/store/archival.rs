@@ -66,8 +66,10 @@ impl Archival<'_> {
         .bind(text)
         .bind(Json(&tags))
         .bind(now())
-        .fetch_one(self.store.pool())
-        .await?)
+        .fetch_all(self.store.pool())
+        .await
+        .map_err(crate::error::Error::from)
+        .and_then(super::returned)?)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<PassageRow>> {

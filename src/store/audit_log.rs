@@ -104,8 +104,10 @@ impl AuditLog<'_> {
         .bind(entry.scope.map(PermissionScope::as_str))
         .bind(entry.decision)
         .bind(Json(&entry.detail))
-        .fetch_one(self.store.pool())
-        .await?)
+        .fetch_all(self.store.pool())
+        .await
+        .map_err(crate::error::Error::from)
+        .and_then(super::returned)?)
     }
 
     /// The latest `limit` entries, newest first.

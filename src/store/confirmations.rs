@@ -105,8 +105,10 @@ impl Confirmations<'_> {
         .bind(Json(&new.request))
         .bind(new.expires_at.as_deref())
         .bind(now())
-        .fetch_one(self.store.pool())
-        .await?)
+        .fetch_all(self.store.pool())
+        .await
+        .map_err(crate::error::Error::from)
+        .and_then(super::returned)?)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<ConfirmationRow>> {

@@ -34,8 +34,10 @@ impl Conversations<'_> {
         .bind(agent_id)
         .bind(title)
         .bind(now())
-        .fetch_one(self.store.pool())
-        .await?)
+        .fetch_all(self.store.pool())
+        .await
+        .map_err(crate::error::Error::from)
+        .and_then(super::returned)?)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<ConversationRow>> {
@@ -63,8 +65,10 @@ impl Conversations<'_> {
                 .bind(id)
                 .bind(title)
                 .bind(now())
-                .fetch_optional(self.store.pool())
-                .await?;
+                .fetch_all(self.store.pool())
+        .await?
+        .into_iter()
+        .next();
         row.ok_or_else(|| Error::not_found(format!("no conversation {id}")))
     }
 

@@ -60,8 +60,10 @@ async fn insert_in(conn: &mut sqlx::SqliteConnection, new: &NewFile, note: Optio
         .bind(&new.original_path)
         .bind(note)
         .bind(now())
-        .fetch_one(conn)
-        .await?)
+        .fetch_all(conn)
+        .await
+        .map_err(crate::error::Error::from)
+        .and_then(super::returned)?)
 }
 
 async fn get_in(conn: &mut sqlx::SqliteConnection, id: &str) -> Result<FileRow> {

@@ -62,8 +62,10 @@ impl ProviderTraces<'_> {
         .bind(new.status)
         .bind(new.error.as_deref())
         .bind(now())
-        .fetch_one(self.store.pool())
-        .await?)
+        .fetch_all(self.store.pool())
+        .await
+        .map_err(crate::error::Error::from)
+        .and_then(super::returned)?)
     }
 
     /// A run's traces, in the order they were written.

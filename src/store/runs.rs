@@ -120,8 +120,10 @@ impl Runs<'_> {
         .bind(agent_id)
         .bind(conversation_id)
         .bind(now())
-        .fetch_one(self.store.pool())
-        .await?)
+        .fetch_all(self.store.pool())
+        .await
+        .map_err(crate::error::Error::from)
+        .and_then(super::returned)?)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<RunRow>> {

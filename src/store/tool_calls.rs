@@ -99,8 +99,10 @@ impl ToolCalls<'_> {
         .bind(new.error_code)
         .bind(new.duration_ms.max(0))
         .bind(new.started_at)
-        .fetch_one(self.store.pool())
-        .await?;
+        .fetch_all(self.store.pool())
+        .await
+        .map_err(crate::error::Error::from)
+        .and_then(super::returned)?;
         Ok(row)
     }
 

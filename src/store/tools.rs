@@ -98,8 +98,10 @@ impl Tools<'_> {
         .bind(new.risk_level.as_str())
         .bind(new.requires_confirmation)
         .bind(now())
-        .fetch_one(self.store.pool())
-        .await?)
+        .fetch_all(self.store.pool())
+        .await
+        .map_err(crate::error::Error::from)
+        .and_then(super::returned)?)
     }
 
     pub async fn get_by_name(&self, name: &str) -> Result<Option<ToolRow>> {

@@ -182,8 +182,10 @@ impl Watches<'_> {
         .bind(new.window_start.as_deref())
         .bind(new.window_end.as_deref())
         .bind(new.cooldown_secs)
-        .fetch_one(self.store.pool())
-        .await?)
+        .fetch_all(self.store.pool())
+        .await
+        .map_err(crate::error::Error::from)
+        .and_then(super::returned)?)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<WatchRow>> {
@@ -219,8 +221,10 @@ impl Watches<'_> {
                 .bind(id)
                 .bind(status)
                 .bind(now())
-                .fetch_optional(self.store.pool())
-                .await?;
+                .fetch_all(self.store.pool())
+        .await?
+        .into_iter()
+        .next();
         row.ok_or_else(|| Error::not_found(format!("no watch {id}")))
     }
 
@@ -234,8 +238,10 @@ impl Watches<'_> {
         .bind(id)
         .bind(add_secs(&at, secs)?)
         .bind(&at)
-        .fetch_optional(self.store.pool())
-        .await?;
+        .fetch_all(self.store.pool())
+        .await?
+        .into_iter()
+        .next();
         row.ok_or_else(|| Error::not_found(format!("no watch {id}")))
     }
 
