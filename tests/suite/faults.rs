@@ -256,3 +256,154 @@ fn garbage_from_the_model_server_never_runs_a_call_it_did_not_name() {
     let told = model.requests()[1]["messages"].to_string();
     assert!(told.contains("unknown tool"), "{told}");
 }
+
+/// `halley --data-dir DATA ARGS...` as a process whose files may not grow
+/// past `kib` KiB (`ulimit -f`, SIGXFSZ ignored so a write fails with
+/// EFBIG instead of killing it): a full disk, without root.
+fn run_with_file_limit(h: &Halley, kib: u32, args: &[&str]) -> crate::common::Run {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("trap '' XFSZ; ulimit -f {}; exec \"$0\" \"$@\"", kib * 2))
+        .arg(env!("CARGO_BIN_EXE_halley"))
+        .arg("--data-dir")
+        .arg(h.data_dir())
+        .args(args)
+        .current_dir(h.work_dir())
+        .env_remove("HALLEY_DATA_DIR")
+        .output()
+        .unwrap();
+    crate::common::Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// `PRAGMA integrity_check` of the data directory's database (opening the
+/// store checks it too).
+async fn integrity(h: &Halley) -> String {
+    let store = halley::store::Store::open(&halley::DataDir::at(h.data_dir()).db_path()).await.unwrap();
+    let (verdict,): (String,) = sqlx::query_as("PRAGMA integrity_check").fetch_one(store.pool()).await.unwrap();
+    store.close().await;
+    verdict
+}
+
+/// The archival passages stored, by their text.
+fn passages(h: &Halley, query: &str) -> usize {
+    let found = h.call("archival_memory_search", &json!({"query": query, "limit": 50}));
+    assert_eq!(found.code, 0, "{}", found.stderr);
+    found.json()["data"]["passages"].as_array().map_or(0, Vec::len)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_is_a_clear_error_and_work_resumes_when_space_is_back() {
+    let h = Halley::new();
+    let first = h.call("core_memory_append", &json!({"label": "human", "content": "Ăn chay"}));
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    // About 11 KB of text: more than the 32 KiB the database may still grow.
+    let text = "Hóa đơn tiền điện tháng 11: 1.250.000 ₫. ".repeat(220);
+    let insert = json!({"content": text}).to_string();
+    let args = ["tools", "call", "archival_memory_insert", "--args", insert.as_str()];
+    for _ in 0..2 {
+        let full = run_with_file_limit(&h, 32, &args);
+        assert_eq!(full.code, 1, "{}\n{}", full.stdout, full.stderr);
+        assert!(full.stderr.contains("error [disk_full]") && full.stderr.contains("full"), "{}", full.stderr);
+        assert_eq!(full.result()["error"]["code"], "disk_full");
+    }
+    // A file to keep in the files store: its copy cannot be written either.
+    let doc = h.write_file("hoa-don.pdf", &vec![7u8; 100 * 1024]);
+    let store = json!({"file_path": doc}).to_string();
+    let full = run_with_file_limit(&h, 32, &["tools", "call", "files_store", "--args", &store]);
+    assert_eq!(full.code, 1, "{}", full.stderr);
+    assert_eq!(full.result()["error"]["code"], "disk_full", "{}", full.stdout);
+    assert!(crate::common::tree(&h.data_dir().join("files")).is_empty(), "no half-written copy is left");
+
+    // Nothing half-written, nothing reported written that was not.
+    assert_eq!(integrity(&h).await, "ok");
+    assert_eq!(passages(&h, "điện"), 0);
+    // Space is back: the same work succeeds.
+    let again = h.run(&args);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let kept = h.run(&["tools", "call", "files_store", "--args", &store]);
+    assert_eq!(kept.code, 0, "{}", kept.stderr);
+    assert_eq!(passages(&h, "điện"), 1);
+    assert_eq!(integrity(&h).await, "ok");
+}
+
+/// A Python `sqlite3` process holding the database's write lock for
+/// `secs` seconds; returns once it holds it.
+fn hold_write_lock(h: &Halley, secs: f64) -> std::process::Child {
+    let db = halley::DataDir::at(h.data_dir()).db_path();
+    let script = "import sqlite3, sys, time\n\
+                  c = sqlite3.connect(sys.argv[1], isolation_level=None)\n\
+                  c.execute('BEGIN IMMEDIATE')\n\
+                  print('locked', flush=True)\n\
+                  time.sleep(float(sys.argv[2]))\n\
+                  c.execute('COMMIT')\n";
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .arg(&db)
+        .arg(secs.to_string())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert_eq!(line.trim(), "locked");
+    child
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_locked_by_another_program_is_waited_for_then_a_clear_error() {
+    let h = Halley::new();
+    assert_eq!(h.call("archival_memory_insert", &json!({"content": "Khởi tạo"})).code, 0);
+
+    // Held longer than the busy timeout (5 s): a clear error, nothing written.
+    let mut holder = hold_write_lock(&h, 9.0);
+    let started = Instant::now();
+    let busy = h.call("archival_memory_insert", &json!({"content": "Vé tàu Hà Nội – Huế"}));
+    let waited = started.elapsed();
+    assert_eq!(busy.code, 1, "{}", busy.stdout);
+    assert_eq!(busy.result()["error"]["code"], "database_busy", "{}", busy.stdout);
+    assert!(busy.stderr.contains("locked by another program"), "{}", busy.stderr);
+    assert!(waited >= Duration::from_secs(4) && waited < Duration::from_secs(9), "waited {waited:?}");
+    assert!(holder.wait().unwrap().success());
+    assert_eq!(passages(&h, "Huế"), 0);
+
+    // Released within the busy timeout: the call waits for it and succeeds.
+    let mut holder = hold_write_lock(&h, 1.5);
+    let started = Instant::now();
+    let ok = h.call("archival_memory_insert", &json!({"content": "Vé tàu Hà Nội – Huế"}));
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    assert!(started.elapsed() >= Duration::from_secs(1), "it did wait for the lock");
+    assert!(holder.wait().unwrap().success());
+    assert_eq!(passages(&h, "Huế"), 1);
+    assert_eq!(integrity(&h).await, "ok");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_halley_on_the_same_data_directory_shares_it_safely() {
+    let h = Halley::new();
+    assert_eq!(h.call("archival_memory_insert", &json!({"content": "Khởi tạo"})).code, 0);
+    // Eight CLI processes at once, each writing: all succeed, none is lost.
+    let children: Vec<std::process::Child> = (0..8)
+        .map(|i| {
+            Command::new(env!("CARGO_BIN_EXE_halley"))
+                .arg("--data-dir")
+                .arg(h.data_dir())
+                .args(["tools", "call", "archival_memory_insert", "--args"])
+                .arg(json!({"content": format!("Ghi chú đồng thời số {i}")}).to_string())
+                .env_remove("HALLEY_DATA_DIR")
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert_eq!(passages(&h, "đồng thời"), 8);
+    assert_eq!(integrity(&h).await, "ok");
+}
