@@ -91,7 +91,7 @@ impl Connected {
 
 /// Launch or attach, per the options.
 pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
-    let (browser, mut handler, owned) = match &options.cdp_url {
+    let (mut browser, mut handler, owned) = match &options.cdp_url {
         Some(url) => {
             check_local(url)?;
             let attached = tokio::time::timeout(LAUNCH_BOUND, Browser::connect(url.clone())).await.map_err(|_| {
@@ -118,7 +118,6 @@ pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
             (b, h, true)
         }
     };
-    let mut browser = browser;
     let pid = if owned { browser.get_mut_child().and_then(|child| child.inner.id()) } else { None };
     let gone = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&gone);

@@ -87,6 +87,69 @@ fn panel_window_opens_renders_and_exits_cleanly() -> Result<()> {
     Ok(())
 }
 
+/// A second launch of the app (the desktop app twice, on the same data
+/// directory) hands over to the first: the first shows its panel, the
+/// second exits 0 at once without opening the data directory's API port or
+/// a window of its own.
+#[test]
+fn a_second_launch_shows_the_first_apps_panel_and_exits() -> Result<()> {
+    if let Some(why) = no_display() {
+        eprintln!("skipped: {why}");
+        return Ok(());
+    }
+    let _desktop = crate::common::desktop()?;
+    let bin = Path::new(env!("CARGO_BIN_EXE_halley-desktop"));
+    let artifacts = artifacts_dir(bin)?;
+    let data = tempfile::tempdir()?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port().to_string();
+    let launch = |args: &[&str], log: &str| -> Result<KillOnDrop> {
+        let log = File::create(artifacts.join(log))?;
+        let child = Command::new(bin)
+            .args(args)
+            .env("HALLEY_DATA_DIR", data.path())
+            .env("HALLEY_HEADLESS", "1")
+            .env("HALLEY_API_PORT", &port)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .spawn()
+            .context("starting halley-desktop")?;
+        Ok(KillOnDrop(Some(child)))
+    };
+    // The first starts in the tray (no window) and takes the session's
+    // single-instance name.
+    let mut first = launch(&["--tray"], "second-launch-first.log")?;
+    let deadline = Instant::now() + WINDOW_TIMEOUT;
+    loop {
+        if let Some(status) = first.try_wait()? {
+            bail!("the first app exited: {status}");
+        }
+        let names = run(
+            "dbus-send",
+            &["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.ListNames"],
+        )?;
+        if names.contains("app.halley.desktop.SingleInstance") {
+            break;
+        }
+        if Instant::now() > deadline {
+            bail!("the first app never took its single-instance name");
+        }
+        sleep(Duration::from_millis(100));
+    }
+    // The second hands over and exits; the first shows its panel.
+    let mut second = launch(&[], "second-launch-second.log")?;
+    let status = second.wait_timeout(EXIT_TIMEOUT)?;
+    assert!(status.success(), "the second launch did not exit cleanly: {status}");
+    let window = wait_for_window(&mut first, TITLE, WINDOW_TIMEOUT)?;
+    let windows = run("xwininfo", &["-root", "-children"])?;
+    let panels = windows.lines().filter(|l| l.contains(&format!("\"{TITLE}\":"))).filter_map(|l| l.split_whitespace().next()).filter(|id| is_viewable(id)).count();
+    assert_eq!(panels, 1, "one panel, the first app's ({window}):\n{windows}");
+    let pid = first.pid()?;
+    run("kill", &["-TERM", &pid.to_string()])?;
+    assert!(first.wait_timeout(EXIT_TIMEOUT)?.success(), "the first app did not exit cleanly");
+    Ok(())
+}
+
 /// Polls `xwininfo -root -children` for a top-level window named `title`.
 fn wait_for_window(app: &mut KillOnDrop, title: &str, timeout: Duration) -> Result<String> {
     let deadline = Instant::now() + timeout;
