@@ -178,15 +178,19 @@ fn launch_error(e: chromiumoxide::error::CdpError) -> Error {
     use chromiumoxide::error::CdpError;
     let killed = match &e {
         #[cfg(unix)]
-        CdpError::LaunchExit(status, _) => std::os::unix::process::ExitStatusExt::signal(status),
+        CdpError::LaunchExit(status, _) => std::os::unix::process::ExitStatusExt::signal(status).map(Some),
+        // Its output ended before it said where it listens: it went away
+        // (which of the exit and the end of its output is seen first is a
+        // race).
+        CdpError::LaunchIo(io, _) if io.kind() == std::io::ErrorKind::UnexpectedEof => Some(None),
         _ => None,
     };
     if let Some(signal) = killed {
+        let how = signal.map_or_else(|| "exited".to_owned(), |s| format!("was killed (signal {s})"));
         return Error::new(
             ErrorCode::BrowserCrashed,
             format!(
-                "the browser was killed while it started (signal {signal}); it is started again on the next call. \
-                 Nothing was done in it."
+                "the browser {how} while it started; it is started again on the next call. Nothing was done in it."
             ),
         )
         .with_source(e);
