@@ -270,4 +270,17 @@ mod tests {
         assert_eq!(ErrorCode::NotAvailable.as_str(), "not_available");
         assert!(!Error::invalid_arguments("x").is_retryable());
     }
+
+    #[test]
+    fn a_full_disk_is_disk_full_and_other_write_errors_keep_their_code() {
+        use std::io::{Error as Io, ErrorKind};
+        for kind in [ErrorKind::StorageFull, ErrorKind::FileTooLarge, ErrorKind::QuotaExceeded] {
+            let err = Error::write_failed(ErrorCode::DataDir, "cannot write the copy", Io::from(kind));
+            assert_eq!(err.code(), ErrorCode::DiskFull, "{kind:?}");
+            assert!(err.message().starts_with("cannot write the copy: the disk holding Halley's data is full"));
+        }
+        let denied = Error::write_failed(ErrorCode::DataDir, "cannot write", Io::from(ErrorKind::PermissionDenied));
+        assert_eq!(denied.code(), ErrorCode::DataDir);
+        assert!(Error::new(ErrorCode::DatabaseBusy, "locked").is_retryable());
+    }
 }

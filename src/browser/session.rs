@@ -442,11 +442,7 @@ impl Guard<'_> {
             run_current.insert(run.clone(), last.id.clone());
         }
         if state.tabs.is_empty() {
-            let page = self
-                .conn()?
-                .browser
-                .new_page(CreateTargetParams::new("about:blank"))
-                .await;
+            let page = self.conn()?.browser.new_page(CreateTargetParams::new("about:blank")).await;
             let page = match page {
                 Ok(page) => page,
                 Err(e) => return Err(self.fail(e)),

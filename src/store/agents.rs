@@ -58,19 +58,19 @@ impl Agents<'_> {
     pub async fn create(&self, new: &NewAgent) -> Result<AgentRow> {
         let id = new.id.clone().unwrap_or_else(|| new_id("agent"));
         let at = now();
-        Ok(sqlx::query_as(
-            "INSERT INTO agents (id, name, system, llm_config, created_at, updated_at)
+        super::returned(
+            sqlx::query_as(
+                "INSERT INTO agents (id, name, system, llm_config, created_at, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?5) RETURNING *",
+            )
+            .bind(&id)
+            .bind(&new.name)
+            .bind(&new.system)
+            .bind(Json(&new.llm_config))
+            .bind(&at)
+            .fetch_all(self.store.pool())
+            .await?,
         )
-        .bind(&id)
-        .bind(&new.name)
-        .bind(&new.system)
-        .bind(Json(&new.llm_config))
-        .bind(&at)
-        .fetch_all(self.store.pool())
-        .await
-        .map_err(crate::error::Error::from)
-        .and_then(super::returned)?)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<AgentRow>> {

@@ -159,10 +159,8 @@ impl Blocks<'_> {
         Ok(sqlx::query_as("SELECT * FROM blocks WHERE agent_id = ?1 AND label = ?2")
             .bind(agent_id)
             .bind(label)
-            .fetch_all(self.store.pool())
-        .await?
-        .into_iter()
-        .next())
+            .fetch_optional(self.store.pool())
+            .await?)
     }
 
     /// An agent's blocks, by label.

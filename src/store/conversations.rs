@@ -26,18 +26,18 @@ impl Store {
 
 impl Conversations<'_> {
     pub async fn create(&self, agent_id: &str, title: &str) -> Result<ConversationRow> {
-        Ok(sqlx::query_as(
-            "INSERT INTO conversations (id, agent_id, title, created_at, updated_at)
+        super::returned(
+            sqlx::query_as(
+                "INSERT INTO conversations (id, agent_id, title, created_at, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?4) RETURNING *",
+            )
+            .bind(new_id("conv"))
+            .bind(agent_id)
+            .bind(title)
+            .bind(now())
+            .fetch_all(self.store.pool())
+            .await?,
         )
-        .bind(new_id("conv"))
-        .bind(agent_id)
-        .bind(title)
-        .bind(now())
-        .fetch_all(self.store.pool())
-        .await
-        .map_err(crate::error::Error::from)
-        .and_then(super::returned)?)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<ConversationRow>> {
@@ -66,9 +66,9 @@ impl Conversations<'_> {
                 .bind(title)
                 .bind(now())
                 .fetch_all(self.store.pool())
-        .await?
-        .into_iter()
-        .next();
+                .await?
+                .into_iter()
+                .next();
         row.ok_or_else(|| Error::not_found(format!("no conversation {id}")))
     }
 

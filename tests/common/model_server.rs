@@ -352,8 +352,11 @@ async fn chat(State(log): State<Log>, req: Request) -> Response {
     let stream = body["stream"].as_bool().unwrap_or(false);
     let (content_type, mut parts) = if stream {
         let include_usage = body["stream_options"]["include_usage"].as_bool().unwrap_or(false);
-        let mut events: Vec<String> =
-            reply.chunks(turn.no_index, turn.nameless_call, include_usage).iter().map(|c| format!("data: {c}\n\n")).collect();
+        let mut events: Vec<String> = reply
+            .chunks(turn.no_index, turn.nameless_call, include_usage)
+            .iter()
+            .map(|c| format!("data: {c}\n\n"))
+            .collect();
         events.push("data: [DONE]\n\n".to_owned());
         if turn.garbage {
             events.insert(events.len() / 2, "data: {\"choices\": [garbage\n\n".to_owned());

@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::common::Halley;
 use crate::common::browser::have_browser;
 use crate::common::fixtures::FixtureServer;
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
-use crate::common::Halley;
 
 /// A `HALLEY_CHROMIUM` that records its pid in `pids` and becomes the real
 /// browser (same pid), so a test can kill the browser Halley launched.
@@ -203,10 +203,14 @@ fn the_model_server_failing_mid_answer_fails_the_run_with_nothing_lost_or_done_t
 
         assert_eq!(shown["stop_reason"], "model_error", "{fault}: {shown}");
         let reason = shown["steps"][1]["error"].as_str().unwrap_or_default();
-        assert!(reason.contains(if fault == "cut" { "cut before it finished" } else { "HTTP 500" }), "{fault}: {reason}");
+        assert!(
+            reason.contains(if fault == "cut" { "cut before it finished" } else { "HTTP 500" }),
+            "{fault}: {reason}"
+        );
         // Nothing lost: the call, its result and the messages are stored once.
         assert_eq!(shown["tool_calls"].as_array().unwrap().len(), 1, "{fault}: {shown}");
-        let roles: Vec<&str> = shown["messages"].as_array().unwrap().iter().filter_map(|m| m["role"].as_str()).collect();
+        let roles: Vec<&str> =
+            shown["messages"].as_array().unwrap().iter().filter_map(|m| m["role"].as_str()).collect();
         assert_eq!(roles, ["user", "assistant", "tool"], "{fault}");
         // The conversation goes on with everything that was done (the
         // call's result is in its history), and the call is not made again.

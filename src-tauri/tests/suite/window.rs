@@ -126,7 +126,13 @@ fn a_second_launch_shows_the_first_apps_panel_and_exits() -> Result<()> {
         }
         let names = run(
             "dbus-send",
-            &["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.ListNames"],
+            &[
+                "--session",
+                "--print-reply",
+                "--dest=org.freedesktop.DBus",
+                "/org/freedesktop/DBus",
+                "org.freedesktop.DBus.ListNames",
+            ],
         )?;
         if names.contains("app.halley.desktop.SingleInstance") {
             break;
@@ -142,7 +148,12 @@ fn a_second_launch_shows_the_first_apps_panel_and_exits() -> Result<()> {
     assert!(status.success(), "the second launch did not exit cleanly: {status}");
     let window = wait_for_window(&mut first, TITLE, WINDOW_TIMEOUT)?;
     let windows = run("xwininfo", &["-root", "-children"])?;
-    let panels = windows.lines().filter(|l| l.contains(&format!("\"{TITLE}\":"))).filter_map(|l| l.split_whitespace().next()).filter(|id| is_viewable(id)).count();
+    let panels = windows
+        .lines()
+        .filter(|l| l.contains(&format!("\"{TITLE}\":")))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|id| is_viewable(id))
+        .count();
     assert_eq!(panels, 1, "one panel, the first app's ({window}):\n{windows}");
     let pid = first.pid()?;
     run("kill", &["-TERM", &pid.to_string()])?;
