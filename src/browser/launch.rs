@@ -440,6 +440,16 @@ mod tests {
     }
 
     #[test]
+    fn a_closed_or_reset_connection_ends_the_pump_and_a_bad_message_does_not() {
+        for lost in
+            ["WebSocket protocol error: Connection reset without closing handshake", "Connection closed normally"]
+        {
+            assert!(is_fatal(lost), "{lost}");
+        }
+        assert!(!is_fatal("expected value at line 1 column 1"));
+    }
+
+    #[test]
     fn flags_are_given_without_their_dashes() {
         for arg in CHROMIUM_ARGS {
             assert!(!arg.starts_with('-'), "{arg}: chromiumoxide adds the leading --");
