@@ -89,14 +89,20 @@ fn error_code(result: &Value) -> Option<&str> {
     result["result"]["error"]["code"].as_str()
 }
 
-#[test]
-fn chromium_killed_while_it_starts_fails_the_call_and_the_run_goes_on() {
+/// A fixture site, a Halley and its recording `HALLEY_CHROMIUM` (`None`,
+/// skipped, without a browser outside the test session).
+fn browser_case() -> Option<(FixtureServer, Halley, PathBuf, PathBuf)> {
     if !have_browser() {
-        return;
+        return None;
     }
-    let site = FixtureServer::start();
     let h = Halley::new();
     let (wrapper, pids) = recording_chromium(h.tmp.path());
+    Some((FixtureServer::start(), h, wrapper, pids))
+}
+
+#[test]
+fn chromium_killed_while_it_starts_fails_the_call_and_the_run_goes_on() {
+    let Some((site, h, wrapper, pids)) = browser_case() else { return };
     let model = ModelServer::start(vec![
         Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("shop-vn.html")}))]),
         Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("shop-vn.html")}))]),
@@ -128,12 +134,7 @@ fn chromium_killed_while_it_starts_fails_the_call_and_the_run_goes_on() {
 
 #[test]
 fn chromium_killed_during_a_slow_navigation_is_noticed_at_once() {
-    if !have_browser() {
-        return;
-    }
-    let site = FixtureServer::start();
-    let h = Halley::new();
-    let (wrapper, pids) = recording_chromium(h.tmp.path());
+    let Some((site, h, wrapper, pids)) = browser_case() else { return };
     let model = ModelServer::start(vec![
         Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("slow?ms=20000")}))]),
         Turn::text("Trình duyệt đã dừng; tôi không mở được trang."),
@@ -276,11 +277,7 @@ fn run_with_file_limit(h: &Halley, kib: u32, args: &[&str]) -> crate::common::Ru
         .env_remove("HALLEY_DATA_DIR")
         .output()
         .unwrap();
-    crate::common::Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    crate::common::Run::from(out)
 }
 
 /// `PRAGMA integrity_check` of the data directory's database (opening the
