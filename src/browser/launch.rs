@@ -171,7 +171,8 @@ fn connection_lost(err: &chromiumoxide::error::CdpError) -> bool {
 const LAUNCH_BOUND: Duration = Duration::from_secs(30);
 
 /// A failed launch as a Halley error: a browser killed while it started (a
-/// signal, or its DevTools socket closing under the handshake) is
+/// signal, its output ending before it named its DevTools address, or that
+/// socket closing under the handshake) is
 /// `browser_crashed`, and the next call starts it again; anything else is
 /// `browser_unavailable` with the cause.
 fn launch_error(e: chromiumoxide::error::CdpError) -> Error {
