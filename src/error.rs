@@ -26,6 +26,12 @@ pub enum ErrorCode {
     DataDir,
     /// The SQLite store failed (I/O, constraint, corruption).
     Storage,
+    /// The disk under the data directory is full (or a quota or file size
+    /// limit was reached): nothing of the failed write was kept.
+    DiskFull,
+    /// The database stayed locked by another program for longer than the
+    /// busy timeout (5 s).
+    DatabaseBusy,
     /// Other local I/O failed.
     Io,
     /// A bug: an invariant did not hold.
@@ -79,6 +85,8 @@ impl ErrorCode {
             Self::FileNotFound => "file_not_found",
             Self::DataDir => "data_dir",
             Self::Storage => "storage",
+            Self::DiskFull => "disk_full",
+            Self::DatabaseBusy => "database_busy",
             Self::Io => "io",
             Self::Internal => "internal",
             Self::ElementNotFound => "element_not_found",
@@ -160,6 +168,7 @@ impl Error {
     pub fn is_retryable(&self) -> bool {
         match self.code {
             ErrorCode::Storage => self.source.as_deref().is_some_and(is_busy),
+            ErrorCode::DatabaseBusy => true,
             ErrorCode::Io | ErrorCode::Timeout | ErrorCode::BrowserCrashed => true,
             ErrorCode::ElementNotFound | ErrorCode::NotInteractable => true,
             _ => false,
@@ -189,8 +198,52 @@ fn is_busy(err: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
     text.contains("database is locked") || text.contains("database is busy")
 }
 
+/// What a full disk is told: the failed write kept nothing.
+const DISK_FULL: &str = "the disk holding Halley's data is full (or a quota or file size limit was reached): \
+                         nothing of this change was saved; free some space and try again";
+
+impl Error {
+    /// A local write that failed: `disk_full` when the disk is full (or a
+    /// quota or file size limit was reached), else `code` with `what`.
+    pub fn write_failed(code: ErrorCode, what: impl Into<String>, err: std::io::Error) -> Self {
+        if disk_is_full(&err) {
+            return Error::new(ErrorCode::DiskFull, format!("{}: {DISK_FULL}", what.into())).with_source(err);
+        }
+        Error::new(code, what).with_source(err)
+    }
+}
+
+fn disk_is_full(err: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(err.kind(), ErrorKind::StorageFull | ErrorKind::QuotaExceeded | ErrorKind::FileTooLarge)
+}
+
 impl From<sqlx::Error> for Error {
     fn from(err: sqlx::Error) -> Self {
+        // SQLite's (extended) result codes: FULL, a failed write (what
+        // SQLite reports when the file size limit is reached), BUSY and
+        // LOCKED with their variants.
+        let sqlite = match &err {
+            sqlx::Error::Database(db) => db.code().and_then(|c| c.parse::<i32>().ok()),
+            _ => None,
+        };
+        match sqlite {
+            Some(13 | 778) => return Error::new(ErrorCode::DiskFull, DISK_FULL).with_source(err),
+            Some(code) if matches!(code & 0xff, 5 | 6) => {
+                return Error::new(
+                    ErrorCode::DatabaseBusy,
+                    "the database is locked by another program (waited 5 s for it): \
+                     close whatever holds halley.db open, then try again; nothing was changed",
+                )
+                .with_source(err);
+            }
+            _ => {}
+        }
+        if let sqlx::Error::Io(io) = &err
+            && disk_is_full(io)
+        {
+            return Error::new(ErrorCode::DiskFull, DISK_FULL).with_source(err);
+        }
         Error::new(ErrorCode::Storage, "database error").with_source(err)
     }
 }
@@ -216,5 +269,18 @@ mod tests {
         assert_eq!(serde_json::to_value(ErrorCode::InvalidArguments).unwrap(), "invalid_arguments");
         assert_eq!(ErrorCode::NotAvailable.as_str(), "not_available");
         assert!(!Error::invalid_arguments("x").is_retryable());
+    }
+
+    #[test]
+    fn a_full_disk_is_disk_full_and_other_write_errors_keep_their_code() {
+        use std::io::{Error as Io, ErrorKind};
+        for kind in [ErrorKind::StorageFull, ErrorKind::FileTooLarge, ErrorKind::QuotaExceeded] {
+            let err = Error::write_failed(ErrorCode::DataDir, "cannot write the copy", Io::from(kind));
+            assert_eq!(err.code(), ErrorCode::DiskFull, "{kind:?}");
+            assert!(err.message().starts_with("cannot write the copy: the disk holding Halley's data is full"));
+        }
+        let denied = Error::write_failed(ErrorCode::DataDir, "cannot write", Io::from(ErrorKind::PermissionDenied));
+        assert_eq!(denied.code(), ErrorCode::DataDir);
+        assert!(Error::new(ErrorCode::DatabaseBusy, "locked").is_retryable());
     }
 }

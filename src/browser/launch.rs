@@ -91,10 +91,16 @@ impl Connected {
 
 /// Launch or attach, per the options.
 pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
-    let (browser, mut handler, owned) = match &options.cdp_url {
+    let (mut browser, mut handler, owned) = match &options.cdp_url {
         Some(url) => {
             check_local(url)?;
-            let (b, h) = Browser::connect(url.clone()).await.map_err(|e| {
+            let attached = tokio::time::timeout(LAUNCH_BOUND, Browser::connect(url.clone())).await.map_err(|_| {
+                Error::new(
+                    ErrorCode::BrowserUnavailable,
+                    format!("the browser at {url} did not answer within {} s", LAUNCH_BOUND.as_secs()),
+                )
+            })?;
+            let (b, h) = attached.map_err(|e| {
                 Error::new(ErrorCode::BrowserUnavailable, format!("cannot attach to the browser at {url}"))
                     .with_source(e)
             })?;
@@ -102,40 +108,116 @@ pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
         }
         None => {
             let config = launch_config(options)?;
-            let (b, h) = Browser::launch(config).await.map_err(|e| {
-                let hint = if e.to_string().contains("SingletonLock") || e.to_string().contains("profile") {
-                    " (is another Halley browser using this data directory? close it or use --cdp-url)"
-                } else {
-                    ""
-                };
-                Error::new(ErrorCode::BrowserUnavailable, format!("cannot start the browser{hint}")).with_source(e)
+            let launched = tokio::time::timeout(LAUNCH_BOUND, Browser::launch(config)).await.map_err(|_| {
+                Error::new(
+                    ErrorCode::BrowserUnavailable,
+                    format!("the browser did not start within {} s", LAUNCH_BOUND.as_secs()),
+                )
             })?;
+            let (b, h) = launched.map_err(launch_error)?;
             (b, h, true)
         }
     };
+    let pid = if owned { browser.get_mut_child().and_then(|child| child.inner.id()) } else { None };
     let gone = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&gone);
     let pump = tokio::spawn(async move {
         // Keep polling until the connection ends: every CDP response and
-        // event flows through here. A single bad message is not the end.
-        while let Some(event) = handler.next().await {
-            if let Err(e) = event {
-                let text = e.to_string();
-                tracing::debug!("cdp: {text}");
-                if is_fatal(&text) {
+        // event flows through here. A single bad message is not the end;
+        // the socket failing or closing, or the process exiting, is.
+        let exited = async move {
+            match pid {
+                Some(pid) => super::reap::exited(pid).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(exited);
+        loop {
+            tokio::select! {
+                event = handler.next() => match event {
+                    None => break,
+                    Some(Err(e)) if connection_lost(&e) => {
+                        tracing::debug!("cdp connection lost: {e}");
+                        break;
+                    }
+                    Some(Err(e)) => tracing::debug!("cdp: {e}"),
+                    Some(Ok(())) => {}
+                },
+                () = &mut exited => {
+                    tracing::debug!("the browser process exited");
                     break;
                 }
             }
         }
         flag.store(true, Ordering::SeqCst);
+        // Dropping the handler here fails every request, navigation and
+        // page creation still waiting on it at once (chromiumoxide's own
+        // request timeout would take 30 s; a closed socket alone never
+        // ends its handler).
+        drop(handler);
     });
     Ok(Connected { browser, pump, gone, owned })
+}
+
+/// Whether a handler error means the connection to the browser is gone:
+/// any WebSocket error (tungstenite reports nothing after one but "already
+/// closed"), or a message saying so.
+fn connection_lost(err: &chromiumoxide::error::CdpError) -> bool {
+    matches!(err, chromiumoxide::error::CdpError::Ws(_)) || is_fatal(&err.to_string())
+}
+
+/// The longest a launch may take: chromiumoxide's own bound on reading the
+/// DevTools address (20 s) plus the WebSocket handshake.
+const LAUNCH_BOUND: Duration = Duration::from_secs(30);
+
+/// A failed launch as a Halley error: a browser killed while it started (a
+/// signal, its output ending before it named its DevTools address, or that
+/// socket closing under the handshake) is
+/// `browser_crashed`, and the next call starts it again; anything else is
+/// `browser_unavailable` with the cause.
+fn launch_error(e: chromiumoxide::error::CdpError) -> Error {
+    use chromiumoxide::error::CdpError;
+    let killed = match &e {
+        #[cfg(unix)]
+        CdpError::LaunchExit(status, _) => std::os::unix::process::ExitStatusExt::signal(status).map(Some),
+        // Its output ended before it said where it listens: it went away
+        // (which of the exit and the end of its output is seen first is a
+        // race).
+        CdpError::LaunchIo(io, _) if io.kind() == std::io::ErrorKind::UnexpectedEof => Some(None),
+        _ => None,
+    };
+    if let Some(signal) = killed {
+        let how = signal.map_or_else(|| "exited".to_owned(), |s| format!("was killed (signal {s})"));
+        return Error::new(
+            ErrorCode::BrowserCrashed,
+            format!(
+                "the browser {how} while it started; it is started again on the next call. Nothing was done in it."
+            ),
+        )
+        .with_source(e);
+    }
+    if matches!(e, CdpError::Ws(_)) {
+        return Error::new(
+            ErrorCode::BrowserCrashed,
+            "the browser closed its DevTools connection while it started; it is started again on the next call. \
+             Nothing was done in it.",
+        )
+        .with_source(e);
+    }
+    let text = e.to_string();
+    let hint = if text.contains("SingletonLock") || text.contains("profile") {
+        " (is another Halley browser using this data directory? close it or use --cdp-url)"
+    } else {
+        ""
+    };
+    Error::new(ErrorCode::BrowserUnavailable, format!("cannot start the browser{hint}")).with_source(e)
 }
 
 fn is_fatal(text: &str) -> bool {
     let t = text.to_ascii_lowercase();
     t.contains("connection closed")
         || t.contains("connectionclosed")
+        || t.contains("connection reset")
         || t.contains("broken pipe")
         || t.contains("already closed")
 }
@@ -356,6 +438,16 @@ mod tests {
             let err = check_local(bad).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidArguments, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_closed_or_reset_connection_ends_the_pump_and_a_bad_message_does_not() {
+        for lost in
+            ["WebSocket protocol error: Connection reset without closing handshake", "Connection closed normally"]
+        {
+            assert!(is_fatal(lost), "{lost}");
+        }
+        assert!(!is_fatal("expected value at line 1 column 1"));
     }
 
     #[test]

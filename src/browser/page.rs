@@ -40,6 +40,7 @@ pub(crate) async fn wait_for_load(tab: &TabHandle, until: WaitUntil, timeout: Du
         if ready {
             break;
         }
+        tab.check_alive()?;
         if Instant::now() >= deadline {
             return Err(timeout_error(until, timeout));
         }
@@ -76,6 +77,7 @@ pub(crate) async fn wait_network_idle(tab: &TabHandle, timeout: Duration) -> Res
         if quiet >= IDLE_AFTER {
             return Ok(());
         }
+        tab.check_alive()?;
         if Instant::now() >= deadline {
             return Err(Error::new(
                 ErrorCode::Timeout,

@@ -62,6 +62,19 @@ impl Tree {
     }
 }
 
+/// Resolves once process `pid` has exited (a zombie counts as exited),
+/// polled every 100 ms from `/proc`. Elsewhere than Linux it never
+/// resolves: the closing of the DevTools socket tells the browser's end.
+pub(crate) async fn exited(pid: u32) {
+    if !cfg!(target_os = "linux") {
+        return std::future::pending().await;
+    }
+    let Some((me, _)) = stat(pid) else { return };
+    while running(me) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 #[cfg(target_os = "linux")]
 fn all_pids() -> Vec<u32> {
     std::fs::read_dir("/proc")

@@ -476,12 +476,11 @@ impl Guard<'_> {
             run_current.insert(run.clone(), last.id.clone());
         }
         if state.tabs.is_empty() {
-            let page = self
-                .conn()?
-                .browser
-                .new_page(CreateTargetParams::new("about:blank"))
-                .await
-                .map_err(|e| cdp_error(e, true))?;
+            let page = self.conn()?.browser.new_page(CreateTargetParams::new("about:blank")).await;
+            let page = match page {
+                Ok(page) => page,
+                Err(e) => return Err(self.fail(e)),
+            };
             let state = &mut *self.state;
             state.next_tab += 1;
             let id = format!("tab-{}", state.next_tab);
@@ -622,7 +621,8 @@ impl Guard<'_> {
             });
         }
         let expected = self.state.tabs[idx].url.clone();
-        let handle = TabHandle { id, page, net, world: World::new(), crashed };
+        let gone = Arc::clone(&self.conn()?.gone);
+        let handle = TabHandle { id, page, net, world: World::new(), crashed, gone };
         // A tab reopened after a relaunch, or just opened by a page, may
         // still be loading: let its document be parsed before it is used.
         // A new target shows about:blank until its own URL commits, so wait
@@ -651,7 +651,7 @@ impl Guard<'_> {
         loop {
             match self.conn()?.browser.get_page(target.clone()).await {
                 Ok(page) => return Ok(page),
-                Err(e) if Instant::now() >= deadline => return Err(self.fail(e)),
+                Err(e) if Instant::now() >= deadline || !self.alive() => return Err(self.fail(e)),
                 Err(_) => tokio::time::sleep(Duration::from_millis(25)).await,
             }
         }
@@ -722,4 +722,15 @@ pub(crate) struct TabHandle {
     pub world: Arc<World>,
     /// Set when the tab's renderer crashed; the next use reloads it.
     pub crashed: Arc<AtomicBool>,
+    /// Set when the whole browser is gone (its process exited or its
+    /// DevTools connection closed): waits on the tab end at once.
+    pub gone: Arc<AtomicBool>,
+}
+
+impl TabHandle {
+    /// `browser_crashed` once the browser is gone, so a wait stops at once
+    /// instead of polling a dead page until its deadline.
+    pub fn check_alive(&self) -> Result<()> {
+        if self.gone.load(Ordering::SeqCst) { Err(crashed()) } else { Ok(()) }
+    }
 }

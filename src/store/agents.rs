@@ -58,17 +58,19 @@ impl Agents<'_> {
     pub async fn create(&self, new: &NewAgent) -> Result<AgentRow> {
         let id = new.id.clone().unwrap_or_else(|| new_id("agent"));
         let at = now();
-        Ok(sqlx::query_as(
-            "INSERT INTO agents (id, name, system, llm_config, created_at, updated_at)
+        super::returned(
+            sqlx::query_as(
+                "INSERT INTO agents (id, name, system, llm_config, created_at, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?5) RETURNING *",
+            )
+            .bind(&id)
+            .bind(&new.name)
+            .bind(&new.system)
+            .bind(Json(&new.llm_config))
+            .bind(&at)
+            .fetch_all(self.store.pool())
+            .await?,
         )
-        .bind(&id)
-        .bind(&new.name)
-        .bind(&new.system)
-        .bind(Json(&new.llm_config))
-        .bind(&at)
-        .fetch_one(self.store.pool())
-        .await?)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<AgentRow>> {
@@ -92,8 +94,10 @@ impl Agents<'_> {
         .bind(patch.system.as_deref())
         .bind(patch.llm_config.as_ref().map(Json))
         .bind(now())
-        .fetch_optional(self.store.pool())
-        .await?;
+        .fetch_all(self.store.pool())
+        .await?
+        .into_iter()
+        .next();
         row.ok_or_else(|| Error::not_found(format!("no agent {id}")))
     }
 

@@ -57,17 +57,19 @@ impl Archival<'_> {
             return Err(Error::invalid_arguments("an archival passage needs some text"));
         }
         let tags = normalize_tags(tags);
-        Ok(sqlx::query_as(
-            "INSERT INTO archival_passages (id, agent_id, text, tags, created_at)
+        super::returned(
+            sqlx::query_as(
+                "INSERT INTO archival_passages (id, agent_id, text, tags, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id, agent_id, text, tags, created_at",
+            )
+            .bind(new_id("passage"))
+            .bind(agent_id)
+            .bind(text)
+            .bind(Json(&tags))
+            .bind(now())
+            .fetch_all(self.store.pool())
+            .await?,
         )
-        .bind(new_id("passage"))
-        .bind(agent_id)
-        .bind(text)
-        .bind(Json(&tags))
-        .bind(now())
-        .fetch_one(self.store.pool())
-        .await?)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<PassageRow>> {

@@ -92,20 +92,22 @@ impl Store {
 
 impl AuditLog<'_> {
     pub async fn append(&self, entry: &NewAuditEntry) -> Result<AuditRow> {
-        Ok(sqlx::query_as(
-            "INSERT INTO audit_log (at, actor, event, run_id, tool, scope, decision, detail)
+        super::returned(
+            sqlx::query_as(
+                "INSERT INTO audit_log (at, actor, event, run_id, tool, scope, decision, detail)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING *",
+            )
+            .bind(now())
+            .bind(&entry.actor)
+            .bind(&entry.event)
+            .bind(entry.run_id.as_deref())
+            .bind(entry.tool.as_deref())
+            .bind(entry.scope.map(PermissionScope::as_str))
+            .bind(entry.decision)
+            .bind(Json(&entry.detail))
+            .fetch_all(self.store.pool())
+            .await?,
         )
-        .bind(now())
-        .bind(&entry.actor)
-        .bind(&entry.event)
-        .bind(entry.run_id.as_deref())
-        .bind(entry.tool.as_deref())
-        .bind(entry.scope.map(PermissionScope::as_str))
-        .bind(entry.decision)
-        .bind(Json(&entry.detail))
-        .fetch_one(self.store.pool())
-        .await?)
     }
 
     /// The latest `limit` entries, newest first.

@@ -90,23 +90,25 @@ impl Store {
 impl Confirmations<'_> {
     /// Ask: a new pending confirmation.
     pub async fn create(&self, new: &NewConfirmation) -> Result<ConfirmationRow> {
-        Ok(sqlx::query_as(
-            "INSERT INTO confirmations (id, run_id, tool, action_summary, action_hash, scope, risk_level,
+        super::returned(
+            sqlx::query_as(
+                "INSERT INTO confirmations (id, run_id, tool, action_summary, action_hash, scope, risk_level,
                  request, status, expires_at, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9, ?10) RETURNING *",
+            )
+            .bind(new_id("confirm"))
+            .bind(new.run_id.as_deref())
+            .bind(&new.tool)
+            .bind(&new.action_summary)
+            .bind(&new.action_hash)
+            .bind(new.scope.as_str())
+            .bind(new.risk_level.as_str())
+            .bind(Json(&new.request))
+            .bind(new.expires_at.as_deref())
+            .bind(now())
+            .fetch_all(self.store.pool())
+            .await?,
         )
-        .bind(new_id("confirm"))
-        .bind(new.run_id.as_deref())
-        .bind(&new.tool)
-        .bind(&new.action_summary)
-        .bind(&new.action_hash)
-        .bind(new.scope.as_str())
-        .bind(new.risk_level.as_str())
-        .bind(Json(&new.request))
-        .bind(new.expires_at.as_deref())
-        .bind(now())
-        .fetch_one(self.store.pool())
-        .await?)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<ConfirmationRow>> {

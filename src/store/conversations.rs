@@ -26,16 +26,18 @@ impl Store {
 
 impl Conversations<'_> {
     pub async fn create(&self, agent_id: &str, title: &str) -> Result<ConversationRow> {
-        Ok(sqlx::query_as(
-            "INSERT INTO conversations (id, agent_id, title, created_at, updated_at)
+        super::returned(
+            sqlx::query_as(
+                "INSERT INTO conversations (id, agent_id, title, created_at, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?4) RETURNING *",
+            )
+            .bind(new_id("conv"))
+            .bind(agent_id)
+            .bind(title)
+            .bind(now())
+            .fetch_all(self.store.pool())
+            .await?,
         )
-        .bind(new_id("conv"))
-        .bind(agent_id)
-        .bind(title)
-        .bind(now())
-        .fetch_one(self.store.pool())
-        .await?)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<ConversationRow>> {
@@ -63,8 +65,10 @@ impl Conversations<'_> {
                 .bind(id)
                 .bind(title)
                 .bind(now())
-                .fetch_optional(self.store.pool())
-                .await?;
+                .fetch_all(self.store.pool())
+                .await?
+                .into_iter()
+                .next();
         row.ok_or_else(|| Error::not_found(format!("no conversation {id}")))
     }
 

@@ -50,18 +50,20 @@ const INSERT: &str = "INSERT INTO files (id, sha256, name, mime, size, stored_pa
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9) RETURNING *";
 
 async fn insert_in(conn: &mut sqlx::SqliteConnection, new: &NewFile, note: Option<&str>) -> Result<FileRow> {
-    Ok(sqlx::query_as(INSERT)
-        .bind(&new.id)
-        .bind(&new.sha256)
-        .bind(&new.name)
-        .bind(&new.mime)
-        .bind(new.size)
-        .bind(&new.stored_path)
-        .bind(&new.original_path)
-        .bind(note)
-        .bind(now())
-        .fetch_one(conn)
-        .await?)
+    super::returned(
+        sqlx::query_as(INSERT)
+            .bind(&new.id)
+            .bind(&new.sha256)
+            .bind(&new.name)
+            .bind(&new.mime)
+            .bind(new.size)
+            .bind(&new.stored_path)
+            .bind(&new.original_path)
+            .bind(note)
+            .bind(now())
+            .fetch_all(conn)
+            .await?,
+    )
 }
 
 async fn get_in(conn: &mut sqlx::SqliteConnection, id: &str) -> Result<FileRow> {

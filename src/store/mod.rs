@@ -69,7 +69,10 @@ impl Store {
             .pragma("secure_delete", "on")
             .busy_timeout(Duration::from_secs(5));
         let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await.map_err(|e| {
-            Error::new(ErrorCode::Storage, format!("cannot open database {}", path.display())).with_source(e)
+            // A full disk or a database locked by another program says so.
+            let err = Error::from(e);
+            let code = if err.code() == ErrorCode::Storage { ErrorCode::Storage } else { err.code() };
+            Error::new(code, format!("cannot open database {}: {}", path.display(), err.to_wire().message))
         })?;
         let store = Store { pool, path: path.to_path_buf(), sealer: Default::default() };
         store.check_integrity().await?;
@@ -117,6 +120,15 @@ impl Store {
     pub async fn close(&self) {
         self.pool.close().await;
     }
+}
+
+/// The row a write with `RETURNING` gave, its statement run to the end
+/// (`fetch_all`). Outside a transaction SQLite commits a statement only
+/// when it is stepped to its end, and `fetch_one`/`fetch_optional` stop at
+/// the first row: a failed commit (disk full, a locked database) would go
+/// unseen and the row be reported as written.
+pub(crate) fn returned<T>(rows: Vec<T>) -> Result<T> {
+    rows.into_iter().next().ok_or_else(|| Error::new(ErrorCode::Storage, "the database wrote no row"))
 }
 
 /// A fresh prefixed id, e.g. `new_id("agent")` gives `agent-<uuid v4>`.

@@ -49,21 +49,23 @@ impl Store {
 
 impl ProviderTraces<'_> {
     pub async fn insert(&self, new: &NewProviderTrace) -> Result<ProviderTraceRow> {
-        Ok(sqlx::query_as(
-            "INSERT INTO provider_traces (run_id, step_id, endpoint, request, response, status, error, created_at)
+        super::returned(
+            sqlx::query_as(
+                "INSERT INTO provider_traces (run_id, step_id, endpoint, request, response, status, error, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
              RETURNING *",
+            )
+            .bind(&new.run_id)
+            .bind(new.step_id.as_deref())
+            .bind(&new.endpoint)
+            .bind(sqlx::types::Json(&new.request))
+            .bind(new.response.as_deref())
+            .bind(new.status)
+            .bind(new.error.as_deref())
+            .bind(now())
+            .fetch_all(self.store.pool())
+            .await?,
         )
-        .bind(&new.run_id)
-        .bind(new.step_id.as_deref())
-        .bind(&new.endpoint)
-        .bind(sqlx::types::Json(&new.request))
-        .bind(new.response.as_deref())
-        .bind(new.status)
-        .bind(new.error.as_deref())
-        .bind(now())
-        .fetch_one(self.store.pool())
-        .await?)
     }
 
     /// A run's traces, in the order they were written.

@@ -112,16 +112,18 @@ impl Store {
 impl Runs<'_> {
     /// Start a run (status `running`).
     pub async fn create(&self, agent_id: &str, conversation_id: Option<&str>) -> Result<RunRow> {
-        Ok(sqlx::query_as(
-            "INSERT INTO runs (id, agent_id, conversation_id, status, started_at)
+        super::returned(
+            sqlx::query_as(
+                "INSERT INTO runs (id, agent_id, conversation_id, status, started_at)
              VALUES (?1, ?2, ?3, 'running', ?4) RETURNING *",
+            )
+            .bind(new_id("run"))
+            .bind(agent_id)
+            .bind(conversation_id)
+            .bind(now())
+            .fetch_all(self.store.pool())
+            .await?,
         )
-        .bind(new_id("run"))
-        .bind(agent_id)
-        .bind(conversation_id)
-        .bind(now())
-        .fetch_one(self.store.pool())
-        .await?)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<RunRow>> {

@@ -115,8 +115,10 @@ impl Steps<'_> {
         .bind(outcome.completion_tokens)
         .bind(outcome.latency_ms)
         .bind(outcome.error.as_deref())
-        .fetch_optional(self.store.pool())
-        .await?;
+        .fetch_all(self.store.pool())
+        .await?
+        .into_iter()
+        .next();
         row.ok_or_else(|| Error::not_found(format!("no step {id}")))
     }
 

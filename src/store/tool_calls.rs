@@ -83,7 +83,7 @@ impl Store {
 
 impl ToolCalls<'_> {
     pub async fn insert(&self, new: &NewToolCall<'_>) -> Result<ToolCallRow> {
-        let row = sqlx::query_as(
+        let rows = sqlx::query_as(
             "INSERT INTO tool_calls (run_id, step_id, call_id, tool, arguments, reasoning, executor, status,
                  error_code, duration_ms, started_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING *",
@@ -99,9 +99,9 @@ impl ToolCalls<'_> {
         .bind(new.error_code)
         .bind(new.duration_ms.max(0))
         .bind(new.started_at)
-        .fetch_one(self.store.pool())
+        .fetch_all(self.store.pool())
         .await?;
-        Ok(row)
+        super::returned(rows)
     }
 
     /// A run's calls in the order they ended.

@@ -76,8 +76,9 @@ impl Tools<'_> {
     /// Register a tool, or replace the declaration of the tool with the same
     /// name (keeping its id and `created_at`).
     pub async fn upsert(&self, new: &NewTool) -> Result<ToolRow> {
-        Ok(sqlx::query_as(
-            "INSERT INTO tools (id, name, description, kind, executor, json_schema, source_code,
+        super::returned(
+            sqlx::query_as(
+                "INSERT INTO tools (id, name, description, kind, executor, json_schema, source_code,
                  permission_scope, risk_level, requires_confirmation, created_at, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)
              ON CONFLICT (name) DO UPDATE SET description = excluded.description, kind = excluded.kind,
@@ -86,20 +87,21 @@ impl Tools<'_> {
                  risk_level = excluded.risk_level, requires_confirmation = excluded.requires_confirmation,
                  updated_at = excluded.updated_at
              RETURNING *",
+            )
+            .bind(new_id("tool"))
+            .bind(&new.name)
+            .bind(&new.description)
+            .bind(encode_text(&new.kind)?)
+            .bind(encode_text(&new.executor)?)
+            .bind(Json(&new.json_schema))
+            .bind(new.source_code.as_deref())
+            .bind(new.permission_scope.as_str())
+            .bind(new.risk_level.as_str())
+            .bind(new.requires_confirmation)
+            .bind(now())
+            .fetch_all(self.store.pool())
+            .await?,
         )
-        .bind(new_id("tool"))
-        .bind(&new.name)
-        .bind(&new.description)
-        .bind(encode_text(&new.kind)?)
-        .bind(encode_text(&new.executor)?)
-        .bind(Json(&new.json_schema))
-        .bind(new.source_code.as_deref())
-        .bind(new.permission_scope.as_str())
-        .bind(new.risk_level.as_str())
-        .bind(new.requires_confirmation)
-        .bind(now())
-        .fetch_one(self.store.pool())
-        .await?)
     }
 
     pub async fn get_by_name(&self, name: &str) -> Result<Option<ToolRow>> {

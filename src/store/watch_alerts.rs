@@ -158,8 +158,10 @@ impl WatchAlerts<'_> {
         .bind(i64::from(id))
         .bind(action)
         .bind(now())
-        .fetch_optional(self.store.pool())
-        .await?)
+        .fetch_all(self.store.pool())
+        .await?
+        .into_iter()
+        .next())
     }
 
     /// The inbox: the latest `limit` alerts (of one watch, or all), newest first.

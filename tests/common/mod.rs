@@ -29,6 +29,16 @@ pub struct Run {
     pub stderr: String,
 }
 
+impl From<std::process::Output> for Run {
+    fn from(out: std::process::Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
 impl Run {
     /// stdout parsed as JSON (panics with the whole output when it is not).
     pub fn json(&self) -> Value {
@@ -91,11 +101,7 @@ impl Halley {
             .env_remove("HALLEY_DATA_DIR")
             .output()
             .expect("run halley");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::from(out)
     }
 
     /// `halley --headless run TASK --json` against the model at `base_url`,
@@ -127,12 +133,7 @@ impl Halley {
             .stderr(std::process::Stdio::piped());
         let mut child = cmd.spawn().expect("run halley");
         child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
-        let out = child.wait_with_output().expect("wait for halley");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::from(child.wait_with_output().expect("wait for halley"))
     }
 
     /// `halley tools call NAME --args JSON`.

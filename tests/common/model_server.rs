@@ -53,6 +53,8 @@ pub struct Turn {
     finish_reason: Option<String>,
     malformed_args: bool,
     cut: bool,
+    garbage: bool,
+    nameless_call: bool,
     huge_args: Option<usize>,
     delay_ms: u64,
     held: bool,
@@ -108,6 +110,20 @@ impl Turn {
     /// connection, without ending the chunked body: a body error for the client.
     pub fn cut(mut self) -> Turn {
         self.cut = true;
+        self
+    }
+
+    /// Half-way through the stream, a `data:` line that is not JSON
+    /// (`data: {"choices": [garbage`), then the rest as usual.
+    pub fn garbage(mut self) -> Turn {
+        self.garbage = true;
+        self
+    }
+
+    /// The calls' deltas never say which function: no id, no name, only
+    /// argument fragments (a malformed tool-call delta).
+    pub fn nameless_call(mut self) -> Turn {
+        self.nameless_call = true;
         self
     }
 
@@ -336,9 +352,15 @@ async fn chat(State(log): State<Log>, req: Request) -> Response {
     let stream = body["stream"].as_bool().unwrap_or(false);
     let (content_type, mut parts) = if stream {
         let include_usage = body["stream_options"]["include_usage"].as_bool().unwrap_or(false);
-        let mut events: Vec<String> =
-            reply.chunks(turn.no_index, include_usage).iter().map(|c| format!("data: {c}\n\n")).collect();
+        let mut events: Vec<String> = reply
+            .chunks(turn.no_index, turn.nameless_call, include_usage)
+            .iter()
+            .map(|c| format!("data: {c}\n\n"))
+            .collect();
         events.push("data: [DONE]\n\n".to_owned());
+        if turn.garbage {
+            events.insert(events.len() / 2, "data: {\"choices\": [garbage\n\n".to_owned());
+        }
         ("text/event-stream", events)
     } else {
         let text = reply.completion().to_string();
@@ -426,7 +448,7 @@ impl Reply {
     }
 
     /// The streamed answer: `chat.completion.chunk` objects, in order.
-    fn chunks(&self, no_index: bool, include_usage: bool) -> Vec<Value> {
+    fn chunks(&self, no_index: bool, nameless: bool, include_usage: bool) -> Vec<Value> {
         let chunk = |choices: Value| json!({"id": self.id, "object": "chat.completion.chunk", "created": CREATED, "model": self.model, "choices": choices});
         let delta = |d: Value| chunk(json!([{"index": 0, "delta": d, "finish_reason": null}]));
         let mut out = vec![delta(json!({"role": "assistant", "content": self.content().as_str().map(|_| "")}))];
@@ -439,7 +461,9 @@ impl Reply {
                 head["index"] = json!(i);
                 frags.iter_mut().for_each(|f| f["index"] = json!(i));
             }
-            out.push(delta(json!({"tool_calls": [head]})));
+            if !nameless {
+                out.push(delta(json!({"tool_calls": [head]})));
+            }
             out.extend(frags.into_iter().map(|f| delta(json!({"tool_calls": [f]}))));
         }
         out.push(chunk(json!([{"index": 0, "delta": {}, "finish_reason": self.finish}])));

@@ -18,6 +18,7 @@ mod cli_signals;
 mod cli_tools;
 mod creator;
 mod extract_model;
+mod faults;
 mod fence;
 mod fixture_server;
 mod gate_browser;

@@ -127,6 +127,8 @@ export type ErrorCode =
   | "file_not_found"
   | "data_dir"
   | "storage"
+  | "disk_full"
+  | "database_busy"
   | "io"
   | "internal"
   | "element_not_found"

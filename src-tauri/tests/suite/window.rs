@@ -20,24 +20,8 @@ const EXIT_TIMEOUT: Duration = Duration::from_secs(15);
 
 #[test]
 fn panel_window_opens_renders_and_exits_cleanly() -> Result<()> {
-    if let Some(why) = no_display() {
-        eprintln!("skipped: {why}");
-        return Ok(());
-    }
-    let _desktop = crate::common::desktop()?;
-    let bin = Path::new(env!("CARGO_BIN_EXE_halley-desktop"));
-    let artifacts = artifacts_dir(bin)?;
-    let log = File::create(artifacts.join("halley-desktop.log"))?;
-    let data = tempfile::tempdir()?;
-    let child = Command::new(bin)
-        .env("HALLEY_DATA_DIR", data.path())
-        .env("HALLEY_HEADLESS", "1")
-        .stdin(Stdio::null())
-        .stdout(log.try_clone()?)
-        .stderr(log)
-        .spawn()
-        .context("starting halley-desktop")?;
-    let mut app = KillOnDrop(Some(child));
+    let Some((_desktop, artifacts, data)) = desktop_case()? else { return Ok(()) };
+    let mut app = launch(&[], data.path(), &[], &artifacts.join("halley-desktop.log"))?;
 
     let window = wait_for_window(&mut app, TITLE, WINDOW_TIMEOUT)?;
     let geometry = window_geometry(&window)?;
@@ -85,6 +69,89 @@ fn panel_window_opens_renders_and_exits_cleanly() -> Result<()> {
     }
     assert!(alive.is_empty(), "processes left behind by halley-desktop: {alive:?} (of {descendants:?})");
     Ok(())
+}
+
+/// A second launch of the app (the desktop app twice, on the same data
+/// directory) hands over to the first: the first shows its panel, the
+/// second exits 0 at once without opening the data directory's API port or
+/// a window of its own.
+#[test]
+fn a_second_launch_shows_the_first_apps_panel_and_exits() -> Result<()> {
+    let Some((_desktop, artifacts, data)) = desktop_case()? else { return Ok(()) };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port().to_string();
+    let env = [("HALLEY_API_PORT", port.as_str())];
+    // The first starts in the tray (no window) and takes the session's
+    // single-instance name.
+    let mut first = launch(&["--tray"], data.path(), &env, &artifacts.join("second-launch-first.log"))?;
+    let deadline = Instant::now() + WINDOW_TIMEOUT;
+    loop {
+        if let Some(status) = first.try_wait()? {
+            bail!("the first app exited: {status}");
+        }
+        let names = run(
+            "dbus-send",
+            &[
+                "--session",
+                "--print-reply",
+                "--dest=org.freedesktop.DBus",
+                "/org/freedesktop/DBus",
+                "org.freedesktop.DBus.ListNames",
+            ],
+        )?;
+        if names.contains("app.halley.desktop.SingleInstance") {
+            break;
+        }
+        if Instant::now() > deadline {
+            bail!("the first app never took its single-instance name");
+        }
+        sleep(Duration::from_millis(100));
+    }
+    // The second hands over and exits; the first shows its panel.
+    let mut second = launch(&[], data.path(), &env, &artifacts.join("second-launch-second.log"))?;
+    let status = second.wait_timeout(EXIT_TIMEOUT)?;
+    assert!(status.success(), "the second launch did not exit cleanly: {status}");
+    let window = wait_for_window(&mut first, TITLE, WINDOW_TIMEOUT)?;
+    let windows = run("xwininfo", &["-root", "-children"])?;
+    let panels = windows
+        .lines()
+        .filter(|l| l.contains(&format!("\"{TITLE}\":")))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|id| is_viewable(id))
+        .count();
+    assert_eq!(panels, 1, "one panel, the first app's ({window}):\n{windows}");
+    let pid = first.pid()?;
+    run("kill", &["-TERM", &pid.to_string()])?;
+    assert!(first.wait_timeout(EXIT_TIMEOUT)?.success(), "the first app did not exit cleanly");
+    Ok(())
+}
+
+/// The session's desktop, taken for this test, the artifacts folder and a
+/// fresh data directory; `None` (skipped, with the reason) without a display.
+fn desktop_case() -> Result<Option<(std::sync::MutexGuard<'static, ()>, std::path::PathBuf, tempfile::TempDir)>> {
+    if let Some(why) = no_display() {
+        eprintln!("skipped: {why}");
+        return Ok(None);
+    }
+    let desktop = crate::common::desktop()?;
+    let artifacts = artifacts_dir(Path::new(env!("CARGO_BIN_EXE_halley-desktop")))?;
+    Ok(Some((desktop, artifacts, tempfile::tempdir()?)))
+}
+
+/// Start the app with `args` on data directory `data` (headless browser),
+/// with `env` set and its output in `log`.
+fn launch(args: &[&str], data: &Path, env: &[(&str, &str)], log: &Path) -> Result<KillOnDrop> {
+    let log = File::create(log)?;
+    let child = Command::new(env!("CARGO_BIN_EXE_halley-desktop"))
+        .args(args)
+        .env("HALLEY_DATA_DIR", data)
+        .env("HALLEY_HEADLESS", "1")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .spawn()
+        .context("starting halley-desktop")?;
+    Ok(KillOnDrop(Some(child)))
 }
 
 /// Polls `xwininfo -root -children` for a top-level window named `title`.

@@ -291,7 +291,7 @@ fn hash_file(path: &Path, reference: &str) -> Result<(String, u64)> {
 /// crash never leaves a half-written blob under a real name).
 fn copy_into_store(src: &Path, reference: &str, files_dir: &Path) -> Result<(String, u64, PathBuf)> {
     let mut input = open_source(src, reference)?;
-    let io_err = |what: &str, e: std::io::Error| Error::new(ErrorCode::DataDir, what.to_string()).with_source(e);
+    let io_err = |what: &str, e: std::io::Error| Error::write_failed(ErrorCode::DataDir, what, e);
     std::fs::create_dir_all(files_dir).map_err(|e| io_err(&format!("cannot create {}", files_dir.display()), e))?;
     let mut tmp = tempfile::NamedTempFile::new_in(files_dir)
         .map_err(|e| io_err(&format!("cannot write into {}", files_dir.display()), e))?;

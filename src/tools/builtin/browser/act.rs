@@ -95,6 +95,7 @@ pub(crate) async fn actionable(tab: &TabHandle, target: &Target, need_hit: bool)
             Err(e) if matches!(e.code(), ErrorCode::ElementNotFound) => e,
             Err(e) => return Err(e),
         };
+        tab.check_alive()?;
         if Instant::now() >= deadline {
             return Err(problem);
         }

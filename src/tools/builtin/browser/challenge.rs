@@ -67,6 +67,10 @@ async fn wait_for_user(
         if !present(tab).await {
             return ChallengeOutcome::Resolved;
         }
+        if tab.check_alive().is_err() {
+            // The browser is gone: the call fails `browser_crashed`.
+            return ChallengeOutcome::Failed;
+        }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return ChallengeOutcome::Timeout;

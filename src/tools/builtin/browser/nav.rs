@@ -255,6 +255,7 @@ async fn poll(tab: &TabHandle, timeout: Duration, check: &Check<'_>) -> Result<b
         if check.holds(tab).await? {
             return Ok(true);
         }
+        tab.check_alive()?;
         if Instant::now() >= deadline {
             return Ok(false);
         }
