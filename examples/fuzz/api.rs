@@ -226,4 +226,3 @@ pub async fn fuzz_api(n: u64, rng: &mut Rng) -> anyhow::Result<Tally> {
     host.close().await;
     Ok(tally)
 }
-

@@ -143,7 +143,6 @@ impl Tally {
     }
 }
 
-
 /// `f()` under `catch_unwind`: `None` when it panicked.
 pub fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok()

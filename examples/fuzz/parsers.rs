@@ -170,7 +170,9 @@ fn assemble_one(text: &str) -> Result<String, String> {
     Ok(match done.tool_calls.len() {
         0 if done.content.is_empty() => "nothing".into(),
         0 => "text".into(),
-        n => format!("{n} call(s), {} refused", done.tool_calls.iter().filter(|c| prepare(c).refused.is_some()).count()),
+        n => {
+            format!("{n} call(s), {} refused", done.tool_calls.iter().filter(|c| prepare(c).refused.is_some()).count())
+        }
     })
 }
 
@@ -254,14 +256,16 @@ const HTML_DICT: &[&str] = &[
 ];
 
 /// Tags of the dictionary and the seeds that must never reach the text.
-const TAGS: &[&str] = &["<div", "<p>", "<br", "<span", "<td", "<tr", "<table", "<script", "<style", "<meta", "<b>", "<s>"];
+const TAGS: &[&str] =
+    &["<div", "<p>", "<br", "<span", "<td", "<tr", "<table", "<script", "<style", "<meta", "<b>", "<s>"];
 
 /// Inputs whose text may legitimately show a tag: an escaped `<`, a `<`
 /// that starts no tag (`<<b>` is the text `<` then a bold `b`...), or
 /// elements whose content is text (`<textarea>`, `<xmp>`...).
 fn may_show_tags(html: &str) -> bool {
     let lower = html.to_ascii_lowercase();
-    let literal_lt = lower.split('<').skip(1).any(|rest| !rest.starts_with(|c: char| c.is_ascii_alphabetic() || "/!?".contains(c)));
+    let literal_lt =
+        lower.split('<').skip(1).any(|rest| !rest.starts_with(|c: char| c.is_ascii_alphabetic() || "/!?".contains(c)));
     literal_lt
         || ["&lt", "&#60", "&#x3c", "textarea", "xmp", "plaintext", "noembed", "noframes", "title", "cdata"]
             .iter()
@@ -337,9 +341,49 @@ const MONEY_SEEDS: &[&str] = &[
 ];
 
 const MONEY_DICT: &[&str] = &[
-    ".", ",", " ", "\u{a0}", "\u{202f}", "'", "-", "+", "−", "%", "₫", "đ", "VND", "vnđ", "$", "€", "EUR", "USD", "£",
-    "¥", "₩", "triệu", "tr", "nghìn", "k", "K", "M", "tỷ", "000", "999", "0", "1", "9", "e9", "1e308", "Miễn phí",
-    "free", "ngày", "tháng", "x", "\u{0}", "٣", "１",
+    ".",
+    ",",
+    " ",
+    "\u{a0}",
+    "\u{202f}",
+    "'",
+    "-",
+    "+",
+    "−",
+    "%",
+    "₫",
+    "đ",
+    "VND",
+    "vnđ",
+    "$",
+    "€",
+    "EUR",
+    "USD",
+    "£",
+    "¥",
+    "₩",
+    "triệu",
+    "tr",
+    "nghìn",
+    "k",
+    "K",
+    "M",
+    "tỷ",
+    "000",
+    "999",
+    "0",
+    "1",
+    "9",
+    "e9",
+    "1e308",
+    "Miễn phí",
+    "free",
+    "ngày",
+    "tháng",
+    "x",
+    "\u{0}",
+    "٣",
+    "１",
 ];
 
 /// `text` read by [`parse_money`] and [`parse_amount`] (which must agree),
@@ -407,14 +451,48 @@ const SCHEMAS: &[&str] = &[
 ];
 
 const RAW_KEYS: &[&str] = &[
-    "price", "ship", "shipping", "delivery", "discount", "warranty", "warranty_months", "return", "return_days",
-    "in_stock", "name", "giá", "phí vận chuyển", "bảo hành", "giảm giá", "weight", "trọng lượng", "total", "",
+    "price",
+    "ship",
+    "shipping",
+    "delivery",
+    "discount",
+    "warranty",
+    "warranty_months",
+    "return",
+    "return_days",
+    "in_stock",
+    "name",
+    "giá",
+    "phí vận chuyển",
+    "bảo hành",
+    "giảm giá",
+    "weight",
+    "trọng lượng",
+    "total",
+    "",
 ];
 
 /// Raw values as shops write them (the money seeds too).
 const RAW_TEXTS: &[&str] = &[
-    "12m", "24 tháng", "2 năm", "Trọn đời", "30 ngày", "2-3 days", "1 tuần", "còn hàng", "Hết hàng", "✓", "yes",
-    "1,5 kg", "800 g", "2 lbs", "-10%", "giảm 500k", "NaN", "1.2.3", "",
+    "12m",
+    "24 tháng",
+    "2 năm",
+    "Trọn đời",
+    "30 ngày",
+    "2-3 days",
+    "1 tuần",
+    "còn hàng",
+    "Hết hàng",
+    "✓",
+    "yes",
+    "1,5 kg",
+    "800 g",
+    "2 lbs",
+    "-10%",
+    "giảm 500k",
+    "NaN",
+    "1.2.3",
+    "",
 ];
 
 /// A raw value: a mutated text, or another JSON shape now and then.

@@ -13,12 +13,14 @@
 //! Left out of the scan, and why:
 //! - the OS keyring's own store (`$XDG_DATA_HOME/keyrings`): where the key
 //!   and the refresh token are meant to be, encrypted by the keyring;
-//! - in the browser profile, the files where Chromium itself keeps what was
-//!   typed and sent (see [`chromium_form_data`]): the passport number was
-//!   typed into a page on purpose, and Chromium keeps form state for session
-//!   restore and its caches like any browser;
 //! - the `Authorization` header of the model's requests, which must carry
 //!   the key (asserted).
+//!
+//! Nothing of the browser profile is left out: Chromium kept the passport
+//! number typed into the login form in its password manager's `Login Data`
+//! until Halley turned the password manager and autofill off in the
+//! profile's preferences (`browser::launch`); its session, history and cache
+//! files hold none of the values (the form is POSTed).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -54,7 +56,13 @@ fn forms(value: &str) -> Vec<(String, Vec<u8>)> {
     let mut out: Vec<(String, Vec<u8>)> = vec![("plain".into(), value.as_bytes().to_vec())];
     let percent: String = value
         .bytes()
-        .map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
         .collect();
     out.push(("percent-encoded".into(), percent.into_bytes()));
     let form: String = url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
@@ -91,35 +99,12 @@ fn hits(bytes: &[u8], place: &str, canaries: &[Canary]) -> Vec<String> {
     out
 }
 
-/// Where Chromium itself keeps what a page was given: session restore
-/// (form state of open tabs), the history and its journal, the HTTP and
-/// code caches, autofill and the network's own state (`Network Persistent
-/// State`, `TransportSecurity`, reporting).
-fn chromium_form_data(rel: &str) -> bool {
-    const CHROMIUM: [&str; 11] = [
-        "/Sessions/",
-        "/Current Session",
-        "/Last Session",
-        "/History",
-        "/Cache/",
-        "/Code Cache/",
-        "/Web Data",
-        "/Network Persistent State",
-        "/TransportSecurity",
-        "/Reporting and NEL",
-        "/Visited Links",
-    ];
-    rel.starts_with("data/browser-profile/") && CHROMIUM.iter().any(|p| rel.contains(p))
-}
-
-/// Every file below `root` (but those `skip` names), scanned.
+/// Every file below `root` but those `skip` names: how many were scanned,
+/// and the hits.
 fn scan_tree(root: &Path, label: &str, canaries: &[Canary], skip: &dyn Fn(&str) -> bool) -> (usize, Vec<String>) {
     let mut found = Vec::new();
     let mut scanned = 0;
-    for rel in tree(root) {
-        if skip(&rel) {
-            continue;
-        }
+    for rel in tree(root).into_iter().filter(|rel| !skip(rel)) {
         let Ok(bytes) = std::fs::read(root.join(&rel)) else { continue };
         scanned += 1;
         found.extend(hits(&bytes, &format!("{label}/{rel}"), canaries));
@@ -162,6 +147,11 @@ async fn canary_secrets_are_written_nowhere_and_never_reach_the_model() {
     let profile = h.call("user_profile_set", &json!({"set": {"travel.passport_no": passport}}));
     assert_eq!(profile.code, 0, "{profile:?}");
 
+    // The user lets Halley act on this site without asking.
+    let origin = site.url("").trim_end_matches('/').to_owned();
+    let rule = h.run(&["rules", "add", "--site", &origin, "allow"]);
+    assert_eq!(rule.code, 0, "{rule:?}");
+
     // A run: the model reads the profile (a placeholder), types it into the
     // form and sends it; its requests carry the key.
     let run = h.run_piped(
@@ -170,7 +160,6 @@ async fn canary_secrets_are_written_nowhere_and_never_reach_the_model() {
             "run",
             "Đăng nhập bằng số hộ chiếu của tôi",
             "--json",
-            "--yes",
             "--base-url",
             &base,
             "--model",
@@ -229,12 +218,13 @@ async fn canary_secrets_are_written_nowhere_and_never_reach_the_model() {
     // Everything below the test's temp dir: the data dir (database, WAL,
     // SHM, the files store, logs, the browser profile), the work dir and
     // the copies made while the database was open.
-    let (in_tmp, hits_tmp) = scan_tree(h.tmp.path(), "tmp", &canaries, &chromium_form_data);
+    let (in_tmp, hits_tmp) = scan_tree(h.tmp.path(), "tmp", &canaries, &|_| false);
     found.extend(hits_tmp);
     // The test HOME, but the keyring's own encrypted store.
     let (in_home, hits_home) = scan_tree(&home(), "HOME", &canaries, &|rel| rel.starts_with(".local/share/keyrings/"));
     found.extend(hits_home);
-    assert!(in_tmp > 5, "{in_tmp} files scanned in the data dir");
+    let profile_files = tree(&h.data_dir().join("browser-profile")).len();
+    assert!(profile_files > 20, "{profile_files} files in the browser profile, all scanned");
 
     // Every request the model received: bodies, paths and headers, but the
     // Authorization header, which carries the key (and nothing else does).
