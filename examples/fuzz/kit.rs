@@ -117,6 +117,19 @@ impl Tally {
         self.count("PANIC".into());
     }
 
+    /// The outcome of a check of `input` run under [`guarded`]: counted,
+    /// a broken invariant or a panic a finding.
+    pub fn checked(&mut self, input: &str, outcome: Option<Result<String, String>>) {
+        match outcome {
+            Some(Ok(outcome)) => self.count(outcome),
+            Some(Err(broken)) => {
+                self.finding(format!("{broken} (input {input:?})"));
+                self.count("BROKEN".into());
+            }
+            None => self.panic(input),
+        }
+    }
+
     pub fn panics(&self) -> u64 {
         self.outcomes.get("PANIC").copied().unwrap_or(0)
     }
@@ -151,4 +164,22 @@ pub fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
 /// The seeds as byte slices.
 pub fn bytes_of<S: AsRef<[u8]>>(seeds: &[S]) -> Vec<&[u8]> {
     seeds.iter().map(AsRef::as_ref).collect()
+}
+
+/// `n` texts mutated from `seeds` with `dict`, each checked by `check`.
+pub fn fuzz_text(
+    name: &'static str,
+    n: u64,
+    rng: &mut Rng,
+    seeds: &[&str],
+    dict: &[&str],
+    check: fn(&str) -> Result<String, String>,
+) -> Tally {
+    let (seeds, dict) = (bytes_of(seeds), bytes_of(dict));
+    let mut tally = Tally::new(name);
+    for _ in 0..n {
+        let text = String::from_utf8_lossy(&mutate(rng, &seeds, &dict)).into_owned();
+        tally.checked(&text, guarded(|| check(&text)));
+    }
+    tally
 }

@@ -13,7 +13,7 @@ use halley::watch::format;
 use halley::watch::html::facts_from_html;
 use serde_json::{Value, json};
 
-use crate::kit::{Rng, Tally, bytes_of, guarded, mutate};
+use crate::kit::{Rng, Tally, bytes_of, fuzz_text, guarded, mutate};
 
 // ---------------------------------------------------------------- stream
 
@@ -177,21 +177,7 @@ fn assemble_one(text: &str) -> Result<String, String> {
 }
 
 pub fn fuzz_stream(n: u64, rng: &mut Rng) -> Tally {
-    let seeds = bytes_of(SSE_SEEDS);
-    let dict = bytes_of(SSE_DICT);
-    let mut tally = Tally::new("streamed tool-call assembly");
-    for _ in 0..n {
-        let text = String::from_utf8_lossy(&mutate(rng, &seeds, &dict)).into_owned();
-        match guarded(|| assemble_one(&text)) {
-            Some(Ok(outcome)) => tally.count(outcome),
-            Some(Err(broken)) => {
-                tally.finding(format!("{broken} for {text:?}"));
-                tally.count("BROKEN".into());
-            }
-            None => tally.panic(&text),
-        }
-    }
-    tally
+    fuzz_text("streamed tool-call assembly", n, rng, SSE_SEEDS, SSE_DICT, assemble_one)
 }
 
 // ------------------------------------------------------------------ html
@@ -424,21 +410,7 @@ fn money_one(text: &str) -> Result<String, String> {
 }
 
 pub fn fuzz_money(n: u64, rng: &mut Rng) -> Tally {
-    let seeds = bytes_of(MONEY_SEEDS);
-    let dict = bytes_of(MONEY_DICT);
-    let mut tally = Tally::new("money parser");
-    for _ in 0..n {
-        let text = String::from_utf8_lossy(&mutate(rng, &seeds, &dict)).into_owned();
-        match guarded(|| money_one(&text)) {
-            Some(Ok(outcome)) => tally.count(outcome),
-            Some(Err(broken)) => {
-                tally.finding(format!("{broken} (input {text:?})"));
-                tally.count("BROKEN".into());
-            }
-            None => tally.panic(&text),
-        }
-    }
-    tally
+    fuzz_text("money parser", n, rng, MONEY_SEEDS, MONEY_DICT, money_one)
 }
 
 // --------------------------------------------------------------- compare
@@ -537,7 +509,7 @@ pub fn fuzz_compare(n: u64, rng: &mut Rng) -> Tally {
     let texts = bytes_of(&texts);
     let dict = bytes_of(MONEY_DICT);
     let keys = bytes_of(RAW_KEYS);
-    let schemas: Vec<Value> = SCHEMAS.iter().map(|s| serde_json::from_str(s).expect("schema seed")).collect();
+    let schemas: Vec<Value> = SCHEMAS.iter().filter_map(|s| serde_json::from_str(s).ok()).collect();
     let mut tally = Tally::new("normalize_compare raw values");
     for _ in 0..n {
         let items: Vec<Value> = (0..1 + rng.below(4))
@@ -565,14 +537,7 @@ pub fn fuzz_compare(n: u64, rng: &mut Rng) -> Tally {
             2 => args["rank_by"] = json!([]),
             _ => {}
         }
-        match guarded(|| compare_one(&args)) {
-            Some(Ok(outcome)) => tally.count(outcome),
-            Some(Err(broken)) => {
-                tally.finding(format!("{broken} for {args}"));
-                tally.count("BROKEN".into());
-            }
-            None => tally.panic(&args.to_string()),
-        }
+        tally.checked(&args.to_string(), guarded(|| compare_one(&args)));
     }
     tally
 }
