@@ -78,7 +78,7 @@ fn forms(value: &str) -> Vec<(String, Vec<u8>)> {
         buf.extend_from_slice(value.as_bytes());
         for (alphabet, enc) in [("base64", STANDARD_NO_PAD.encode(&buf)), ("base64url", URL_SAFE_NO_PAD.encode(&buf))] {
             let end = if buf.len() % 3 == 0 { enc.len() } else { enc.len() - 1 };
-            out.push((format!("{alphabet} (offset {prefix})"), enc[cut..end].as_bytes().to_vec()));
+            out.push((format!("{alphabet} (offset {prefix})"), enc.as_bytes()[cut..end].to_vec()));
         }
     }
     out.sort_by(|a, b| a.1.cmp(&b.1));
