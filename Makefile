@@ -69,8 +69,8 @@ bench-agent: ## Halley's own overhead per agent step (model time excluded)
 bench-injection: ## The flagger of text addressing the assistant on the injection corpus (bench/injection): detection and false alarms
 	$(CARGO) run --release -p halley --example bench_injection -- $(BENCH_INJECTION_ARGS)
 
-fuzz: ## Fuzz the Python-source parser and the local API's request bodies (1,000,000 inputs each; not in CI)
-	$(CARGO) run --release -p halley --example fuzz_api -- $(or $(N),1000000)
+fuzz: ## Fuzz the parsers (stream assembly, HTML, money, normalize_compare, Python source, API bodies): N=10000000 inputs in all; not in CI
+	$(CARGO) run --profile fuzz -p halley --example fuzz -- $(or $(N),10000000)
 
 bench-api: playwright-mcp ## The local API's overhead: tool listing and a READ_ONLY call over HTTP, MCP (HTTP, stdio), beside Playwright MCP
 	$(CARGO) run --release -p halley --example bench_mcp

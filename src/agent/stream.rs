@@ -264,6 +264,11 @@ impl Assembler {
         let pos = self.route(&delta);
         let pos = match pos {
             Some(pos) => pos,
+            // A fragment with neither a name nor arguments (`{"index": 0}`,
+            // an id alone) starts no call: a call that stayed empty would be
+            // dropped by `finish`, moving the calls after it away from the
+            // index their `ToolCallStarted` announced.
+            None if delta.name.is_none() && delta.arguments.is_none() => return Ok(()),
             None => {
                 self.calls.push(Call {
                     index: delta.index,
@@ -333,7 +338,8 @@ impl Assembler {
         }
     }
 
-    /// The completion. Calls with neither a name nor arguments are dropped.
+    /// The completion. Calls with neither a name nor arguments are dropped
+    /// (none exists: such a fragment starts no call).
     pub fn finish(self) -> Completion {
         let tool_calls = self
             .calls
@@ -400,6 +406,23 @@ mod tests {
 
     fn call(id: &str, name: &str, args: &str) -> ToolCallOut {
         ToolCallOut { id: id.into(), name: name.into(), arguments: args.into() }
+    }
+
+    #[test]
+    fn an_empty_fragment_moves_no_announced_call() {
+        // Found by `make fuzz`: a first call whose `function` key was
+        // garbled (an id, no name, no arguments) was dropped at the end, so
+        // the second call was announced at index 1 but ended at index 0.
+        let (c, events) = assemble(&[delta(json!({"tool_calls": [
+            {"index": 0, "id": "function-call-1", "type": "function", "fun'ction": {"name": "normalize_compare"}},
+            {"index": 1, "id": "function-call-2", "type": "function", "function": {"name": "files_list", "arguments": {}}}
+        ]}))]);
+        let c = c.unwrap();
+        assert_eq!(c.tool_calls, vec![call("function-call-2", "files_list", "{}")]);
+        assert_eq!(
+            events,
+            vec![StreamEvent::ToolCallStarted { index: 0, id: "function-call-2".into(), name: "files_list".into() }]
+        );
     }
 
     #[test]

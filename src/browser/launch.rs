@@ -252,7 +252,7 @@ fn launch_config(options: &BrowserOptions) -> Result<BrowserConfig> {
         Error::new(ErrorCode::DataDir, format!("cannot create the browser profile {}", options.profile_dir.display()))
             .with_source(e)
     })?;
-    mark_clean_exit(&options.profile_dir);
+    prepare_preferences(&options.profile_dir);
     let headless = options.headless || !has_display();
     if headless && !options.headless {
         tracing::warn!("no display found: the browser runs headless (pass --headless to silence this)");
@@ -286,20 +286,48 @@ fn launch_config(options: &BrowserOptions) -> Result<BrowserConfig> {
     builder.build().map_err(|e| Error::new(ErrorCode::BrowserUnavailable, format!("bad browser configuration: {e}")))
 }
 
-/// After a crash Chromium offers to restore the last session and opens a
-/// tab of its own for it; Halley restores the tabs itself, so the profile
-/// is marked as cleanly closed before a launch.
-fn mark_clean_exit(profile: &Path) {
-    let prefs = profile.join("Default").join("Preferences");
-    let Ok(text) = std::fs::read_to_string(&prefs) else { return };
-    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(&text) else { return };
-    let Some(p) = value.get_mut("profile").and_then(serde_json::Value::as_object_mut) else { return };
-    if p.get("exit_type").and_then(serde_json::Value::as_str) == Some("Normal") {
+/// The profile's preferences, set before each launch:
+/// - after a crash Chromium offers to restore the last session and opens a
+///   tab of its own for it; Halley restores the tabs itself, so the profile
+///   is marked as cleanly closed;
+/// - Chromium's password manager and autofill are off: what the agent types
+///   into pages (a passport number through `{{profile...}}`, a login) is
+///   never kept by Chromium in `Login Data` or `Web Data` (Halley's profile
+///   seals sensitive values; the browser must not keep copies).
+fn prepare_preferences(profile: &Path) {
+    let dir = profile.join("Default");
+    let prefs = dir.join("Preferences");
+    let mut value = match std::fs::read_to_string(&prefs) {
+        Ok(text) => match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(v) if v.is_object() => v,
+            // Not ours to repair: Chromium rewrites it.
+            _ => return,
+        },
+        Err(_) => serde_json::json!({}),
+    };
+    let before = value.clone();
+    let set = |value: &mut serde_json::Value, path: &[&str], to: serde_json::Value| {
+        let mut at = value;
+        for key in &path[..path.len() - 1] {
+            if !at.get(*key).is_some_and(serde_json::Value::is_object) {
+                at[*key] = serde_json::json!({});
+            }
+            at = &mut at[*key];
+        }
+        at[path[path.len() - 1]] = to;
+    };
+    set(&mut value, &["profile", "exit_type"], "Normal".into());
+    set(&mut value, &["profile", "exited_cleanly"], true.into());
+    set(&mut value, &["credentials_enable_service"], false.into());
+    set(&mut value, &["profile", "password_manager_enabled"], false.into());
+    set(&mut value, &["autofill", "enabled"], false.into());
+    set(&mut value, &["autofill", "profile_enabled"], false.into());
+    set(&mut value, &["autofill", "credit_card_enabled"], false.into());
+    if value == before {
         return;
     }
-    p.insert("exit_type".into(), "Normal".into());
-    p.insert("exited_cleanly".into(), true.into());
     if let Ok(out) = serde_json::to_string(&value) {
+        let _ = std::fs::create_dir_all(&dir);
         let _ = std::fs::write(&prefs, out);
     }
 }
@@ -428,6 +456,32 @@ fn standard_locations() -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn preferences_mark_a_clean_exit_and_turn_off_passwords_and_autofill() {
+        let dir = tempfile::tempdir().unwrap();
+        prepare_preferences(dir.path());
+        let prefs = dir.path().join("Default/Preferences");
+        let read = || serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&prefs).unwrap()).unwrap();
+        let v = read();
+        assert_eq!(v["credentials_enable_service"], false);
+        assert_eq!(v["profile"]["password_manager_enabled"], false);
+        assert_eq!(v["autofill"]["profile_enabled"], false);
+        // Chromium's own values are kept; a crash is marked clean again.
+        std::fs::write(
+            &prefs,
+            r#"{"profile":{"exit_type":"Crashed","name":"Halley"},"intl":{"accept_languages":"vi"}}"#,
+        )
+        .unwrap();
+        prepare_preferences(dir.path());
+        let v = read();
+        assert_eq!(
+            (v["profile"]["exit_type"].as_str(), v["profile"]["name"].as_str()),
+            (Some("Normal"), Some("Halley"))
+        );
+        assert_eq!(v["intl"]["accept_languages"], "vi");
+        assert_eq!(v["autofill"]["credit_card_enabled"], false);
+    }
 
     #[test]
     fn cdp_url_must_be_local() {

@@ -133,8 +133,11 @@ const CURRENCY_SYMBOLS: &[(&str, &str)] = &[
 
 /// ISO codes read when written in capitals (`1 234,50 CZK`), beyond the
 /// lowercase words: codes that are also words (`TRY`, `PEN`, `GEL`, `RUB`,
-/// `RON`...) only count in capitals right before or after a number.
-const CAPITAL_CODES: &[&str] = &["TRY", "PEN", "GEL", "AMD", "RON", "COP", "RUB"];
+/// `RON`...) only count in capitals right before or after a number. Every
+/// code a symbol stands for is here or among the words, so that an amount
+/// shown with its code (`89.90 LAK`) reads back.
+const CAPITAL_CODES: &[&str] =
+    &["TRY", "PEN", "GEL", "AMD", "RON", "COP", "RUB", "CRC", "PYG", "LAK", "KHR", "MNT", "AZN"];
 
 /// Words read only as written (`Ft`, `TL`, `Rs`): lowercase they are other words.
 const CASED_WORDS: &[(&str, &str)] = &[("Ft", "HUF"), ("TL", "TRY"), ("Rs", "INR")];
@@ -316,6 +319,17 @@ pub fn parse_money(text: &str) -> Parsed<(Money, Vec<String>)> {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn the_code_of_every_symbol_reads_as_that_currency() {
+        // Found by `make fuzz`: "₭89,90" read as LAK was shown as
+        // "89.90 LAK", which read back without a currency.
+        for (_, code) in CURRENCY_SYMBOLS {
+            for text in [format!("89.90 {code}"), format!("{code} 1,299")] {
+                assert_eq!(detect_currency(&text), Some(*code), "{text}");
+            }
+        }
+    }
 
     fn money(text: &str) -> (f64, Option<&'static str>) {
         match parse_money(text) {

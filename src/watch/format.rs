@@ -21,7 +21,10 @@ pub fn money(amount: f64, currency: Option<&str>) -> String {
     let negative = amount < 0.0;
     let amount = amount.abs();
     let decimals = if zero_decimal(code) || (code.is_empty() && amount.fract() == 0.0) { 0 } else { 2 };
-    let text = format!("{amount:.decimals$}");
+    // Rounded half away from zero first, as `minor_units` rounds (`{:.0}`
+    // alone rounds 1234.5 to even: 1.234 ₫ shown for 1.235 ₫ compared).
+    let scale = 10f64.powi(decimals as i32);
+    let text = format!("{:.decimals$}", (amount * scale).round() / scale);
     let (whole, frac) = text.split_once('.').map_or((text.as_str(), None), |(w, f)| (w, Some(f)));
     let sign = if negative { "-" } else { "" };
     match code {
@@ -52,6 +55,30 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
+
+    #[test]
+    fn rounds_half_away_from_zero_like_minor_units() {
+        // Found by `make fuzz`: "1'234.50 ₫" read as 1234.5 VND was shown as
+        // "1.234 ₫" (rounded to even) and read back as 1234.
+        assert_eq!(money(1234.5, Some("VND")), "1.235 ₫");
+        assert_eq!(money(12.5, Some("VND")), "13 ₫");
+        assert_eq!(money(-2.5, Some("VND")), "-3 ₫");
+        for (text, code) in [("1'234.50 ₫", "VND"), ("£₫12.50", "VND"), ("2,125 €", "EUR")] {
+            let Ok((crate::vocab::money::Money::Amount { value, currency }, _)) =
+                crate::vocab::money::parse_money(text)
+            else {
+                panic!("{text} reads as an amount");
+            };
+            let shown = money(value, currency);
+            let Ok((crate::vocab::money::Money::Amount { value: again, .. }, _)) =
+                crate::vocab::money::parse_money(&shown)
+            else {
+                panic!("{shown} reads as an amount");
+            };
+            let minor = |v| crate::vocab::money::minor_units(v, code);
+            assert_eq!(minor(again), minor(value), "{text} shown as {shown}");
+        }
+    }
 
     #[test]
     fn formats_money_per_currency() {

@@ -7,6 +7,7 @@ mod browser_crash;
 mod browser_form;
 mod browser_more;
 mod browser_nav;
+mod canary;
 mod cli_errors;
 mod cli_files;
 mod cli_gate;

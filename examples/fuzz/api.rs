@@ -1,19 +1,11 @@
-//! Fuzzing on stable Rust: the Python-source parser of client-tool
-//! registration, and the local API's request bodies (and headers) through
-//! its real router, in process. Each target gets N mutated inputs
-//! (1,000,000 by default) from a deterministic generator seeded with valid
-//! requests; a panic, a 5xx, or an error answer without a JSON
-//! `{"error":{"code","message"}}` body is a finding, and the program exits
-//! non-zero after printing the first few.
-//!
-//! `make fuzz` (or `cargo run --release -p halley --example fuzz_api -- [N] [SEED]`).
-//! Not part of CI: a million inputs per target take minutes.
+//! The Python-source parser of client-tool registration, and the local
+//! API's request bodies (and headers) through its real router, in process.
+//! A panic, a 5xx, or an error answer without a JSON
+//! `{"error":{"code","message"}}` body is a finding.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::Instant;
 
-use anyhow::Context;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use futures::FutureExt;
@@ -23,131 +15,9 @@ use halley::core::BrowserSettings;
 use halley::host::Host;
 use tower::Service;
 
+use crate::kit::{Rng, Tally, bytes_of, mutate, mutate_seed};
+
 const TOKEN: &str = "hly_fuzz_token_0123456789abcdef";
-
-/// xorshift64*: small, fast, and the same inputs for the same seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
-
-/// One input from the seeds: a few stacked mutations (byte flips, inserted
-/// dictionary tokens, deletions, duplications, splices with another seed,
-/// truncation).
-fn mutate(rng: &mut Rng, seeds: &[&[u8]], dictionary: &[&[u8]]) -> Vec<u8> {
-    let seed = rng.below(seeds.len());
-    mutate_seed(rng, seeds, seed, dictionary)
-}
-
-/// [`mutate`] from `seeds[seed]`: one mutation half the time, so that many
-/// inputs stay close to valid and reach the deep paths.
-fn mutate_seed(rng: &mut Rng, seeds: &[&[u8]], seed: usize, dictionary: &[&[u8]]) -> Vec<u8> {
-    let mut data = seeds[seed].to_vec();
-    let rounds = if rng.chance(50) { 1 } else { 1 + rng.below(4) };
-    for _ in 0..rounds {
-        let at = rng.below(data.len() + 1);
-        match rng.below(7) {
-            0 if !data.is_empty() => {
-                let i = at.min(data.len() - 1);
-                data[i] ^= 1 << rng.below(8);
-            }
-            1 => {
-                let token = rng.pick(dictionary);
-                data.splice(at..at, token.iter().copied());
-            }
-            2 if !data.is_empty() => {
-                let end = (at + 1 + rng.below(16)).min(data.len());
-                data.drain(at.min(end)..end);
-            }
-            3 if !data.is_empty() => {
-                let start = rng.below(data.len());
-                let end = (start + 1 + rng.below(32)).min(data.len());
-                let copy = data[start..end].to_vec();
-                data.splice(at..at, copy);
-            }
-            4 => {
-                let other = rng.pick(seeds);
-                let from = rng.below(other.len() + 1);
-                data.truncate(at);
-                data.extend_from_slice(&other[from..]);
-            }
-            5 => data.truncate(at),
-            _ => {
-                let b = (rng.next() & 0xff) as u8;
-                data.insert(at, b);
-            }
-        }
-        if data.len() > 64 * 1024 {
-            data.truncate(64 * 1024);
-        }
-    }
-    data
-}
-
-struct Tally {
-    name: &'static str,
-    inputs: u64,
-    findings: Vec<String>,
-    outcomes: std::collections::BTreeMap<String, u64>,
-    started: Instant,
-}
-
-impl Tally {
-    fn new(name: &'static str) -> Tally {
-        Tally { name, inputs: 0, findings: Vec::new(), outcomes: Default::default(), started: Instant::now() }
-    }
-
-    fn count(&mut self, outcome: String) {
-        self.inputs += 1;
-        *self.outcomes.entry(outcome).or_default() += 1;
-    }
-
-    fn finding(&mut self, what: String) {
-        if self.findings.len() < 20 {
-            self.findings.push(what);
-        }
-    }
-
-    fn report(&self) {
-        let secs = self.started.elapsed().as_secs_f64();
-        println!(
-            "{}: {} inputs in {:.0} s ({:.0}/s), {} findings",
-            self.name,
-            self.inputs,
-            secs,
-            self.inputs as f64 / secs,
-            self.findings.len()
-        );
-        let mut top: Vec<_> = self.outcomes.iter().collect();
-        top.sort_by(|a, b| b.1.cmp(a.1));
-        for (outcome, n) in top.iter().take(8) {
-            println!("  {n:>9}  {outcome}");
-        }
-        for f in &self.findings {
-            println!("  FINDING: {f}");
-        }
-    }
-}
 
 const PY_SEEDS: &[&str] = &[
     "def query_local_db(query: str, category: Optional[str] = None) -> dict:\n    \"\"\"Search the local product database.\n\n    Args:\n        query: What to look for.\n        category: Only this category.\n    \"\"\"\n    return {}\n",
@@ -201,9 +71,9 @@ const PY_DICT: &[&str] = &[
     "\r\n",
 ];
 
-fn fuzz_python(n: u64, rng: &mut Rng) -> Tally {
-    let seeds: Vec<&[u8]> = PY_SEEDS.iter().map(|s| s.as_bytes()).collect();
-    let dict: Vec<&[u8]> = PY_DICT.iter().map(|s| s.as_bytes()).collect();
+pub fn fuzz_python(n: u64, rng: &mut Rng) -> Tally {
+    let seeds = bytes_of(PY_SEEDS);
+    let dict = bytes_of(PY_DICT);
     // The name each seed defines (then a wrong one now and then).
     let names = ["query_local_db", "pick", "tra_cuu", "f", "m", ""];
     let mut tally = Tally::new("python parser");
@@ -226,8 +96,7 @@ fn fuzz_python(n: u64, rng: &mut Rng) -> Tally {
                 tally.count(format!("refused: {kind}"));
             }
             Err(_) => {
-                tally.finding(format!("panic on {source:?} (name {name:?})"));
-                tally.count("PANIC".into());
+                tally.panic(&format!("{source} (name {name:?})"));
             }
         }
     }
@@ -291,20 +160,20 @@ const JSON_DICT: &[&str] = &[
     "\r\n",
 ];
 
-async fn fuzz_api(n: u64, rng: &mut Rng) -> anyhow::Result<Tally> {
+pub async fn fuzz_api(n: u64, rng: &mut Rng) -> anyhow::Result<Tally> {
     let dir = tempfile::tempdir()?;
     let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
     let host = Host::open(DataDir::at(dir.path().join("data")), browser).await?;
     let mut router = halley::api::router_in_process(Arc::clone(&host), TOKEN.to_owned(), 4000);
     let routes = api_routes();
-    let dict: Vec<&[u8]> = JSON_DICT.iter().map(|s| s.as_bytes()).collect();
+    let dict = bytes_of(JSON_DICT);
     let hosts =
         ["127.0.0.1:4000", "localhost", "[::1]:4000", "evil.example", "", "127.0.0.1.nip.io", "localhost:4000\0"];
     let types = ["application/json", "application/json; charset=utf-8", "text/plain", "application/jsonx", ""];
     let mut tally = Tally::new("API request bodies");
     for _ in 0..n {
         let (method, path, seeds) = rng.pick(&routes);
-        let seeds: Vec<&[u8]> = seeds.iter().map(|s| s.as_bytes()).collect();
+        let seeds = bytes_of(seeds);
         let body = if *method == "GET" && !rng.chance(10) { Vec::new() } else { mutate(rng, &seeds, &dict) };
         let mut request = Request::builder().method(*method).uri(*path);
         // Mostly well-formed headers, so that bodies reach the routes.
@@ -334,8 +203,7 @@ async fn fuzz_api(n: u64, rng: &mut Rng) -> anyhow::Result<Tally> {
             Ok(Ok(r)) => r,
             Ok(Err(never)) => match never {},
             Err(_) => {
-                tally.finding(format!("panic on {method} {path} {:?}", String::from_utf8_lossy(&body)));
-                tally.count("PANIC".into());
+                tally.panic(&format!("{method} {path} {}", String::from_utf8_lossy(&body)));
                 continue;
             }
         };
@@ -357,24 +225,4 @@ async fn fuzz_api(n: u64, rng: &mut Rng) -> anyhow::Result<Tally> {
     }
     host.close().await;
     Ok(tally)
-}
-
-fn main() -> anyhow::Result<()> {
-    let mut args = std::env::args().skip(1);
-    let n: u64 = args.next().map(|a| a.parse()).transpose().context("N: a number of inputs")?.unwrap_or(1_000_000);
-    let seed: u64 = args.next().map(|a| a.parse()).transpose().context("SEED: a number")?.unwrap_or(0x4841_4c4c_4559);
-    // A panic is a finding, counted above: not a message per input.
-    std::panic::set_hook(Box::new(|_| {}));
-    let mut rng = Rng(seed | 1);
-    let python = fuzz_python(n, &mut rng);
-    python.report();
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    let api = runtime.block_on(fuzz_api(n, &mut rng))?;
-    api.report();
-    if python.findings.is_empty() && api.findings.is_empty() {
-        println!("no findings (seed {seed})");
-        Ok(())
-    } else {
-        anyhow::bail!("findings (seed {seed}): see above")
-    }
 }
