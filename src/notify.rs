@@ -133,8 +133,14 @@ pub async fn deliver(store: &Store, alerts: Vec<AlertRow>) -> Result<Delivery> {
             actions: if a.watch_id.is_some() { labels.clone() } else { Vec::new() },
         })
         .collect();
-    let answers = show_all(notes).await;
     let handed = claimed.len();
+    if handed > 0 {
+        crate::crashpoint::point_with(|| format!("before side effect: {handed} notification(s)"));
+    }
+    let answers = show_all(notes).await;
+    if handed > 0 {
+        crate::crashpoint::point_with(|| format!("after side effect: {handed} notification(s) on the bus"));
+    }
     let store = store.clone();
     let waiting = Waiting::begin();
     let recorded = tokio::spawn(async move {

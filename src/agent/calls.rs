@@ -73,6 +73,16 @@ pub fn prepare(call: &ToolCallOut) -> Prepared {
     }
 }
 
+/// The `tool_calls.executor` of a call run by `executor`.
+pub fn executor_name(executor: Executor) -> &'static str {
+    match executor {
+        Executor::Builtin => "builtin",
+        Executor::Client => "client",
+        Executor::Implicit => "implicit",
+        Executor::Mcp => "mcp",
+    }
+}
+
 /// A call with its result.
 #[derive(Debug, Clone)]
 pub struct Executed {
@@ -111,12 +121,7 @@ pub async fn execute(core: &Core, offered: &Registry, cx: &CallContext, call: Pr
     let gone = spec.is_none() && offered.get(&call.name).is_some();
     let executor = match (spec, &call.refused) {
         (_, Some(_)) | (None, _) => "none",
-        (Some(s), None) => match s.executor {
-            Executor::Builtin => "builtin",
-            Executor::Client => "client",
-            Executor::Implicit => "implicit",
-            Executor::Mcp => "mcp",
-        },
+        (Some(s), None) => executor_name(s.executor),
     };
     let result = match &call.refused {
         Some((code, message)) => error_result(spec, &Error::new(*code, message.clone())),

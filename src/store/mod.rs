@@ -68,7 +68,11 @@ impl Store {
             // space (a profile value sealed after it was plain, a secret).
             .pragma("secure_delete", "on")
             .busy_timeout(Duration::from_secs(5));
-        let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await.map_err(|e| {
+        let mut pool_options = SqlitePoolOptions::new().max_connections(4);
+        if crate::crashpoint::enabled() {
+            pool_options = pool_options.after_connect(|conn, _| Box::pin(crash_points_on(conn)));
+        }
+        let pool = pool_options.connect_with(options).await.map_err(|e| {
             Error::new(ErrorCode::Storage, format!("cannot open database {}", path.display())).with_source(e)
         })?;
         let store = Store { pool, path: path.to_path_buf(), sealer: Default::default() };
@@ -117,6 +121,45 @@ impl Store {
     pub async fn close(&self) {
         self.pool.close().await;
     }
+}
+
+/// Every commit of this connection is a crash point named after what it
+/// writes (`commit: INSERT tool_calls, INSERT messages`): the commit hook
+/// runs just before the transaction becomes durable, so a kill there loses
+/// exactly that transaction. Installed only when crash points are armed.
+async fn crash_points_on(conn: &mut sqlx::SqliteConnection) -> std::result::Result<(), sqlx::Error> {
+    use std::collections::BTreeSet;
+    use std::sync::{Arc, Mutex};
+
+    use sqlx::sqlite::SqliteOperation;
+
+    let touched: Arc<Mutex<BTreeSet<String>>> = Arc::default();
+    let mut handle = conn.lock_handle().await?;
+    let on_update = Arc::clone(&touched);
+    handle.set_update_hook(move |change| {
+        let op = match change.operation {
+            SqliteOperation::Insert => "INSERT",
+            SqliteOperation::Update => "UPDATE",
+            SqliteOperation::Delete => "DELETE",
+            SqliteOperation::Unknown(_) => "WRITE",
+        };
+        if let Ok(mut t) = on_update.lock() {
+            t.insert(format!("{op} {}", change.table));
+        }
+    });
+    let on_commit = Arc::clone(&touched);
+    handle.set_commit_hook(move || {
+        let what = on_commit.lock().map(|mut t| std::mem::take(&mut *t)).unwrap_or_default();
+        let what: Vec<String> = what.into_iter().collect();
+        crate::crashpoint::point_with(|| format!("commit: {}", what.join(", ")));
+        true
+    });
+    handle.set_rollback_hook(move || {
+        if let Ok(mut t) = touched.lock() {
+            t.clear();
+        }
+    });
+    Ok(())
 }
 
 /// A fresh prefixed id, e.g. `new_id("agent")` gives `agent-<uuid v4>`.

@@ -24,7 +24,7 @@ use crate::store::messages::{NewMessage, Role};
 use crate::store::runs::{RunStatus, StopReason};
 use crate::store::steps::{NewStep, StepOutcome, StepStatus};
 use crate::store::tool_calls::{NewToolCall, ToolCallStatus};
-use crate::tools::{Registry, ToolResultV2};
+use crate::tools::{PermissionScope, Registry, ToolResultV2};
 
 /// Why the loop stopped.
 pub(super) type Stop = (RunStatus, StopReason);
@@ -115,8 +115,9 @@ impl<'a> Loop<'a> {
         content: Option<String>,
         calls: Option<Value>,
         call: Option<(&str, &str)>,
-    ) -> Result<()> {
-        self.core
+    ) -> Result<String> {
+        let row = self
+            .core
             .store()
             .messages()
             .append(&NewMessage {
@@ -129,7 +130,7 @@ impl<'a> Loop<'a> {
                 tool_name: call.map(|c| c.1.to_owned()),
             })
             .await?;
-        Ok(())
+        Ok(row.id)
     }
 
     /// Run the loop to its end and record how it ended.
@@ -273,6 +274,17 @@ impl<'a> Loop<'a> {
             });
         }
         let asked: Vec<Prepared> = prepared.clone();
+        // A call that may change something leaves a placeholder result
+        // first: if the process ends while it runs, a resumed run reads
+        // "interrupted" and never runs it a second time.
+        let mut placeholders = std::collections::HashMap::new();
+        for p in &asked {
+            if self.registry.get(&p.name).is_some_and(|s| s.permission_scope != PermissionScope::ReadOnly) {
+                let content = tool_message(&p.name, &interrupted_result(&self.registry, &p.name), false);
+                let id = self.record(Role::Tool, Some(content), None, Some((&p.id, &p.name))).await?;
+                placeholders.insert(p.id.clone(), id);
+            }
+        }
         let (registry, cx) = (Arc::clone(&self.registry), self.cx.clone());
         let exec = calls::execute_all(self.core, &registry, &cx, prepared);
         tokio::pin!(exec);
@@ -296,9 +308,9 @@ impl<'a> Loop<'a> {
             for p in &asked {
                 let err = Error::new(ErrorCode::Cancelled, "the run was cancelled before this call finished");
                 let result = crate::core::error_result(self.registry.get(&p.name), &err);
-                self.record_call(p, &result, ("none", ToolCallStatus::Cancelled), (0, &crate::store::now()), step_id)
-                    .await?;
-                self.tool_result(p, &result, false).await?;
+                let now = crate::store::now();
+                let record = (("none", ToolCallStatus::Cancelled), (0, now.as_str()), step_id);
+                self.record_result(p, &result, record, false, placeholders.get(&p.id)).await?;
             }
             return Ok(Some((RunStatus::Cancelled, StopReason::Cancelled)));
         };
@@ -312,8 +324,8 @@ impl<'a> Loop<'a> {
                 duration_ms,
             });
             let status = if result.is_ok() { ToolCallStatus::Ok } else { ToolCallStatus::Error };
-            self.record_call(&call, &result, (executor, status), (duration_ms, &started_at), step_id).await?;
-            self.tool_result(&call, &result, effects.page_content).await?;
+            let record = ((executor, status), (duration_ms, started_at.as_str()), step_id);
+            self.record_result(&call, &result, record, effects.page_content, placeholders.get(&call.id)).await?;
             if result.is_ok() && effects.edits_memory {
                 self.stale = true;
             }
@@ -332,40 +344,41 @@ impl<'a> Loop<'a> {
         Ok(stop)
     }
 
-    async fn record_call(
-        &self,
+    /// A call's outcome in the run's timeline and its result as the model
+    /// reads it (fenced when it carries page content), written together and
+    /// added to the history; over the call's placeholder when it has one.
+    async fn record_result(
+        &mut self,
         call: &Prepared,
         result: &ToolResultV2,
-        (executor, status): (&str, ToolCallStatus),
-        (duration_ms, started_at): (i64, &str),
-        step_id: Option<&str>,
+        ((executor, status), (duration_ms, started_at), step_id): ((&str, ToolCallStatus), (i64, &str), Option<&str>),
+        page_content: bool,
+        placeholder: Option<&String>,
     ) -> Result<()> {
-        let code = result.error.as_ref().map(|e| e.code);
-        self.core
-            .store()
-            .tool_calls()
-            .insert(&NewToolCall {
-                run_id: &self.run_id,
-                step_id,
-                call_id: &call.id,
-                tool: &call.name,
-                arguments: &call.args,
-                reasoning: call.reasoning.as_deref(),
-                executor,
-                status,
-                error_code: code,
-                duration_ms,
-                started_at,
-            })
-            .await?;
-        Ok(())
-    }
-
-    /// The result as the model reads it (fenced when it carries page
-    /// content), stored and added to the history.
-    async fn tool_result(&mut self, call: &Prepared, result: &ToolResultV2, page_content: bool) -> Result<()> {
         let content = tool_message(&call.name, result, page_content);
-        self.record(Role::Tool, Some(content.clone()), None, Some((&call.id, &call.name))).await?;
+        let message = NewMessage {
+            conversation_id: self.conversation_id.clone(),
+            run_id: Some(self.run_id.clone()),
+            role: Role::Tool,
+            content: Some(content.clone()),
+            tool_calls: None,
+            tool_call_id: Some(call.id.clone()),
+            tool_name: Some(call.name.clone()),
+        };
+        let row = NewToolCall {
+            run_id: &self.run_id,
+            step_id,
+            call_id: &call.id,
+            tool: &call.name,
+            arguments: &call.args,
+            reasoning: call.reasoning.as_deref(),
+            executor,
+            status,
+            error_code: result.error.as_ref().map(|e| e.code),
+            duration_ms,
+            started_at,
+        };
+        self.core.store().messages().record_tool_result(&message, placeholder.map(String::as_str), &row).await?;
         self.messages.push(json!({"role": "tool", "tool_call_id": call.id, "content": content}));
         Ok(())
     }
@@ -449,4 +462,16 @@ async fn recv(rx: &mut Option<mpsc::UnboundedReceiver<Waiting>>) -> Option<Waiti
         Some(rx) => rx.recv().await,
         None => std::future::pending().await,
     }
+}
+
+/// The result a call that may change something has while it runs, and
+/// keeps when the process ends before it finishes: it may have taken
+/// effect, so a resumed run does not run it again.
+pub(super) fn interrupted_result(registry: &Registry, name: &str) -> ToolResultV2 {
+    let err = Error::new(
+        ErrorCode::Cancelled,
+        "Halley stopped (its process ended) while this call ran: it may have taken effect, so it was not run \
+         again; check its outcome before doing it again",
+    );
+    crate::core::error_result(registry.get(name), &err)
 }
