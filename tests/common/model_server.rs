@@ -168,6 +168,8 @@ struct Shared {
     raw: Vec<RawRequest>,
     /// Tool calls handed out so far (ids are `call_<n>`, from 1).
     calls: usize,
+    /// `by_progress`: the turn is chosen by the request, not popped.
+    by_progress: bool,
     /// Releases not yet used by a held turn.
     releases: usize,
 }
@@ -190,10 +192,22 @@ impl ModelServer {
     /// Serve `script` on 127.0.0.1 (a free port), on a thread with its own
     /// tokio runtime. Usable from plain and async tests.
     pub fn start(script: Vec<Turn>) -> ModelServer {
+        ModelServer::serve(Shared { script: script.into(), ..Shared::default() })
+    }
+
+    /// Serve `script` by the conversation's progress: a request with `k`
+    /// assistant messages gets turn `k` (the tool call ids counted the same
+    /// way), however many requests came before. A run killed anywhere and
+    /// resumed, from any process, reads the script from where it is.
+    pub fn by_progress(script: Vec<Turn>) -> ModelServer {
+        ModelServer::serve(Shared { script: script.into(), by_progress: true, ..Shared::default() })
+    }
+
+    fn serve(shared: Shared) -> ModelServer {
         let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind model listener");
         l.set_nonblocking(true).expect("nonblocking listener");
         let addr = l.local_addr().expect("local addr");
-        let log = Log::new(Mutex::new(Shared { script: script.into(), ..Shared::default() }));
+        let log = Log::new(Mutex::new(shared));
         let app = Router::new()
             .route("/v1/chat/completions", post(chat))
             .route("/v1/models", get(models))
@@ -317,9 +331,16 @@ async fn chat(State(log): State<Log>, req: Request) -> Response {
     let (turn, n, first_call) = {
         let mut s = lock(&log);
         s.requests.push(body.clone());
-        let turn = s.script.pop_front();
-        let first_call = s.calls + 1;
-        s.calls += turn.as_ref().map_or(0, |t| t.calls.len());
+        let (turn, first_call) = if s.by_progress {
+            let k = body["messages"].as_array().map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count());
+            let before: usize = s.script.iter().take(k).map(|t| t.calls.len()).sum();
+            (s.script.get(k).cloned(), before + 1)
+        } else {
+            let turn = s.script.pop_front();
+            let first_call = s.calls + 1;
+            s.calls += turn.as_ref().map_or(0, |t| t.calls.len());
+            (turn, first_call)
+        };
         (turn, s.requests.len(), first_call)
     };
     let Some(turn) = turn else { return json_error(500, "script exhausted", None) };

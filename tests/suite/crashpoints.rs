@@ -1,0 +1,443 @@
+//! The crash-point durability harness: realistic work, SIGKILLed at its
+//! named crash points (`src/crashpoint.rs`: every database commit, before
+//! and after every side effect), restarted, and checked: the database
+//! passes `PRAGMA integrity_check`, nothing is lost or half-written, no
+//! side effect happens twice, a cut-short run goes on from its last durable
+//! step.
+//!
+//! A first run of a scenario with `HALLEY_CRASH_LOG` counts and names its
+//! points; then each chosen point gets a fresh copy of the scenario's
+//! starting data dir and a process started with `HALLEY_CRASH_AT=N`.
+//! `HALLEY_CRASHPOINTS` chooses: `all` (`make crashpoints`), or a number of
+//! points spread over the scenario plus every side-effect point (default
+//! 40, CI). Each sweep prints a table row (scenario, points, kills, checks).
+
+use std::collections::BTreeMap;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::Halley;
+use crate::common::browser::have_browser;
+use crate::common::fixtures::{FixtureServer, PageKind, WatchedPage};
+use crate::common::model_server::{ModelServer, ToolCall, Turn};
+use crate::common::notify::{NotificationMonitor, monitor};
+
+/// One crash point as the first (counting) run logged it.
+#[derive(Debug, Clone)]
+struct Point {
+    n: u64,
+    name: String,
+}
+
+fn read_points(log: &Path) -> Vec<Point> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let (n, name) = l.split_once('\t')?;
+            Some(Point { n: n.parse().ok()?, name: name.to_owned() })
+        })
+        .collect()
+}
+
+/// The points to kill at: all of them, or `HALLEY_CRASHPOINTS` (default
+/// 40) spread evenly, plus every point just before or after a side effect.
+fn chosen(points: &[Point]) -> Vec<Point> {
+    let want = std::env::var("HALLEY_CRASHPOINTS").unwrap_or_default();
+    if want == "all" {
+        return points.to_vec();
+    }
+    let n: usize = want.parse().unwrap_or(40).max(1);
+    let step = (points.len() as f64 / n as f64).max(1.0);
+    let mut picked: Vec<Point> = (0..n)
+        .filter_map(|i| points.get((i as f64 * step) as usize))
+        .chain(points.iter().filter(|p| p.name.contains("side effect")))
+        .cloned()
+        .collect();
+    picked.sort_by_key(|p| p.n);
+    picked.dedup_by_key(|p| p.n);
+    picked
+}
+
+/// A directory tree copied (a scenario's starting data dir, per kill).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// `halley --data-dir DATA ARGS...` with extra variables; its exit status
+/// and output.
+fn halley(data: &Path, args: &[&str], env: &[(&str, String)]) -> (std::process::ExitStatus, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_halley"))
+        .arg("--data-dir")
+        .arg(data)
+        .args(args)
+        .env_remove("HALLEY_DATA_DIR")
+        .env_remove("HALLEY_CRASH_AT")
+        .env_remove("HALLEY_CRASH_LOG")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (out.status, String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Read-only SQL on a data dir's database (after a kill: its WAL is read
+/// as a restarted process reads it).
+fn sql<T: Send + Unpin + 'static>(data: &Path, f: impl AsyncFnOnce(&mut sqlx::SqliteConnection) -> T) -> T {
+    use sqlx::Connection;
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let url = format!("sqlite://{}", data.join("halley.db").display());
+        let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        let out = f(&mut conn).await;
+        let _ = conn.close().await;
+        out
+    })
+}
+
+fn integrity_ok(data: &Path) -> bool {
+    sql(data, async |c| {
+        let rows: Vec<(String,)> = sqlx::query_as("PRAGMA integrity_check").fetch_all(c).await.unwrap();
+        rows.len() == 1 && rows[0].0 == "ok"
+    })
+}
+
+fn count(data: &Path, query: &'static str) -> i64 {
+    sql(data, async move |c| sqlx::query_scalar::<_, i64>(query).fetch_one(c).await.unwrap())
+}
+
+/// What a sweep did, printed as a table row.
+struct Sweep {
+    scenario: &'static str,
+    points: usize,
+    kills: usize,
+    checks: usize,
+    started: Instant,
+    /// Kinds of points killed at (`commit: INSERT watch_alerts` ...), with counts.
+    kinds: BTreeMap<String, usize>,
+}
+
+impl Sweep {
+    fn new(scenario: &'static str, points: usize) -> Sweep {
+        Sweep { scenario, points, kills: 0, checks: 0, started: Instant::now(), kinds: BTreeMap::new() }
+    }
+
+    fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
+        assert!(ok, "{}: {}", self.scenario, what());
+        self.checks += 1;
+    }
+
+    fn killed(&mut self, point: &Point) {
+        self.kills += 1;
+        *self.kinds.entry(point.name.clone()).or_default() += 1;
+    }
+
+    fn report(&self) {
+        eprintln!(
+            "CRASHPOINTS | {:<22} | points {:>4} | kills {:>4} | checks passed {:>6} | {:>5.1} s",
+            self.scenario,
+            self.points,
+            self.kills,
+            self.checks,
+            self.started.elapsed().as_secs_f64()
+        );
+        for (name, n) in &self.kinds {
+            eprintln!("CRASHPOINTS |   killed {n:>3} x at {name}");
+        }
+    }
+}
+
+/// The notifications seen since `from`, once the bus is quiet.
+fn notified_since(m: &NotificationMonitor, from: usize) -> Vec<String> {
+    let mut seen = m.notifications().len();
+    loop {
+        std::thread::sleep(Duration::from_millis(150));
+        let now = m.notifications().len();
+        if now == seen {
+            break;
+        }
+        seen = now;
+    }
+    m.notifications().into_iter().skip(from).map(|n| n.summary).collect()
+}
+
+fn product(name: &str, price: u64) -> WatchedPage {
+    WatchedPage { kind: PageKind::Product, name: name.into(), price, in_stock: true, ..WatchedPage::default() }
+}
+
+const WATCHES: usize = 12;
+
+/// (b) A watch pass with alerts: `halley watch poll --all` over watches
+/// whose prices dropped under their targets since the last pass. Killed
+/// at every chosen point, then a pass that finishes: every watch kept,
+/// exactly one alert and one firing observation per watch, each alert
+/// handed to the desktop, no notification shown twice.
+#[test]
+fn crash_points_watch_pass_with_alerts() {
+    let server = FixtureServer::start();
+    let notes = monitor();
+    let h = Halley::new();
+    let tag = &uuid::Uuid::new_v4().to_string()[..8];
+    let mut entries = Vec::new();
+    for i in 0..WATCHES {
+        let name = format!("crash-{tag}-{i}");
+        server.set_page(&name, product(&format!("Sản phẩm {i}"), 3_000_000 + i as u64));
+        entries.push(json!({
+            "target": {"url": server.url(&format!("watched/{name}"))},
+            "trigger_rules": [{"op": "<=", "value": 2_000_000}],
+            "frequency": "1h",
+            "label": format!("Crash {tag} #{i}"),
+        }));
+    }
+    let file = h.write_file("watches.json", Value::Array(entries).to_string().as_bytes());
+    assert_eq!(h.run(&["watch", "import", file.to_str().unwrap()]).code, 0);
+    let first = h.run(&["watch", "poll", "--all", "--json"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    // The prices drop: the next pass alerts on every watch.
+    for i in 0..WATCHES {
+        server.set_page(&format!("crash-{tag}-{i}"), product(&format!("Sản phẩm {i}"), 1_500_000 + i as u64));
+    }
+    let template = h.data_dir();
+    let work = h.tmp.path().join("kills");
+
+    let counting = work.join("count");
+    copy_dir(&template, &counting);
+    let log = work.join("count.log");
+    let (status, _, err) = halley(&counting, &["watch", "poll", "--all"], &[("HALLEY_CRASH_LOG", path(&log))]);
+    assert!(status.success(), "{err}");
+    let points = read_points(&log);
+    assert!(points.iter().any(|p| p.name.contains("notification")), "{points:?}");
+    let mut sweep = Sweep::new("watch pass + alerts", points.len());
+
+    for point in chosen(&points) {
+        let data = work.join(format!("k{}", point.n));
+        copy_dir(&template, &data);
+        let before = notes.as_ref().map_or(0, |m| m.notifications().len());
+        let at = [("HALLEY_CRASH_AT", point.n.to_string())];
+        let (status, _, err) = halley(&data, &["watch", "poll", "--all"], &at);
+        sweep.check(status.signal() == Some(9), || format!("point {point:?} did not kill: {status:?} {err}"));
+        sweep.killed(&point);
+        sweep.check(integrity_ok(&data), || format!("integrity after a kill at {point:?}"));
+        let (status, _, err) = halley(&data, &["watch", "poll", "--all"], &[]);
+        sweep.check(status.success(), || format!("the pass after a kill at {point:?}: {err}"));
+
+        let watches = count(&data, "SELECT COUNT(*) FROM watches WHERE status = 'active'");
+        sweep.check(watches == WATCHES as i64, || format!("{watches} watches after a kill at {point:?}"));
+        let alerts = count(&data, "SELECT COUNT(*) FROM watch_alerts WHERE rule = 'price<=2000000'");
+        sweep.check(alerts == WATCHES as i64, || format!("{alerts} alerts after a kill at {point:?}"));
+        let per_watch =
+            count(&data, "SELECT COUNT(*) FROM (SELECT watch_id FROM watch_alerts GROUP BY watch_id HAVING COUNT(*) > 1)");
+        sweep.check(per_watch == 0, || format!("a watch alerted twice after a kill at {point:?}"));
+        let firing = count(&data, "SELECT COUNT(*) FROM watch_observations WHERE triggered = 1");
+        sweep.check(firing == WATCHES as i64, || format!("{firing} firing observations after a kill at {point:?}"));
+        // Each alert points at the observation that fired it (written together).
+        let orphans = count(
+            &data,
+            "SELECT COUNT(*) FROM watch_alerts a LEFT JOIN watch_observations o ON o.id = a.observation_id
+             WHERE o.id IS NULL OR o.triggered = 0",
+        );
+        sweep.check(orphans == 0, || format!("{orphans} alerts without their observation after {point:?}"));
+        let unsent = count(&data, "SELECT COUNT(*) FROM watch_alerts WHERE sent_at IS NULL");
+        sweep.check(unsent == 0, || format!("{unsent} alerts never handed over after {point:?}"));
+        let checked = count(&data, "SELECT COUNT(*) FROM watches WHERE last_checked_at IS NULL");
+        sweep.check(checked == 0, || format!("{checked} watches never checked after {point:?}"));
+        if let Some(m) = notes.as_ref() {
+            let seen = notified_since(m, before);
+            let mut by_label: BTreeMap<&str, usize> = BTreeMap::new();
+            for s in seen.iter().filter(|s| s.contains(tag)) {
+                *by_label.entry(s.as_str()).or_default() += 1;
+            }
+            sweep.check(by_label.values().all(|n| *n == 1), || {
+                format!("a notification shown twice after a kill at {point:?}: {by_label:?}")
+            });
+        }
+        let _ = std::fs::remove_dir_all(&data);
+    }
+    sweep.report();
+    assert!(sweep.kills > 0);
+}
+
+/// A SIGKILLed Halley cannot close its browser: the Chromium it started
+/// (its profile in `data`) is killed here, by pid.
+fn kill_left_behind(data: &Path) {
+    let needle = path(data);
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains(&needle) {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        }
+    }
+}
+
+fn path(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+/// The scripted model for the run scenario, answering by the run's
+/// progress (the assistant turns already in the conversation), so a run
+/// killed anywhere and resumed reads the same script from where it is.
+fn run_script(site: &FixtureServer) -> Vec<Turn> {
+    vec![
+        Turn::tool_calls(vec![ToolCall::new("core_memory_append", json!({"label": "human", "content": "Tên: An"}))]),
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("form.html")}))]),
+        Turn::tool_calls(vec![
+            ToolCall::new("browser_type", json!({"selector": "#ho_ten", "text": "Nguyễn Văn An"})),
+            ToolCall::new("browser_type", json!({"selector": "#email", "text": "an@example.com"})),
+        ]),
+        Turn::tool_calls(vec![ToolCall::new("browser_click", json!({"selector": "text=Gửi hồ sơ"}))]),
+        Turn::text("Đã gửi hồ sơ."),
+    ]
+}
+
+/// (a) A run with tool calls and a confirmation: `halley run` with the
+/// scripted model writing memory, filling a form on the fixture site and
+/// submitting it (the gate asks; the user answers yes on the terminal).
+/// Killed at every chosen point, then `halley run --resume`: the run
+/// ends completed from its last durable step, every call in the timeline
+/// once with its result, the form POSTed at most once (exactly once when
+/// the kill came before the submit began).
+#[test]
+fn crash_points_run_with_a_confirmed_submit() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let model = ModelServer::by_progress(run_script(&site));
+    let h = Halley::new();
+    let work = h.tmp.path().join("kills");
+    let base = model.base_url();
+    let run = |data: &Path, extra: &[&str], env: &[(&str, String)]| {
+        // A terminal for the confirmation (`script` gives the run a pty),
+        // answered yes to each question.
+        let mut args: Vec<String> =
+            vec!["--data-dir".into(), path(data), "--headless".into(), "run".into(), "--json".into()];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.extend(["--base-url".into(), base.clone(), "--model".into(), "m".into()]);
+        let line = std::iter::once(env!("CARGO_BIN_EXE_halley").to_owned())
+            .chain(args)
+            .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut child = Command::new("script")
+            .args(["-q", "-e", "-c", &format!("exec {line}"), "/dev/null"])
+            .env_remove("HALLEY_DATA_DIR")
+            .env_remove("HALLEY_CRASH_AT")
+            .env_remove("HALLEY_CRASH_LOG")
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            let _ = stdin.write_all("y\n".repeat(4).as_bytes());
+            // Kept open: `script` ends the session when its input does.
+            std::mem::forget(stdin);
+        }
+        let out = child.wait_with_output().unwrap();
+        (out.status, String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+
+    let counting = work.join("count");
+    std::fs::create_dir_all(&counting).unwrap();
+    let log = work.join("count.log");
+    let posts = site.posts().len();
+    let (status, out) = run(&counting, &["Nộp hồ sơ visa"], &[("HALLEY_CRASH_LOG", path(&log))]);
+    assert!(status.success(), "{status:?} {out}");
+    assert_eq!(site.posts().len(), posts + 1, "{out}");
+    let points = read_points(&log);
+    let submit = points.iter().find(|p| p.name == "before side effect: tool browser_click").unwrap().n;
+    let mut sweep = Sweep::new("run + confirmed submit", points.len());
+
+    for point in chosen(&points) {
+        let data = work.join(format!("k{}", point.n));
+        std::fs::create_dir_all(&data).unwrap();
+        let posts = site.posts().len();
+        let (status, out) = run(&data, &["Nộp hồ sơ visa"], &[("HALLEY_CRASH_AT", point.n.to_string())]);
+        // `script -e` reports the child's death by signal as 128 + 9.
+        sweep.check(status.code() == Some(137), || format!("point {point:?} did not kill: {status:?} {out}"));
+        sweep.killed(&point);
+        sweep.check(integrity_ok(&data), || format!("integrity after a kill at {point:?}"));
+        let run_id: Option<String> = sql(&data, async |c| {
+            sqlx::query_scalar("SELECT id FROM runs ORDER BY created_at DESC LIMIT 1").fetch_optional(c).await.unwrap()
+        });
+        if let Some(run_id) = run_id.as_deref() {
+            let ended = count(&data, "SELECT COUNT(*) FROM runs WHERE status IN ('completed', 'failed', 'cancelled')");
+            if ended == 0 {
+                let (status, out) = run(&data, &["--resume", run_id], &[]);
+                sweep.check(status.success(), || format!("resume after a kill at {point:?}: {out}"));
+            }
+            let status: String = sql(&data, async |c| {
+                sqlx::query_scalar("SELECT status FROM runs").fetch_one(c).await.unwrap()
+            });
+            sweep.check(status == "completed", || format!("the run is {status} after a kill at {point:?}"));
+            // Every call the model asked for has exactly one result and one
+            // row in the timeline; no step is left running.
+            let calls: Vec<String> = sql(&data, async |c| {
+                let rows: Vec<(Option<String>,)> =
+                    sqlx::query_as("SELECT tool_calls FROM messages WHERE role = 'assistant'").fetch_all(c).await.unwrap();
+                rows.into_iter()
+                    .filter_map(|(t,)| t)
+                    .flat_map(|t| {
+                        serde_json::from_str::<Value>(&t)
+                            .unwrap()
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|c| c["id"].as_str().unwrap().to_owned())
+                            .collect::<Vec<_>>()
+                    })
+                    .collect()
+            });
+            for call in &calls {
+                let (results, rows) = sql(&data, {
+                    let call = call.clone();
+                    async move |c| {
+                        let results: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM messages WHERE tool_call_id = ?1")
+                            .bind(&call)
+                            .fetch_one(&mut *c)
+                            .await
+                            .unwrap();
+                        let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tool_calls WHERE call_id = ?1")
+                            .bind(&call)
+                            .fetch_one(&mut *c)
+                            .await
+                            .unwrap();
+                        (results, rows)
+                    }
+                });
+                sweep.check(results == 1 && rows == 1, || {
+                    format!("call {call}: {results} results, {rows} timeline rows after a kill at {point:?}")
+                });
+            }
+            let running = count(&data, "SELECT COUNT(*) FROM steps WHERE status = 'running'");
+            sweep.check(running == 0, || format!("{running} steps left running after a kill at {point:?}"));
+        }
+        let sent = site.posts().len() - posts;
+        sweep.check(sent <= 1, || format!("the form was POSTed {sent} times after a kill at {point:?}"));
+        if point.n < submit {
+            sweep.check(sent == 1, || format!("the form was never POSTed after a kill at {point:?}"));
+        }
+        kill_left_behind(&data);
+        let _ = std::fs::remove_dir_all(&data);
+    }
+    sweep.report();
+    assert!(sweep.kills > 0);
+    let _: PathBuf = work;
+}
