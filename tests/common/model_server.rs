@@ -160,6 +160,9 @@ impl RawRequest {
     }
 }
 
+/// Chooses a turn from a chat-completions request.
+type Responder = Arc<dyn Fn(&Value) -> Turn + Send + Sync>;
+
 #[derive(Default)]
 struct Shared {
     script: VecDeque<Turn>,
@@ -168,8 +171,8 @@ struct Shared {
     raw: Vec<RawRequest>,
     /// Tool calls handed out so far (ids are `call_<n>`, from 1).
     calls: usize,
-    /// `by_progress`: the turn is chosen by the request, not popped.
-    by_progress: bool,
+    /// `responding`: the turn is chosen from the request, not popped.
+    responder: Option<Responder>,
     /// Releases not yet used by a held turn.
     releases: usize,
 }
@@ -195,12 +198,13 @@ impl ModelServer {
         ModelServer::serve(Shared { script: script.into(), ..Shared::default() })
     }
 
-    /// Serve `script` by the conversation's progress: a request with `k`
-    /// assistant messages gets turn `k` (the tool call ids counted the same
-    /// way), however many requests came before. A run killed anywhere and
-    /// resumed, from any process, reads the script from where it is.
-    pub fn by_progress(script: Vec<Turn>) -> ModelServer {
-        ModelServer::serve(Shared { script: script.into(), by_progress: true, ..Shared::default() })
+    /// Answer each request with `respond(request)`: a model that reads the
+    /// conversation (what its calls returned) and decides, the same way
+    /// from any process, so a run killed anywhere and resumed gets a
+    /// sensible next turn. Tool call ids are `call_<k*100+j>`, `k` the
+    /// assistant turns so far (unique within a conversation).
+    pub fn responding(respond: impl Fn(&Value) -> Turn + Send + Sync + 'static) -> ModelServer {
+        ModelServer::serve(Shared { responder: Some(Arc::new(respond)), ..Shared::default() })
     }
 
     fn serve(shared: Shared) -> ModelServer {
@@ -331,10 +335,9 @@ async fn chat(State(log): State<Log>, req: Request) -> Response {
     let (turn, n, first_call) = {
         let mut s = lock(&log);
         s.requests.push(body.clone());
-        let (turn, first_call) = if s.by_progress {
+        let (turn, first_call) = if let Some(respond) = s.responder.clone() {
             let k = body["messages"].as_array().map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count());
-            let before: usize = s.script.iter().take(k).map(|t| t.calls.len()).sum();
-            (s.script.get(k).cloned(), before + 1)
+            (Some(respond(&body)), k * 100 + 1)
         } else {
             let turn = s.script.pop_front();
             let first_call = s.calls + 1;

@@ -283,25 +283,65 @@ fn kill_left_behind(data: &Path) {
     }
 }
 
+/// A run's calls and messages, for a failure's message.
+fn timeline(data: &Path) -> String {
+    sql(data, async |c| {
+        let calls: Vec<(String, String, String, Option<String>)> =
+            sqlx::query_as("SELECT call_id, tool, status, error_code FROM tool_calls ORDER BY id")
+                .fetch_all(&mut *c)
+                .await
+                .unwrap();
+        let messages: Vec<(String, Option<String>)> =
+            sqlx::query_as("SELECT role, substr(content, 1, 300) FROM messages ORDER BY seq").fetch_all(&mut *c).await.unwrap();
+        format!("calls {calls:?}\nmessages {messages:#?}")
+    })
+}
+
 fn path(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
-/// The scripted model for the run scenario, answering by the run's
-/// progress (the assistant turns already in the conversation), so a run
-/// killed anywhere and resumed reads the same script from where it is.
-fn run_script(site: &FixtureServer) -> Vec<Turn> {
-    vec![
-        Turn::tool_calls(vec![ToolCall::new("core_memory_append", json!({"label": "human", "content": "Tên: An"}))]),
-        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("form.html")}))]),
-        Turn::tool_calls(vec![
+/// The run scenario's model, a careful agent reading the conversation:
+/// it notes the user's name, then fills and submits the feedback form in
+/// one turn. When that turn did not get the form sent (a call failed: a
+/// resumed run's browser is a new one, the page and what was typed are
+/// gone) it does the whole form again; when the submit itself was
+/// interrupted (it may have gone through) it says so instead of sending
+/// twice. The same answer from any process, so a run resumed after a kill
+/// anywhere gets a sensible next turn.
+fn feedback_model(form_url: String) -> impl Fn(&Value) -> Turn + Send + Sync + 'static {
+    move |request| {
+        let messages = request["messages"].as_array().cloned().unwrap_or_default();
+        let Some(last) = messages.iter().rposition(|m| m["role"] == "assistant") else {
+            return Turn::tool_calls(vec![ToolCall::new(
+                "core_memory_append",
+                json!({"label": "human", "content": "Tên: Nguyễn Văn An"}),
+            )]);
+        };
+        let form = Turn::tool_calls(vec![
+            ToolCall::new("browser_navigate", json!({"url": form_url})),
             ToolCall::new("browser_type", json!({"selector": "#ho_ten", "text": "Nguyễn Văn An"})),
-            ToolCall::new("browser_type", json!({"selector": "#email", "text": "an@example.com"})),
-        ]),
-        Turn::tool_calls(vec![ToolCall::new("browser_click", json!({"selector": "text=Gửi hồ sơ"}))]),
-        Turn::text("Đã gửi hồ sơ."),
-    ]
+            ToolCall::new("browser_type", json!({"selector": "#noi_dung", "text": "Thủ tục nhanh, cảm ơn."})),
+            ToolCall::new("browser_click", json!({"selector": "text=Gửi góp ý"})),
+        ]);
+        let calls = messages[last]["tool_calls"].as_array().cloned().unwrap_or_default();
+        let Some(click) = calls.iter().find(|c| c["function"]["name"] == "browser_click") else { return form };
+        let result = messages[last + 1..]
+            .iter()
+            .find(|m| m["role"] == "tool" && m["tool_call_id"] == click["id"])
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default();
+        if result.contains("\"status\":\"ok\"") {
+            Turn::text("Đã gửi góp ý.")
+        } else if result.contains("Halley stopped") {
+            Turn::text("Việc gửi góp ý bị gián đoạn: hãy kiểm tra trước khi gửi lại.")
+        } else {
+            form
+        }
+    }
 }
+
+const TASK: &str = "Gửi góp ý cho cổng dịch vụ công";
 
 /// (a) A run with tool calls and a confirmation: `halley run` with the
 /// scripted model writing memory, filling a form on the fixture site and
@@ -316,7 +356,7 @@ fn crash_points_run_with_a_confirmed_submit() {
         return;
     }
     let site = FixtureServer::start();
-    let model = ModelServer::by_progress(run_script(&site));
+    let model = ModelServer::responding(feedback_model(site.url("feedback.html")));
     let h = Halley::new();
     let work = h.tmp.path().join("kills");
     let base = model.base_url();
@@ -354,11 +394,16 @@ fn crash_points_run_with_a_confirmed_submit() {
         (out.status, String::from_utf8_lossy(&out.stdout).into_owned())
     };
 
+    // The starting data dir: the database made (a first start's
+    // migrations are not this scenario's points).
+    let template = h.data_dir();
+    let (status, _, err) = halley(&template, &["watch", "list"], &[]);
+    assert!(status.success(), "{err}");
     let counting = work.join("count");
-    std::fs::create_dir_all(&counting).unwrap();
+    copy_dir(&template, &counting);
     let log = work.join("count.log");
     let posts = site.posts().len();
-    let (status, out) = run(&counting, &["Nộp hồ sơ visa"], &[("HALLEY_CRASH_LOG", path(&log))]);
+    let (status, out) = run(&counting, &[TASK], &[("HALLEY_CRASH_LOG", path(&log))]);
     assert!(status.success(), "{status:?} {out}");
     assert_eq!(site.posts().len(), posts + 1, "{out}");
     let points = read_points(&log);
@@ -367,15 +412,23 @@ fn crash_points_run_with_a_confirmed_submit() {
 
     for point in chosen(&points) {
         let data = work.join(format!("k{}", point.n));
-        std::fs::create_dir_all(&data).unwrap();
+        copy_dir(&template, &data);
         let posts = site.posts().len();
-        let (status, out) = run(&data, &["Nộp hồ sơ visa"], &[("HALLEY_CRASH_AT", point.n.to_string())]);
+        let (status, out) = run(&data, &[TASK], &[("HALLEY_CRASH_AT", point.n.to_string())]);
         // `script -e` reports the child's death by signal as 128 + 9.
         sweep.check(status.code() == Some(137), || format!("point {point:?} did not kill: {status:?} {out}"));
         sweep.killed(&point);
         sweep.check(integrity_ok(&data), || format!("integrity after a kill at {point:?}"));
         let run_id: Option<String> = sql(&data, async |c| {
-            sqlx::query_scalar("SELECT id FROM runs ORDER BY created_at DESC LIMIT 1").fetch_optional(c).await.unwrap()
+            sqlx::query_scalar("SELECT id FROM runs ORDER BY started_at DESC LIMIT 1").fetch_optional(c).await.unwrap()
+        });
+        if run_id.is_none() {
+            // Killed before the run was recorded: the user starts it again.
+            let (status, out) = run(&data, &[TASK], &[]);
+            sweep.check(status.success(), || format!("the task again after a kill at {point:?}: {out}"));
+        }
+        let run_id: Option<String> = sql(&data, async |c| {
+            sqlx::query_scalar("SELECT id FROM runs ORDER BY started_at DESC LIMIT 1").fetch_optional(c).await.unwrap()
         });
         if let Some(run_id) = run_id.as_deref() {
             let ended = count(&data, "SELECT COUNT(*) FROM runs WHERE status IN ('completed', 'failed', 'cancelled')");
@@ -432,7 +485,7 @@ fn crash_points_run_with_a_confirmed_submit() {
         let sent = site.posts().len() - posts;
         sweep.check(sent <= 1, || format!("the form was POSTed {sent} times after a kill at {point:?}"));
         if point.n < submit {
-            sweep.check(sent == 1, || format!("the form was never POSTed after a kill at {point:?}"));
+            sweep.check(sent == 1, || format!("the form was never POSTed after a kill at {point:?}: {}", timeline(&data)));
         }
         kill_left_behind(&data);
         let _ = std::fs::remove_dir_all(&data);

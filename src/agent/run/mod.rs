@@ -9,6 +9,7 @@
 //! row and repeated calls, `prompt.rs` what the model reads.
 
 mod guard;
+mod journal;
 mod prompt;
 mod turn;
 
@@ -28,6 +29,7 @@ use crate::tools::ToolResultV2;
 
 use prompt::history_message;
 pub use prompt::tool_definitions;
+pub(crate) use journal::Journal;
 use turn::Loop;
 
 /// Limits of one run.

@@ -15,16 +15,16 @@ use super::super::control::{Observed, StepRelay, Waiting};
 use super::super::trace;
 use super::super::{Completion, ModelClient, StreamEvent};
 use super::guard::{LoopGuard, Verdict};
-use super::prompt::{self, tool_definitions, tool_message};
-use super::{AgentEvent, RunLimits, RunOutcome};
+use super::prompt::{self, tool_definitions};
+use super::{AgentEvent, Journal, RunLimits, RunOutcome};
 use crate::context::CallContext;
 use crate::core::Core;
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::messages::{NewMessage, Role};
 use crate::store::runs::{RunStatus, StopReason};
 use crate::store::steps::{NewStep, StepOutcome, StepStatus};
-use crate::store::tool_calls::{NewToolCall, ToolCallStatus};
-use crate::tools::{PermissionScope, Registry, ToolResultV2};
+use crate::store::tool_calls::ToolCallStatus;
+use crate::tools::Registry;
 
 /// Why the loop stopped.
 pub(super) type Stop = (RunStatus, StopReason);
@@ -115,9 +115,8 @@ impl<'a> Loop<'a> {
         content: Option<String>,
         calls: Option<Value>,
         call: Option<(&str, &str)>,
-    ) -> Result<String> {
-        let row = self
-            .core
+    ) -> Result<()> {
+        self.core
             .store()
             .messages()
             .append(&NewMessage {
@@ -130,7 +129,7 @@ impl<'a> Loop<'a> {
                 tool_name: call.map(|c| c.1.to_owned()),
             })
             .await?;
-        Ok(row.id)
+        Ok(())
     }
 
     /// Run the loop to its end and record how it ended.
@@ -274,19 +273,11 @@ impl<'a> Loop<'a> {
             });
         }
         let asked: Vec<Prepared> = prepared.clone();
-        // A call that may change something leaves a placeholder result
-        // first: if the process ends while it runs, a resumed run reads
-        // "interrupted" and never runs it a second time.
-        let mut placeholders = std::collections::HashMap::new();
-        for p in &asked {
-            if self.registry.get(&p.name).is_some_and(|s| s.permission_scope != PermissionScope::ReadOnly) {
-                let content = tool_message(&p.name, &interrupted_result(&self.registry, &p.name), false);
-                let id = self.record(Role::Tool, Some(content), None, Some((&p.id, &p.name))).await?;
-                placeholders.insert(p.id.clone(), id);
-            }
-        }
         let (registry, cx) = (Arc::clone(&self.registry), self.cx.clone());
-        let exec = calls::execute_all(self.core, &registry, &cx, prepared);
+        let store = self.core.store().clone();
+        let (conversation_id, run_id) = (self.conversation_id.clone(), self.run_id.clone());
+        let journal = Journal::new(&store, &registry, (&conversation_id, &run_id), step_id);
+        let exec = calls::execute_all(self.core, &registry, &cx, prepared, &journal);
         tokio::pin!(exec);
         let executed = loop {
             // Questions first: a call answered at once (nobody to ask) ends
@@ -304,28 +295,32 @@ impl<'a> Loop<'a> {
         }
         let Some(executed) = executed else {
             // Every call gets a result in the history, or the conversation
-            // could not go on with another run.
+            // could not go on with another run; calls that ended keep theirs.
             for p in &asked {
+                if let Some(content) = journal.result(&p.id) {
+                    self.messages.push(json!({"role": "tool", "tool_call_id": p.id, "content": content}));
+                    continue;
+                }
                 let err = Error::new(ErrorCode::Cancelled, "the run was cancelled before this call finished");
                 let result = crate::core::error_result(self.registry.get(&p.name), &err);
                 let now = crate::store::now();
-                let record = (("none", ToolCallStatus::Cancelled), (0, now.as_str()), step_id);
-                self.record_result(p, &result, record, false, placeholders.get(&p.id)).await?;
+                journal.write(p, &result, ("none", ToolCallStatus::Cancelled), (0, &now), false).await?;
+                let content = journal.result(&p.id).unwrap_or_default();
+                self.messages.push(json!({"role": "tool", "tool_call_id": p.id, "content": content}));
             }
             return Ok(Some((RunStatus::Cancelled, StopReason::Cancelled)));
         };
         let mut stop = None;
         let mut images = Vec::new();
-        for Executed { call, result, executor, effects, duration_ms, started_at } in executed {
+        for Executed { call, result, effects, duration_ms, .. } in executed? {
             on_event(AgentEvent::ToolResult {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 result: result.clone(),
                 duration_ms,
             });
-            let status = if result.is_ok() { ToolCallStatus::Ok } else { ToolCallStatus::Error };
-            let record = ((executor, status), (duration_ms, started_at.as_str()), step_id);
-            self.record_result(&call, &result, record, effects.page_content, placeholders.get(&call.id)).await?;
+            let content = journal.result(&call.id).unwrap_or_default();
+            self.messages.push(json!({"role": "tool", "tool_call_id": call.id, "content": content}));
             if result.is_ok() && effects.edits_memory {
                 self.stale = true;
             }
@@ -342,45 +337,6 @@ impl<'a> Loop<'a> {
         // After every tool message of the turn (they must follow the call).
         self.messages.extend(images);
         Ok(stop)
-    }
-
-    /// A call's outcome in the run's timeline and its result as the model
-    /// reads it (fenced when it carries page content), written together and
-    /// added to the history; over the call's placeholder when it has one.
-    async fn record_result(
-        &mut self,
-        call: &Prepared,
-        result: &ToolResultV2,
-        ((executor, status), (duration_ms, started_at), step_id): ((&str, ToolCallStatus), (i64, &str), Option<&str>),
-        page_content: bool,
-        placeholder: Option<&String>,
-    ) -> Result<()> {
-        let content = tool_message(&call.name, result, page_content);
-        let message = NewMessage {
-            conversation_id: self.conversation_id.clone(),
-            run_id: Some(self.run_id.clone()),
-            role: Role::Tool,
-            content: Some(content.clone()),
-            tool_calls: None,
-            tool_call_id: Some(call.id.clone()),
-            tool_name: Some(call.name.clone()),
-        };
-        let row = NewToolCall {
-            run_id: &self.run_id,
-            step_id,
-            call_id: &call.id,
-            tool: &call.name,
-            arguments: &call.args,
-            reasoning: call.reasoning.as_deref(),
-            executor,
-            status,
-            error_code: result.error.as_ref().map(|e| e.code),
-            duration_ms,
-            started_at,
-        };
-        self.core.store().messages().record_tool_result(&message, placeholder.map(String::as_str), &row).await?;
-        self.messages.push(json!({"role": "tool", "tool_call_id": call.id, "content": content}));
-        Ok(())
     }
 
     /// The user is being asked (the run is paused) or has answered. The
@@ -464,14 +420,3 @@ async fn recv(rx: &mut Option<mpsc::UnboundedReceiver<Waiting>>) -> Option<Waiti
     }
 }
 
-/// The result a call that may change something has while it runs, and
-/// keeps when the process ends before it finishes: it may have taken
-/// effect, so a resumed run does not run it again.
-pub(super) fn interrupted_result(registry: &Registry, name: &str) -> ToolResultV2 {
-    let err = Error::new(
-        ErrorCode::Cancelled,
-        "Halley stopped (its process ended) while this call ran: it may have taken effect, so it was not run \
-         again; check its outcome before doing it again",
-    );
-    crate::core::error_result(registry.get(name), &err)
-}
