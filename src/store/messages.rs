@@ -93,6 +93,16 @@ impl Messages<'_> {
         Ok(row)
     }
 
+    /// [`Messages::append`] committed durably ([`Store::begin_durable`]):
+    /// the placeholder result a call that may change something leaves
+    /// before it runs.
+    pub async fn append_durable(&self, new: &NewMessage) -> Result<MessageRow> {
+        let mut tx = self.store.begin_durable().await?;
+        let row = append_in(&mut tx, new).await?;
+        tx.commit().await?;
+        Ok(row)
+    }
+
     /// A tool call's result message and its row in the run's timeline
     /// (`tool_calls`), in one transaction: both or neither survive a crash.
     /// With `placeholder` (the id of the message written before a call that

@@ -45,6 +45,9 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 #[derive(Debug, Clone)]
 pub struct Store {
     pool: SqlitePool,
+    /// One connection with `synchronous=FULL`, for the writes a side effect
+    /// follows (see [`Store::begin_durable`]).
+    durable: SqlitePool,
     path: PathBuf,
     /// The key sealing sensitive profile values, from the keyring at the
     /// first need (see [`crate::secrets::sealed`]).
@@ -68,14 +71,15 @@ impl Store {
             // space (a profile value sealed after it was plain, a secret).
             .pragma("secure_delete", "on")
             .busy_timeout(Duration::from_secs(5));
-        let mut pool_options = SqlitePoolOptions::new().max_connections(4);
-        if crate::crashpoint::enabled() {
-            pool_options = pool_options.after_connect(|conn, _| Box::pin(crash_points_on(conn)));
-        }
-        let pool = pool_options.connect_with(options).await.map_err(|e| {
+        let pool_options = |max| {
+            let o = SqlitePoolOptions::new().max_connections(max);
+            if crate::crashpoint::enabled() { o.after_connect(|conn, _| Box::pin(crash_points_on(conn))) } else { o }
+        };
+        let durable = pool_options(1).connect_lazy_with(options.clone().synchronous(SqliteSynchronous::Full));
+        let pool = pool_options(4).connect_with(options).await.map_err(|e| {
             Error::new(ErrorCode::Storage, format!("cannot open database {}", path.display())).with_source(e)
         })?;
-        let store = Store { pool, path: path.to_path_buf(), sealer: Default::default() };
+        let store = Store { pool, durable, path: path.to_path_buf(), sealer: Default::default() };
         store.check_integrity().await?;
         MIGRATOR.run(&store.pool).await?;
         Ok(store)
@@ -103,6 +107,17 @@ impl Store {
         Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
     }
 
+    /// A write transaction like [`Store::begin_write`] whose commit is on
+    /// disk when it returns (`synchronous=FULL`: the WAL is synced at the
+    /// commit), even through a power loss. For the few writes a side effect
+    /// follows and that must never be undone: an approval, an alert claimed
+    /// before its notification, a watch created, a call's placeholder before
+    /// it runs. Everything else commits with `NORMAL` (durable through a
+    /// crash of the process; see ARCHITECTURE.md, "Durability").
+    pub async fn begin_durable(&self) -> Result<Transaction<'static, Sqlite>> {
+        Ok(self.durable.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
     /// The key sealing this database's sensitive profile values (a
     /// `keyring` error when the OS keyring cannot be reached).
     pub async fn sealer(&self) -> Result<&crate::secrets::sealed::Sealer> {
@@ -119,6 +134,7 @@ impl Store {
 
     /// Close the pool, flushing the WAL.
     pub async fn close(&self) {
+        self.durable.close().await;
         self.pool.close().await;
     }
 }

@@ -44,14 +44,21 @@ fn read_points(log: &Path) -> Vec<Point> {
         .collect()
 }
 
-/// The points to kill at: all of them, or `HALLEY_CRASHPOINTS` (default
-/// 40) spread evenly, plus every point just before or after a side effect.
-fn chosen(points: &[Point]) -> Vec<Point> {
-    let want = std::env::var("HALLEY_CRASHPOINTS").unwrap_or_default();
-    if want == "all" {
+/// `HALLEY_CRASHPOINTS=all` (`make crashpoints`): every point, of the
+/// scenarios at full size.
+fn full() -> bool {
+    std::env::var("HALLEY_CRASHPOINTS").is_ok_and(|v| v == "all")
+}
+
+/// The points to kill at: all of them, or `HALLEY_CRASHPOINTS` (else
+/// `default`) spread evenly, plus every point just before or after a side
+/// effect.
+fn chosen(points: &[Point], default: usize) -> Vec<Point> {
+    if full() {
         return points.to_vec();
     }
-    let n: usize = want.parse().unwrap_or(40).max(1);
+    let want = std::env::var("HALLEY_CRASHPOINTS").unwrap_or_default();
+    let n: usize = want.parse().unwrap_or(default).max(1);
     let step = (points.len() as f64 / n as f64).max(1.0);
     let mut picked: Vec<Point> = (0..n)
         .filter_map(|i| points.get((i as f64 * step) as usize))
@@ -178,7 +185,12 @@ fn product(name: &str, price: u64) -> WatchedPage {
     WatchedPage { kind: PageKind::Product, name: name.into(), price, in_stock: true, ..WatchedPage::default() }
 }
 
-const WATCHES: usize = 12;
+/// Watches in the pass: about 2.5 crash points each (its check's
+/// one-transaction write, its alert's claim, the notifications), so the
+/// full sweep has more than 200.
+fn watches() -> usize {
+    if full() { 84 } else { 12 }
+}
 
 /// (b) A watch pass with alerts: `halley watch poll --all` over watches
 /// whose prices dropped under their targets since the last pass. Killed
@@ -188,11 +200,12 @@ const WATCHES: usize = 12;
 #[test]
 fn crash_points_watch_pass_with_alerts() {
     let server = FixtureServer::start();
+    let n_watches = watches();
     let notes = monitor();
     let h = Halley::new();
     let tag = &uuid::Uuid::new_v4().to_string()[..8];
     let mut entries = Vec::new();
-    for i in 0..WATCHES {
+    for i in 0..n_watches {
         let name = format!("crash-{tag}-{i}");
         server.set_page(&name, product(&format!("Sản phẩm {i}"), 3_000_000 + i as u64));
         entries.push(json!({
@@ -207,7 +220,7 @@ fn crash_points_watch_pass_with_alerts() {
     let first = h.run(&["watch", "poll", "--all", "--json"]);
     assert_eq!(first.code, 0, "{}", first.stderr);
     // The prices drop: the next pass alerts on every watch.
-    for i in 0..WATCHES {
+    for i in 0..n_watches {
         server.set_page(&format!("crash-{tag}-{i}"), product(&format!("Sản phẩm {i}"), 1_500_000 + i as u64));
     }
     let template = h.data_dir();
@@ -222,7 +235,7 @@ fn crash_points_watch_pass_with_alerts() {
     assert!(points.iter().any(|p| p.name.contains("notification")), "{points:?}");
     let mut sweep = Sweep::new("watch pass + alerts", points.len());
 
-    for point in chosen(&points) {
+    for point in chosen(&points, 40) {
         let data = work.join(format!("k{}", point.n));
         copy_dir(&template, &data);
         let before = notes.as_ref().map_or(0, |m| m.notifications().len());
@@ -235,14 +248,14 @@ fn crash_points_watch_pass_with_alerts() {
         sweep.check(status.success(), || format!("the pass after a kill at {point:?}: {err}"));
 
         let watches = count(&data, "SELECT COUNT(*) FROM watches WHERE status = 'active'");
-        sweep.check(watches == WATCHES as i64, || format!("{watches} watches after a kill at {point:?}"));
+        sweep.check(watches == n_watches as i64, || format!("{watches} watches after a kill at {point:?}"));
         let alerts = count(&data, "SELECT COUNT(*) FROM watch_alerts WHERE rule = 'price<=2000000'");
-        sweep.check(alerts == WATCHES as i64, || format!("{alerts} alerts after a kill at {point:?}"));
+        sweep.check(alerts == n_watches as i64, || format!("{alerts} alerts after a kill at {point:?}"));
         let per_watch =
             count(&data, "SELECT COUNT(*) FROM (SELECT watch_id FROM watch_alerts GROUP BY watch_id HAVING COUNT(*) > 1)");
         sweep.check(per_watch == 0, || format!("a watch alerted twice after a kill at {point:?}"));
         let firing = count(&data, "SELECT COUNT(*) FROM watch_observations WHERE triggered = 1");
-        sweep.check(firing == WATCHES as i64, || format!("{firing} firing observations after a kill at {point:?}"));
+        sweep.check(firing == n_watches as i64, || format!("{firing} firing observations after a kill at {point:?}"));
         // Each alert points at the observation that fired it (written together).
         let orphans = count(
             &data,
@@ -302,22 +315,24 @@ fn path(p: &Path) -> String {
 }
 
 /// The run scenario's model, a careful agent reading the conversation:
-/// it notes the user's name, then fills and submits the feedback form in
+/// it notes facts about the user (one turn each), then fills and submits the feedback form in
 /// one turn. When that turn did not get the form sent (a call failed: a
 /// resumed run's browser is a new one, the page and what was typed are
 /// gone) it does the whole form again; when the submit itself was
 /// interrupted (it may have gone through) it says so instead of sending
 /// twice. The same answer from any process, so a run resumed after a kill
 /// anywhere gets a sensible next turn.
-fn feedback_model(form_url: String) -> impl Fn(&Value) -> Turn + Send + Sync + 'static {
+fn feedback_model(form_url: String, notes: usize) -> impl Fn(&Value) -> Turn + Send + Sync + 'static {
     move |request| {
         let messages = request["messages"].as_array().cloned().unwrap_or_default();
-        let Some(last) = messages.iter().rposition(|m| m["role"] == "assistant") else {
+        let turns = messages.iter().filter(|m| m["role"] == "assistant").count();
+        if turns < notes {
             return Turn::tool_calls(vec![ToolCall::new(
                 "core_memory_append",
-                json!({"label": "human", "content": "Tên: Nguyễn Văn An"}),
+                json!({"label": "human", "content": format!("Ghi chú {turns}: Nguyễn Văn An")}),
             )]);
-        };
+        }
+        let last = messages.iter().rposition(|m| m["role"] == "assistant").unwrap_or_default();
         let form = Turn::tool_calls(vec![
             ToolCall::new("browser_navigate", json!({"url": form_url})),
             ToolCall::new("browser_type", json!({"selector": "#ho_ten", "text": "Nguyễn Văn An"})),
@@ -356,7 +371,7 @@ fn crash_points_run_with_a_confirmed_submit() {
         return;
     }
     let site = FixtureServer::start();
-    let model = ModelServer::responding(feedback_model(site.url("feedback.html")));
+    let model = ModelServer::responding(feedback_model(site.url("feedback.html"), if full() { 24 } else { 1 }));
     let h = Halley::new();
     let work = h.tmp.path().join("kills");
     let base = model.base_url();
@@ -410,7 +425,7 @@ fn crash_points_run_with_a_confirmed_submit() {
     let submit = points.iter().find(|p| p.name == "before side effect: tool browser_click").unwrap().n;
     let mut sweep = Sweep::new("run + confirmed submit", points.len());
 
-    for point in chosen(&points) {
+    for point in chosen(&points, 8) {
         let data = work.join(format!("k{}", point.n));
         copy_dir(&template, &data);
         let posts = site.posts().len();
@@ -418,6 +433,7 @@ fn crash_points_run_with_a_confirmed_submit() {
         // `script -e` reports the child's death by signal as 128 + 9.
         sweep.check(status.code() == Some(137), || format!("point {point:?} did not kill: {status:?} {out}"));
         sweep.killed(&point);
+        kill_left_behind(&data);
         sweep.check(integrity_ok(&data), || format!("integrity after a kill at {point:?}"));
         let run_id: Option<String> = sql(&data, async |c| {
             sqlx::query_scalar("SELECT id FROM runs ORDER BY started_at DESC LIMIT 1").fetch_optional(c).await.unwrap()
@@ -487,7 +503,6 @@ fn crash_points_run_with_a_confirmed_submit() {
         if point.n < submit {
             sweep.check(sent == 1, || format!("the form was never POSTed after a kill at {point:?}: {}", timeline(&data)));
         }
-        kill_left_behind(&data);
         let _ = std::fs::remove_dir_all(&data);
     }
     sweep.report();

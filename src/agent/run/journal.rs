@@ -56,7 +56,7 @@ impl<'a> Journal<'a> {
             return Ok(());
         }
         let content = tool_message(&call.name, &interrupted_result(self.registry, &call.name), false);
-        let row = self.store.messages().append(&self.message(call, content)).await?;
+        let row = self.store.messages().append_durable(&self.message(call, content)).await?;
         self.lock().placeholders.insert(call.id.clone(), row.id);
         Ok(())
     }
