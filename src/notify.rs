@@ -119,8 +119,12 @@ pub struct Delivery {
 pub async fn deliver(store: &Store, alerts: Vec<AlertRow>) -> Result<Delivery> {
     let asked: Vec<(i64, bool)> = alerts.iter().map(|a| (a.id, a.channel != AlertChannel::Push)).collect();
     let won = store.watch_alerts().claim(&asked).await?;
-    let claimed: Vec<AlertRow> =
-        alerts.into_iter().zip(won).filter(|(a, won)| *won && a.channel == AlertChannel::Push).map(|(a, _)| a).collect();
+    let claimed: Vec<AlertRow> = alerts
+        .into_iter()
+        .zip(won)
+        .filter(|(a, won)| *won && a.channel == AlertChannel::Push)
+        .map(|(a, _)| a)
+        .collect();
     let labels = if claimed.is_empty() { Vec::new() } else { crate::watch::actions::labels(store).await };
     let notes = claimed
         .iter()

@@ -253,8 +253,10 @@ fn crash_points_watch_pass_with_alerts() {
         sweep.check(watches == n_watches as i64, || format!("{watches} watches after a kill at {point:?}"));
         let alerts = count(&data, "SELECT COUNT(*) FROM watch_alerts WHERE rule = 'price<=2000000'");
         sweep.check(alerts == n_watches as i64, || format!("{alerts} alerts after a kill at {point:?}"));
-        let per_watch =
-            count(&data, "SELECT COUNT(*) FROM (SELECT watch_id FROM watch_alerts GROUP BY watch_id HAVING COUNT(*) > 1)");
+        let per_watch = count(
+            &data,
+            "SELECT COUNT(*) FROM (SELECT watch_id FROM watch_alerts GROUP BY watch_id HAVING COUNT(*) > 1)",
+        );
         sweep.check(per_watch == 0, || format!("a watch alerted twice after a kill at {point:?}"));
         let firing = count(&data, "SELECT COUNT(*) FROM watch_observations WHERE triggered = 1");
         sweep.check(firing == n_watches as i64, || format!("{firing} firing observations after a kill at {point:?}"));
@@ -307,7 +309,10 @@ fn timeline(data: &Path) -> String {
                 .await
                 .unwrap();
         let messages: Vec<(String, Option<String>)> =
-            sqlx::query_as("SELECT role, substr(content, 1, 300) FROM messages ORDER BY seq").fetch_all(&mut *c).await.unwrap();
+            sqlx::query_as("SELECT role, substr(content, 1, 300) FROM messages ORDER BY seq")
+                .fetch_all(&mut *c)
+                .await
+                .unwrap();
         format!("calls {calls:?}\nmessages {messages:#?}")
     })
 }
@@ -454,15 +459,17 @@ fn crash_points_run_with_a_confirmed_submit() {
                 let (status, out) = run(&data, &["--resume", run_id], &[]);
                 sweep.check(status.success(), || format!("resume after a kill at {point:?}: {out}"));
             }
-            let status: String = sql(&data, async |c| {
-                sqlx::query_scalar("SELECT status FROM runs").fetch_one(c).await.unwrap()
-            });
+            let status: String =
+                sql(&data, async |c| sqlx::query_scalar("SELECT status FROM runs").fetch_one(c).await.unwrap());
             sweep.check(status == "completed", || format!("the run is {status} after a kill at {point:?}"));
             // Every call the model asked for has exactly one result and one
             // row in the timeline; no step is left running.
             let calls: Vec<String> = sql(&data, async |c| {
                 let rows: Vec<(Option<String>,)> =
-                    sqlx::query_as("SELECT tool_calls FROM messages WHERE role = 'assistant'").fetch_all(c).await.unwrap();
+                    sqlx::query_as("SELECT tool_calls FROM messages WHERE role = 'assistant'")
+                        .fetch_all(c)
+                        .await
+                        .unwrap();
                 rows.into_iter()
                     .filter_map(|(t,)| t)
                     .flat_map(|t| {
@@ -503,7 +510,9 @@ fn crash_points_run_with_a_confirmed_submit() {
         let sent = site.posts().len() - posts;
         sweep.check(sent <= 1, || format!("the form was POSTed {sent} times after a kill at {point:?}"));
         if point.n < submit {
-            sweep.check(sent == 1, || format!("the form was never POSTed after a kill at {point:?}: {}", timeline(&data)));
+            sweep.check(sent == 1, || {
+                format!("the form was never POSTed after a kill at {point:?}: {}", timeline(&data))
+            });
         }
         let _ = std::fs::remove_dir_all(&data);
     }

@@ -27,9 +27,9 @@ use crate::store::messages::{NewMessage, Role};
 use crate::store::runs::{RunRow, RunStatus, StopReason};
 use crate::tools::ToolResultV2;
 
+pub(crate) use journal::Journal;
 use prompt::history_message;
 pub use prompt::tool_definitions;
-pub(crate) use journal::Journal;
 use turn::Loop;
 
 /// Limits of one run.

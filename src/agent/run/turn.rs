@@ -419,4 +419,3 @@ async fn recv(rx: &mut Option<mpsc::UnboundedReceiver<Waiting>>) -> Option<Waiti
         None => std::future::pending().await,
     }
 }
-
