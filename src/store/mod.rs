@@ -45,9 +45,6 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 #[derive(Debug, Clone)]
 pub struct Store {
     pool: SqlitePool,
-    /// One connection with `synchronous=FULL`, for the writes a side effect
-    /// follows (see [`Store::begin_durable`]).
-    durable: SqlitePool,
     path: PathBuf,
     /// The key sealing sensitive profile values, from the keyring at the
     /// first need (see [`crate::secrets::sealed`]).
@@ -71,15 +68,14 @@ impl Store {
             // space (a profile value sealed after it was plain, a secret).
             .pragma("secure_delete", "on")
             .busy_timeout(Duration::from_secs(5));
-        let pool_options = |max| {
-            let o = SqlitePoolOptions::new().max_connections(max);
-            if crate::crashpoint::enabled() { o.after_connect(|conn, _| Box::pin(crash_points_on(conn))) } else { o }
-        };
-        let durable = pool_options(1).connect_lazy_with(options.clone().synchronous(SqliteSynchronous::Full));
-        let pool = pool_options(4).connect_with(options).await.map_err(|e| {
+        let mut pool_options = SqlitePoolOptions::new().max_connections(4);
+        if crate::crashpoint::enabled() {
+            pool_options = pool_options.after_connect(|conn, _| Box::pin(crash_points_on(conn)));
+        }
+        let pool = pool_options.connect_with(options).await.map_err(|e| {
             Error::new(ErrorCode::Storage, format!("cannot open database {}", path.display())).with_source(e)
         })?;
-        let store = Store { pool, durable, path: path.to_path_buf(), sealer: Default::default() };
+        let store = Store { pool, path: path.to_path_buf(), sealer: Default::default() };
         store.check_integrity().await?;
         MIGRATOR.run(&store.pool).await?;
         Ok(store)
@@ -114,8 +110,13 @@ impl Store {
     /// before its notification, a watch created, a call's placeholder before
     /// it runs. Everything else commits with `NORMAL` (durable through a
     /// crash of the process; see ARCHITECTURE.md, "Durability").
+    /// A connection of the pool turns `FULL` for it, and is closed after it
+    /// rather than handed back (the others stay `NORMAL`).
     pub async fn begin_durable(&self) -> Result<Transaction<'static, Sqlite>> {
-        Ok(self.durable.begin_with("BEGIN IMMEDIATE").await?)
+        let mut conn = self.pool.acquire().await?;
+        sqlx::query("PRAGMA synchronous = FULL").execute(&mut *conn).await?;
+        conn.close_on_drop();
+        Ok(Transaction::begin(conn, Some(sqlx::SqlSafeStr::into_sql_str("BEGIN IMMEDIATE"))).await?)
     }
 
     /// The key sealing this database's sensitive profile values (a
@@ -134,7 +135,6 @@ impl Store {
 
     /// Close the pool, flushing the WAL.
     pub async fn close(&self) {
-        self.durable.close().await;
         self.pool.close().await;
     }
 }
