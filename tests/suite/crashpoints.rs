@@ -24,9 +24,10 @@ use serde_json::{Value, json};
 
 use crate::common::Halley;
 use crate::common::browser::have_browser;
-use crate::common::fixtures::{FixtureServer, PageKind, WatchedPage};
+use crate::common::fixtures::FixtureServer;
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
 use crate::common::notify::{NotificationMonitor, monitor};
+use crate::suite::watch::product;
 
 /// One crash point as the first (counting) run logged it.
 #[derive(Debug, Clone)]
@@ -181,10 +182,6 @@ fn notified_since(m: &NotificationMonitor, from: usize) -> Vec<String> {
         seen = now;
     }
     m.notifications().into_iter().skip(from).map(|n| n.summary).collect()
-}
-
-fn product(name: &str, price: u64) -> WatchedPage {
-    WatchedPage { kind: PageKind::Product, name: name.into(), price, in_stock: true, ..WatchedPage::default() }
 }
 
 /// Watches in the pass: a little under 2 crash points each (its check's
