@@ -188,7 +188,7 @@ fn notified_since(m: &NotificationMonitor, from: usize) -> Vec<String> {
 /// one-transaction write; the alerts' claims, a transaction per delivery;
 /// the notifications), so the full sweep has more than 200.
 fn watches() -> usize {
-    if full() { 120 } else { 12 }
+    if full() { 200 } else { 12 }
 }
 
 /// (b) A watch pass with alerts: `halley watch poll --all` over watches
