@@ -135,6 +135,8 @@ struct Sweep {
     points: usize,
     kills: usize,
     checks: usize,
+    /// Points a killing run finished before reaching.
+    missed: usize,
     started: Instant,
     /// Kinds of points killed at (`commit: INSERT watch_alerts` ...), with counts.
     kinds: BTreeMap<String, usize>,
@@ -142,7 +144,7 @@ struct Sweep {
 
 impl Sweep {
     fn new(scenario: &'static str, points: usize) -> Sweep {
-        Sweep { scenario, points, kills: 0, checks: 0, started: Instant::now(), kinds: BTreeMap::new() }
+        Sweep { scenario, points, kills: 0, checks: 0, missed: 0, started: Instant::now(), kinds: BTreeMap::new() }
     }
 
     fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
@@ -157,10 +159,11 @@ impl Sweep {
 
     fn report(&self) {
         eprintln!(
-            "CRASHPOINTS | {:<22} | points {:>4} | kills {:>4} | checks passed {:>6} | {:>5.1} s",
+            "CRASHPOINTS | {:<22} | points {:>4} | kills {:>4} | not reached {:>3} | checks passed {:>6} | {:>5.1} s",
             self.scenario,
             self.points,
             self.kills,
+            self.missed,
             self.checks,
             self.started.elapsed().as_secs_f64()
         );
@@ -240,8 +243,15 @@ fn crash_points_watch_pass_with_alerts() {
         let before = notes.as_ref().map_or(0, |m| m.notifications().len());
         let at = [("HALLEY_CRASH_AT", point.n.to_string())];
         let (status, _, err) = halley(&data, &["watch", "poll", "--all"], &at);
-        sweep.check(status.signal() == Some(9), || format!("point {point:?} did not kill: {status:?} {err}"));
-        sweep.killed(&point);
+        // The alerts' claims are batched by time (a delivery every 100 ms),
+        // so a pass may reach a few points fewer than the counting one: a
+        // pass that finished is checked all the same, not counted a kill.
+        if status.signal() == Some(9) {
+            sweep.killed(&point);
+        } else {
+            sweep.check(status.success(), || format!("point {point:?}: {status:?} {err}"));
+            sweep.missed += 1;
+        }
         sweep.check(integrity_ok(&data), || format!("integrity after a kill at {point:?}"));
         let (status, _, err) = halley(&data, &["watch", "poll", "--all"], &[]);
         sweep.check(status.success(), || format!("the pass after a kill at {point:?}: {err}"));
