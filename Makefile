@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps mcp-peers ui build run test lint protocol icons bench bench-agent bench-api playwright-mcp bench-desktop bench-extract bench-watch bench-injection dist fuzz soak
+.PHONY: help deps mcp-peers ui build run test lint protocol icons bench bench-agent bench-api playwright-mcp bench-desktop bench-extract bench-watch bench-injection dist fuzz soak crashpoints
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -71,6 +71,9 @@ bench-injection: ## The flagger of text addressing the assistant on the injectio
 
 fuzz: ## Fuzz the parsers (stream assembly, HTML, money, normalize_compare, Python source, API bodies): N=10000000 inputs in all; not in CI
 	$(CARGO) run --profile fuzz -p halley --example fuzz -- $(or $(N),10000000)
+
+crashpoints: ## Kill Halley at every crash point of each scenario (a watch pass with alerts, a run with a confirmed submit), restart, check; a table per scenario
+	HALLEY_CRASHPOINTS=all scripts/with-session.sh $(CARGO) test --workspace --test all -- crash_points --nocapture --test-threads 1
 
 bench-api: playwright-mcp ## The local API's overhead: tool listing and a READ_ONLY call over HTTP, MCP (HTTP, stdio), beside Playwright MCP
 	$(CARGO) run --release -p halley --example bench_mcp

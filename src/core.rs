@@ -321,18 +321,24 @@ impl Core {
             let Some((server, tool)) = crate::mcp::client::split_name(name) else {
                 return error_result(Some(spec), &Error::internal(format!("`{name}` names no MCP server")));
             };
+            side_effect_point("before", spec);
             let ran = self.mcp.call(&self.ctx.store, &self.ctx.data_dir, server, tool, args).await;
+            side_effect_point("after", spec);
             return graded_result(spec, grade, ran);
         }
         if spec.executor == Executor::Client {
             let approved = spec.requires_confirmation;
+            side_effect_point("before", spec);
             let answer = self.client_calls.call(cx, name, blueprint::client_arguments(args), approved).await;
+            side_effect_point("after", spec);
             return graded_result(spec, grade, client_output(name, answer));
         }
         let Some(builtin) = builtin else {
             return error_result(Some(spec), &Error::internal(format!("tool `{name}` has no executor")));
         };
+        side_effect_point("before", spec);
         let ran = builtin.run(&self.ctx, cx, args).await;
+        side_effect_point("after", spec);
         graded_result(spec, ran.grade.or(grade), ran.output)
     }
 
@@ -508,4 +514,12 @@ pub fn error_result(spec: Option<&ToolSpec>, err: &Error) -> ToolResultV2 {
     let (scope, risk) =
         spec.map_or((PermissionScope::ReadOnly, RiskLevel::Low), |s| (s.permission_scope, s.risk_level));
     ToolResultV2::error(scope, risk, err)
+}
+
+/// A crash point just before or after running a tool call that may change
+/// something (any scope but READ_ONLY): `before side effect: tool NAME`.
+fn side_effect_point(when: &str, spec: &ToolSpec) {
+    if spec.permission_scope != crate::tools::PermissionScope::ReadOnly {
+        crate::crashpoint::point_with(|| format!("{when} side effect: tool {}", spec.name));
+    }
 }

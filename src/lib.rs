@@ -8,6 +8,7 @@ pub mod browser;
 pub mod cli;
 pub mod context;
 pub mod core;
+pub mod crashpoint;
 pub mod error;
 pub mod gate;
 pub mod host;

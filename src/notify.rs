@@ -117,13 +117,14 @@ pub struct Delivery {
 /// does not send it too), with a watch's buttons in the user's language;
 /// returns once they are all on the bus.
 pub async fn deliver(store: &Store, alerts: Vec<AlertRow>) -> Result<Delivery> {
-    let mut claimed = Vec::with_capacity(alerts.len());
-    for alert in alerts {
-        let push = alert.channel == AlertChannel::Push;
-        if store.watch_alerts().mark_sent(alert.id, !push).await? && push {
-            claimed.push(alert);
-        }
-    }
+    let asked: Vec<(i64, bool)> = alerts.iter().map(|a| (a.id, a.channel != AlertChannel::Push)).collect();
+    let won = store.watch_alerts().claim(&asked).await?;
+    let claimed: Vec<AlertRow> = alerts
+        .into_iter()
+        .zip(won)
+        .filter(|(a, won)| *won && a.channel == AlertChannel::Push)
+        .map(|(a, _)| a)
+        .collect();
     let labels = if claimed.is_empty() { Vec::new() } else { crate::watch::actions::labels(store).await };
     let notes = claimed
         .iter()
@@ -133,8 +134,14 @@ pub async fn deliver(store: &Store, alerts: Vec<AlertRow>) -> Result<Delivery> {
             actions: if a.watch_id.is_some() { labels.clone() } else { Vec::new() },
         })
         .collect();
-    let answers = show_all(notes).await;
     let handed = claimed.len();
+    if handed > 0 {
+        crate::crashpoint::point_with(|| format!("before side effect: {handed} notification(s)"));
+    }
+    let answers = show_all(notes).await;
+    if handed > 0 {
+        crate::crashpoint::point_with(|| format!("after side effect: {handed} notification(s) on the bus"));
+    }
     let store = store.clone();
     let waiting = Waiting::begin();
     let recorded = tokio::spawn(async move {

@@ -73,6 +73,16 @@ pub fn prepare(call: &ToolCallOut) -> Prepared {
     }
 }
 
+/// The `tool_calls.executor` of a call run by `executor`.
+pub fn executor_name(executor: Executor) -> &'static str {
+    match executor {
+        Executor::Builtin => "builtin",
+        Executor::Client => "client",
+        Executor::Implicit => "implicit",
+        Executor::Mcp => "mcp",
+    }
+}
+
 /// A call with its result.
 #[derive(Debug, Clone)]
 pub struct Executed {
@@ -111,12 +121,7 @@ pub async fn execute(core: &Core, offered: &Registry, cx: &CallContext, call: Pr
     let gone = spec.is_none() && offered.get(&call.name).is_some();
     let executor = match (spec, &call.refused) {
         (_, Some(_)) | (None, _) => "none",
-        (Some(s), None) => match s.executor {
-            Executor::Builtin => "builtin",
-            Executor::Client => "client",
-            Executor::Implicit => "implicit",
-            Executor::Mcp => "mcp",
-        },
+        (Some(s), None) => executor_name(s.executor),
     };
     let result = match &call.refused {
         Some((code, message)) => error_result(spec, &Error::new(*code, message.clone())),
@@ -134,17 +139,33 @@ pub async fn execute(core: &Core, offered: &Registry, cx: &CallContext, call: Pr
     Executed { call, result, executor, effects, duration_ms, started_at }
 }
 
-/// Run a turn's calls: together when [`concurrent`] allows, else in order.
-pub async fn execute_all(core: &Core, registry: &Registry, cx: &CallContext, calls: Vec<Prepared>) -> Vec<Executed> {
+/// Run a turn's calls: together when [`concurrent`] allows, else in order;
+/// each written in `journal` before it starts and as soon as it ends.
+pub(crate) async fn execute_all(
+    core: &Core,
+    registry: &Registry,
+    cx: &CallContext,
+    calls: Vec<Prepared>,
+    journal: &super::run::Journal<'_>,
+) -> crate::error::Result<Vec<Executed>> {
+    let mut done = Vec::with_capacity(calls.len());
     if concurrent(registry, &calls) {
-        futures::future::join_all(calls.into_iter().map(|c| execute(core, registry, cx, c))).await
-    } else {
-        let mut done = Vec::with_capacity(calls.len());
-        for c in calls {
-            done.push(execute(core, registry, cx, c).await);
+        for c in &calls {
+            journal.before(c).await?;
         }
-        done
+        done = futures::future::join_all(calls.into_iter().map(|c| execute(core, registry, cx, c))).await;
+        for d in &done {
+            journal.after(d).await?;
+        }
+    } else {
+        for c in calls {
+            journal.before(&c).await?;
+            let d = execute(core, registry, cx, c).await;
+            journal.after(&d).await?;
+            done.push(d);
+        }
     }
+    Ok(done)
 }
 
 #[cfg(test)]

@@ -134,7 +134,7 @@ impl Confirmations<'_> {
             return Err(Error::invalid_arguments("an answer cannot be `pending`"));
         }
         let at = now();
-        let mut tx = self.store.begin_write().await?;
+        let mut tx = self.store.begin_durable().await?;
         let current: Option<(ConfirmationStatus, Option<String>)> =
             sqlx::query_as("SELECT status, expires_at FROM confirmations WHERE id = ?1")
                 .bind(id)

@@ -87,33 +87,48 @@ impl Messages<'_> {
     /// Append a message with the next `seq` and touch the conversation's
     /// `updated_at`, in one transaction.
     pub async fn append(&self, new: &NewMessage) -> Result<MessageRow> {
-        let at = now();
         let mut tx = self.store.begin_write().await?;
-        let row: MessageRow = sqlx::query_as(
-            "INSERT INTO messages (id, conversation_id, seq, run_id, role, content, tool_calls,
-                 tool_call_id, tool_name, created_at)
-             VALUES (?1, ?2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ?2),
-                 ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-             RETURNING *",
-        )
-        .bind(new_id("message"))
-        .bind(&new.conversation_id)
-        .bind(new.run_id.as_deref())
-        .bind(new.role)
-        .bind(new.content.as_deref())
-        .bind(new.tool_calls.as_ref().map(sqlx::types::Json))
-        .bind(new.tool_call_id.as_deref())
-        .bind(new.tool_name.as_deref())
-        .bind(&at)
-        .fetch_one(&mut *tx)
-        .await?;
-        sqlx::query("UPDATE conversations SET updated_at = ?2 WHERE id = ?1")
-            .bind(&new.conversation_id)
-            .bind(&at)
-            .execute(&mut *tx)
-            .await?;
+        let row = append_in(&mut tx, new).await?;
         tx.commit().await?;
         Ok(row)
+    }
+
+    /// [`Messages::append`] committed durably ([`Store::begin_durable`]):
+    /// the placeholder result a call that may change something leaves
+    /// before it runs.
+    pub async fn append_durable(&self, new: &NewMessage) -> Result<MessageRow> {
+        let mut tx = self.store.begin_durable().await?;
+        let row = append_in(&mut tx, new).await?;
+        tx.commit().await?;
+        Ok(row)
+    }
+
+    /// A tool call's result message and its row in the run's timeline
+    /// (`tool_calls`), in one transaction: both or neither survive a crash.
+    /// With `placeholder` (the id of the message written before a call that
+    /// may change something ran), the result is written over it.
+    pub async fn record_tool_result(
+        &self,
+        new: &NewMessage,
+        placeholder: Option<&str>,
+        call: &crate::store::tool_calls::NewToolCall<'_>,
+    ) -> Result<()> {
+        let mut tx = self.store.begin_write().await?;
+        match placeholder {
+            Some(id) => {
+                sqlx::query("UPDATE messages SET content = ?2 WHERE id = ?1")
+                    .bind(id)
+                    .bind(new.content.as_deref())
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            None => {
+                append_in(&mut tx, new).await?;
+            }
+        }
+        crate::store::tool_calls::insert_in(&mut tx, call).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// Every message of a conversation, in order.
@@ -136,6 +151,36 @@ impl Messages<'_> {
         .fetch_all(self.store.pool())
         .await?)
     }
+}
+
+/// Append a message with the next `seq` and touch the conversation's
+/// `updated_at`, inside the caller's transaction.
+async fn append_in(conn: &mut sqlx::SqliteConnection, new: &NewMessage) -> Result<MessageRow> {
+    let at = now();
+    let row: MessageRow = sqlx::query_as(
+        "INSERT INTO messages (id, conversation_id, seq, run_id, role, content, tool_calls,
+             tool_call_id, tool_name, created_at)
+         VALUES (?1, ?2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ?2),
+             ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+         RETURNING *",
+    )
+    .bind(new_id("message"))
+    .bind(&new.conversation_id)
+    .bind(new.run_id.as_deref())
+    .bind(new.role)
+    .bind(new.content.as_deref())
+    .bind(new.tool_calls.as_ref().map(sqlx::types::Json))
+    .bind(new.tool_call_id.as_deref())
+    .bind(new.tool_name.as_deref())
+    .bind(&at)
+    .fetch_one(&mut *conn)
+    .await?;
+    sqlx::query("UPDATE conversations SET updated_at = ?2 WHERE id = ?1")
+        .bind(&new.conversation_id)
+        .bind(&at)
+        .execute(&mut *conn)
+        .await?;
+    Ok(row)
 }
 
 #[cfg(test)]

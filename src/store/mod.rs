@@ -68,7 +68,11 @@ impl Store {
             // space (a profile value sealed after it was plain, a secret).
             .pragma("secure_delete", "on")
             .busy_timeout(Duration::from_secs(5));
-        let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await.map_err(|e| {
+        let mut pool_options = SqlitePoolOptions::new().max_connections(4);
+        if crate::crashpoint::enabled() {
+            pool_options = pool_options.after_connect(|conn, _| Box::pin(crash_points_on(conn)));
+        }
+        let pool = pool_options.connect_with(options).await.map_err(|e| {
             // A full disk or a database locked by another program says so.
             let err = Error::from(e);
             let code = if err.code() == ErrorCode::Storage { ErrorCode::Storage } else { err.code() };
@@ -102,6 +106,22 @@ impl Store {
         Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
     }
 
+    /// A write transaction like [`Store::begin_write`] whose commit is on
+    /// disk when it returns (`synchronous=FULL`: the WAL is synced at the
+    /// commit), even through a power loss. For the few writes a side effect
+    /// follows and that must never be undone: an approval, an alert claimed
+    /// before its notification, a watch created, a call's placeholder before
+    /// it runs. Everything else commits with `NORMAL` (durable through a
+    /// crash of the process; see ARCHITECTURE.md, "Durability").
+    /// A connection of the pool turns `FULL` for it, and is closed after it
+    /// rather than handed back (the others stay `NORMAL`).
+    pub async fn begin_durable(&self) -> Result<Transaction<'static, Sqlite>> {
+        let mut conn = self.pool.acquire().await?;
+        sqlx::query("PRAGMA synchronous = FULL").execute(&mut *conn).await?;
+        conn.close_on_drop();
+        Ok(Transaction::begin(conn, Some(sqlx::SqlSafeStr::into_sql_str("BEGIN IMMEDIATE"))).await?)
+    }
+
     /// The key sealing this database's sensitive profile values (a
     /// `keyring` error when the OS keyring cannot be reached).
     pub async fn sealer(&self) -> Result<&crate::secrets::sealed::Sealer> {
@@ -129,6 +149,45 @@ impl Store {
 /// unseen and the row be reported as written.
 pub(crate) fn returned<T>(rows: Vec<T>) -> Result<T> {
     rows.into_iter().next().ok_or_else(|| Error::new(ErrorCode::Storage, "the database wrote no row"))
+}
+
+/// Every commit of this connection is a crash point named after what it
+/// writes (`commit: INSERT tool_calls, INSERT messages`): the commit hook
+/// runs just before the transaction becomes durable, so a kill there loses
+/// exactly that transaction. Installed only when crash points are armed.
+async fn crash_points_on(conn: &mut sqlx::SqliteConnection) -> std::result::Result<(), sqlx::Error> {
+    use std::collections::BTreeSet;
+    use std::sync::{Arc, Mutex};
+
+    use sqlx::sqlite::SqliteOperation;
+
+    let touched: Arc<Mutex<BTreeSet<String>>> = Arc::default();
+    let mut handle = conn.lock_handle().await?;
+    let on_update = Arc::clone(&touched);
+    handle.set_update_hook(move |change| {
+        let op = match change.operation {
+            SqliteOperation::Insert => "INSERT",
+            SqliteOperation::Update => "UPDATE",
+            SqliteOperation::Delete => "DELETE",
+            SqliteOperation::Unknown(_) => "WRITE",
+        };
+        if let Ok(mut t) = on_update.lock() {
+            t.insert(format!("{op} {}", change.table));
+        }
+    });
+    let on_commit = Arc::clone(&touched);
+    handle.set_commit_hook(move || {
+        let what = on_commit.lock().map(|mut t| std::mem::take(&mut *t)).unwrap_or_default();
+        let what: Vec<String> = what.into_iter().collect();
+        crate::crashpoint::point_with(|| format!("commit: {}", what.join(", ")));
+        true
+    });
+    handle.set_rollback_hook(move || {
+        if let Ok(mut t) = touched.lock() {
+            t.clear();
+        }
+    });
+    Ok(())
 }
 
 /// A fresh prefixed id, e.g. `new_id("agent")` gives `agent-<uuid v4>`.

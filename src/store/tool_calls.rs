@@ -83,25 +83,10 @@ impl Store {
 
 impl ToolCalls<'_> {
     pub async fn insert(&self, new: &NewToolCall<'_>) -> Result<ToolCallRow> {
-        let rows = sqlx::query_as(
-            "INSERT INTO tool_calls (run_id, step_id, call_id, tool, arguments, reasoning, executor, status,
-                 error_code, duration_ms, started_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING *",
-        )
-        .bind(new.run_id)
-        .bind(new.step_id)
-        .bind(new.call_id)
-        .bind(new.tool)
-        .bind(new.arguments.to_string())
-        .bind(new.reasoning)
-        .bind(new.executor)
-        .bind(new.status)
-        .bind(new.error_code)
-        .bind(new.duration_ms.max(0))
-        .bind(new.started_at)
-        .fetch_all(self.store.pool())
-        .await?;
-        super::returned(rows)
+        let mut tx = self.store.begin_write().await?;
+        let row = insert_in(&mut tx, new).await?;
+        tx.commit().await?;
+        Ok(row)
     }
 
     /// A run's calls in the order they ended.
@@ -111,6 +96,30 @@ impl ToolCalls<'_> {
             .fetch_all(self.store.pool())
             .await?)
     }
+}
+
+/// Insert a call's row inside the caller's transaction (its result message
+/// is written in the same one: `Messages::record_tool_result`).
+pub(crate) async fn insert_in(conn: &mut sqlx::SqliteConnection, new: &NewToolCall<'_>) -> Result<ToolCallRow> {
+    let row = sqlx::query_as(
+        "INSERT INTO tool_calls (run_id, step_id, call_id, tool, arguments, reasoning, executor, status,
+             error_code, duration_ms, started_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING *",
+    )
+    .bind(new.run_id)
+    .bind(new.step_id)
+    .bind(new.call_id)
+    .bind(new.tool)
+    .bind(new.arguments.to_string())
+    .bind(new.reasoning)
+    .bind(new.executor)
+    .bind(new.status)
+    .bind(new.error_code)
+    .bind(new.duration_ms.max(0))
+    .bind(new.started_at)
+    .fetch_one(conn)
+    .await?;
+    Ok(row)
 }
 
 #[cfg(test)]

@@ -114,14 +114,33 @@ impl WatchAlerts<'_> {
     /// The notification went out (or could not: `delivered` false); either
     /// way it is not tried again. False when another pass marked it first.
     pub async fn mark_sent(&self, id: i64, delivered: bool) -> Result<bool> {
-        let done =
-            sqlx::query("UPDATE watch_alerts SET sent_at = ?2, delivered = ?3 WHERE id = ?1 AND sent_at IS NULL")
-                .bind(id)
-                .bind(now())
-                .bind(delivered)
-                .execute(self.store.pool())
-                .await?;
-        Ok(done.rows_affected() == 1)
+        Ok(self.claim(&[(id, delivered)]).await?.first().copied().unwrap_or(false))
+    }
+
+    /// Claim these alerts (`(id, delivered)`: see [`WatchAlerts::mark_sent`])
+    /// in one durable transaction, before their notifications go out: a
+    /// crash, even a power loss, after a notification was shown can never
+    /// show it again. Which ones this call claimed (another pass may have
+    /// claimed some first).
+    pub async fn claim(&self, alerts: &[(i64, bool)]) -> Result<Vec<bool>> {
+        if alerts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let at = now();
+        let mut tx = self.store.begin_durable().await?;
+        let mut claimed = Vec::with_capacity(alerts.len());
+        for (id, delivered) in alerts {
+            let done =
+                sqlx::query("UPDATE watch_alerts SET sent_at = ?2, delivered = ?3 WHERE id = ?1 AND sent_at IS NULL")
+                    .bind(id)
+                    .bind(&at)
+                    .bind(delivered)
+                    .execute(&mut *tx)
+                    .await?;
+            claimed.push(done.rows_affected() == 1);
+        }
+        tx.commit().await?;
+        Ok(claimed)
     }
 
     /// These alerts' notifications were shown: their ids, for their buttons.

@@ -164,28 +164,29 @@ pub(crate) fn add_secs(at: &str, secs: i64) -> Result<String> {
 impl Watches<'_> {
     pub async fn create(&self, new: &NewWatch) -> Result<WatchRow> {
         let at = now();
-        super::returned(
-            sqlx::query_as(
-                "INSERT INTO watches (id, kind, title, target_url, selector, trigger_rules, frequency_secs,
+        let mut tx = self.store.begin_durable().await?;
+        let row = sqlx::query_as(
+            "INSERT INTO watches (id, kind, title, target_url, selector, trigger_rules, frequency_secs,
                  next_check_at, status, created_at, updated_at, schema, window_start, window_end, cooldown_secs)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'active', ?9, ?9, ?10, ?11, ?12, ?13) RETURNING *",
-            )
-            .bind(new_id("watch"))
-            .bind(&new.kind)
-            .bind(&new.title)
-            .bind(&new.target_url)
-            .bind(new.selector.as_deref())
-            .bind(Json(&new.trigger_rules))
-            .bind(new.frequency_secs)
-            .bind(new.first_check_at.as_deref().unwrap_or(&at))
-            .bind(&at)
-            .bind(Json(&new.schema))
-            .bind(new.window_start.as_deref())
-            .bind(new.window_end.as_deref())
-            .bind(new.cooldown_secs)
-            .fetch_all(self.store.pool())
-            .await?,
         )
+        .bind(new_id("watch"))
+        .bind(&new.kind)
+        .bind(&new.title)
+        .bind(&new.target_url)
+        .bind(new.selector.as_deref())
+        .bind(Json(&new.trigger_rules))
+        .bind(new.frequency_secs)
+        .bind(new.first_check_at.as_deref().unwrap_or(&at))
+        .bind(&at)
+        .bind(Json(&new.schema))
+        .bind(new.window_start.as_deref())
+        .bind(new.window_end.as_deref())
+        .bind(new.cooldown_secs)
+        .fetch_one(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(row)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<WatchRow>> {

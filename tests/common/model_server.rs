@@ -176,6 +176,9 @@ impl RawRequest {
     }
 }
 
+/// Chooses a turn from a chat-completions request.
+type Responder = Arc<dyn Fn(&Value) -> Turn + Send + Sync>;
+
 #[derive(Default)]
 struct Shared {
     script: VecDeque<Turn>,
@@ -184,6 +187,8 @@ struct Shared {
     raw: Vec<RawRequest>,
     /// Tool calls handed out so far (ids are `call_<n>`, from 1).
     calls: usize,
+    /// `responding`: the turn is chosen from the request, not popped.
+    responder: Option<Responder>,
     /// Releases not yet used by a held turn.
     releases: usize,
 }
@@ -206,10 +211,23 @@ impl ModelServer {
     /// Serve `script` on 127.0.0.1 (a free port), on a thread with its own
     /// tokio runtime. Usable from plain and async tests.
     pub fn start(script: Vec<Turn>) -> ModelServer {
+        ModelServer::serve(Shared { script: script.into(), ..Shared::default() })
+    }
+
+    /// Answer each request with `respond(request)`: a model that reads the
+    /// conversation (what its calls returned) and decides, the same way
+    /// from any process, so a run killed anywhere and resumed gets a
+    /// sensible next turn. Tool call ids are `call_<k*100+j>`, `k` the
+    /// assistant turns so far (unique within a conversation).
+    pub fn responding(respond: impl Fn(&Value) -> Turn + Send + Sync + 'static) -> ModelServer {
+        ModelServer::serve(Shared { responder: Some(Arc::new(respond)), ..Shared::default() })
+    }
+
+    fn serve(shared: Shared) -> ModelServer {
         let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind model listener");
         l.set_nonblocking(true).expect("nonblocking listener");
         let addr = l.local_addr().expect("local addr");
-        let log = Log::new(Mutex::new(Shared { script: script.into(), ..Shared::default() }));
+        let log = Log::new(Mutex::new(shared));
         let app = Router::new()
             .route("/v1/chat/completions", post(chat))
             .route("/v1/models", get(models))
@@ -333,9 +351,15 @@ async fn chat(State(log): State<Log>, req: Request) -> Response {
     let (turn, n, first_call) = {
         let mut s = lock(&log);
         s.requests.push(body.clone());
-        let turn = s.script.pop_front();
-        let first_call = s.calls + 1;
-        s.calls += turn.as_ref().map_or(0, |t| t.calls.len());
+        let (turn, first_call) = if let Some(respond) = s.responder.clone() {
+            let k = body["messages"].as_array().map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count());
+            (Some(respond(&body)), k * 100 + 1)
+        } else {
+            let turn = s.script.pop_front();
+            let first_call = s.calls + 1;
+            s.calls += turn.as_ref().map_or(0, |t| t.calls.len());
+            (turn, first_call)
+        };
         (turn, s.requests.len(), first_call)
     };
     let Some(turn) = turn else { return json_error(500, "script exhausted", None) };

@@ -17,6 +17,7 @@ mod cli_profile;
 mod cli_script;
 mod cli_signals;
 mod cli_tools;
+mod crashpoints;
 mod creator;
 mod extract_model;
 mod faults;

@@ -17,7 +17,7 @@ fn label(what: &str) -> String {
     format!("{what} {}", &uuid::Uuid::new_v4().to_string()[..8])
 }
 
-fn product(name: &str, price: u64) -> WatchedPage {
+pub(super) fn product(name: &str, price: u64) -> WatchedPage {
     WatchedPage { kind: PageKind::Product, name: name.into(), price, in_stock: true, ..WatchedPage::default() }
 }
 

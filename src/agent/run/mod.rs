@@ -9,6 +9,7 @@
 //! row and repeated calls, `prompt.rs` what the model reads.
 
 mod guard;
+mod journal;
 mod prompt;
 mod turn;
 
@@ -26,6 +27,7 @@ use crate::store::messages::{NewMessage, Role};
 use crate::store::runs::{RunRow, RunStatus, StopReason};
 use crate::tools::ToolResultV2;
 
+pub(crate) use journal::Journal;
 use prompt::history_message;
 pub use prompt::tool_definitions;
 use turn::Loop;
@@ -224,6 +226,7 @@ pub async fn resume_run(
     let rows = store.messages().for_conversation(&conversation_id).await?;
     let steps = store.steps().for_run(run_id).await?;
     let ids = (run.id.clone(), conversation_id.clone(), run.agent_id.clone());
+    settle_interrupted(core, run_id, &rows, &steps).await?;
     let history = rows.iter().map(history_message);
     let mut loop_ = Loop::start(core, client, model, limits, cx, ids, history);
     loop_.steps = u32::try_from(steps.len()).unwrap_or(0);
@@ -253,6 +256,67 @@ pub async fn resume_run(
         }
     }
     loop_.drive(&mut on_event).await
+}
+
+/// What the process was doing when it ended, recorded before a run goes
+/// on: a step cut short failed; a call that may change something and left
+/// only its placeholder result (see `turn::interrupted_result`) gets its
+/// row in the timeline as interrupted (`cancelled`), and is not run again.
+async fn settle_interrupted(
+    core: &Core,
+    run_id: &str,
+    rows: &[crate::store::messages::MessageRow],
+    steps: &[crate::store::steps::StepRow],
+) -> Result<()> {
+    use crate::store::steps::{StepOutcome, StepStatus};
+    use crate::store::tool_calls::{NewToolCall, ToolCallStatus};
+    let store = core.store();
+    for step in steps.iter().filter(|s| s.status == StepStatus::Running) {
+        let outcome = StepOutcome {
+            status: StepStatus::Failed,
+            prompt_tokens: None,
+            completion_tokens: None,
+            latency_ms: None,
+            error: Some("Halley stopped (its process ended) during this step".to_owned()),
+        };
+        store.steps().finish(&step.id, &outcome).await?;
+    }
+    let Some(i) = rows.iter().rposition(|m| m.role == Role::Assistant) else { return Ok(()) };
+    let recorded = store.tool_calls().for_run(run_id).await?;
+    let registry = core.registry();
+    let step_id = steps.last().map(|s| s.id.as_str());
+    let calls = rows[i].tool_calls.as_ref().and_then(Value::as_array).cloned().unwrap_or_default();
+    for answered in rows[i + 1..].iter().filter(|m| m.role == Role::Tool) {
+        let Some(call_id) = answered.tool_call_id.as_deref() else { continue };
+        if recorded.iter().any(|r| r.call_id == call_id) {
+            continue;
+        }
+        let Some(call) = calls.iter().find(|c| c.get("id").and_then(Value::as_str) == Some(call_id)) else { continue };
+        let name = answered.tool_name.clone().unwrap_or_default();
+        let arguments = call
+            .pointer("/function/arguments")
+            .and_then(Value::as_str)
+            .and_then(|a| serde_json::from_str(a).ok())
+            .unwrap_or(Value::Null);
+        let executor = registry.get(&name).map_or("none", |s| calls::executor_name(s.executor));
+        store
+            .tool_calls()
+            .insert(&NewToolCall {
+                run_id,
+                step_id,
+                call_id,
+                tool: &name,
+                arguments: &arguments,
+                reasoning: None,
+                executor,
+                status: ToolCallStatus::Cancelled,
+                error_code: Some(ErrorCode::Cancelled),
+                duration_ms: 0,
+                started_at: &answered.created_at,
+            })
+            .await?;
+    }
+    Ok(())
 }
 
 /// A conversation's stored messages as the model reads them again.

@@ -15,16 +15,16 @@ use super::super::control::{Observed, StepRelay, Waiting};
 use super::super::trace;
 use super::super::{Completion, ModelClient, StreamEvent};
 use super::guard::{LoopGuard, Verdict};
-use super::prompt::{self, tool_definitions, tool_message};
-use super::{AgentEvent, RunLimits, RunOutcome};
+use super::prompt::{self, tool_definitions};
+use super::{AgentEvent, Journal, RunLimits, RunOutcome};
 use crate::context::CallContext;
 use crate::core::Core;
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::messages::{NewMessage, Role};
 use crate::store::runs::{RunStatus, StopReason};
 use crate::store::steps::{NewStep, StepOutcome, StepStatus};
-use crate::store::tool_calls::{NewToolCall, ToolCallStatus};
-use crate::tools::{Registry, ToolResultV2};
+use crate::store::tool_calls::ToolCallStatus;
+use crate::tools::Registry;
 
 /// Why the loop stopped.
 pub(super) type Stop = (RunStatus, StopReason);
@@ -274,7 +274,10 @@ impl<'a> Loop<'a> {
         }
         let asked: Vec<Prepared> = prepared.clone();
         let (registry, cx) = (Arc::clone(&self.registry), self.cx.clone());
-        let exec = calls::execute_all(self.core, &registry, &cx, prepared);
+        let store = self.core.store().clone();
+        let (conversation_id, run_id) = (self.conversation_id.clone(), self.run_id.clone());
+        let journal = Journal::new(&store, &registry, (&conversation_id, &run_id), step_id);
+        let exec = calls::execute_all(self.core, &registry, &cx, prepared, &journal);
         tokio::pin!(exec);
         let executed = loop {
             // Questions first: a call answered at once (nobody to ask) ends
@@ -292,28 +295,32 @@ impl<'a> Loop<'a> {
         }
         let Some(executed) = executed else {
             // Every call gets a result in the history, or the conversation
-            // could not go on with another run.
+            // could not go on with another run; calls that ended keep theirs.
             for p in &asked {
+                if let Some(content) = journal.result(&p.id) {
+                    self.messages.push(json!({"role": "tool", "tool_call_id": p.id, "content": content}));
+                    continue;
+                }
                 let err = Error::new(ErrorCode::Cancelled, "the run was cancelled before this call finished");
                 let result = crate::core::error_result(self.registry.get(&p.name), &err);
-                self.record_call(p, &result, ("none", ToolCallStatus::Cancelled), (0, &crate::store::now()), step_id)
-                    .await?;
-                self.tool_result(p, &result, false).await?;
+                let now = crate::store::now();
+                journal.write(p, &result, ("none", ToolCallStatus::Cancelled), (0, &now), false).await?;
+                let content = journal.result(&p.id).unwrap_or_default();
+                self.messages.push(json!({"role": "tool", "tool_call_id": p.id, "content": content}));
             }
             return Ok(Some((RunStatus::Cancelled, StopReason::Cancelled)));
         };
         let mut stop = None;
         let mut images = Vec::new();
-        for Executed { call, result, executor, effects, duration_ms, started_at } in executed {
+        for Executed { call, result, effects, duration_ms, .. } in executed? {
             on_event(AgentEvent::ToolResult {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 result: result.clone(),
                 duration_ms,
             });
-            let status = if result.is_ok() { ToolCallStatus::Ok } else { ToolCallStatus::Error };
-            self.record_call(&call, &result, (executor, status), (duration_ms, &started_at), step_id).await?;
-            self.tool_result(&call, &result, effects.page_content).await?;
+            let content = journal.result(&call.id).unwrap_or_default();
+            self.messages.push(json!({"role": "tool", "tool_call_id": call.id, "content": content}));
             if result.is_ok() && effects.edits_memory {
                 self.stale = true;
             }
@@ -330,44 +337,6 @@ impl<'a> Loop<'a> {
         // After every tool message of the turn (they must follow the call).
         self.messages.extend(images);
         Ok(stop)
-    }
-
-    async fn record_call(
-        &self,
-        call: &Prepared,
-        result: &ToolResultV2,
-        (executor, status): (&str, ToolCallStatus),
-        (duration_ms, started_at): (i64, &str),
-        step_id: Option<&str>,
-    ) -> Result<()> {
-        let code = result.error.as_ref().map(|e| e.code);
-        self.core
-            .store()
-            .tool_calls()
-            .insert(&NewToolCall {
-                run_id: &self.run_id,
-                step_id,
-                call_id: &call.id,
-                tool: &call.name,
-                arguments: &call.args,
-                reasoning: call.reasoning.as_deref(),
-                executor,
-                status,
-                error_code: code,
-                duration_ms,
-                started_at,
-            })
-            .await?;
-        Ok(())
-    }
-
-    /// The result as the model reads it (fenced when it carries page
-    /// content), stored and added to the history.
-    async fn tool_result(&mut self, call: &Prepared, result: &ToolResultV2, page_content: bool) -> Result<()> {
-        let content = tool_message(&call.name, result, page_content);
-        self.record(Role::Tool, Some(content.clone()), None, Some((&call.id, &call.name))).await?;
-        self.messages.push(json!({"role": "tool", "tool_call_id": call.id, "content": content}));
-        Ok(())
     }
 
     /// The user is being asked (the run is paused) or has answered. The
