@@ -398,16 +398,23 @@ impl Core {
     /// Close the browser (if Halley started it) and the store cleanly.
     pub async fn close(&self) {
         // The ids of the notifications this process showed, for their
-        // buttons pressed after it exited (a long-lived Halley hears them).
-        crate::notify::settle(NOTIFY_SETTLE).await;
-        self.mcp.close().await;
-        self.ctx.browser.close().await;
+        // buttons pressed after it exited (a long-lived Halley hears them),
+        // recorded while the browser and the MCP servers close.
+        let others = async {
+            self.mcp.close().await;
+            self.ctx.browser.close().await;
+        };
+        futures::join!(crate::notify::settle(NOTIFY_SETTLE), others);
         self.ctx.store.close().await;
     }
 }
 
-/// How long closing waits for the notification daemon's answers.
-const NOTIFY_SETTLE: std::time::Duration = std::time::Duration::from_secs(2);
+/// How long closing waits for the notification daemon's answers. A daemon
+/// answers a few notifications within tens of milliseconds; one that draws
+/// each before answering (dunst: 100 in 5-10 s) leaves the ids of a burst
+/// unrecorded however long this is (their buttons then work while the
+/// process lives), so a pass's exit is not held up for them.
+const NOTIFY_SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// `registry` plus the blueprints registered in `store`. A stored blueprint
 /// that no longer reads (a renamed built-in activity) is left out with a
