@@ -54,6 +54,10 @@ fn main() -> anyhow::Result<()> {
             windows::watch_panel(&handle);
             if std::env::args().any(|a| a == TRAY_FLAG) {
                 notify::tray_hint_once(&handle);
+                // A second launch during the start showed the panel: dock it.
+                if windows::panel_state(&handle).0 {
+                    windows::show_panel(&handle);
+                }
             } else {
                 windows::show_panel(&handle);
             }

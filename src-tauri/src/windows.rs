@@ -38,6 +38,12 @@ pub fn show_panel(app: &AppHandle) {
     if let Err(e) = panel.set_focus() {
         eprintln!("halley-desktop: cannot focus the panel: {e}");
     }
+    // A second launch can ask while the app is still starting (its
+    // single-instance name is taken before setup ends): the panel is shown
+    // now and docked when setup ends.
+    if app.try_state::<Shell>().is_none() || app.try_state::<Dock>().is_none() {
+        return;
+    }
     dock_panel(app, &panel);
 }
 
