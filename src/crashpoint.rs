@@ -48,16 +48,8 @@ pub fn enabled() -> bool {
     ON.load(Ordering::Relaxed)
 }
 
-/// A crash point named `name` (e.g. `commit: INSERT tool_calls`,
-/// `before side effect: tool browser_click`). Inert unless armed.
-pub fn point(name: &str) {
-    if !ON.load(Ordering::Relaxed) {
-        return;
-    }
-    hit(name);
-}
-
-/// Like [`point`], the name built only when armed.
+/// A crash point, its name (e.g. `commit: INSERT tool_calls`, `before side
+/// effect: tool browser_click`) built only when armed. Inert unless armed.
 pub fn point_with(name: impl FnOnce() -> String) {
     if !ON.load(Ordering::Relaxed) {
         return;

@@ -75,8 +75,7 @@ impl Store {
         let pool = pool_options.connect_with(options).await.map_err(|e| {
             // A full disk or a database locked by another program says so.
             let err = Error::from(e);
-            let code = if err.code() == ErrorCode::Storage { ErrorCode::Storage } else { err.code() };
-            Error::new(code, format!("cannot open database {}: {}", path.display(), err.to_wire().message))
+            Error::new(err.code(), format!("cannot open database {}: {}", path.display(), err.to_wire().message))
         })?;
         let store = Store { pool, path: path.to_path_buf(), sealer: Default::default() };
         store.check_integrity().await?;
