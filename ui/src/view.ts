@@ -69,7 +69,32 @@ export function field(id: string, label: string, control: HTMLElement, hint?: st
 
 /** Fills `list` with one item per entry, or with one "empty" line saying so. */
 export function fillList<T>(list: HTMLElement, items: readonly T[], empty: string, render: (item: T) => HTMLElement): void {
+  // A field the user is typing in may be kept across the refresh (an open
+  // edit form): moving it out and back blurs it, and the next keys would go
+  // to the page. Its focus and caret come back with it.
+  const active = document.activeElement;
+  const typing = active instanceof HTMLElement && list.contains(active) ? active : null;
+  const caret =
+    typing instanceof HTMLInputElement || typing instanceof HTMLTextAreaElement ? caretOf(typing) : null;
   list.replaceChildren(...(items.length === 0 ? [h("li", { class: "empty" }, empty)] : items.map(render)));
+  if (typing !== null && typing.isConnected && document.activeElement !== typing) {
+    typing.focus({ preventScroll: true });
+    if (caret !== null && (typing instanceof HTMLInputElement || typing instanceof HTMLTextAreaElement)) {
+      try {
+        typing.setSelectionRange(caret[0], caret[1]);
+      } catch {
+        // Inputs without a caret (datetime-local) keep none.
+      }
+    }
+  }
+}
+
+function caretOf(el: HTMLInputElement | HTMLTextAreaElement): [number, number] | null {
+  try {
+    return el.selectionStart === null || el.selectionEnd === null ? null : [el.selectionStart, el.selectionEnd];
+  } catch {
+    return null;
+  }
 }
 
 /** A settings section's status line: `say` shows a message (with a class:
