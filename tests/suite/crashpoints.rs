@@ -395,7 +395,8 @@ fn crash_points_run_with_a_confirmed_submit() {
         let mut args: Vec<String> =
             vec!["--data-dir".into(), path(data), "--headless".into(), "run".into(), "--json".into()];
         args.extend(extra.iter().map(|s| s.to_string()));
-        args.extend(["--base-url".into(), base.clone(), "--model".into(), "m".into()]);
+        // Room for the full mode's 24 notes, the form and a second try.
+        args.extend(["--base-url".into(), base.clone(), "--model".into(), "m".into(), "--max-steps".into(), "64".into()]);
         let line = std::iter::once(env!("CARGO_BIN_EXE_halley").to_owned())
             .chain(args)
             .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
