@@ -49,14 +49,26 @@ fn read_points(log: &Path) -> Vec<Point> {
 
 /// `HALLEY_CRASHPOINTS=all` (`make crashpoints`): every point, of the
 /// scenarios at full size.
+/// `all:N,M` kills at those points only (a failure found by a sweep, again).
 fn full() -> bool {
-    std::env::var("HALLEY_CRASHPOINTS").is_ok_and(|v| v == "all")
+    std::env::var("HALLEY_CRASHPOINTS").is_ok_and(|v| v == "all" || v.starts_with("all:"))
+}
+
+/// The points `HALLEY_CRASHPOINTS=all:N,M` names, if it does.
+fn only() -> Option<Vec<u64>> {
+    let v = std::env::var("HALLEY_CRASHPOINTS").ok()?;
+    let list = v.strip_prefix("all:")?;
+    Some(list.split(',').filter_map(|n| n.trim().parse().ok()).collect())
 }
 
 /// The points to kill at: all of them, or `HALLEY_CRASHPOINTS` (else
 /// `default`) spread evenly, plus every point just before or after the
-/// side effect that must not happen twice (`effect`: in the point's name).
+/// side effect that must not happen twice (`effect`: in the point's name),
+/// and the last two points.
 fn chosen(points: &[Point], default: usize, effect: &str) -> Vec<Point> {
+    if let Some(only) = only() {
+        return points.iter().filter(|p| only.contains(&p.n)).cloned().collect();
+    }
     if full() {
         return points.to_vec();
     }
@@ -66,6 +78,9 @@ fn chosen(points: &[Point], default: usize, effect: &str) -> Vec<Point> {
     let mut picked: Vec<Point> = (0..n)
         .filter_map(|i| points.get((i as f64 * step) as usize))
         .chain(points.iter().filter(|p| p.name.contains("side effect") && p.name.contains(effect)))
+        // The last two: the work done, its end not yet recorded (a run's
+        // answer stored, the run not yet marked completed).
+        .chain(points.iter().rev().take(2))
         .cloned()
         .collect();
     picked.sort_by_key(|p| p.n);
@@ -445,6 +460,8 @@ fn crash_points_run_with_a_confirmed_submit() {
         copy_dir(&template, &data);
         let posts = site.posts().len();
         let (status, out) = run(&data, &[TASK], &[("HALLEY_CRASH_AT", point.n.to_string())]);
+        // What each process printed, for a failure's message.
+        let mut said = format!("killed run: {out}");
         // `script -e` reports the child's death by signal as 128 + 9.
         sweep.check(status.code() == Some(137), || format!("point {point:?} did not kill: {status:?} {out}"));
         sweep.killed(&point);
@@ -457,6 +474,7 @@ fn crash_points_run_with_a_confirmed_submit() {
             // Killed before the run was recorded: the user starts it again.
             let (status, out) = run(&data, &[TASK], &[]);
             sweep.check(status.success(), || format!("the task again after a kill at {point:?}: {out}"));
+            said.push_str(&format!("\nthe task again: {out}"));
         }
         let run_id: Option<String> = sql(&data, async |c| {
             sqlx::query_scalar("SELECT id FROM runs ORDER BY started_at DESC LIMIT 1").fetch_optional(c).await.unwrap()
@@ -466,6 +484,7 @@ fn crash_points_run_with_a_confirmed_submit() {
             if ended == 0 {
                 let (status, out) = run(&data, &["--resume", run_id], &[]);
                 sweep.check(status.success(), || format!("resume after a kill at {point:?}: {out}"));
+                said.push_str(&format!("\nresumed: {out}"));
             }
             let status: String =
                 sql(&data, async |c| sqlx::query_scalar("SELECT status FROM runs").fetch_one(c).await.unwrap());
@@ -516,7 +535,7 @@ fn crash_points_run_with_a_confirmed_submit() {
             sweep.check(running == 0, || format!("{running} steps left running after a kill at {point:?}"));
         }
         let sent = site.posts().len() - posts;
-        sweep.check(sent <= 1, || format!("the form was POSTed {sent} times after a kill at {point:?}"));
+        sweep.check(sent <= 1, || format!("the form was POSTed {sent} times after a kill at {point:?}: {}\n{said}", timeline(&data)));
         if point.n < submit {
             sweep.check(sent == 1, || {
                 format!("the form was never POSTed after a kill at {point:?}: {}", timeline(&data))

@@ -230,6 +230,12 @@ pub async fn resume_run(
     let history = rows.iter().map(history_message);
     let mut loop_ = Loop::start(core, client, model, limits, cx, ids, history);
     loop_.steps = u32::try_from(steps.len()).unwrap_or(0);
+    // The model's answer was stored, the process ended before the run was
+    // marked completed: that answer ends it (asked again, the model could
+    // act again on a task already done).
+    if let Some(answer) = final_answer(&rows, run_id) {
+        return loop_.finish((RunStatus::Completed, StopReason::EndTurn), Some(answer), &mut on_event).await;
+    }
     // The calls of the last assistant turn that have no result yet.
     let pending: Vec<Prepared> = match rows.iter().rposition(|m| m.role == Role::Assistant) {
         Some(i) => {
@@ -256,6 +262,16 @@ pub async fn resume_run(
         }
     }
     loop_.drive(&mut on_event).await
+}
+
+/// The run's final answer when it is the conversation's last message: an
+/// assistant message of this run that calls no tool.
+fn final_answer(rows: &[crate::store::messages::MessageRow], run_id: &str) -> Option<String> {
+    let last = rows.last()?;
+    let done = last.role == Role::Assistant
+        && last.run_id.as_deref() == Some(run_id)
+        && last.tool_calls.as_ref().and_then(Value::as_array).is_none_or(Vec::is_empty);
+    done.then(|| last.content.clone().unwrap_or_default())
 }
 
 /// What the process was doing when it ended, recorded before a run goes
