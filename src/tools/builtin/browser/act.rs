@@ -121,6 +121,11 @@ pub(super) async fn click(call: &mut Call<'_>, args: BrowserClickArgs) -> Result
 
 pub(super) async fn type_text(call: &mut Call<'_>, args: BrowserTypeArgs) -> Result<ToolOutput> {
     args.target.require("browser_type")?;
+    // The model writes `{{profile.KEY}}` (or a sensitive client result's
+    // `{{secret.ID.PATH}}`) for a sensitive value it never saw; the real
+    // value is typed below, after the gate asked. One that is gone fails
+    // the call before anything else.
+    let (text, fills) = fill_placeholders(call, &args.text).await?;
     let tab = call.tab(None).await?;
     let el = actionable(&tab, &args.target, false).await?;
     if !el.raw.get("editable").and_then(Value::as_bool).unwrap_or(false) {
@@ -129,10 +134,6 @@ pub(super) async fn type_text(call: &mut Call<'_>, args: BrowserTypeArgs) -> Res
             format!("{} does not take text (not an input, textarea or editable area, or read-only)", el.describe()),
         ));
     }
-    // The model writes `{{profile.KEY}}` (or a sensitive client result's
-    // `{{secret.ID.PATH}}`) for a sensitive value it never saw; the real
-    // value is filled in here, after the gate asked.
-    let (text, fills) = fill_placeholders(call, &args.text).await?;
     call.gate_page(BrowserTool::Type, &tab, Some(&args.target), |a| {
         a.text = Some(args.text.clone());
         a.fills.clone_from(&fills);
