@@ -9,8 +9,9 @@
 //! the profile's sensitive values knows these too.
 //!
 //! Kept for the run that got them, until it ends, and at most
-//! [`KEPT_FOR`]; at most [`MAX_KEPT`] values in all (the oldest go first).
-//! A placeholder whose value is gone fails with `not_found`.
+//! [`KEPT_FOR`]; at most [`MAX_KEPT`] values and [`MAX_KEPT_BYTES`] in all
+//! (the oldest go first). A placeholder whose value is gone, or used by
+//! another run than the one that got it, fails with `not_found`.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -27,6 +28,8 @@ pub const KEPT_FOR: Duration = Duration::from_secs(3600);
 pub const MAX_PER_RESULT: usize = 256;
 /// The most values kept at once; past it the oldest are dropped.
 pub const MAX_KEPT: usize = 4096;
+/// The most bytes of values kept at once; past it the oldest are dropped.
+pub const MAX_KEPT_BYTES: usize = 16 * 1024 * 1024;
 /// What a placeholder of a sensitive result starts with (inside `{{`).
 pub const PREFIX: &str = "secret.";
 
@@ -123,15 +126,18 @@ impl SensitiveResults {
             };
             kept.push_back(Kept { name, label, value, run: run.map(str::to_owned), until });
         }
-        while kept.len() > MAX_KEPT {
-            kept.pop_front();
+        let mut bytes: usize = kept.iter().map(|k| k.value.len()).sum();
+        while kept.len() > MAX_KEPT || bytes > MAX_KEPT_BYTES {
+            let Some(old) = kept.pop_front() else { break };
+            bytes -= old.value.len();
         }
         Ok(hidden)
     }
 
     /// The value behind the placeholder `name` (`secret.<call id>.<path>`)
-    /// for a call made in `run`, and its label. Unknown, expired, dropped
-    /// with its run, or given to another run: `not_found`.
+    /// for a call made in `run` (none: a direct call), and its label.
+    /// Unknown, expired, dropped with its run, or given to a run other than
+    /// `run`: `not_found`. A value given to a direct call serves any call.
     pub fn get(&self, name: &str, run: Option<&str>) -> Result<(String, String)> {
         let kept = self.lock();
         let gone = || {
@@ -144,7 +150,7 @@ impl SensitiveResults {
         };
         let k = kept.iter().rev().find(|k| k.name == name).ok_or_else(gone)?;
         match (&k.run, run) {
-            (Some(owner), Some(asking)) if owner != asking => Err(Error::not_found(format!(
+            (Some(owner), asking) if asking != Some(owner.as_str()) => Err(Error::not_found(format!(
                 "`{{{{{name}}}}}` belongs to another run; a sensitive value is used only by the run that got it"
             ))),
             _ => Ok((k.value.clone(), k.label.clone())),
@@ -229,7 +235,8 @@ mod tests {
     #[test]
     fn every_scalar_becomes_a_placeholder_and_is_kept() {
         let kept = SensitiveResults::default();
-        let given = json!({"card": {"number": "4111 2222", "cvv": 123}, "tags": ["a b", ""], "ok": true, "số thẻ": "x"});
+        let given =
+            json!({"card": {"number": "4111 2222", "cvv": 123}, "tags": ["a b", ""], "ok": true, "số thẻ": "x"});
         let hidden = kept.hide("call-1", "get_card", Some("run-1"), given).unwrap();
         assert_eq!(
             hidden,
@@ -262,6 +269,7 @@ mod tests {
         let other = kept.get("secret.call-1.n", Some("run-2")).unwrap_err();
         assert_eq!(other.code(), crate::error::ErrorCode::NotFound);
         assert!(other.message().contains("another run"), "{}", other.message());
+        assert!(kept.get("secret.call-1.n", None).is_err(), "nor by a direct call");
         kept.forget_run("run-1");
         let gone = kept.get("secret.call-1.n", Some("run-1")).unwrap_err();
         assert_eq!(gone.code(), crate::error::ErrorCode::NotFound);
@@ -283,5 +291,13 @@ mod tests {
         assert_eq!(kept.len(), MAX_KEPT);
         assert!(kept.get("secret.call-0.0", None).is_err(), "the oldest went first");
         assert!(kept.get(&format!("secret.call-{}.0", MAX_KEPT / MAX_PER_RESULT), None).is_ok());
+
+        // Bytes too: a few large values push the oldest out.
+        let big = "x".repeat(MAX_KEPT_BYTES / 4);
+        for i in 0..5 {
+            kept.hide(&format!("big-{i}"), "t", None, json!(format!("{i}{big}"))).unwrap();
+        }
+        assert!(kept.get("secret.big-0", None).is_err() && kept.get("secret.big-4", None).is_ok());
+        assert!(kept.values().iter().map(|v| v.value.len()).sum::<usize>() <= MAX_KEPT_BYTES);
     }
 }

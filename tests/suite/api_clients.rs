@@ -403,7 +403,8 @@ async fn a_result_marked_sensitive_reaches_nothing_but_placeholders() {
     let many: Vec<u32> = (0..300).collect();
     let r = post("/api/v1/tool_results", json!({"tool_call_id": id, "result": many, "sensitive": true})).await.unwrap();
     assert_eq!(r.status(), 400, "more than 256 values");
-    let r = post("/api/v1/tool_results", json!({"tool_call_id": id, "result": result, "sensitive": true})).await.unwrap();
+    let r =
+        post("/api/v1/tool_results", json!({"tool_call_id": id, "result": result, "sensitive": true})).await.unwrap();
     assert_eq!(r.status(), 200, "the call still waited for this answer");
 
     let mut seen = None;

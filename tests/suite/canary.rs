@@ -158,7 +158,8 @@ async fn sensitive_client_result(h: &Halley, site: &FixtureServer, model: &Model
         model.push(Turn::tool_calls(vec![call]));
     }
     model.push(Turn::text("Đã đăng nhập bằng thẻ của bạn."));
-    let answer = json!({"tool_call_id": asked["tool_call_id"], "result": {"number": card, "brand": "Visa"}, "sensitive": true});
+    let answer =
+        json!({"tool_call_id": asked["tool_call_id"], "result": {"number": card, "brand": "Visa"}, "sensitive": true});
     assert_eq!(post("/api/v1/tool_results", answer).await.unwrap().status(), 200);
     loop {
         match tokio::time::timeout(Duration::from_secs(60), events.recv()).await.unwrap().unwrap() {

@@ -168,7 +168,8 @@ impl<'a> Loop<'a> {
                 if let Some(first) = self.messages.first_mut() {
                     *first = json!({"role": "system", "content": system});
                 }
-                self.secrets = crate::gate::secrets::profile_values(store).await?.into_iter().map(|s| s.value).collect();
+                self.secrets =
+                    crate::gate::secrets::profile_values(store).await?.into_iter().map(|s| s.value).collect();
                 self.stale = false;
             }
             let fitted =

@@ -112,10 +112,7 @@ fn challenge(el: ElementFacts) -> ElementFacts {
 }
 
 fn secrets() -> Vec<SecretValue> {
-    vec![
-        SecretValue::profile("travel.passport_no", "B1234567"),
-        SecretValue::profile("contact.phone", "0901234567"),
-    ]
+    vec![SecretValue::profile("travel.passport_no", "B1234567"), SecretValue::profile("contact.phone", "0901234567")]
 }
 
 #[test]
