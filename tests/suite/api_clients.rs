@@ -28,8 +28,42 @@ fn peer_script(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers").join(name)
 }
 
-pub(crate) fn base(s: &Served) -> String {
+fn base(s: &Served) -> String {
     format!("http://127.0.0.1:{}", s.server.addr().port())
+}
+
+/// A client application over plain HTTP: the API's address and the id it
+/// names itself with (`X-Halley-Client`).
+pub(crate) struct App {
+    base: String,
+    client: &'static str,
+    http: reqwest::Client,
+}
+
+impl App {
+    pub(crate) fn new(s: &Served, client: &'static str) -> App {
+        App { base: base(s), client, http: reqwest::Client::new() }
+    }
+
+    /// POST `body` (JSON) to `path` with the token, as this client.
+    pub(crate) fn post(
+        &self,
+        path: &str,
+        body: Value,
+    ) -> impl Future<Output = reqwest::Result<reqwest::Response>> + Send + use<> {
+        self.http
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(TOKEN)
+            .header("X-Halley-Client", self.client)
+            .header("Content-Type", "application/json")
+            .body(body.to_string())
+            .send()
+    }
+
+    /// Open this client's event stream.
+    pub(crate) fn listen(&self) -> impl Future<Output = reqwest::Result<reqwest::Response>> + Send + use<> {
+        self.http.get(format!("{}/api/v1/clients/{}/events", self.base, self.client)).bearer_auth(TOKEN).send()
+    }
 }
 
 pub(crate) async fn use_model(s: &Served, model: &ModelServer, name: &str) {
@@ -242,16 +276,9 @@ pub(crate) async fn next_data<B: AsRef<[u8]>>(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_calls_fail_clearly_reach_a_reconnected_client_and_are_answered_once() {
     let s = served().await;
-    let base = base(&s);
-    let http = reqwest::Client::new();
-    let post = |path: &str, body: Value| {
-        http.post(format!("{base}{path}"))
-            .bearer_auth(TOKEN)
-            .header("X-Halley-Client", "app-3")
-            .header("Content-Type", "application/json")
-            .body(body.to_string())
-            .send()
-    };
+    let (base, http) = (base(&s), reqwest::Client::new());
+    let app = App::new(&s, "app-3");
+    let post = |path: &str, body: Value| app.post(path, body);
     let source = "def stock_count(sku: str) -> int:\n    \"\"\"Count the units in the shop's back room.\n\n    Args:\n        sku: The product code.\n    \"\"\"\n";
     let r = post("/api/letta/agents/tools", json!({"name": "stock_count", "sourceCode": source, "timeoutSeconds": 2}))
         .await
@@ -268,7 +295,7 @@ async fn client_calls_fail_clearly_reach_a_reconnected_client_and_are_answered_o
     assert_eq!(result["error"]["code"], json!("not_available"));
     assert!(result["error"]["message"].as_str().unwrap().contains("/api/v1/clients/app-3/events"), "{result}");
 
-    let listen = || http.get(format!("{base}/api/v1/clients/app-3/events")).bearer_auth(TOKEN).send();
+    let listen = || app.listen();
     let mut stream = listen().await.unwrap().bytes_stream();
     let mut buf = String::new();
     let pending = tokio::spawn(call("SKU-2"));
@@ -364,21 +391,12 @@ async fn client_calls_fail_clearly_reach_a_reconnected_client_and_are_answered_o
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_result_marked_sensitive_reaches_nothing_but_placeholders() {
     let s = served().await;
-    let base = base(&s);
-    let http = reqwest::Client::new();
-    let post = |path: &str, body: Value| {
-        http.post(format!("{base}{path}"))
-            .bearer_auth(TOKEN)
-            .header("X-Halley-Client", "vault")
-            .header("Content-Type", "application/json")
-            .body(body.to_string())
-            .send()
-    };
+    let app = App::new(&s, "vault");
+    let post = |path: &str, body: Value| app.post(path, body);
     let source = "def card_details(name: str) -> dict:\n    \"\"\"The user's saved card, from the client's vault.\n\n    Args:\n        name: Which card.\n    \"\"\"\n";
     let r = post("/api/letta/agents/tools", json!({"name": "card_details", "sourceCode": source})).await.unwrap();
     assert_eq!(r.status(), 201);
-    let mut stream =
-        http.get(format!("{base}/api/v1/clients/vault/events")).bearer_auth(TOKEN).send().await.unwrap().bytes_stream();
+    let mut stream = app.listen().await.unwrap().bytes_stream();
     let mut buf = String::new();
     let model = ModelServer::start(vec![
         Turn::tool_calls(vec![ToolCall::new("card_details", json!({"name": "Visa"}))]),

@@ -36,8 +36,8 @@ use halley::protocol::{Event, RunStatus};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use super::api::{TOKEN, served_in};
-use super::api_clients::{base as api_base, next_data, use_model};
+use super::api::served_in;
+use super::api_clients::{App, next_data, use_model};
 use super::oauth::{connect, login};
 use crate::common::browser::have_browser;
 use crate::common::fixtures::FixtureServer;
@@ -128,20 +128,12 @@ fn scan_tree(root: &Path, label: &str, canaries: &[Canary], skip: &dyn Fn(&str) 
 async fn sensitive_client_result(h: &Halley, site: &FixtureServer, model: &ModelServer, card: &str) {
     let s = served_in(h.data_dir()).await;
     use_model(&s, model, MODEL_ID).await;
-    let (base, http) = (api_base(&s), reqwest::Client::new());
-    let post = |path: &str, body: Value| {
-        http.post(format!("{base}{path}"))
-            .bearer_auth(TOKEN)
-            .header("X-Halley-Client", "vault")
-            .header("Content-Type", "application/json")
-            .body(body.to_string())
-            .send()
-    };
+    let app = App::new(&s, "vault");
+    let post = |path: &str, body: Value| app.post(path, body);
     let source = "def card_details(name: str) -> dict:\n    \"\"\"The user's saved card, from the vault.\n\n    Args:\n        name: Which card.\n    \"\"\"\n";
     let r = post("/api/letta/agents/tools", json!({"name": "card_details", "sourceCode": source})).await.unwrap();
     assert_eq!(r.status(), 201);
-    let listen = http.get(format!("{base}/api/v1/clients/vault/events")).bearer_auth(TOKEN).send();
-    let (mut stream, mut buf) = (listen.await.unwrap().bytes_stream(), String::new());
+    let (mut stream, mut buf) = (app.listen().await.unwrap().bytes_stream(), String::new());
     model.push(Turn::tool_calls(vec![ToolCall::new("card_details", json!({"name": "Visa"}))]));
     let mut events = s.host.subscribe();
     let r = post("/api/v1/runs", json!({"text": "Đăng nhập bằng số thẻ Visa của tôi"})).await.unwrap();
