@@ -72,7 +72,7 @@ pub(crate) async fn use_model(s: &Served, model: &ModelServer, name: &str) {
 }
 
 /// The text of the tool message the model was sent last in request `n`.
-fn tool_message(model: &ModelServer, n: usize) -> String {
+pub(crate) fn tool_message(model: &ModelServer, n: usize) -> String {
     let request = &model.requests()[n];
     let messages = request["messages"].as_array().unwrap();
     let tool = messages.iter().rev().find(|m| m["role"] == "tool").expect("a tool message");

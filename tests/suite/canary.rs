@@ -8,7 +8,8 @@
 //! the local API (a host on the same data dir) where the model calls a tool
 //! a client registered, the client answers `"sensitive": true` and the model
 //! types the placeholder it got (`{{secret.<call id>.number}}`) into the
-//! same form, which the site receives with the card number. Then every
+//! same form (a snapshot of the filled form shows it the placeholder, not
+//! the number), which the site receives with the card number. Then every
 //! byte Halley wrote (the data directory, the database with its WAL and SHM
 //! copied while a core still has them open, the files store, logs, provider
 //! traces, the test HOME) and every request the model received are scanned
@@ -37,7 +38,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use super::api::served_in;
-use super::api_clients::{App, next_data, use_model};
+use super::api_clients::{App, next_data, tool_message, use_model};
 use super::oauth::{connect, login};
 use crate::common::browser::have_browser;
 use crate::common::fixtures::FixtureServer;
@@ -123,8 +124,10 @@ fn scan_tree(root: &Path, label: &str, canaries: &[Canary], skip: &dyn Fn(&str) 
 /// A client application registers its tool through the local API of a
 /// host on `h`'s data dir; the model calls it in a run, the client answers
 /// with `card` marked sensitive, and the model types the placeholder it got
-/// into the login form and sends it: the site receives the card number. A
-/// direct call with the placeholder once the run ended fails `not_found`.
+/// into the login form and sends it: the site receives the card number.
+/// The snapshot of the filled form shows the model the placeholder, not the
+/// number. A direct call with the placeholder once the run ended fails
+/// `not_found`.
 async fn sensitive_client_result(h: &Halley, site: &FixtureServer, model: &ModelServer, card: &str) {
     let s = served_in(h.data_dir()).await;
     use_model(&s, model, MODEL_ID).await;
@@ -144,6 +147,7 @@ async fn sensitive_client_result(h: &Halley, site: &FixtureServer, model: &Model
     for call in [
         ToolCall::new("browser_navigate", json!({"url": site.url("login.html")})),
         ToolCall::new("browser_type", json!({"selector": "#username", "text": placeholder})),
+        ToolCall::new("browser_snapshot", json!({})),
         ToolCall::new("browser_type", json!({"selector": "#password", "text": "mật khẩu"})),
         ToolCall::new("browser_click", json!({"selector": "#login-button"})),
     ] {
@@ -165,7 +169,10 @@ async fn sensitive_client_result(h: &Halley, site: &FixtureServer, model: &Model
     let posts = site.posts();
     assert_eq!(posts.len(), 2, "the form was sent once more: {posts:?}");
     assert_eq!(posts[1].field("username"), Some(card), "the page got the card number");
-    assert_eq!(model.request_count(), 12);
+    assert_eq!(model.request_count(), 13);
+    // The page shows the typed card number: the model read the placeholder.
+    let snapshot = tool_message(model, 10);
+    assert!(snapshot.contains(&placeholder), "the snapshot of the filled form: {snapshot}");
 
     // The run ended: its sensitive values are gone.
     let typed = json!({"args": {"selector": "#username", "text": placeholder}});
