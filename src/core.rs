@@ -331,7 +331,7 @@ impl Core {
             side_effect_point("before", spec);
             let answer = self.client_calls.call(cx, name, blueprint::client_arguments(args), approved).await;
             side_effect_point("after", spec);
-            return graded_result(spec, grade, client_output(name, answer));
+            return graded_result(spec, grade, client_output(&self.ctx.store, cx, name, answer));
         }
         let Some(builtin) = builtin else {
             return error_result(Some(spec), &Error::internal(format!("tool `{name}` has no executor")));
@@ -488,10 +488,16 @@ pub fn preflight<'r>(
 }
 
 /// A client's answer as the call's output: its result is the data, its
-/// error or refusal an error the model reads.
-fn client_output(name: &str, answer: Result<ClientAnswer>) -> Result<ToolOutput> {
+/// error or refusal an error the model reads. A result marked sensitive is
+/// `{result, note}`, every value in it a placeholder (the values kept in
+/// memory for the call's run: [`crate::secrets::results`]).
+fn client_output(store: &Store, cx: &CallContext, name: &str, answer: Result<ClientAnswer>) -> Result<ToolOutput> {
     match answer? {
         ClientAnswer::Result(data) => Ok(ToolOutput::data(data)),
+        ClientAnswer::Sensitive { tool_call_id, result } => {
+            let hidden = store.sensitive_results().hide(&tool_call_id, name, cx.run_id.as_deref(), result)?;
+            Ok(ToolOutput::data(serde_json::json!({"result": hidden, "note": crate::secrets::results::NOTE})))
+        }
         ClientAnswer::Error(message) => {
             Err(Error::new(ErrorCode::Internal, format!("the client's `{name}` failed: {message}")))
         }

@@ -81,6 +81,12 @@ pub enum Op {
     /// JSON) or `error` (a message for the model), exactly one. Replies
     /// [`Reply::Done`]; an unknown call is `not_found`, one already
     /// answered (or timed out) `invalid_arguments`: nothing twice.
+    /// `sensitive`: the result's values (strings, numbers) are kept in the
+    /// core's memory only, for the call's run (at most 1 h), and everything
+    /// else (the model, the database, traces, events) gets placeholders
+    /// `{{secret.<tool_call_id>.<path>}}`, which `browser_type` fills in.
+    /// `sensitive` with an `error`, or with more than 256 values, is
+    /// `invalid_arguments` and the call still waits for an answer.
     AnswerClientCall {
         tool_call_id: String,
         /// (Over JSON, a `null` result reads as none: the API's
@@ -91,6 +97,9 @@ pub enum Op {
         #[serde(default)]
         #[ts(optional)]
         error: Option<String>,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        sensitive: bool,
     },
     /// Answer a waiting confirmation ([`Event::ConfirmationWaiting`]).
     /// Replies [`Reply::Done`]; `not_found` when it is no longer waiting

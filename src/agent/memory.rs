@@ -130,18 +130,18 @@ pub fn check_label(label: &str) -> Result<()> {
     }
 }
 
-/// Refuse `text` when it carries one of the user's sensitive profile values
-/// (in any encoding the gate knows): memory is shown to the model, which
-/// must see such values only as `{{profile.key}}` placeholders.
+/// Refuse `text` when it carries one of the user's sensitive values (in
+/// any encoding the gate knows): memory is shown to the model, which must
+/// see such values only as placeholders (`{{profile.key}}`, a sensitive
+/// client result's `{{secret.ID.PATH}}`).
 pub async fn refuse_secrets(store: &Store, text: &str) -> Result<()> {
     let secrets = secrets::secret_values(store).await?;
     match exfil::find_secret(text, &secrets) {
         None => Ok(()),
         Some(found) => Err(Error::invalid_arguments(format!(
-            "the content holds the value of the sensitive profile key `{0}`; nothing was stored. \
+            "the content holds the sensitive value `{0}`; nothing was stored. \
              Write the placeholder {1} instead: Halley fills in the real value where it is needed.",
-            found.key,
-            secrets::placeholder(&found.key)
+            found.key, found.placeholder
         ))),
     }
 }

@@ -98,13 +98,26 @@ pub(super) struct ResultBody {
     /// Or: why it failed (a message for the model).
     #[serde(default)]
     pub error: Option<String>,
+    /// The result holds secrets (a card number, a one-time password): its
+    /// values (strings, numbers; at most 256) are kept in Halley's memory
+    /// only, for the call's run and at most 1 h, and the model, the
+    /// database, traces and the panel get placeholders
+    /// `{{secret.<tool_call_id>.<path>}}` instead, which `browser_type`
+    /// fills in after the gate. Not with `error` (400).
+    #[serde(default)]
+    pub sensitive: bool,
 }
 
 /// `POST /api/v1/tool_results`: a client's answer to a call. 404 for a
 /// call nobody made, 400 for one already answered (or timed out): an
 /// answer is applied once.
 async fn tool_result(State(api): State<Api>, Body(body): Body<ResultBody>) -> Result<Json<Reply>, ApiError> {
-    let op = Op::AnswerClientCall { tool_call_id: body.tool_call_id, result: body.result, error: body.error };
+    let op = Op::AnswerClientCall {
+        tool_call_id: body.tool_call_id,
+        result: body.result,
+        error: body.error,
+        sensitive: body.sensitive,
+    };
     Ok(Json(api.host.handle(op).await?))
 }
 

@@ -36,7 +36,9 @@ pub struct Action {
     /// A price or total read from the page (`21.490.000 ₫`), shown to the user.
     pub page_total: Option<String>,
     /// Profile keys whose real values the call fills in for placeholders
-    /// (`{{profile.travel.passport_no}}`): the value goes onto the page.
+    /// (`{{profile.travel.passport_no}}`), and the labels of sensitive
+    /// client results' values (`{{secret.ID.PATH}}`: `card from get_card`):
+    /// the value goes onto the page.
     pub fills: Vec<String>,
     /// A tool of another program (an MCP server Halley attached), whose
     /// own description of itself is not trusted: it is asked about,
@@ -151,12 +153,25 @@ pub struct FieldFacts {
 }
 
 /// A value of the user's that must not leave without consent (a profile
-/// value: passport number, card, phone...), by its profile key.
+/// value: passport number, card, phone...; or a value of a client tool's
+/// result marked sensitive), with what messages call it and the
+/// placeholder the model sees instead.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SecretValue {
-    /// Profile key, e.g. `travel.passport_no`.
+    /// Profile key, e.g. `travel.passport_no` (a sensitive result's value:
+    /// its path and tool, `card_number from get_card`).
     pub key: String,
     pub value: String,
+    /// `{{profile.travel.passport_no}}`, `{{secret.<call id>.card_number}}`.
+    pub placeholder: String,
+}
+
+impl SecretValue {
+    /// The sensitive profile value of `key`.
+    pub fn profile(key: impl Into<String>, value: impl Into<String>) -> SecretValue {
+        let key = key.into();
+        SecretValue { placeholder: super::secrets::placeholder(&key), key, value: value.into() }
+    }
 }
 
 #[cfg(test)]

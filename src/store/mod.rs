@@ -49,6 +49,9 @@ pub struct Store {
     /// The key sealing sensitive profile values, from the keyring at the
     /// first need (see [`crate::secrets::sealed`]).
     sealer: std::sync::Arc<tokio::sync::OnceCell<crate::secrets::sealed::Sealer>>,
+    /// The values of client-tool results marked sensitive: in memory only,
+    /// never written (see [`crate::secrets::results`]).
+    sensitive: std::sync::Arc<crate::secrets::results::SensitiveResults>,
 }
 
 impl Store {
@@ -77,7 +80,7 @@ impl Store {
             let err = Error::from(e);
             Error::new(err.code(), format!("cannot open database {}: {}", path.display(), err.to_wire().message))
         })?;
-        let store = Store { pool, path: path.to_path_buf(), sealer: Default::default() };
+        let store = Store { pool, path: path.to_path_buf(), sealer: Default::default(), sensitive: Default::default() };
         store.check_integrity().await?;
         MIGRATOR.run(&store.pool).await?;
         Ok(store)
@@ -125,6 +128,12 @@ impl Store {
     /// `keyring` error when the OS keyring cannot be reached).
     pub async fn sealer(&self) -> Result<&crate::secrets::sealed::Sealer> {
         self.sealer.get_or_try_init(|| crate::secrets::sealed::Sealer::for_database(&self.path)).await
+    }
+
+    /// The values of client-tool results marked sensitive, kept in this
+    /// process's memory (never in the database).
+    pub fn sensitive_results(&self) -> &crate::secrets::results::SensitiveResults {
+        &self.sensitive
     }
 
     pub fn pool(&self) -> &SqlitePool {

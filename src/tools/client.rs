@@ -62,6 +62,9 @@ pub struct ClientCall {
 pub enum ClientAnswer {
     /// What the function returned (any JSON).
     Result(Value),
+    /// A result the client marked sensitive: its values are kept in memory
+    /// and the model gets placeholders (`crate::secrets::results`).
+    Sensitive { tool_call_id: String, result: Value },
     /// The function failed; this message goes to the model.
     Error(String),
     /// The client refused to run the call (a Letta `approve: false`).

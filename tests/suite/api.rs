@@ -21,15 +21,22 @@ pub(crate) const TOKEN: &str = "hly_test_token_0123456789abcdef";
 pub(crate) struct Served {
     pub host: Arc<Host>,
     pub server: Server,
-    _dir: tempfile::TempDir,
+    _dir: Option<tempfile::TempDir>,
 }
 
+/// A host on a data dir of its own, serving the API.
 pub(crate) async fn served() -> Served {
     let dir = tempfile::tempdir().unwrap();
+    let served = served_in(dir.path().join("data")).await;
+    Served { _dir: Some(dir), ..served }
+}
+
+/// A host on `data`, serving the API (headless browser, [`TOKEN`]).
+pub(crate) async fn served_in(data: std::path::PathBuf) -> Served {
     let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
-    let host = Host::open(DataDir::at(dir.path().join("data")), browser).await.unwrap();
+    let host = Host::open(DataDir::at(data), browser).await.unwrap();
     let server = api::serve(Arc::clone(&host), 0, TOKEN.to_owned()).await.unwrap();
-    Served { host, server, _dir: dir }
+    Served { host, server, _dir: None }
 }
 
 /// One raw HTTP/1.1 exchange (every header exactly as written): status and body.

@@ -32,13 +32,47 @@ fn base(s: &Served) -> String {
     format!("http://127.0.0.1:{}", s.server.addr().port())
 }
 
-async fn use_model(s: &Served, model: &ModelServer, name: &str) {
+/// A client application over plain HTTP: the API's address and the id it
+/// names itself with (`X-Halley-Client`).
+pub(crate) struct App {
+    base: String,
+    client: &'static str,
+    http: reqwest::Client,
+}
+
+impl App {
+    pub(crate) fn new(s: &Served, client: &'static str) -> App {
+        App { base: base(s), client, http: reqwest::Client::new() }
+    }
+
+    /// POST `body` (JSON) to `path` with the token, as this client.
+    pub(crate) fn post(
+        &self,
+        path: &str,
+        body: Value,
+    ) -> impl Future<Output = reqwest::Result<reqwest::Response>> + Send + use<> {
+        self.http
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(TOKEN)
+            .header("X-Halley-Client", self.client)
+            .header("Content-Type", "application/json")
+            .body(body.to_string())
+            .send()
+    }
+
+    /// Open this client's event stream.
+    pub(crate) fn listen(&self) -> impl Future<Output = reqwest::Result<reqwest::Response>> + Send + use<> {
+        self.http.get(format!("{}/api/v1/clients/{}/events", self.base, self.client)).bearer_auth(TOKEN).send()
+    }
+}
+
+pub(crate) async fn use_model(s: &Served, model: &ModelServer, name: &str) {
     let settings = Settings { base_url: Some(model.base_url()), model: Some(name.into()), ..Settings::default() };
     s.host.handle(Op::SaveSettings { settings }).await.unwrap();
 }
 
 /// The text of the tool message the model was sent last in request `n`.
-fn tool_message(model: &ModelServer, n: usize) -> String {
+pub(crate) fn tool_message(model: &ModelServer, n: usize) -> String {
     let request = &model.requests()[n];
     let messages = request["messages"].as_array().unwrap();
     let tool = messages.iter().rev().find(|m| m["role"] == "tool").expect("a tool message");
@@ -217,7 +251,7 @@ async fn a_python_client_runs_its_function_for_a_task_typed_in_the_panel() {
 }
 
 /// One server-sent `data:` event of a stream (JSON).
-async fn next_data<B: AsRef<[u8]>>(
+pub(crate) async fn next_data<B: AsRef<[u8]>>(
     stream: &mut (impl futures::Stream<Item = reqwest::Result<B>> + Unpin),
     buf: &mut String,
 ) -> Value {
@@ -242,16 +276,9 @@ async fn next_data<B: AsRef<[u8]>>(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_calls_fail_clearly_reach_a_reconnected_client_and_are_answered_once() {
     let s = served().await;
-    let base = base(&s);
-    let http = reqwest::Client::new();
-    let post = |path: &str, body: Value| {
-        http.post(format!("{base}{path}"))
-            .bearer_auth(TOKEN)
-            .header("X-Halley-Client", "app-3")
-            .header("Content-Type", "application/json")
-            .body(body.to_string())
-            .send()
-    };
+    let (base, http) = (base(&s), reqwest::Client::new());
+    let app = App::new(&s, "app-3");
+    let post = |path: &str, body: Value| app.post(path, body);
     let source = "def stock_count(sku: str) -> int:\n    \"\"\"Count the units in the shop's back room.\n\n    Args:\n        sku: The product code.\n    \"\"\"\n";
     let r = post("/api/letta/agents/tools", json!({"name": "stock_count", "sourceCode": source, "timeoutSeconds": 2}))
         .await
@@ -268,7 +295,7 @@ async fn client_calls_fail_clearly_reach_a_reconnected_client_and_are_answered_o
     assert_eq!(result["error"]["code"], json!("not_available"));
     assert!(result["error"]["message"].as_str().unwrap().contains("/api/v1/clients/app-3/events"), "{result}");
 
-    let listen = || http.get(format!("{base}/api/v1/clients/app-3/events")).bearer_auth(TOKEN).send();
+    let listen = || app.listen();
     let mut stream = listen().await.unwrap().bytes_stream();
     let mut buf = String::new();
     let pending = tokio::spawn(call("SKU-2"));
@@ -353,4 +380,81 @@ async fn client_calls_fail_clearly_reach_a_reconnected_client_and_are_answered_o
     let r = http.post(format!("{base}/v1/agents/")).bearer_auth(TOKEN).header("Content-Type", "text/plain");
     assert_eq!(r.body("{}").send().await.unwrap().status(), 415);
     assert_eq!(s.host.core().store().agents().list().await.unwrap().len(), agents, "nothing was made");
+}
+
+/// A client marks its result `sensitive`: the model, the stored messages,
+/// the run's events and the database get placeholders
+/// `{{secret.<tool_call_id>.<path>}}` and a note; the values stay in the
+/// core's memory for the run and are dropped when it ends. `sensitive`
+/// with an error, or with too many values, is refused (400) and the call
+/// still waits for a proper answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_marked_sensitive_reaches_nothing_but_placeholders() {
+    let s = served().await;
+    let app = App::new(&s, "vault");
+    let post = |path: &str, body: Value| app.post(path, body);
+    let source = "def card_details(name: str) -> dict:\n    \"\"\"The user's saved card, from the client's vault.\n\n    Args:\n        name: Which card.\n    \"\"\"\n";
+    let r = post("/api/letta/agents/tools", json!({"name": "card_details", "sourceCode": source})).await.unwrap();
+    assert_eq!(r.status(), 201);
+    let mut stream = app.listen().await.unwrap().bytes_stream();
+    let mut buf = String::new();
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("card_details", json!({"name": "Visa"}))]),
+        Turn::text("Đã có thẻ."),
+    ]);
+    use_model(&s, &model, "m").await;
+    let mut events = s.host.subscribe();
+    let r = post("/api/v1/runs", json!({"text": "Lấy thẻ Visa của tôi"})).await.unwrap();
+    assert_eq!(r.status(), 201);
+    let run: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    let run_id = run["run_id"].as_str().unwrap().to_owned();
+    let asked = next_data(&mut stream, &mut buf).await;
+    let id = asked["tool_call_id"].as_str().unwrap().to_owned();
+
+    let number = format!("4111-{}", uuid::Uuid::new_v4().simple());
+    let result = json!({"number": number, "holder": "NGUYEN VAN A", "expiry": 1229, "primary": true});
+    let refused = post("/api/v1/tool_results", json!({"tool_call_id": id, "error": "locked", "sensitive": true}));
+    let refused = refused.await.unwrap();
+    assert_eq!(refused.status(), 400);
+    let body: Value = serde_json::from_slice(&refused.bytes().await.unwrap()).unwrap();
+    assert!(body["error"]["message"].as_str().unwrap().contains("`sensitive` marks a result"), "{body}");
+    let many: Vec<u32> = (0..300).collect();
+    let r = post("/api/v1/tool_results", json!({"tool_call_id": id, "result": many, "sensitive": true})).await.unwrap();
+    assert_eq!(r.status(), 400, "more than 256 values");
+    let r =
+        post("/api/v1/tool_results", json!({"tool_call_id": id, "result": result, "sensitive": true})).await.unwrap();
+    assert_eq!(r.status(), 200, "the call still waited for this answer");
+
+    let mut seen = None;
+    loop {
+        match tokio::time::timeout(Duration::from_secs(30), events.recv()).await.unwrap().unwrap() {
+            Event::Agent { event: AgentEvent::ToolResult { result, .. }, .. } => seen = Some(result),
+            Event::RunEnded { run_id: ended, .. } if ended == run_id => break,
+            _ => {}
+        }
+    }
+    let placeholder = |path: &str| format!("{{{{secret.{id}.{path}}}}}");
+    let data = seen.expect("the tool result event").data;
+    assert_eq!(
+        data["result"],
+        json!({"number": placeholder("number"), "holder": placeholder("holder"), "expiry": placeholder("expiry"), "primary": true})
+    );
+    assert!(data["note"].as_str().unwrap().contains("browser_type"), "{data}");
+
+    // What the model read.
+    let fed = tool_message(&model, 1);
+    assert!(fed.contains(&placeholder("number")) && fed.contains("browser_type"), "{fed}");
+    assert!(!fed.contains(&number) && !fed.contains("NGUYEN VAN A") && !fed.contains("1229"), "{fed}");
+    // What was stored.
+    let store = s.host.core().store();
+    let conversation = store.runs().get(&run_id).await.unwrap().unwrap().conversation_id.unwrap();
+    let messages = store.messages().for_conversation(&conversation).await.unwrap();
+    let stored = messages.iter().find(|m| m.tool_name.as_deref() == Some("card_details")).expect("the tool message");
+    assert!(stored.content.as_deref().unwrap_or_default().contains(&placeholder("holder")), "{stored:?}");
+    // Nowhere in the database, its WAL or anywhere else in the data dir.
+    let data_dir = s.host.core().data_dir().root();
+    assert_eq!(crate::common::files_containing(data_dir, &number), Vec::<String>::new());
+    assert!(!crate::common::files_containing(data_dir, &placeholder("number")).is_empty(), "the result was stored");
+    // Dropped with the run.
+    assert!(store.sensitive_results().is_empty(), "the run ended: its sensitive values are gone");
 }

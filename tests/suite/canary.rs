@@ -1,9 +1,15 @@
 //! Canary secrets (issue #19): distinct values planted as a sensitive
-//! profile value (a passport number), a model provider's API key, and an
+//! profile value (a passport number), a model provider's API key, an
 //! OAuth account's refresh and access tokens (the real `oidc-provider`
-//! flow), each used the normal way: a run where the model fills a form with
-//! the passport number through the profile, its requests carrying the key
-//! in `Authorization`, a sign-in, a refresh and a userinfo call. Then every
+//! flow) and a client-tool result marked sensitive (a card number), each
+//! used the normal way: a run where the model fills a form with the
+//! passport number through the profile, its requests carrying the key in
+//! `Authorization`, a sign-in, a refresh and a userinfo call, and a run of
+//! the local API (a host on the same data dir) where the model calls a tool
+//! a client registered, the client answers `"sensitive": true` and the model
+//! types the placeholder it got (`{{secret.<call id>.number}}`) into the
+//! same form (a snapshot of the filled form shows it the placeholder, not
+//! the number), which the site receives with the card number. Then every
 //! byte Halley wrote (the data directory, the database with its WAL and SHM
 //! copied while a core still has them open, the files store, logs, provider
 //! traces, the test HOME) and every request the model received are scanned
@@ -27,9 +33,12 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+use halley::protocol::{Event, RunStatus};
 use pretty_assertions::assert_eq;
-use serde_json::json;
+use serde_json::{Value, json};
 
+use super::api::served_in;
+use super::api_clients::{App, next_data, tool_message, use_model};
 use super::oauth::{connect, login};
 use crate::common::browser::have_browser;
 use crate::common::fixtures::FixtureServer;
@@ -112,6 +121,68 @@ fn scan_tree(root: &Path, label: &str, canaries: &[Canary], skip: &dyn Fn(&str) 
     (scanned, found)
 }
 
+/// A client application registers its tool through the local API of a
+/// host on `h`'s data dir; the model calls it in a run, the client answers
+/// with `card` marked sensitive, and the model types the placeholder it got
+/// into the login form and sends it: the site receives the card number.
+/// The snapshot of the filled form shows the model the placeholder, not the
+/// number. A direct call with the placeholder once the run ended fails
+/// `not_found`.
+async fn sensitive_client_result(h: &Halley, site: &FixtureServer, model: &ModelServer, card: &str) {
+    let s = served_in(h.data_dir()).await;
+    use_model(&s, model, MODEL_ID).await;
+    let app = App::new(&s, "vault");
+    let post = |path: &str, body: Value| app.post(path, body);
+    let source = "def card_details(name: str) -> dict:\n    \"\"\"The user's saved card, from the vault.\n\n    Args:\n        name: Which card.\n    \"\"\"\n";
+    let r = post("/api/letta/agents/tools", json!({"name": "card_details", "sourceCode": source})).await.unwrap();
+    assert_eq!(r.status(), 201);
+    let (mut stream, mut buf) = (app.listen().await.unwrap().bytes_stream(), String::new());
+    model.push(Turn::tool_calls(vec![ToolCall::new("card_details", json!({"name": "Visa"}))]));
+    let mut events = s.host.subscribe();
+    let r = post("/api/v1/runs", json!({"text": "Đăng nhập bằng số thẻ Visa của tôi"})).await.unwrap();
+    assert_eq!(r.status(), 201);
+    let run: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    let asked = next_data(&mut stream, &mut buf).await;
+    let placeholder = format!("{{{{secret.{}.number}}}}", asked["tool_call_id"].as_str().unwrap());
+    for call in [
+        ToolCall::new("browser_navigate", json!({"url": site.url("login.html")})),
+        ToolCall::new("browser_type", json!({"selector": "#username", "text": placeholder})),
+        ToolCall::new("browser_snapshot", json!({})),
+        ToolCall::new("browser_type", json!({"selector": "#password", "text": "mật khẩu"})),
+        ToolCall::new("browser_click", json!({"selector": "#login-button"})),
+    ] {
+        model.push(Turn::tool_calls(vec![call]));
+    }
+    model.push(Turn::text("Đã đăng nhập bằng thẻ của bạn."));
+    let answer =
+        json!({"tool_call_id": asked["tool_call_id"], "result": {"number": card, "brand": "Visa"}, "sensitive": true});
+    assert_eq!(post("/api/v1/tool_results", answer).await.unwrap().status(), 200);
+    loop {
+        match tokio::time::timeout(Duration::from_secs(60), events.recv()).await.unwrap().unwrap() {
+            Event::RunEnded { run_id, status, .. } if run_id == run["run_id"] => {
+                assert_eq!(status, RunStatus::Completed);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let posts = site.posts();
+    assert_eq!(posts.len(), 2, "the form was sent once more: {posts:?}");
+    assert_eq!(posts[1].field("username"), Some(card), "the page got the card number");
+    assert_eq!(model.request_count(), 13);
+    // The page shows the typed card number: the model read the placeholder.
+    let snapshot = tool_message(model, 10);
+    assert!(snapshot.contains(&placeholder), "the snapshot of the filled form: {snapshot}");
+
+    // The run ended: its sensitive values are gone.
+    let typed = json!({"args": {"selector": "#username", "text": placeholder}});
+    let r = post("/api/v1/tools/browser_type/call", typed).await.unwrap();
+    let result: Value = serde_json::from_slice(&r.bytes().await.unwrap()).unwrap();
+    assert_eq!(result["error"]["code"], "not_found", "{result}");
+    assert!(result["error"]["message"].as_str().unwrap().contains("gone"), "{result}");
+    s.host.close().await;
+}
+
 fn home() -> PathBuf {
     PathBuf::from(std::env::var_os("HOME").expect("HOME"))
 }
@@ -175,6 +246,10 @@ async fn canary_secrets_are_written_nowhere_and_never_reach_the_model() {
     assert_eq!(posts[0].field("username"), Some(passport.as_str()), "the page got the passport number");
     assert_eq!(model.request_count(), 6);
 
+    // A client tool's result marked sensitive: a card number.
+    let card = format!("4111{:012}", unique.as_u128() % 1_000_000_000_000);
+    sensitive_client_result(&h, &site, &model, &card).await;
+
     // OAuth: a sign-in, a refresh (rotating the refresh token), then in one
     // process an access token and a userinfo call with it.
     let oidc = OidcServer::start(60);
@@ -210,6 +285,7 @@ async fn canary_secrets_are_written_nowhere_and_never_reach_the_model() {
         Canary { what: "the second refresh token", value: second.trim().to_owned() },
         Canary { what: "the current refresh token", value: third.trim().to_owned() },
         Canary { what: "the access token", value: access.expose().to_owned() },
+        Canary { what: "the client's sensitive result", value: card.clone() },
     ];
     drop(core);
     tokio::time::sleep(Duration::from_millis(200)).await;

@@ -262,6 +262,7 @@ export type Op =
      */
     result?: JsonValue,
     error?: string,
+    sensitive?: boolean,
   }
   | {
     "type": "answer_confirmation",

@@ -53,7 +53,8 @@ pub(super) struct Loop<'a> {
     /// after a call that edits them): the system message and the secrets
     /// redacted from traces are read again before the next model call.
     stale: bool,
-    /// The profile's sensitive values, kept out of provider traces.
+    /// The profile's sensitive values, kept out of provider traces (with
+    /// those of the client results marked sensitive, read at each turn).
     secrets: Vec<String>,
     tools: Vec<Value>,
     images: bool,
@@ -167,7 +168,8 @@ impl<'a> Loop<'a> {
                 if let Some(first) = self.messages.first_mut() {
                     *first = json!({"role": "system", "content": system});
                 }
-                self.secrets = crate::gate::secrets::secret_values(store).await?.into_iter().map(|s| s.value).collect();
+                self.secrets =
+                    crate::gate::secrets::profile_values(store).await?.into_iter().map(|s| s.value).collect();
                 self.stale = false;
             }
             let fitted =
@@ -175,7 +177,10 @@ impl<'a> Loop<'a> {
             self.trimmed |= fitted.dropped > 0;
             let request =
                 json!({"model": self.model, "messages": self.messages, "tools": self.tools, "tool_choice": "auto"});
-            let secrets = self.secrets.clone();
+            // The values of client results marked sensitive come and go
+            // during the run: read at each turn (memory only).
+            let mut secrets = self.secrets.clone();
+            secrets.extend(store.sensitive_results().values().into_iter().map(|s| s.value));
             let started = Instant::now();
             let streamed = {
                 let stream = self.client.stream_chat(request.clone(), |ev| {
@@ -409,6 +414,14 @@ impl<'a> Loop<'a> {
             answer,
             steps: self.steps,
         })
+    }
+}
+
+impl Drop for Loop<'_> {
+    /// However the run ends (an answer, an error, its future dropped), the
+    /// sensitive values clients gave it are not kept past it.
+    fn drop(&mut self) {
+        self.core.store().sensitive_results().forget_run(&self.run_id);
     }
 }
 

@@ -112,10 +112,7 @@ fn challenge(el: ElementFacts) -> ElementFacts {
 }
 
 fn secrets() -> Vec<SecretValue> {
-    vec![
-        SecretValue { key: "travel.passport_no".into(), value: "B1234567".into() },
-        SecretValue { key: "contact.phone".into(), value: "0901234567".into() },
-    ]
+    vec![SecretValue::profile("travel.passport_no", "B1234567"), SecretValue::profile("contact.phone", "0901234567")]
 }
 
 #[test]

@@ -121,6 +121,11 @@ pub(super) async fn click(call: &mut Call<'_>, args: BrowserClickArgs) -> Result
 
 pub(super) async fn type_text(call: &mut Call<'_>, args: BrowserTypeArgs) -> Result<ToolOutput> {
     args.target.require("browser_type")?;
+    // The model writes `{{profile.KEY}}` (or a sensitive client result's
+    // `{{secret.ID.PATH}}`) for a sensitive value it never saw; the real
+    // value is typed below, after the gate asked. One that is gone fails
+    // the call before anything else.
+    let (text, fills) = fill_placeholders(call, &args.text).await?;
     let tab = call.tab(None).await?;
     let el = actionable(&tab, &args.target, false).await?;
     if !el.raw.get("editable").and_then(Value::as_bool).unwrap_or(false) {
@@ -129,10 +134,6 @@ pub(super) async fn type_text(call: &mut Call<'_>, args: BrowserTypeArgs) -> Res
             format!("{} does not take text (not an input, textarea or editable area, or read-only)", el.describe()),
         ));
     }
-    // The model writes `{{profile.KEY}}` for a sensitive value it never
-    // saw; the real value is filled in here, after the gate asked.
-    let fills = crate::gate::secrets::placeholders_in(&args.text);
-    let text = fill_placeholders(call, &args.text, &fills).await?;
     call.gate_page(BrowserTool::Type, &tab, Some(&args.target), |a| {
         a.text = Some(args.text.clone());
         a.fills.clone_from(&fills);
@@ -150,10 +151,19 @@ pub(super) async fn type_text(call: &mut Call<'_>, args: BrowserTypeArgs) -> Res
     finish(call, &tab, &ElementActionOutput { element: el.describe(), navigated: false }).await
 }
 
-/// `text` with each `{{profile.KEY}}` replaced by the profile's value.
-async fn fill_placeholders(call: &Call<'_>, text: &str, keys: &[String]) -> Result<String> {
+/// `text` with each `{{profile.KEY}}` replaced by the profile's value and
+/// each `{{secret.ID.PATH}}` by the sensitive client result's value the
+/// core keeps for this run; and what is filled in, as the gate names it.
+async fn fill_placeholders(call: &Call<'_>, text: &str) -> Result<(String, Vec<String>)> {
+    let keys = crate::gate::secrets::placeholders_in(text);
     let mut out = text.to_owned();
-    for key in keys {
+    let mut fills = keys.clone();
+    for name in crate::gate::secrets::result_placeholders_in(text) {
+        let (value, label) = call.ctx.store.sensitive_results().get(&name, call.cx.run_id.as_deref())?;
+        out = out.replace(&format!("{{{{{name}}}}}"), &value);
+        fills.push(label);
+    }
+    for key in &keys {
         let value = call.ctx.store.profile().get(key).await?.ok_or_else(|| {
             Error::invalid_arguments(format!(
                 "`{{{{profile.{key}}}}}`: the profile has no `{key}` (see user_profile_get)"
@@ -166,7 +176,7 @@ async fn fill_placeholders(call: &Call<'_>, text: &str, keys: &[String]) -> Resu
         };
         out = out.replace(&crate::gate::secrets::placeholder(key), &value);
     }
-    Ok(out)
+    Ok((out, fills))
 }
 
 /// Inputs whose value is picked, not typed: typing into them is setting
