@@ -411,7 +411,14 @@ fn crash_points_run_with_a_confirmed_submit() {
             vec!["--data-dir".into(), path(data), "--headless".into(), "run".into(), "--json".into()];
         args.extend(extra.iter().map(|s| s.to_string()));
         // Room for the full mode's 24 notes, the form and a second try.
-        args.extend(["--base-url".into(), base.clone(), "--model".into(), "m".into(), "--max-steps".into(), "64".into()]);
+        args.extend([
+            "--base-url".into(),
+            base.clone(),
+            "--model".into(),
+            "m".into(),
+            "--max-steps".into(),
+            "64".into(),
+        ]);
         let line = std::iter::once(env!("CARGO_BIN_EXE_halley").to_owned())
             .chain(args)
             .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
@@ -535,7 +542,9 @@ fn crash_points_run_with_a_confirmed_submit() {
             sweep.check(running == 0, || format!("{running} steps left running after a kill at {point:?}"));
         }
         let sent = site.posts().len() - posts;
-        sweep.check(sent <= 1, || format!("the form was POSTed {sent} times after a kill at {point:?}: {}\n{said}", timeline(&data)));
+        sweep.check(sent <= 1, || {
+            format!("the form was POSTed {sent} times after a kill at {point:?}: {}\n{said}", timeline(&data))
+        });
         if point.n < submit {
             sweep.check(sent == 1, || {
                 format!("the form was never POSTed after a kill at {point:?}: {}", timeline(&data))
