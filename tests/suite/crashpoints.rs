@@ -363,14 +363,21 @@ fn run_is_whole(sweep: &mut Sweep, data: &Path, point: &Point) {
 /// and arguments.
 fn model_calls(data: &Path) -> Vec<(String, String, Value)> {
     let rows: Vec<(Option<String>,)> = sql(data, async |c| {
-        sqlx::query_as("SELECT tool_calls FROM messages WHERE role = 'assistant' ORDER BY seq").fetch_all(c).await.unwrap()
+        sqlx::query_as("SELECT tool_calls FROM messages WHERE role = 'assistant' ORDER BY seq")
+            .fetch_all(c)
+            .await
+            .unwrap()
     });
     rows.into_iter()
         .filter_map(|(t,)| t)
         .flat_map(|t| serde_json::from_str::<Value>(&t).unwrap().as_array().cloned().unwrap_or_default())
         .map(|c| {
             let args = c["function"]["arguments"].as_str().and_then(|a| serde_json::from_str(a).ok());
-            (c["id"].as_str().unwrap().to_owned(), c["function"]["name"].as_str().unwrap_or_default().to_owned(), args.unwrap_or(Value::Null))
+            (
+                c["id"].as_str().unwrap().to_owned(),
+                c["function"]["name"].as_str().unwrap_or_default().to_owned(),
+                args.unwrap_or(Value::Null),
+            )
         })
         .collect()
 }
@@ -538,16 +545,21 @@ fn crash_points_run_with_a_confirmed_submit() {
 /// The client application's id (`X-Halley-Client`).
 const CLIENT: &str = "so-cai";
 
-/// Tools the client registers (a registration each) and entries its run
-/// writes through them, two a turn: about 6 crash points an entry (the
-/// call's placeholder, before and after the client runs it, its result;
-/// the turn's step and message), so the full sweep has more than 200.
+/// Tools the client registers (a registration each), entries its run
+/// writes through them, and entries a turn (a run has at most 20 steps):
+/// about 5 crash points an entry (the call's placeholder, before and after
+/// the client runs it, its result; the turn's step and messages), so the
+/// full sweep has more than 200.
 fn client_tools() -> usize {
     if full() { 4 } else { 2 }
 }
 
 fn entries() -> usize {
-    if full() { 40 } else { 4 }
+    if full() { 48 } else { 4 }
+}
+
+fn per_turn() -> usize {
+    if full() { 4 } else { 2 }
 }
 
 /// The Python source of ledger tool `k`, as the client registers it.
@@ -557,19 +569,19 @@ fn ledger_source(k: usize) -> String {
     )
 }
 
-/// The model of scenario (c): two entries a turn, each through ledger
-/// `entry % tools`, then the summary; a function of the conversation (the
+/// The model of scenario (c): `per_turn` entries a turn, each through
+/// ledger `entry % tools`, then the summary; a function of the conversation (the
 /// assistant turns so far), so a run resumed after a kill anywhere gets the
 /// turn it would have got. An interrupted call is not asked again.
-fn ledger_model(tools: usize, entries: usize) -> impl Fn(&Value) -> Turn + Send + Sync + 'static {
+fn ledger_model(tools: usize, entries: usize, per_turn: usize) -> impl Fn(&Value) -> Turn + Send + Sync + 'static {
     move |request| {
         let messages = request["messages"].as_array().cloned().unwrap_or_default();
         let turns = messages.iter().filter(|m| m["role"] == "assistant").count();
-        if turns * 2 >= entries {
+        if turns * per_turn >= entries {
             return Turn::text(&format!("Đã ghi {entries} mục vào sổ."));
         }
         Turn::tool_calls(
-            (turns * 2..(turns * 2 + 2).min(entries))
+            (turns * per_turn..((turns + 1) * per_turn).min(entries))
                 .map(|e| {
                     ToolCall::new(
                         &format!("ghi_so_{}", e % tools),
@@ -717,7 +729,7 @@ fn last_run(data: &Path) -> Option<(String, bool)> {
 #[test]
 fn crash_points_client_tool_registration_and_call() {
     let (tools, n_entries) = (client_tools(), entries());
-    let model = ModelServer::responding(ledger_model(tools, n_entries));
+    let model = ModelServer::responding(ledger_model(tools, n_entries, per_turn()));
     let h = Halley::new();
     let work = h.tmp.path().join("kills");
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
@@ -766,7 +778,8 @@ fn crash_points_client_tool_registration_and_call() {
         let done = rt.block_on(client_session(api, tools, start, &received));
         sweep.check(done.is_ok(), || format!("the client after a kill at {point:?}: {done:?}"));
         let status = stop_serve(serving);
-        sweep.check(status.code() == Some(143), || format!("halley serve's exit after a kill at {point:?}: {status:?}"));
+        sweep
+            .check(status.code() == Some(143), || format!("halley serve's exit after a kill at {point:?}: {status:?}"));
 
         // Each registration once and whole.
         for k in 0..tools {
@@ -903,7 +916,8 @@ fn crash_points_oauth_refresh() {
     assert_eq!(out.lines().filter(|l| l.contains("signed in as")).count(), accounts.len(), "{out}");
     let points = read_points(&log);
     let mut sweep = Sweep::new("OAuth refresh", points.len());
-    let name_of = |p: &Point| p.name.split_whitespace().find_map(|w| w.strip_prefix("oauth:")).unwrap_or_default().to_owned();
+    let name_of =
+        |p: &Point| p.name.split_whitespace().find_map(|w| w.strip_prefix("oauth:")).unwrap_or_default().to_owned();
 
     for point in chosen(&points, 10, "token request") {
         let data = work.join(format!("k{}", point.n));
@@ -921,7 +935,9 @@ fn crash_points_oauth_refresh() {
         });
         let whole = rows.len() == accounts.len()
             && rows.iter().all(|(name, provider, account, endpoint, status)| {
-                name == &format!("{provider}:{account}") && endpoint.starts_with(&server.issuer) && status == "connected"
+                name == &format!("{provider}:{account}")
+                    && endpoint.starts_with(&server.issuer)
+                    && status == "connected"
             });
         sweep.check(whole, || format!("the account rows after a kill at {point:?}: {rows:?}"));
 
@@ -929,11 +945,8 @@ fn crash_points_oauth_refresh() {
         // reached (the points before this one), the old one for the rest.
         let after = keyring();
         let hit = name_of(&point);
-        let written: Vec<String> = points
-            .iter()
-            .filter(|p| p.n <= point.n && p.name.starts_with("keyring: "))
-            .map(|p| name_of(p))
-            .collect();
+        let written: Vec<String> =
+            points.iter().filter(|p| p.n <= point.n && p.name.starts_with("keyring: ")).map(&name_of).collect();
         for (_, name) in &accounts {
             let account = format!("oauth:{name}");
             let (old, new) = (before.get(&account), after.get(&account));
