@@ -72,7 +72,7 @@ bench-injection: ## The flagger of text addressing the assistant on the injectio
 fuzz: ## Fuzz the parsers (stream assembly, HTML, money, normalize_compare, Python source, API bodies): N=10000000 inputs in all; not in CI
 	$(CARGO) run --profile fuzz -p halley --example fuzz -- $(or $(N),10000000)
 
-crashpoints: ## Kill Halley at every crash point of each scenario (a watch pass with alerts, a run with a confirmed submit), restart, check; a table per scenario
+crashpoints: ## Kill Halley at every crash point of each scenario (a watch pass with alerts, a run with a confirmed submit, client tools over the API, an OAuth refresh), restart, check; a table per scenario
 	HALLEY_CRASHPOINTS=all scripts/with-session.sh $(CARGO) test --workspace --test all -- crash_points --nocapture --test-threads 1
 
 bench-api: playwright-mcp ## The local API's overhead: tool listing and a READ_ONLY call over HTTP, MCP (HTTP, stdio), beside Playwright MCP

@@ -335,14 +335,16 @@ fn import_watches(cfg: &Config, data: &Path, site: &FixtureServer, dir: &Path) -
 
 // ---------------------------------------------------------------- the API
 
-struct Api {
-    http: reqwest::Client,
-    base: String,
-    token: String,
+/// The local API as a client reaches it (also the crash-point harness's
+/// client, tests/suite/crashpoints.rs).
+pub struct Api {
+    pub http: reqwest::Client,
+    pub base: String,
+    pub token: String,
 }
 
 impl Api {
-    fn post(&self, path: &str, body: &Value, client: Option<&str>) -> reqwest::RequestBuilder {
+    pub fn post(&self, path: &str, body: &Value, client: Option<&str>) -> reqwest::RequestBuilder {
         let r = self
             .http
             .post(format!("{}{path}", self.base))
@@ -392,18 +394,18 @@ impl Api {
 const RUN_LIMIT: Duration = Duration::from_secs(120);
 
 /// Server-sent events of a response: each `data:` line's JSON.
-struct Sse {
+pub struct Sse {
     stream: futures::stream::BoxStream<'static, reqwest::Result<Vec<u8>>>,
     buf: String,
 }
 
 impl Sse {
-    fn new(r: reqwest::Response) -> Sse {
+    pub fn new(r: reqwest::Response) -> Sse {
         Sse { stream: r.bytes_stream().map(|c| c.map(|b| b.to_vec())).boxed(), buf: String::new() }
     }
 
     /// The next event; `None` when the stream ends.
-    async fn next(&mut self, limit: Duration) -> Result<Option<Value>> {
+    pub async fn next(&mut self, limit: Duration) -> Result<Option<Value>> {
         loop {
             if let Some(end) = self.buf.find("\n\n") {
                 let block: String = self.buf.drain(..end + 2).collect();

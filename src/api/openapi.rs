@@ -103,6 +103,11 @@ pub(super) fn document() -> Value {
                 "parameters": id.clone(),
                 "responses": with_errors(json!({"200": {"description": "`text/event-stream`"}}))
             }},
+            "/api/v1/runs/{id}/resume": {"post": {
+                "summary": "Go on with a run cut short (the process ended while it ran): a call that may have taken effect is reported interrupted, not run again",
+                "parameters": id.clone(),
+                "responses": with_errors(json!({"201": answer("`{run_id, conversation_id, front_end}`", any.clone())}))
+            }},
             "/api/v1/runs/{id}/stop": {"post": {
                 "summary": "Cancel one run", "parameters": id.clone(),
                 "responses": with_errors(json!({"200": answer("`{type: done}`", any.clone())}))

@@ -32,6 +32,7 @@ pub(super) fn routes() -> Router<Api> {
         .route("/api/v1/runs", get(list_runs).post(start_run))
         .route("/api/v1/runs/{id}/events", get(run_events))
         .route("/api/v1/runs/{id}/stop", post(stop_run))
+        .route("/api/v1/runs/{id}/resume", post(resume_run))
         .route("/api/v1/confirmations/{id}", post(answer_confirmation))
         .route("/api/letta/agents/tools", get(list_client_tools).post(register_client_tool))
         .route("/api/letta/agents/tools/{name}", axum::routing::delete(delete_client_tool))
@@ -120,6 +121,18 @@ async fn start_run(State(api): State<Api>, Body(body): Body<RunBody>) -> Result<
     if body.stream {
         return Ok(sse(events, info.run_id).into_response());
     }
+    Ok((StatusCode::CREATED, Json(info)).into_response())
+}
+
+/// `POST /api/v1/runs/{id}/resume`: go on with a run cut short (the process
+/// serving it ended while it ran or waited), as `halley run --resume` does:
+/// its steps cut short are failed, a call that may have taken effect keeps
+/// its "interrupted" result and is not run again (the model is told), the
+/// calls that never started run now, and the run goes on. 201 with its ids;
+/// 404 for no such run, 400 for one that has ended.
+async fn resume_run(State(api): State<Api>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let request = RunRequest { resume: Some(id), ..RunRequest::new(FrontEnd::Api, "") };
+    let info = api.host.start_run(request).await?;
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }
 

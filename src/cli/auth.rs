@@ -63,8 +63,15 @@ pub enum AuthCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Call the provider's user info with a fresh access token (refreshed when due).
-    Check { name: String },
+    /// Call the provider's user info with a fresh access token (refreshed when due),
+    /// for each account named, or every account with `--all`.
+    Check {
+        #[arg(required_unless_present = "all")]
+        names: Vec<String>,
+        /// Every connected account, in turn.
+        #[arg(long, conflicts_with = "names")]
+        all: bool,
+    },
     /// Disconnect an account: revoke it at the provider when it offers
     /// revocation and delete its keyring entry.
     Disconnect { name: String },
@@ -99,13 +106,7 @@ pub async fn run(cmd: AuthCommand, data_dir: Option<&Path>, browser: BrowserSett
             }
         }
         AuthCommand::List { json } => list(&core, json).await,
-        AuthCommand::Check { name } => core.oauth().userinfo(&name).await.map(|info| {
-            let who = ["email", "login", "preferred_username", "sub"]
-                .iter()
-                .find_map(|k| info.get(*k).and_then(|v| v.as_str()))
-                .unwrap_or("?");
-            out(&format!("{name}: signed in as {who} (a fresh access token worked)"));
-        }),
+        AuthCommand::Check { names, all } => check(&core, names, all).await,
         AuthCommand::Disconnect { name } => core.oauth().disconnect(&name).await.map(|d| {
             let revoked = match d.revoked {
                 Some(true) => "revoked at the provider",
@@ -119,6 +120,43 @@ pub async fn run(cmd: AuthCommand, data_dir: Option<&Path>, browser: BrowserSett
     match done {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e, exit_code(&e)),
+    }
+}
+
+/// `halley auth check NAME... | --all`: each account's user info with a
+/// fresh access token, one line each; an account that fails is said on
+/// stderr as it fails and the others are checked all the same (then the
+/// exit status is 1).
+async fn check(core: &Core, names: Vec<String>, all: bool) -> Result<()> {
+    let names: Vec<String> = if all { core.oauth().list().await?.into_iter().map(|a| a.name).collect() } else { names };
+    let mut failed = Vec::new();
+    for name in &names {
+        match core.oauth().userinfo(name).await {
+            Ok(info) => {
+                let who = ["email", "login", "preferred_username", "sub"]
+                    .iter()
+                    .find_map(|k| info.get(*k).and_then(|v| v.as_str()))
+                    .unwrap_or("?");
+                out(&format!("{name}: signed in as {who} (a fresh access token worked)"));
+            }
+            Err(e) if names.len() == 1 => return Err(e),
+            Err(e) => {
+                let _ = fail(&e, EXIT_FAILURE);
+                failed.push((name.as_str(), e.code()));
+            }
+        }
+    }
+    match failed.first() {
+        None => Ok(()),
+        Some((_, code)) => Err(Error::new(
+            *code,
+            format!(
+                "{} of {} accounts failed: {}",
+                failed.len(),
+                names.len(),
+                failed.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            ),
+        )),
     }
 }
 

@@ -426,7 +426,15 @@ impl OAuth {
         if let Some(secret) = &client_secret {
             form.push(("client_secret", secret.expose()));
         }
-        let tokens = match token_request(&self.http, &row.token_endpoint, &form).await {
+        // The token request is a side effect: a provider that rotates
+        // refresh tokens retires the old one as it answers, so a crash
+        // between its answer and the keyring write below leaves a retired
+        // token (the one unavoidable window; the next refresh is then
+        // `invalid_grant`, and the account needs reconnecting).
+        crate::crashpoint::point_with(|| format!("before side effect: token request {}", vault::token_account(name)));
+        let answered = token_request(&self.http, &row.token_endpoint, &form).await;
+        crate::crashpoint::point_with(|| format!("after side effect: token request {}", vault::token_account(name)));
+        let tokens = match answered {
             Ok(tokens) => tokens,
             Err(f) if f.oauth_error.as_deref() == Some("invalid_grant") => {
                 *held = None;

@@ -2,7 +2,12 @@
 //! `oauth:<name>`, a provider's client secret under `oauth-client:<provider>`.
 //! Windows' Credential Manager holds at most 2,560 bytes per entry, so a
 //! value longer than [`PART`] characters is split: the entry then says
-//! `halley-parts:N` and the parts are `<account>#1` .. `#N`.
+//! `halley-parts:N:G` and the parts are `<account>#G.1` .. `#G.N`, G a
+//! generation new at each write. A write puts the new parts first, then the
+//! entry (one keyring write: the switch), then deletes the old parts, so a
+//! process killed at any instant leaves the old value or the new one, never
+//! parts of both. (`halley-parts:N`, parts `#1` .. `#N`: the first layout,
+//! still read.)
 
 use crate::error::Result;
 use crate::secrets::{Secret, SecretStore};
@@ -22,29 +27,65 @@ pub fn client_account(provider: &str) -> String {
     format!("oauth-client:{provider}")
 }
 
-fn part_account(account: &str, i: usize) -> String {
-    format!("{account}#{i}")
+/// Where the parts of a split value are: their count and generation (none:
+/// the first layout).
+#[derive(Debug, Clone, PartialEq)]
+struct Split {
+    n: usize,
+    generation: Option<String>,
 }
 
-/// Save `value` at `account`, split when long, replacing what was there.
+impl Split {
+    fn read(head: &Secret) -> Option<Split> {
+        let rest = head.expose().strip_prefix(PARTS)?;
+        let (n, generation) = match rest.split_once(':') {
+            Some((n, g)) => (n, Some(g.to_owned())),
+            None => (rest, None),
+        };
+        Some(Split { n: n.parse().ok()?, generation })
+    }
+
+    fn head(&self) -> Secret {
+        match &self.generation {
+            Some(g) => Secret::new(format!("{PARTS}{}:{g}", self.n)),
+            None => Secret::new(format!("{PARTS}{}", self.n)),
+        }
+    }
+
+    fn part(&self, account: &str, i: usize) -> String {
+        match &self.generation {
+            Some(g) => format!("{account}#{g}.{i}"),
+            None => format!("{account}#{i}"),
+        }
+    }
+}
+
+/// One keyring write, a crash point once written.
+async fn set(secrets: &SecretStore, entry: &str, value: &Secret) -> Result<()> {
+    secrets.set(entry, value).await?;
+    crate::crashpoint::point_with(|| format!("keyring: {entry} written"));
+    Ok(())
+}
+
+/// Save `value` at `account`, split when long, replacing what was there
+/// (the old value stays whole until the one write that switches to the new).
 pub async fn put(secrets: &SecretStore, account: &str, value: &Secret) -> Result<()> {
     let chars: Vec<char> = value.expose().chars().collect();
-    let old = parts_of(secrets, account).await?;
+    let old = split_of(secrets, account).await?;
     if chars.len() <= PART {
-        secrets.set(account, value).await?;
+        set(secrets, account, value).await?;
     } else {
         let parts: Vec<String> = chars.chunks(PART).map(|c| c.iter().collect()).collect();
+        let new = Split { n: parts.len(), generation: Some(uuid::Uuid::new_v4().simple().to_string()[..8].to_owned()) };
         for (i, part) in parts.iter().enumerate() {
-            secrets.set(&part_account(account, i + 1), &Secret::new(part.as_str())).await?;
+            set(secrets, &new.part(account, i + 1), &Secret::new(part.as_str())).await?;
         }
-        secrets.set(account, &Secret::new(format!("{PARTS}{}", parts.len()))).await?;
-        for i in parts.len() + 1..=old {
-            secrets.delete(&part_account(account, i)).await?;
-        }
-        return Ok(());
+        set(secrets, account, &new.head()).await?;
     }
-    for i in 1..=old {
-        secrets.delete(&part_account(account, i)).await?;
+    if let Some(old) = old {
+        for i in 1..=old.n {
+            secrets.delete(&old.part(account, i)).await?;
+        }
     }
     Ok(())
 }
@@ -52,12 +93,12 @@ pub async fn put(secrets: &SecretStore, account: &str, value: &Secret) -> Result
 /// The value at `account`, joined from its parts when split.
 pub async fn get(secrets: &SecretStore, account: &str) -> Result<Option<Secret>> {
     let Some(head) = secrets.get(account).await? else { return Ok(None) };
-    let Some(n) = head.expose().strip_prefix(PARTS).and_then(|n| n.parse::<usize>().ok()) else {
+    let Some(split) = Split::read(&head) else {
         return Ok(Some(head));
     };
     let mut value = String::new();
-    for i in 1..=n {
-        match secrets.get(&part_account(account, i)).await? {
+    for i in 1..=split.n {
+        match secrets.get(&split.part(account, i)).await? {
             Some(part) => value.push_str(part.expose()),
             None => return Ok(None),
         }
@@ -67,19 +108,17 @@ pub async fn get(secrets: &SecretStore, account: &str) -> Result<Option<Secret>>
 
 /// Delete `account` and its parts; `false` when nothing was there.
 pub async fn delete(secrets: &SecretStore, account: &str) -> Result<bool> {
-    for i in 1..=parts_of(secrets, account).await? {
-        secrets.delete(&part_account(account, i)).await?;
+    if let Some(split) = split_of(secrets, account).await? {
+        for i in 1..=split.n {
+            secrets.delete(&split.part(account, i)).await?;
+        }
     }
     secrets.delete(account).await
 }
 
-/// How many parts the value at `account` is split into (0: not split).
-async fn parts_of(secrets: &SecretStore, account: &str) -> Result<usize> {
-    Ok(secrets
-        .get(account)
-        .await?
-        .and_then(|head| head.expose().strip_prefix(PARTS).and_then(|n| n.parse().ok()))
-        .unwrap_or(0))
+/// How the value at `account` is split (none: not split, or nothing there).
+async fn split_of(secrets: &SecretStore, account: &str) -> Result<Option<Split>> {
+    Ok(secrets.get(account).await?.as_ref().and_then(Split::read))
 }
 
 #[cfg(test)]
@@ -87,7 +126,9 @@ mod tests {
     use super::*;
 
     /// Inside the test session: a long token set is split, read back whole,
-    /// shrunk and deleted without leaving parts behind.
+    /// replaced by another long one under a new generation (the old parts
+    /// gone once the entry switched), shrunk and deleted without leaving
+    /// parts behind; the first layout (`halley-parts:N`, `#i`) still reads.
     #[tokio::test]
     async fn long_values_are_split_for_windows() {
         if std::env::var_os("HALLEY_TEST_SESSION").is_none() {
@@ -98,13 +139,28 @@ mod tests {
         let account = token_account(&format!("unit:{}", uuid::Uuid::new_v4().simple()));
         let long = Secret::new("rt-Nguyễn-".repeat(250));
         put(&secrets, &account, &long).await.unwrap();
-        assert_eq!(secrets.get(&account).await.unwrap().unwrap().expose(), "halley-parts:3");
+        let first = Split::read(&secrets.get(&account).await.unwrap().unwrap()).unwrap();
+        assert_eq!(first.n, 3);
         assert_eq!(get(&secrets, &account).await.unwrap(), Some(long));
+        let longer = Secret::new("rt-Trần-".repeat(300));
+        put(&secrets, &account, &longer).await.unwrap();
+        let second = Split::read(&secrets.get(&account).await.unwrap().unwrap()).unwrap();
+        assert_ne!(second.generation, first.generation);
+        assert_eq!(get(&secrets, &account).await.unwrap(), Some(longer));
+        assert_eq!(secrets.get(&first.part(&account, 1)).await.unwrap(), None, "the old parts are deleted");
         let short = Secret::new("rt-short");
         put(&secrets, &account, &short).await.unwrap();
         assert_eq!(get(&secrets, &account).await.unwrap(), Some(short));
-        assert_eq!(secrets.get(&part_account(&account, 1)).await.unwrap(), None);
+        assert_eq!(secrets.get(&second.part(&account, 1)).await.unwrap(), None);
         assert!(delete(&secrets, &account).await.unwrap());
         assert_eq!(get(&secrets, &account).await.unwrap(), None);
+
+        let legacy = Split { n: 2, generation: None };
+        secrets.set(&legacy.part(&account, 1), &Secret::new("rt-a")).await.unwrap();
+        secrets.set(&legacy.part(&account, 2), &Secret::new("rt-b")).await.unwrap();
+        secrets.set(&account, &Secret::new("halley-parts:2")).await.unwrap();
+        assert_eq!(get(&secrets, &account).await.unwrap(), Some(Secret::new("rt-art-b")));
+        assert!(delete(&secrets, &account).await.unwrap());
+        assert_eq!(secrets.get(&legacy.part(&account, 2)).await.unwrap(), None);
     }
 }

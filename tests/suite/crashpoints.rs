@@ -27,6 +27,7 @@ use crate::common::browser::have_browser;
 use crate::common::fixtures::FixtureServer;
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
 use crate::common::notify::{NotificationMonitor, monitor};
+use crate::suite::soak::driver::{Api, Sse};
 use crate::suite::watch::product;
 
 /// One crash point as the first (counting) run logged it.
@@ -102,17 +103,41 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// `halley --data-dir DATA ARGS...` with extra variables; its exit status
-/// and output.
-fn halley(data: &Path, args: &[&str], env: &[(&str, String)]) -> (std::process::ExitStatus, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_halley"))
-        .arg("--data-dir")
-        .arg(data)
-        .args(args)
-        .env_remove("HALLEY_DATA_DIR")
+/// `h`'s data dir with its database made: a scenario's starting data dir
+/// (a first start's migrations are not the scenario's points).
+fn made_database(h: &Halley) -> PathBuf {
+    let template = h.data_dir();
+    let (status, _, err) = halley(&template, &["watch", "list"], &[]);
+    assert!(status.success(), "{err}");
+    template
+}
+
+/// The fresh copy of `template` a kill at `point` works on.
+fn kill_copy(template: &Path, work: &Path, point: &Point) -> PathBuf {
+    let data = work.join(format!("k{}", point.n));
+    copy_dir(template, &data);
+    data
+}
+
+/// The copy of `template` the counting run uses, and its crash log.
+fn counting_copy(template: &Path, work: &Path) -> (PathBuf, PathBuf) {
+    let counting = work.join("count");
+    copy_dir(template, &counting);
+    (counting, work.join("count.log"))
+}
+
+/// A scenario's process: the data dir and crash points only as `env` says.
+fn scenario_env<'c>(cmd: &'c mut Command, env: &[(&str, String)]) -> &'c mut Command {
+    cmd.env_remove("HALLEY_DATA_DIR")
         .env_remove("HALLEY_CRASH_AT")
         .env_remove("HALLEY_CRASH_LOG")
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+}
+
+/// `halley --data-dir DATA ARGS...` with extra variables; its exit status
+/// and output.
+fn halley(data: &Path, args: &[&str], env: &[(&str, String)]) -> (std::process::ExitStatus, String, String) {
+    let out = scenario_env(Command::new(env!("CARGO_BIN_EXE_halley")).arg("--data-dir").arg(data).args(args), env)
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -169,7 +194,10 @@ impl Sweep {
 
     fn killed(&mut self, point: &Point) {
         self.kills += 1;
-        *self.kinds.entry(point.name.clone()).or_default() += 1;
+        // Counted by kind: an OAuth account's name stands for any.
+        let kind: Vec<&str> =
+            point.name.split(' ').map(|w| if w.starts_with("oauth:") { "oauth:<account>" } else { w }).collect();
+        *self.kinds.entry(kind.join(" ")).or_default() += 1;
     }
 
     fn report(&self) {
@@ -243,9 +271,7 @@ fn crash_points_watch_pass_with_alerts() {
     let template = h.data_dir();
     let work = h.tmp.path().join("kills");
 
-    let counting = work.join("count");
-    copy_dir(&template, &counting);
-    let log = work.join("count.log");
+    let (counting, log) = counting_copy(&template, &work);
     let (status, _, err) = halley(&counting, &["watch", "poll", "--all"], &[("HALLEY_CRASH_LOG", path(&log))]);
     assert!(status.success(), "{err}");
     let points = read_points(&log);
@@ -253,8 +279,7 @@ fn crash_points_watch_pass_with_alerts() {
     let mut sweep = Sweep::new("watch pass + alerts", points.len());
 
     for point in chosen(&points, 10, "notification") {
-        let data = work.join(format!("k{}", point.n));
-        copy_dir(&template, &data);
+        let data = kill_copy(&template, &work, &point);
         let before = notes.as_ref().map_or(0, |m| m.notifications().len());
         let at = [("HALLEY_CRASH_AT", point.n.to_string())];
         let (status, _, err) = halley(&data, &["watch", "poll", "--all"], &at);
@@ -337,6 +362,60 @@ fn timeline(data: &Path) -> String {
                 .unwrap();
         format!("calls {calls:?}\nmessages {messages:#?}")
     })
+}
+
+/// The run of `data` ended `completed`, every call the model asked for has
+/// exactly one result message and one row in the timeline, and no step is
+/// left running.
+fn run_is_whole(sweep: &mut Sweep, data: &Path, point: &Point) {
+    let status: String = sql(data, async |c| sqlx::query_scalar("SELECT status FROM runs").fetch_one(c).await.unwrap());
+    sweep.check(status == "completed", || format!("the run is {status} after a kill at {point:?}: {}", timeline(data)));
+    for call in model_calls(data).into_iter().map(|(id, _, _)| id) {
+        let (results, rows) = sql(data, {
+            let call = call.clone();
+            async move |c| {
+                let results: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM messages WHERE tool_call_id = ?1")
+                    .bind(&call)
+                    .fetch_one(&mut *c)
+                    .await
+                    .unwrap();
+                let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tool_calls WHERE call_id = ?1")
+                    .bind(&call)
+                    .fetch_one(&mut *c)
+                    .await
+                    .unwrap();
+                (results, rows)
+            }
+        });
+        sweep.check(results == 1 && rows == 1, || {
+            format!("call {call}: {results} results, {rows} timeline rows after a kill at {point:?}")
+        });
+    }
+    let running = count(data, "SELECT COUNT(*) FROM steps WHERE status = 'running'");
+    sweep.check(running == 0, || format!("{running} steps left running after a kill at {point:?}"));
+}
+
+/// Every call the model asked for in `data`'s conversations: its id, tool
+/// and arguments.
+fn model_calls(data: &Path) -> Vec<(String, String, Value)> {
+    let rows: Vec<(Option<String>,)> = sql(data, async |c| {
+        sqlx::query_as("SELECT tool_calls FROM messages WHERE role = 'assistant' ORDER BY seq")
+            .fetch_all(c)
+            .await
+            .unwrap()
+    });
+    rows.into_iter()
+        .filter_map(|(t,)| t)
+        .flat_map(|t| serde_json::from_str::<Value>(&t).unwrap().as_array().cloned().unwrap_or_default())
+        .map(|c| {
+            let args = c["function"]["arguments"].as_str().and_then(|a| serde_json::from_str(a).ok());
+            (
+                c["id"].as_str().unwrap().to_owned(),
+                c["function"]["name"].as_str().unwrap_or_default().to_owned(),
+                args.unwrap_or(Value::Null),
+            )
+        })
+        .collect()
 }
 
 fn path(p: &Path) -> String {
@@ -424,17 +503,13 @@ fn crash_points_run_with_a_confirmed_submit() {
             .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
             .collect::<Vec<_>>()
             .join(" ");
-        let mut child = Command::new("script")
-            .args(["-q", "-e", "-c", &format!("exec {line}"), "/dev/null"])
-            .env_remove("HALLEY_DATA_DIR")
-            .env_remove("HALLEY_CRASH_AT")
-            .env_remove("HALLEY_CRASH_LOG")
-            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child =
+            scenario_env(Command::new("script").args(["-q", "-e", "-c", &format!("exec {line}"), "/dev/null"]), env)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
         {
             use std::io::Write;
             let mut stdin = child.stdin.take().unwrap();
@@ -446,14 +521,8 @@ fn crash_points_run_with_a_confirmed_submit() {
         (out.status, String::from_utf8_lossy(&out.stdout).into_owned())
     };
 
-    // The starting data dir: the database made (a first start's
-    // migrations are not this scenario's points).
-    let template = h.data_dir();
-    let (status, _, err) = halley(&template, &["watch", "list"], &[]);
-    assert!(status.success(), "{err}");
-    let counting = work.join("count");
-    copy_dir(&template, &counting);
-    let log = work.join("count.log");
+    let template = made_database(&h);
+    let (counting, log) = counting_copy(&template, &work);
     let posts = site.posts().len();
     let (status, out) = run(&counting, &[TASK], &[("HALLEY_CRASH_LOG", path(&log))]);
     assert!(status.success(), "{status:?} {out}");
@@ -463,8 +532,7 @@ fn crash_points_run_with_a_confirmed_submit() {
     let mut sweep = Sweep::new("run + confirmed submit", points.len());
 
     for point in chosen(&points, 6, "browser_click") {
-        let data = work.join(format!("k{}", point.n));
-        copy_dir(&template, &data);
+        let data = kill_copy(&template, &work, &point);
         let posts = site.posts().len();
         let (status, out) = run(&data, &[TASK], &[("HALLEY_CRASH_AT", point.n.to_string())]);
         // What each process printed, for a failure's message.
@@ -493,53 +561,7 @@ fn crash_points_run_with_a_confirmed_submit() {
                 sweep.check(status.success(), || format!("resume after a kill at {point:?}: {out}"));
                 said.push_str(&format!("\nresumed: {out}"));
             }
-            let status: String =
-                sql(&data, async |c| sqlx::query_scalar("SELECT status FROM runs").fetch_one(c).await.unwrap());
-            sweep.check(status == "completed", || format!("the run is {status} after a kill at {point:?}"));
-            // Every call the model asked for has exactly one result and one
-            // row in the timeline; no step is left running.
-            let calls: Vec<String> = sql(&data, async |c| {
-                let rows: Vec<(Option<String>,)> =
-                    sqlx::query_as("SELECT tool_calls FROM messages WHERE role = 'assistant'")
-                        .fetch_all(c)
-                        .await
-                        .unwrap();
-                rows.into_iter()
-                    .filter_map(|(t,)| t)
-                    .flat_map(|t| {
-                        serde_json::from_str::<Value>(&t)
-                            .unwrap()
-                            .as_array()
-                            .unwrap()
-                            .iter()
-                            .map(|c| c["id"].as_str().unwrap().to_owned())
-                            .collect::<Vec<_>>()
-                    })
-                    .collect()
-            });
-            for call in &calls {
-                let (results, rows) = sql(&data, {
-                    let call = call.clone();
-                    async move |c| {
-                        let results: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM messages WHERE tool_call_id = ?1")
-                            .bind(&call)
-                            .fetch_one(&mut *c)
-                            .await
-                            .unwrap();
-                        let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tool_calls WHERE call_id = ?1")
-                            .bind(&call)
-                            .fetch_one(&mut *c)
-                            .await
-                            .unwrap();
-                        (results, rows)
-                    }
-                });
-                sweep.check(results == 1 && rows == 1, || {
-                    format!("call {call}: {results} results, {rows} timeline rows after a kill at {point:?}")
-                });
-            }
-            let running = count(&data, "SELECT COUNT(*) FROM steps WHERE status = 'running'");
-            sweep.check(running == 0, || format!("{running} steps left running after a kill at {point:?}"));
+            run_is_whole(&mut sweep, &data, &point);
         }
         let sent = site.posts().len() - posts;
         sweep.check(sent <= 1, || {
@@ -555,4 +577,460 @@ fn crash_points_run_with_a_confirmed_submit() {
     sweep.report();
     assert!(sweep.kills > 0);
     let _: PathBuf = work;
+}
+
+// ------------------------------------------------ (c) client tools over the API
+
+/// The client application's id (`X-Halley-Client`).
+const CLIENT: &str = "so-cai";
+
+/// Tools the client registers (a registration each), entries its run
+/// writes through them, and entries a turn (a run has at most 20 steps):
+/// about 5 crash points an entry (the call's placeholder, before and after
+/// the client runs it, its result; the turn's step and messages), so the
+/// full sweep has more than 200.
+fn client_tools() -> usize {
+    if full() { 4 } else { 2 }
+}
+
+fn entries() -> usize {
+    if full() { 48 } else { 4 }
+}
+
+fn per_turn() -> usize {
+    if full() { 4 } else { 2 }
+}
+
+/// The Python source of ledger tool `k`, as the client registers it.
+fn ledger_source(k: usize) -> String {
+    format!(
+        "def ghi_so_{k}(entry: int, note: str) -> str:\n    \"\"\"Write an entry into ledger {k} of the shop.\n\n    Args:\n        entry: The entry's number.\n        note: What the entry says.\n    \"\"\"\n"
+    )
+}
+
+/// The model of scenario (c): `per_turn` entries a turn, each through
+/// ledger `entry % tools`, then the summary; a function of the conversation (the
+/// assistant turns so far), so a run resumed after a kill anywhere gets the
+/// turn it would have got. An interrupted call is not asked again.
+fn ledger_model(tools: usize, entries: usize, per_turn: usize) -> impl Fn(&Value) -> Turn + Send + Sync + 'static {
+    move |request| {
+        let messages = request["messages"].as_array().cloned().unwrap_or_default();
+        let turns = messages.iter().filter(|m| m["role"] == "assistant").count();
+        if turns * per_turn >= entries {
+            return Turn::text(&format!("Đã ghi {entries} mục vào sổ."));
+        }
+        Turn::tool_calls(
+            (turns * per_turn..((turns + 1) * per_turn).min(entries))
+                .map(|e| {
+                    ToolCall::new(
+                        &format!("ghi_so_{}", e % tools),
+                        json!({"entry": e, "note": format!("Mục {e}: {} ₫", 19_990_000 + e)}),
+                    )
+                })
+                .collect(),
+        )
+    }
+}
+
+/// A `halley serve` of the harness and, once it listens, its API.
+struct Serving {
+    child: std::process::Child,
+    api: Option<Api>,
+}
+
+/// `halley --data-dir DATA serve --port 0` with the scripted model, its
+/// API token made first; `api` is none when it died before listening.
+fn start_serve(data: &Path, model: &ModelServer, env: &[(&str, String)]) -> Serving {
+    let (status, token, err) = halley(data, &["api", "token"], &[]);
+    assert!(status.success(), "{err}");
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_halley"));
+    serve
+        .arg("--data-dir")
+        .arg(data)
+        .args(["--headless", "serve", "--port", "0"])
+        .env_remove("OPENAI_API_KEY")
+        .env("OPENAI_BASE_URL", model.base_url())
+        .env("HALLEY_MODEL", crate::common::model_server::MODEL_ID);
+    let mut child = scenario_env(&mut serve, env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        // Read to the end: a full pipe would stall the server.
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(addr) = line.split("listens on ").nth(1) {
+                let _ = tx.send(addr.split_whitespace().next().unwrap_or_default().to_owned());
+            }
+        }
+    });
+    let api = rx.recv_timeout(Duration::from_secs(30)).ok().map(|base| Api {
+        http: reqwest::Client::new(),
+        base,
+        token: token.trim().to_owned(),
+    });
+    Serving { child, api }
+}
+
+/// How a client session starts its run.
+enum Start {
+    Task,
+    Resume(String),
+    /// The run has ended: only the tools are registered again.
+    Nothing,
+}
+
+/// What the client received: each call's id and arguments (a call sent
+/// again to a reconnected stream has the same id).
+type Received = std::sync::Mutex<BTreeMap<String, Value>>;
+
+/// The client application, against one `halley serve`: it listens for
+/// its calls, registers its tools (again: a client registers when it
+/// starts), starts or resumes the run, and answers each call it gets once,
+/// until the run is no longer going. An error: the server went away.
+async fn client_session(api: &Api, tools: usize, start: Start, received: &Received) -> anyhow::Result<()> {
+    use anyhow::{Context, ensure};
+    let listen = api.http.get(format!("{}/api/v1/clients/{CLIENT}/events", api.base));
+    let r = listen.bearer_auth(&api.token).header("X-Halley-Client", CLIENT).send().await?;
+    ensure!(r.status().is_success(), "listening: {}", r.status());
+    let mut calls = Sse::new(r);
+    for k in 0..tools {
+        let body = json!({"name": format!("ghi_so_{k}"), "sourceCode": ledger_source(k), "timeoutSeconds": 60});
+        let r = api.post("/api/letta/agents/tools", &body, Some(CLIENT)).send().await?;
+        ensure!(r.status().is_success(), "registering ghi_so_{k}: {}", r.status());
+    }
+    let started = match start {
+        Start::Task => api.post("/api/v1/runs", &json!({"text": "Ghi các mục vào sổ"}), None),
+        Start::Resume(run) => api.post(&format!("/api/v1/runs/{run}/resume"), &json!({}), None),
+        Start::Nothing => return Ok(()),
+    };
+    let r = started.send().await?;
+    ensure!(r.status().is_success(), "starting the run: {} {}", r.status(), r.text().await.unwrap_or_default());
+    let run_id = r.json::<Value>().await?["run_id"].as_str().context("a run id")?.to_owned();
+    loop {
+        match tokio::time::timeout(Duration::from_millis(300), calls.next(Duration::from_secs(600))).await {
+            Ok(call) => {
+                let call = call?.context("the client's stream ended")?;
+                let id = call["tool_call_id"].as_str().context("a call id")?.to_owned();
+                let entry = call["arguments"]["entry"].clone();
+                if received.lock().unwrap().insert(id.clone(), call["arguments"].clone()).is_some() {
+                    continue;
+                }
+                let body = json!({"tool_call_id": id, "result": {"saved": entry}});
+                let r = api.post("/api/v1/tool_results", &body, Some(CLIENT)).send().await?;
+                ensure!(r.status().is_success(), "answering {id}: {}", r.status());
+            }
+            Err(_) => {
+                let r = api.http.get(format!("{}/api/v1/runs", api.base)).bearer_auth(&api.token).send().await?;
+                let going: Value = r.json().await?;
+                if !going.to_string().contains(&run_id) {
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+/// Stop a server: SIGTERM, then its exit status.
+fn stop_serve(mut serving: Serving) -> std::process::ExitStatus {
+    if serving.child.try_wait().unwrap().is_none() {
+        let _ = Command::new("kill").args(["-TERM", &serving.child.id().to_string()]).status();
+    }
+    serving.child.wait().unwrap()
+}
+
+/// The latest run of `data` and whether it has ended.
+fn last_run(data: &Path) -> Option<(String, bool)> {
+    let row: Option<(String, String)> = sql(data, async |c| {
+        sqlx::query_as("SELECT id, status FROM runs ORDER BY started_at DESC LIMIT 1").fetch_optional(c).await.unwrap()
+    });
+    row.map(|(id, status)| (id, ["completed", "failed", "cancelled"].contains(&status.as_str())))
+}
+
+/// (c) A client-tool registration and call: `halley serve` with the
+/// scripted model; the test is the client application (its tools
+/// registered over `POST /api/letta/agents/tools`, its calls heard on
+/// `/api/v1/clients/{id}/events`, answered on `POST /api/v1/tool_results`)
+/// and starts a run over `POST /api/v1/runs` whose model calls them. Killed
+/// at every chosen point, restarted: the client registers again and resumes
+/// the run (`POST /api/v1/runs/{id}/resume`; the task again when the kill
+/// came before the run was recorded). Then: each registration once and
+/// whole, the run completed with every call once in the timeline, each
+/// entry received by the client at most once (a call whose answer was lost
+/// with the process is reported to the model as interrupted, not sent
+/// again), every other entry exactly once.
+#[test]
+fn crash_points_client_tool_registration_and_call() {
+    let (tools, n_entries) = (client_tools(), entries());
+    let model = ModelServer::responding(ledger_model(tools, n_entries, per_turn()));
+    let h = Halley::new();
+    let work = h.tmp.path().join("kills");
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let template = made_database(&h);
+    let (counting, log) = counting_copy(&template, &work);
+    let serving = start_serve(&counting, &model, &[("HALLEY_CRASH_LOG", path(&log))]);
+    let received = Received::default();
+    let api = serving.api.as_ref().expect("halley serve listens");
+    rt.block_on(client_session(api, tools, Start::Task, &received)).unwrap();
+    // What cannot be resumed: a clear error (a run nobody made, one that ended).
+    let (ended, _) = last_run(&counting).unwrap();
+    rt.block_on(async {
+        for (id, want) in [("run-nobody", 404), (ended.as_str(), 400)] {
+            let r = api.post(&format!("/api/v1/runs/{id}/resume"), &json!({}), None).send().await.unwrap();
+            assert_eq!(r.status().as_u16(), want);
+            let body: Value = r.json().await.unwrap();
+            assert!(body["error"]["message"].as_str().is_some_and(|m| m.contains(id)), "{body}");
+        }
+    });
+    assert!(stop_serve(serving).code().is_some());
+    assert_eq!(received.lock().unwrap().len(), n_entries);
+    let points = read_points(&log);
+    assert!(points.iter().any(|p| p.name.contains("side effect: tool ghi_so_")), "{points:?}");
+    let mut sweep = Sweep::new("client tools over the API", points.len());
+
+    for point in chosen(&points, 10, "ghi_so_") {
+        let data = kill_copy(&template, &work, &point);
+        let received = Received::default();
+        let serving = start_serve(&data, &model, &[("HALLEY_CRASH_AT", point.n.to_string())]);
+        if let Some(api) = serving.api.as_ref() {
+            // The server dies under the client: its errors are expected.
+            let _ = rt.block_on(client_session(api, tools, Start::Task, &received));
+        }
+        let status = stop_serve(serving);
+        if status.signal() == Some(9) {
+            sweep.killed(&point);
+        } else {
+            sweep.missed += 1;
+        }
+        sweep.check(integrity_ok(&data), || format!("integrity after a kill at {point:?}"));
+
+        let start = match last_run(&data) {
+            None => Start::Task,
+            Some((id, false)) => Start::Resume(id),
+            Some((_, true)) => Start::Nothing,
+        };
+        let serving = start_serve(&data, &model, &[]);
+        let api = serving.api.as_ref().unwrap_or_else(|| panic!("halley serve restarts after a kill at {point:?}"));
+        let done = rt.block_on(client_session(api, tools, start, &received));
+        sweep.check(done.is_ok(), || format!("the client after a kill at {point:?}: {done:?}"));
+        let status = stop_serve(serving);
+        sweep
+            .check(status.code() == Some(143), || format!("halley serve's exit after a kill at {point:?}: {status:?}"));
+
+        // Each registration once and whole.
+        for k in 0..tools {
+            let name = format!("ghi_so_{k}");
+            let rows: Vec<(String, Option<String>, String)> = sql(&data, {
+                let name = name.clone();
+                async move |c| {
+                    sqlx::query_as("SELECT executor, source_code, json_schema FROM tools WHERE name = ?1")
+                        .bind(&name)
+                        .fetch_all(c)
+                        .await
+                        .unwrap()
+                }
+            });
+            let whole = rows.len() == 1 && {
+                let (executor, source, schema) = &rows[0];
+                let schema: Value = serde_json::from_str(schema).unwrap_or_default();
+                executor == "client"
+                    && source.as_deref() == Some(ledger_source(k).as_str())
+                    && schema["properties"]["entry"]["type"] == "integer"
+                    && schema["properties"]["note"]["type"] == "string"
+            };
+            sweep.check(whole, || format!("registration {name} after a kill at {point:?}: {rows:?}"));
+        }
+        let tool_rows = count(&data, "SELECT COUNT(*) FROM tools");
+        sweep.check(tool_rows == tools as i64, || format!("{tool_rows} tool rows after a kill at {point:?}"));
+        run_is_whole(&mut sweep, &data, &point);
+
+        // Each entry: asked once by the model; received by the client at
+        // most once; exactly once unless its call was interrupted.
+        let calls = model_calls(&data);
+        let mut interrupted = 0;
+        for e in 0..n_entries {
+            let asked: Vec<&(String, String, Value)> = calls.iter().filter(|(_, _, a)| a["entry"] == e).collect();
+            sweep.check(asked.len() == 1, || format!("entry {e} asked {} times after {point:?}", asked.len()));
+            let got = received.lock().unwrap().values().filter(|a| a["entry"] == e).count();
+            sweep.check(got <= 1, || format!("entry {e} sent to the client {got} times after a kill at {point:?}"));
+            let result: String = sql(&data, {
+                let id = asked[0].0.clone();
+                async move |c| {
+                    sqlx::query_scalar("SELECT content FROM messages WHERE tool_call_id = ?1")
+                        .bind(&id)
+                        .fetch_one(c)
+                        .await
+                        .unwrap()
+                }
+            });
+            if result.contains("Halley stopped") {
+                interrupted += 1;
+            } else {
+                sweep.check(got == 1 && result.contains(&format!("\"saved\":{e}")), || {
+                    format!("entry {e}: received {got} times, result {result} after a kill at {point:?}")
+                });
+            }
+        }
+        sweep.check(interrupted <= 1, || format!("{interrupted} calls interrupted by one kill at {point:?}"));
+        let _ = std::fs::remove_dir_all(&data);
+    }
+    sweep.report();
+    assert!(sweep.kills > 0);
+}
+
+// ------------------------------------------------------- (d) OAuth refresh
+
+/// Accounts refreshed by one `halley auth check --all`: 3 crash points
+/// each (before and after the token request, the keyring write), so the
+/// full sweep has more than 200.
+fn oauth_accounts() -> usize {
+    if full() { 70 } else { 4 }
+}
+
+/// Every value Halley keeps in the session's keyring, by account
+/// (`secret-tool search --all`: one process for all of them).
+fn keyring() -> BTreeMap<String, String> {
+    let out = Command::new("secret-tool")
+        .args(["search", "--all", "--unlock", "service", "halley"])
+        .output()
+        .expect("secret-tool (libsecret-tools) is part of the test session");
+    // The secrets are on stdout, the attributes on stderr, item by item
+    // in the same order.
+    let lines = |bytes: &[u8], prefix: &str| -> Vec<String> {
+        String::from_utf8_lossy(bytes).lines().filter_map(|l| l.strip_prefix(prefix).map(str::to_owned)).collect()
+    };
+    let secrets = lines(&out.stdout, "secret = ");
+    let accounts = lines(&out.stderr, "attribute.username = ");
+    assert_eq!(secrets.len(), accounts.len(), "secret-tool's items");
+    accounts.into_iter().zip(secrets).collect()
+}
+
+/// Connect `who` at `issuer` into `h`'s data dir (`halley auth connect`,
+/// the user's sign-in played over HTTP).
+async fn connect_account(h: &Halley, issuer: &str, who: &str) {
+    use crate::common::oidc::{Consent, User, visit};
+    let pending = super::oauth::connect(h, issuer, &[], &[]).await.expect("a sign-in URL");
+    let callback = User::new().sign_in(&pending.url, who, Consent::Grant).await;
+    let (status, page) = visit(&callback).await.expect("the listener answers");
+    assert_eq!(status, 200, "{page}");
+    let done = pending.finish().await;
+    assert_eq!(done.code, 0, "{done:?}");
+}
+
+/// (d) An OAuth refresh: accounts connected against the real oidc-provider
+/// (which rotates refresh tokens on use), then `halley auth check --all`,
+/// which refreshes each account's access token (a token request, the
+/// rotated refresh token written to the keyring) and asks who signed in.
+/// Killed at every chosen point, then checked: integrity, every account row
+/// whole, each keyring entry the old token or the new one (the new one
+/// exactly for the accounts whose write was reached), and a restarted
+/// `halley auth check --all` works for every account but, when the kill
+/// came between the provider's answer and the keyring write, the account
+/// whose rotated token was lost: it is marked `needs_reconnect` with a
+/// message saying to connect again. A refresh token used twice would make
+/// the provider revoke its grant, so any other account needing reconnection
+/// fails the sweep.
+#[test]
+fn crash_points_oauth_refresh() {
+    if !crate::common::in_session() {
+        return;
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let server = crate::common::oidc::OidcServer::start(3600);
+    let h = Halley::new();
+    let accounts: Vec<(String, String)> = (0..oauth_accounts()).map(|_| super::oauth::login()).collect();
+    for (who, _) in &accounts {
+        rt.block_on(connect_account(&h, &server.issuer, who));
+    }
+    let template = h.data_dir();
+    let work = h.tmp.path().join("kills");
+    let (counting, log) = counting_copy(&template, &work);
+    let (status, out, err) = halley(&counting, &["auth", "check", "--all"], &[("HALLEY_CRASH_LOG", path(&log))]);
+    assert!(status.success(), "{out}{err}");
+    assert_eq!(out.lines().filter(|l| l.contains("signed in as")).count(), accounts.len(), "{out}");
+    let points = read_points(&log);
+    let mut sweep = Sweep::new("OAuth refresh", points.len());
+    let name_of =
+        |p: &Point| p.name.split_whitespace().find_map(|w| w.strip_prefix("oauth:")).unwrap_or_default().to_owned();
+
+    for point in chosen(&points, 10, "token request") {
+        let data = kill_copy(&template, &work, &point);
+        let before = keyring();
+        let (status, _, err) = halley(&data, &["auth", "check", "--all"], &[("HALLEY_CRASH_AT", point.n.to_string())]);
+        sweep.check(status.signal() == Some(9), || format!("point {point:?} did not kill: {status:?} {err}"));
+        sweep.killed(&point);
+        sweep.check(integrity_ok(&data), || format!("integrity after a kill at {point:?}"));
+        let rows: Vec<(String, String, String, String, String)> = sql(&data, async |c| {
+            sqlx::query_as("SELECT name, provider, account, token_endpoint, status FROM oauth_accounts ORDER BY name")
+                .fetch_all(c)
+                .await
+                .unwrap()
+        });
+        let whole = rows.len() == accounts.len()
+            && rows.iter().all(|(name, provider, account, endpoint, status)| {
+                name == &format!("{provider}:{account}")
+                    && endpoint.starts_with(&server.issuer)
+                    && status == "connected"
+            });
+        sweep.check(whole, || format!("the account rows after a kill at {point:?}: {rows:?}"));
+
+        // The keyring: the new token for the accounts whose write was
+        // reached (the points before this one), the old one for the rest.
+        let after = keyring();
+        let hit = name_of(&point);
+        let written: Vec<String> =
+            points.iter().filter(|p| p.n <= point.n && p.name.starts_with("keyring: ")).map(&name_of).collect();
+        for (_, name) in &accounts {
+            let account = format!("oauth:{name}");
+            let (old, new) = (before.get(&account), after.get(&account));
+            let fine = new.is_some_and(|t| t.len() > 20 && !t.starts_with("halley-parts"))
+                && (written.contains(name) == (old != new));
+            sweep.check(fine, || format!("{account} in the keyring after a kill at {point:?}: {old:?} -> {new:?}"));
+        }
+
+        // The one window: the provider answered (and retired the old
+        // token), the new one was not written yet.
+        let lost = point.name.starts_with("after side effect: token request").then_some(hit.clone());
+        // Restarted: every account works but that one (in full, the
+        // account the kill was refreshing: the others' tokens were checked
+        // above, and a token used twice would fail a later kill's run,
+        // which refreshes them all, and the last check below).
+        let checked = if full() { 1 } else { accounts.len() };
+        let args = if full() { ["auth", "check", hit.as_str()] } else { ["auth", "check", "--all"] };
+        let (status, out, err) = halley(&data, &args, &[]);
+        let worked = out.lines().filter(|l| l.contains("signed in as")).count();
+        sweep.check(worked == checked - usize::from(lost.is_some()), || {
+            format!("{worked} accounts work after a kill at {point:?}: {out}{err}")
+        });
+        match &lost {
+            None => sweep.check(status.success(), || format!("auth check after a kill at {point:?}: {err}")),
+            Some(name) => sweep.check(
+                status.code() == Some(1)
+                    && err.contains(&format!("the account `{name}` needs reconnecting"))
+                    && err.contains("halley auth connect"),
+                || format!("the lost refresh of {name} after a kill at {point:?}: {status:?} {err}"),
+            ),
+        }
+        let marked = count(&data, "SELECT COUNT(*) FROM oauth_accounts WHERE status = 'needs_reconnect'");
+        sweep.check(marked == i64::from(lost.is_some()), || format!("{marked} accounts to reconnect after {point:?}"));
+        if let Some(name) = lost {
+            // Its grant is gone at the provider: the user connects it again
+            // (into the template, for the next kills).
+            let (who, _) = accounts.iter().find(|(_, n)| *n == name).unwrap();
+            rt.block_on(connect_account(&h, &server.issuer, who));
+        }
+        let _ = std::fs::remove_dir_all(&data);
+    }
+    // After all the kills, every account still works.
+    let last = work.join("last");
+    copy_dir(&template, &last);
+    let (status, out, err) = halley(&last, &["auth", "check", "--all"], &[]);
+    let worked = out.lines().filter(|l| l.contains("signed in as")).count();
+    sweep.check(status.success() && worked == accounts.len(), || format!("after the sweep: {out}{err}"));
+    sweep.report();
+    assert!(sweep.kills > 0);
 }

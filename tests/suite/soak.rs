@@ -11,7 +11,7 @@ use crate::common::browser::have_browser;
 use crate::common::{fixtures, model_server};
 
 #[path = "../../examples/soak/driver.rs"]
-mod driver;
+pub(crate) mod driver;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_soak_driver_runs_the_core_for_30_seconds_and_reads_every_figure() {

@@ -6,6 +6,8 @@
 //
 // node server.mjs PORT [ACCESS_TOKEN_TTL_SECONDS]
 import Provider from 'oidc-provider';
+import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
+import LRU from 'oidc-provider/lib/helpers/lru.js';
 
 const port = Number(process.argv[2] || 0);
 const accessTtl = Number(process.argv[3] || 60);
@@ -37,6 +39,13 @@ const configuration = {
     };
   },
 };
+
+// oidc-provider's own in-memory store, larger: by default it keeps 1,000
+// entries and forgets the least recently used, and the crash-point sweep
+// (tests/suite/crashpoints.rs) makes tens of thousands of tokens while some
+// accounts' refresh tokens wait unused.
+const store = new LRU({ maxSize: 10_000_000 });
+configuration.adapter = (model) => new MemoryAdapter(model, store);
 
 let provider;
 const server = (await import('node:http')).createServer((req, res) => provider.callback()(req, res));
