@@ -81,7 +81,7 @@ fn row(label: &str, mut steps: Vec<Duration>) {
 
 async fn open_core(tmp: &tempfile::TempDir) -> anyhow::Result<Core> {
     let settings = BrowserSettings { headless: true, ..BrowserSettings::default() };
-    Ok(Core::open_full(DataDir::at(tmp.path().join("data")), Registry::builtin()?, settings).await?)
+    Ok(halley::host::open_core_full(DataDir::at(tmp.path().join("data")), Registry::builtin()?, settings).await?)
 }
 
 #[allow(clippy::print_stdout)]

@@ -534,7 +534,7 @@ async fn main() -> Result<()> {
 
     let data = tempfile::tempdir()?;
     let settings = BrowserSettings { headless: true, chromium: Some(o.chromium.clone()), ..Default::default() };
-    let core = Core::open_full(DataDir::at(data.path()), Registry::builtin()?, settings).await?;
+    let core = halley::host::open_core_full(DataDir::at(data.path()), Registry::builtin()?, settings).await?;
     let run = halley(&core, &server, &o).await;
     core.close().await;
     let run = run?;

@@ -16,7 +16,7 @@ use anyhow::{Context, Result};
 use halley::DataDir;
 use halley::core::BrowserSettings;
 use halley::host::Host;
-use halley::mcp::server::McpServer;
+use halley::api::mcp_server::McpServer;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;

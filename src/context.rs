@@ -6,58 +6,20 @@
 //! one core, each call with its own context.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::future::BoxFuture;
-use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
 use crate::browser::extract::fallback::FieldFallback;
-use crate::gate::{Confirmer, DenyAll};
+use crate::protocol::{AgentEvent, ChallengeAnswer, ChallengeRequest, ConfirmationRequest};
+use crate::tools::catalogue::safety::ConfirmResultV1;
+use crate::tools::{Registry, ToolResultV2};
 
-/// Who started a run (or made a direct call).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-pub enum FrontEnd {
-    /// The desktop side panel.
-    #[default]
-    Panel,
-    /// The `halley` command line.
-    Cli,
-    /// A background run (a watch): its questions go to the panel and a
-    /// notification; it never takes the user's focus.
-    Background,
-    /// A client of the local HTTP API.
-    Api,
-    /// An MCP client.
-    Mcp,
-}
-
-impl FrontEnd {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FrontEnd::Panel => "panel",
-            FrontEnd::Cli => "cli",
-            FrontEnd::Background => "background",
-            FrontEnd::Api => "api",
-            FrontEnd::Mcp => "mcp",
-        }
-    }
-
-    /// Whether runs of this front end act in front of the user: they start
-    /// on the tab the user looks at and may bring their tabs forward. The
-    /// others open their own tabs in the background.
-    pub fn in_foreground(self) -> bool {
-        matches!(self, FrontEnd::Panel | FrontEnd::Cli)
-    }
-}
-
-impl std::fmt::Display for FrontEnd {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::protocol::FrontEnd;
 
 /// A cancel switch shared by whoever may stop the run (Ctrl-C, a Stop
 /// button, a pause) and the run itself. Cloning shares the switch.
@@ -121,7 +83,7 @@ pub struct CallContext {
     /// Acting outside these origins or host patterns asks first (none: no
     /// limit).
     pub allowed_origins: Option<Arc<[String]>>,
-    /// Where this run's client-tool calls go ([`crate::tools::client`]):
+    /// Where this run's client-tool calls go ([`crate::builtin::client`]):
     /// the client that started it (a Letta agent's). None: to the client
     /// that registered each tool.
     pub client: Option<Arc<str>>,
@@ -144,7 +106,7 @@ pub trait Language: Send + Sync + std::fmt::Debug {
 
 /// Hears the steps of a skill as they go (what the run's timeline shows).
 pub trait StepSink: Send + Sync + std::fmt::Debug {
-    fn step(&self, event: crate::agent::run::AgentEvent);
+    fn step(&self, event: AgentEvent);
 }
 
 impl CallContext {
@@ -262,4 +224,96 @@ mod tests {
         let cx = CallContext::new(FrontEnd::Api).with_run("run-1").with_allowed_origins(vec![]);
         assert_eq!((cx.tab_owner(), cx.allowed_origins.is_none()), (Some("run-1"), true));
     }
+}
+
+/// Who answers confirmation requests.
+pub trait Confirmer: Send + Sync + std::fmt::Debug {
+    fn confirm<'a>(
+        &'a self,
+        request: &'a ConfirmationRequest,
+    ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>>;
+
+    /// Tell the user a challenge (CAPTCHA, OTP, 2FA, login) waits for them
+    /// and resolve when they say they are done or give up. Without anyone
+    /// to tell, it never resolves: the page is watched until the challenge
+    /// is gone or the time is up.
+    fn challenge<'a>(
+        &'a self,
+        _request: &'a ChallengeRequest,
+    ) -> Pin<Box<dyn Future<Output = ChallengeAnswer> + Send + 'a>> {
+        Box::pin(std::future::pending())
+    }
+
+    /// Who answers, for the audit log: `user` (a person was asked),
+    /// `nobody` (refused: no one to ask), `preapproved` (`--yes`).
+    fn answered_by(&self) -> &'static str {
+        "user"
+    }
+
+    /// The call in flight waits for the client application that runs
+    /// `tool` (`Some`), or no longer does (`None`): the run is paused
+    /// meanwhile. Only the run's own observer listens.
+    fn waits_for_client(&self, _tool: Option<&str>) {}
+}
+
+/// Refuses everything: the default when nobody can be asked.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DenyAll;
+
+impl Confirmer for DenyAll {
+    fn answered_by(&self) -> &'static str {
+        "nobody"
+    }
+
+    fn confirm<'a>(
+        &'a self,
+        request: &'a ConfirmationRequest,
+    ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>> {
+        // What the user would have been shown: why it needed asking.
+        let why = if request.risks.is_empty() {
+            String::new()
+        } else {
+            format!("; asked because {}", request.risks.join("; "))
+        };
+        Box::pin(async move {
+            ConfirmResultV1 {
+                approved: false,
+                user_edits: Map::new(),
+                reason: format!(
+                    "no one was there to confirm it (use --yes where you wrote the calls yourself, or run in a terminal){why}"
+                ),
+            }
+        })
+    }
+}
+
+/// Approves everything: `halley tools call|script --yes`, where the user
+/// wrote every call themselves. Never used for model-chosen calls.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApproveAll;
+
+impl Confirmer for ApproveAll {
+    fn answered_by(&self) -> &'static str {
+        "preapproved"
+    }
+
+    fn confirm<'a>(
+        &'a self,
+        _request: &'a ConfirmationRequest,
+    ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>> {
+        Box::pin(async {
+            ConfirmResultV1 { approved: true, user_edits: Map::new(), reason: "approved in advance with --yes".into() }
+        })
+    }
+}
+
+/// How a handler calls other tools (a skill's steps): through the core, in
+/// a context it gives, on the registry snapshot of the call it runs in
+/// (validated, gated, confirmed, audited like a model's call). The core
+/// implements it; handlers, below the core, see only this.
+pub trait ToolCaller: Send + Sync + std::fmt::Debug {
+    fn call<'a>(&'a self, cx: &'a CallContext, name: &'a str, args: Value) -> BoxFuture<'a, ToolResultV2>;
+
+    /// The registry snapshot the calls run on.
+    fn registry(&self) -> &Registry;
 }

@@ -6,27 +6,24 @@
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
+use futures::future::BoxFuture;
 use serde_json::Value;
 
 use crate::browser::{BrowserOptions, BrowserSession};
-use crate::context::CallContext;
+use crate::builtin::client::ClientCalls;
+use crate::context::{CallContext, ToolCaller};
+use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
 use crate::gate::check::{Gate, Grade, Pass, Refused};
+use crate::handler::{Gating, Handler, Handlers, Invocation, Services};
 use crate::oauth::OAuth;
-use crate::tools::builtin::Builtin;
-
-use crate::error::{Error, ErrorCode, Result};
 use crate::paths::DataDir;
 use crate::store::Store;
 use crate::store::tools::NewTool;
 use crate::tools::blueprint;
-use crate::tools::builtin::ToolContext;
-use crate::tools::client::{ClientAnswer, ClientCalls};
 use crate::tools::registry::Registry;
 use crate::tools::{Executor, ToolOutput, ToolResultV2, ToolSpec, ToolStatus};
 
-/// How the browser is obtained; the rest of [`BrowserOptions`] comes from
-/// the data directory.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BrowserSettings {
     pub chromium: Option<PathBuf>,
@@ -40,31 +37,34 @@ pub struct Core {
     /// Replaced whole when a tool is registered or unregistered: a call
     /// or a model turn keeps the snapshot it started with.
     registry: RwLock<Arc<Registry>>,
-    ctx: ToolContext,
-    /// The MCP servers the user added, running while they are needed.
-    mcp: crate::mcp::client::McpClients,
-    /// Calls of client tools waiting for their clients.
+    services: Services,
+    /// What runs each tool, as the host registered it.
+    handlers: Handlers,
+    /// Calls of client tools waiting for their clients (also the handler
+    /// of every client tool).
     client_calls: Arc<ClientCalls>,
 }
 
 impl Core {
-    /// Open the data directory (creating it), the database (migrating it)
-    /// and the built-in registry.
-    pub async fn open(data_dir: DataDir) -> Result<Core> {
-        let registry = Registry::builtin()?;
-        Core::open_with(data_dir, registry).await
-    }
-
-    pub async fn open_with(data_dir: DataDir, registry: Registry) -> Result<Core> {
-        Core::open_full(data_dir, registry, BrowserSettings::default()).await
-    }
-
-    /// Open with explicit browser settings (`--headless`, `--chromium`,
-    /// `--cdp-url`). The browser itself starts on the first browser call.
-    pub async fn open_full(data_dir: DataDir, registry: Registry, browser: BrowserSettings) -> Result<Core> {
+    /// Open the data directory (creating it), the database (migrating it),
+    /// `registry` plus the tools kept in the store (registered blueprints,
+    /// the tools the handlers keep: an MCP server's), and run calls through
+    /// `handlers`. Fails when a built-in tool declared available has no
+    /// handler ([`Handlers::check`]). The browser itself starts on the
+    /// first browser call. The host builds the handler table
+    /// (`crate::host::open_core`).
+    pub async fn open(
+        data_dir: DataDir,
+        registry: Registry,
+        browser: BrowserSettings,
+        mut handlers: Handlers,
+    ) -> Result<Core> {
+        handlers.check(&registry)?;
+        let client_calls = Arc::new(ClientCalls::default());
+        handlers.add_executor(Executor::Client, Arc::clone(&client_calls) as Arc<dyn Handler>);
         data_dir.ensure()?;
         let store = Store::open(&data_dir.db_path()).await?;
-        let registry = with_stored(registry, &store).await?;
+        let registry = with_stored(registry, &store, &handlers).await?;
         let options = BrowserOptions {
             chromium: browser.chromium,
             headless: browser.headless,
@@ -77,20 +77,30 @@ impl Core {
         let oauth = Arc::new(OAuth::new(store.clone())?);
         Ok(Core {
             registry: RwLock::new(Arc::new(registry)),
-            ctx: ToolContext { store, data_dir, browser, gate, oauth },
-            mcp: crate::mcp::client::McpClients::default(),
-            client_calls: Arc::default(),
+            services: Services { store, data_dir, browser, gate, oauth },
+            handlers,
+            client_calls,
         })
+    }
+
+    /// What the handlers share.
+    pub fn services(&self) -> &Services {
+        &self.services
+    }
+
+    /// The handler table the host built.
+    pub fn handlers(&self) -> &Handlers {
+        &self.handlers
     }
 
     /// The gatekeeper.
     pub fn gate(&self) -> &Gate {
-        &self.ctx.gate
+        &self.services.gate
     }
 
     /// The managed browser.
     pub fn browser(&self) -> &BrowserSession {
-        &self.ctx.browser
+        &self.services.browser
     }
 
     /// The tools as registered now (a snapshot: a tool registered later is
@@ -101,7 +111,7 @@ impl Core {
 
     /// Swap in the registry `change` makes of the current one. Writers take
     /// turns, so two registrations never lose one another.
-    fn change_registry(&self, change: impl FnOnce(&Registry) -> Result<Registry>) -> Result<()> {
+    pub fn change_registry(&self, change: impl FnOnce(&Registry) -> Result<Registry>) -> Result<()> {
         let mut slot = self.registry.write().unwrap_or_else(|e| e.into_inner());
         *slot = Arc::new(change(&slot)?);
         Ok(())
@@ -109,7 +119,7 @@ impl Core {
 
     /// The OAuth accounts: other tools ask it for an access token by account.
     pub fn oauth(&self) -> &OAuth {
-        &self.ctx.oauth
+        &self.services.oauth
     }
 
     /// Calls of client tools waiting for the clients that run them.
@@ -118,11 +128,11 @@ impl Core {
     }
 
     pub fn store(&self) -> &Store {
-        &self.ctx.store
+        &self.services.store
     }
 
     pub fn data_dir(&self) -> &DataDir {
-        &self.ctx.data_dir
+        &self.services.data_dir
     }
 
     /// Register a tool blueprint (spec §5) or replace the one of the same
@@ -134,7 +144,7 @@ impl Core {
 
     /// Register (or replace, by name) a tool executed by the client
     /// application that registered it, from its Python source
-    /// ([`crate::api::python`]: parsed, never run). `requires_approval`:
+    /// ([`crate::tools::python`]: parsed, never run). `requires_approval`:
     /// each call is approved before the client runs it.
     pub async fn register_client_tool(
         &self,
@@ -143,7 +153,7 @@ impl Core {
         source_code: &str,
         requires_approval: bool,
     ) -> Result<ToolSpec> {
-        let function = crate::api::python::parse_function(source_code, name)?;
+        let function = crate::tools::python::parse_function(source_code, name)?;
         let description = if description.trim().is_empty() { function.summary.as_str() } else { description };
         self.register_client_schema(name, description, &function.parameters, Some(source_code), requires_approval).await
     }
@@ -188,7 +198,7 @@ impl Core {
         // Checked before it is stored: the schema must compile with the rest.
         let kept = |now: &Registry| now.list().filter(|t| t.name != spec.name).cloned().collect::<Vec<_>>();
         Registry::new(kept(&self.registry()))?.with_custom(vec![spec.clone()])?;
-        self.ctx
+        self.services
             .store
             .tools()
             .upsert(&NewTool {
@@ -210,57 +220,10 @@ impl Core {
     /// Remove a registered blueprint; `not_found` when there is none. A
     /// call already running it finishes; new calls get `unknown_tool`.
     pub async fn unregister_blueprint(&self, name: &str) -> Result<()> {
-        if !self.ctx.store.tools().delete(name).await? {
+        if !self.services.store.tools().delete(name).await? {
             return Err(Error::not_found(format!("no registered tool `{name}`; built-in tools cannot be removed")));
         }
         self.change_registry(|now| Registry::new(now.list().filter(|t| t.name != name).cloned().collect()))
-    }
-
-    /// Attach an MCP server: start it, list its tools, keep both, and offer
-    /// the tools (`<name>__<tool>`) from every run's next turn. Nothing is
-    /// kept when the server cannot be started or listed.
-    pub async fn add_mcp_server(
-        &self,
-        name: &str,
-        transport: &crate::store::mcp_servers::McpTransport,
-    ) -> Result<crate::store::mcp_servers::McpServerRow> {
-        use crate::mcp::client;
-        client::check_name(name)?;
-        if self.ctx.store.mcp_servers().get(name).await?.is_some() {
-            return Err(Error::invalid_arguments(format!(
-                "an MCP server named `{name}` is already added; `halley mcp remove {name}` first"
-            )));
-        }
-        let connection = client::connect(name, transport).await?;
-        let tools = client::list_tools(&connection).await;
-        connection.cancellation_token().cancel();
-        let tools = tools?;
-        let specs = client::specs(name, &tools);
-        let kept = |now: &Registry| now.list().filter(|t| !owned_by(t, name)).cloned().collect::<Vec<_>>();
-        // Checked before it is stored: the names must not clash with the rest.
-        Registry::new(kept(&self.registry()))?.with_custom(specs.clone())?;
-        let stored = client::keep_secrets(&self.ctx.data_dir, name, transport).await?;
-        let row = self.ctx.store.mcp_servers().add(name, &stored, &tools).await?;
-        self.change_registry(|now| Registry::new(kept(now))?.with_custom(specs))?;
-        Ok(row)
-    }
-
-    /// Whether the MCP server `name` runs now (servers start on demand).
-    pub async fn mcp_server_running(&self, name: &str) -> bool {
-        self.mcp.is_running(name).await
-    }
-
-    /// Detach an MCP server: stop it and forget it and its tools.
-    pub async fn remove_mcp_server(&self, name: &str) -> Result<()> {
-        let Some(row) = self.ctx.store.mcp_servers().get(name).await? else {
-            return Err(Error::not_found(format!("no MCP server `{name}` is added (`halley mcp list` shows them)")));
-        };
-        self.ctx.store.mcp_servers().delete(name).await?;
-        if let Err(e) = crate::mcp::client::forget_secrets(&self.ctx.data_dir, name, &row.transport).await {
-            tracing::warn!("the headers of the MCP server `{name}` stay in the keyring: {}", e.message());
-        }
-        self.mcp.stop(name).await;
-        self.change_registry(|now| Registry::new(now.list().filter(|t| !owned_by(t, name)).cloned().collect()))
     }
 
     /// Run one tool call in the context of its run. Never fails: every
@@ -275,7 +238,7 @@ impl Core {
     pub async fn call_in(&self, registry: &Registry, cx: &CallContext, name: &str, mut args: Value) -> ToolResultV2 {
         blueprint::take_reasoning(&mut args);
         if cx.cancel.is_cancelled() {
-            let err = Error::new(crate::error::ErrorCode::Cancelled, "the run was cancelled; nothing was done");
+            let err = Error::new(ErrorCode::Cancelled, "the run was cancelled; nothing was done");
             return error_result(registry.get(name), &err);
         }
         let spec = match preflight(registry, name, &args) {
@@ -288,63 +251,51 @@ impl Core {
             let activity = activity.to_owned();
             return Box::pin(self.call_in(registry, cx, &activity, args)).await;
         }
-        // A client tool with no client to run it: said before anyone is asked.
-        if spec.executor == Executor::Client
-            && let Err(err) = self.client_calls.ready(cx, name)
-        {
+        // Blueprints whose result the model wrote (validated with the
+        // arguments) need no handler.
+        let handler = self.handlers.of(spec);
+        if handler.is_none() && spec.executor == Executor::Implicit {
+            let grade = match self.gate_declared(cx, spec, &args).await {
+                Ok(pass) => pass.grade,
+                Err(refused) => return graded_result(spec, refused.grade, Err(refused.error)),
+            };
+            let data = args.get(blueprint::OUTPUT_FIELD).cloned().unwrap_or(Value::Null);
+            return graded_result(spec, Some(grade), Ok(ToolOutput { data, ..ToolOutput::default() }));
+        }
+        let Some(handler) = handler else {
+            return error_result(Some(spec), &Error::internal(format!("tool `{name}` has no handler")));
+        };
+        // A tool that cannot run now (a client tool with no client): said
+        // before anyone is asked.
+        if let Err(err) = handler.ready(cx, name) {
             return error_result(Some(spec), &err);
         }
-        let builtin = registry.executor_of(name);
         // Browser tools pass the gate inside, with the action read from
-        // the page; every other call passes it here, on its declared scope.
-        // Skills too: each of their steps passes it (and is confirmed) on
-        // its own, so a denied step is reported and the rest goes on.
+        // the page; skills pass it at each step (a denied step is reported
+        // and the rest goes on); every other call passes it here, on its
+        // declared scope.
+        let gating = handler.gating();
         let mut grade = None;
-        if !matches!(builtin, Some(Builtin::Browser(_))) && !crate::skills::runs(name) {
+        if gating == Gating::Declared {
             match self.gate_declared(cx, spec, &args).await {
                 Ok(pass) => grade = Some(pass.grade),
                 Err(refused) => return graded_result(spec, refused.grade, Err(refused.error)),
             }
         }
-        if let Some(output) = crate::skills::run(self, registry, cx, name, &args).await {
+        let caller = Snapshot { core: self, registry };
+        let call = Invocation { services: &self.services, cx, tools: &caller, spec, name, args: args.clone() };
+        if gating == Gating::PerStep {
+            let output = handler.run(call).await.output;
             let result = graded_result(spec, grade, output);
             self.audit_skill(cx, spec, &args, &result).await;
             return result;
         }
-        // Blueprints: the model wrote the result (validated with the
-        // arguments), or a program runs the call.
-        if spec.executor == Executor::Implicit {
-            let data = args.get(blueprint::OUTPUT_FIELD).cloned().unwrap_or(Value::Null);
-            return graded_result(spec, grade, Ok(ToolOutput { data, ..ToolOutput::default() }));
-        }
-        if spec.executor == Executor::Mcp {
-            let Some((server, tool)) = crate::mcp::client::split_name(name) else {
-                return error_result(Some(spec), &Error::internal(format!("`{name}` names no MCP server")));
-            };
-            side_effect_point("before", spec);
-            let ran = self.mcp.call(&self.ctx.store, &self.ctx.data_dir, server, tool, args).await;
-            side_effect_point("after", spec);
-            return graded_result(spec, grade, ran);
-        }
-        if spec.executor == Executor::Client {
-            let approved = spec.requires_confirmation;
-            side_effect_point("before", spec);
-            let answer = self.client_calls.call(cx, name, blueprint::client_arguments(args), approved).await;
-            side_effect_point("after", spec);
-            return graded_result(spec, grade, client_output(&self.ctx.store, cx, name, answer));
-        }
-        let Some(builtin) = builtin else {
-            return error_result(Some(spec), &Error::internal(format!("tool `{name}` has no executor")));
-        };
         side_effect_point("before", spec);
-        let ran = builtin.run(&self.ctx, cx, args).await;
+        let ran = handler.run(call).await;
         side_effect_point("after", spec);
         graded_result(spec, ran.grade.or(grade), ran.output)
     }
 
-    /// A skill's own call into the audit log once it ended (its steps have
-    /// their own rows). A row that cannot be written is logged, and the
-    /// result stands: the skill's work is done either way.
     async fn audit_skill(&self, cx: &CallContext, spec: &ToolSpec, args: &Value, result: &ToolResultV2) {
         use crate::gate::audit;
         let status = if result.error.is_none() { "ok" } else { "error" };
@@ -359,7 +310,7 @@ impl Core {
             error_code: result.error.as_ref().map(|e| e.code.as_str()),
             outcome: result.data.get("status").and_then(Value::as_str),
         };
-        if let Err(e) = audit::record_skill(&self.ctx.store, entry).await {
+        if let Err(e) = audit::record_skill(&self.services.store, entry).await {
             tracing::warn!("the call of skill `{}` was not audited: {}", spec.name, e.message());
         }
     }
@@ -373,7 +324,7 @@ impl Core {
             private_file: (spec.name == "files_store")
                 .then(|| args.get("file_path").and_then(Value::as_str))
                 .flatten()
-                .and_then(|path| crate::tools::builtin::files::private_place(path, self.ctx.data_dir.root())),
+                .and_then(|path| crate::builtin::files::private_place(path, self.services.data_dir.root())),
             untrusted: (spec.executor == Executor::Mcp).then(|| {
                 format!(
                     "`{}` is a tool of another program (an MCP server); Halley does not trust its own description of what it does",
@@ -382,7 +333,7 @@ impl Core {
             }),
             ..Action::default()
         };
-        self.ctx.gate.check(cx, &action, spec.risk_level, args).await
+        self.services.gate.check(cx, &action, spec.risk_level, args).await
     }
 
     /// Ask the gate about what a front end is about to do as tool `name`
@@ -401,11 +352,11 @@ impl Core {
         // buttons pressed after it exited (a long-lived Halley hears them),
         // recorded while the browser and the MCP servers close.
         let others = async {
-            self.mcp.close().await;
-            self.ctx.browser.close().await;
+            futures::future::join_all(self.handlers.all().iter().map(|h| h.close())).await;
+            self.services.browser.close().await;
         };
         futures::join!(crate::notify::settle(NOTIFY_SETTLE), others);
-        self.ctx.store.close().await;
+        self.services.store.close().await;
     }
 }
 
@@ -441,29 +392,45 @@ pub async fn with_blueprints(registry: Registry, store: &Store) -> Result<Regist
 }
 
 /// `registry` plus every tool kept in `store`: registered blueprints and
-/// the tools of the MCP servers added.
-pub async fn with_stored(registry: Registry, store: &Store) -> Result<Registry> {
-    with_mcp_tools(with_blueprints(registry, store).await?, store).await
+/// the tools the handlers keep there (the MCP servers' added).
+pub async fn with_stored(registry: Registry, store: &Store, handlers: &Handlers) -> Result<Registry> {
+    let mut registry = with_blueprints(registry, store).await?;
+    for handler in handlers.all() {
+        registry = with_handler_tools(registry, handler.stored_tools(store).await?)?;
+    }
+    Ok(registry)
 }
 
-/// `registry` plus the tools of the MCP servers added in `store`.
-pub async fn with_mcp_tools(registry: Registry, store: &Store) -> Result<Registry> {
+/// `registry` plus the tools a handler keeps in the store (an MCP
+/// server's); one whose name is taken is left out with a warning.
+fn with_handler_tools(registry: Registry, tools: Vec<ToolSpec>) -> Result<Registry> {
     let mut specs = Vec::new();
-    for server in store.mcp_servers().list().await? {
-        for spec in crate::mcp::client::specs(&server.name, &server.tools) {
-            if registry.get(&spec.name).is_some() {
-                tracing::warn!("MCP tool `{}` is left out: another tool has that name", spec.name);
-                continue;
-            }
-            specs.push(spec);
+    for spec in tools {
+        if registry.get(&spec.name).is_some() {
+            tracing::warn!("tool `{}` is left out: another tool has that name", spec.name);
+            continue;
         }
+        specs.push(spec);
     }
     if specs.is_empty() { Ok(registry) } else { registry.with_custom(specs) }
 }
 
-/// Whether `spec` is a tool of the MCP server `server`.
-fn owned_by(spec: &ToolSpec, server: &str) -> bool {
-    spec.executor == Executor::Mcp && crate::mcp::client::split_name(&spec.name).is_some_and(|(s, _)| s == server)
+/// The core as the [`ToolCaller`] of a handler: calls run on the registry
+/// snapshot of the call that made them.
+#[derive(Debug)]
+struct Snapshot<'a> {
+    core: &'a Core,
+    registry: &'a Registry,
+}
+
+impl ToolCaller for Snapshot<'_> {
+    fn call<'a>(&'a self, cx: &'a CallContext, name: &'a str, args: Value) -> BoxFuture<'a, ToolResultV2> {
+        Box::pin(self.core.call_in(self.registry, cx, name, args))
+    }
+
+    fn registry(&self) -> &Registry {
+        self.registry
+    }
 }
 
 /// Everything that can be decided about a call without touching the data
@@ -485,27 +452,6 @@ pub fn preflight<'r>(
         return Err((Some(spec), err));
     }
     Ok(spec)
-}
-
-/// A client's answer as the call's output: its result is the data, its
-/// error or refusal an error the model reads. A result marked sensitive is
-/// `{result, note}`, every value in it a placeholder (the values kept in
-/// memory for the call's run: [`crate::secrets::results`]).
-fn client_output(store: &Store, cx: &CallContext, name: &str, answer: Result<ClientAnswer>) -> Result<ToolOutput> {
-    match answer? {
-        ClientAnswer::Result(data) => Ok(ToolOutput::data(data)),
-        ClientAnswer::Sensitive { tool_call_id, result } => {
-            let hidden = store.sensitive_results().hide(&tool_call_id, name, cx.run_id.as_deref(), result)?;
-            Ok(ToolOutput::data(serde_json::json!({"result": hidden, "note": crate::secrets::results::NOTE})))
-        }
-        ClientAnswer::Error(message) => {
-            Err(Error::new(ErrorCode::Internal, format!("the client's `{name}` failed: {message}")))
-        }
-        ClientAnswer::Denied(reason) => {
-            let why = if reason.trim().is_empty() { String::new() } else { format!(": {reason}") };
-            Err(Error::new(ErrorCode::Denied, format!("the client refused to run `{name}`{why}")))
-        }
-    }
 }
 
 /// The envelope of a call the gate graded: its effective scope and risk

@@ -5,12 +5,15 @@
 pub mod agent;
 pub mod api;
 pub mod browser;
+pub mod builtin;
 pub mod cli;
+pub mod compare;
 pub mod context;
 pub mod core;
 pub mod crashpoint;
 pub mod error;
 pub mod gate;
+pub mod handler;
 pub mod host;
 pub mod mcp;
 pub mod notify;

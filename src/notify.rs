@@ -4,14 +4,16 @@
 //! alert recorded but not sent yet, each once, over one persistent
 //! connection ([`bus`]) with the watch's buttons (Open the page, Snooze 1
 //! day, Stop watching); the id the daemon gave each is kept on the alert's
-//! row, so a button pressed later acts on it (`watch::actions`).
+//! row, so a button pressed later acts on it (`host::actions`).
 
 #[cfg(all(unix, not(target_os = "macos")))]
+pub mod buttons;
 mod bus;
 
 use crate::error::Result;
 use crate::store::Store;
 use crate::store::watch_alerts::{AlertChannel, AlertRow};
+pub use crate::store::watch_alerts::Shown;
 
 /// The application name notifications carry.
 pub const APP_NAME: &str = "Halley";
@@ -22,14 +24,6 @@ pub struct Note {
     pub summary: String,
     pub body: String,
     pub actions: Vec<(String, String)>,
-}
-
-/// A notification the daemon showed: its id, and the daemon's unique bus
-/// name (ids are the daemon's own; only that name's signals are about it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Shown {
-    pub id: u32,
-    pub daemon: String,
 }
 
 /// A button pressed on a notification this process showed (or that a
@@ -125,7 +119,7 @@ pub async fn deliver(store: &Store, alerts: Vec<AlertRow>) -> Result<Delivery> {
         .filter(|(a, won)| *won && a.channel == AlertChannel::Push)
         .map(|(a, _)| a)
         .collect();
-    let labels = if claimed.is_empty() { Vec::new() } else { crate::watch::actions::labels(store).await };
+    let labels = if claimed.is_empty() { Vec::new() } else { buttons::labels(store).await };
     let notes = claimed
         .iter()
         .map(|a| Note {

@@ -12,19 +12,62 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
-pub use crate::context::FrontEnd;
-// The contract's vocabulary, defined where it is stored or produced.
-pub use crate::agent::run::AgentEvent;
 pub use crate::error::ErrorCode;
-pub use crate::gate::{ChallengeRequest, ConfirmationRequest};
-pub use crate::store::gate_rules::{GateRuleRow, RuleDecision, RuleKind};
-pub use crate::store::messages::Role;
-pub use crate::store::runs::{RunStatus, StopReason};
-pub use crate::store::tool_calls::ToolCallStatus;
+// The contract's vocabulary, defined here; the store keeps it, the gate
+// and the agent produce it.
+pub use agent::AgentEvent;
+pub use asks::{ChallengeAnswer, ChallengeRequest, ConfirmField, ConfirmationRequest};
+pub use status::{GateRuleRow, RuleDecision, RuleKind, Role, RunStatus, StopReason, ToolCallStatus};
 pub use crate::tools::catalogue::watches::WatchAlert;
 pub use crate::tools::{PermissionScope, ToolResultV2, ToolSpec};
 
+mod agent;
+mod asks;
+pub mod status;
 pub mod typescript;
+
+/// Who started a run (or made a direct call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum FrontEnd {
+    /// The desktop side panel.
+    #[default]
+    Panel,
+    /// The `halley` command line.
+    Cli,
+    /// A background run (a watch): its questions go to the panel and a
+    /// notification; it never takes the user's focus.
+    Background,
+    /// A client of the local HTTP API.
+    Api,
+    /// An MCP client.
+    Mcp,
+}
+
+impl FrontEnd {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FrontEnd::Panel => "panel",
+            FrontEnd::Cli => "cli",
+            FrontEnd::Background => "background",
+            FrontEnd::Api => "api",
+            FrontEnd::Mcp => "mcp",
+        }
+    }
+
+    /// Whether runs of this front end act in front of the user: they start
+    /// on the tab the user looks at and may bring their tabs forward. The
+    /// others open their own tabs in the background.
+    pub fn in_foreground(self) -> bool {
+        matches!(self, FrontEnd::Panel | FrontEnd::Cli)
+    }
+}
+
+impl std::fmt::Display for FrontEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// A request from a front end.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -345,7 +388,7 @@ pub struct AccountView {
     pub name: String,
     pub provider: String,
     pub account: String,
-    pub status: crate::store::oauth::AccountStatus,
+    pub status: crate::tools::catalogue::data::AccountStatus,
     pub scopes_granted: Vec<String>,
 }
 
@@ -495,6 +538,31 @@ pub struct ModelStatus {
     pub model: Option<String>,
     /// When unreachable: what is wrong and how to start a model.
     pub message: Option<String>,
+}
+
+/// Check and tidy the search settings (blank is none; URLs must be http(s)).
+pub fn tidy_search_settings(s: SearchSettings) -> crate::error::Result<SearchSettings> {
+    let url = |v: Option<String>, what: &str| -> crate::error::Result<Option<String>> {
+        let Some(v) = v.map(|s| s.trim().trim_end_matches('/').to_owned()).filter(|s| !s.is_empty()) else {
+            return Ok(None);
+        };
+        match url::Url::parse(&v) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => Ok(Some(v)),
+            _ => Err(crate::error::Error::invalid_arguments(format!("the {what} `{v}` is not an http(s) URL"))),
+        }
+    };
+    let mut order = Vec::new();
+    for p in s.order {
+        if !order.contains(&p) {
+            order.push(p);
+        }
+    }
+    Ok(SearchSettings {
+        order,
+        searxng_url: url(s.searxng_url, "SearXNG URL")?,
+        duckduckgo_url: url(s.duckduckgo_url, "DuckDuckGo URL")?,
+        brave_url: url(s.brave_url, "Brave Search API URL")?,
+    })
 }
 
 #[cfg(test)]

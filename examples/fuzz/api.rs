@@ -10,7 +10,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use futures::FutureExt;
 use halley::DataDir;
-use halley::api::python::parse_function;
+use halley::tools::python::parse_function;
 use halley::core::BrowserSettings;
 use halley::host::Host;
 use tower::Service;

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use halley::agent::StreamEvent;
 use halley::agent::calls::prepare;
 use halley::agent::stream::{Assembler, Chunk};
-use halley::tools::builtin::normalize_compare::{NormalizeCompareArgs, normalize_compare};
+use halley::compare::{NormalizeCompareArgs, normalize_compare};
 use halley::vocab::money::{Money, minor_units, parse_amount, parse_money};
 use halley::watch::format;
 use halley::watch::html::facts_from_html;

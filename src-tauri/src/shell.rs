@@ -78,7 +78,7 @@ fn start_api(host: Arc<Host>, dir: DataDir, slot: Arc<tokio::sync::Mutex<Option<
     let port = std::env::var(API_PORT_ENV).ok().and_then(|p| p.parse().ok()).unwrap_or(halley::api::DEFAULT_PORT);
     tauri::async_runtime::spawn(async move {
         let token = match halley::secrets::SecretStore::os() {
-            Ok(secrets) => halley::api::token::get_or_create(&secrets, &dir).await,
+            Ok(secrets) => halley::secrets::token::get_or_create(&secrets, &dir).await,
             Err(e) => Err(e),
         };
         let served = match token {

@@ -116,7 +116,7 @@ fn parse_answer(content: &str, request: &FallbackRequest) -> Result<Map<String, 
         return Err(Error::new(ErrorCode::ModelError, "the model gave an empty answer"));
     }
     // The skills' language steps read their answers the same way.
-    let Some(Value::Object(object)) = crate::skills::first_object(text) else {
+    let Some(Value::Object(object)) = crate::vocab::json::first_object(text) else {
         return Err(Error::new(
             ErrorCode::ModelError,
             format!("the model's answer is not a JSON object: {}", clip(text, 200)),

@@ -5,10 +5,9 @@
 
 pub mod calls;
 pub mod client;
-pub mod context;
+pub mod budget;
 pub mod control;
 pub mod extract;
-pub mod memory;
 pub mod provider;
 pub mod raw;
 pub mod run;

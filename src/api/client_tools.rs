@@ -1,6 +1,6 @@
 //! Client-executed tools over the API: a client application listens for
 //! the calls of the tools it registered and posts their results back
-//! ([`crate::tools::client`] holds the calls).
+//! ([`crate::builtin::client`] holds the calls).
 //!
 //! A client is the API token plus the id it gives itself in the
 //! `X-Halley-Client` header when it registers (letters, digits, `-`, `_`,
@@ -26,7 +26,7 @@ use super::routes::Body;
 use super::{Api, ApiError};
 use crate::error::ErrorCode;
 use crate::protocol::{Op, Reply};
-use crate::tools::client::{ClientCall, DEFAULT_CLIENT};
+use crate::builtin::client::{ClientCall, DEFAULT_CLIENT};
 
 /// The header a client names itself with.
 pub const CLIENT_HEADER: &str = "x-halley-client";

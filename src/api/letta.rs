@@ -46,7 +46,7 @@ use crate::host::{Host, RunModel, RunRequest};
 use crate::protocol::{AgentEvent, Event, RunStatus};
 use crate::store::agents::{AgentPatch, AgentRow, NewAgent};
 use crate::tools::catalogue::safety::ConfirmResultV1;
-use crate::tools::client::{ClientAnswer, ClientCall, Listener};
+use crate::builtin::client::{ClientAnswer, ClientCall, Listener};
 use crate::tools::{Executor, ResultStatus};
 
 pub(super) fn routes() -> Router<Api> {
@@ -125,7 +125,7 @@ async fn upsert_tool(State(api): State<Api>, Body(body): Body<ToolBody>) -> Resu
 /// as Letta), `upsert` replaces it.
 async fn save_tool(api: &Api, body: ToolBody, upsert: bool) -> Result<Response, ApiError> {
     let _ = body.tags;
-    let function = crate::api::python::parse_first_function(&body.source_code)?;
+    let function = crate::tools::python::parse_first_function(&body.source_code)?;
     let tools = api.host.core().store().tools();
     if !upsert && tools.get_by_name(&function.name).await?.is_some() {
         return Ok(letta_error(
@@ -213,7 +213,7 @@ fn agent_json(row: &AgentRow) -> Value {
 async fn create_agent(State(api): State<Api>, Body(body): Body<AgentBody>) -> Result<Response, ApiError> {
     let store = api.host.core().store();
     // Halley's own agent stays the oldest one (the one its runs use).
-    crate::agent::memory::default_agent(store).await?;
+    crate::builtin::memory::blocks::default_agent(store).await?;
     let name = body.name.unwrap_or_else(|| "letta-agent".to_owned());
     let llm_config = json!({"model": body.model, "tools": body.tools.unwrap_or_default(), "letta": true});
     let new = NewAgent { system: body.system.unwrap_or_default(), llm_config, ..NewAgent::named(&name) };

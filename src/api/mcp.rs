@@ -1,5 +1,5 @@
 //! `/mcp`: Halley's tools over MCP's streamable HTTP transport
-//! ([`crate::mcp::server`]), behind the API's guard like every route (the
+//! ([`crate::api::mcp_server`]), behind the API's guard like every route (the
 //! bearer token, a loopback `Host`, no `Origin`). rmcp checks `Host` and
 //! `Origin` again itself: its loopback allowlist, and every `Origin`
 //! refused (`enforce_origin_validation` with an empty list).
@@ -11,7 +11,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::Api;
-use crate::mcp::server::McpServer;
+use crate::api::mcp_server::McpServer;
 
 /// The path MCP clients post to.
 pub const PATH: &str = "/mcp";

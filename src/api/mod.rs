@@ -5,7 +5,7 @@
 //! Served by the desktop app and `halley serve`, on 127.0.0.1 only. Every
 //! request passes [`guard`] first: the `Host` header names this machine's
 //! loopback, an `Origin` (a web page's request) is refused, the bearer token
-//! (per install, in the OS keyring: [`token`]) matches, bodies are JSON and
+//! (per install, in the OS keyring: [`crate::secrets::token`]) matches, bodies are JSON and
 //! bounded. There is no CORS: a preflight is refused like any other
 //! cross-origin request. Errors are `{"error": {"code", "message"}}`.
 
@@ -13,10 +13,9 @@ mod client_tools;
 mod guard;
 mod letta;
 mod mcp;
+pub mod mcp_server;
 mod openapi;
-pub mod python;
 mod routes;
-pub mod token;
 mod who;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -46,7 +45,7 @@ pub const MAX_BODY: usize = 1024 * 1024;
 pub(crate) struct Api {
     pub host: Arc<Host>,
     /// The accepted token, replaced in place by a rotation.
-    pub token: token::Live,
+    pub token: crate::secrets::token::Live,
     pub port: u16,
 }
 
@@ -56,7 +55,7 @@ pub struct Server {
     addr: SocketAddr,
     stop: tokio::sync::watch::Sender<bool>,
     task: tokio::task::JoinHandle<()>,
-    live: token::Live,
+    live: crate::secrets::token::Live,
 }
 
 impl Server {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::client_tools::ResultBody;
 use super::routes::{AnswerBody, CallBody, RegisterBody, RunBody};
 use crate::tools::ToolResultV2;
-use crate::tools::client::ClientCall;
+use crate::builtin::client::ClientCall;
 
 fn schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Value {
     serde_json::to_value(generator.subschema_for::<T>()).unwrap_or(Value::Null)

@@ -1,6 +1,6 @@
 //! The managed browser: Chromium over CDP (chromiumoxide). Launch and
 //! supervise it, keep tabs with stable ids (each held by a run), and give
-//! the browser tools' executors (`crate::tools::builtin::browser`) the
+//! the browser tools' executors (`crate::builtin::browser`) the
 //! page: waits, input, and an injected page runtime (`js/runtime.js`) that
 //! lives in an isolated world the page cannot tamper with.
 

@@ -162,7 +162,7 @@ async fn check(core: &Core, names: Vec<String>, all: bool) -> Result<()> {
 
 async fn open(data_dir: Option<&Path>, browser: BrowserSettings) -> Result<Core> {
     let dir = DataDir::resolve(data_dir)?;
-    Core::open_full(dir, Registry::builtin()?, browser).await
+    crate::host::open_core_full(dir, Registry::builtin()?, browser).await
 }
 
 fn request(

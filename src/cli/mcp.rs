@@ -11,7 +11,7 @@ use super::{EXIT_FAILURE, EXIT_USAGE, exit_code, fail, out};
 use crate::core::{BrowserSettings, Core};
 use crate::error::Error;
 use crate::host::Host;
-use crate::mcp::server::McpServer;
+use crate::api::mcp_server::McpServer;
 use crate::paths::DataDir;
 use crate::store::mcp_servers::McpTransport;
 

@@ -9,7 +9,7 @@ use clap::Subcommand;
 use serde::Serialize;
 
 use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
-use crate::agent::memory::{self, ACTOR_USER, DEFAULT_BLOCK_LIMIT};
+use crate::builtin::memory::blocks::{self as memory, ACTOR_USER, DEFAULT_BLOCK_LIMIT};
 use crate::error::{Error, ErrorCode};
 use crate::paths::DataDir;
 use crate::store::Store;

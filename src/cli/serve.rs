@@ -41,7 +41,7 @@ pub async fn serve(args: ServeArgs, data_dir: Option<&Path>, browser: BrowserSet
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
     let token = match SecretStore::os() {
-        Ok(secrets) => api::token::get_or_create(&secrets, &dir).await,
+        Ok(secrets) => crate::secrets::token::get_or_create(&secrets, &dir).await,
         Err(e) => Err(e),
     };
     let token = match token {
@@ -82,8 +82,8 @@ pub async fn api(cmd: ApiCommand, data_dir: Option<&Path>) -> ExitCode {
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
     let token = match SecretStore::os() {
-        Ok(secrets) if rotate => api::token::rotate(&secrets, &dir).await,
-        Ok(secrets) => api::token::get_or_create(&secrets, &dir).await,
+        Ok(secrets) if rotate => crate::secrets::token::rotate(&secrets, &dir).await,
+        Ok(secrets) => crate::secrets::token::get_or_create(&secrets, &dir).await,
         Err(e) => Err(e),
     };
     match token {

@@ -10,7 +10,7 @@ use super::confirm::{ConfirmMode, confirmer};
 use super::signals::{Signals, close_for};
 use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
 use crate::context::{CallContext, FrontEnd};
-use crate::core::{BrowserSettings, Core, error_result, preflight, with_stored};
+use crate::core::{BrowserSettings, Core, error_result, preflight};
 use crate::error::{Error, ErrorCode};
 use crate::paths::DataDir;
 use crate::store::Store;
@@ -98,13 +98,12 @@ pub async fn run(cmd: ToolsCommand, data_dir: Option<&Path>, browser: BrowserSet
 /// The built-in tools plus the blueprints registered and the MCP servers'
 /// tools in the data directory (when it has a database).
 async fn registry_of(data_dir: Option<&Path>) -> Result<Registry, Error> {
-    let registry = Registry::builtin()?;
     let dir = DataDir::resolve(data_dir)?;
     if !dir.db_path().exists() {
-        return Ok(registry);
+        return Registry::builtin();
     }
     let store = Store::open(&dir.db_path()).await?;
-    let registry = with_stored(registry, &store).await;
+    let registry = crate::host::stored_registry(&store).await;
     store.close().await;
     registry
 }
@@ -168,7 +167,7 @@ async fn unregister(name: &str, data_dir: Option<&Path>) -> ExitCode {
 
 pub(super) async fn open_core(data_dir: Option<&Path>) -> Result<Core, Error> {
     let dir = DataDir::resolve(data_dir)?;
-    Core::open_full(dir, Registry::builtin()?, BrowserSettings::default()).await
+    crate::host::open_core_full(dir, Registry::builtin()?, BrowserSettings::default()).await
 }
 
 pub(super) fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
@@ -262,7 +261,7 @@ impl Session<'_> {
     /// (who answers: the terminal, `--yes` or nobody; allowed origins).
     async fn open(self, registry: Registry) -> Result<(Core, CallContext), Error> {
         let dir = DataDir::resolve(self.data_dir)?;
-        let core = Core::open_full(dir, registry, self.browser).await?;
+        let core = crate::host::open_core_full(dir, registry, self.browser).await?;
         let cx = CallContext::new(FrontEnd::Cli)
             .with_confirmer(confirmer(self.consent.confirm, self.consent.yes))
             .with_allowed_origins(self.consent.allow_origins);

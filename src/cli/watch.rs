@@ -138,7 +138,7 @@ struct Session {
 async fn open(data_dir: Option<&Path>, browser: BrowserSettings, cx: CallContext) -> Result<Session, Error> {
     let signals = Signals::install();
     let dir = DataDir::resolve(data_dir)?;
-    let core = Core::open_full(dir, Registry::builtin()?, browser).await?;
+    let core = crate::host::open_core_full(dir, Registry::builtin()?, browser).await?;
     Ok(Session { core, cx, signals })
 }
 
@@ -391,7 +391,7 @@ fn import_entries(text: &str) -> Result<Vec<Value>, Error> {
             .map_err(|(_, e)| Error::invalid_arguments(format!("watch {n}: {}", e.message())))?;
         let args: WatchCreateArgs =
             serde_json::from_value(entry.clone()).map_err(|e| Error::invalid_arguments(format!("watch {n}: {e}")))?;
-        crate::tools::builtin::watch::new_watch(&args)
+        crate::watch::tools::new_watch(&args)
             .map_err(|e| Error::invalid_arguments(format!("watch {n}: {}", e.message())))?;
         out.push(entry);
     }
@@ -481,8 +481,8 @@ async fn run_loop(data_dir: Option<&Path>, browser: BrowserSettings, tick: u64, 
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
     // The buttons of the notifications this process shows act while it runs.
-    let buttons = crate::watch::actions::listen(crate::notify::subscribe(), async |invoked| {
-        crate::watch::actions::act_logged(&core, invoked).await;
+    let buttons = crate::host::actions::listen(crate::notify::subscribe(), async |invoked| {
+        crate::host::actions::act_logged(&core, invoked).await;
         true
     });
     let passing = async {

@@ -2,6 +2,7 @@
 //! the page and the arguments just before it runs, never taken from the
 //! model's description of it.
 
+pub use crate::secrets::keys::SecretValue;
 use serde::{Deserialize, Serialize};
 
 use crate::tools::PermissionScope;
@@ -152,27 +153,7 @@ pub struct FieldFacts {
     pub label: String,
 }
 
-/// A value of the user's that must not leave without consent (a profile
-/// value: passport number, card, phone...; or a value of a client tool's
-/// result marked sensitive), with what messages call it and the
-/// placeholder the model sees instead.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SecretValue {
-    /// Profile key, e.g. `travel.passport_no` (a sensitive result's value:
-    /// its path and tool, `card_number from get_card`).
-    pub key: String,
-    pub value: String,
-    /// `{{profile.travel.passport_no}}`, `{{secret.<call id>.card_number}}`.
-    pub placeholder: String,
-}
 
-impl SecretValue {
-    /// The sensitive profile value of `key`.
-    pub fn profile(key: impl Into<String>, value: impl Into<String>) -> SecretValue {
-        let key = key.into();
-        SecretValue { placeholder: super::secrets::placeholder(&key), key, value: value.into() }
-    }
-}
 
 #[cfg(test)]
 mod tests {

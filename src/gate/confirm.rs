@@ -2,82 +2,18 @@
 //! the real action), and who answers (a terminal prompt, a desktop dialog,
 //! `--yes`, or nobody: a refusal).
 
-use std::future::Future;
-use std::pin::Pin;
-
 use std::time::Duration;
-
-use serde::Serialize;
-use serde_json::Map;
-use ts_rs::TS;
 
 use super::action::{Action, FieldFacts, SecretValue};
 use super::secrets;
+pub use crate::context::{ApproveAll, Confirmer, DenyAll};
+pub use crate::protocol::{ChallengeAnswer, ChallengeRequest, ConfirmField, ConfirmationRequest};
 use crate::tools::catalogue::safety::{ConfirmResultV1, RequestUserConfirmationArgs};
 use crate::tools::{PermissionScope, RiskLevel};
 use crate::vocab::text::fold;
 
 /// How long the user has to answer before the answer counts as no.
 pub const ANSWER_WITHIN: Duration = Duration::from_secs(120);
-
-/// What the user is asked to approve, written by code from the real
-/// action: never the model's own description of it.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-pub struct ConfirmationRequest {
-    pub id: String,
-    pub tool: String,
-    /// One sentence: what will happen, where.
-    pub action_summary: String,
-    /// The form fields that would be sent (sensitive values masked).
-    pub fields: Vec<ConfirmField>,
-    /// Where the data or the browser goes.
-    pub destination: Option<String>,
-    /// The page it happens on.
-    pub url: Option<String>,
-    pub origin: Option<String>,
-    /// A price or total read from the page.
-    pub page_total: Option<String>,
-    /// Why it is asked: the evidence, in plain words.
-    pub risks: Vec<String>,
-    pub scope: PermissionScope,
-    pub risk_level: RiskLevel,
-    /// RFC 3339; after it, no answer is a refusal.
-    pub expires_at: String,
-    /// The run that asks (none: a direct call).
-    pub run_id: Option<String>,
-}
-
-/// A challenge handed to the user.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-pub struct ChallengeRequest {
-    /// The tab holding it (`tab-2`).
-    pub tab_id: String,
-    pub url: String,
-    pub challenge_type: crate::tools::catalogue::safety::ChallengeType,
-    /// Where to look, in the assistant's words.
-    pub page_hint: Option<String>,
-    /// The run that waits (none: a direct call).
-    pub run_id: Option<String>,
-}
-
-/// What the user said about a challenge.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChallengeAnswer {
-    /// They say they solved it (the page is checked).
-    Done,
-    /// They gave up.
-    GaveUp,
-}
-
-/// One field of a form that would be sent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-pub struct ConfirmField {
-    pub name: String,
-    pub label: String,
-    /// The value, or `••••` and its last characters when it is sensitive.
-    pub value: String,
-    pub masked: bool,
-}
 
 impl ConfirmationRequest {
     /// A request about `action`, graded `scope`, for the reasons given.
@@ -222,87 +158,6 @@ fn summary(action: &Action, secrets: &[SecretValue]) -> String {
         out.push_str(&format!(" (the page shows: {total})"));
     }
     out
-}
-
-/// Who answers confirmation requests.
-pub trait Confirmer: Send + Sync + std::fmt::Debug {
-    fn confirm<'a>(
-        &'a self,
-        request: &'a ConfirmationRequest,
-    ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>>;
-
-    /// Tell the user a challenge (CAPTCHA, OTP, 2FA, login) waits for them
-    /// and resolve when they say they are done or give up. Without anyone
-    /// to tell, it never resolves: the page is watched until the challenge
-    /// is gone or the time is up.
-    fn challenge<'a>(
-        &'a self,
-        _request: &'a ChallengeRequest,
-    ) -> Pin<Box<dyn Future<Output = ChallengeAnswer> + Send + 'a>> {
-        Box::pin(std::future::pending())
-    }
-
-    /// Who answers, for the audit log: `user` (a person was asked),
-    /// `nobody` (refused: no one to ask), `preapproved` (`--yes`).
-    fn answered_by(&self) -> &'static str {
-        "user"
-    }
-
-    /// The call in flight waits for the client application that runs
-    /// `tool` (`Some`), or no longer does (`None`): the run is paused
-    /// meanwhile. Only the run's own observer listens.
-    fn waits_for_client(&self, _tool: Option<&str>) {}
-}
-
-/// Refuses everything: the default when nobody can be asked.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct DenyAll;
-
-impl Confirmer for DenyAll {
-    fn answered_by(&self) -> &'static str {
-        "nobody"
-    }
-
-    fn confirm<'a>(
-        &'a self,
-        request: &'a ConfirmationRequest,
-    ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>> {
-        // What the user would have been shown: why it needed asking.
-        let why = if request.risks.is_empty() {
-            String::new()
-        } else {
-            format!("; asked because {}", request.risks.join("; "))
-        };
-        Box::pin(async move {
-            ConfirmResultV1 {
-                approved: false,
-                user_edits: Map::new(),
-                reason: format!(
-                    "no one was there to confirm it (use --yes where you wrote the calls yourself, or run in a terminal){why}"
-                ),
-            }
-        })
-    }
-}
-
-/// Approves everything: `halley tools call|script --yes`, where the user
-/// wrote every call themselves. Never used for model-chosen calls.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ApproveAll;
-
-impl Confirmer for ApproveAll {
-    fn answered_by(&self) -> &'static str {
-        "preapproved"
-    }
-
-    fn confirm<'a>(
-        &'a self,
-        _request: &'a ConfirmationRequest,
-    ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>> {
-        Box::pin(async {
-            ConfirmResultV1 { approved: true, user_edits: Map::new(), reason: "approved in advance with --yes".into() }
-        })
-    }
 }
 
 #[cfg(test)]

@@ -6,13 +6,17 @@
 //!
 //! The API below is the contract the desktop shell codes against.
 
+pub mod actions;
+mod compose;
 pub mod confirm;
+mod mcp_servers;
 mod ops;
 mod run;
 pub mod settings;
 pub mod watches;
 
 pub(crate) use ops::new_rule;
+pub use compose::{handlers, open_core, open_core_full, open_core_with, stored_registry};
 pub use run::{RunModel, RunRequest};
 
 use std::sync::Arc;
@@ -32,7 +36,7 @@ use crate::paths::DataDir;
 use crate::protocol::{Event, Op, Reply, Settings};
 use crate::tools::ToolResultV2;
 use crate::tools::catalogue::safety::ConfirmResultV1;
-use crate::tools::client::ClientAnswer;
+use crate::builtin::client::ClientAnswer;
 
 /// A rectangle on the screen, in physical pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -60,7 +64,7 @@ pub struct Host {
     has_panel: AtomicBool,
     /// The local API served with this host, if any: its port and the token
     /// it accepts (a rotation replaces it at once).
-    local_api: crate::api::token::Live,
+    local_api: crate::secrets::token::Live,
 }
 
 /// How long [`Host::close`] lets a stopped run record its end.
@@ -77,7 +81,7 @@ impl Host {
             chromium: browser.chromium.or_else(|| saved.chromium.as_deref().map(std::path::PathBuf::from)),
             ..browser
         };
-        let core = Core::open_full(data_dir, crate::tools::Registry::builtin()?, browser).await?;
+        let core = compose::open_core_full(data_dir, crate::tools::Registry::builtin()?, browser).await?;
         let (events, _) = broadcast::channel(1024);
         let confirmer = Arc::new(ChannelConfirmer::new(events.clone()));
         Ok(Arc::new(Host {
@@ -89,7 +93,7 @@ impl Host {
             paused: AtomicBool::new(false),
             closing: AtomicBool::new(false),
             has_panel: AtomicBool::new(false),
-            local_api: crate::api::token::Live::default(),
+            local_api: crate::secrets::token::Live::default(),
         }))
     }
 
@@ -127,7 +131,7 @@ impl Host {
             Op::RegisterClientTool { name, description, source_code, requires_approval, client, timeout_secs } => {
                 let tool = self.core.register_client_tool(&name, &description, &source_code, requires_approval).await?;
                 let timeout = timeout_secs.map(|s| std::time::Duration::from_secs(u64::from(s.max(1))));
-                let client = client.as_deref().unwrap_or(crate::tools::client::DEFAULT_CLIENT);
+                let client = client.as_deref().unwrap_or(crate::builtin::client::DEFAULT_CLIENT);
                 self.core.client_calls().set_owner(&name, client, timeout);
                 let _ = self.events.send(Event::ToolsChanged);
                 Ok(Reply::Tool { tool })
@@ -257,12 +261,12 @@ impl Host {
             }
             Op::ApiInfo => {
                 let secrets = crate::secrets::SecretStore::os()?;
-                let token = crate::api::token::get_or_create(&secrets, self.core.data_dir()).await?;
+                let token = crate::secrets::token::get_or_create(&secrets, self.core.data_dir()).await?;
                 Ok(self.api_info(token.into_exposed()))
             }
             Op::RotateApiToken => {
                 let secrets = crate::secrets::SecretStore::os()?;
-                let token = crate::api::token::rotate(&secrets, self.core.data_dir()).await?.into_exposed();
+                let token = crate::secrets::token::rotate(&secrets, self.core.data_dir()).await?.into_exposed();
                 self.local_api.replace_token(&token);
                 Ok(self.api_info(token))
             }
@@ -271,7 +275,7 @@ impl Host {
 
     /// The local API's state shared with its handlers (the API sets it when
     /// it starts serving this host).
-    pub fn local_api(&self) -> &crate::api::token::Live {
+    pub fn local_api(&self) -> &crate::secrets::token::Live {
         &self.local_api
     }
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine;
 
-use crate::agent::memory;
+use crate::builtin::memory::blocks as memory;
 use crate::core::Core;
 use crate::error::{Error, ErrorCode, Result};
 use crate::oauth::flow::CALLBACK_TIMEOUT;

@@ -16,6 +16,8 @@ use crate::paths::DataDir;
 use crate::protocol::{ModelStatus, Settings};
 use crate::secrets::{Secret, SecretStore};
 use crate::store::Store;
+pub use crate::secrets::check_key;
+pub use crate::store::settings::load;
 
 /// How long a keyring lookup may take before "no key saved" is assumed
 /// (an answer must not wait on an unlock prompt).
@@ -24,12 +26,6 @@ const KEYRING_PEEK: Duration = Duration::from_secs(5);
 /// How long [`check_model`] waits for the endpoint's model list.
 pub const CHECK_WITHIN: Duration = Duration::from_secs(5);
 
-/// The saved settings (defaults when none were saved).
-pub async fn load(store: &Store) -> Result<Settings> {
-    let values = store.settings().all().await?;
-    serde_json::from_value(Value::Object(values))
-        .map_err(|e| Error::new(ErrorCode::Storage, "the saved settings cannot be read").with_source(e))
-}
 
 /// The settings saved in `dir`, without creating anything (defaults when
 /// it has no database yet), for a front end that reads them before (or
@@ -62,7 +58,7 @@ fn tidy(settings: Settings) -> Result<Settings> {
         chromium: blank(settings.chromium),
         language: blank(settings.language).map(|l| l.to_ascii_lowercase()),
         autostart: settings.autostart,
-        search: crate::search::tidy_settings(settings.search)?,
+        search: crate::protocol::tidy_search_settings(settings.search)?,
     };
     if let Some(p) = &settings.preset
         && Preset::from_name(p).is_none()
@@ -129,20 +125,6 @@ pub async fn api_key_saved(settings: &Settings) -> bool {
     }
 }
 
-/// An API key as given (surrounding whitespace dropped), checked: one
-/// non-empty line.
-pub fn check_key(key: &str) -> Result<Secret> {
-    let key = key.trim();
-    if key.is_empty() {
-        return Err(Error::invalid_arguments("the API key is empty"));
-    }
-    if key.chars().any(char::is_control) {
-        return Err(Error::invalid_arguments(
-            "the API key has a line break or another control character inside; give one key on one line",
-        ));
-    }
-    Ok(Secret::new(key))
-}
 
 /// Save `key` for the endpoint the settings name, in the OS keyring only.
 pub async fn save_key(settings: &Settings, key: &str) -> Result<()> {

@@ -18,7 +18,7 @@ use crate::context::{CallContext, FrontEnd};
 use crate::error::{Error, Result};
 use crate::protocol::{Event, Reply};
 use crate::tools::ToolResultV2;
-use crate::tools::builtin::watch::alert;
+use crate::watch::tools::alert;
 use crate::tools::catalogue::data::WatchPollOutput;
 
 /// How often the scheduler looks for due watches when none is set.
@@ -41,13 +41,13 @@ impl Drop for Scheduler {
 impl Host {
     /// Check the due watches every `tick` until the host closes (or the
     /// returned [`Scheduler`] is dropped). A pass also runs at once. The
-    /// buttons of the alerts' notifications act meanwhile (`watch::actions`).
+    /// buttons of the alerts' notifications act meanwhile (`host::actions`).
     pub fn start_watch_scheduler(self: &Arc<Self>, tick: Duration) -> Scheduler {
         let presses = crate::notify::subscribe();
         let host = Arc::downgrade(self);
-        let buttons = tokio::spawn(crate::watch::actions::listen(presses, async move |invoked| {
+        let buttons = tokio::spawn(crate::host::actions::listen(presses, async move |invoked| {
             let Some(host) = host.upgrade() else { return false };
-            crate::watch::actions::act_logged(host.core(), invoked).await;
+            crate::host::actions::act_logged(host.core(), invoked).await;
             true
         }));
         let host = Arc::downgrade(self);

@@ -346,6 +346,32 @@ pub fn split_name(name: &str) -> Option<(&str, &str)> {
     name.split_once(SEPARATOR)
 }
 
+/// Every MCP server's tools (`<server>__<tool>`) run here: the host
+/// registers the clients for `Executor::Mcp`.
+impl crate::handler::Handler for McpClients {
+    fn run<'a>(&'a self, call: crate::handler::Invocation<'a>) -> futures::future::BoxFuture<'a, crate::handler::Ran> {
+        Box::pin(async move {
+            let Some((server, tool)) = split_name(call.name) else {
+                return Err(Error::internal(format!("`{}` names no MCP server", call.name))).into();
+            };
+            let services = call.services;
+            self.call(&services.store, &services.data_dir, server, tool, call.args).await.into()
+        })
+    }
+
+    /// The tools of the servers the user added.
+    fn stored_tools<'a>(&'a self, store: &'a Store) -> futures::future::BoxFuture<'a, Result<Vec<ToolSpec>>> {
+        Box::pin(async move {
+            let servers = store.mcp_servers().list().await?;
+            Ok(servers.iter().flat_map(|server| specs(&server.name, &server.tools)).collect())
+        })
+    }
+
+    fn close(&self) -> futures::future::BoxFuture<'_, ()> {
+        Box::pin(McpClients::close(self))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,7 +13,6 @@
 //!   about unless the user set a rule, and their results are fenced.
 
 pub mod client;
-pub mod server;
 
 /// Between a server's name and its tool's: `fs__read_file`.
 pub const SEPARATOR: &str = "__";

@@ -14,7 +14,7 @@ use super::{Env, Failure, Hit, Provider, Query, Searching};
 use crate::context::{CallContext, FrontEnd};
 use crate::protocol::SearchProvider;
 use crate::store::new_id;
-use crate::tools::builtin::browser::BrowserTool;
+use crate::builtin::browser::BrowserTool;
 
 pub const DEFAULT_BASE: &str = "https://html.duckduckgo.com";
 
@@ -66,7 +66,7 @@ impl Provider for DuckDuckGo {
                 (Ok(_), Some(tab)) => read_tab(env, &cx, tab, &url).await,
             };
             cleanup.ctx = None;
-            crate::watch::check::close_run(env.ctx, &run, tab).await;
+            crate::builtin::fetch::close_run(env.ctx, &run, tab).await;
             read
         })
     }
@@ -75,7 +75,7 @@ impl Provider for DuckDuckGo {
 /// Closes the search's tab and releases its run when the search is dropped
 /// before it did so itself (the call was stopped).
 struct Cleanup {
-    ctx: Option<crate::tools::builtin::ToolContext>,
+    ctx: Option<crate::handler::Services>,
     run: String,
     tab: Option<String>,
 }
@@ -85,7 +85,7 @@ impl Drop for Cleanup {
         let Some(ctx) = self.ctx.take() else { return };
         let (run, tab) = (std::mem::take(&mut self.run), self.tab.take());
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            rt.spawn(async move { crate::watch::check::close_run(&ctx, &run, tab).await });
+            rt.spawn(async move { crate::builtin::fetch::close_run(&ctx, &run, tab).await });
         }
     }
 }

@@ -22,8 +22,12 @@ use crate::context::CallContext;
 use crate::error::{Error, ErrorCode, Result};
 use crate::paths::DataDir;
 use crate::protocol::{SearchProvider, SearchSettings};
+pub use crate::protocol::tidy_search_settings as tidy_settings;
 use crate::secrets::{Secret, SecretStore};
-use crate::tools::builtin::ToolContext;
+use std::sync::Arc;
+
+use crate::builtin::handle;
+use crate::handler::{FnHandler, Handler, Invocation, RunFn, Services, to_output};
 use crate::tools::catalogue::data::{SearchResult, WebSearchArgs, WebSearchOutput};
 use locale::Locale;
 
@@ -75,7 +79,7 @@ pub struct Hit {
 
 /// What a provider runs with: the executors' context and the call's.
 pub struct Env<'a> {
-    pub ctx: &'a ToolContext,
+    pub ctx: &'a Services,
     pub cx: &'a CallContext,
 }
 
@@ -91,30 +95,6 @@ pub trait Provider: Send + Sync {
     fn search<'a>(&'a self, env: &'a Env<'a>, query: &'a Query) -> Searching<'a>;
 }
 
-/// Check and tidy the search settings (blank is none; URLs must be http(s)).
-pub fn tidy_settings(s: SearchSettings) -> Result<SearchSettings> {
-    let url = |v: Option<String>, what: &str| -> Result<Option<String>> {
-        let Some(v) = v.map(|s| s.trim().trim_end_matches('/').to_owned()).filter(|s| !s.is_empty()) else {
-            return Ok(None);
-        };
-        match url::Url::parse(&v) {
-            Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => Ok(Some(v)),
-            _ => Err(Error::invalid_arguments(format!("the {what} `{v}` is not an http(s) URL"))),
-        }
-    };
-    let mut order = Vec::new();
-    for p in s.order {
-        if !order.contains(&p) {
-            order.push(p);
-        }
-    }
-    Ok(SearchSettings {
-        order,
-        searxng_url: url(s.searxng_url, "SearXNG URL")?,
-        duckduckgo_url: url(s.duckduckgo_url, "DuckDuckGo URL")?,
-        brave_url: url(s.brave_url, "Brave Search API URL")?,
-    })
-}
 
 /// The Brave Search API key saved in the OS keyring.
 pub async fn brave_key(dir: &DataDir) -> Result<Option<Secret>> {
@@ -126,7 +106,7 @@ pub async fn brave_key(dir: &DataDir) -> Result<Option<Secret>> {
 
 /// Save the Brave Search API key (one line) in the OS keyring.
 pub async fn save_brave_key(dir: &DataDir, key: &str) -> Result<()> {
-    let key = crate::host::settings::check_key(key)?;
+    let key = crate::secrets::check_key(key)?;
     SecretStore::os()?.set(&brave_key_account(dir), &key).await
 }
 
@@ -162,12 +142,12 @@ async fn providers(dir: &DataDir, settings: &SearchSettings) -> Vec<std::result:
 }
 
 /// Run `web_search`: the providers in order until one gives results.
-pub async fn web_search(ctx: &ToolContext, cx: &CallContext, args: WebSearchArgs) -> Result<WebSearchOutput> {
+pub async fn web_search(ctx: &Services, cx: &CallContext, args: WebSearchArgs) -> Result<WebSearchOutput> {
     let text = args.query.trim().to_owned();
     if text.is_empty() {
         return Err(Error::invalid_arguments("the query is empty"));
     }
-    let settings = crate::host::settings::load(&ctx.store).await?;
+    let settings = crate::store::settings::load(&ctx.store).await?;
     let locale = locale::choose(args.locale.as_deref(), &text, settings.language.as_deref());
     let max = usize::from(args.max_results).clamp(1, 20);
     let query = Query { text, locale, count: (max + 5).min(20) };
@@ -260,8 +240,8 @@ pub(crate) async fn get_json(
     url: &str,
     headers: &[(&str, &str)],
 ) -> std::result::Result<serde_json::Value, Failure> {
-    crate::watch::check::gated(env.ctx, "web_search", url).await?;
-    let client = crate::watch::check::client(url).map_err(|e| e.message().to_owned())?;
+    crate::builtin::fetch::gated(env.ctx, env.cx, "web_search", url).await?;
+    let client = crate::builtin::fetch::client(url).map_err(|e| e.message().to_owned())?;
     let mut req = client.get(url).timeout(API_TIMEOUT).header("Accept", "application/json");
     for (k, v) in headers {
         req = req.header(*k, *v);
@@ -279,6 +259,11 @@ pub(crate) async fn get_json(
     }
     let body = resp.bytes().await.map_err(|e| format!("the answer was cut: {e}"))?;
     serde_json::from_slice(&body).map_err(|e| format!("the answer is not the JSON expected: {e}"))
+}
+
+/// `web_search`'s handler.
+pub fn handlers() -> Vec<(String, Arc<dyn Handler>)> {
+    vec![("web_search".to_owned(), handle!(|c| to_output(&web_search(c.services, c.cx, c.parse()?).await?)))]
 }
 
 #[cfg(test)]

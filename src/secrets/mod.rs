@@ -5,7 +5,9 @@
 
 mod keyring;
 pub mod results;
+pub mod keys;
 pub mod sealed;
+pub mod token;
 
 pub use self::keyring::{KEYRING_TIMEOUT, SERVICE, Secret, SecretStore, api_key_account};
 
@@ -16,4 +18,19 @@ pub fn same(a: &[u8], b: &[u8]) -> bool {
         return false;
     }
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// An API key as given (surrounding whitespace dropped), checked: one
+/// non-empty line.
+pub fn check_key(key: &str) -> crate::error::Result<Secret> {
+    let key = key.trim();
+    if key.is_empty() {
+        return Err(crate::error::Error::invalid_arguments("the API key is empty"));
+    }
+    if key.chars().any(char::is_control) {
+        return Err(crate::error::Error::invalid_arguments(
+            "the API key has a line break or another control character inside; give one key on one line",
+        ));
+    }
+    Ok(Secret::new(key))
 }

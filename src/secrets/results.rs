@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::gate::action::SecretValue;
+use crate::secrets::keys::SecretValue;
 
 /// How long a sensitive value is kept after the client gave it.
 pub const KEPT_FOR: Duration = Duration::from_secs(3600);

@@ -17,8 +17,8 @@ use serde_json::{Value, json};
 use super::{Skill, stored_text};
 use crate::error::{Error, Result};
 use crate::tools::ToolOutput;
-use crate::tools::builtin::files::FilesGetOutput;
-use crate::tools::builtin::profile::UserProfileGetOutput;
+use crate::builtin::files::FilesGetOutput;
+use crate::builtin::profile::UserProfileGetOutput;
 use crate::tools::catalogue::common::SkillStatus;
 use crate::tools::catalogue::creator::{CalendarSlot, CreatorPlanCalendarArgs, CreatorPlanCalendarOutput};
 

@@ -227,8 +227,8 @@ mod api {
 
     use super::{Progress, Skill, go_ahead};
     use crate::error::{Error, ErrorCode, Result};
-    use crate::tools::builtin::files::{FileOutput, FilesGetOutput, resolve_file_ref};
-    use crate::tools::builtin::profile::UserProfileGetOutput;
+    use crate::builtin::files::{FileOutput, FilesGetOutput, resolve_file_ref};
+    use crate::builtin::profile::UserProfileGetOutput;
     use crate::tools::catalogue::common::SkillStatus;
     use crate::tools::catalogue::creator::{CreatorSchedulePostArgs, CreatorSchedulePostOutput, Visibility};
 
@@ -264,7 +264,7 @@ mod api {
         args: &CreatorSchedulePostArgs,
         mut at: Progress,
     ) -> Result<CreatorSchedulePostOutput> {
-        let oauth = skill.core().oauth();
+        let oauth = &skill.services().oauth;
         let account = match &args.account {
             Some(a) => a.clone(),
             None => oauth.list().await?.into_iter().next().map(|a| a.name).ok_or_else(|| {

@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use super::{Skill, stored_text};
 use crate::error::{Error, ErrorCode, Result};
 use crate::tools::ToolOutput;
-use crate::tools::builtin::files::{FileOutput, FilesGetOutput, StoredFile};
+use crate::builtin::files::{FileOutput, FilesGetOutput, StoredFile};
 use crate::tools::catalogue::capture::BrowserGetDomOutput;
 use crate::tools::catalogue::common::SkillStatus;
 use crate::tools::catalogue::creator::{

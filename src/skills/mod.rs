@@ -27,6 +27,7 @@ pub mod shopping_checkout;
 pub mod shopping_compare;
 pub mod shopping_specs;
 pub mod travel;
+pub mod watch;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -36,13 +37,16 @@ use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::agent::run::AgentEvent;
-use crate::context::CallContext;
-use crate::core::Core;
+use std::sync::Arc;
+
+use crate::context::{CallContext, ToolCaller};
+use crate::handler::{Gating, Handler, Invocation, Ran, Services};
+use crate::protocol::AgentEvent;
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::tool_calls::{NewToolCall, ToolCallStatus};
-use crate::tools::builtin::files::{FileOutput, StoredFile, resolve_file_ref};
-use crate::tools::{Executor, Registry, ToolOutput, ToolResultV2};
+use crate::builtin::files::{FileOutput, StoredFile, resolve_file_ref};
+use crate::tools::{Executor, ToolOutput, ToolResultV2};
+pub use crate::vocab::json::first_object;
 
 /// How many answers a language step gets before the skill does without it.
 pub const WRITE_ATTEMPTS: usize = 3;
@@ -52,9 +56,9 @@ pub const WRITE_ATTEMPTS: usize = 3;
 pub type Run = for<'a> fn(&'a Skill<'a>, &'a Value) -> BoxFuture<'a, Result<ToolOutput>>;
 
 /// The skills this module runs, each in its own file: `(name, run)`.
-pub const SKILLS: &[(&str, Run)] = &[
-    ("shopping_track_price", crate::watch::skills::run_track_price),
-    ("travel_monitor_trip", crate::watch::skills::run_monitor_trip),
+const SKILLS: &[(&str, Run)] = &[
+    ("shopping_track_price", watch::run_track_price),
+    ("travel_monitor_trip", watch::run_monitor_trip),
     (travel::search::NAME, travel::search::run),
     (travel::itinerary::NAME, travel::itinerary::run),
     (travel::forms::NAME, travel::forms::run),
@@ -67,22 +71,27 @@ pub const SKILLS: &[(&str, Run)] = &[
     (creator_research::NAME, creator_research::run),
 ];
 
-/// Whether `name` is a skill this module runs.
-pub fn runs(name: &str) -> bool {
-    SKILLS.iter().any(|(n, _)| *n == name)
+/// A skill as a tool's handler: each of its steps passes the gate (and is
+/// confirmed) on its own.
+#[derive(Debug, Clone, Copy)]
+struct SkillHandler(Run);
+
+impl Handler for SkillHandler {
+    fn gating(&self) -> Gating {
+        Gating::PerStep
+    }
+
+    fn run<'a>(&'a self, call: Invocation<'a>) -> BoxFuture<'a, Ran> {
+        Box::pin(async move {
+            let skill = Skill::new(call.tools, call.services, call.cx);
+            Ran::from((self.0)(&skill, &call.args).await)
+        })
+    }
 }
 
-/// Runs the skill `name`; `None` when it is not one of [`SKILLS`].
-pub async fn run(
-    core: &Core,
-    registry: &Registry,
-    cx: &CallContext,
-    name: &str,
-    args: &Value,
-) -> Option<Result<ToolOutput>> {
-    let (_, run) = SKILLS.iter().find(|(n, _)| *n == name)?;
-    let skill = Skill::new(core, registry, cx);
-    Some(run(&skill, args).await)
+/// Every skill's handler, by tool name.
+pub fn handlers() -> Vec<(String, Arc<dyn Handler>)> {
+    SKILLS.iter().map(|&(name, run)| (name.to_owned(), Arc::new(SkillHandler(run)) as Arc<dyn Handler>)).collect()
 }
 
 /// Parses a skill's arguments.
@@ -121,8 +130,8 @@ pub fn to_output<T: serde::Serialize>(data: &T) -> Result<ToolOutput> {
 /// context and are reported under the skill's call.
 #[derive(Debug)]
 pub struct Skill<'a> {
-    core: &'a Core,
-    registry: &'a Registry,
+    tools: &'a dyn ToolCaller,
+    services: &'a Services,
     cx: &'a CallContext,
     /// The skill's own call id (its steps are numbered under it).
     parent: String,
@@ -131,10 +140,10 @@ pub struct Skill<'a> {
 }
 
 impl<'a> Skill<'a> {
-    pub fn new(core: &'a Core, registry: &'a Registry, cx: &'a CallContext) -> Skill<'a> {
+    pub fn new(tools: &'a dyn ToolCaller, services: &'a Services, cx: &'a CallContext) -> Skill<'a> {
         let parent =
             cx.call_id.as_deref().map_or_else(|| format!("skill_{}", uuid::Uuid::new_v4().simple()), str::to_owned);
-        Skill { core, registry, cx, parent, next: AtomicU32::new(0), notes: Mutex::new(Vec::new()) }
+        Skill { tools, services, cx, parent, next: AtomicU32::new(0), notes: Mutex::new(Vec::new()) }
     }
 
     /// The context the skill runs in (who answers, the run, cancellation).
@@ -142,8 +151,9 @@ impl<'a> Skill<'a> {
         self.cx
     }
 
-    pub fn core(&self) -> &Core {
-        self.core
+    /// What the handlers share (the store, the OAuth accounts...).
+    pub fn services(&self) -> &Services {
+        self.services
     }
 
     /// Whether a model can be asked for the language steps.
@@ -198,10 +208,10 @@ impl<'a> Skill<'a> {
         });
         let (started, started_at) = (Instant::now(), crate::store::now());
         let cx = cx.for_call(&id);
-        let result = Box::pin(self.core.call_in(self.registry, &cx, tool, args.clone())).await;
+        let result = self.tools.call(&cx, tool, args.clone()).await;
         let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
         if let Some(run_id) = &self.cx.run_id {
-            let executor = match self.registry.get(tool).map(|s| s.executor) {
+            let executor = match self.tools.registry().get(tool).map(|s| s.executor) {
                 None => "none",
                 Some(Executor::Builtin) => "builtin",
                 Some(Executor::Client) => "client",
@@ -222,7 +232,7 @@ impl<'a> Skill<'a> {
                 duration_ms,
                 started_at: &started_at,
             };
-            if let Err(e) = self.core.store().tool_calls().insert(&row).await {
+            if let Err(e) = self.services.store.tool_calls().insert(&row).await {
                 tracing::warn!("run {run_id}: the skill's step {id} was not recorded: {}", e.message());
             }
         }
@@ -372,18 +382,6 @@ fn write_prompt(task: &str, schema: &Value) -> String {
     )
 }
 
-/// The first JSON object of a model's answer (after any `</think>`; from
-/// at most 64 `{`), as the skills' language steps and model-assisted
-/// extraction read it.
-pub fn first_object(answer: &str) -> Option<Value> {
-    let text = answer.rfind("</think>").map_or(answer, |i| &answer[i + "</think>".len()..]).trim();
-    text.match_indices('{').take(64).find_map(|(i, _)| {
-        match serde_json::Deserializer::from_str(&text[i..]).into_iter::<Value>().next() {
-            Some(Ok(v @ Value::Object(_))) => Some(v),
-            _ => None,
-        }
-    })
-}
 
 #[cfg(test)]
 mod tests;

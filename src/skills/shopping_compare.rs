@@ -27,8 +27,8 @@ use super::shopping_specs::{Read, Wanted, read_fields};
 use super::{Skill, parse, to_output};
 use crate::error::{Error, Result};
 use crate::tools::ToolOutput;
-use crate::tools::builtin::normalize_compare::NormalizeCompareOutput;
-use crate::tools::builtin::profile::UserProfileGetOutput;
+use crate::compare::NormalizeCompareOutput;
+use crate::builtin::profile::UserProfileGetOutput;
 use crate::tools::catalogue::common::SkillStatus;
 use crate::tools::catalogue::shopping::{
     CompareItem, Recommendation, ShoppingCompareOptionsArgs, ShoppingCompareOptionsOutput,

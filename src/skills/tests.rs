@@ -45,7 +45,7 @@ fn schema() -> Value {
 
 async fn core() -> (tempfile::TempDir, Core) {
     let tmp = tempfile::tempdir().unwrap();
-    let core = Core::open_with(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap()).await.unwrap();
+    let core = crate::host::open_core_with(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap()).await.unwrap();
     (tmp, core)
 }
 
@@ -108,7 +108,7 @@ async fn without_a_usable_answer_or_a_model_the_skill_goes_on_with_a_note() {
 async fn a_step_goes_through_the_core_and_is_recorded_with_the_run() {
     let (_tmp, core) = core().await;
     let registry = core.registry();
-    let agent = crate::agent::memory::default_agent(core.store()).await.unwrap();
+    let agent = crate::builtin::memory::blocks::default_agent(core.store()).await.unwrap();
     let run = core.store().runs().create(&agent, None).await.unwrap();
     let heard = Arc::new(Heard::default());
     let cx =

@@ -11,29 +11,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Store, decode_text, new_id, now};
 use crate::tools::PermissionScope;
 use crate::vocab::origin::{SitePattern, origin_of};
-
-/// What a rule is keyed on; follows from which of site and tool are set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, TS)]
-#[serde(rename_all = "snake_case")]
-#[sqlx(rename_all = "snake_case")]
-pub enum RuleKind {
-    Site,
-    Tool,
-    SiteTool,
-}
-
-/// What the user said about the actions a rule covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, TS)]
-#[serde(rename_all = "lowercase")]
-#[sqlx(rename_all = "lowercase")]
-pub enum RuleDecision {
-    /// Always allow (within the limits `gate::policy` documents).
-    Allow,
-    /// Always ask, even for actions that would be allowed by default.
-    Ask,
-    /// Never: refuse without asking.
-    Never,
-}
+pub use crate::protocol::status::{GateRuleRow, RuleDecision, RuleKind};
 
 impl RuleDecision {
     pub fn as_str(self) -> &'static str {
@@ -43,21 +21,6 @@ impl RuleDecision {
             Self::Never => "never",
         }
     }
-}
-
-/// A standing rule, as stored and as `Reply::Rules` lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-pub struct GateRuleRow {
-    pub id: String,
-    pub kind: RuleKind,
-    /// An origin (`https://shop.vn`) or a host pattern (`*.shop.vn`), normalized.
-    pub site: Option<String>,
-    pub tool: Option<String>,
-    /// The rule covers actions of at least this effective scope; `None`: any.
-    pub min_scope: Option<PermissionScope>,
-    pub decision: RuleDecision,
-    pub note: String,
-    pub created_at: String,
 }
 
 impl FromRow<'_, SqliteRow> for GateRuleRow {

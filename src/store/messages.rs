@@ -6,17 +6,7 @@ use serde_json::Value;
 
 use crate::error::Result;
 use crate::store::{Store, new_id, now};
-
-/// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, ts_rs::TS)]
-#[serde(rename_all = "lowercase")]
-#[sqlx(rename_all = "lowercase")]
-pub enum Role {
-    System,
-    User,
-    Assistant,
-    Tool,
-}
+pub use crate::protocol::status::Role;
 
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct MessageRow {

@@ -7,21 +7,7 @@ use sqlx::types::Json;
 
 use crate::error::Result;
 use crate::store::{Store, now};
-
-/// An account's standing.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, sqlx::Type, schemars::JsonSchema, ts_rs::TS,
-)]
-#[serde(rename_all = "snake_case")]
-#[sqlx(rename_all = "snake_case")]
-pub enum AccountStatus {
-    /// Every scope asked for was granted.
-    Connected,
-    /// Connected, but the user granted fewer scopes than asked for.
-    Partial,
-    /// The provider refused the refresh token (`invalid_grant`): connect again.
-    NeedsReconnect,
-}
+pub use crate::tools::catalogue::data::AccountStatus;
 
 impl AccountStatus {
     pub fn as_str(self) -> &'static str {

@@ -12,7 +12,7 @@ use serde_json::Value;
 use sqlx::types::Json;
 
 use crate::error::{Error, Result};
-use crate::gate::secrets::{MARKED_KEYS, is_sensitive_key};
+use crate::secrets::keys::{MARKED_KEYS, is_sensitive_key};
 use crate::secrets::sealed;
 use crate::store::{Store, now};
 

@@ -7,55 +7,13 @@ use ts_rs::TS;
 
 use crate::error::{Error, Result};
 use crate::store::{Store, new_id, now};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, TS)]
-#[serde(rename_all = "lowercase")]
-#[sqlx(rename_all = "lowercase")]
-pub enum RunStatus {
-    Running,
-    /// Waiting on the user (a confirmation) or on a client-executed tool.
-    Paused,
-    Completed,
-    Failed,
-    Cancelled,
-}
+pub use crate::protocol::status::{RunStatus, StopReason};
 
 impl RunStatus {
     /// Completed, failed and cancelled runs are over.
     pub fn is_terminal(self) -> bool {
         matches!(self, Self::Completed | Self::Failed | Self::Cancelled)
     }
-}
-
-/// Why a run stopped (or is paused), stored as its snake_case name in
-/// `runs.stop_reason` and told to front ends in `Event::RunEnded`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, TS)]
-#[serde(rename_all = "snake_case")]
-#[sqlx(rename_all = "snake_case")]
-pub enum StopReason {
-    /// The model answered: the run is completed.
-    EndTurn,
-    /// The run used its steps up without an answer.
-    MaxSteps,
-    /// Too many tool calls failed in a row.
-    TooManyFailures,
-    /// The model kept making the same call.
-    RepeatedAction,
-    /// The user stopped the run (Stop, Ctrl-C, pausing the agent).
-    Cancelled,
-    /// The model server failed during the run (the `Error` event has its code).
-    ModelError,
-    /// No usable model before the run could start (endpoint down, no model,
-    /// no key...: the `Error` event has its code).
-    ModelUnavailable,
-    /// A bug or a store failure ended the run.
-    InternalError,
-    /// Paused: a confirmation waits for the user.
-    WaitingForConfirmation,
-    /// Paused: a challenge (CAPTCHA, OTP...) waits for the user.
-    WaitingForChallenge,
-    /// Paused: a client application runs a call of its tool.
-    WaitingForClient,
 }
 
 impl StopReason {

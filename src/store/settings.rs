@@ -4,7 +4,8 @@
 use serde_json::{Map, Value};
 use sqlx::types::Json;
 
-use crate::error::Result;
+use crate::error::{Error, ErrorCode, Result};
+use crate::protocol::Settings;
 use crate::store::{Store, now};
 
 /// Accessor for the `settings` table.
@@ -52,6 +53,13 @@ impl SettingsTable<'_> {
         tx.commit().await?;
         Ok(())
     }
+}
+
+/// The saved settings (defaults when none were saved).
+pub async fn load(store: &Store) -> Result<Settings> {
+    let values = store.settings().all().await?;
+    serde_json::from_value(Value::Object(values))
+        .map_err(|e| Error::new(ErrorCode::Storage, "the saved settings cannot be read").with_source(e))
 }
 
 #[cfg(test)]

@@ -7,17 +7,7 @@ use ts_rs::TS;
 
 use crate::error::{ErrorCode, Result};
 use crate::store::Store;
-
-/// How a call ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, TS)]
-#[serde(rename_all = "lowercase")]
-#[sqlx(rename_all = "lowercase")]
-pub enum ToolCallStatus {
-    Ok,
-    Error,
-    /// The run was cancelled before the call finished.
-    Cancelled,
-}
+pub use crate::protocol::status::ToolCallStatus;
 
 impl ToolCallStatus {
     pub fn as_str(self) -> &'static str {

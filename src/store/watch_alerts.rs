@@ -144,7 +144,7 @@ impl WatchAlerts<'_> {
     }
 
     /// These alerts' notifications were shown: their ids, for their buttons.
-    pub async fn mark_shown(&self, shown: &[(i64, crate::notify::Shown)]) -> Result<()> {
+    pub async fn mark_shown(&self, shown: &[(i64, Shown)]) -> Result<()> {
         if shown.is_empty() {
             return Ok(());
         }
@@ -247,6 +247,14 @@ impl WatchAlerts<'_> {
     }
 }
 
+/// A notification the daemon showed: its id, and the daemon's unique bus
+/// name (ids are the daemon's own; only that name's signals are about it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    pub id: u32,
+    pub daemon: String,
+}
+
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
@@ -294,7 +302,7 @@ mod tests {
         let (_dir, store) = open_temp().await;
         let w = store.watches().create(&price_watch("2026-01-01T00:00:00.000Z")).await.unwrap();
         let a = store.watch_alerts().insert(&alert(&w.id, "1#1")).await.unwrap().unwrap();
-        let shown = crate::notify::Shown { id: 7, daemon: ":1.4".into() };
+        let shown = Shown { id: 7, daemon: ":1.4".into() };
         store.watch_alerts().mark_shown(&[(a.id, shown)]).await.unwrap();
         // Another daemon's notification 7, or an id nobody holds: not ours.
         assert_eq!(store.watch_alerts().claim_action(":1.9", 7, "stop").await.unwrap(), None);

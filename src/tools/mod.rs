@@ -3,9 +3,8 @@
 //! catalogue and the executors of the built-in tools.
 
 pub mod blueprint;
-pub mod builtin;
 pub mod catalogue;
-pub mod client;
+pub mod python;
 pub mod registry;
 pub mod result;
 pub mod spec;

@@ -1,15 +1,14 @@
 //! The registry: every tool's declaration with its compiled argument
-//! validator and, for tools that run now, the executor that runs them.
-//! Lookup and validation happen here; execution is in `tools::builtin`.
+//! validator. Lookup and validation happen here; what runs a tool is the
+//! handler the host registered for it (`crate::handler`).
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::tools::builtin::Builtin;
 use crate::tools::catalogue::catalogue;
-use crate::tools::spec::{ToolSpec, ToolStatus};
+use crate::tools::spec::ToolSpec;
 
 /// At most this many schema violations are listed in one error message.
 const MAX_REPORTED_VIOLATIONS: usize = 5;
@@ -17,7 +16,6 @@ const MAX_REPORTED_VIOLATIONS: usize = 5;
 struct Entry {
     spec: ToolSpec,
     validator: jsonschema::Validator,
-    builtin: Option<Builtin>,
 }
 
 /// What one call's result holds and changes ([`Registry::effects_of`]).
@@ -47,9 +45,10 @@ impl Registry {
         Registry::new(catalogue())
     }
 
-    /// Build a registry from declarations. Fails on a duplicate name, a
-    /// parameters schema that does not compile, or an `available` builtin
-    /// tool with no executor (and a planned one that has an executor).
+    /// Build a registry from declarations. Fails on a duplicate name or a
+    /// parameters schema that does not compile. (That every `available`
+    /// built-in has a handler is checked when the core is built:
+    /// `Handlers::check`.)
     pub fn new(specs: Vec<ToolSpec>) -> Result<Registry> {
         let mut entries = Vec::with_capacity(specs.len());
         let mut by_name = HashMap::with_capacity(specs.len());
@@ -61,28 +60,8 @@ impl Registry {
                 .should_validate_formats(true)
                 .build(&spec.parameters)
                 .map_err(|e| Error::internal(format!("tool `{}` has an invalid parameters schema: {e}", spec.name)))?;
-            let builtin = Builtin::for_tool(&spec.name);
-            // The watch skills run in the core, over the primitives.
-            let runs = builtin.is_some() || crate::skills::runs(&spec.name);
-            match (spec.status, runs) {
-                (ToolStatus::Available, false)
-                    if spec.executor == crate::tools::Executor::Builtin && spec.activity.is_none() =>
-                {
-                    return Err(Error::internal(format!(
-                        "tool `{}` is declared available but has no executor",
-                        spec.name
-                    )));
-                }
-                (ToolStatus::Planned, true) => {
-                    return Err(Error::internal(format!(
-                        "tool `{}` has an executor but is declared planned",
-                        spec.name
-                    )));
-                }
-                _ => {}
-            }
             by_name.insert(spec.name.clone(), entries.len());
-            entries.push(Entry { spec, validator, builtin });
+            entries.push(Entry { spec, validator });
         }
         Ok(Registry { entries, by_name })
     }
@@ -108,11 +87,6 @@ impl Registry {
 
     pub fn get(&self, name: &str) -> Option<&ToolSpec> {
         self.entry(name).map(|e| &e.spec)
-    }
-
-    /// The executor of a tool that runs now.
-    pub fn executor_of(&self, name: &str) -> Option<Builtin> {
-        self.entry(name).and_then(|e| e.builtin)
     }
 
     fn entry(&self, name: &str) -> Option<&Entry> {

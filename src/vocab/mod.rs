@@ -13,6 +13,7 @@
 //! * [`origin`]: the origin of a URL and site patterns (`*.shop.vn`).
 
 pub mod duration;
+pub mod json;
 pub mod money;
 pub mod number;
 pub mod origin;

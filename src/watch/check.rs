@@ -18,15 +18,13 @@ use crate::error::{Error, Result};
 use crate::gate::action::Action;
 use crate::gate::policy::Decision;
 use crate::store::new_id;
-use crate::tools::builtin::ToolContext;
-use crate::tools::builtin::browser::BrowserTool;
+use crate::builtin::fetch::{client, close_run, gated};
+pub use crate::builtin::fetch::USER_AGENT;
+use crate::handler::Services;
+use crate::builtin::browser::BrowserTool;
 use crate::tools::catalogue::capture::{BrowserExtractOutput, ExtractFieldType, ExtractSourceType};
 use crate::tools::{PermissionScope, RiskLevel};
 
-/// What the user's browser says it is.
-pub const USER_AGENT: &str =
-    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
-const FETCH_TIMEOUT: Duration = Duration::from_secs(20);
 /// Pages larger than this are not read whole.
 const MAX_BODY: usize = 8 * 1024 * 1024;
 
@@ -84,43 +82,13 @@ struct Fetched {
     body: String,
 }
 
-/// The HTTP client of watches (and of `web_search`'s API providers): a
-/// Chrome-like User-Agent, no redirects followed by itself, no proxy for
-/// loopback. Two clients per process (loopback, the rest), made once: a
-/// client loads the system's certificates and keeps the connections for
-/// the next requests.
-pub(crate) fn client(url: &str) -> Result<reqwest::Client> {
-    static CLIENTS: std::sync::OnceLock<std::result::Result<[reqwest::Client; 2], String>> = std::sync::OnceLock::new();
-    let loopback = url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).is_some_and(|h| {
-        h == "localhost" || h.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()) || h == "[::1]"
-    });
-    let clients = CLIENTS.get_or_init(|| {
-        let make = |loopback: bool| {
-            // Redirects are followed by `fetch`, each hop past the gate first.
-            let mut b = reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .user_agent(USER_AGENT)
-                .connect_timeout(Duration::from_secs(10))
-                .timeout(FETCH_TIMEOUT);
-            if loopback {
-                b = b.no_proxy();
-            }
-            b.build().map_err(|e| e.to_string())
-        };
-        Ok([make(false)?, make(true)?])
-    });
-    match clients {
-        Ok(pair) => Ok(pair[usize::from(loopback)].clone()),
-        Err(e) => Err(Error::internal(format!("cannot set up the HTTP client for watches: {e}"))),
-    }
-}
 
 /// Redirects followed at most.
 const MAX_REDIRECTS: usize = 10;
 
 /// Fetches `url`, following redirects; a redirect to another origin passes
 /// the gate before it is requested (`Err` with the gate's reason).
-async fn fetch(ctx: &ToolContext, url: &str) -> std::result::Result<Fetched, String> {
+async fn fetch(ctx: &Services, url: &str) -> std::result::Result<Fetched, String> {
     let mut current = url.to_owned();
     for _ in 0..=MAX_REDIRECTS {
         let resp = client(&current)
@@ -140,7 +108,7 @@ async fn fetch(ctx: &ToolContext, url: &str) -> std::result::Result<Fetched, Str
         if let Some(next) = next {
             let next = next.to_string();
             if crate::vocab::origin::origin_of(&next) != crate::vocab::origin::origin_of(&current) {
-                gated(ctx, "watch_poll", &next).await?;
+                gated(ctx, &CallContext::new(FrontEnd::Background), "watch_poll", &next).await?;
             }
             current = next;
             continue;
@@ -226,41 +194,9 @@ fn doubt_of(out: &BrowserExtractOutput, jsonld_products: usize, target: &Target)
     }
 }
 
-/// The gate's word on fetching `url`, as on a navigation there: the
-/// user's site rules (a site set to `never` is not fetched) and the
-/// background run's limits. An allowed fetch is decided without a write;
-/// anything else goes through the whole gate (asked, audited). `Err`: why
-/// the check may not fetch it, the watch's health note. `tool`: the tool
-/// the fetch is for (`watch_poll`, `web_search`).
-pub(crate) async fn gated(ctx: &ToolContext, tool: &str, url: &str) -> std::result::Result<(), String> {
-    let action = Action {
-        tool: tool.into(),
-        declared: Some(PermissionScope::ReadOnly),
-        url: Some(url.to_owned()),
-        origin: crate::vocab::origin::origin_of(url),
-        destination: Some(url.to_owned()),
-        ..Action::default()
-    };
-    let cx = CallContext::new(FrontEnd::Background);
-    let quick = ctx.gate.policy().decide(
-        &action.tool,
-        PermissionScope::ReadOnly,
-        PermissionScope::ReadOnly,
-        action.origin.as_deref(),
-        None,
-    );
-    if quick == Decision::Allow {
-        return Ok(());
-    }
-    let args = json!({"url": url});
-    match ctx.gate.check(&cx, &action, RiskLevel::Low, &args).await {
-        Ok(_) => Ok(()),
-        Err(refused) => Err(format!("the gate refused to fetch {url}: {}", Error::from(refused).message())),
-    }
-}
 
 /// Reads the page over HTTP (a redirect elsewhere passes the gate too).
-async fn over_http(ctx: &ToolContext, target: &Target) -> Outcome {
+async fn over_http(ctx: &Services, target: &Target) -> Outcome {
     let page = match fetch(ctx, &target.url).await {
         Ok(p) => p,
         Err(error) => return Outcome::Failed { error },
@@ -313,7 +249,7 @@ impl Tabs {
     }
 
     /// Close every tab the pass opened and release its runs.
-    pub async fn close(&self, ctx: &ToolContext) {
+    pub async fn close(&self, ctx: &Services) {
         let slots = std::mem::take(&mut *self.free.lock().unwrap_or_else(|e| e.into_inner()));
         for slot in slots {
             close_slot(ctx, slot).await;
@@ -321,27 +257,16 @@ impl Tabs {
     }
 }
 
-async fn close_slot(ctx: &ToolContext, slot: Slot) {
+async fn close_slot(ctx: &Services, slot: Slot) {
     close_run(ctx, &slot.run, slot.tab).await;
 }
 
-/// Close the background tab `run` opened (if any) and release the run's tabs.
-pub(crate) async fn close_run(ctx: &ToolContext, run: &str, tab: Option<String>) {
-    let cx = CallContext::new(FrontEnd::Background).with_run(run.to_owned());
-    if let Some(tab_id) = tab {
-        let closed = BrowserTool::CloseTab.run(ctx, &cx, json!({"tab_id": tab_id})).await.output;
-        if let Err(e) = closed {
-            tracing::warn!("a background tab stays open: {}", e.message());
-        }
-    }
-    ctx.browser.release(run).await;
-}
 
 /// Reads the page in the managed Chromium, in a background tab of a run of
 /// its own, through the browser tools (each passes the gate). With `tabs`
 /// (a pass), the tab is kept for the pass's next browser check; without,
 /// it is closed and the run released at once.
-async fn in_browser(ctx: &ToolContext, target: &Target, tabs: Option<&Tabs>) -> Outcome {
+async fn in_browser(ctx: &Services, target: &Target, tabs: Option<&Tabs>) -> Outcome {
     let mut slot = tabs.map_or_else(|| Slot { run: new_id("watch-check"), tab: None }, Tabs::take);
     let cx = CallContext::new(FrontEnd::Background).with_run(slot.run.clone());
     let opened = match &slot.tab {
@@ -390,8 +315,8 @@ async fn in_browser(ctx: &ToolContext, target: &Target, tabs: Option<&Tabs>) -> 
 
 /// Reads the page over HTTP after the gate's word; `None` when the fetched
 /// page yields nothing (script-rendered: the browser's turn).
-pub async fn read_http(ctx: &ToolContext, target: &Target) -> Option<Outcome> {
-    if let Err(error) = gated(ctx, "watch_poll", &target.url).await {
+pub async fn read_http(ctx: &Services, target: &Target) -> Option<Outcome> {
+    if let Err(error) = gated(ctx, &CallContext::new(FrontEnd::Background), "watch_poll", &target.url).await {
         return Some(Outcome::Failed { error });
     }
     match over_http(ctx, target).await {
@@ -401,13 +326,13 @@ pub async fn read_http(ctx: &ToolContext, target: &Target) -> Option<Outcome> {
 }
 
 /// Reads the page in the managed Chromium (see [`in_browser`]).
-pub async fn read_browser(ctx: &ToolContext, target: &Target, tabs: Option<&Tabs>) -> Outcome {
+pub async fn read_browser(ctx: &Services, target: &Target, tabs: Option<&Tabs>) -> Outcome {
     in_browser(ctx, target, tabs).await
 }
 
 /// Reads the page: over HTTP unless the watch is known to need the
 /// browser; in the browser when HTTP read nothing (not when the page is gone).
-pub async fn read(ctx: &ToolContext, target: &Target, known: Option<Method>, tabs: Option<&Tabs>) -> Outcome {
+pub async fn read(ctx: &Services, target: &Target, known: Option<Method>, tabs: Option<&Tabs>) -> Outcome {
     if known != Some(Method::Browser)
         && let Some(outcome) = read_http(ctx, target).await
     {

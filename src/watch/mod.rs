@@ -15,13 +15,12 @@
 //! (`Watches::apply_check`), and sends the alerts not sent yet
 //! ([`crate::notify::deliver_pending`]).
 
-pub mod actions;
 pub mod check;
 pub mod format;
 pub mod html;
 pub mod money;
 pub mod rules;
-pub mod skills;
+pub mod tools;
 
 use futures::StreamExt;
 use std::collections::BTreeMap;
@@ -32,7 +31,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::store::watch_alerts::{AlertChannel, NewAlert};
 use crate::store::watches::{CheckWrite, NewObservation, ObservedReading, WatchHealth, WatchRow, WatchStatus};
 use crate::store::{Store, now};
-use crate::tools::builtin::ToolContext;
+use crate::handler::Services;
 use crate::tools::catalogue::capture::ExtractFieldType;
 use crate::tools::catalogue::data::{FiredRule, TriggerOp, TriggerRule, WatchCheck, WatchPollArgs, WatchPollOutput};
 use check::{Method, Outcome, Target};
@@ -386,7 +385,7 @@ pub async fn get_watch(store: &Store, id: &str) -> Result<WatchRow> {
 
 /// Checks one watch now: read the page, write the observation, state and
 /// alerts in one transaction, then send the alerts not sent yet.
-pub async fn check_watch(ctx: &ToolContext, row: &WatchRow) -> Result<WatchCheck> {
+pub async fn check_watch(ctx: &Services, row: &WatchRow) -> Result<WatchCheck> {
     let (target, rules) = target_of(row)?;
     let known = row.check_method.as_deref().and_then(Method::parse);
     let outcome = check::read(ctx, &target, known, None).await;
@@ -397,7 +396,7 @@ pub async fn check_watch(ctx: &ToolContext, row: &WatchRow) -> Result<WatchCheck
 
 /// A check's reading written: the observation, the watch's state and its
 /// alerts in one transaction (sent by whoever delivers).
-async fn finish(ctx: &ToolContext, row: &WatchRow, rules: &[TriggerRule], outcome: Outcome) -> Result<WatchCheck> {
+async fn finish(ctx: &Services, row: &WatchRow, rules: &[TriggerRule], outcome: Outcome) -> Result<WatchCheck> {
     let planned = plan(row, rules, outcome, &now());
     ctx.store.watches().apply_check(&row.id, &planned.write).await?;
     Ok(planned.check)
@@ -509,7 +508,7 @@ type Checked = (usize, Result<WatchCheck>);
 /// known to need the browser (the watch, or its site); hands it to the
 /// browser lane when the fetch reads nothing.
 async fn fetch_lane(
-    ctx: &ToolContext,
+    ctx: &Services,
     pass: &Pass,
     i: usize,
     row: &WatchRow,
@@ -546,7 +545,7 @@ async fn fetch_lane(
 /// One worker of the browser lane: reads the pages handed to it in a
 /// background tab of the pass, until the fetch lane is done.
 async fn browser_lane(
-    ctx: &ToolContext,
+    ctx: &Services,
     pass: &Pass,
     rows: &[WatchRow],
     jobs: &tokio::sync::Mutex<tokio::sync::mpsc::UnboundedReceiver<BrowserJob>>,
@@ -583,7 +582,7 @@ async fn browser_lane(
 /// gets at most [`PER_SITE`] requests at once, of which at most
 /// [`BROWSER_PER_SITE`] browser reads. Pages known to
 /// need the browser start it at once, beside the fetches.
-pub async fn poll(ctx: &ToolContext, args: &WatchPollArgs) -> Result<WatchPollOutput> {
+pub async fn poll(ctx: &Services, args: &WatchPollArgs) -> Result<WatchPollOutput> {
     let rows = match &args.watch_id {
         Some(id) => vec![get_watch(&ctx.store, id).await?],
         None if args.all => {

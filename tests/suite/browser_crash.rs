@@ -22,7 +22,7 @@ fn alive(pid: u32) -> bool {
 
 async fn headless_core(dir: &std::path::Path) -> Core {
     let settings = BrowserSettings { headless: true, ..BrowserSettings::default() };
-    Core::open_full(DataDir::at(dir.join("data")), Registry::builtin().unwrap(), settings).await.unwrap()
+    halley::host::open_core_full(DataDir::at(dir.join("data")), Registry::builtin().unwrap(), settings).await.unwrap()
 }
 
 /// The context of a call made from the command line, with nobody to ask.
@@ -103,7 +103,7 @@ async fn a_missing_browser_is_a_clear_error() {
         ..BrowserSettings::default()
     };
     let core =
-        Core::open_full(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap(), settings).await.unwrap();
+        halley::host::open_core_full(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap(), settings).await.unwrap();
     let r = core.call_tool(&cli(), "browser_navigate", json!({"url": "http://127.0.0.1:9/"})).await;
     let err = r.error.unwrap();
     assert_eq!(err.code.as_str(), "browser_unavailable");

@@ -264,7 +264,7 @@ async fn canary_secrets_are_written_nowhere_and_never_reach_the_model() {
     assert_eq!(check.code, 0, "{check:?}");
     let second = secret_tool_lookup(&format!("oauth:{acct}")).expect("rotated");
     assert_ne!(first, second);
-    let core = halley::core::Core::open(halley::paths::DataDir::at(h.data_dir())).await.expect("core");
+    let core = halley::host::open_core(halley::paths::DataDir::at(h.data_dir())).await.expect("core");
     let access = core.oauth().access_token(&acct).await.expect("an access token");
     assert_eq!(core.oauth().userinfo(&acct).await.expect("userinfo")["email"], format!("{who}@example.test"));
     let third = secret_tool_lookup(&format!("oauth:{acct}")).expect("the refresh token now");

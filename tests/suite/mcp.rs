@@ -373,7 +373,7 @@ async fn an_attached_server_starts_on_demand_and_again_after_it_died() {
 
     let h = Halley::new();
     let root = h.work_dir().to_string_lossy().into_owned();
-    let core = Core::open(DataDir::at(h.data_dir())).await.unwrap();
+    let core = halley::host::open_core(DataDir::at(h.data_dir())).await.unwrap();
     let fs = mcp::bin("mcp-server-filesystem").to_string_lossy().into_owned();
     let transport = McpTransport::Stdio { command: fs, args: vec![root.clone()] };
     core.add_mcp_server("fsd", &transport).await.unwrap();

@@ -33,7 +33,7 @@ fn history(h: &Halley, label: Option<&str>) -> Value {
 }
 
 fn persona() -> Value {
-    let text = halley::agent::memory::DEFAULT_PERSONA;
+    let text = halley::builtin::memory::blocks::DEFAULT_PERSONA;
     json!({"label": "persona", "value": text, "chars": text.chars().count(), "char_limit": 2000, "updated_at": null})
 }
 

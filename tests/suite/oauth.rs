@@ -149,7 +149,7 @@ async fn cli_connect_keeps_the_refresh_token_in_the_keyring_refreshes_rotates_an
     outputs.push(check);
 
     // In one process: the access token is kept while valid, then refreshed.
-    let core = halley::core::Core::open(halley::paths::DataDir::at(h.data_dir())).await.expect("core");
+    let core = halley::host::open_core(halley::paths::DataDir::at(h.data_dir())).await.expect("core");
     let a = core.oauth().access_token(acct).await.expect("access token");
     assert_eq!(core.oauth().access_token(acct).await.expect("same"), a);
     tokio::time::sleep(Duration::from_secs(3)).await;

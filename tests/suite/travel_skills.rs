@@ -489,7 +489,7 @@ async fn the_users_edits_at_the_confirmation_are_what_is_submitted() {
     let site = FixtureServer::start();
     let tmp = tempfile::tempdir().unwrap();
     let settings = halley::core::BrowserSettings { headless: true, ..Default::default() };
-    let core = halley::Core::open_full(
+    let core = halley::host::open_core_full(
         halley::DataDir::at(tmp.path().join("data")),
         halley::tools::Registry::builtin().unwrap(),
         settings,

@@ -11,7 +11,7 @@ use crate::store::messages::Role;
 use crate::tools::blueprint;
 use crate::tools::{Executor, Registry, ToolResultV2, ToolStatus};
 
-use super::super::memory;
+use crate::builtin::memory::blocks as memory;
 
 pub(super) const SYSTEM_PROMPT: &str = "You are Halley, an assistant that works in the user's own web browser through tools. \
 Use the tools to look at pages (browser_snapshot, browser_read_text, browser_extract) and act on them (browser_click, \

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::super::calls::{self, Executed, Prepared};
-use super::super::context;
+use super::super::budget as context;
 use super::super::control::{Observed, StepRelay, Waiting};
 use super::super::trace;
 use super::super::{Completion, ModelClient, StreamEvent};

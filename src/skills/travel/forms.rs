@@ -19,7 +19,7 @@ use super::{denied, failure, profile};
 use crate::error::Result;
 use crate::skills::{Skill, parse, to_output};
 use crate::tools::ToolOutput;
-use crate::tools::builtin::files::{FileOutput, FilesGetOutput};
+use crate::builtin::files::{FileOutput, FilesGetOutput};
 use crate::tools::catalogue::capture::{BrowserGetDomOutput, BrowserScreenshotOutput};
 use crate::tools::catalogue::common::SkillStatus;
 use crate::tools::catalogue::safety::ConfirmResultV1;

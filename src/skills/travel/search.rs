@@ -13,7 +13,7 @@ use super::{date, failure, profile};
 use crate::error::{Error, Result};
 use crate::skills::{Skill, parse, to_output};
 use crate::tools::ToolOutput;
-use crate::tools::builtin::normalize_compare::NormalizeCompareOutput;
+use crate::compare::NormalizeCompareOutput;
 use crate::tools::catalogue::capture::BrowserGetDomOutput;
 use crate::tools::catalogue::common::{Money, SkillStatus};
 use crate::tools::catalogue::travel::{

@@ -1,6 +1,6 @@
 //! Search, the user's data (profile, files), auth, watches and
 //! notifications. The six tools that run today (normalize_compare, the
-//! profile and files tools) take their types from `tools::builtin`.
+//! profile and files tools) take their types from `catalogue::{files, profile}` and `crate::compare`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -11,9 +11,9 @@ use serde_json::{Map, Value};
 use super::capture::ExtractFieldType;
 use super::common::FREQUENCY_PATTERN;
 use super::{Decl, declare};
-use crate::tools::builtin::files::{FileOutput, FilesGetArgs, FilesGetOutput, FilesStoreArgs, FilesTagArgs};
-use crate::tools::builtin::normalize_compare::{NormalizeCompareArgs, NormalizeCompareOutput};
-use crate::tools::builtin::profile::{
+use super::files::{FileOutput, FilesGetArgs, FilesGetOutput, FilesStoreArgs, FilesTagArgs};
+use crate::compare::{NormalizeCompareArgs, NormalizeCompareOutput};
+use super::profile::{
     UserProfileGetArgs, UserProfileGetOutput, UserProfileSetArgs, UserProfileSetOutput,
 };
 use crate::tools::spec::{PermissionScope as Scope, RiskLevel as Risk, ToolKind, ToolSpec};
@@ -456,4 +456,19 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "Notify the user: `push` (a native desktop notification, also kept in Halley's inbox) or `in-app` (the inbox only), with a title, a message and an optional link. `email` is not available. Returns whether it was delivered.",
         )),
     ]
+}
+
+/// An account's standing.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, sqlx::Type, schemars::JsonSchema, ts_rs::TS,
+)]
+#[serde(rename_all = "snake_case")]
+#[sqlx(rename_all = "snake_case")]
+pub enum AccountStatus {
+    /// Every scope asked for was granted.
+    Connected,
+    /// Connected, but the user granted fewer scopes than asked for.
+    Partial,
+    /// The provider refused the refresh token (`invalid_grant`): connect again.
+    NeedsReconnect,
 }

@@ -2,16 +2,19 @@
 //! tools.md, declared with its scope, risk, confirmation and schemas.
 //!
 //! Argument and output types live next to their group (one file per group);
-//! the tools that run today reuse the types of `tools::builtin`.
+//! the tools that run today reuse the types of `builtin`.
 
 pub mod capture;
 pub mod common;
 pub mod creator;
 pub mod data;
+pub mod effects;
+pub mod files;
 pub mod interaction;
 pub mod memory;
 pub mod navigation;
 pub mod page_view;
+pub mod profile;
 pub mod robustness;
 pub mod safety;
 pub mod shopping;
@@ -104,7 +107,7 @@ pub(crate) fn declare<A: JsonSchema, O: JsonSchema>(decl: Decl) -> ToolSpec {
         asks_user: false,
         runs_tool_at: None,
     }
-    .with_effects(crate::tools::builtin::Builtin::for_tool(decl.name).map(|b| b.effects()).unwrap_or_default())
+    .with_effects(effects::of(decl.name))
 }
 
 /// JSON Schema of a tool's arguments as the model should see it: inlined

@@ -31,7 +31,7 @@ use super::shopping::{
     ShoppingCompareOptionsArgs, ShoppingExtractSpecsArgs, ShoppingPrepareCheckoutArgs, ShoppingTrackPriceArgs,
 };
 use super::travel::{TravelFillFormsArgs, TravelMonitorTripArgs, TravelPlanItineraryArgs, TravelSearchOptionsArgs};
-use crate::tools::builtin::memory::{
+use crate::builtin::memory::{
     ArchivalMemoryInsertArgs, ArchivalMemorySearchArgs, CoreMemoryAppendArgs, CoreMemoryReplaceArgs,
 };
 use crate::tools::spec::PermissionScope::{self, *};

@@ -2,98 +2,7 @@
 //! scans, bookings, media), copied into the data directory content-addressed
 //! by SHA-256, with metadata, tags and a note.
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-
-/// Arguments of `files_store`.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FilesStoreArgs {
-    /// The file to store: a `file://` URL (`file:///home/me/passport.png`,
-    /// or relative `file://passport.png`) or a plain path.
-    pub file_path: String,
-    /// Tags to attach, e.g. `["travel", "passport"]`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<String>,
-    /// A free note, e.g. "scan 2025".
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-    /// Display name; defaults to the file's name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-}
-
-/// Arguments of `files_get`: by id, or by tags (files carrying all of them).
-#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FilesGetArgs {
-    /// A stored file's id (`file_…`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// Return files that carry every one of these tags.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tags: Option<Vec<String>>,
-    /// At most this many files (default 50).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 1000))]
-    pub limit: Option<u32>,
-}
-
-/// Arguments of `files_tag`: pick the stored file by `id` or by the
-/// `file_path` it was stored from (matched by content), then add or remove
-/// tags and set the note.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FilesTagArgs {
-    /// The stored file's id (`file-…`). Give this or `file_path`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// The original file (a `file://` URL or path); the stored copy with the
-    /// same content is tagged. Give this or `id`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file_path: Option<String>,
-    /// Tags to add.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<String>,
-    /// Tags to remove.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub remove_tags: Vec<String>,
-    /// Replace the note.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
-/// A stored file as tools return it.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-pub struct StoredFile {
-    pub id: String,
-    pub name: String,
-    pub sha256: String,
-    pub size: u64,
-    pub mime: String,
-    /// `file://` URL of the stored copy inside the data directory.
-    #[serde(rename = "ref")]
-    pub reference: String,
-    pub tags: Vec<String>,
-    pub note: Option<String>,
-    pub created_at: String,
-}
-
-/// `data` of `files_store` and `files_tag`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-pub struct FileOutput {
-    pub file: StoredFile,
-    /// `files_store` only: true when identical content was already stored
-    /// (the existing record is returned, with the new tags and note).
-    #[serde(default)]
-    pub deduplicated: bool,
-}
-
-/// `data` of `files_get`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-pub struct FilesGetOutput {
-    pub files: Vec<StoredFile>,
-}
+pub use crate::tools::catalogue::files::*;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -102,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::files::{FileRow, NewFile};
-use crate::tools::builtin::ToolContext;
+use crate::handler::Services;
 
 /// Default and maximum number of files `files_get` returns.
 const DEFAULT_LIMIT: u32 = 50;
@@ -360,7 +269,7 @@ fn file_url(path: &Path) -> String {
     url::Url::from_file_path(path).map_or_else(|()| format!("file://{}", path.display()), |u| u.to_string())
 }
 
-async fn to_stored(ctx: &ToolContext, row: FileRow) -> Result<StoredFile> {
+async fn to_stored(ctx: &Services, row: FileRow) -> Result<StoredFile> {
     let tags = ctx.store.file_tags().for_file(&row.id).await?;
     Ok(StoredFile {
         reference: file_url(Path::new(&row.stored_path)),
@@ -394,7 +303,7 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'sta
 }
 
 /// `files_store`.
-pub async fn store(ctx: &ToolContext, args: FilesStoreArgs) -> Result<FileOutput> {
+pub async fn store(ctx: &Services, args: FilesStoreArgs) -> Result<FileOutput> {
     let tags = clean_tags(&args.tags)?;
     let src = resolve_file_ref(&args.file_path)?;
     let files_dir = ctx.data_dir.files_dir();
@@ -420,7 +329,7 @@ pub async fn store(ctx: &ToolContext, args: FilesStoreArgs) -> Result<FileOutput
 
 /// `files_get`: one file by id, files carrying all given tags, or the most
 /// recent files when neither is given.
-pub async fn get(ctx: &ToolContext, args: FilesGetArgs) -> Result<FilesGetOutput> {
+pub async fn get(ctx: &Services, args: FilesGetArgs) -> Result<FilesGetOutput> {
     let limit = args.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, 1000);
     let rows = match (&args.id, &args.tags) {
         (Some(_), Some(_)) => return Err(Error::invalid_arguments("give either `id` or `tags`, not both")),
@@ -439,7 +348,7 @@ pub async fn get(ctx: &ToolContext, args: FilesGetArgs) -> Result<FilesGetOutput
 }
 
 /// `files_tag`: the file is picked by id or by the content at `file_path`.
-pub async fn tag(ctx: &ToolContext, args: FilesTagArgs) -> Result<FileOutput> {
+pub async fn tag(ctx: &Services, args: FilesTagArgs) -> Result<FileOutput> {
     let add = clean_tags(&args.tags)?;
     let remove = clean_tags(&args.remove_tags)?;
     if add.is_empty() && remove.is_empty() && args.note.is_none() {

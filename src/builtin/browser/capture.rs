@@ -12,8 +12,8 @@ use crate::browser::runtime;
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
 use crate::gate::fence::flag_instructions;
-use crate::tools::builtin::browser::act::{actionable, target_json};
-use crate::tools::builtin::files::{self, FilesStoreArgs};
+use crate::builtin::browser::act::{actionable, target_json};
+use crate::builtin::files::{self, FilesStoreArgs};
 use crate::tools::catalogue::capture::{
     BrowserExtractArgs, BrowserExtractOutput, BrowserGetDomArgs, BrowserGetDomOutput, BrowserReadTextArgs,
     BrowserReadTextOutput, BrowserScreenshotArgs, BrowserScreenshotOutput, ExtractSourceType,

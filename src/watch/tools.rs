@@ -4,7 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use super::ToolContext;
+use std::sync::Arc;
+
+use crate::builtin::handle;
+use crate::handler::{FnHandler, Handler, Invocation, RunFn, Services, to_output};
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::watch_alerts::{AlertChannel, AlertRow, NewAlert};
 use crate::store::watch_observations::ObservationRow;
@@ -94,7 +97,7 @@ pub fn new_watch(args: &WatchCreateArgs) -> Result<NewWatch> {
 const FIRST_CHECK_GRACE_SECS: i64 = 120;
 
 /// `watch_create`.
-pub async fn create(ctx: &ToolContext, args: WatchCreateArgs) -> Result<WatchCreateOutput> {
+pub async fn create(ctx: &Services, args: WatchCreateArgs) -> Result<WatchCreateOutput> {
     let mut new = new_watch(&args)?;
     let at = now();
     let check_now = args.check_now.unwrap_or(true) && new.window_start.as_deref().is_none_or(|s| *s <= *at);
@@ -114,7 +117,7 @@ pub async fn create(ctx: &ToolContext, args: WatchCreateArgs) -> Result<WatchCre
 }
 
 /// `watch_poll`.
-pub async fn poll(ctx: &ToolContext, args: WatchPollArgs) -> Result<WatchPollOutput> {
+pub async fn poll(ctx: &Services, args: WatchPollArgs) -> Result<WatchPollOutput> {
     watch::poll(ctx, &args).await
 }
 
@@ -157,7 +160,7 @@ pub fn summary(row: &WatchRow) -> WatchSummary {
 }
 
 /// `watch_list`.
-pub async fn list(ctx: &ToolContext, args: WatchListArgs) -> Result<WatchListOutput> {
+pub async fn list(ctx: &Services, args: WatchListArgs) -> Result<WatchListOutput> {
     let rows = ctx.store.watches().list(args.limit).await?;
     Ok(WatchListOutput {
         watches: rows.iter().map(summary).collect(),
@@ -166,14 +169,14 @@ pub async fn list(ctx: &ToolContext, args: WatchListArgs) -> Result<WatchListOut
 }
 
 /// `watch_pause` / `watch_resume`.
-pub async fn set_active(ctx: &ToolContext, args: WatchIdArgs, active: bool) -> Result<WatchSummary> {
+pub async fn set_active(ctx: &Services, args: WatchIdArgs, active: bool) -> Result<WatchSummary> {
     watch::get_watch(&ctx.store, &args.watch_id).await?;
     let status = if active { WatchStatus::Active } else { WatchStatus::Paused };
     Ok(summary(&ctx.store.watches().set_status(&args.watch_id, status).await?))
 }
 
 /// `watch_update`.
-pub async fn update(ctx: &ToolContext, args: WatchUpdateArgs) -> Result<WatchSummary> {
+pub async fn update(ctx: &Services, args: WatchUpdateArgs) -> Result<WatchSummary> {
     let row = watch::get_watch(&ctx.store, &args.watch_id).await?;
     let mut edit = WatchEdit::default();
     if let Some(rules) = &args.trigger_rules {
@@ -210,7 +213,7 @@ pub async fn update(ctx: &ToolContext, args: WatchUpdateArgs) -> Result<WatchSum
 }
 
 /// `watch_delete` (the gate asked the user before it runs).
-pub async fn delete(ctx: &ToolContext, args: WatchIdArgs) -> Result<WatchDeleteOutput> {
+pub async fn delete(ctx: &Services, args: WatchIdArgs) -> Result<WatchDeleteOutput> {
     watch::get_watch(&ctx.store, &args.watch_id).await?;
     ctx.store.watches().set_status(&args.watch_id, WatchStatus::Deleted).await?;
     Ok(WatchDeleteOutput { watch_id: args.watch_id, deleted: true })
@@ -246,7 +249,7 @@ pub fn alert(a: AlertRow) -> WatchAlert {
 }
 
 /// `watch_history`.
-pub async fn history(ctx: &ToolContext, args: WatchHistoryArgs) -> Result<WatchHistoryOutput> {
+pub async fn history(ctx: &Services, args: WatchHistoryArgs) -> Result<WatchHistoryOutput> {
     let row = watch::get_watch(&ctx.store, &args.watch_id).await?;
     let observations = ctx.store.watch_observations().for_watch(&row.id, args.limit).await?;
     let alerts = ctx.store.watch_alerts().list(Some(&row.id), args.limit).await?;
@@ -258,7 +261,7 @@ pub async fn history(ctx: &ToolContext, args: WatchHistoryArgs) -> Result<WatchH
 }
 
 /// `notify_send`: recorded in the inbox; `push` also as a native notification.
-pub async fn notify_send(ctx: &ToolContext, args: NotifySendArgs) -> Result<NotifySendOutput> {
+pub async fn notify_send(ctx: &Services, args: NotifySendArgs) -> Result<NotifySendOutput> {
     let channel = match args.channel {
         NotifyChannel::Push => AlertChannel::Push,
         NotifyChannel::InApp => AlertChannel::InApp,
@@ -295,4 +298,20 @@ pub async fn notify_send(ctx: &ToolContext, args: NotifySendArgs) -> Result<Noti
         }
     };
     Ok(NotifySendOutput { notification_id: row.id.to_string(), delivered })
+}
+
+/// The watch tools' handlers, by tool name.
+pub fn handlers() -> Vec<(String, Arc<dyn Handler>)> {
+    let all: Vec<(&str, Arc<dyn Handler>)> = vec![
+        ("watch_create", handle!(|c| to_output(&create(c.services, c.parse()?).await?))),
+        ("watch_poll", handle!(|c| to_output(&poll(c.services, c.parse()?).await?))),
+        ("watch_list", handle!(|c| to_output(&list(c.services, c.parse()?).await?))),
+        ("watch_pause", handle!(|c| to_output(&set_active(c.services, c.parse()?, false).await?))),
+        ("watch_resume", handle!(|c| to_output(&set_active(c.services, c.parse()?, true).await?))),
+        ("watch_update", handle!(|c| to_output(&update(c.services, c.parse()?).await?))),
+        ("watch_delete", handle!(|c| to_output(&delete(c.services, c.parse()?).await?))),
+        ("watch_history", handle!(|c| to_output(&history(c.services, c.parse()?).await?))),
+        ("notify_send", handle!(|c| to_output(&notify_send(c.services, c.parse()?).await?))),
+    ];
+    all.into_iter().map(|(name, handler)| (name.to_owned(), handler)).collect()
 }

@@ -23,6 +23,8 @@ use tokio::sync::{broadcast, oneshot};
 
 use crate::context::CallContext;
 use crate::error::{Error, ErrorCode, Result};
+use crate::store::Store;
+use crate::tools::ToolOutput;
 
 /// The client key of tools registered without `X-Halley-Client`.
 pub const DEFAULT_CLIENT: &str = "default";
@@ -367,4 +369,42 @@ fn waiting(inner: &Inner, key: &str) -> Vec<ClientCall> {
     let mut calls: Vec<&Pending> = inner.pending.values().filter(|p| p.call.client == key).collect();
     calls.sort_by_key(|p| p.seq);
     calls.into_iter().map(|p| p.call.clone()).collect()
+}
+
+/// A client's answer as the call's output: its result is the data, its
+/// error or refusal an error the model reads. A result marked sensitive is
+/// `{result, note}`, every value in it a placeholder (the values kept in
+/// memory for the call's run: [`crate::secrets::results`]).
+fn client_output(store: &Store, cx: &CallContext, name: &str, answer: Result<ClientAnswer>) -> Result<ToolOutput> {
+    match answer? {
+        ClientAnswer::Result(data) => Ok(ToolOutput::data(data)),
+        ClientAnswer::Sensitive { tool_call_id, result } => {
+            let hidden = store.sensitive_results().hide(&tool_call_id, name, cx.run_id.as_deref(), result)?;
+            Ok(ToolOutput::data(serde_json::json!({"result": hidden, "note": crate::secrets::results::NOTE})))
+        }
+        ClientAnswer::Error(message) => {
+            Err(Error::new(ErrorCode::Internal, format!("the client's `{name}` failed: {message}")))
+        }
+        ClientAnswer::Denied(reason) => {
+            let why = if reason.trim().is_empty() { String::new() } else { format!(": {reason}") };
+            Err(Error::new(ErrorCode::Denied, format!("the client refused to run `{name}`{why}")))
+        }
+    }
+}
+
+impl crate::handler::Handler for ClientCalls {
+    fn ready(&self, cx: &CallContext, name: &str) -> Result<()> {
+        ClientCalls::ready(self, cx, name)
+    }
+
+    fn run<'a>(&'a self, call: crate::handler::Invocation<'a>) -> futures::future::BoxFuture<'a, crate::handler::Ran> {
+        Box::pin(async move {
+            // A tool registered with `defaultRequiresApproval` was approved
+            // by the user at the gate.
+            let approved = call.spec.requires_confirmation;
+            let args = crate::tools::blueprint::client_arguments(call.args);
+            let answer = self.call(call.cx, call.name, args, approved).await;
+            crate::handler::Ran::from(client_output(&call.services.store, call.cx, call.name, answer))
+        })
+    }
 }

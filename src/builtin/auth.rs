@@ -4,13 +4,13 @@
 //! the model gets back the account, the scopes granted and the status,
 //! never a token.
 
-use super::ToolContext;
+use crate::handler::Services;
 use crate::error::Result;
 use crate::oauth::flow::CALLBACK_TIMEOUT;
 use crate::oauth::{ConnectRequest, open_in_browser};
 use crate::tools::catalogue::data::{AuthOauthConnectArgs, AuthOauthConnectOutput};
 
-pub async fn connect(ctx: &ToolContext, args: AuthOauthConnectArgs) -> Result<AuthOauthConnectOutput> {
+pub async fn connect(ctx: &Services, args: AuthOauthConnectArgs) -> Result<AuthOauthConnectOutput> {
     let request = ConnectRequest::new(&args.provider, None, None, args.scopes, CALLBACK_TIMEOUT)?;
     let pending = ctx.oauth.begin(request).await?;
     open_in_browser(&ctx.browser, &pending.authorize_url).await?;

@@ -19,9 +19,9 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
 use crate::tools::ArtifactType;
 use crate::tools::ToolOutput;
-use crate::tools::builtin::browser::act::{actionable, describe, target_json};
-use crate::tools::builtin::browser::nav::check_url;
-use crate::tools::builtin::files::{self, FilesStoreArgs, resolve_file_ref};
+use crate::builtin::browser::act::{actionable, describe, target_json};
+use crate::builtin::browser::nav::check_url;
+use crate::builtin::files::{self, FilesStoreArgs, resolve_file_ref};
 use crate::tools::catalogue::interaction::{
     BrowserDownloadArgs, BrowserDownloadOutput, BrowserUploadFileArgs, BrowserUploadFileOutput,
 };

@@ -2,118 +2,18 @@
 //! memory blocks) and `archival_memory_insert` / `archival_memory_search`
 //! (its long-term passages), for the default agent. Content carrying one of
 //! the user's sensitive profile values is refused (see
-//! [`crate::agent::memory::refuse_secrets`]).
+//! [`crate::builtin::memory::blocks::refuse_secrets`]).
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+pub use crate::tools::catalogue::memory::*;
 
-use crate::agent::memory::{self, ACTOR_AGENT};
+pub mod blocks;
+
+use self::blocks::{self as memory, ACTOR_AGENT};
 use crate::error::{Error, Result};
 use crate::gate::secrets;
 use crate::store::Store;
 use crate::store::archival::PassageRow;
 use crate::store::blocks::{BlockRow, char_count};
-
-/// Longest archival passage, in characters.
-pub const MAX_PASSAGE_CHARS: usize = 10_000;
-/// Longest tag, in characters.
-pub const MAX_TAG_CHARS: usize = 64;
-
-/// Arguments of `core_memory_append`.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CoreMemoryAppendArgs {
-    /// The block to add to: `human` (what you know about the user),
-    /// `persona` (who you are) or another block shown in your memory.
-    #[schemars(length(min = 1, max = 64))]
-    pub label: String,
-    /// The text to add, on a new line (e.g. "Ăn chay; thích ghế cạnh cửa sổ").
-    #[schemars(length(min = 1))]
-    pub content: String,
-}
-
-/// Arguments of `core_memory_replace`.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CoreMemoryReplaceArgs {
-    /// The block to edit (e.g. `human`).
-    #[schemars(length(min = 1, max = 64))]
-    pub label: String,
-    /// The exact text to replace, as the block shows it; it must occur
-    /// exactly once (include surrounding words when it is short).
-    #[schemars(length(min = 1))]
-    pub old_content: String,
-    /// The text to put instead; empty deletes `old_content`.
-    pub new_content: String,
-}
-
-/// `data` of `core_memory_append` and `core_memory_replace`: the block after
-/// the change.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-pub struct CoreMemoryOutput {
-    pub label: String,
-    pub value: String,
-    /// Characters used.
-    pub chars: i64,
-    /// Characters the block may hold.
-    pub char_limit: i64,
-}
-
-/// Arguments of `archival_memory_insert`.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ArchivalMemoryInsertArgs {
-    /// A self-contained passage to keep: a fact, a decision, a summary
-    /// (e.g. "Chuyến Đà Nẵng 12/2024: khách sạn Mường Thanh, 1.200.000 ₫/đêm").
-    #[schemars(length(min = 1, max = 10000))]
-    pub content: String,
-    /// Tags to find it by later, e.g. `["travel", "hotel"]`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(inner(length(min = 1, max = 64)))]
-    pub tags: Vec<String>,
-}
-
-/// Arguments of `archival_memory_search`.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ArchivalMemorySearchArgs {
-    /// Words to look for, in any language; case and Vietnamese diacritics
-    /// do not matter (`khach san` finds `khách sạn`). Passages holding every
-    /// word come first; if none does, passages holding any of them.
-    #[schemars(length(min = 1, max = 500))]
-    pub query: String,
-    /// Only passages carrying every one of these tags.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(inner(length(min = 1, max = 64)))]
-    pub tags: Vec<String>,
-    /// How many passages at most.
-    #[serde(default = "default_limit")]
-    #[schemars(range(min = 1, max = 50))]
-    pub limit: u32,
-}
-
-fn default_limit() -> u32 {
-    5
-}
-
-/// One archival passage as the tools return it.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-pub struct Passage {
-    /// `passage-…`
-    pub id: String,
-    pub text: String,
-    /// Lowercase.
-    pub tags: Vec<String>,
-    /// When it was stored (RFC 3339, UTC).
-    pub created_at: String,
-}
-
-/// `data` of `archival_memory_search`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-pub struct ArchivalMemorySearchOutput {
-    /// Best match first.
-    pub passages: Vec<Passage>,
-}
 
 /// `core_memory_append`.
 pub async fn append(store: &Store, args: CoreMemoryAppendArgs) -> Result<CoreMemoryOutput> {

@@ -1,4 +1,5 @@
-//! The buttons of a watch alert's notification: "Open the page", "Snooze
+//! What the buttons of a watch alert's notification do (the buttons
+//! themselves are `crate::notify::buttons`): "Open the page", "Snooze
 //! 1 day", "Stop watching" (in Vietnamese when the user's language is). A
 //! press arrives as the daemon's `ActionInvoked` signal for a notification
 //! id ([`crate::notify::subscribe`]); the alert whose row holds that id (and
@@ -20,83 +21,21 @@ use crate::context::{CallContext, FrontEnd};
 use crate::core::Core;
 use crate::error::{Error, ErrorCode, Result};
 use crate::notify::Invoked;
-use crate::store::Store;
+pub use crate::notify::buttons::{Button, SNOOZE_SECS, labels, vietnamese};
 use crate::store::watches::WatchStatus;
-
-/// How long "Snooze 1 day" mutes a watch.
-pub const SNOOZE_SECS: i64 = 86_400;
-
-/// A notification button.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    Open,
-    Snooze,
-    Stop,
-}
-
-impl Action {
-    pub const ALL: [Action; 3] = [Action::Open, Action::Snooze, Action::Stop];
-
-    pub fn key(self) -> &'static str {
-        match self {
-            Action::Open => "open",
-            Action::Snooze => "snooze",
-            Action::Stop => "stop",
-        }
-    }
-
-    /// A key from a signal; `default` is a click on the notification itself.
-    pub fn parse(key: &str) -> Option<Action> {
-        match key {
-            "open" | "default" => Some(Action::Open),
-            "snooze" => Some(Action::Snooze),
-            "stop" => Some(Action::Stop),
-            _ => None,
-        }
-    }
-
-    pub fn label(self, vietnamese: bool) -> &'static str {
-        match (self, vietnamese) {
-            (Action::Open, false) => "Open the page",
-            (Action::Snooze, false) => "Snooze 1 day",
-            (Action::Stop, false) => "Stop watching",
-            (Action::Open, true) => "Mở trang",
-            (Action::Snooze, true) => "Tạm hoãn 1 ngày",
-            (Action::Stop, true) => "Ngừng theo dõi",
-        }
-    }
-}
-
-/// Whether the user's language is Vietnamese: the `language` setting, else
-/// the system's locale.
-pub async fn vietnamese(store: &Store) -> bool {
-    match store.settings().get("language").await {
-        Ok(Some(serde_json::Value::String(lang))) if !lang.trim().is_empty() => lang.trim().eq_ignore_ascii_case("vi"),
-        _ => ["LC_ALL", "LC_MESSAGES", "LANG"]
-            .iter()
-            .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
-            .is_some_and(|l| l.to_ascii_lowercase().starts_with("vi")),
-    }
-}
-
-/// A watch alert's buttons, `(key, label)`, in the user's language.
-pub async fn labels(store: &Store) -> Vec<(String, String)> {
-    let vi = vietnamese(store).await;
-    Action::ALL.iter().map(|a| (a.key().to_owned(), a.label(vi).to_owned())).collect()
-}
 
 /// What a press did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Acted {
     pub alert_id: i64,
     pub watch_id: String,
-    pub action: Action,
+    pub action: Button,
 }
 
 /// Acts on one press; `None` when it is about no alert of ours (or was
 /// acted on already).
 pub async fn act(core: &Core, invoked: &Invoked) -> Result<Option<Acted>> {
-    let Some(action) = Action::parse(&invoked.action) else {
+    let Some(action) = Button::parse(&invoked.action) else {
         return Ok(None);
     };
     let store = core.store();
@@ -106,13 +45,13 @@ pub async fn act(core: &Core, invoked: &Invoked) -> Result<Option<Acted>> {
     };
     let Some(watch_id) = alert.watch_id.clone() else { return Ok(None) };
     match action {
-        Action::Stop => {
+        Button::Stop => {
             store.watches().set_status(&watch_id, WatchStatus::Paused).await?;
         }
-        Action::Snooze => {
+        Button::Snooze => {
             store.watches().snooze(&watch_id, SNOOZE_SECS).await?;
         }
-        Action::Open => {
+        Button::Open => {
             let url = match alert.url.clone() {
                 Some(u) => u,
                 None => store

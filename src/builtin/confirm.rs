@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use crate::context::CallContext;
 use crate::error::Result;
-use crate::tools::builtin::ToolContext;
+use crate::handler::Services;
 use crate::tools::catalogue::safety::{ConfirmResultV1, RequestUserConfirmationArgs};
 
 pub async fn request(
-    ctx: &ToolContext,
+    ctx: &Services,
     cx: &CallContext,
     args: RequestUserConfirmationArgs,
 ) -> Result<ConfirmResultV1> {

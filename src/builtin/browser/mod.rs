@@ -23,10 +23,10 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
 use crate::gate::check::{Checked, Grade, Pass};
 use crate::tools::ToolOutput;
-use crate::tools::builtin::{Ran, ToolContext};
+use crate::handler::{Ran, Services};
 use crate::tools::catalogue::common::Target;
 use crate::tools::catalogue::robustness::{BrowserRetryArgs, BrowserRetryOutput, RetryableTool};
-use crate::tools::{Effects, PermissionScope, RiskLevel};
+use crate::tools::{PermissionScope, RiskLevel};
 
 macro_rules! browser_tools {
     ($($variant:ident => $name:literal,)*) => {
@@ -111,43 +111,10 @@ impl BrowserTool {
         }
     }
 
-    /// What the tool declares about its calls. A result that holds any of
-    /// the page's own words carries page content: the readers', and those
-    /// that report a title (navigation, tabs), an element's text (click,
-    /// type), an option's label or a download's file name. `browser_retry`
-    /// has the declarations of the tool it runs (`/action/tool`); the
-    /// hand-off asks the user.
-    pub fn effects(self) -> Effects {
-        use BrowserTool as T;
-        let page = Effects { page_content: true, ..Effects::default() };
-        match self {
-            T::Snapshot
-            | T::Find
-            | T::ReadText
-            | T::GetDom
-            | T::Extract
-            | T::ExtractTable
-            | T::DetectState
-            | T::Navigate
-            | T::NewTab
-            | T::SwitchTab
-            | T::ListTabs
-            | T::Click
-            | T::Type
-            | T::SelectOption
-            | T::Download => page,
-            T::Retry => Effects { runs_tool_at: Some("/action/tool"), ..Effects::default() },
-            T::SolveChallenge => Effects { asks_user: true, ..Effects::default() },
-            T::CloseTab | T::Wait | T::Scroll | T::PressKey | T::Check | T::Uncheck | T::UploadFile | T::Screenshot => {
-                Effects::default()
-            }
-        }
-    }
-
     /// Run the tool on schema-validated arguments. Every call passes the
     /// gate, with the action read from the page where it acts on one; the
     /// run says how the gate graded it (also when it failed or was refused).
-    pub async fn run(self, ctx: &ToolContext, cx: &CallContext, args: Value) -> Ran {
+    pub async fn run(self, ctx: &Services, cx: &CallContext, args: Value) -> Ran {
         let guard = match ctx.browser.acquire(cx.tab_owner(), cx.in_foreground()).await {
             Ok(guard) => guard,
             Err(e) => return Ran { output: Err(e), grade: None },
@@ -158,13 +125,24 @@ impl BrowserTool {
     }
 }
 
+impl crate::handler::Handler for BrowserTool {
+    /// Browser tools pass the gate inside, with the action read from the page.
+    fn gating(&self) -> crate::handler::Gating {
+        crate::handler::Gating::Inside
+    }
+
+    fn run<'a>(&'a self, call: crate::handler::Invocation<'a>) -> futures::future::BoxFuture<'a, Ran> {
+        Box::pin(BrowserTool::run(*self, call.services, call.cx, call.args))
+    }
+}
+
 /// One tool call: the browser, held for the call (seen as the call's run
 /// sees it: its own tabs), the tool context, the call's context, its
 /// arguments (hashed into the audit log) and how the gate graded it so far.
 pub(crate) struct Call<'a> {
     /// The browser, let go of while the user is asked ([`Call::unlocked`]).
     held: Option<Guard<'a>>,
-    pub ctx: &'a ToolContext,
+    pub ctx: &'a Services,
     pub cx: &'a CallContext,
     pub args: Value,
     /// The most serious grading of the call (`None` until it reaches the gate).

@@ -1,0 +1,34 @@
+//! What each built-in tool declares about its calls ([`Effects`]), copied
+//! into its spec: whether its result carries the page's own words (fenced
+//! as untrusted data), whether it edits the prompt's memory or the profile,
+//! whether it asks the user, and which argument names a tool it runs.
+//! Tools not named here declare nothing.
+
+use crate::tools::spec::Effects;
+
+/// The declarations of the built-in tool `name`.
+pub fn of(name: &str) -> Effects {
+    let page = Effects { page_content: true, ..Effects::default() };
+    match name {
+        // The readers, and those that report a title (navigation, tabs),
+        // an element's text (click, type), an option's label or a
+        // download's file name.
+        "browser_snapshot" | "browser_find" | "browser_read_text" | "browser_get_dom" | "browser_extract"
+        | "browser_extract_table" | "browser_detect_state" | "browser_navigate" | "browser_new_tab"
+        | "browser_switch_tab" | "browser_list_tabs" | "browser_click" | "browser_type" | "browser_select_option"
+        | "browser_download" => page,
+        // The declarations of the tool it runs.
+        "browser_retry" => Effects { runs_tool_at: Some("/action/tool"), ..Effects::default() },
+        // The hand-off asks the user.
+        "human_solve_challenge" | "request_user_confirmation" => Effects { asks_user: true, ..Effects::default() },
+        "core_memory_append" | "core_memory_replace" | "user_profile_set" => {
+            Effects { edits_memory: true, ..Effects::default() }
+        }
+        // Results are what pages say; a CAPTCHA on the search page is
+        // handed to the user.
+        "web_search" => Effects { page_content: true, asks_user: true, ..Effects::default() },
+        // What pages say (prices, fields, product names) comes back.
+        "watch_create" | "watch_poll" | "watch_list" | "watch_history" => page,
+        _ => Effects::default(),
+    }
+}
