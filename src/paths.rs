@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::DB_FILE;
+
+/// The database file's name inside the data directory.
+pub const DB_FILE: &str = "halley.db";
 
 /// The environment variable that names the data directory.
 pub const DATA_DIR_ENV: &str = "HALLEY_DATA_DIR";

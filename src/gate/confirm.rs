@@ -8,7 +8,7 @@ use super::action::{Action, FieldFacts, SecretValue};
 use super::secrets;
 pub use crate::context::{ApproveAll, Confirmer, DenyAll};
 pub use crate::protocol::{ChallengeAnswer, ChallengeRequest, ConfirmField, ConfirmationRequest};
-use crate::tools::catalogue::safety::{ConfirmResultV1, RequestUserConfirmationArgs};
+use crate::tools::catalogue::safety::RequestUserConfirmationArgs;
 use crate::tools::{PermissionScope, RiskLevel};
 use crate::vocab::text::fold;
 

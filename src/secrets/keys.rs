@@ -6,7 +6,6 @@
 //! placeholders (`{{profile.KEY}}`, `{{secret.<call id>.<path>}}`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 
 /// Profile key listing extra keys the user marks as sensitive (a JSON

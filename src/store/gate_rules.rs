@@ -2,10 +2,8 @@
 //! for a site, a tool, or a tool on a site, optionally only from some
 //! effective scope up. What they mean to a decision is `gate::policy`'s.
 
-use serde::{Deserialize, Serialize};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{FromRow, Row};
-use ts_rs::TS;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Store, decode_text, new_id, now};

@@ -1,7 +1,6 @@
 //! Messages of a conversation in OpenAI chat form (system, user, assistant
 //! with tool calls, tool results), ordered by a per-conversation `seq`.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::Result;

@@ -36,8 +36,7 @@ pub mod watch_alerts;
 pub mod watch_observations;
 pub mod watches;
 
-/// The database file's name inside the data directory.
-pub const DB_FILE: &str = "halley.db";
+pub use crate::paths::DB_FILE;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 

@@ -2,8 +2,6 @@
 //! steps. A run is running or paused until it ends completed, failed or
 //! cancelled; an ended run does not change again.
 
-use serde::{Deserialize, Serialize};
-use ts_rs::TS;
 
 use crate::error::{Error, Result};
 use crate::store::{Store, new_id, now};

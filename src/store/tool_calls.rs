@@ -1,9 +1,8 @@
 //! Tool calls of a run as executed (arguments, the model's reason, executor,
 //! outcome, duration): the run's timeline.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
-use ts_rs::TS;
 
 use crate::error::{ErrorCode, Result};
 use crate::store::Store;

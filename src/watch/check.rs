@@ -6,7 +6,6 @@
 //! away for a watch whose last good check needed it.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -14,16 +13,13 @@ use super::html::{facts_from_html, products};
 use super::rules::Reading;
 use crate::browser::extract::extract;
 use crate::context::{CallContext, FrontEnd};
-use crate::error::{Error, Result};
-use crate::gate::action::Action;
-use crate::gate::policy::Decision;
+use crate::error::Error;
 use crate::store::new_id;
 use crate::builtin::fetch::{client, close_run, gated};
 pub use crate::builtin::fetch::USER_AGENT;
 use crate::handler::Services;
 use crate::builtin::browser::BrowserTool;
 use crate::tools::catalogue::capture::{BrowserExtractOutput, ExtractFieldType, ExtractSourceType};
-use crate::tools::{PermissionScope, RiskLevel};
 
 /// Pages larger than this are not read whole.
 const MAX_BODY: usize = 8 * 1024 * 1024;

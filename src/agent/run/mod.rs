@@ -13,7 +13,6 @@ mod journal;
 mod prompt;
 mod turn;
 
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::ModelClient;
@@ -22,10 +21,8 @@ use crate::builtin::memory::blocks as memory;
 use crate::context::CallContext;
 use crate::core::Core;
 use crate::error::{Error, ErrorCode, Result};
-use crate::gate::{ChallengeRequest, ConfirmationRequest};
 use crate::store::messages::{NewMessage, Role};
 use crate::store::runs::{RunRow, RunStatus, StopReason};
-use crate::tools::ToolResultV2;
 
 pub(crate) use journal::Journal;
 use prompt::history_message;

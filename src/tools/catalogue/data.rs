@@ -88,7 +88,7 @@ pub struct AuthOauthConnectOutput {
     /// The scopes the user actually granted (may be fewer than asked).
     pub scopes_granted: Vec<String>,
     /// `connected`, or `partial` when some scopes asked for were not granted.
-    pub status: crate::store::oauth::AccountStatus,
+    pub status: AccountStatus,
 }
 
 /// What a watch looks at.
