@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use halley::DataDir;
+use halley::api::mcp_server::McpServer;
 use halley::core::BrowserSettings;
 use halley::host::Host;
-use halley::api::mcp_server::McpServer;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;

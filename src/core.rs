@@ -83,6 +83,11 @@ impl Core {
         })
     }
 
+    /// The core as a [`ToolCaller`] on the registry snapshot `registry`.
+    pub fn caller<'a>(&'a self, registry: &'a Registry) -> Snapshot<'a> {
+        Snapshot { core: self, registry }
+    }
+
     /// What the handlers share.
     pub fn services(&self) -> &Services {
         &self.services
@@ -416,9 +421,9 @@ fn with_handler_tools(registry: Registry, tools: Vec<ToolSpec>) -> Result<Regist
 }
 
 /// The core as the [`ToolCaller`] of a handler: calls run on the registry
-/// snapshot of the call that made them.
+/// snapshot of the call that made them ([`Core::caller`]).
 #[derive(Debug)]
-struct Snapshot<'a> {
+pub struct Snapshot<'a> {
     core: &'a Core,
     registry: &'a Registry,
 }

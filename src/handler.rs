@@ -157,6 +157,11 @@ impl Handlers {
         Ok(())
     }
 
+    /// Whether a handler is registered for the tool `name`.
+    pub fn has(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
     /// Register every `(name, handler)` of a module.
     pub fn extend(&mut self, handlers: impl IntoIterator<Item = (String, Arc<dyn Handler>)>) -> Result<()> {
         handlers.into_iter().try_for_each(|(name, handler)| self.add(&name, handler))

@@ -6,14 +6,14 @@
 //! day, Stop watching); the id the daemon gave each is kept on the alert's
 //! row, so a button pressed later acts on it (`host::actions`).
 
+mod bus;
 #[cfg(all(unix, not(target_os = "macos")))]
 pub mod buttons;
-mod bus;
 
 use crate::error::Result;
 use crate::store::Store;
-use crate::store::watch_alerts::{AlertChannel, AlertRow};
 pub use crate::store::watch_alerts::Shown;
+use crate::store::watch_alerts::{AlertChannel, AlertRow};
 
 /// The application name notifications carry.
 pub const APP_NAME: &str = "Halley";

@@ -15,11 +15,11 @@ use ts_rs::TS;
 pub use crate::error::ErrorCode;
 // The contract's vocabulary, defined here; the store keeps it, the gate
 // and the agent produce it.
-pub use agent::AgentEvent;
-pub use asks::{ChallengeAnswer, ChallengeRequest, ConfirmField, ConfirmationRequest};
-pub use status::{GateRuleRow, RuleDecision, RuleKind, Role, RunStatus, StopReason, ToolCallStatus};
 pub use crate::tools::catalogue::watches::WatchAlert;
 pub use crate::tools::{PermissionScope, ToolResultV2, ToolSpec};
+pub use agent::AgentEvent;
+pub use asks::{ChallengeAnswer, ChallengeRequest, ConfirmField, ConfirmationRequest};
+pub use status::{GateRuleRow, Role, RuleDecision, RuleKind, RunStatus, StopReason, ToolCallStatus};
 
 mod agent;
 mod asks;

@@ -10,9 +10,9 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use futures::FutureExt;
 use halley::DataDir;
-use halley::tools::python::parse_function;
 use halley::core::BrowserSettings;
 use halley::host::Host;
+use halley::tools::python::parse_function;
 use tower::Service;
 
 use crate::kit::{Rng, Tally, bytes_of, mutate, mutate_seed};

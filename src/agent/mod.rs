@@ -3,9 +3,9 @@
 //! tool-use loop, its context budget, the controls of a run, memory,
 //! provider traces and the model-assisted pass of `browser_extract`.
 
+pub mod budget;
 pub mod calls;
 pub mod client;
-pub mod budget;
 pub mod control;
 pub mod extract;
 pub mod provider;

@@ -24,9 +24,9 @@ use serde_json::Value;
 
 use super::routes::Body;
 use super::{Api, ApiError};
+use crate::builtin::client::{ClientCall, DEFAULT_CLIENT};
 use crate::error::ErrorCode;
 use crate::protocol::{Op, Reply};
-use crate::builtin::client::{ClientCall, DEFAULT_CLIENT};
 
 /// The header a client names itself with.
 pub const CLIENT_HEADER: &str = "x-halley-client";

@@ -39,6 +39,7 @@ use tokio::sync::{broadcast, mpsc};
 use super::routes::Body;
 use super::{Api, ApiError};
 use crate::agent::ModelFlags;
+use crate::builtin::client::{ClientAnswer, ClientCall, Listener};
 use crate::context::FrontEnd;
 use crate::error::{Error, ErrorCode};
 use crate::gate::{ConfirmationRequest, Confirmer};
@@ -46,7 +47,6 @@ use crate::host::{Host, RunModel, RunRequest};
 use crate::protocol::{AgentEvent, Event, RunStatus};
 use crate::store::agents::{AgentPatch, AgentRow, NewAgent};
 use crate::tools::catalogue::safety::ConfirmResultV1;
-use crate::builtin::client::{ClientAnswer, ClientCall, Listener};
 use crate::tools::{Executor, ResultStatus};
 
 pub(super) fn routes() -> Router<Api> {

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use super::client_tools::ResultBody;
 use super::routes::{AnswerBody, CallBody, RegisterBody, RunBody};
-use crate::tools::ToolResultV2;
 use crate::builtin::client::ClientCall;
+use crate::tools::ToolResultV2;
 
 fn schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Value {
     serde_json::to_value(generator.subschema_for::<T>()).unwrap_or(Value::Null)

@@ -4,8 +4,8 @@
 //! the model gets back the account, the scopes granted and the status,
 //! never a token.
 
-use crate::handler::Services;
 use crate::error::Result;
+use crate::handler::Services;
 use crate::oauth::flow::CALLBACK_TIMEOUT;
 use crate::oauth::{ConnectRequest, open_in_browser};
 use crate::tools::catalogue::data::{AuthOauthConnectArgs, AuthOauthConnectOutput};

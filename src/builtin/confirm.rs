@@ -9,11 +9,7 @@ use crate::error::Result;
 use crate::handler::Services;
 use crate::tools::catalogue::safety::{ConfirmResultV1, RequestUserConfirmationArgs};
 
-pub async fn request(
-    ctx: &Services,
-    cx: &CallContext,
-    args: RequestUserConfirmationArgs,
-) -> Result<ConfirmResultV1> {
+pub async fn request(ctx: &Services, cx: &CallContext, args: RequestUserConfirmationArgs) -> Result<ConfirmResultV1> {
     let within = Duration::from_millis(args.timeout_ms.into());
     ctx.gate.ask_for_model(cx, &args, within).await
 }

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::files::{FileRow, NewFile};
 use crate::handler::Services;
+use crate::store::files::{FileRow, NewFile};
 
 /// Default and maximum number of files `files_get` returns.
 const DEFAULT_LIMIT: u32 = 50;

@@ -8,10 +8,10 @@ use clap::Subcommand;
 
 use super::tools::{open_core, print_json};
 use super::{EXIT_FAILURE, EXIT_USAGE, exit_code, fail, out};
+use crate::api::mcp_server::McpServer;
 use crate::core::{BrowserSettings, Core};
 use crate::error::Error;
 use crate::host::Host;
-use crate::api::mcp_server::McpServer;
 use crate::paths::DataDir;
 use crate::store::mcp_servers::McpTransport;
 

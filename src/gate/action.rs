@@ -153,8 +153,6 @@ pub struct FieldFacts {
     pub label: String,
 }
 
-
-
 #[cfg(test)]
 mod tests {
     use super::*;

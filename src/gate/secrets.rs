@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-pub use crate::secrets::keys::*;
 use crate::error::Result;
+pub use crate::secrets::keys::*;
 use crate::store::Store;
 
 /// The sensitive values in the user's profile, as strings (numbers too),

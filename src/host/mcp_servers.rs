@@ -28,7 +28,7 @@ impl Core {
         name: &str,
         transport: &crate::store::mcp_servers::McpTransport,
     ) -> Result<crate::store::mcp_servers::McpServerRow> {
-                client::check_name(name)?;
+        client::check_name(name)?;
         if self.services().store.mcp_servers().get(name).await?.is_some() {
             return Err(Error::invalid_arguments(format!(
                 "an MCP server named `{name}` is already added; `halley mcp remove {name}` first"

@@ -15,8 +15,8 @@ mod run;
 pub mod settings;
 pub mod watches;
 
-pub(crate) use ops::new_rule;
 pub use compose::{handlers, open_core, open_core_full, open_core_with, stored_registry};
+pub(crate) use ops::new_rule;
 pub use run::{RunModel, RunRequest};
 
 use std::sync::Arc;
@@ -29,6 +29,7 @@ use self::confirm::ChannelConfirmer;
 use self::run::Runs;
 use crate::agent::{ModelClient, ModelFlags};
 use crate::browser::window::{self, WindowBounds};
+use crate::builtin::client::ClientAnswer;
 use crate::context::{CallContext, FrontEnd};
 use crate::core::{BrowserSettings, Core};
 use crate::error::{Error, Result};
@@ -36,7 +37,6 @@ use crate::paths::DataDir;
 use crate::protocol::{Event, Op, Reply, Settings};
 use crate::tools::ToolResultV2;
 use crate::tools::catalogue::safety::ConfirmResultV1;
-use crate::builtin::client::ClientAnswer;
 
 /// A rectangle on the screen, in physical pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

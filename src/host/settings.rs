@@ -14,9 +14,9 @@ use crate::agent::provider::{ModelConfig, ModelFlags, Preset, api_key_var};
 use crate::error::{Error, ErrorCode, Result};
 use crate::paths::DataDir;
 use crate::protocol::{ModelStatus, Settings};
+pub use crate::secrets::check_key;
 use crate::secrets::{Secret, SecretStore};
 use crate::store::Store;
-pub use crate::secrets::check_key;
 pub use crate::store::settings::load;
 
 /// How long a keyring lookup may take before "no key saved" is assumed
@@ -25,7 +25,6 @@ const KEYRING_PEEK: Duration = Duration::from_secs(5);
 
 /// How long [`check_model`] waits for the endpoint's model list.
 pub const CHECK_WITHIN: Duration = Duration::from_secs(5);
-
 
 /// The settings saved in `dir`, without creating anything (defaults when
 /// it has no database yet), for a front end that reads them before (or
@@ -124,7 +123,6 @@ pub async fn api_key_saved(settings: &Settings) -> bool {
         Err(_) => false,
     }
 }
-
 
 /// Save `key` for the endpoint the settings name, in the OS keyring only.
 pub async fn save_key(settings: &Settings, key: &str) -> Result<()> {

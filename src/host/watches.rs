@@ -18,8 +18,8 @@ use crate::context::{CallContext, FrontEnd};
 use crate::error::{Error, Result};
 use crate::protocol::{Event, Reply};
 use crate::tools::ToolResultV2;
-use crate::watch::tools::alert;
 use crate::tools::catalogue::data::WatchPollOutput;
+use crate::watch::tools::alert;
 
 /// How often the scheduler looks for due watches when none is set.
 pub const DEFAULT_TICK: Duration = Duration::from_secs(30);

@@ -65,4 +65,3 @@ pub async fn labels(store: &Store) -> Vec<(String, String)> {
     let vi = vietnamese(store).await;
     Button::ALL.iter().map(|a| (a.key().to_owned(), a.label(vi).to_owned())).collect()
 }
-

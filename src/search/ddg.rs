@@ -11,10 +11,10 @@ use dom_query::Document;
 use serde_json::{Value, json};
 
 use super::{Env, Failure, Hit, Provider, Query, Searching};
+use crate::builtin::browser::BrowserTool;
 use crate::context::{CallContext, FrontEnd};
 use crate::protocol::SearchProvider;
 use crate::store::new_id;
-use crate::builtin::browser::BrowserTool;
 
 pub const DEFAULT_BASE: &str = "https://html.duckduckgo.com";
 

@@ -21,8 +21,8 @@ use std::time::Duration;
 use crate::context::CallContext;
 use crate::error::{Error, ErrorCode, Result};
 use crate::paths::DataDir;
-use crate::protocol::{SearchProvider, SearchSettings};
 pub use crate::protocol::tidy_search_settings as tidy_settings;
+use crate::protocol::{SearchProvider, SearchSettings};
 use crate::secrets::{Secret, SecretStore};
 use std::sync::Arc;
 
@@ -94,7 +94,6 @@ pub trait Provider: Send + Sync {
     /// The results for `query`, best first; `Err` says why there are none.
     fn search<'a>(&'a self, env: &'a Env<'a>, query: &'a Query) -> Searching<'a>;
 }
-
 
 /// The Brave Search API key saved in the OS keyring.
 pub async fn brave_key(dir: &DataDir) -> Result<Option<Secret>> {

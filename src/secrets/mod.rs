@@ -4,8 +4,8 @@
 //! results marked sensitive in memory only (`results`).
 
 mod keyring;
-pub mod results;
 pub mod keys;
+pub mod results;
 pub mod sealed;
 pub mod token;
 

@@ -15,10 +15,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Skill, stored_text};
-use crate::error::{Error, Result};
-use crate::tools::ToolOutput;
 use crate::builtin::files::FilesGetOutput;
 use crate::builtin::profile::UserProfileGetOutput;
+use crate::error::{Error, Result};
+use crate::tools::ToolOutput;
 use crate::tools::catalogue::common::SkillStatus;
 use crate::tools::catalogue::creator::{CalendarSlot, CreatorPlanCalendarArgs, CreatorPlanCalendarOutput};
 

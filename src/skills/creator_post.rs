@@ -226,9 +226,9 @@ mod api {
     use serde_json::{Value, json};
 
     use super::{Progress, Skill, go_ahead};
-    use crate::error::{Error, ErrorCode, Result};
     use crate::builtin::files::{FileOutput, FilesGetOutput, resolve_file_ref};
     use crate::builtin::profile::UserProfileGetOutput;
+    use crate::error::{Error, ErrorCode, Result};
     use crate::tools::catalogue::common::SkillStatus;
     use crate::tools::catalogue::creator::{CreatorSchedulePostArgs, CreatorSchedulePostOutput, Visibility};
 

@@ -21,9 +21,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Skill, stored_text};
+use crate::builtin::files::{FileOutput, FilesGetOutput, StoredFile};
 use crate::error::{Error, ErrorCode, Result};
 use crate::tools::ToolOutput;
-use crate::builtin::files::{FileOutput, FilesGetOutput, StoredFile};
 use crate::tools::catalogue::capture::BrowserGetDomOutput;
 use crate::tools::catalogue::common::SkillStatus;
 use crate::tools::catalogue::creator::{

@@ -39,12 +39,12 @@ use serde_json::Value;
 
 use std::sync::Arc;
 
+use crate::builtin::files::{FileOutput, StoredFile, resolve_file_ref};
 use crate::context::{CallContext, ToolCaller};
+use crate::error::{Error, ErrorCode, Result};
 use crate::handler::{Gating, Handler, Invocation, Ran, Services};
 use crate::protocol::AgentEvent;
-use crate::error::{Error, ErrorCode, Result};
 use crate::store::tool_calls::{NewToolCall, ToolCallStatus};
-use crate::builtin::files::{FileOutput, StoredFile, resolve_file_ref};
 use crate::tools::{Executor, ToolOutput, ToolResultV2};
 pub use crate::vocab::json::first_object;
 
@@ -381,7 +381,6 @@ fn write_prompt(task: &str, schema: &Value) -> String {
         serde_json::to_string(schema).unwrap_or_default()
     )
 }
-
 
 #[cfg(test)]
 mod tests;

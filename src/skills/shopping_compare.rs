@@ -25,10 +25,10 @@ use serde_json::{Map, Value, json};
 
 use super::shopping_specs::{Read, Wanted, read_fields};
 use super::{Skill, parse, to_output};
+use crate::builtin::profile::UserProfileGetOutput;
+use crate::compare::NormalizeCompareOutput;
 use crate::error::{Error, Result};
 use crate::tools::ToolOutput;
-use crate::compare::NormalizeCompareOutput;
-use crate::builtin::profile::UserProfileGetOutput;
 use crate::tools::catalogue::common::SkillStatus;
 use crate::tools::catalogue::shopping::{
     CompareItem, Recommendation, ShoppingCompareOptionsArgs, ShoppingCompareOptionsOutput,

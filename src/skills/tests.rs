@@ -6,7 +6,9 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::context::{FrontEnd, Language, StepSink};
+use crate::core::Core;
 use crate::paths::DataDir;
+use crate::tools::Registry;
 
 /// The model, scripted: its answers in order (the last one repeats), and
 /// the user messages it was sent.
@@ -45,7 +47,8 @@ fn schema() -> Value {
 
 async fn core() -> (tempfile::TempDir, Core) {
     let tmp = tempfile::tempdir().unwrap();
-    let core = crate::host::open_core_with(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap()).await.unwrap();
+    let core =
+        crate::host::open_core_with(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap()).await.unwrap();
     (tmp, core)
 }
 
@@ -62,7 +65,8 @@ async fn a_malformed_answer_is_asked_again_and_the_step_is_told() {
         .for_call("call_7")
         .with_language(Some(model.clone()))
         .with_steps(Some(heard.clone()));
-    let skill = Skill::new(&core, &registry, &cx);
+    let caller = core.caller(&registry);
+    let skill = Skill::new(&caller, core.services(), &cx);
     let pick: Option<Pick> =
         skill.write("pick the best offer", &json!({"offers": ["Shop A"]}), &schema()).await.unwrap();
     assert_eq!(pick, Some(Pick { winner: "Shop A".into() }));
@@ -92,13 +96,15 @@ async fn without_a_usable_answer_or_a_model_the_skill_goes_on_with_a_note() {
     let registry = core.registry();
     let model = Arc::new(Scripted { answers: vec!["no idea"], ..Scripted::default() });
     let cx = CallContext::new(FrontEnd::Cli).with_language(Some(model.clone()));
-    let skill = Skill::new(&core, &registry, &cx);
+    let caller = core.caller(&registry);
+    let skill = Skill::new(&caller, core.services(), &cx);
     let pick: Option<Pick> = skill.write("pick", &json!({}), &schema()).await.unwrap();
     assert_eq!((pick, model.asked.lock().unwrap().len()), (None, WRITE_ATTEMPTS));
     assert!(skill.notes()[0].contains("no usable answer"), "{:?}", skill.notes());
 
     let cx = CallContext::new(FrontEnd::Cli);
-    let skill = Skill::new(&core, &registry, &cx);
+    let caller = core.caller(&registry);
+    let skill = Skill::new(&caller, core.services(), &cx);
     let pick: Option<Pick> = skill.write("pick", &json!({}), &schema()).await.unwrap();
     assert_eq!(pick, None);
     assert!(skill.notes()[0].contains("no model"), "{:?}", skill.notes());
@@ -113,7 +119,8 @@ async fn a_step_goes_through_the_core_and_is_recorded_with_the_run() {
     let heard = Arc::new(Heard::default());
     let cx =
         CallContext::new(FrontEnd::Cli).with_run(run.id.clone()).for_call("call_1").with_steps(Some(heard.clone()));
-    let skill = Skill::new(&core, &registry, &cx);
+    let caller = core.caller(&registry);
+    let skill = Skill::new(&caller, core.services(), &cx);
     let args =
         json!({"schema": {"total_cost": "number"}, "items": [{"source": "a", "raw": {"price": "21.490.000 ₫"}}]});
     let out: Value = skill.data("normalize_compare", args).await.unwrap();

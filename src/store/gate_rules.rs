@@ -6,10 +6,10 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{FromRow, Row};
 
 use crate::error::{Error, ErrorCode, Result};
+pub use crate::protocol::status::{GateRuleRow, RuleDecision, RuleKind};
 use crate::store::{Store, decode_text, new_id, now};
 use crate::tools::PermissionScope;
 use crate::vocab::origin::{SitePattern, origin_of};
-pub use crate::protocol::status::{GateRuleRow, RuleDecision, RuleKind};
 
 impl RuleDecision {
     pub fn as_str(self) -> &'static str {

@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use crate::error::Result;
-use crate::store::{Store, new_id, now};
 pub use crate::protocol::status::Role;
+use crate::store::{Store, new_id, now};
 
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct MessageRow {

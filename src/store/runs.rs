@@ -2,10 +2,9 @@
 //! steps. A run is running or paused until it ends completed, failed or
 //! cancelled; an ended run does not change again.
 
-
 use crate::error::{Error, Result};
-use crate::store::{Store, new_id, now};
 pub use crate::protocol::status::{RunStatus, StopReason};
+use crate::store::{Store, new_id, now};
 
 impl RunStatus {
     /// Completed, failed and cancelled runs are over.

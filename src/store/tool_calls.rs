@@ -5,8 +5,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{ErrorCode, Result};
-use crate::store::Store;
 pub use crate::protocol::status::ToolCallStatus;
+use crate::store::Store;
 
 impl ToolCallStatus {
     pub fn as_str(self) -> &'static str {

@@ -185,6 +185,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::ToolStatus;
     use crate::tools::spec::{Executor, PermissionScope, RiskLevel, ToolKind};
     use serde_json::json;
 
@@ -280,10 +281,13 @@ mod tests {
             spec("a", ToolStatus::Planned, nav_schema()),
         ]);
         assert!(dup.is_err());
-        let no_exec = Registry::new(vec![spec("a", ToolStatus::Available, nav_schema())]);
-        assert!(no_exec.unwrap_err().message().contains("no executor"));
-        let exec_but_planned = Registry::new(vec![spec("normalize_compare", ToolStatus::Planned, nav_schema())]);
-        assert!(exec_but_planned.is_err());
+        // A declared tool with no handler, or a planned one with a handler:
+        // refused when the core is built (`Handlers::check`).
+        let no_exec = Registry::new(vec![spec("a", ToolStatus::Available, nav_schema())]).unwrap();
+        assert!(crate::handler::Handlers::new().check(&no_exec).unwrap_err().message().contains("no handler"));
+        let exec_but_planned =
+            Registry::new(vec![spec("normalize_compare", ToolStatus::Planned, nav_schema())]).unwrap();
+        assert!(crate::host::handlers().unwrap().check(&exec_but_planned).is_err());
         let bad_schema = Registry::new(vec![spec("a", ToolStatus::Planned, json!({"type": 12}))]);
         assert!(bad_schema.is_err());
     }

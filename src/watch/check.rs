@@ -12,13 +12,13 @@ use serde_json::{Value, json};
 use super::html::{facts_from_html, products};
 use super::rules::Reading;
 use crate::browser::extract::extract;
+use crate::builtin::browser::BrowserTool;
+pub use crate::builtin::fetch::USER_AGENT;
+use crate::builtin::fetch::{client, close_run, gated};
 use crate::context::{CallContext, FrontEnd};
 use crate::error::Error;
-use crate::store::new_id;
-use crate::builtin::fetch::{client, close_run, gated};
-pub use crate::builtin::fetch::USER_AGENT;
 use crate::handler::Services;
-use crate::builtin::browser::BrowserTool;
+use crate::store::new_id;
 use crate::tools::catalogue::capture::{BrowserExtractOutput, ExtractFieldType, ExtractSourceType};
 
 /// Pages larger than this are not read whole.
@@ -77,7 +77,6 @@ struct Fetched {
     url: String,
     body: String,
 }
-
 
 /// Redirects followed at most.
 const MAX_REDIRECTS: usize = 10;
@@ -190,7 +189,6 @@ fn doubt_of(out: &BrowserExtractOutput, jsonld_products: usize, target: &Target)
     }
 }
 
-
 /// Reads the page over HTTP (a redirect elsewhere passes the gate too).
 async fn over_http(ctx: &Services, target: &Target) -> Outcome {
     let page = match fetch(ctx, &target.url).await {
@@ -256,7 +254,6 @@ impl Tabs {
 async fn close_slot(ctx: &Services, slot: Slot) {
     close_run(ctx, &slot.run, slot.tab).await;
 }
-
 
 /// Reads the page in the managed Chromium, in a background tab of a run of
 /// its own, through the browser tools (each passes the gate). With `tabs`

@@ -28,10 +28,10 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::handler::Services;
 use crate::store::watch_alerts::{AlertChannel, NewAlert};
 use crate::store::watches::{CheckWrite, NewObservation, ObservedReading, WatchHealth, WatchRow, WatchStatus};
 use crate::store::{Store, now};
-use crate::handler::Services;
 use crate::tools::catalogue::capture::ExtractFieldType;
 use crate::tools::catalogue::data::{FiredRule, TriggerOp, TriggerRule, WatchCheck, WatchPollArgs, WatchPollOutput};
 use check::{Method, Outcome, Target};

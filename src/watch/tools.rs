@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::builtin::handle;
-use crate::handler::{FnHandler, Handler, Invocation, RunFn, Services, to_output};
 use crate::error::{Error, ErrorCode, Result};
+use crate::handler::{FnHandler, Handler, Invocation, RunFn, Services, to_output};
 use crate::store::watch_alerts::{AlertChannel, AlertRow, NewAlert};
 use crate::store::watch_observations::ObservationRow;
 use crate::store::watches::{NewWatch, WatchEdit, WatchRow, WatchStatus, add_secs};

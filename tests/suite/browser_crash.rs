@@ -103,7 +103,9 @@ async fn a_missing_browser_is_a_clear_error() {
         ..BrowserSettings::default()
     };
     let core =
-        halley::host::open_core_full(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap(), settings).await.unwrap();
+        halley::host::open_core_full(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap(), settings)
+            .await
+            .unwrap();
     let r = core.call_tool(&cli(), "browser_navigate", json!({"url": "http://127.0.0.1:9/"})).await;
     let err = r.error.unwrap();
     assert_eq!(err.code.as_str(), "browser_unavailable");

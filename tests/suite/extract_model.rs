@@ -27,7 +27,9 @@ fn schema() -> Value {
 /// A headless core on `dir` whose profile holds the user's email (sensitive).
 async fn core_on(dir: &std::path::Path) -> Core {
     let settings = BrowserSettings { headless: true, ..BrowserSettings::default() };
-    let core = halley::host::open_core_full(DataDir::at(dir.join("data")), Registry::builtin().unwrap(), settings).await.unwrap();
+    let core = halley::host::open_core_full(DataDir::at(dir.join("data")), Registry::builtin().unwrap(), settings)
+        .await
+        .unwrap();
     core.store().profile().apply(&[("contact.email".to_owned(), json!(EMAIL))], &[]).await.unwrap();
     core
 }

@@ -57,7 +57,9 @@ impl Confirmer for Scripted {
 /// A headless core, and the context of calls answered by `confirmer`.
 async fn core_with(dir: &std::path::Path, confirmer: Arc<Scripted>) -> (Core, CallContext) {
     let settings = BrowserSettings { headless: true, ..BrowserSettings::default() };
-    let core = halley::host::open_core_full(DataDir::at(dir.join("data")), Registry::builtin().unwrap(), settings).await.unwrap();
+    let core = halley::host::open_core_full(DataDir::at(dir.join("data")), Registry::builtin().unwrap(), settings)
+        .await
+        .unwrap();
     (core, CallContext::new(FrontEnd::Cli).with_confirmer(confirmer))
 }
 

@@ -367,7 +367,6 @@ fn children_running(needle: &str) -> Vec<i32> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_attached_server_starts_on_demand_and_again_after_it_died() {
     use halley::context::{CallContext, FrontEnd};
-    use halley::core::Core;
     use halley::gate::ApproveAll;
     use halley::store::mcp_servers::McpTransport;
 

@@ -31,7 +31,9 @@ fn scopes(answers: &Scripted) -> Vec<String> {
 /// phone is sensitive; a key with `address` in it would make every part so) and, with `fx`, a USD→VND rate.
 async fn core_on(dir: &std::path::Path, fx: bool) -> Core {
     let settings = BrowserSettings { headless: true, ..BrowserSettings::default() };
-    let core = halley::host::open_core_full(DataDir::at(dir.join("data")), Registry::builtin().unwrap(), settings).await.unwrap();
+    let core = halley::host::open_core_full(DataDir::at(dir.join("data")), Registry::builtin().unwrap(), settings)
+        .await
+        .unwrap();
     let mut set = vec![
         ("shopping.delivery.full_name".to_owned(), json!("Nguyễn Văn An")),
         ("shopping.delivery.phone".to_owned(), json!("0901234567")),

@@ -24,11 +24,11 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::store::messages::{NewMessage, Role};
 use crate::store::runs::{RunRow, RunStatus, StopReason};
 
+pub use crate::protocol::AgentEvent;
 pub(crate) use journal::Journal;
 use prompt::history_message;
 pub use prompt::tool_definitions;
 use turn::Loop;
-pub use crate::protocol::AgentEvent;
 
 /// Limits of one run.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,8 +9,8 @@ use std::time::Instant;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::super::calls::{self, Executed, Prepared};
 use super::super::budget as context;
+use super::super::calls::{self, Executed, Prepared};
 use super::super::control::{Observed, StepRelay, Waiting};
 use super::super::trace;
 use super::super::{Completion, ModelClient, StreamEvent};

@@ -9,11 +9,11 @@ use super::{BrowserTool, Call, output};
 use crate::browser::extract::{self, PageFacts, fallback};
 use crate::browser::page;
 use crate::browser::runtime;
+use crate::builtin::browser::act::{actionable, target_json};
+use crate::builtin::files::{self, FilesStoreArgs};
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
 use crate::gate::fence::flag_instructions;
-use crate::builtin::browser::act::{actionable, target_json};
-use crate::builtin::files::{self, FilesStoreArgs};
 use crate::tools::catalogue::capture::{
     BrowserExtractArgs, BrowserExtractOutput, BrowserGetDomArgs, BrowserGetDomOutput, BrowserReadTextArgs,
     BrowserReadTextOutput, BrowserScreenshotArgs, BrowserScreenshotOutput, ExtractSourceType,

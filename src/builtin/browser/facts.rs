@@ -7,9 +7,9 @@ use serde_json::{Value, json};
 
 use crate::browser::runtime;
 use crate::browser::session::TabHandle;
+use crate::builtin::browser::act::target_json;
 use crate::error::Result;
 use crate::gate::action::{Action, ElementFacts};
-use crate::builtin::browser::act::target_json;
 use crate::tools::catalogue::common::Target;
 
 /// What `__halley.actionFacts` returns.

@@ -15,13 +15,13 @@ use serde_json::{Value, json};
 use super::{BrowserTool, Call, output};
 use crate::browser::page;
 use crate::browser::runtime;
+use crate::builtin::browser::act::{actionable, describe, target_json};
+use crate::builtin::browser::nav::check_url;
+use crate::builtin::files::{self, FilesStoreArgs, resolve_file_ref};
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
 use crate::tools::ArtifactType;
 use crate::tools::ToolOutput;
-use crate::builtin::browser::act::{actionable, describe, target_json};
-use crate::builtin::browser::nav::check_url;
-use crate::builtin::files::{self, FilesStoreArgs, resolve_file_ref};
 use crate::tools::catalogue::interaction::{
     BrowserDownloadArgs, BrowserDownloadOutput, BrowserUploadFileArgs, BrowserUploadFileOutput,
 };

@@ -16,10 +16,10 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 use super::{denied, failure, profile};
+use crate::builtin::files::{FileOutput, FilesGetOutput};
 use crate::error::Result;
 use crate::skills::{Skill, parse, to_output};
 use crate::tools::ToolOutput;
-use crate::builtin::files::{FileOutput, FilesGetOutput};
 use crate::tools::catalogue::capture::{BrowserGetDomOutput, BrowserScreenshotOutput};
 use crate::tools::catalogue::common::SkillStatus;
 use crate::tools::catalogue::safety::ConfirmResultV1;

@@ -14,9 +14,9 @@ use chrono::NaiveDate;
 use serde_json::{Value, json};
 
 use super::Skill;
+use crate::builtin::profile::UserProfileGetOutput;
 use crate::error::{Error, ErrorCode, Result};
 use crate::tools::ToolResultV2;
-use crate::builtin::profile::UserProfileGetOutput;
 
 /// `YYYY-MM-DD` → a date; `what` names the argument in the error.
 pub fn date(text: &str, what: &str) -> Result<NaiveDate> {

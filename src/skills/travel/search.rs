@@ -10,10 +10,10 @@ use serde_json::{Map, Value, json};
 
 use super::offers::{self, Card, FLIGHT_TERMS, HOTEL_TERMS};
 use super::{date, failure, profile};
+use crate::compare::NormalizeCompareOutput;
 use crate::error::{Error, Result};
 use crate::skills::{Skill, parse, to_output};
 use crate::tools::ToolOutput;
-use crate::compare::NormalizeCompareOutput;
 use crate::tools::catalogue::capture::BrowserGetDomOutput;
 use crate::tools::catalogue::common::{Money, SkillStatus};
 use crate::tools::catalogue::travel::{

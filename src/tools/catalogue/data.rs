@@ -10,12 +10,10 @@ use serde_json::{Map, Value};
 
 use super::capture::ExtractFieldType;
 use super::common::FREQUENCY_PATTERN;
-use super::{Decl, declare};
 use super::files::{FileOutput, FilesGetArgs, FilesGetOutput, FilesStoreArgs, FilesTagArgs};
+use super::profile::{UserProfileGetArgs, UserProfileGetOutput, UserProfileSetArgs, UserProfileSetOutput};
+use super::{Decl, declare};
 use crate::compare::{NormalizeCompareArgs, NormalizeCompareOutput};
-use super::profile::{
-    UserProfileGetArgs, UserProfileGetOutput, UserProfileSetArgs, UserProfileSetOutput,
-};
 use crate::tools::spec::{PermissionScope as Scope, RiskLevel as Risk, ToolKind, ToolSpec};
 
 /// Arguments of `web_search`.

@@ -13,9 +13,20 @@ pub fn of(name: &str) -> Effects {
         // The readers, and those that report a title (navigation, tabs),
         // an element's text (click, type), an option's label or a
         // download's file name.
-        "browser_snapshot" | "browser_find" | "browser_read_text" | "browser_get_dom" | "browser_extract"
-        | "browser_extract_table" | "browser_detect_state" | "browser_navigate" | "browser_new_tab"
-        | "browser_switch_tab" | "browser_list_tabs" | "browser_click" | "browser_type" | "browser_select_option"
+        "browser_snapshot"
+        | "browser_find"
+        | "browser_read_text"
+        | "browser_get_dom"
+        | "browser_extract"
+        | "browser_extract_table"
+        | "browser_detect_state"
+        | "browser_navigate"
+        | "browser_new_tab"
+        | "browser_switch_tab"
+        | "browser_list_tabs"
+        | "browser_click"
+        | "browser_type"
+        | "browser_select_option"
         | "browser_download" => page,
         // The declarations of the tool it runs.
         "browser_retry" => Effects { runs_tool_at: Some("/action/tool"), ..Effects::default() },

@@ -105,7 +105,7 @@ const SKILLS: [&str; 12] = [
 /// The entries a later issue builds (the skills but the watch skills);
 /// everything else runs now.
 fn is_available(name: &str) -> bool {
-    !SKILLS.contains(&name) || crate::skills::runs(name)
+    !SKILLS.contains(&name) || crate::host::handlers().is_ok_and(|h| h.has(name))
 }
 
 /// (name, scope, risk, requires_confirmation), from tools.md's tables; the
