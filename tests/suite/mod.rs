@@ -25,6 +25,7 @@ mod fence;
 mod fixture_server;
 mod gate_browser;
 mod host;
+mod layers;
 mod many_runs;
 mod mcp;
 mod memory;
