@@ -3,7 +3,7 @@
 // without the desktop app. Never part of the production build (main.ts and
 // the dialog pages load it behind `import.meta.env.DEV`).
 
-import { encodeBase64Url } from "./confirm";
+import { encodeBase64Url } from "./dialogs/confirm";
 import { offlineBackend, setBackend, type Backend } from "./ipc";
 import type { ConfirmationRequest, Event, Reply } from "./protocol";
 

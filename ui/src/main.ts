@@ -23,19 +23,19 @@
 // Keys: Enter sends, Shift+Enter new line, Esc stops the run or closes the open
 // dialog, Ctrl+K (or "/" in an empty composer) opens the palette.
 
-import { createPalette } from "./palette-view";
+import { createPalette } from "./palette/palette-view";
 import { h, present } from "./dom";
 import { pickLanguage, translator, type Lang, type Translate } from "./i18n";
 import { isConnected, onEvent, onNavigate, request, sendOp } from "./ipc";
 import { toOpError, type ModelStatus } from "./protocol";
 import { initialState, reduce, runIds, type Action, type PanelState } from "./state";
-import { renderBanners, renderMessages, renderTimeline, type OpenView, type Shots } from "./chat-view";
-import { hasCreatorView } from "./creator";
-import { renderCreatorView } from "./creator-view";
-import { renderSettings } from "./settings-view";
-import { paletteQuery } from "./palette";
+import { renderBanners, renderMessages, renderTimeline, type OpenView, type Shots } from "./chat/chat-view";
+import { hasCreatorView } from "./creator/creator";
+import { renderCreatorView } from "./creator/creator-view";
+import { renderSettings } from "./settings/settings-view";
+import { paletteQuery } from "./palette/palette";
 import { button, fillList, formatTime, renderHeader, renderNotConnected } from "./view";
-import { createWatchesView } from "./watches-view";
+import { createWatchesView } from "./watches/watches-view";
 import "./style.css";
 
 type View = "chat" | "conversations" | "settings" | "watches";

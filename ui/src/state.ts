@@ -11,7 +11,7 @@ import type {
   Role,
   TimelineCall,
 } from "./protocol";
-import { finishedCall, startedCall, storedCall, type CallRow } from "./timeline";
+import { finishedCall, startedCall, storedCall, type CallRow } from "./chat/timeline";
 
 export type MessageRole = "user" | "assistant" | "tool" | "error" | "notice";
 

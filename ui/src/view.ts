@@ -1,7 +1,7 @@
 // Small DOM pieces shared by the panel and the dialog pages: the header,
 // scope and risk badges, the "not connected" notice and status lines.
 
-import { scopeClass } from "./catalogue";
+import { scopeClass } from "./palette/catalogue";
 import { h } from "./dom";
 import { riskKey, scopeKey, type Lang, type Translate } from "./i18n";
 import { toOpError, type PermissionScope, type RiskLevel } from "./protocol";

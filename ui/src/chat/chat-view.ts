@@ -1,0 +1,171 @@
+// Renders the chat: message bubbles, banners (paused, waiting confirmations
+// and challenges) and the live timeline of tool calls grouped by run.
+
+import { creatorViewFits, hasCreatorView } from "../creator/creator";
+import { h } from "../dom";
+import { callStatusKey, type Translate } from "../i18n";
+import type { ChatItem, PanelState } from "../state";
+import { resultView, type ResultView } from "./result-table";
+import { callScopeBadge, durationLabel, groupByRun, nestSteps, screenshots, type CallRow } from "./timeline";
+import { scopeBadge, riskBadge } from "../view";
+
+/** Opens a skill's own view of its result (the creator skills: creator-view.ts). */
+export type OpenView = (row: CallRow) => void;
+
+/** Screenshots: loaded once via ReadArtifact as data URLs, then shown from the cache. */
+export interface Shots {
+  peek(reference: string): string | undefined;
+  load(reference: string): Promise<string>;
+  open(dataUrl: string, alt: string): void;
+}
+
+function renderItem(item: ChatItem, t: Translate): HTMLElement {
+  const who =
+    item.role === "user" ? t("userSays") : item.role === "assistant" ? t("assistantSays") : item.role === "tool" ? t("toolSays", { tool: item.toolName ?? "" }) : "";
+  // A notice with no text is the "stopped" line of a cancelled run.
+  const text = item.role === "notice" && item.text === "" ? t("runStopped") : item.text;
+  const attrs: Record<string, string> = { class: `msg ${item.role}${item.streaming ? " streaming" : ""}`, "data-key": item.key };
+  if (item.runId !== null) attrs["data-run"] = item.runId;
+  if (item.streaming) attrs["aria-busy"] = "true";
+  if (item.role === "error") attrs.role = "alert";
+  return h("li", attrs, who !== "" ? h("span", { class: "who" }, who) : null, h("div", { class: "text" }, text));
+}
+
+export function renderMessages(state: PanelState, t: Translate): Node[] {
+  const items: Node[] = state.messages.map((m) => renderItem(m, t));
+  const last = state.messages[state.messages.length - 1];
+  if (state.running && !(last?.role === "assistant" && last.streaming)) {
+    items.push(h("li", { class: "msg working", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("working")));
+  }
+  return items;
+}
+
+export function renderBanners(state: PanelState, t: Translate): Node[] {
+  const out: Node[] = [];
+  if (state.paused) out.push(h("p", { class: "banner banner-paused", role: "status" }, t("paused")));
+  for (const c of state.confirmations) {
+    out.push(h("p", { class: "banner banner-confirm", role: "status" }, t("confirmWaiting", { summary: c.action_summary })));
+  }
+  for (const c of state.challenges) {
+    out.push(
+      h("p", { class: "banner banner-challenge", role: "status" }, t("challengeWaiting", { type: c.request.challenge_type, url: c.request.url })),
+    );
+  }
+  return out;
+}
+
+function renderShot(reference: string, row: CallRow, t: Translate, shots: Shots): HTMLElement {
+  const alt = t("screenshotAlt", { tool: row.tool });
+  const btn = h("button", { type: "button", class: "shot", "aria-label": t("screenshotOpen"), title: t("screenshotOpen") }, t("screenshotLoading"));
+  const show = (url: string): void => {
+    btn.replaceChildren(h("img", { src: url, alt, class: "thumb" }));
+    btn.addEventListener("click", () => shots.open(url, alt));
+  };
+  const cached = shots.peek(reference);
+  if (cached !== undefined) {
+    show(cached);
+    return btn;
+  }
+  shots.load(reference).then(
+    show,
+    (error: unknown) => {
+      btn.replaceChildren(t("errorPrefix", { error: String((error as { message?: string }).message ?? error) }));
+      btn.disabled = true;
+    },
+  );
+  return btn;
+}
+
+/** A column or field name for people: "warranty_months" -> "warranty months". */
+const label = (name: string): string => name.replace(/_/g, " ");
+
+/** A structured result's tables and fields (a skill's comparison, options, days...). */
+export function renderResultView(view: ResultView): HTMLElement {
+  return h(
+    "div",
+    { class: "result-view", "data-testid": "result-view" },
+    ...view.tables.map((table) =>
+      h(
+        "table",
+        { class: "result-table", "data-field": table.name },
+        h("caption", {}, label(table.name)),
+        h("thead", {}, h("tr", {}, ...table.columns.map((c) => h("th", { scope: "col" }, label(c))))),
+        h("tbody", {}, ...table.rows.map((cells) => h("tr", {}, ...cells.map((cell) => h("td", {}, cell))))),
+      ),
+    ),
+    view.fields.length > 0
+      ? h("dl", { class: "result-fields" }, ...view.fields.flatMap(([name, value]) => [h("dt", {}, label(name)), h("dd", {}, value)]))
+      : null,
+  );
+}
+
+/** The button that opens a creator skill's view of its result, when it has one. */
+function openViewButton(row: CallRow, t: Translate, open: OpenView | undefined): HTMLElement | null {
+  if (open === undefined || row.data === null || !hasCreatorView(row.tool) || !creatorViewFits(row.tool, row.data)) return null;
+  const b = h("button", { type: "button", class: "secondary open-view", "data-tool": row.tool }, t(`creatorOpen.${row.tool}`));
+  b.addEventListener("click", () => open(row));
+  return b;
+}
+
+export function renderCall(row: CallRow, t: Translate, shots: Shots, depth = 0, open?: OpenView): HTMLElement {
+  const badge = callScopeBadge(row);
+  const head = h(
+    "div",
+    { class: "call-head" },
+    h("span", { class: `dot dot-${row.status}`, "aria-hidden": "true" }),
+    h("code", { class: "call-tool" }, row.tool),
+    badge.scope !== null
+      ? scopeBadge(badge.scope, t, t("scopeGraded", { scope: badge.scope }))
+      : h("span", { class: `badge scope ${badge.className}` }, t("scopePending")),
+    row.risk !== null && row.risk !== "low" ? riskBadge(row.risk, t) : null,
+    h("span", { class: `call-status status-${row.status}` }, t(callStatusKey(row.status))),
+    row.durationMs !== null ? h("span", { class: "call-duration" }, durationLabel(row.durationMs)) : null,
+  );
+  const attrs: Record<string, string> = {
+    class: `call call-${row.status}${depth > 0 ? " step" : ""}`,
+    "data-tool": row.tool,
+    "data-status": row.status,
+    "data-call": row.id,
+  };
+  if (depth > 0) attrs.style = `--depth: ${Math.min(depth, 4)}`;
+  if (badge.scope !== null) attrs["data-scope"] = badge.scope;
+  return h(
+    "li",
+    attrs,
+    head,
+    row.target !== "" ? h("div", { class: "call-target", title: row.target }, row.target) : null,
+    row.reasoning !== null ? h("div", { class: "call-reasoning" }, t("reasoning", { text: row.reasoning })) : null,
+    row.error !== null ? h("div", { class: "call-error", role: "alert" }, `${row.error.code}: ${row.error.message}`) : null,
+    ...screenshots(row).map((a) => renderShot(a.ref, row, t, shots)),
+    row.flagged.length > 0 ? renderFlagged(row.flagged, t) : null,
+    openViewButton(row, t, open),
+    row.data !== null ? renderTables(row.data) : null,
+  );
+}
+
+/** A step whose page addressed the assistant: a badge, the lines on demand. */
+function renderFlagged(lines: string[], t: Translate): HTMLElement {
+  return h(
+    "details",
+    { class: "call-flagged", "data-testid": "flagged" },
+    h("summary", { class: "badge badge-flagged", role: "note" }, t("flaggedBadge", { count: String(lines.length) })),
+    h("p", { class: "hint" }, t("flaggedHint")),
+    h("ul", {}, ...lines.map((line) => h("li", {}, h("code", {}, line)))),
+  );
+}
+
+function renderTables(data: CallRow["data"]): HTMLElement | null {
+  const view = data === null ? null : resultView(data);
+  return view === null ? null : renderResultView(view);
+}
+
+export function renderTimeline(state: PanelState, t: Translate, shots: Shots, open?: OpenView): Node[] {
+  if (state.calls.length === 0) return [h("p", { class: "empty" }, t("timelineEmpty"))];
+  return groupByRun(state.calls).map((group) =>
+    h(
+      "section",
+      { class: "run", "data-run": group.runId, "aria-label": t("runLabel", { run: group.runId.slice(0, 8) }) },
+      h("ol", { class: "calls" }, ...nestSteps(group.calls).map(({ row, depth }) => renderCall(row, t, shots, depth, open))),
+    ),
+  );
+}

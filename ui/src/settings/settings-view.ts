@@ -1,0 +1,302 @@
+// The settings view: model endpoint (preset, base URL, model, API key sent
+// to the OS keyring and never shown), browser path, language, autostart, and
+// the per-site confirmation rules (ListRules / AddRule / RemoveRule), and
+// the MCP servers (mcp-view.ts), the local API's address and token (local-api-view.ts), and the OAuth
+// accounts (accounts-view.ts).
+
+import { renderAccounts } from "./accounts-view";
+import { h } from "../dom";
+import { renderLocalApi } from "./local-api-view";
+import { renderMcpServers } from "./mcp-view";
+import { field, orNull } from "../view";
+import { decisionKey, type Translate } from "../i18n";
+import { request, setAutostart } from "../ipc";
+import { PRESETS, toOpError, type GateRuleRow, type RuleDecision, type Settings } from "../protocol";
+import { SEARCH_ORDERS, orderLabel, orderValue, parseOrder } from "./search";
+
+const DECISIONS: RuleDecision[] = ["ask", "allow", "never"];
+
+function option(value: string, label: string, selected: boolean): HTMLOptionElement {
+  const o = h("option", { value }, label);
+  o.selected = selected;
+  return o;
+}
+
+/** A secret's field: typed, sent to the OS keyring, cleared at once, never
+ * shown again; Save and Forget, and whether one is saved. */
+function secretField(
+  t: Translate,
+  o: {
+    id: string;
+    label: string;
+    placeholder: string;
+    hint?: string;
+    savedText: string;
+    noneText: string;
+    save: (key: string) => Promise<boolean>;
+    forget: () => Promise<boolean>;
+    say: (text: string, cls?: string) => void;
+    fail: (error: unknown) => void;
+  },
+): { element: HTMLElement; show: (saved: boolean) => void } {
+  const input = h("input", {
+    id: o.id,
+    type: "password",
+    autocomplete: "off",
+    spellcheck: "false",
+    placeholder: o.placeholder,
+    "aria-describedby": `${o.hint !== undefined ? `${o.id}-hint ` : ""}${o.id}-state`,
+  });
+  const keySave = h("button", { id: `${o.id}-save`, type: "button" }, t("apiKeySave"));
+  const keyDelete = h("button", { id: `${o.id}-delete`, type: "button", class: "secondary" }, t("apiKeyDelete"));
+  const state = h("p", { id: `${o.id}-state`, class: "key-state", "data-testid": `${o.id}-state` });
+  const show = (saved: boolean): void => {
+    state.textContent = saved ? o.savedText : o.noneText;
+    state.className = `key-state ${saved ? "saved" : ""}`;
+    keyDelete.hidden = !saved;
+  };
+  const save = (): void => {
+    const key = input.value.trim();
+    // The field is cleared whatever happens: the key never stays on screen.
+    input.value = "";
+    if (key === "") return;
+    o.save(key).then((saved) => {
+      show(saved);
+      o.say(o.savedText, "ok");
+    }, o.fail);
+  };
+  keySave.addEventListener("click", save);
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      save();
+    }
+  });
+  keyDelete.addEventListener("click", () => o.forget().then(show, o.fail));
+  const element = h(
+    "div",
+    { class: "field" },
+    h("label", { for: o.id }, o.label),
+    h("div", { class: "row" }, input, keySave, keyDelete),
+    state,
+    o.hint !== undefined ? h("p", { class: "hint", id: `${o.id}-hint` }, o.hint) : null,
+  );
+  return { element, show };
+}
+
+export function ruleLabel(rule: GateRuleRow, t: Translate): string {
+  return `${rule.site ?? t("anySite")} · ${rule.tool ?? t("anyTool")}`;
+}
+
+export function renderSettings(t: Translate, onSaved: (settings: Settings) => void): HTMLElement {
+  const status = h("p", { class: "form-status", role: "status", id: "settings-status" });
+  const say = (text: string, cls = ""): void => {
+    status.className = `form-status ${cls}`;
+    status.textContent = text;
+  };
+  const fail = (error: unknown): void => say(t("errorPrefix", { error: toOpError(error).message }), "error");
+
+  const preset = h("select", { id: "preset" }, option("", t("presetCustom"), true), ...PRESETS.map((p) => option(p, p, false)));
+  const baseUrl = h("input", { id: "base-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "http://127.0.0.1:11434/v1" });
+  const model = h("input", { id: "model", type: "text", autocomplete: "off", spellcheck: "false", placeholder: t("modelPlaceholder") });
+  const apiKey = secretField(t, {
+    id: "api-key",
+    label: t("apiKey"),
+    placeholder: t("apiKeyPlaceholder"),
+    hint: t("apiKeyHint"),
+    savedText: t("apiKeySaved"),
+    noneText: t("apiKeyNone"),
+    save: (key) => request({ type: "save_api_key", key }, "settings").then((r) => r.api_key_saved),
+    forget: () => request({ type: "delete_api_key" }, "settings").then((r) => r.api_key_saved),
+    say,
+    fail,
+  });
+  const braveKey = secretField(t, {
+    id: "brave-key",
+    label: t("braveKey"),
+    placeholder: "BSA…",
+    savedText: t("braveKeySaved"),
+    noneText: t("braveKeyNone"),
+    save: (key) => request({ type: "save_search_key", key }, "settings").then((r) => r.search_key_saved),
+    forget: () => request({ type: "delete_search_key" }, "settings").then((r) => r.search_key_saved),
+    say,
+    fail,
+  });
+  const searchOrder = h("select", { id: "search-order" }, ...SEARCH_ORDERS.map((v, i) => option(v, orderLabel(v, t("searchOrderAuto")), i === 0)));
+  const searxngUrl = h("input", { id: "searxng-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: t("searxngUrlPlaceholder") });
+  const duckduckgoUrl = h("input", { id: "duckduckgo-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "https://html.duckduckgo.com" });
+  const braveUrl = h("input", { id: "brave-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "https://api.search.brave.com" });
+  const chromium = h("input", { id: "chromium", type: "text", autocomplete: "off", spellcheck: "false", placeholder: t("chromiumPlaceholder") });
+  const language = h(
+    "select",
+    { id: "language" },
+    option("", t("languageSystem"), true),
+    option("en", "English", false),
+    option("vi", "Tiếng Việt", false),
+  );
+  const autostart = h("input", { id: "autostart", type: "checkbox" });
+  const save = h("button", { id: "settings-save", type: "submit", class: "primary" }, t("save"));
+  const check = h("button", { id: "check-model", type: "button", class: "secondary" }, t("checkModel"));
+
+  const fill = (s: Settings, saved: boolean, searchKeySaved: boolean): void => {
+    preset.value = s.preset ?? "";
+    baseUrl.value = s.base_url ?? "";
+    model.value = s.model ?? "";
+    chromium.value = s.chromium ?? "";
+    language.value = s.language ?? "";
+    autostart.checked = s.autostart;
+    const order = orderValue(s.search.order);
+    if (![...searchOrder.options].some((o) => o.value === order)) searchOrder.append(option(order, orderLabel(order, t("searchOrderAuto")), false));
+    searchOrder.value = order;
+    searxngUrl.value = s.search.searxng_url ?? "";
+    duckduckgoUrl.value = s.search.duckduckgo_url ?? "";
+    braveUrl.value = s.search.brave_url ?? "";
+    apiKey.show(saved);
+    braveKey.show(searchKeySaved);
+  };
+  const read = (): Settings => ({
+    preset: orNull(preset.value),
+    base_url: orNull(baseUrl.value),
+    model: orNull(model.value),
+    chromium: orNull(chromium.value),
+    language: orNull(language.value),
+    autostart: autostart.checked,
+    search: {
+      order: parseOrder(searchOrder.value),
+      searxng_url: orNull(searxngUrl.value),
+      duckduckgo_url: orNull(duckduckgoUrl.value),
+      brave_url: orNull(braveUrl.value),
+    },
+  });
+
+  const form = h(
+    "form",
+    { class: "settings-form", id: "settings-form", "aria-labelledby": "settings-title" },
+    h("h2", { id: "settings-title" }, t("settingsTitle")),
+    h(
+      "fieldset",
+      {},
+      h("legend", {}, t("modelSection")),
+      field("preset", t("preset"), preset),
+      field("base-url", t("baseUrl"), baseUrl),
+      field("model", t("modelName"), model),
+      apiKey.element,
+      h("div", { class: "row" }, check),
+    ),
+    h(
+      "fieldset",
+      { id: "search-settings" },
+      h("legend", {}, t("searchSection")),
+      h("p", { class: "hint" }, t("searchHint")),
+      field("search-order", t("searchOrder"), searchOrder),
+      field("searxng-url", t("searxngUrl"), searxngUrl),
+      braveKey.element,
+      field("duckduckgo-url", t("duckduckgoUrl"), duckduckgoUrl),
+      field("brave-url", t("braveUrl"), braveUrl),
+    ),
+    h(
+      "fieldset",
+      {},
+      h("legend", {}, t("browserSection")),
+      field("chromium", t("chromium"), chromium),
+      field("language", t("language"), language),
+      h("div", { class: "check" }, autostart, h("label", { for: "autostart" }, t("autostart"))),
+    ),
+    h("div", { class: "row" }, save),
+    status,
+  );
+
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    request({ type: "save_settings", settings: read() }, "settings").then((r) => {
+      fill(r.settings, r.api_key_saved, r.search_key_saved);
+      say(t("saved"), "ok");
+      onSaved(r.settings);
+      // The login item lives with the OS, not in the core's settings.
+      setAutostart(r.settings.autostart).catch(fail);
+    }, fail);
+  });
+  check.addEventListener("click", () => {
+    say(t("loadingList"));
+    request({ type: "check_model" }, "model_status").then(({ status: s }) => {
+      if (s.reachable) say(t("modelReachable", { url: s.base_url, model: s.model ?? "?" }), "ok");
+      else say(s.message ?? t("firstRunTitle"), "error");
+    }, fail);
+  });
+
+  request({ type: "get_settings" }, "settings").then((r) => fill(r.settings, r.api_key_saved, r.search_key_saved), fail);
+
+  return h("div", { class: "settings" }, form, renderRules(t), renderMcpServers(t), renderLocalApi(t), renderAccounts(t));
+}
+
+function renderRules(t: Translate): HTMLElement {
+  const list = h("ul", { class: "rules", id: "rules" });
+  const status = h("p", { class: "form-status", role: "status" });
+  const fail = (error: unknown): void => {
+    status.className = "form-status error";
+    status.textContent = t("errorPrefix", { error: toOpError(error).message });
+  };
+  const show = (rules: GateRuleRow[]): void => {
+    status.textContent = "";
+    if (rules.length === 0) {
+      list.replaceChildren(h("li", { class: "empty" }, t("rulesEmpty")));
+      return;
+    }
+    list.replaceChildren(
+      ...rules.map((rule) => {
+        const what = ruleLabel(rule, t);
+        const remove = h("button", { type: "button", class: "icon remove-rule", "aria-label": t("ruleRemove", { what }), title: t("ruleRemove", { what }) }, "✕");
+        remove.addEventListener("click", () => {
+          request({ type: "remove_rule", id: rule.id }, "rules").then((r) => show(r.rules), fail);
+        });
+        return h(
+          "li",
+          { class: "rule", "data-rule": rule.id },
+          h("span", { class: "rule-what" }, what),
+          h("span", { class: `badge decision decision-${rule.decision}` }, t(decisionKey(rule.decision))),
+          remove,
+        );
+      }),
+    );
+  };
+
+  const site = h("input", { id: "rule-site", type: "text", autocomplete: "off", spellcheck: "false", placeholder: t("ruleSitePlaceholder") });
+  const tool = h("input", { id: "rule-tool", type: "text", autocomplete: "off", spellcheck: "false", placeholder: t("ruleToolPlaceholder") });
+  const decision = h("select", { id: "rule-decision" }, ...DECISIONS.map((d, i) => option(d, t(decisionKey(d)), i === 0)));
+  const add = h("button", { id: "rule-add", type: "submit" }, t("ruleAdd"));
+  const form = h(
+    "form",
+    { class: "rule-form" },
+    field("rule-site", t("ruleSite"), site),
+    field("rule-tool", t("ruleTool"), tool),
+    field("rule-decision", t("ruleDecision"), decision),
+    h("div", { class: "row" }, add),
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const s = orNull(site.value);
+    const tl = orNull(tool.value);
+    if (s === null && tl === null) {
+      status.className = "form-status error";
+      status.textContent = t("ruleNeedsTarget");
+      return;
+    }
+    const chosen = DECISIONS.find((d) => d === decision.value) ?? "ask";
+    request({ type: "add_rule", site: s, tool: tl, decision: chosen }, "rules").then((r) => {
+      site.value = "";
+      tool.value = "";
+      show(r.rules);
+    }, fail);
+  });
+  request({ type: "list_rules" }, "rules").then((r) => show(r.rules), fail);
+
+  return h(
+    "section",
+    { class: "rules-section", "aria-labelledby": "rules-title" },
+    h("h2", { id: "rules-title" }, t("rulesTitle")),
+    h("p", { class: "hint" }, t("rulesHint")),
+    list,
+    form,
+    status,
+  );
+}

@@ -1,0 +1,216 @@
+import { describe, expect, it } from "vitest";
+import { translator } from "../../src/i18n";
+import {
+  chartPoints,
+  createArgs,
+  editArgs,
+  editForm,
+  formatMoney,
+  fromLocalInput,
+  linePath,
+  readHistory,
+  readWatches,
+  ruleText,
+  toLocalInput,
+  watchName,
+  type Observation,
+  type WatchInfo,
+} from "../../src/watches/watches";
+
+// Intl separates the amount from its symbol with a no-break space.
+const plain = (s: string): string => s.replace(/\u00a0/g, " ");
+
+describe("formatMoney", () => {
+  it("writes VND the Vietnamese way in both languages", () => {
+    expect(plain(formatMoney(21_490_000, "VND", "vi"))).toBe("21.490.000 ₫");
+    expect(plain(formatMoney(21_490_000, "VND", "en"))).toBe("21.490.000 ₫");
+    expect(plain(formatMoney(490_000, "vnd", "en"))).toBe("490.000 ₫");
+  });
+
+  it("writes other currencies in the panel's language, and a bare amount without one", () => {
+    expect(formatMoney(1299.99, "USD", "en")).toBe("$1,299.99");
+    expect(plain(formatMoney(1299.99, "USD", "vi"))).toBe("1.299,99 US$");
+    expect(formatMoney(1500, null, "en")).toBe("1.500");
+    expect(formatMoney(5, "???", "en")).toBe("5 ???");
+  });
+});
+
+const listData = {
+  watches: [
+    {
+      watch_id: "w1",
+      label: "",
+      url: "https://shop.vn/laptop",
+      status: "paused",
+      health: "degraded",
+      last_error: "2 products on the page",
+      last_checked_at: "2026-11-24T10:00:00Z",
+      next_check_at: "2026-11-24T16:00:00Z",
+      price: 21490000,
+      currency: "VND",
+      in_stock: true,
+      frequency: "6h",
+      trigger_rules: [{ op: "<=", value: "19.990.000 ₫" }, { op: "drop_pct", value: 10 }, { op: "bogus" }, 7],
+    },
+    { label: "no id" },
+    "junk",
+  ],
+  unread_alerts: 1,
+};
+
+describe("readWatches", () => {
+  it("reads watch_list's data and skips what is malformed", () => {
+    const [w, ...rest] = readWatches(listData);
+    expect(rest).toEqual([]);
+    expect(w).toMatchObject({ watch_id: "w1", status: "paused", health: "degraded", price: 21490000, currency: "VND", in_stock: true });
+    expect(w?.trigger_rules).toEqual([
+      { op: "<=", value: "19.990.000 ₫", field: null, against: null },
+      { op: "drop_pct", value: 10, field: null, against: null },
+      { op: "bogus", value: null, field: null, against: null },
+    ]);
+    expect(w && watchName(w)).toBe("https://shop.vn/laptop");
+    expect(readWatches(null)).toEqual([]);
+    expect(readWatches({ watches: "no" })).toEqual([]);
+  });
+});
+
+describe("ruleText", () => {
+  const en = translator("en");
+  const vi = translator("vi");
+  it("says each rule in words, prices as money", () => {
+    expect(ruleText({ op: "<=", value: "19.990.000 ₫" }, en, "en", "VND")).toBe("price ≤ 19.990.000 ₫");
+    expect(plain(ruleText({ op: "<", value: 19990000 }, vi, "vi", "VND"))).toBe("giá < 19.990.000 ₫");
+    expect(ruleText({ op: "drop_pct", value: 10 }, en, "en", null)).toBe("price drops by 10 % or more");
+    expect(ruleText({ op: "changed", field: "status" }, vi, "vi", null)).toBe("status thay đổi");
+    expect(ruleText({ op: "back_in_stock" }, en, "en", null)).toBe("back in stock");
+    expect(ruleText({ op: "all_time_low" }, vi, "vi", null)).toBe("giá thấp nhất từ trước tới nay");
+    expect(ruleText({ op: "==", field: "gate", value: "B12" }, en, "en", null)).toBe("gate = B12");
+  });
+});
+
+describe("the price-history chart", () => {
+  const history: Observation[] = [
+    { checked_at: "t1", price: 21_490_000, currency: "VND" },
+    { checked_at: "t2", price: null, currency: null },
+    { checked_at: "t3", price: 18_990_000, currency: "VND" },
+    { checked_at: "t4", price: 19_990_000, currency: "VND" },
+  ];
+
+  it("has one point per check that read a price, oldest left, lowest at the bottom", () => {
+    const points = chartPoints(history, { width: 100, height: 50, pad: 5 });
+    expect(points.map((p) => [p.x, p.y, p.at])).toEqual([
+      [5, 5, "t1"],
+      [50, 45, "t3"],
+      [95, 29, "t4"],
+    ]);
+    expect(linePath(points)).toBe("M5 5 L50 45 L95 29");
+  });
+
+  it("draws one check in the middle, a flat history across the middle, none as nothing", () => {
+    const one = chartPoints([history[0] as Observation], { width: 100, height: 50, pad: 5 });
+    expect(one.map((p) => [p.x, p.y])).toEqual([[50, 25]]);
+    const flat = chartPoints(
+      [
+        { checked_at: "a", price: 5, currency: null },
+        { checked_at: "b", price: 5, currency: null },
+      ],
+      { width: 100, height: 50, pad: 5 },
+    );
+    expect(flat.map((p) => p.y)).toEqual([25, 25]);
+    expect(chartPoints([])).toEqual([]);
+    expect(linePath([])).toBe("");
+  });
+
+  it("reads watch_history newest first and gives it oldest first", () => {
+    const data = { observations: [{ checked_at: "new", price: 2 }, { checked_at: "old", price: 1, currency: "VND" }, { nope: 1 }] };
+    expect(readHistory(data)).toEqual([
+      { checked_at: "old", price: 1, currency: "VND" },
+      { checked_at: "new", price: 2, currency: null },
+    ]);
+  });
+});
+
+describe("createArgs", () => {
+  it("sends the target price as typed: the core parses it", () => {
+    expect(createArgs({ url: " https://shop.vn/p ", label: " Laptop ", below: "19.990.000 ₫", frequency: "30m" })).toEqual({
+      ok: true,
+      args: { target: { url: "https://shop.vn/p" }, trigger_rules: [{ op: "<=", value: "19.990.000 ₫" }], frequency: "30m", label: "Laptop" },
+    });
+    const bare = createArgs({ url: "http://x.vn", label: "", below: "$499", frequency: "weird" });
+    expect(bare).toEqual({ ok: true, args: { target: { url: "http://x.vn" }, trigger_rules: [{ op: "<=", value: "$499" }], frequency: "6h" } });
+  });
+
+  it("says what is missing", () => {
+    expect(createArgs({ url: "shop.vn", label: "", below: "1", frequency: "1h" })).toEqual({ ok: false, error: "watchNeedsUrl" });
+    expect(createArgs({ url: "https://shop.vn", label: "", below: " ", frequency: "1h" })).toEqual({ ok: false, error: "watchNeedsTarget" });
+    expect(createArgs({ url: "https://shop.vn", label: "", below: "cheap", frequency: "1h" })).toEqual({ ok: false, error: "watchNeedsTarget" });
+  });
+});
+
+describe("the edit form", () => {
+  const watch: WatchInfo = {
+    watch_id: "w9",
+    label: "Laptop",
+    url: "https://shop.vn/laptop",
+    status: "active",
+    health: "ok",
+    last_error: null,
+    last_checked_at: null,
+    next_check_at: "2026-11-24T16:00:00Z",
+    price: 21_490_000,
+    currency: "VND",
+    in_stock: true,
+    frequency: "6h",
+    trigger_rules: [
+      { op: "<=", value: 19_990_000, field: null, against: null },
+      { op: "drop_pct", value: 10, field: null, against: "last_alert" },
+    ],
+    window: null,
+  };
+
+  it("starts from the watch as it is, the target written as money", () => {
+    expect(editForm(watch, "vi")).toEqual({ label: "Laptop", below: "19.990.000 ₫", frequency: "6h", start: "", end: "" });
+    expect(editArgs(watch, editForm(watch, "en"), "en")).toEqual({ ok: false, error: "watchEditNothing" });
+  });
+
+  it("sends only what changed; a new target replaces the at-or-below rule and keeps the others", () => {
+    const form = { ...editForm(watch, "vi"), label: " Laptop học ", below: "18.490.000 ₫", frequency: "1h" };
+    expect(editArgs(watch, form, "vi")).toEqual({
+      ok: true,
+      args: {
+        watch_id: "w9",
+        label: "Laptop học",
+        trigger_rules: [{ op: "<=", value: "18.490.000 ₫" }, { op: "drop_pct", value: 10, against: "last_alert" }],
+        frequency: "1h",
+      },
+    });
+  });
+
+  it("adds a target to a watch without one, removes an emptied one, never leaves no rule", () => {
+    const fields: WatchInfo = { ...watch, trigger_rules: [{ op: "changed", field: "status" }] };
+    expect(editArgs(fields, { ...editForm(fields, "en"), below: "$499" }, "en")).toMatchObject({
+      ok: true,
+      args: { trigger_rules: [{ op: "<=", value: "$499" }, { op: "changed", field: "status" }] },
+    });
+    expect(editArgs(watch, { ...editForm(watch, "en"), below: "" }, "en")).toMatchObject({
+      ok: true,
+      args: { trigger_rules: [{ op: "drop_pct", value: 10, against: "last_alert" }] },
+    });
+    const only: WatchInfo = { ...watch, trigger_rules: [watch.trigger_rules[0]!] };
+    expect(editArgs(only, { ...editForm(only, "en"), below: "" }, "en")).toEqual({ ok: false, error: "watchNeedsRule" });
+    expect(editArgs(watch, { ...editForm(watch, "en"), below: "cheap" }, "en")).toEqual({ ok: false, error: "watchNeedsTarget" });
+  });
+
+  it("sets, changes and clears the time window in the user's time zone", () => {
+    const start = "2026-12-01T08:30";
+    const set = editArgs(watch, { ...editForm(watch, "en"), start }, "en");
+    expect(set).toEqual({ ok: true, args: { watch_id: "w9", window: { start: new Date(start).toISOString() } } });
+    const windowed: WatchInfo = { ...watch, window: { start: new Date(start).toISOString(), end: null } };
+    expect(editForm(windowed, "en").start).toBe(start);
+    expect(editArgs(windowed, { ...editForm(windowed, "en"), start: "" }, "en")).toEqual({ ok: true, args: { watch_id: "w9", window: {} } });
+    expect(editArgs(watch, { ...editForm(watch, "en"), end: "soon" }, "en")).toEqual({ ok: false, error: "watchBadTime" });
+    expect(toLocalInput(fromLocalInput(start))).toBe(start);
+    expect(fromLocalInput("")).toBeNull();
+    expect(toLocalInput("not a time")).toBe("");
+  });
+});
