@@ -99,11 +99,6 @@ fn checks_in(result: &ToolResultV2) -> usize {
     serde_json::from_value::<WatchPollOutput>(result.data.clone()).map_or(0, |p| p.checks.len())
 }
 
-/// The tools whose successful call changes what the Watches view and the
-/// tray show (a read-only one never does: the panel reads with those).
-const CHANGE_WATCHES: &[&str] =
-    &["watch_create", "watch_poll", "watch_pause", "watch_resume", "watch_update", "watch_delete", "notify_send"];
-
 impl Host {
     /// Alerts nobody has read (the tray's count).
     async fn unread_alerts(&self) -> Result<u32> {
@@ -119,7 +114,8 @@ impl Host {
     /// watches, [`Event::Watches`] tells every front end (the tray's count,
     /// the panel's view), as a scheduler pass does.
     pub(super) async fn after_tool_call(&self, name: &str, result: &ToolResultV2) {
-        if result.error.is_some() || !CHANGE_WATCHES.contains(&name) {
+        let changes = self.core().registry().get(name).is_some_and(|spec| spec.changes_watches);
+        if result.error.is_some() || !changes {
             return;
         }
         match self.unread_alerts().await {

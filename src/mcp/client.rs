@@ -324,6 +324,7 @@ pub fn tool_spec(server: &str, tool: &McpToolRow) -> ToolSpec {
         edits_memory: false,
         asks_user: false,
         runs_tool_at: None,
+        changes_watches: false,
     }
 }
 

@@ -105,6 +105,7 @@ pub fn parse(blueprint: &Value, builtin: &Registry) -> Result<ToolSpec> {
         edits_memory: false,
         asks_user: false,
         runs_tool_at: None,
+        changes_watches: false,
     };
     match activity.as_deref() {
         // Implicit: the model writes `_output` in the call itself, so the

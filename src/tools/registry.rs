@@ -207,6 +207,7 @@ mod tests {
             edits_memory: false,
             asks_user: false,
             runs_tool_at: None,
+            changes_watches: false,
         }
     }
 

@@ -148,6 +148,10 @@ pub struct ToolSpec {
     /// declarations too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runs_tool_at: Option<String>,
+    /// A successful call changes the user's watches or their alerts (what
+    /// the Watches view and the tray show): front ends are told.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub changes_watches: bool,
 }
 
 /// What a tool's executor declares about its calls beyond scope and risk
@@ -158,6 +162,7 @@ pub struct Effects {
     pub edits_memory: bool,
     pub asks_user: bool,
     pub runs_tool_at: Option<&'static str>,
+    pub changes_watches: bool,
 }
 
 impl ToolSpec {
@@ -168,6 +173,7 @@ impl ToolSpec {
         self.edits_memory = effects.edits_memory;
         self.asks_user = effects.asks_user;
         self.runs_tool_at = effects.runs_tool_at.map(str::to_owned);
+        self.changes_watches = effects.changes_watches;
         self
     }
 }

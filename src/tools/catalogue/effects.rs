@@ -1,7 +1,8 @@
 //! What each built-in tool declares about its calls ([`Effects`]), copied
 //! into its spec: whether its result carries the page's own words (fenced
 //! as untrusted data), whether it edits the prompt's memory or the profile,
-//! whether it asks the user, and which argument names a tool it runs.
+//! whether it asks the user, which argument names a tool it runs, and
+//! whether it changes the user's watches.
 //! Tools not named here declare nothing.
 
 use crate::tools::spec::Effects;
@@ -38,8 +39,13 @@ pub fn of(name: &str) -> Effects {
         // Results are what pages say; a CAPTCHA on the search page is
         // handed to the user.
         "web_search" => Effects { page_content: true, asks_user: true, ..Effects::default() },
-        // What pages say (prices, fields, product names) comes back.
-        "watch_create" | "watch_poll" | "watch_list" | "watch_history" => page,
+        // What pages say (prices, fields, product names) comes back; the
+        // user's watches or alerts change.
+        "watch_create" | "watch_poll" => Effects { page_content: true, changes_watches: true, ..Effects::default() },
+        "watch_list" | "watch_history" => page,
+        "watch_pause" | "watch_resume" | "watch_update" | "watch_delete" | "notify_send" => {
+            Effects { changes_watches: true, ..Effects::default() }
+        }
         _ => Effects::default(),
     }
 }

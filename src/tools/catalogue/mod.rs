@@ -106,6 +106,7 @@ pub(crate) fn declare<A: JsonSchema, O: JsonSchema>(decl: Decl) -> ToolSpec {
         edits_memory: false,
         asks_user: false,
         runs_tool_at: None,
+        changes_watches: false,
     }
     .with_effects(effects::of(decl.name))
 }
