@@ -540,6 +540,11 @@ export type ToolSpec = {
    * declarations too.
    */
   runs_tool_at?: string | null,
+  /**
+   * A successful call changes the user's watches or their alerts (what
+   * the Watches view and the tray show): front ends are told.
+   */
+  changes_watches?: boolean,
 };
 
 /**
