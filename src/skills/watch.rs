@@ -20,7 +20,7 @@ use crate::tools::catalogue::data::{WatchCheck, WatchCreateOutput, WatchHealth};
 use crate::tools::catalogue::shopping::{ShoppingTrackPriceArgs, ShoppingTrackPriceOutput};
 use crate::tools::catalogue::travel::{TravelMonitorTripArgs, TravelMonitorTripOutput, TripWatch};
 
-/// `shopping_track_price` as a skill of [`crate::skills::SKILLS`].
+/// `shopping_track_price` as a skill (registered by [`crate::skills::handlers`]).
 pub fn run_track_price<'a>(skill: &'a Skill<'a>, args: &'a Value) -> BoxFuture<'a, Result<ToolOutput>> {
     Box::pin(async move {
         let args = crate::skills::parse("shopping_track_price", args)?;
@@ -28,7 +28,7 @@ pub fn run_track_price<'a>(skill: &'a Skill<'a>, args: &'a Value) -> BoxFuture<'
     })
 }
 
-/// `travel_monitor_trip` as a skill of [`crate::skills::SKILLS`].
+/// `travel_monitor_trip` as a skill (registered by [`crate::skills::handlers`]).
 pub fn run_monitor_trip<'a>(skill: &'a Skill<'a>, args: &'a Value) -> BoxFuture<'a, Result<ToolOutput>> {
     Box::pin(async move {
         let args = crate::skills::parse("travel_monitor_trip", args)?;

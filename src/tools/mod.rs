@@ -1,6 +1,8 @@
 //! Tools: the declaration model ([`ToolSpec`]), the result envelope
 //! ([`ToolResultV2`]), the registry with argument validation, the built-in
-//! catalogue and the executors of the built-in tools.
+//! catalogue with each tool's argument and output types and declared
+//! effects, blueprints and client tools' Python source. What runs a tool is
+//! a handler (`crate::handler`), registered by the host.
 
 pub mod blueprint;
 pub mod catalogue;

@@ -26,7 +26,7 @@
 //! that is not test code: files named `tests.rs` or `*_tests.rs`, files under
 //! a directory named `tests`, and `#[cfg(test)] mod m { .. }` blocks are left
 //! out, as are comments and string and character literals. It is the graph
-//! that `/work/shared/tools/modgraph.py` reads, so the two agree; this one
+//! that the workplace's `modgraph.py` reads, so the two agree; this one
 //! also names lines and paths. Paths through the re-exports of `lib.rs`
 //! (`crate::DataDir`) and through `super::` are not seen.
 
