@@ -95,6 +95,7 @@ pub enum Op {
     },
     /// The runs going on now, whoever started them. Replies [`Reply::Runs`].
     ListRuns,
+    // [ops: Letta's routes]
     /// Register a tool blueprint (docs/blueprints.md) or replace the one
     /// of the same name. Every run offers it to the model from its next
     /// turn. Replies [`Reply::Tool`], then [`Event::ToolsChanged`].
@@ -248,6 +249,7 @@ pub enum Op {
         #[ts(optional = nullable)]
         ids: Option<Vec<i64>>,
     },
+    // [ops: the CLI's tools, watch, auth and mcp commands]
     /// The connected OAuth accounts (never a token). Replies [`Reply::Accounts`].
     ListAccounts,
     /// Connect an OAuth account with the user's own client (or the one saved
@@ -288,6 +290,7 @@ pub enum Op {
     /// Detach an MCP server (its header values leave the keyring). Replies
     /// [`Reply::McpServers`].
     RemoveMcpServer { name: String },
+    // [ops: run history, audit and memory]
 }
 
 fn default_limit() -> u32 {
@@ -323,6 +326,7 @@ pub enum Reply {
     Runs {
         runs: Vec<RunInfo>,
     },
+    // [replies: Letta's routes]
     ToolResult {
         result: ToolResultV2,
     },
@@ -353,6 +357,7 @@ pub enum Reply {
         alerts: Vec<WatchAlert>,
         unread: u32,
     },
+    // [replies: the CLI's tools, watch, auth and mcp commands]
     Accounts {
         accounts: Vec<AccountView>,
     },
@@ -364,6 +369,7 @@ pub enum Reply {
         address: Option<String>,
         token: String,
     },
+    // [replies: run history, audit and memory]
 }
 
 /// An attached MCP server as the panel shows it (header names, never values).

@@ -47,6 +47,32 @@ pub struct Rect {
     pub height: u32,
 }
 
+/// Who sends an [`Op`]: the front end, who answers the questions its tool
+/// calls raise (the panel's channel unless the front end asks itself: a
+/// terminal prompt, `--yes`), and the origins its calls may act on.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub front_end: FrontEnd,
+    pub confirmer: Arc<dyn crate::gate::Confirmer>,
+    /// Acting outside these origins or host patterns asks first (empty: no
+    /// limit).
+    pub allowed_origins: Vec<String>,
+}
+
+impl Caller {
+    /// The desktop panel: questions go to the panel.
+    pub fn panel(host: &Host) -> Caller {
+        Caller { front_end: FrontEnd::Panel, confirmer: host.panel_confirmer(), allowed_origins: Vec::new() }
+    }
+
+    /// The context of a direct call made for this caller.
+    pub fn context(&self) -> CallContext {
+        CallContext::new(self.front_end)
+            .with_confirmer(Arc::clone(&self.confirmer))
+            .with_allowed_origins(self.allowed_origins.clone())
+    }
+}
+
 /// See the module documentation.
 #[derive(Debug)]
 pub struct Host {
@@ -113,8 +139,16 @@ impl Host {
         self.settings.read().await.clone()
     }
 
-    /// Carry out one [`Op`]; what it answers is documented on the `Op`.
+    /// Carry out one [`Op`] for the panel; what it answers is documented on
+    /// the `Op`.
     pub async fn handle(self: &Arc<Self>, op: Op) -> Result<Reply> {
+        let panel = Caller::panel(self);
+        self.handle_as(&panel, op).await
+    }
+
+    /// Carry out one [`Op`] for `caller`: the front end that sent it, who
+    /// answers the questions its tool calls raise, and where they may act.
+    pub async fn handle_as(self: &Arc<Self>, caller: &Caller, op: Op) -> Result<Reply> {
         let store = self.core.store();
         match op {
             Op::SendMessage { text, conversation_id } => self.send_message(text, conversation_id).await,
@@ -123,6 +157,7 @@ impl Host {
                 Ok(Reply::Done)
             }
             Op::ListRuns => Ok(Reply::Runs { runs: self.runs_going() }),
+            // [ops: Letta's routes]
             Op::RegisterTool { blueprint } => {
                 let tool = self.core.register_blueprint(&blueprint).await?;
                 let _ = self.events.send(Event::ToolsChanged);
@@ -182,7 +217,7 @@ impl Host {
             Op::RunTimeline { run_id } => ops::timeline(store, &run_id).await,
             Op::ListTools => Ok(Reply::Tools { tools: self.core.registry().list().cloned().collect() }),
             Op::CallTool { name, args } => {
-                let result = self.call_tool_as(FrontEnd::Panel, &name, args).await;
+                let result = self.core.call_tool(&caller.context(), &name, args).await;
                 self.after_tool_call(&name, &result).await;
                 Ok(Reply::ToolResult { result })
             }
@@ -233,6 +268,7 @@ impl Host {
             }
             Op::ListAlerts { limit } => self.alerts(limit).await,
             Op::MarkAlertsRead { ids } => self.mark_alerts_read(ids.as_deref()).await,
+            // [ops: the CLI's tools, watch, auth and mcp commands]
             Op::ListAccounts => ops::accounts(&self.core).await,
             Op::ConnectAccount { provider, issuer, client_id, client_secret, scopes } => {
                 let request = ops::connect_request(&provider, issuer, client_id, client_secret, scopes)?;
@@ -255,6 +291,7 @@ impl Host {
                 self.core.add_mcp_server(&name, &transport).await?;
                 ops::mcp_servers(&self.core).await
             }
+            // [ops: run history, audit and memory]
             Op::RemoveMcpServer { name } => {
                 self.core.remove_mcp_server(&name).await?;
                 ops::mcp_servers(&self.core).await
