@@ -246,6 +246,7 @@ struct Graph {
 impl Graph {
     fn read(src: &Path) -> Graph {
         let modules = top_level_modules(src);
+        let reexports = fs::read_to_string(src.join("lib.rs")).map(|lib| lib_reexports(&lib)).unwrap_or_default();
         let mut files = Vec::new();
         source_files(src, &mut files);
         let mut edges: BTreeMap<String, BTreeMap<String, Vec<Reference>>> = BTreeMap::new();
@@ -262,7 +263,11 @@ impl Graph {
             }
             let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
             let file = format!("src/{}", parts.join("/"));
-            for found in references_in(&text) {
+            for mut found in references_in(&text) {
+                // `crate::Core` is `crate::core::Core` (lib.rs re-exports it).
+                if let Some(module) = reexports.get(&found.name) {
+                    found.name.clone_from(module);
+                }
                 if found.name != from && modules.contains(&found.name) {
                     let reference = Reference {
                         file: file.clone(),
@@ -754,6 +759,26 @@ fn path_at(s: &[char], j: usize) -> String {
     path
 }
 
+/// What `lib.rs` re-exports at the crate's root, by name: `pub use
+/// crate::core::Core;` makes `crate::Core` a reference to `core`.
+fn lib_reexports(lib: &str) -> BTreeMap<String, String> {
+    let mut names = BTreeMap::new();
+    for line in lib.lines().map(str::trim) {
+        let Some(path) = line.strip_prefix("pub use ").and_then(|p| p.strip_suffix(';')) else { continue };
+        let path = path.strip_prefix("crate::").unwrap_or(path);
+        let Some((module, rest)) = path.split_once("::") else { continue };
+        let items = match rest.rsplit_once("::{").map(|(_, group)| group).or_else(|| rest.strip_prefix('{')) {
+            Some(group) => group.trim_end_matches('}').split(',').map(str::trim).collect::<Vec<_>>(),
+            None => vec![rest.rsplit("::").next().unwrap_or(rest)],
+        };
+        for item in items.into_iter().filter(|i| !i.is_empty()) {
+            let name = item.rsplit(" as ").next().unwrap_or(item).trim();
+            names.insert(name.to_owned(), module.to_owned());
+        }
+    }
+    names
+}
+
 /// Every `crate::name..` in the code of `text` (not in comments, literals or
 /// test modules), with its line; grouped uses give one each:
 /// `crate::{a::x, b::{y, z}}` gives `crate::a::x` and `crate::b::{y, z}`.
@@ -957,5 +982,15 @@ mod parts {
             report.contains("  paths -> store: 1 references in 1 files\n    src/paths/mod.rs:4: crate::store::X\n")
         );
         assert!(cycle_report(&graph(&[("a", "b"), ("b", "c"), ("a", "c")])).is_empty());
+    }
+
+    #[test]
+    fn the_crates_root_reexports_are_read_as_their_modules() {
+        let lib = "pub mod core;\npub use crate::context::{CallContext, Cancel};\npub use crate::core::Core;\npub use error::{Error, Result as R};\n";
+        let names = lib_reexports(lib);
+        assert_eq!(names.get("Core").map(String::as_str), Some("core"));
+        assert_eq!(names.get("Cancel").map(String::as_str), Some("context"));
+        assert_eq!(names.get("R").map(String::as_str), Some("error"));
+        assert_eq!(names.get("core"), None);
     }
 }
