@@ -250,6 +250,55 @@ pub enum Op {
         ids: Option<Vec<i64>>,
     },
     // [ops: the CLI's tools, watch, auth and mcp commands]
+    /// Connect an OAuth account as `halley auth connect` does: the caller
+    /// is asked first (as for the tool `auth_oauth_connect`: SUBMIT, high
+    /// risk), then [`Event::AccountSignIn`] carries the sign-in URL, which
+    /// this op does not open ([`Op::OpenSignInPage`] does); replies
+    /// [`Reply::AccountConnected`] once the user signed in, an error (and
+    /// nothing stored) when the sign-in failed or took over `timeout_secs`.
+    SignInAccount {
+        /// `google`, `github`, `microsoft` or `oidc`.
+        provider: String,
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        issuer: Option<String>,
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        client_id: Option<String>,
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        client_secret: Option<String>,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        scopes: Vec<String>,
+        /// How long to wait for the sign-in, in seconds (at least 1).
+        timeout_secs: u32,
+    },
+    /// Open a sign-in page (the `url` of an [`Event::AccountSignIn`]: http
+    /// or https) in a new tab of the managed browser, where the user's own
+    /// logins are; the browser starts if it does not run. Replies
+    /// [`Reply::Done`].
+    OpenSignInPage { url: String },
+    /// Who an account is signed in as, asked of the provider with a fresh
+    /// access token (refreshed when due; a refresh the provider refuses
+    /// marks the account `needs_reconnect`). Replies [`Reply::AccountUserInfo`].
+    CheckAccount { name: String },
+    /// Disconnect an account as [`Op::DisconnectAccount`] does, but reply
+    /// [`Reply::AccountDisconnected`]: whether the provider revoked it.
+    SignOutAccount { name: String },
+    /// The connected OAuth accounts as stored (provider, issuer, client id,
+    /// endpoints, scopes asked for and granted, status, dates; never a
+    /// token), as `halley auth list --json` prints them. Replies
+    /// [`Reply::AccountRecords`].
+    ListAccountRecords,
+    /// Attach an MCP server as [`Op::AddMcpServer`] does, but reply
+    /// [`Reply::McpServerAttached`]: its tools in the order the server
+    /// listed them.
+    AttachMcpServer { name: String, url: Option<String>, headers: Vec<String>, command: Vec<String> },
+    /// The attached MCP servers as stored (transport, header names, every
+    /// tool with its schema and annotations as the server listed it), as
+    /// `halley mcp list --json` prints them. Replies [`Reply::McpServerRecords`].
+    ListMcpServerRecords,
     /// The connected OAuth accounts (never a token). Replies [`Reply::Accounts`].
     ListAccounts,
     /// Connect an OAuth account with the user's own client (or the one saved
@@ -358,6 +407,43 @@ pub enum Reply {
         unread: u32,
     },
     // [replies: the CLI's tools, watch, auth and mcp commands]
+    /// An account connected ([`Op::SignInAccount`]), with the scopes granted
+    /// and those asked for but not granted (a partial consent).
+    AccountConnected {
+        name: String,
+        provider: String,
+        account: String,
+        scopes_granted: Vec<String>,
+        scopes_missing: Vec<String>,
+        status: crate::tools::catalogue::data::AccountStatus,
+    },
+    /// What the provider's user info endpoint says about account `name`.
+    AccountUserInfo {
+        name: String,
+        userinfo: Value,
+    },
+    /// An account disconnected; `revoked`: `true` at the provider, `false`
+    /// the provider refused or could not be reached, none: it offers no
+    /// revocation.
+    AccountDisconnected {
+        name: String,
+        revoked: Option<bool>,
+    },
+    /// The accounts as stored, each a JSON object (never a token).
+    AccountRecords {
+        accounts: Vec<Value>,
+    },
+    /// An MCP server attached, with its tools as the model sees them
+    /// (`server__tool`), in the order the server listed them.
+    McpServerAttached {
+        name: String,
+        tools: Vec<String>,
+    },
+    /// The attached MCP servers as stored, each a JSON object (header
+    /// names, never their values).
+    McpServerRecords {
+        servers: Vec<Value>,
+    },
     Accounts {
         accounts: Vec<AccountView>,
     },

@@ -1,22 +1,29 @@
 //! `halley auth connect|list|check|disconnect`: OAuth accounts from the
-//! command line. The user typing `connect` is the consent; the sign-in page
-//! opens in the managed Chromium (or is only printed with `--no-browser`).
+//! command line, through a host's ops (`SignInAccount`, `OpenSignInPage`,
+//! `ListAccounts`, `ListAccountRecords`, `CheckAccount`, `SignOutAccount`).
+//! The user is asked before connecting (on the terminal unless `--yes`); the
+//! sign-in page opens in the managed Chromium (or is only printed with
+//! `--no-browser`).
 
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use clap::Subcommand;
+use tokio::sync::broadcast::error::RecvError;
 
 use super::confirm::{ConfirmMode, confirmer};
 use super::signals::{Signals, close_for};
+use super::tools::{asks_nobody, cli_caller};
 use super::{EXIT_FAILURE, exit_code, fail, out};
-use crate::context::{CallContext, FrontEnd};
-use crate::core::{BrowserSettings, Core};
+use crate::core::BrowserSettings;
 use crate::error::{Error, Result};
-use crate::oauth::{ClientConfig, ConnectRequest, open_in_browser};
+use crate::host::{Caller, Host};
+use crate::oauth::{ClientConfig, ConnectRequest, Connected};
 use crate::paths::DataDir;
-use crate::tools::Registry;
+use crate::protocol::{Event, Op, Reply};
 
 #[derive(Debug, Subcommand)]
 pub enum AuthCommand {
@@ -78,8 +85,8 @@ pub enum AuthCommand {
 }
 
 pub async fn run(cmd: AuthCommand, data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
-    let core = match open(data_dir, browser).await {
-        Ok(core) => core,
+    let host = match open(data_dir, browser).await {
+        Ok(host) => host,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
     let done = match cmd {
@@ -99,39 +106,65 @@ pub async fn run(cmd: AuthCommand, data_dir: Option<&Path>, browser: BrowserSett
             let request = request(provider, issuer, client_id, client_secret, client_file, scopes, timeout);
             match request {
                 Ok(request) => {
-                    let cx = CallContext::new(FrontEnd::Cli).with_confirmer(confirmer(confirm, yes));
-                    return connect(core, &cx, request, no_browser, json).await;
+                    let caller = cli_caller(confirmer(confirm, yes), Vec::new());
+                    return connect(host, &caller, request, no_browser, json).await;
                 }
                 Err(e) => Err(e),
             }
         }
-        AuthCommand::List { json } => list(&core, json).await,
-        AuthCommand::Check { names, all } => check(&core, names, all).await,
-        AuthCommand::Disconnect { name } => core.oauth().disconnect(&name).await.map(|d| {
-            let revoked = match d.revoked {
-                Some(true) => "revoked at the provider",
-                Some(false) => "the provider did not confirm the revocation (revoke it in the account's settings)",
-                None => "the provider offers no revocation (remove Halley in the account's settings)",
-            };
-            out(&format!("disconnected {}: keyring entry deleted; {revoked}", d.name));
-        }),
+        AuthCommand::List { json } => list(&host, json).await,
+        AuthCommand::Check { names, all } => check(&host, names, all).await,
+        AuthCommand::Disconnect { name } => match ask(&host, Op::SignOutAccount { name }).await {
+            Ok(Reply::AccountDisconnected { name, revoked }) => {
+                let revoked = match revoked {
+                    Some(true) => "revoked at the provider",
+                    Some(false) => "the provider did not confirm the revocation (revoke it in the account's settings)",
+                    None => "the provider offers no revocation (remove Halley in the account's settings)",
+                };
+                out(&format!("disconnected {name}: keyring entry deleted; {revoked}"));
+                Ok(())
+            }
+            Ok(_) => Err(unexpected()),
+            Err(e) => Err(e),
+        },
     };
-    core.close().await;
+    host.close().await;
     match done {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e, exit_code(&e)),
     }
 }
 
+/// Carry out `op`, which asks nobody.
+async fn ask(host: &Arc<Host>, op: Op) -> Result<Reply> {
+    host.handle_as(&asks_nobody(), op).await
+}
+
+fn unexpected() -> Error {
+    Error::internal("the host answered with something else")
+}
+
 /// `halley auth check NAME... | --all`: each account's user info with a
 /// fresh access token, one line each; an account that fails is said on
 /// stderr as it fails and the others are checked all the same (then the
 /// exit status is 1).
-async fn check(core: &Core, names: Vec<String>, all: bool) -> Result<()> {
-    let names: Vec<String> = if all { core.oauth().list().await?.into_iter().map(|a| a.name).collect() } else { names };
+async fn check(host: &Arc<Host>, names: Vec<String>, all: bool) -> Result<()> {
+    let names: Vec<String> = if all {
+        match ask(host, Op::ListAccounts).await? {
+            Reply::Accounts { accounts } => accounts.into_iter().map(|a| a.name).collect(),
+            _ => return Err(unexpected()),
+        }
+    } else {
+        names
+    };
     let mut failed = Vec::new();
     for name in &names {
-        match core.oauth().userinfo(name).await {
+        let info = match ask(host, Op::CheckAccount { name: name.clone() }).await {
+            Ok(Reply::AccountUserInfo { userinfo, .. }) => Ok(userinfo),
+            Ok(_) => Err(unexpected()),
+            Err(e) => Err(e),
+        };
+        match info {
             Ok(info) => {
                 let who = ["email", "login", "preferred_username", "sub"]
                     .iter()
@@ -160,9 +193,9 @@ async fn check(core: &Core, names: Vec<String>, all: bool) -> Result<()> {
     }
 }
 
-async fn open(data_dir: Option<&Path>, browser: BrowserSettings) -> Result<Core> {
+async fn open(data_dir: Option<&Path>, browser: BrowserSettings) -> Result<Arc<Host>> {
     let dir = DataDir::resolve(data_dir)?;
-    crate::host::open_core_full(dir, Registry::builtin()?, browser).await
+    Host::open(dir, browser).await
 }
 
 fn request(
@@ -185,28 +218,63 @@ fn request(
     ConnectRequest::new(&provider, issuer, client, scopes.into_iter().collect(), Duration::from_secs(timeout))
 }
 
+/// The checked request as the host's `SignInAccount`.
+fn sign_in_op(request: ConnectRequest) -> Op {
+    let ConnectRequest { provider, issuer, client, scopes, timeout } = request;
+    let (client_id, client_secret) = match client {
+        Some(c) => (Some(c.client_id), c.client_secret.map(|s| s.expose().to_owned())),
+        None => (None, None),
+    };
+    let timeout_secs = u32::try_from(timeout.as_secs()).unwrap_or(u32::MAX);
+    Op::SignInAccount { provider: provider.name().to_owned(), issuer, client_id, client_secret, scopes, timeout_secs }
+}
+
+/// `halley auth connect`: the host's `SignInAccount` (the user asked
+/// first, on this terminal unless `--yes`), its sign-in page printed when
+/// the host has it and opened in the managed browser (`OpenSignInPage`)
+/// unless `--no-browser`.
 #[allow(clippy::print_stderr)]
-async fn connect(core: Core, cx: &CallContext, request: ConnectRequest, no_browser: bool, json: bool) -> ExitCode {
+async fn connect(host: Arc<Host>, caller: &Caller, request: ConnectRequest, no_browser: bool, json: bool) -> ExitCode {
     let mut signals = Signals::install();
+    let mut events = host.subscribe();
     let flow = async {
-        let pending = core.oauth().begin(request).await?;
-        // Asked and audited as the tool would be, once the client and the
-        // provider are known to be usable.
-        let args = serde_json::json!({"provider": pending.provider.name(), "scopes": pending.scopes});
-        core.approve(cx, "auth_oauth_connect", &args).await?;
-        eprintln!("Sign in at {}: {}", pending.provider.name(), pending.authorize_url);
+        let signing = host.handle_as(caller, sign_in_op(request));
+        tokio::pin!(signing);
+        // Until the host has the sign-in page (or the sign-in failed first).
+        let url = loop {
+            tokio::select! {
+                biased;
+                event = events.recv() => match event {
+                    Ok(Event::AccountSignIn { provider, url }) => {
+                        eprintln!("Sign in at {provider}: {url}");
+                        break url;
+                    }
+                    Ok(_) | Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => return (&mut signing).await,
+                },
+                done = &mut signing => return done,
+            }
+        };
         if !no_browser {
-            open_in_browser(core.browser(), &pending.authorize_url).await?;
+            // The sign-in waits meanwhile: a callback is taken once this is done.
+            host.handle_as(caller, Op::OpenSignInPage { url }).await?;
         }
         eprintln!("Waiting for the sign-in (the browser tab says when it is done)...");
-        core.oauth().finish(pending).await
+        signing.await
     };
     let done = match signals.during(flow).await {
         Ok(done) => done,
-        Err(stop) => return close_for(&core, stop).await,
+        Err(stop) => return close_for(host.core(), stop).await,
     };
-    core.close().await;
-    match done {
+    host.close().await;
+    let connected = match done {
+        Ok(Reply::AccountConnected { name, provider, account, scopes_granted, scopes_missing, status }) => {
+            Ok(Connected { name, provider, account, scopes_granted, scopes_missing, status })
+        }
+        Ok(_) => Err(unexpected()),
+        Err(e) => Err(e),
+    };
+    match connected {
         Ok(c) if json => match serde_json::to_string_pretty(&c) {
             Ok(s) => {
                 out(&s);
@@ -225,18 +293,23 @@ async fn connect(core: Core, cx: &CallContext, request: ConnectRequest, no_brows
     }
 }
 
-async fn list(core: &Core, json: bool) -> Result<()> {
-    let accounts = core.oauth().list().await?;
+async fn list(host: &Arc<Host>, json: bool) -> Result<()> {
     if json {
+        let Reply::AccountRecords { accounts } = ask(host, Op::ListAccountRecords).await? else {
+            return Err(unexpected());
+        };
         let s = serde_json::to_string_pretty(&accounts).map_err(|e| Error::internal(e.to_string()))?;
         out(&s);
         return Ok(());
     }
+    let Reply::Accounts { accounts } = ask(host, Op::ListAccounts).await? else {
+        return Err(unexpected());
+    };
     if accounts.is_empty() {
         out("no account connected (halley auth connect --provider ...)");
     }
     for a in accounts {
-        out(&format!("{}\t{}\t{}", a.name, a.status.as_str(), a.scopes_granted.0.join(" ")));
+        out(&format!("{}\t{}\t{}", a.name, a.status.as_str(), a.scopes_granted.join(" ")));
     }
     Ok(())
 }

@@ -1,19 +1,21 @@
 //! `halley mcp`: Halley's tools for MCP clients (`serve`, on stdio), and
-//! other MCP servers' tools for Halley's model (`add`, `list`, `remove`).
+//! other MCP servers' tools for Halley's model (`add`, `list`, `remove`:
+//! a host's `AttachMcpServer`, `ListMcpServers`, `ListMcpServerRecords`,
+//! `RemoveMcpServer`).
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Subcommand;
 
-use super::tools::{open_core, print_json};
+use super::tools::{asks_nobody, print_json};
 use super::{EXIT_FAILURE, EXIT_USAGE, exit_code, fail, out};
 use crate::api::mcp_server::McpServer;
-use crate::core::{BrowserSettings, Core};
+use crate::core::BrowserSettings;
 use crate::error::Error;
 use crate::host::Host;
 use crate::paths::DataDir;
-use crate::store::mcp_servers::McpTransport;
+use crate::protocol::{Op, Reply};
 
 #[derive(Debug, Subcommand)]
 pub enum McpCommand {
@@ -73,12 +75,18 @@ async fn serve(data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
     }
 }
 
-/// Open the core, do `work` with it, close it.
-async fn with_core<T>(data_dir: Option<&Path>, work: impl AsyncFnOnce(&Core) -> Result<T, Error>) -> Result<T, Error> {
-    let core = open_core(data_dir).await?;
-    let done = work(&core).await;
-    core.close().await;
+/// Open a host over the data directory, carry out `op` (it asks nobody),
+/// close it.
+async fn ask(data_dir: Option<&Path>, op: Op) -> Result<Reply, Error> {
+    let dir = DataDir::resolve(data_dir)?;
+    let host = Host::open(dir, BrowserSettings::default()).await?;
+    let done = host.handle_as(&asks_nobody(), op).await;
+    host.close().await;
     done
+}
+
+fn unexpected() -> Error {
+    Error::internal("the host answered with something else")
 }
 
 async fn add(
@@ -88,54 +96,54 @@ async fn add(
     headers: &[String],
     command: Vec<String>,
 ) -> ExitCode {
-    let transport = match crate::mcp::client::transport(url, headers, command) {
-        Ok(t) => t,
-        Err(e) => return fail(&e, EXIT_USAGE),
-    };
-    match with_core(data_dir, async |core| core.add_mcp_server(name, &transport).await).await {
-        Ok(row) => {
-            let names: Vec<String> = row.tools.iter().map(|t| format!("{name}__{}", t.name)).collect();
-            out(&format!("added MCP server `{name}` with {} tools: {}", names.len(), names.join(", ")));
+    // Checked before the data directory is touched: bad input writes nothing.
+    if let Err(e) = crate::mcp::client::transport(url.clone(), headers, command.clone()) {
+        return fail(&e, EXIT_USAGE);
+    }
+    let op = Op::AttachMcpServer { name: name.to_owned(), url, headers: headers.to_vec(), command };
+    match ask(data_dir, op).await {
+        Ok(Reply::McpServerAttached { tools, .. }) => {
+            out(&format!("added MCP server `{name}` with {} tools: {}", tools.len(), tools.join(", ")));
             ExitCode::SUCCESS
         }
+        Ok(_) => fail(&unexpected(), EXIT_FAILURE),
         Err(e) => fail(&e, exit_code(&e)),
     }
 }
 
 async fn list(data_dir: Option<&Path>, json: bool) -> ExitCode {
-    let servers = match with_core(data_dir, async |core| core.store().mcp_servers().list().await).await {
-        Ok(s) => s,
+    if json {
+        return match ask(data_dir, Op::ListMcpServerRecords).await {
+            Ok(Reply::McpServerRecords { servers }) => print_json(&servers),
+            Ok(_) => fail(&unexpected(), EXIT_FAILURE),
+            Err(e) => fail(&e, EXIT_FAILURE),
+        };
+    }
+    let servers = match ask(data_dir, Op::ListMcpServers).await {
+        Ok(Reply::McpServers { servers }) => servers,
+        Ok(_) => return fail(&unexpected(), EXIT_FAILURE),
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
-    if json {
-        return print_json(&servers);
-    }
     if servers.is_empty() {
         out("no MCP servers attached (`halley mcp add NAME -- COMMAND ARGS...`)");
     }
     for s in &servers {
-        let how = match &s.transport {
-            McpTransport::Stdio { command, args } => format!("stdio: {command} {}", args.join(" ")),
-            McpTransport::Http { url, headers } => {
-                let names: Vec<&str> = headers.keys().map(String::as_str).collect();
-                if names.is_empty() {
-                    format!("http: {url}")
-                } else {
-                    format!("http: {url} (headers: {})", names.join(", "))
-                }
-            }
+        let how = if s.header_names.is_empty() {
+            format!("{}: {}", s.transport, s.target)
+        } else {
+            format!("{}: {} (headers: {})", s.transport, s.target, s.header_names.join(", "))
         };
         out(&format!("{}  {}  ({} tools)", s.name, how.trim_end(), s.tools.len()));
         for t in &s.tools {
-            out(&format!("  {}__{}", s.name, t.name));
+            out(&format!("  {t}"));
         }
     }
     ExitCode::SUCCESS
 }
 
 async fn remove(data_dir: Option<&Path>, name: &str) -> ExitCode {
-    match with_core(data_dir, async |core| core.remove_mcp_server(name).await).await {
-        Ok(()) => {
+    match ask(data_dir, Op::RemoveMcpServer { name: name.to_owned() }).await {
+        Ok(_) => {
             out(&format!("removed MCP server `{name}`"));
             ExitCode::SUCCESS
         }

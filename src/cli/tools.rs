@@ -1,19 +1,25 @@
-//! `halley tools list|show|call`.
+//! `halley tools list|show|call|script|register|unregister`, through a
+//! [`Host`]'s ops as the panel's (`ListTools`, `CallTool`, `RegisterTool`,
+//! `UnregisterTool`); the calls are the command line's: its own
+//! confirmations (the terminal, `--yes`, `--confirm deny`) and origins.
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Subcommand;
 use serde_json::Value;
 
 use super::confirm::{ConfirmMode, confirmer};
-use super::signals::{Signals, close_for};
+use super::signals::{Signals, Stop, close_for};
 use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
-use crate::context::{CallContext, FrontEnd};
-use crate::core::{BrowserSettings, Core, error_result, preflight};
+use crate::context::FrontEnd;
+use crate::core::{BrowserSettings, error_result, preflight};
 use crate::error::{Error, ErrorCode};
+use crate::gate::{Confirmer, DenyAll};
+use crate::host::{Caller, Host};
 use crate::paths::DataDir;
-use crate::store::Store;
+use crate::protocol::{Op, Reply};
 use crate::tools::{Registry, ToolResultV2, ToolSpec, ToolStatus};
 
 #[derive(Debug, Subcommand)]
@@ -74,41 +80,99 @@ pub struct Consent {
 }
 
 pub async fn run(cmd: ToolsCommand, data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
-    let registry = match registry_of(data_dir).await {
-        Ok(r) => r,
+    let dir = match DataDir::resolve(data_dir) {
+        Ok(d) => d,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
     match cmd {
-        ToolsCommand::Register { file } => register(&file, data_dir).await,
-        ToolsCommand::Unregister { name } => unregister(&name, data_dir).await,
-        ToolsCommand::List { json } => list(&registry, json),
-        ToolsCommand::Show { name } => match registry.lookup(&name) {
-            Ok(spec) => print_json(spec),
-            Err(e) => fail(&e, EXIT_USAGE),
+        ToolsCommand::Register { file } => register(&file, dir, browser).await,
+        ToolsCommand::Unregister { name } => unregister(&name, dir, browser).await,
+        ToolsCommand::List { json } => match Tools::open(dir, browser).await {
+            Ok(tools) => {
+                let done = list(&tools.registry, json);
+                tools.close().await;
+                done
+            }
+            Err(e) => fail(&e, EXIT_FAILURE),
         },
-        ToolsCommand::Call { name, args, consent } => {
-            call(registry, &name, &args, Session { data_dir, browser, consent }).await
+        ToolsCommand::Show { name } => match Tools::open(dir, browser).await {
+            Ok(tools) => {
+                let done = match tools.registry.lookup(&name) {
+                    Ok(spec) => print_json(spec),
+                    Err(e) => fail(&e, EXIT_USAGE),
+                };
+                tools.close().await;
+                done
+            }
+            Err(e) => fail(&e, EXIT_FAILURE),
+        },
+        ToolsCommand::Call { name, args, consent } => call(&name, &args, dir, browser, consent).await,
+        ToolsCommand::Script { file, keep_going, consent } => script(&file, keep_going, dir, browser, consent).await,
+    }
+}
+
+/// The command line as the caller of its ops: the terminal, `--yes` or
+/// nobody answers its tool calls' questions; `allowed_origins` (empty: no
+/// limit) bound where they act.
+pub(super) fn cli_caller(confirmer: Arc<dyn Confirmer>, allowed_origins: Vec<String>) -> Caller {
+    Caller { front_end: FrontEnd::Cli, confirmer, allowed_origins }
+}
+
+/// The command line as the caller of ops that ask nobody.
+pub(super) fn asks_nobody() -> Caller {
+    cli_caller(Arc::new(DenyAll), Vec::new())
+}
+
+/// The tools of a data directory and, when it has a database, the host
+/// they came from, kept open for the command's calls.
+struct Tools {
+    dir: DataDir,
+    browser: BrowserSettings,
+    registry: Registry,
+    host: Option<Arc<Host>>,
+}
+
+impl Tools {
+    /// The built-in tools when the data directory has no database (nothing
+    /// is opened or created then), else the host's (`ListTools`: with the
+    /// blueprints registered and the MCP servers' tools).
+    async fn open(dir: DataDir, browser: BrowserSettings) -> Result<Tools, Error> {
+        if !dir.db_path().exists() {
+            return Ok(Tools { dir, browser, registry: Registry::builtin()?, host: None });
         }
-        ToolsCommand::Script { file, keep_going, consent } => {
-            script(registry, &file, keep_going, Session { data_dir, browser, consent }).await
+        let host = Host::open(dir.clone(), browser.clone()).await?;
+        let listed = match host.handle_as(&asks_nobody(), Op::ListTools).await {
+            Ok(Reply::Tools { tools }) => Registry::new(tools),
+            Ok(_) => Err(Error::internal("the host did not answer with the tools")),
+            Err(e) => Err(e),
+        };
+        match listed {
+            Ok(registry) => Ok(Tools { dir, browser, registry, host: Some(host) }),
+            Err(e) => {
+                host.close().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// The host, opened now if it was not (this creates the data directory).
+    async fn host(&mut self) -> Result<Arc<Host>, Error> {
+        if let Some(host) = &self.host {
+            return Ok(Arc::clone(host));
+        }
+        let host = Host::open(self.dir.clone(), self.browser.clone()).await?;
+        self.host = Some(Arc::clone(&host));
+        Ok(host)
+    }
+
+    async fn close(self) {
+        if let Some(host) = self.host {
+            host.close().await;
         }
     }
 }
 
-/// The built-in tools plus the blueprints registered and the MCP servers'
-/// tools in the data directory (when it has a database).
-async fn registry_of(data_dir: Option<&Path>) -> Result<Registry, Error> {
-    let dir = DataDir::resolve(data_dir)?;
-    if !dir.db_path().exists() {
-        return Registry::builtin();
-    }
-    let store = Store::open(&dir.db_path()).await?;
-    let registry = crate::host::stored_registry(&store).await;
-    store.close().await;
-    registry
-}
-
-async fn register(file: &str, data_dir: Option<&Path>) -> ExitCode {
+async fn register(file: &str, dir: DataDir, browser: BrowserSettings) -> ExitCode {
     let text = super::read_input(file);
     let text = match text {
         Ok(t) => t,
@@ -129,14 +193,14 @@ async fn register(file: &str, data_dir: Option<&Path>) -> ExitCode {
     if let Err(e) = crate::tools::blueprint::parse(&blueprint, &builtin) {
         return fail(&e, EXIT_USAGE);
     }
-    let core = match open_core(data_dir).await {
-        Ok(c) => c,
+    let host = match Host::open(dir, browser).await {
+        Ok(h) => h,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
-    let done = core.register_blueprint(&blueprint).await;
-    core.close().await;
+    let done = host.handle_as(&asks_nobody(), Op::RegisterTool { blueprint }).await;
+    host.close().await;
     match done {
-        Ok(spec) => {
+        Ok(Reply::Tool { tool: spec }) => {
             let how = match (spec.executor, spec.activity.as_deref()) {
                 (crate::tools::Executor::Implicit, _) => "the model produces its `_output`".to_owned(),
                 (_, Some(a)) if spec.status == ToolStatus::Available => format!("run by `{a}`"),
@@ -145,29 +209,25 @@ async fn register(file: &str, data_dir: Option<&Path>) -> ExitCode {
             out(&format!("registered `{}` ({how}); `halley tools show {}` for its schemas", spec.name, spec.name));
             ExitCode::SUCCESS
         }
+        Ok(_) => fail(&Error::internal("the host did not answer with the tool"), EXIT_FAILURE),
         Err(e) => fail(&e, EXIT_FAILURE),
     }
 }
 
-async fn unregister(name: &str, data_dir: Option<&Path>) -> ExitCode {
-    let core = match open_core(data_dir).await {
-        Ok(c) => c,
+async fn unregister(name: &str, dir: DataDir, browser: BrowserSettings) -> ExitCode {
+    let host = match Host::open(dir, browser).await {
+        Ok(h) => h,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
-    let done = core.unregister_blueprint(name).await;
-    core.close().await;
+    let done = host.handle_as(&asks_nobody(), Op::UnregisterTool { name: name.to_owned() }).await;
+    host.close().await;
     match done {
-        Ok(()) => {
+        Ok(_) => {
             out(&format!("unregistered `{name}`"));
             ExitCode::SUCCESS
         }
         Err(e) => fail(&e, EXIT_USAGE),
     }
-}
-
-pub(super) async fn open_core(data_dir: Option<&Path>) -> Result<Core, Error> {
-    let dir = DataDir::resolve(data_dir)?;
-    crate::host::open_core_full(dir, Registry::builtin()?, BrowserSettings::default()).await
 }
 
 pub(super) fn print_json<T: serde::Serialize>(value: &T) -> ExitCode {
@@ -249,51 +309,75 @@ fn emit(result: &ToolResultV2, usage: bool) -> ExitCode {
     }
 }
 
-/// Where and how a call or script runs.
-struct Session<'a> {
-    data_dir: Option<&'a Path>,
-    browser: BrowserSettings,
-    consent: Consent,
-}
-
-impl Session<'_> {
-    /// The core, and the context of the calls made from the command line
-    /// (who answers: the terminal, `--yes` or nobody; allowed origins).
-    async fn open(self, registry: Registry) -> Result<(Core, CallContext), Error> {
-        let dir = DataDir::resolve(self.data_dir)?;
-        let core = crate::host::open_core_full(dir, registry, self.browser).await?;
-        let cx = CallContext::new(FrontEnd::Cli)
-            .with_confirmer(confirmer(self.consent.confirm, self.consent.yes))
-            .with_allowed_origins(self.consent.allow_origins);
-        Ok((core, cx))
+impl Consent {
+    /// The caller of the calls made from the command line: who answers
+    /// (the terminal, `--yes` or nobody) and the allowed origins.
+    fn caller(self) -> Caller {
+        cli_caller(confirmer(self.confirm, self.yes), self.allow_origins)
     }
 }
 
-async fn call(registry: Registry, name: &str, raw_args: &str, session: Session<'_>) -> ExitCode {
+/// One call through the host (`CallTool`), as its result.
+async fn send_call(
+    host: &Arc<Host>,
+    caller: &Caller,
+    name: &str,
+    args: Value,
+    spec: Option<&ToolSpec>,
+) -> ToolResultV2 {
+    match host.handle_as(caller, Op::CallTool { name: name.to_owned(), args }).await {
+        Ok(Reply::ToolResult { result }) => result,
+        Ok(_) => error_result(spec, &Error::internal("the host did not answer with the result")),
+        Err(e) => error_result(spec, &e),
+    }
+}
+
+async fn call(name: &str, raw_args: &str, dir: DataDir, browser: BrowserSettings, consent: Consent) -> ExitCode {
+    let mut tools = match Tools::open(dir, browser).await {
+        Ok(t) => t,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
     // Everything decidable without the data directory is decided first, so
     // bad input writes nothing.
-    let args = match read_args(raw_args) {
-        Ok(a) => a,
-        Err(e) => return emit(&error_result(registry.get(name), &e), true),
+    let refused = match read_args(raw_args) {
+        Ok(args) => match preflight(&tools.registry, name, &args) {
+            Ok(_) => Ok(args),
+            Err((spec, err)) => {
+                let usage = matches!(err.code(), ErrorCode::InvalidArguments | ErrorCode::UnknownTool);
+                Err((error_result(spec, &err), usage))
+            }
+        },
+        Err(e) => Err((error_result(tools.registry.get(name), &e), true)),
     };
-    if let Err((spec, err)) = preflight(&registry, name, &args) {
-        let usage = matches!(err.code(), ErrorCode::InvalidArguments | ErrorCode::UnknownTool);
-        return emit(&error_result(spec, &err), usage);
-    }
-    let spec = registry.get(name).cloned();
+    let args = match refused {
+        Ok(args) => args,
+        Err((result, usage)) => {
+            tools.close().await;
+            return emit(&result, usage);
+        }
+    };
+    let spec = tools.registry.get(name).cloned();
     let mut signals = Signals::install();
-    let (core, cx) = match signals.during(session.open(registry)).await {
-        Ok(Ok(c)) => c,
+    let host = match signals.during(tools.host()).await {
+        Ok(Ok(h)) => h,
         Ok(Err(e)) => return emit(&error_result(spec.as_ref(), &e), false),
-        Err(stop) => return stop.exit_code(),
+        Err(stop) => return stopped_early(tools, stop).await,
     };
-    let result = match signals.during(core.call_tool(&cx, name, args)).await {
+    let caller = consent.caller();
+    let result = match signals.during(send_call(&host, &caller, name, args, spec.as_ref())).await {
         Ok(result) => result,
-        Err(stop) => return close_for(&core, stop).await,
+        Err(stop) => return close_for(host.core(), stop).await,
     };
-    core.close().await;
+    host.close().await;
     let usage = result.error.as_ref().is_some_and(|e| e.code == ErrorCode::InvalidArguments);
     emit(&result, usage)
+}
+
+/// After a signal before any call: a host already open (for its tools)
+/// is closed; no browser was started.
+async fn stopped_early(tools: Tools, stop: Stop) -> ExitCode {
+    tools.close().await;
+    stop.exit_code()
 }
 
 /// One parsed line of a script.
@@ -339,44 +423,41 @@ fn parse_script(registry: &Registry, text: &str) -> Result<Vec<ScriptStep>, Erro
     Ok(steps)
 }
 
-async fn script(registry: Registry, file: &str, keep_going: bool, session: Session<'_>) -> ExitCode {
+async fn script(file: &str, keep_going: bool, dir: DataDir, browser: BrowserSettings, consent: Consent) -> ExitCode {
+    let mut tools = match Tools::open(dir, browser).await {
+        Ok(t) => t,
+        Err(e) => return fail(&e, EXIT_FAILURE),
+    };
     let text = if file == "-" {
         let mut s = String::new();
-        match std::io::Read::read_to_string(&mut std::io::stdin(), &mut s) {
-            Ok(_) => s,
-            Err(e) => {
-                return fail(&Error::invalid_arguments("cannot read the script from stdin").with_source(e), EXIT_USAGE);
-            }
-        }
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .map(|_| s)
+            .map_err(|e| Error::invalid_arguments("cannot read the script from stdin").with_source(e))
     } else {
-        match std::fs::read_to_string(file) {
-            Ok(s) => s,
-            Err(e) => {
-                return fail(
-                    &Error::new(ErrorCode::FileNotFound, format!("cannot read script {file}")).with_source(e),
-                    EXIT_USAGE,
-                );
-            }
-        }
+        std::fs::read_to_string(file)
+            .map_err(|e| Error::new(ErrorCode::FileNotFound, format!("cannot read script {file}")).with_source(e))
     };
-    let steps = match parse_script(&registry, &text) {
+    let steps = match text.and_then(|text| parse_script(&tools.registry, &text)) {
         Ok(s) => s,
         Err(e) => {
+            tools.close().await;
             let code = if e.code() == ErrorCode::NotAvailable { EXIT_FAILURE } else { EXIT_USAGE };
             return fail(&e, code);
         }
     };
+    let specs: Vec<Option<ToolSpec>> = steps.iter().map(|s| tools.registry.get(&s.tool).cloned()).collect();
     let mut signals = Signals::install();
-    let (core, cx) = match signals.during(session.open(registry)).await {
-        Ok(Ok(c)) => c,
+    let host = match signals.during(tools.host()).await {
+        Ok(Ok(h)) => h,
         Ok(Err(e)) => return fail(&e, EXIT_FAILURE),
-        Err(stop) => return stop.exit_code(),
+        Err(stop) => return stopped_early(tools, stop).await,
     };
+    let caller = consent.caller();
     let mut failed = false;
-    for step in steps {
-        let result = match signals.during(core.call_tool(&cx, &step.tool, step.args)).await {
+    for (step, spec) in steps.into_iter().zip(specs) {
+        let result = match signals.during(send_call(&host, &caller, &step.tool, step.args, spec.as_ref())).await {
             Ok(result) => result,
-            Err(stop) => return close_for(&core, stop).await,
+            Err(stop) => return close_for(host.core(), stop).await,
         };
         match serde_json::to_string(&result) {
             Ok(line) => out(&line),
@@ -393,6 +474,6 @@ async fn script(registry: Registry, file: &str, keep_going: bool, session: Sessi
             }
         }
     }
-    core.close().await;
+    host.close().await;
     if failed { ExitCode::from(EXIT_FAILURE) } else { ExitCode::SUCCESS }
 }

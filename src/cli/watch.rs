@@ -1,10 +1,11 @@
 //! `halley watch create|list|show|pause|resume|delete|poll|run|import|export`:
-//! the watch tools from the command line, each call through the core (so
+//! the watch tools from the command line, each call a host's `CallTool` (so
 //! through the gate: `delete` asks on the terminal unless `--yes`). Alerts a
 //! check finds go out as native notifications from here too.
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Subcommand;
@@ -12,11 +13,13 @@ use serde_json::{Value, json};
 
 use super::confirm::{ConfirmMode, confirmer};
 use super::signals::{Signals, close_for};
+use super::tools::{asks_nobody, cli_caller};
 use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
-use crate::context::{CallContext, FrontEnd};
-use crate::core::{BrowserSettings, Core, preflight};
+use crate::core::{BrowserSettings, preflight};
 use crate::error::{Error, ErrorCode};
+use crate::host::{Caller, Host};
 use crate::paths::DataDir;
+use crate::protocol::{Op, Reply};
 use crate::tools::catalogue::data::{WatchCheck, WatchCreateArgs, WatchPollOutput};
 use crate::tools::catalogue::watches::{WatchListOutput, WatchSummary};
 use crate::tools::{Registry, ToolResultV2};
@@ -130,44 +133,56 @@ fn print_json(v: &Value) -> ExitCode {
 }
 
 struct Session {
-    core: Core,
-    cx: CallContext,
+    host: Arc<Host>,
+    caller: Caller,
     signals: Signals,
 }
 
-async fn open(data_dir: Option<&Path>, browser: BrowserSettings, cx: CallContext) -> Result<Session, Error> {
+async fn open(data_dir: Option<&Path>, browser: BrowserSettings, caller: Caller) -> Result<Session, Error> {
     let signals = Signals::install();
     let dir = DataDir::resolve(data_dir)?;
-    let core = crate::host::open_core_full(dir, Registry::builtin()?, browser).await?;
-    Ok(Session { core, cx, signals })
+    let host = Host::open(dir, browser).await?;
+    Ok(Session { host, caller, signals })
 }
 
 impl Session {
     /// One tool call; `Err` is the exit code when it was stopped or failed.
     async fn call(&mut self, name: &str, args: Value) -> Result<Value, ExitCode> {
-        call_in(&self.core, &self.cx, &mut self.signals, name, args).await
+        call_in(&self.host, &self.caller, &mut self.signals, name, args).await
     }
 
     async fn close(self) {
-        self.core.close().await;
+        self.host.close().await;
     }
 }
 
-/// One tool call on `core`; `Err` is the exit code when it was stopped or
-/// failed (the core closed then).
+/// One tool call through `host` (`CallTool`); `Err` is the exit code when
+/// it was stopped or failed (the host closed then).
 async fn call_in(
-    core: &Core,
-    cx: &CallContext,
+    host: &Arc<Host>,
+    caller: &Caller,
     signals: &mut Signals,
     name: &str,
     args: Value,
 ) -> Result<Value, ExitCode> {
-    let result = match signals.during(core.call_tool(cx, name, args)).await {
+    let op = Op::CallTool { name: name.to_owned(), args };
+    let reply = match signals.during(host.handle_as(caller, op)).await {
         Ok(r) => r,
-        Err(stop) => return Err(close_for(core, stop).await),
+        Err(stop) => return Err(close_for(host.core(), stop).await),
+    };
+    let result = match reply {
+        Ok(Reply::ToolResult { result }) => result,
+        Ok(_) => {
+            host.close().await;
+            return Err(fail(&Error::internal("the host did not answer with the result"), EXIT_FAILURE));
+        }
+        Err(e) => {
+            host.close().await;
+            return Err(fail(&e, code_of(e.code())));
+        }
     };
     if result.error.is_some() {
-        core.close().await;
+        host.close().await;
         return Err(tool_failed(&result));
     }
     Ok(result.data)
@@ -180,7 +195,6 @@ fn checked(name: &str, args: &Value) -> Result<(), ExitCode> {
 }
 
 pub async fn run(cmd: WatchCommand, data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
-    let cli = CallContext::new(FrontEnd::Cli);
     let (name, args, json_out) = match cmd {
         WatchCommand::Create { url, below, rules, every, label, selector, fields, cooldown, no_check, json } => {
             match create_args(url, below, rules, every, label, selector, fields, cooldown, no_check) {
@@ -196,7 +210,7 @@ pub async fn run(cmd: WatchCommand, data_dir: Option<&Path>, browser: BrowserSet
             return one(
                 data_dir,
                 browser,
-                cli.with_confirmer(confirmer(confirm, yes)),
+                cli_caller(confirmer(confirm, yes), Vec::new()),
                 "watch_delete",
                 json!({"watch_id": id}),
                 false,
@@ -214,13 +228,13 @@ pub async fn run(cmd: WatchCommand, data_dir: Option<&Path>, browser: BrowserSet
         WatchCommand::Import { file } => return import(data_dir, browser, &file).await,
         WatchCommand::Export => return export(data_dir, browser).await,
     };
-    one(data_dir, browser, cli, name, args, json_out).await
+    one(data_dir, browser, asks_nobody(), name, args, json_out).await
 }
 
 async fn one(
     data_dir: Option<&Path>,
     browser: BrowserSettings,
-    cx: CallContext,
+    caller: Caller,
     name: &str,
     args: Value,
     json_out: bool,
@@ -228,7 +242,7 @@ async fn one(
     if let Err(code) = checked(name, &args) {
         return code;
     }
-    let mut session = match open(data_dir, browser, cx).await {
+    let mut session = match open(data_dir, browser, caller).await {
         Ok(s) => s,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
@@ -413,7 +427,7 @@ async fn import(data_dir: Option<&Path>, browser: BrowserSettings, file: &str) -
         Ok(e) => e,
         Err(e) => return fail(&e, EXIT_USAGE),
     };
-    let mut session = match open(data_dir, browser, CallContext::new(FrontEnd::Cli)).await {
+    let mut session = match open(data_dir, browser, asks_nobody()).await {
         Ok(s) => s,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
@@ -433,7 +447,7 @@ async fn import(data_dir: Option<&Path>, browser: BrowserSettings, file: &str) -
 }
 
 async fn export(data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
-    let mut session = match open(data_dir, browser, CallContext::new(FrontEnd::Cli)).await {
+    let mut session = match open(data_dir, browser, asks_nobody()).await {
         Ok(s) => s,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
@@ -476,30 +490,27 @@ async fn export(data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
 /// due once (not once per missed slot); each check moves it one period on
 /// from when it ran, plus a little jitter so watches of one site spread out.
 async fn run_loop(data_dir: Option<&Path>, browser: BrowserSettings, tick: u64, passes: Option<u64>) -> ExitCode {
-    let Session { core, cx, mut signals } = match open(data_dir, browser, CallContext::new(FrontEnd::Cli)).await {
+    let Session { host, caller, mut signals } = match open(data_dir, browser, asks_nobody()).await {
         Ok(s) => s,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
     // The buttons of the notifications this process shows act while it runs.
-    let buttons = crate::host::actions::listen(crate::notify::subscribe(), async |invoked| {
-        crate::host::actions::act_logged(&core, invoked).await;
-        true
-    });
+    let buttons = host.answer_notification_buttons();
     let passing = async {
         let mut done = 0;
         loop {
-            let data = call_in(&core, &cx, &mut signals, "watch_poll", json!({})).await?;
+            let data = call_in(&host, &caller, &mut signals, "watch_poll", json!({})).await?;
             if let Ok(poll) = serde_json::from_value::<WatchPollOutput>(data) {
                 poll.checks.iter().for_each(print_check);
             }
             done += 1;
             if passes.is_some_and(|p| done >= p) {
-                core.close().await;
+                host.close().await;
                 return Ok::<(), ExitCode>(());
             }
             let wait = tokio::time::sleep(Duration::from_secs(tick.max(1)));
             if let Err(stop) = signals.during(wait).await {
-                return Err(close_for(&core, stop).await);
+                return Err(close_for(host.core(), stop).await);
             }
         }
     };

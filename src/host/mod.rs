@@ -9,6 +9,7 @@
 pub mod actions;
 mod compose;
 pub mod confirm;
+mod direct;
 mod mcp_servers;
 mod ops;
 mod run;
@@ -269,6 +270,18 @@ impl Host {
             Op::ListAlerts { limit } => self.alerts(limit).await,
             Op::MarkAlertsRead { ids } => self.mark_alerts_read(ids.as_deref()).await,
             // [ops: the CLI's tools, watch, auth and mcp commands]
+            Op::SignInAccount { provider, issuer, client_id, client_secret, scopes, timeout_secs } => {
+                let sign_in = direct::SignIn { provider, issuer, client_id, client_secret, scopes, timeout_secs };
+                self.sign_in_account(caller, sign_in).await
+            }
+            Op::OpenSignInPage { url } => self.open_sign_in_page(&url).await,
+            Op::CheckAccount { name } => self.check_account(name).await,
+            Op::SignOutAccount { name } => self.sign_out_account(&name).await,
+            Op::ListAccountRecords => self.account_records().await,
+            Op::AttachMcpServer { name, url, headers, command } => {
+                self.attach_mcp_server(name, url, &headers, command).await
+            }
+            Op::ListMcpServerRecords => self.mcp_server_records().await,
             Op::ListAccounts => ops::accounts(&self.core).await,
             Op::ConnectAccount { provider, issuer, client_id, client_secret, scopes } => {
                 let request = ops::connect_request(&provider, issuer, client_id, client_secret, scopes)?;

@@ -62,6 +62,18 @@ impl Host {
         });
         Scheduler { task, buttons }
     }
+
+    /// Act on the buttons of the notifications this process shows
+    /// (`host::actions`) until the presses end: for a front end that checks
+    /// the watches itself (`halley watch run`, through `watch_poll`), as
+    /// the scheduler does beside its passes. Listens from the call on.
+    pub fn answer_notification_buttons(&self) -> impl std::future::Future<Output = ()> + '_ {
+        let presses = crate::notify::subscribe();
+        crate::host::actions::listen(presses, async |invoked| {
+            crate::host::actions::act_logged(self.core(), invoked).await;
+            true
+        })
+    }
 }
 
 /// One pass; `false` when the host is gone.
