@@ -96,6 +96,68 @@ pub enum Op {
     /// The runs going on now, whoever started them. Replies [`Reply::Runs`].
     ListRuns,
     // [ops: Letta's routes]
+    /// A tool kept in the store, by name (whatever runs it), with its
+    /// declaration as registered now. Replies [`Reply::StoredTool`] (none:
+    /// no tool of that name).
+    StoredTool { name: String },
+    /// The client tools kept in the store (registered from Python source or
+    /// a Letta request's `client_tools`), by name. Replies
+    /// [`Reply::ClientTools`].
+    ListClientTools,
+    /// Register (or replace, by name) a client tool from its JSON Schema
+    /// `parameters` (a Letta request's `client_tools`; none: no arguments):
+    /// no source, no approval asked, its calls go to the client of the run
+    /// that makes them. Replies [`Reply::Tool`] (no [`Event::ToolsChanged`]).
+    RegisterClientSchema {
+        name: String,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        description: String,
+        #[serde(default)]
+        #[ts(optional)]
+        parameters: Option<Value>,
+    },
+    /// Make a Letta agent (`POST /v1/agents/`): `name` (none:
+    /// `letta-agent`), its `model` handle (`provider/model` or a model name:
+    /// its runs use it when the saved settings know it), `system` and
+    /// `tools` kept as given. Halley's own agent stays the oldest. Replies
+    /// [`Reply::LettaAgent`].
+    CreateLettaAgent {
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        name: Option<String>,
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        model: Option<String>,
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        system: Option<String>,
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        tools: Option<Vec<String>>,
+    },
+    /// A Letta agent by id. Replies [`Reply::LettaAgent`]; `not_found` for
+    /// no such agent (Halley's own agent is not one).
+    GetLettaAgent { id: String },
+    /// Start a Letta agent's run on `text`, as [`Op::SendMessage`] does but
+    /// for the sender (its front end and allowed origins; its confirmer
+    /// answers the run's questions): in the agent's one conversation (its
+    /// first run makes it), on the agent's model when the saved settings
+    /// know it, at most `max_steps` model calls (none or 0: the default);
+    /// its client-tool calls go to the agent's requester (client key
+    /// `letta:<agent_id>`). Replies [`Reply::RunStarted`]; `not_found` for
+    /// no such agent, `invalid_arguments` for an empty text, while paused or
+    /// while the conversation has a run going on.
+    StartLettaRun {
+        agent_id: String,
+        text: String,
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        max_steps: Option<u32>,
+    },
+    /// The tokens run `run_id`'s model calls used so far, and how many
+    /// calls it made (none for an unknown run). Replies [`Reply::RunUsage`].
+    RunUsage { run_id: String },
     /// Register a tool blueprint (docs/blueprints.md) or replace the one
     /// of the same name. Every run offers it to the model from its next
     /// turn. Replies [`Reply::Tool`], then [`Event::ToolsChanged`].
@@ -376,6 +438,24 @@ pub enum Reply {
         runs: Vec<RunInfo>,
     },
     // [replies: Letta's routes]
+    /// A tool kept in the store; none: no tool of that name.
+    StoredTool {
+        tool: Option<StoredToolView>,
+    },
+    /// The client tools kept in the store, by name.
+    ClientTools {
+        tools: Vec<StoredToolView>,
+    },
+    /// An agent made over Letta's API.
+    LettaAgent {
+        agent: LettaAgentView,
+    },
+    /// What a run's model calls used: tokens, and `steps` (the calls).
+    RunUsage {
+        prompt_tokens: i64,
+        completion_tokens: i64,
+        steps: u32,
+    },
     ToolResult {
         result: ToolResultV2,
     },
@@ -482,6 +562,36 @@ pub struct AccountView {
     pub account: String,
     pub status: crate::tools::catalogue::data::AccountStatus,
     pub scopes_granted: Vec<String>,
+}
+
+/// A tool as the store keeps it, with its declaration as the registry has
+/// it now (none: not registered now).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct StoredToolView {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub executor: crate::tools::Executor,
+    /// A client tool's Python source, as registered.
+    pub source_code: Option<String>,
+    pub requires_confirmation: bool,
+    pub created_at: String,
+    pub updated_at: String,
+    pub spec: Option<ToolSpec>,
+}
+
+/// An agent made over Letta's API, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct LettaAgentView {
+    pub id: String,
+    pub name: String,
+    pub system: String,
+    /// What the agent was made with: `model` (its handle, or null),
+    /// `tools` (names), `letta: true`, and `conversation_id` once a run
+    /// made its conversation.
+    pub config: Value,
+    pub created_at: String,
+    pub updated_at: String,
 }
 
 /// A fact the core tells every front end, as it happens.

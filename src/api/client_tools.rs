@@ -69,7 +69,7 @@ fn checked_client(id: &str) -> Result<String, ApiError> {
 /// client listens: a call made while no stream is open fails at once.
 async fn client_events(State(api): State<Api>, Path(client): Path<String>) -> Result<Response, ApiError> {
     let client = checked_client(&client)?;
-    let listener = api.host.core().client_calls().listen(&client);
+    let listener = api.host.client_calls().listen(&client);
     let waiting: std::collections::VecDeque<ClientCall> = listener.waiting.clone().into();
     let stream = futures::stream::unfold((listener, waiting), |(mut listener, mut waiting)| async move {
         let call = match waiting.pop_front() {

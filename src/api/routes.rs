@@ -22,7 +22,7 @@ use super::{Api, ApiError};
 use crate::context::FrontEnd;
 use crate::error::{Error, ErrorCode};
 use crate::host::RunRequest;
-use crate::protocol::{Event, Op, Reply, RunInfo};
+use crate::protocol::{Event, Op, Reply, RunInfo, StoredToolView};
 
 pub(super) fn routes() -> Router<Api> {
     Router::new()
@@ -200,18 +200,40 @@ pub(super) struct RegisterBody {
 }
 
 /// A registered client tool, as the registration endpoints answer it.
-fn client_tool_json(row: &crate::store::tools::ToolRow, spec: Option<&crate::tools::ToolSpec>) -> Value {
+fn client_tool_json(tool: &StoredToolView) -> Value {
+    let spec = tool.spec.as_ref();
     serde_json::json!({
-        "id": row.id,
-        "name": row.name,
-        "description": row.description,
+        "id": tool.id,
+        "name": tool.name,
+        "description": tool.description,
         "json_schema": spec.map_or(Value::Null, |s| s.parameters.clone()),
-        "source_code": row.source_code,
-        "default_requires_approval": row.requires_confirmation,
+        "source_code": tool.source_code,
+        "default_requires_approval": tool.requires_confirmation,
         "status": spec.map(|s| s.status),
-        "created_at": row.created_at,
-        "updated_at": row.updated_at,
+        "created_at": tool.created_at,
+        "updated_at": tool.updated_at,
     })
+}
+
+/// The tool named `name` in the store, if any ([`Op::StoredTool`]).
+pub(super) async fn stored_tool(api: &Api, name: &str) -> Result<Option<StoredToolView>, ApiError> {
+    match api.host.handle(Op::StoredTool { name: name.to_owned() }).await? {
+        Reply::StoredTool { tool } => Ok(tool),
+        _ => Err(unexpected("a stored tool")),
+    }
+}
+
+/// The client tools in the store ([`Op::ListClientTools`]).
+pub(super) async fn client_tools(api: &Api) -> Result<Vec<StoredToolView>, ApiError> {
+    match api.host.handle(Op::ListClientTools).await? {
+        Reply::ClientTools { tools } => Ok(tools),
+        _ => Err(unexpected("the client tools")),
+    }
+}
+
+/// The host answered an op with another reply than the op documents.
+pub(super) fn unexpected(what: &str) -> ApiError {
+    Error::internal(format!("the host did not answer with {what}")).into()
 }
 
 /// `POST /api/letta/agents/tools`: register a client tool from its Python
@@ -224,7 +246,7 @@ async fn register_client_tool(
     Body(body): Body<RegisterBody>,
 ) -> Result<Response, ApiError> {
     let client = super::client_tools::client_key(&headers)?;
-    let existed = api.host.core().store().tools().get_by_name(&body.name).await?.is_some();
+    let existed = stored_tool(&api, &body.name).await?.is_some();
     let op = Op::RegisterClientTool {
         name: body.name.clone(),
         description: body.description,
@@ -234,28 +256,14 @@ async fn register_client_tool(
         timeout_secs: body.timeout_seconds,
     };
     api.host.handle(op).await?;
-    let row = api
-        .host
-        .core()
-        .store()
-        .tools()
-        .get_by_name(&body.name)
-        .await?
-        .ok_or_else(|| Error::internal("the tool was not stored"))?;
-    let registry = api.host.core().registry();
+    let tool = stored_tool(&api, &body.name).await?.ok_or_else(|| Error::internal("the tool was not stored"))?;
     let status = if existed { StatusCode::OK } else { StatusCode::CREATED };
-    Ok((status, Json(client_tool_json(&row, registry.get(&body.name)))).into_response())
+    Ok((status, Json(client_tool_json(&tool))).into_response())
 }
 
 /// `GET /api/letta/agents/tools`: the client tools registered.
 async fn list_client_tools(State(api): State<Api>) -> Result<Json<Value>, ApiError> {
-    let registry = api.host.core().registry();
-    let rows = api.host.core().store().tools().list().await?;
-    let tools: Vec<Value> = rows
-        .iter()
-        .filter(|r| r.executor == crate::tools::Executor::Client)
-        .map(|r| client_tool_json(r, registry.get(&r.name)))
-        .collect();
+    let tools: Vec<Value> = client_tools(&api).await?.iter().map(client_tool_json).collect();
     Ok(Json(serde_json::json!({"tools": tools})))
 }
 

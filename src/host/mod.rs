@@ -10,6 +10,7 @@ pub mod actions;
 mod compose;
 pub mod confirm;
 mod direct;
+pub mod letta;
 mod mcp_servers;
 mod ops;
 mod run;
@@ -159,6 +160,20 @@ impl Host {
             }
             Op::ListRuns => Ok(Reply::Runs { runs: self.runs_going() }),
             // [ops: Letta's routes]
+            Op::StoredTool { name } => letta::stored_tool(&self.core, &name).await,
+            Op::ListClientTools => letta::client_tools(&self.core).await,
+            Op::RegisterClientSchema { name, description, parameters } => {
+                let parameters = parameters.unwrap_or(serde_json::Value::Null);
+                letta::register_client_schema(&self.core, &name, &description, &parameters).await
+            }
+            Op::CreateLettaAgent { name, model, system, tools } => {
+                letta::create_agent(store, name, model, system, tools).await
+            }
+            Op::GetLettaAgent { id } => letta::agent(store, &id).await,
+            Op::StartLettaRun { agent_id, text, max_steps } => {
+                self.start_letta_run(caller, &agent_id, text, max_steps).await
+            }
+            Op::RunUsage { run_id } => letta::run_usage(store, &run_id).await,
             Op::RegisterTool { blueprint } => {
                 let tool = self.core.register_blueprint(&blueprint).await?;
                 let _ = self.events.send(Event::ToolsChanged);

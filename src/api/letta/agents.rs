@@ -1,5 +1,5 @@
-//! `/v1/agents/`: Letta agents (rows of `agents` marked `letta`), their
-//! `AgentState` shape, and the model their runs use.
+//! `/v1/agents/`: Letta agents (rows of `agents` marked `letta`, through
+//! the host's ops) in their `AgentState` shape.
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -8,13 +8,11 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::super::routes::Body;
+use super::super::routes::{Body, unexpected};
 use super::super::{Api, ApiError};
 use super::letta_error;
-use crate::agent::ModelFlags;
 use crate::error::ErrorCode;
-use crate::host::RunModel;
-use crate::store::agents::{AgentRow, NewAgent};
+use crate::protocol::{LettaAgentView, Op, Reply};
 
 #[derive(Debug, Deserialize)]
 pub(super) struct AgentBody {
@@ -29,70 +27,59 @@ pub(super) struct AgentBody {
 }
 
 /// An agent in Letta's `AgentState` shape (the fields the SDK reads).
-fn agent_json(row: &AgentRow) -> Value {
+fn agent_json(agent: &LettaAgentView) -> Value {
+    let model = agent.config.get("model").cloned().unwrap_or(Value::Null);
     json!({
-        "id": row.id,
-        "name": row.name,
-        "system": row.system,
+        "id": agent.id,
+        "name": agent.name,
+        "system": agent.system,
         "agent_type": "letta_v1_agent",
-        "model": row.llm_config.get("model").cloned().unwrap_or(Value::Null),
-        "tools": row.llm_config.get("tools").cloned().unwrap_or_else(|| json!([])),
-        "created_at": row.created_at,
-        "updated_at": row.updated_at,
+        "model": model,
+        "tools": agent.config.get("tools").cloned().unwrap_or_else(|| json!([])),
+        "created_at": agent.created_at,
+        "updated_at": agent.updated_at,
         "tags": [],
         "metadata": {},
         "memory": {"blocks": []},
         "blocks": [],
         "sources": [],
-        "llm_config": {"model": row.llm_config.get("model").cloned().unwrap_or(Value::Null),
-                       "model_endpoint_type": "openai", "context_window": 32000},
+        "llm_config": {"model": model, "model_endpoint_type": "openai", "context_window": 32000},
         "embedding_config": {"embedding_model": "none", "embedding_endpoint_type": "openai", "embedding_dim": 0},
     })
 }
 
+/// The agent a reply carries.
+fn agent_of(reply: Reply) -> Result<LettaAgentView, ApiError> {
+    match reply {
+        Reply::LettaAgent { agent } => Ok(agent),
+        _ => Err(unexpected("an agent")),
+    }
+}
+
 /// `POST /v1/agents/`: a new agent.
 pub(super) async fn create_agent(State(api): State<Api>, Body(body): Body<AgentBody>) -> Result<Response, ApiError> {
-    let store = api.host.core().store();
-    // Halley's own agent stays the oldest one (the one its runs use).
-    crate::builtin::memory::blocks::default_agent(store).await?;
-    let name = body.name.unwrap_or_else(|| "letta-agent".to_owned());
-    let llm_config = json!({"model": body.model, "tools": body.tools.unwrap_or_default(), "letta": true});
-    let new = NewAgent { system: body.system.unwrap_or_default(), llm_config, ..NewAgent::named(&name) };
-    let row = store.agents().create(&new).await?;
-    Ok(Json(agent_json(&row)).into_response())
+    let op = Op::CreateLettaAgent { name: body.name, model: body.model, system: body.system, tools: body.tools };
+    let agent = agent_of(api.host.handle(op).await?)?;
+    Ok(Json(agent_json(&agent)).into_response())
 }
 
 /// `GET /v1/agents/{id}`.
 pub(super) async fn get_agent(State(api): State<Api>, Path(id): Path<String>) -> Result<Response, ApiError> {
     match letta_agent(&api, &id).await? {
-        Some(row) => Ok(Json(agent_json(&row)).into_response()),
+        Some(agent) => Ok(Json(agent_json(&agent)).into_response()),
         None => Ok(no_agent(&id)),
     }
 }
 
 /// An agent made over this API (Halley's own agent is not one).
-pub(super) async fn letta_agent(api: &Api, id: &str) -> Result<Option<AgentRow>, ApiError> {
-    let row = api.host.core().store().agents().get(id).await?;
-    Ok(row.filter(|r| r.llm_config.get("letta").and_then(Value::as_bool) == Some(true)))
+pub(super) async fn letta_agent(api: &Api, id: &str) -> Result<Option<LettaAgentView>, ApiError> {
+    match api.host.handle(Op::GetLettaAgent { id: id.to_owned() }).await {
+        Ok(reply) => agent_of(reply).map(Some),
+        Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
+        Err(e) => Err(e.into()),
+    }
 }
 
 pub(super) fn no_agent(id: &str) -> Response {
     letta_error(StatusCode::NOT_FOUND, ErrorCode::NotFound, format!("no agent `{id}`"))
-}
-
-/// The model of an agent's runs: its `model` handle (`provider/model`, or
-/// a model name) when the saved settings know it (their model, or their
-/// preset's provider), else the saved settings as they are.
-pub(super) fn run_model(handle: Option<&str>, settings: &crate::protocol::Settings) -> RunModel {
-    let Some(handle) = handle.map(str::trim).filter(|h| !h.is_empty()) else {
-        return RunModel::Saved;
-    };
-    let (provider, model) = handle.split_once('/').map_or((None, handle), |(p, m)| (Some(p), m));
-    let same_model = settings.model.as_deref() == Some(model) || settings.model.as_deref() == Some(handle);
-    let same_provider = provider.is_some() && provider == settings.preset.as_deref();
-    if same_model || same_provider {
-        RunModel::Flags(ModelFlags { model: Some(model.to_owned()), ..ModelFlags::default() })
-    } else {
-        RunModel::Saved
-    }
 }

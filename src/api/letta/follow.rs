@@ -9,8 +9,8 @@ use tokio::sync::{broadcast, mpsc};
 use super::super::Api;
 use super::agent_key;
 use crate::builtin::client::{ClientCall, Listener};
-use crate::protocol::{AgentEvent, Event, RunStatus};
-use crate::tools::{Executor, ResultStatus};
+use crate::protocol::{AgentEvent, Event, Op, Reply, RunStatus};
+use crate::tools::ResultStatus;
 
 pub(super) enum Out {
     Message(Value),
@@ -57,7 +57,7 @@ impl Follow {
                         }
                         // Every call waiting for this agent now (the first
                         // one included) is asked.
-                        waiting = self.api.host.core().client_calls().waiting_for(&agent_key(&self.agent_id));
+                        waiting = self.api.host.client_calls().waiting_for(&agent_key(&self.agent_id));
                         if waiting.is_empty() {
                             waiting.push(call);
                         }
@@ -79,7 +79,7 @@ impl Follow {
                     }
                 }
                 Event::RunEnded { run_id, status, .. } if run_id == self.run_id => {
-                    self.api.host.core().client_calls().run_ended(&agent_key(&self.agent_id), &self.run_id);
+                    self.api.host.client_calls().run_ended(&agent_key(&self.agent_id), &self.run_id);
                     break match status {
                         RunStatus::Completed => "end_turn",
                         RunStatus::Cancelled => "cancelled",
@@ -104,15 +104,19 @@ impl Follow {
             }));
         }
         self.emit(json!({"message_type": "stop_reason", "stop_reason": stop}));
-        let steps = self.api.host.core().store().steps().for_run(&self.run_id).await.unwrap_or_default();
-        let prompt: i64 = steps.iter().filter_map(|s| s.prompt_tokens).sum();
-        let completion: i64 = steps.iter().filter_map(|s| s.completion_tokens).sum();
+        let usage = self.api.host.handle(Op::RunUsage { run_id: self.run_id.clone() }).await;
+        let (prompt, completion, steps) = match usage {
+            Ok(Reply::RunUsage { prompt_tokens, completion_tokens, steps }) => {
+                (prompt_tokens, completion_tokens, steps)
+            }
+            _ => (0, 0, 0),
+        };
         self.emit(json!({
             "message_type": "usage_statistics",
             "prompt_tokens": prompt,
             "completion_tokens": completion,
             "total_tokens": prompt + completion,
-            "step_count": steps.len(),
+            "step_count": steps,
             "run_ids": [self.run_id],
         }));
         let _ = self.out.send(Out::Done);
@@ -124,8 +128,7 @@ impl Follow {
             json!({"id": format!("message-{id}"), "date": crate::store::now(), "message_type": kind,
                    "run_id": self.run_id, "seq_id": seq})
         };
-        let registry = self.api.host.core().registry();
-        let is_client = |name: &str| registry.get(name).is_some_and(|t| t.executor == Executor::Client);
+        let is_client = |name: &str| self.api.host.is_client_tool(name);
         match event {
             AgentEvent::ToolCall { id, name, arguments, .. } if !is_client(&name) => {
                 let mut m = base("tool_call_message", &id);

@@ -17,18 +17,16 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::super::routes::Body;
 use super::super::{Api, ApiError};
-use super::agents::{letta_agent, no_agent, run_model};
+use super::agents::{letta_agent, no_agent};
 use super::follow::{Follow, Out};
 use super::said::{MessagesBody, read_messages};
 use super::{agent_key, bad, letta_error};
 use crate::builtin::client::ClientAnswer;
 use crate::context::FrontEnd;
-use crate::error::ErrorCode;
+use crate::error::{Error, ErrorCode};
 use crate::gate::{ConfirmationRequest, Confirmer};
-use crate::host::{Host, RunRequest};
-use crate::protocol::Event;
-use crate::store::agents::{AgentPatch, AgentRow};
-use crate::tools::Executor;
+use crate::host::{Caller, Host};
+use crate::protocol::{Event, Op, Reply};
 use crate::tools::catalogue::safety::ConfirmResultV1;
 
 pub(super) async fn messages(
@@ -51,22 +49,25 @@ pub(super) async fn messages_stream(
 /// Handle one messages request: start a run or answer its waiting calls,
 /// then answer with what the run does until it ends or waits again.
 async fn send(api: Api, agent_id: String, body: MessagesBody, streaming: bool) -> Result<Response, ApiError> {
-    let Some(agent) = letta_agent(&api, &agent_id).await? else {
+    if letta_agent(&api, &agent_id).await?.is_none() {
         return Ok(no_agent(&agent_id));
-    };
+    }
     let said = match read_messages(&body) {
         Ok(said) => said,
         Err(message) => return Ok(letta_error(StatusCode::BAD_REQUEST, ErrorCode::InvalidArguments, message)),
     };
-    let core = api.host.core();
     for tool in body.client_tools.iter().flatten() {
-        let parameters = tool.parameters.clone().unwrap_or(Value::Null);
-        core.register_client_schema(&tool.name, tool.description.as_deref().unwrap_or(""), &parameters, None, false)
-            .await?;
+        let op = Op::RegisterClientSchema {
+            name: tool.name.clone(),
+            description: tool.description.clone().unwrap_or_default(),
+            parameters: tool.parameters.clone(),
+        };
+        api.host.handle(op).await?;
     }
+    let calls = api.host.client_calls();
     let key = agent_key(&agent_id);
     // Listening before anything moves: no call of the run is missed.
-    let listener = core.client_calls().listen(&key);
+    let listener = calls.listen(&key);
     let events = api.host.subscribe();
     let waiting: BTreeSet<String> = listener.waiting.iter().map(|c| c.tool_call_id.clone()).collect();
     let answering = !said.answers.is_empty() || said.approve_all.is_some();
@@ -95,11 +96,11 @@ async fn send(api: Api, agent_id: String, body: MessagesBody, streaming: bool) -
                 answers.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>()
             )));
         }
-        let Some(run_id) = core.client_calls().run_of(&key) else {
+        let Some(run_id) = calls.run_of(&key) else {
             return Ok(bad("no run of this agent waits for tool results"));
         };
         for (id, answer) in answers {
-            match core.client_calls().answer(&id, answer) {
+            match calls.answer(&id, answer) {
                 Ok(call) => handed.entry(call.name).or_default().push(id),
                 Err(refused) => return Ok(bad(refused.error(&id).message().to_owned())),
             }
@@ -120,16 +121,16 @@ async fn send(api: Api, agent_id: String, body: MessagesBody, streaming: bool) -
         if text.trim().is_empty() {
             return Ok(bad("no message: send a user message (`messages` or `input`)"));
         }
-        if !core.client_calls().claim_run(&key) {
+        if !calls.claim_run(&key) {
             return Ok(letta_error(
                 StatusCode::CONFLICT,
                 ErrorCode::InvalidArguments,
                 "the agent is still answering the previous message",
             ));
         }
-        match start(&api, &agent, text, body.max_steps).await {
+        match start(&api, &agent_id, text, body.max_steps).await {
             Ok(run_id) => {
-                core.client_calls().set_run(&key, Some(&run_id));
+                calls.set_run(&key, Some(&run_id));
                 // Given back when the run ends, whoever follows it then.
                 let (host, key, run_id2, mut ended) =
                     (Arc::clone(&api.host), key.clone(), run_id.clone(), api.host.subscribe());
@@ -142,15 +143,15 @@ async fn send(api: Api, agent_id: String, body: MessagesBody, streaming: bool) -
                                 _ => {}
                             }
                         }
-                        host.core().client_calls().run_ended(&key, &run_id2);
+                        host.client_calls().run_ended(&key, &run_id2);
                     });
                 } else {
-                    core.client_calls().run_ended(&key, &run_id);
+                    calls.run_ended(&key, &run_id);
                 }
                 run_id
             }
             Err(e) => {
-                core.client_calls().set_run(&key, None);
+                calls.set_run(&key, None);
                 return Err(e.into());
             }
         }
@@ -184,30 +185,16 @@ async fn send(api: Api, agent_id: String, body: MessagesBody, streaming: bool) -
     Ok(Json(json!({"messages": messages, "stop_reason": stop, "usage": usage})).into_response())
 }
 
-/// Start the agent's run on `text`, in its conversation (the first run
-/// makes it).
-async fn start(api: &Api, agent: &AgentRow, text: String, max_steps: Option<u32>) -> crate::error::Result<String> {
-    let conversation = agent.llm_config.get("conversation_id").and_then(Value::as_str).map(str::to_owned);
-    let settings = api.host.settings().await;
-    let handle = agent.llm_config.get("model").and_then(Value::as_str);
-    let mut request = RunRequest {
-        conversation_id: conversation.clone(),
-        client: Some(agent_key(&agent.id)),
-        confirmer: Some(Arc::new(LettaConfirmer { host: Arc::clone(&api.host) })),
-        model: run_model(handle, &settings),
-        ..RunRequest::new(FrontEnd::Api, text)
-    };
-    if let Some(steps) = max_steps.filter(|s| *s > 0) {
-        request.limits.max_steps = steps;
+/// Start the agent's run on `text` ([`Op::StartLettaRun`]), its questions
+/// asked of [`LettaConfirmer`].
+async fn start(api: &Api, agent_id: &str, text: String, max_steps: Option<u32>) -> crate::error::Result<String> {
+    let confirmer = Arc::new(LettaConfirmer { host: Arc::clone(&api.host) });
+    let caller = Caller { front_end: FrontEnd::Api, confirmer, allowed_origins: Vec::new() };
+    let op = Op::StartLettaRun { agent_id: agent_id.to_owned(), text, max_steps };
+    match api.host.handle_as(&caller, op).await? {
+        Reply::RunStarted { run_id, .. } => Ok(run_id),
+        _ => Err(Error::internal("the host did not answer with a run")),
     }
-    let info = api.host.start_run(request).await?;
-    if conversation.as_deref() != Some(info.conversation_id.as_str()) {
-        let mut config = agent.llm_config.clone();
-        config["conversation_id"] = Value::String(info.conversation_id.clone());
-        let patch = AgentPatch { llm_config: Some(config), ..AgentPatch::default() };
-        api.host.core().store().agents().update(&agent.id, &patch).await?;
-    }
-    Ok(info.run_id)
 }
 
 /// Who answers a Letta agent's questions: a client tool's call is asked of
@@ -225,8 +212,7 @@ impl Confirmer for LettaConfirmer {
         request: &'a ConfirmationRequest,
     ) -> Pin<Box<dyn std::future::Future<Output = ConfirmResultV1> + Send + 'a>> {
         Box::pin(async move {
-            let registry = self.host.core().registry();
-            if registry.get(&request.tool).is_some_and(|t| t.executor == Executor::Client) {
+            if self.host.is_client_tool(&request.tool) {
                 return ConfirmResultV1 {
                     approved: true,
                     user_edits: Default::default(),

@@ -53,7 +53,7 @@ pub(super) fn routes() -> Router<Api> {
 /// The client key of an agent's requester: every client-tool call of the
 /// agent's runs goes to whoever talks to the agent.
 pub(super) fn agent_key(agent_id: &str) -> String {
-    format!("letta:{agent_id}")
+    crate::host::letta::client_key(agent_id)
 }
 
 /// A Letta-style error: a status, `{"detail": ...}` as Letta answers, plus

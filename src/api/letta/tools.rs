@@ -8,11 +8,11 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::super::routes::Body;
+use super::super::routes::{Body, client_tools, stored_tool};
 use super::super::{Api, ApiError};
 use super::letta_error;
 use crate::error::{Error, ErrorCode};
-use crate::tools::Executor;
+use crate::protocol::{Op, StoredToolView};
 
 /// The body of `POST|PUT /v1/tools/` (what the SDK sends; unknown fields
 /// are ignored as Letta does).
@@ -28,18 +28,19 @@ pub(super) struct ToolBody {
 }
 
 /// A client tool in Letta's `Tool` shape.
-fn tool_json(row: &crate::store::tools::ToolRow, spec: Option<&crate::tools::ToolSpec>) -> Value {
-    let parameters = spec.map_or_else(|| json!({"type": "object", "properties": {}}), |s| s.parameters.clone());
+fn tool_json(tool: &StoredToolView) -> Value {
+    let parameters =
+        tool.spec.as_ref().map_or_else(|| json!({"type": "object", "properties": {}}), |s| s.parameters.clone());
     json!({
-        "id": row.id,
-        "name": row.name,
-        "description": row.description,
+        "id": tool.id,
+        "name": tool.name,
+        "description": tool.description,
         "tool_type": "custom",
         "source_type": "python",
-        "source_code": row.source_code,
-        "json_schema": {"name": row.name, "description": row.description, "parameters": parameters},
+        "source_code": tool.source_code,
+        "json_schema": {"name": tool.name, "description": tool.description, "parameters": parameters},
         "args_json_schema": null,
-        "default_requires_approval": row.requires_confirmation,
+        "default_requires_approval": tool.requires_confirmation,
         "enable_parallel_execution": false,
         "tags": [],
         "return_char_limit": 50000,
@@ -60,15 +61,14 @@ pub(super) async fn upsert_tool(State(api): State<Api>, Body(body): Body<ToolBod
 async fn save_tool(api: &Api, body: ToolBody, upsert: bool) -> Result<Response, ApiError> {
     let _ = body.tags;
     let function = crate::tools::python::parse_first_function(&body.source_code)?;
-    let tools = api.host.core().store().tools();
-    if !upsert && tools.get_by_name(&function.name).await?.is_some() {
+    if !upsert && stored_tool(api, &function.name).await?.is_some() {
         return Ok(letta_error(
             StatusCode::CONFLICT,
             ErrorCode::InvalidArguments,
             format!("a tool named `{}` exists already: upsert it (PUT /v1/tools/) to replace it", function.name),
         ));
     }
-    let op = crate::protocol::Op::RegisterClientTool {
+    let op = Op::RegisterClientTool {
         name: function.name.clone(),
         description: body.description.unwrap_or_default(),
         source_code: body.source_code,
@@ -77,8 +77,8 @@ async fn save_tool(api: &Api, body: ToolBody, upsert: bool) -> Result<Response, 
         timeout_secs: None,
     };
     api.host.handle(op).await?;
-    let row = tools.get_by_name(&function.name).await?.ok_or_else(|| Error::internal("the tool was not stored"))?;
-    Ok(Json(tool_json(&row, api.host.core().registry().get(&row.name))).into_response())
+    let tool = stored_tool(api, &function.name).await?.ok_or_else(|| Error::internal("the tool was not stored"))?;
+    Ok(Json(tool_json(&tool)).into_response())
 }
 
 /// The paging of a Letta list: the items after the id `after`, at most
@@ -96,13 +96,11 @@ pub(super) async fn list_tools(
     State(api): State<Api>,
     axum::extract::Query(page): axum::extract::Query<Page>,
 ) -> Result<Json<Value>, ApiError> {
-    let registry = api.host.core().registry();
-    let rows = api.host.core().store().tools().list().await?;
-    let mut client: Vec<_> = rows.iter().filter(|r| r.executor == Executor::Client).collect();
+    let mut tools = client_tools(&api).await?;
     if let Some(after) = &page.after {
-        let at = client.iter().position(|r| &r.id == after).map_or(client.len(), |i| i + 1);
-        client.drain(..at);
+        let at = tools.iter().position(|t| &t.id == after).map_or(tools.len(), |i| i + 1);
+        tools.drain(..at);
     }
-    client.truncate(page.limit.unwrap_or(usize::MAX));
-    Ok(Json(client.iter().map(|r| tool_json(r, registry.get(&r.name))).collect()))
+    tools.truncate(page.limit.unwrap_or(usize::MAX));
+    Ok(Json(tools.iter().map(tool_json).collect()))
 }
