@@ -17,10 +17,11 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::context::{CallContext, FrontEnd};
+use crate::context::FrontEnd;
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::{ConfirmationRequest, Confirmer};
-use crate::host::Host;
+use crate::host::{Caller, Host};
+use crate::protocol::{Op, Reply};
 use crate::tools::catalogue::safety::ConfirmResultV1;
 use crate::tools::{Executor, PermissionScope, ToolSpec, ToolStatus};
 
@@ -98,8 +99,12 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> std::result::Result<ListToolsResult, ErrorData> {
-        let registry = self.host.core().registry();
-        let tools = registry.list().filter(|s| offered(s)).map(mcp_tool).collect();
+        let tools = match self.host.handle(Op::ListTools).await {
+            Ok(Reply::Tools { tools }) => tools,
+            Ok(_) => Vec::new(),
+            Err(e) => return Err(ErrorData::internal_error(e.message().to_owned(), None)),
+        };
+        let tools = tools.iter().filter(|s| offered(s)).map(mcp_tool).collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -108,7 +113,12 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, ErrorData> {
-        let registry = self.host.core().registry();
+        let tools = match self.host.handle(Op::ListTools).await {
+            Ok(Reply::Tools { tools }) => tools,
+            Ok(_) => Vec::new(),
+            Err(e) => return Err(ErrorData::internal_error(e.message().to_owned(), None)),
+        };
+        let registry = ToolsByName(tools);
         let name = request.name.to_string();
         if registry.get(&name).is_some_and(|s| !offered(s)) {
             let err = Error::new(ErrorCode::NotAvailable, format!("`{name}` cannot be called over MCP"));
@@ -144,9 +154,20 @@ impl ServerHandler for McpServer {
             panel: self.host.has_panel().then(|| self.host.panel_confirmer()),
             rounds: rounds.then(|| Rounds { can_elicit, answered: answered.into(), asked: Arc::clone(&asked) }),
         });
-        let cx = CallContext::new(FrontEnd::Mcp).with_confirmer(confirmer);
-        let cancel = cx.cancel.clone();
-        let call = self.host.core().call_in(&registry, &cx, &name, args);
+        let caller = Caller {
+            front_end: FrontEnd::Mcp,
+            confirmer,
+            allowed_origins: Vec::new(),
+            cancel: crate::context::Cancel::new(),
+        };
+        let cancel = caller.cancel.clone();
+        let call = async {
+            match self.host.handle_as(&caller, Op::CallTool { name: name.clone(), args }).await {
+                Ok(Reply::ToolResult { result }) => result,
+                Ok(_) => crate::core::error_result(registry.get(&name), &Error::internal("an unexpected reply")),
+                Err(e) => crate::core::error_result(registry.get(&name), &e),
+            }
+        };
         // The client cancelling the request cancels the call.
         let result = tokio::select! {
             r = call => r,
@@ -306,5 +327,14 @@ impl Confirmer for Ask {
 
     fn answered_by(&self) -> &'static str {
         "user"
+    }
+}
+
+/// The tools as the host lists them, looked up by name.
+struct ToolsByName(Vec<crate::tools::ToolSpec>);
+
+impl ToolsByName {
+    fn get(&self, name: &str) -> Option<&crate::tools::ToolSpec> {
+        self.0.iter().find(|t| t.name == name)
     }
 }

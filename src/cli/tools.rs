@@ -115,7 +115,7 @@ pub async fn run(cmd: ToolsCommand, data_dir: Option<&Path>, browser: BrowserSet
 /// nobody answers its tool calls' questions; `allowed_origins` (empty: no
 /// limit) bound where they act.
 pub(super) fn cli_caller(confirmer: Arc<dyn Confirmer>, allowed_origins: Vec<String>) -> Caller {
-    Caller { front_end: FrontEnd::Cli, confirmer, allowed_origins }
+    Caller { front_end: FrontEnd::Cli, confirmer, allowed_origins, cancel: crate::context::Cancel::new() }
 }
 
 /// The command line as the caller of ops that ask nobody.

@@ -59,12 +59,20 @@ pub struct Caller {
     /// Acting outside these origins or host patterns asks first (empty: no
     /// limit).
     pub allowed_origins: Vec<String>,
+    /// Stops the calls made for this caller (an MCP client cancelling its
+    /// request).
+    pub cancel: crate::context::Cancel,
 }
 
 impl Caller {
     /// The desktop panel: questions go to the panel.
     pub fn panel(host: &Host) -> Caller {
-        Caller { front_end: FrontEnd::Panel, confirmer: host.panel_confirmer(), allowed_origins: Vec::new() }
+        Caller {
+            front_end: FrontEnd::Panel,
+            confirmer: host.panel_confirmer(),
+            allowed_origins: Vec::new(),
+            cancel: crate::context::Cancel::new(),
+        }
     }
 
     /// The context of a direct call made for this caller.
@@ -72,6 +80,7 @@ impl Caller {
         CallContext::new(self.front_end)
             .with_confirmer(Arc::clone(&self.confirmer))
             .with_allowed_origins(self.allowed_origins.clone())
+            .with_cancel(self.cancel.clone())
     }
 }
 

@@ -189,7 +189,12 @@ async fn send(api: Api, agent_id: String, body: MessagesBody, streaming: bool) -
 /// asked of [`LettaConfirmer`].
 async fn start(api: &Api, agent_id: &str, text: String, max_steps: Option<u32>) -> crate::error::Result<String> {
     let confirmer = Arc::new(LettaConfirmer { host: Arc::clone(&api.host) });
-    let caller = Caller { front_end: FrontEnd::Api, confirmer, allowed_origins: Vec::new() };
+    let caller = Caller {
+        front_end: FrontEnd::Api,
+        confirmer,
+        allowed_origins: Vec::new(),
+        cancel: crate::context::Cancel::new(),
+    };
     let op = Op::StartLettaRun { agent_id: agent_id.to_owned(), text, max_steps };
     match api.host.handle_as(&caller, op).await? {
         Reply::RunStarted { run_id, .. } => Ok(run_id),
