@@ -402,6 +402,81 @@ pub enum Op {
     /// [`Reply::McpServers`].
     RemoveMcpServer { name: String },
     // [ops: run history, audit and memory]
+    /// The latest `limit` runs kept in the store (ended ones too, whoever
+    /// started them), newest first. Replies [`Reply::RunHistory`].
+    RunHistory {
+        #[serde(default = "default_limit")]
+        #[ts(as = "Option<_>", optional)]
+        limit: u32,
+    },
+    /// One run from the store: its steps (model, tokens, latency), tool
+    /// calls and messages, and with `traces` its provider traces (each
+    /// model call's request and raw response, as stored: secrets
+    /// redacted). Replies [`Reply::RunDetail`]; `not_found` for an unknown
+    /// run.
+    ShowRun {
+        run_id: String,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        traces: bool,
+    },
+    /// The audit trail, newest first: the latest `limit` entries (every
+    /// gate decision, and every skill's own call). Replies
+    /// [`Reply::AuditLog`].
+    AuditLog {
+        #[serde(default = "default_limit")]
+        #[ts(as = "Option<_>", optional)]
+        limit: u32,
+    },
+    /// The agent's core memory blocks (always in the model's prompt).
+    /// Replies [`Reply::MemoryBlocks`].
+    MemoryBlocks,
+    /// Set a core memory block's whole value, creating the block (with
+    /// `limit` characters, else 2000; an existing block keeps its limit
+    /// unless one is given); recorded as changed by `user`. Replies
+    /// [`Reply::MemoryBlockSet`]; `invalid_arguments` for a bad label, a
+    /// bad limit or a value over the limit.
+    SetMemoryBlock {
+        label: String,
+        value: String,
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        limit: Option<i64>,
+    },
+    /// The latest `limit` changes to the core memory blocks (only block
+    /// `label`'s when given), newest first. Replies
+    /// [`Reply::MemoryHistory`]; `invalid_arguments` for an unknown block
+    /// (naming the blocks there are).
+    MemoryHistory {
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        label: Option<String>,
+        #[serde(default = "default_limit")]
+        #[ts(as = "Option<_>", optional)]
+        limit: u32,
+    },
+    /// Search archival memory (case and diacritics do not matter): at most
+    /// `limit` passages (1 to 100), only those carrying every tag of
+    /// `tags`, best first. Replies [`Reply::ArchivalHits`];
+    /// `invalid_arguments` when `query` has no word.
+    SearchArchival {
+        query: String,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        tags: Vec<String>,
+        #[serde(default = "default_limit")]
+        #[ts(as = "Option<_>", optional)]
+        limit: u32,
+    },
+    /// Store a passage in archival memory, with `tags` to find it by.
+    /// Replies [`Reply::ArchivalAdded`]; `invalid_arguments` for an empty
+    /// text.
+    AddArchival {
+        text: String,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        tags: Vec<String>,
+    },
 }
 
 fn default_limit() -> u32 {
@@ -536,6 +611,192 @@ pub enum Reply {
         token: String,
     },
     // [replies: run history, audit and memory]
+    /// Runs kept in the store, newest first.
+    RunHistory {
+        runs: Vec<RunRecord>,
+    },
+    /// One run kept in the store; `traces` only when asked for.
+    RunDetail {
+        run: RunRecord,
+        steps: Vec<RunStep>,
+        tool_calls: Vec<RunToolCall>,
+        messages: Vec<RunMessage>,
+        traces: Option<Vec<RunTrace>>,
+    },
+    /// Audit entries, newest first.
+    AuditLog {
+        entries: Vec<AuditEntry>,
+    },
+    /// The core memory blocks.
+    MemoryBlocks {
+        blocks: Vec<MemoryBlockView>,
+    },
+    /// The block as set; `created` when it is new.
+    MemoryBlockSet {
+        block: MemoryBlockView,
+        created: bool,
+    },
+    /// Changes to the core memory blocks, newest first.
+    MemoryHistory {
+        changes: Vec<MemoryChange>,
+    },
+    /// Archival passages found, best first.
+    ArchivalHits {
+        hits: Vec<ArchivalHitView>,
+    },
+    /// The archival passage stored.
+    ArchivalAdded {
+        id: String,
+    },
+}
+
+/// A run kept in the store (running, or how it ended).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct RunRecord {
+    pub id: String,
+    pub conversation_id: Option<String>,
+    pub status: RunStatus,
+    /// Why the loop stopped: a [`StopReason`]'s name (runs recorded by
+    /// older versions may hold other words).
+    pub stop_reason: Option<String>,
+    pub started_at: String,
+    pub ended_at: Option<String>,
+}
+
+/// One model call of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct RunStep {
+    /// 0, 1, 2, ... within the run.
+    pub idx: i64,
+    pub model: String,
+    /// `running`, `completed`, `failed` or `cancelled`.
+    pub status: String,
+    pub prompt_tokens: Option<i64>,
+    pub completion_tokens: Option<i64>,
+    pub latency_ms: Option<i64>,
+    pub error: Option<String>,
+}
+
+/// One tool call of a run, as executed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct RunToolCall {
+    pub call_id: String,
+    /// The step (model call) that asked for it.
+    pub step_idx: Option<i64>,
+    pub tool: String,
+    pub arguments: Value,
+    pub reasoning: Option<String>,
+    /// What ran it (`builtin`, `mcp`, `client`, ...).
+    pub executor: String,
+    pub status: ToolCallStatus,
+    pub error_code: Option<ErrorCode>,
+    pub duration_ms: i64,
+    pub started_at: String,
+}
+
+/// One message a run added to its conversation, in OpenAI chat form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct RunMessage {
+    /// 1, 2, 3, ... within the conversation.
+    pub seq: i64,
+    pub role: Role,
+    pub content: Option<String>,
+    /// The assistant's `tool_calls` array, as the model sent it.
+    pub tool_calls: Option<Value>,
+    pub tool_call_id: Option<String>,
+    pub tool_name: Option<String>,
+}
+
+/// One model call's request and raw response, as stored (redacted).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct RunTrace {
+    pub id: i64,
+    pub step_id: Option<String>,
+    pub step_idx: Option<i64>,
+    /// The URL called.
+    pub endpoint: String,
+    /// The HTTP status; none when there was no answer.
+    pub status: Option<i64>,
+    pub error: Option<String>,
+    /// The request body as sent.
+    pub request: Value,
+    /// The response as received (SSE text or a body); none when nothing came.
+    pub response: Option<String>,
+    pub created_at: String,
+}
+
+/// An audit entry: the gate decision's fields lifted out of the stored
+/// detail (null for other events); a skill's own call (`skill_call`) adds
+/// `call_id`, `status`, `error_code` and `outcome`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct AuditEntry {
+    pub id: i64,
+    pub at: String,
+    /// `gate_decision`, `skill_call`, `confirmation_answered`, ...
+    pub event: String,
+    pub tool: Option<String>,
+    /// The scope the tool declares.
+    pub declared: Value,
+    /// The scope of the action as the gate classified it.
+    pub effective: Option<PermissionScope>,
+    /// `allow`, `ask` or `deny`.
+    pub decision: Option<String>,
+    /// Who acted or answered: `agent`, `user`, `gate`, a client, ...
+    pub answered_by: String,
+    pub origin: Value,
+    pub run_id: Option<String>,
+    pub args_hash: Value,
+    pub reason: Value,
+    pub reasons: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub call_id: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub status: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error_code: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub outcome: Option<Value>,
+}
+
+/// A core memory block as the user sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct MemoryBlockView {
+    pub label: String,
+    pub value: String,
+    /// Characters used.
+    pub chars: i64,
+    pub char_limit: i64,
+    pub updated_at: String,
+}
+
+/// A change to a core memory block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct MemoryChange {
+    pub label: String,
+    /// `user`, `agent` or `system`.
+    pub actor: String,
+    pub at: String,
+    /// `null` when the change created the block.
+    pub old_value: Option<String>,
+    pub new_value: String,
+}
+
+/// An archival passage found by a search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ArchivalHitView {
+    pub id: String,
+    pub agent_id: String,
+    pub text: String,
+    pub tags: Vec<String>,
+    pub created_at: String,
+    /// The best-matching part of the text, matches in `[` `]`, cuts as `…`.
+    pub snippet: String,
+    /// bm25 score: lower (more negative) is a better match.
+    pub score: f64,
 }
 
 /// An attached MCP server as the panel shows it (header names, never values).

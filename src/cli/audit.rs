@@ -1,17 +1,19 @@
 //! `halley audit`: the audit trail, newest first — every gate decision with
 //! its run, tool, declared and effective scope, decision, who answered and
-//! origin, and every skill's own call (who called it, how it ended).
+//! origin, and every skill's own call (who called it, how it ended);
+//! through the host's `AuditLog` as any front end's.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{EXIT_FAILURE, fail, out};
+use crate::core::BrowserSettings;
 use crate::error::Error;
+use crate::host::Host;
 use crate::paths::DataDir;
-use crate::store::Store;
-use crate::store::audit_log::AuditRow;
+use crate::protocol::{AuditEntry, Op, Reply};
 
 /// How many entries `halley audit` shows without `--limit`.
 pub const DEFAULT_LIMIT: u32 = 50;
@@ -21,7 +23,8 @@ pub async fn run(data_dir: Option<&Path>, json: bool, limit: u32) -> ExitCode {
         Ok(rows) => rows,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
-    let entries: Vec<Value> = rows.iter().map(entry).collect();
+    // As `--json` prints them: the host's entries as JSON objects.
+    let entries: Vec<Value> = rows.iter().map(|e| serde_json::to_value(e).unwrap_or(Value::Null)).collect();
     if json {
         return print_json(&entries);
     }
@@ -67,45 +70,18 @@ pub async fn run(data_dir: Option<&Path>, json: bool, limit: u32) -> ExitCode {
 }
 
 /// The latest entries; none (and nothing created) when there is no database yet.
-async fn read(data_dir: Option<&Path>, limit: u32) -> Result<Vec<AuditRow>, Error> {
+async fn read(data_dir: Option<&Path>, limit: u32) -> Result<Vec<AuditEntry>, Error> {
     let dir = DataDir::resolve(data_dir)?;
     if !dir.db_path().exists() {
         return Ok(Vec::new());
     }
-    let store = Store::open(&dir.db_path()).await?;
-    let rows = store.audit_log().recent(limit).await;
-    store.close().await;
-    rows
-}
-
-/// One entry as `audit --json` prints it: the gate decision's fields
-/// lifted out of `detail` (null for other events); a skill's call
-/// (`skill_call`) adds its `call_id`, `status`, `error_code` and `outcome`.
-fn entry(row: &AuditRow) -> Value {
-    let d = |k: &str| row.detail.get(k).cloned().unwrap_or(Value::Null);
-    let mut entry = json!({
-        "id": row.id,
-        "at": row.at,
-        "event": row.event,
-        "tool": row.tool,
-        "declared": d("declared"),
-        "effective": row.scope,
-        "decision": row.decision,
-        "answered_by": row.actor,
-        "origin": d("origin"),
-        "run_id": row.run_id,
-        "args_hash": d("args_hash"),
-        "reason": d("reason"),
-        "reasons": row.detail.get("reasons").cloned().unwrap_or_else(|| json!([])),
-    });
-    if row.event == crate::gate::audit::SKILL_CALL
-        && let Some(fields) = entry.as_object_mut()
-    {
-        for key in ["call_id", "status", "error_code", "outcome"] {
-            fields.insert(key.to_owned(), d(key));
-        }
+    let host = Host::open(dir, BrowserSettings::default()).await?;
+    let reply = host.handle(Op::AuditLog { limit }).await;
+    host.close().await;
+    match reply? {
+        Reply::AuditLog { entries } => Ok(entries),
+        _ => Err(Error::internal("the host did not answer with the audit log")),
     }
-    entry
 }
 
 /// Print a value as pretty JSON on stdout.

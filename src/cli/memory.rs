@@ -1,6 +1,7 @@
 //! `halley memory blocks|set|history|search|add`: the agent's memory as the
 //! user sees and edits it: core blocks (always in the model's prompt), their
-//! change history, and archival passages.
+//! change history, and archival passages; through the host's memory ops
+//! as any front end's.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -9,10 +10,12 @@ use clap::Subcommand;
 use serde::Serialize;
 
 use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
-use crate::builtin::memory::blocks::{self as memory, ACTOR_USER, DEFAULT_BLOCK_LIMIT};
+use crate::builtin::memory::blocks as memory;
+use crate::core::BrowserSettings;
 use crate::error::{Error, ErrorCode};
+use crate::host::Host;
 use crate::paths::DataDir;
-use crate::store::Store;
+use crate::protocol::{ArchivalHitView, MemoryBlockView, MemoryChange, Op, Reply};
 use crate::store::blocks::char_count;
 
 #[derive(Debug, Subcommand)]
@@ -79,25 +82,24 @@ pub async fn run(cmd: MemoryCommand, data_dir: Option<&Path>) -> ExitCode {
     if let Err(e) = checked {
         return fail(&e, EXIT_USAGE);
     }
-    let store = match open(data_dir).await {
-        Ok(s) => s,
+    let host = match open(data_dir).await {
+        Ok(h) => h,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
-    let result = match memory::default_agent(&store).await {
-        Ok(agent) => match cmd {
-            MemoryCommand::Blocks { json } => blocks(&store, &agent, json).await,
-            MemoryCommand::Set { label, value, limit } => set(&store, &agent, &label, &value, limit).await,
-            MemoryCommand::History { label, json, limit } => {
-                history(&store, &agent, label.as_deref(), json, limit).await
-            }
-            MemoryCommand::Search { query, tags, limit, json } => {
-                search(&store, &agent, &query, &tags, limit, json).await
-            }
-            MemoryCommand::Add { text, tags } => add(&store, &agent, &text, &tags).await,
-        },
-        Err(e) => Err(e),
+    let result = match cmd {
+        MemoryCommand::Blocks { json } => host.handle(Op::MemoryBlocks).await.and_then(|r| blocks(r, json)),
+        MemoryCommand::Set { label, value, limit } => {
+            host.handle(Op::SetMemoryBlock { label, value, limit }).await.and_then(set)
+        }
+        MemoryCommand::History { label, json, limit } => {
+            host.handle(Op::MemoryHistory { label, limit }).await.and_then(|r| history(r, json))
+        }
+        MemoryCommand::Search { query, tags, limit, json } => {
+            host.handle(Op::SearchArchival { query, tags, limit }).await.and_then(|r| search(r, json))
+        }
+        MemoryCommand::Add { text, tags } => host.handle(Op::AddArchival { text, tags }).await.and_then(add),
     };
-    store.close().await;
+    host.close().await;
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if matches!(e.code(), ErrorCode::InvalidArguments | ErrorCode::NotFound) => fail(&e, EXIT_USAGE),
@@ -105,34 +107,17 @@ pub async fn run(cmd: MemoryCommand, data_dir: Option<&Path>) -> ExitCode {
     }
 }
 
-async fn open(data_dir: Option<&Path>) -> Result<Store, Error> {
+async fn open(data_dir: Option<&Path>) -> Result<std::sync::Arc<Host>, Error> {
     let dir = DataDir::resolve(data_dir)?;
-    dir.ensure()?;
-    Store::open(&dir.db_path()).await
+    Host::open(dir, BrowserSettings::default()).await
 }
 
-/// A block as `memory blocks --json` prints it.
-#[derive(Debug, Serialize)]
-struct BlockView {
-    label: String,
-    value: String,
-    chars: i64,
-    char_limit: i64,
-    updated_at: String,
+fn unexpected() -> Error {
+    Error::internal("the host did not answer with the memory")
 }
 
-async fn blocks(store: &Store, agent: &str, json: bool) -> Result<(), Error> {
-    let rows = store.blocks().for_agent(agent).await?;
-    let views: Vec<BlockView> = rows
-        .into_iter()
-        .map(|b| BlockView {
-            chars: char_count(&b.value),
-            label: b.label,
-            value: b.value,
-            char_limit: b.char_limit,
-            updated_at: b.updated_at,
-        })
-        .collect();
+fn blocks(reply: Reply, json: bool) -> Result<(), Error> {
+    let Reply::MemoryBlocks { blocks: views } = reply else { return Err(unexpected()) };
     if json {
         return print_json(&views);
     }
@@ -151,91 +136,52 @@ async fn blocks(store: &Store, agent: &str, json: bool) -> Result<(), Error> {
     Ok(())
 }
 
-async fn set(store: &Store, agent: &str, label: &str, value: &str, limit: Option<i64>) -> Result<(), Error> {
-    let existing = store.blocks().get(agent, label).await?;
-    let limit = limit.or_else(|| existing.is_none().then_some(DEFAULT_BLOCK_LIMIT));
-    let b = store.blocks().upsert(agent, label, value, limit, ACTOR_USER).await?;
-    out(&format!(
-        "{} block {label}: {}/{} chars",
-        if existing.is_some() { "set" } else { "created" },
-        char_count(&b.value),
-        b.char_limit
-    ));
+fn set(reply: Reply) -> Result<(), Error> {
+    let Reply::MemoryBlockSet { block: MemoryBlockView { label, chars, char_limit, .. }, created } = reply else {
+        return Err(unexpected());
+    };
+    out(&format!("{} block {label}: {chars}/{char_limit} chars", if created { "created" } else { "set" }));
     Ok(())
 }
 
-/// A change as `memory history --json` prints it.
-#[derive(Debug, Serialize)]
-struct ChangeView {
-    label: String,
-    actor: String,
-    at: String,
-    /// `null` when the change created the block.
-    old_value: Option<String>,
-    new_value: String,
-}
-
-async fn history(store: &Store, agent: &str, label: Option<&str>, json: bool, limit: u32) -> Result<(), Error> {
-    let blocks = store.blocks().for_agent(agent).await?;
-    let label_of = |id: &str| blocks.iter().find(|b| b.id == id).map_or_else(String::new, |b| b.label.clone());
-    let rows = match label {
-        Some(label) => {
-            let Some(block) = blocks.iter().find(|b| b.label == label) else {
-                return Err(memory::unknown_label(store, agent, label).await);
-            };
-            let mut rows = store.block_history().for_block(&block.id).await?;
-            rows.reverse();
-            rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-            rows
-        }
-        None => store.block_history().recent_for_agent(agent, limit).await?,
-    };
-    let views: Vec<ChangeView> = rows
-        .into_iter()
-        .map(|h| ChangeView {
-            label: label_of(&h.block_id),
-            actor: h.actor,
-            at: h.at,
-            old_value: h.old_value,
-            new_value: h.new_value,
-        })
-        .collect();
+fn history(reply: Reply, json: bool) -> Result<(), Error> {
+    let Reply::MemoryHistory { changes } = reply else { return Err(unexpected()) };
     if json {
-        return print_json(&views);
+        return print_json(&changes);
     }
-    if views.is_empty() {
+    if changes.is_empty() {
         out("no changes yet");
     }
-    for v in &views {
-        let what = match &v.old_value {
+    for MemoryChange { label, actor, at, old_value, new_value } in &changes {
+        let what = match old_value {
             None => "created".to_owned(),
-            Some(old) => format!("{} -> {} chars", char_count(old), char_count(&v.new_value)),
+            Some(old) => format!("{} -> {} chars", char_count(old), char_count(new_value)),
         };
-        out(&format!("{}  {}  by {}  {what}", v.at, v.label, v.actor));
-        out(&format!("  {}", one_line(&v.new_value)));
+        out(&format!("{at}  {label}  by {actor}  {what}"));
+        out(&format!("  {}", one_line(new_value)));
     }
     Ok(())
 }
 
-async fn search(store: &Store, agent: &str, query: &str, tags: &[String], limit: u32, json: bool) -> Result<(), Error> {
-    let hits = store.archival().search(agent, query, tags, limit).await?;
+fn search(reply: Reply, json: bool) -> Result<(), Error> {
+    let Reply::ArchivalHits { hits } = reply else { return Err(unexpected()) };
     if json {
         return print_json(&hits);
     }
     if hits.is_empty() {
         out("no passages found");
     }
-    for h in &hits {
-        let tags = if h.passage.tags.is_empty() { String::new() } else { format!("  [{}]", h.passage.tags.join(", ")) };
-        out(&format!("{}  {}{tags}", h.passage.id, h.passage.created_at));
-        out(&format!("  {}", one_line(&h.snippet)));
+    for ArchivalHitView { id, tags, created_at, snippet, .. } in &hits {
+        let tags = if tags.is_empty() { String::new() } else { format!("  [{}]", tags.join(", ")) };
+        out(&format!("{id}  {created_at}{tags}"));
+        out(&format!("  {}", one_line(snippet)));
     }
     Ok(())
 }
 
-async fn add(store: &Store, agent: &str, text: &str, tags: &[String]) -> Result<(), Error> {
-    let row = store.archival().insert(agent, text, tags).await?;
-    out(&format!("added {}", row.id));
+fn add(reply: Reply) -> Result<(), Error> {
+    let Reply::ArchivalAdded { id } = reply else { return Err(unexpected()) };
+    out(&format!("added {id}"));
     Ok(())
 }
 

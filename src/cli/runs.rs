@@ -1,17 +1,20 @@
 //! `halley runs list|show`: what the agent did, from the store: runs with
 //! their status and stop reason, and for one run its steps (model, tokens,
-//! latency), messages and, with `--traces`, the provider traces (redacted).
+//! latency), messages and, with `--traces`, the provider traces (redacted);
+//! through the host's `RunHistory`/`ShowRun` as any front end's.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
+use crate::core::BrowserSettings;
 use crate::error::{Error, ErrorCode};
+use crate::host::Host;
 use crate::paths::DataDir;
-use crate::store::Store;
+use crate::protocol::{Op, Reply, RunMessage, RunRecord, RunStep, RunToolCall, RunTrace};
 
 #[derive(Debug, Subcommand)]
 pub enum RunsCommand {
@@ -52,32 +55,50 @@ pub async fn run(cmd: RunsCommand, data_dir: Option<&Path>) -> ExitCode {
             RunsCommand::Show { id, .. } => fail(&Error::not_found(format!("no run `{id}`")), EXIT_USAGE),
         };
     }
-    let store = match Store::open(&dir.db_path()).await {
-        Ok(s) => s,
+    let host = match Host::open(dir, BrowserSettings::default()).await {
+        Ok(h) => h,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
     let code = match cmd {
-        RunsCommand::List { json, limit } => list(&store, json, limit).await,
-        RunsCommand::Show { id, json, traces } => show(&store, &id, json, traces).await,
+        RunsCommand::List { json, limit } => match host.handle(Op::RunHistory { limit }).await {
+            Ok(Reply::RunHistory { runs }) => list(&runs, json),
+            Ok(_) => unexpected(),
+            Err(e) => fail(&e, EXIT_FAILURE),
+        },
+        RunsCommand::Show { id, json, traces } => match host.handle(Op::ShowRun { run_id: id.clone(), traces }).await {
+            Ok(Reply::RunDetail { run, steps, tool_calls, messages, traces }) => {
+                let detail = Detail { run, steps, calls: tool_calls, messages, traces };
+                if json { show_json(&detail) } else { show(detail) }
+            }
+            Ok(_) => unexpected(),
+            Err(e) if e.code() == ErrorCode::NotFound => fail(
+                &Error::new(ErrorCode::NotFound, format!("no run `{id}`; `halley runs list` shows them")),
+                EXIT_USAGE,
+            ),
+            Err(e) => fail(&e, EXIT_FAILURE),
+        },
     };
-    store.close().await;
+    host.close().await;
     code
 }
 
-async fn list(store: &Store, json_out: bool, limit: u32) -> ExitCode {
-    let runs = match store.runs().list(limit).await {
-        Ok(r) => r,
-        Err(e) => return fail(&e, EXIT_FAILURE),
-    };
+fn unexpected() -> ExitCode {
+    fail(&Error::internal("the host did not answer with runs"), EXIT_FAILURE)
+}
+
+/// A value's JSON, or null.
+fn to_json<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// A unit enum's name as it is serialised (`completed`, `assistant`).
+fn wire_name<T: serde::Serialize>(value: T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+fn list(runs: &[RunRecord], json_out: bool) -> ExitCode {
     if json_out {
-        let rows: Vec<Value> = runs
-            .iter()
-            .map(|r| {
-                json!({"id": r.id, "status": r.status, "stop_reason": r.stop_reason, "started_at": r.started_at,
-                       "ended_at": r.ended_at, "conversation_id": r.conversation_id})
-            })
-            .collect();
-        out(&Value::Array(rows).to_string());
+        out(&to_json(&runs).to_string());
         return ExitCode::SUCCESS;
     }
     if runs.is_empty() {
@@ -87,95 +108,40 @@ async fn list(store: &Store, json_out: bool, limit: u32) -> ExitCode {
         out(&format!(
             "{}  {:9}  {:18}  {}",
             r.id,
-            serde_json::to_value(r.status).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
-            r.stop_reason.unwrap_or_default(),
+            wire_name(r.status),
+            r.stop_reason.as_deref().unwrap_or_default(),
             r.started_at
         ));
     }
     ExitCode::SUCCESS
 }
 
-async fn show(store: &Store, id: &str, json_out: bool, with_traces: bool) -> ExitCode {
-    let run = match store.runs().get(id).await {
-        Ok(Some(r)) => r,
-        Ok(None) => {
-            return fail(
-                &Error::new(ErrorCode::NotFound, format!("no run `{id}`; `halley runs list` shows them")),
-                EXIT_USAGE,
-            );
-        }
-        Err(e) => return fail(&e, EXIT_FAILURE),
-    };
-    let steps = match store.steps().for_run(id).await {
-        Ok(s) => s,
-        Err(e) => return fail(&e, EXIT_FAILURE),
-    };
-    let messages = match &run.conversation_id {
-        Some(c) => match store.messages().for_conversation(c).await {
-            Ok(m) => m.into_iter().filter(|m| m.run_id.as_deref() == Some(id)).collect(),
-            Err(e) => return fail(&e, EXIT_FAILURE),
-        },
-        None => Vec::new(),
-    };
-    let calls = match store.tool_calls().for_run(id).await {
-        Ok(c) => c,
-        Err(e) => return fail(&e, EXIT_FAILURE),
-    };
-    let traces = if with_traces {
-        match store.provider_traces().for_run(id).await {
-            Ok(t) => t,
-            Err(e) => return fail(&e, EXIT_FAILURE),
-        }
-    } else {
-        Vec::new()
-    };
-    let step_idx =
-        |step_id: &Option<String>| step_id.as_ref().and_then(|sid| steps.iter().find(|s| &s.id == sid)).map(|s| s.idx);
-    let steps_json: Vec<Value> = steps
-        .iter()
-        .map(|s| {
-            json!({"idx": s.idx, "model": s.model, "status": s.status, "prompt_tokens": s.prompt_tokens,
-                   "completion_tokens": s.completion_tokens, "latency_ms": s.latency_ms, "error": s.error})
-        })
-        .collect();
-    let messages_json: Vec<Value> = messages
-        .iter()
-        .map(|m| {
-            json!({"seq": m.seq, "role": m.role, "content": m.content, "tool_calls": m.tool_calls,
-                   "tool_call_id": m.tool_call_id, "tool_name": m.tool_name})
-        })
-        .collect();
-    let calls_json: Vec<Value> = calls
-        .iter()
-        .map(|c| {
-            json!({"call_id": c.call_id, "step_idx": step_idx(&c.step_id), "tool": c.tool, "arguments": c.arguments,
-                   "reasoning": c.reasoning, "executor": c.executor, "status": c.status,
-                   "error_code": c.error_code, "duration_ms": c.duration_ms, "started_at": c.started_at})
-        })
-        .collect();
-    if json_out {
-        let mut v = json!({"id": run.id, "conversation_id": run.conversation_id, "status": run.status,
-                           "stop_reason": run.stop_reason, "started_at": run.started_at, "ended_at": run.ended_at,
-                           "steps": steps_json, "tool_calls": calls_json, "messages": messages_json});
-        if with_traces {
-            v["traces"] = traces
-                .iter()
-                .map(|t| {
-                    json!({"id": t.id, "step_id": t.step_id, "step_idx": step_idx(&t.step_id), "endpoint": t.endpoint,
-                           "status": t.status, "error": t.error, "request": t.request, "response": t.response,
-                           "created_at": t.created_at})
-                })
-                .collect();
-        }
-        out(&v.to_string());
-        return ExitCode::SUCCESS;
+/// One run as the host answered it.
+struct Detail {
+    run: RunRecord,
+    steps: Vec<RunStep>,
+    calls: Vec<RunToolCall>,
+    messages: Vec<RunMessage>,
+    traces: Option<Vec<RunTrace>>,
+}
+
+/// `runs show --json`: the run's fields with its `steps`, `tool_calls`,
+/// `messages` and (with `--traces`) `traces`.
+fn show_json(d: &Detail) -> ExitCode {
+    let mut v = to_json(&d.run);
+    v["steps"] = to_json(&d.steps);
+    v["tool_calls"] = to_json(&d.calls);
+    v["messages"] = to_json(&d.messages);
+    if let Some(traces) = &d.traces {
+        v["traces"] = to_json(traces);
     }
-    out(&format!(
-        "run {}  {}  ({})",
-        run.id,
-        serde_json::to_value(run.status).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
-        run.stop_reason.unwrap_or_default()
-    ));
+    out(&v.to_string());
+    ExitCode::SUCCESS
+}
+
+fn show(d: Detail) -> ExitCode {
+    let Detail { run, steps, calls, messages, traces } = d;
+    out(&format!("run {}  {}  ({})", run.id, wire_name(run.status), run.stop_reason.unwrap_or_default()));
     for s in &steps {
         out(&format!(
             "  step {}  {}  {} ms  tokens {}/{}{}",
@@ -197,7 +163,7 @@ async fn show(store: &Store, id: &str, json_out: bool, with_traces: bool) -> Exi
         ));
     }
     for m in &messages {
-        let role = serde_json::to_value(m.role).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+        let role = wire_name(m.role);
         let text: String = m.content.clone().unwrap_or_default().chars().take(200).collect();
         let calls = m
             .tool_calls
@@ -214,8 +180,8 @@ async fn show(store: &Store, id: &str, json_out: bool, with_traces: bool) -> Exi
             .unwrap_or_default();
         out(&format!("  [{}] {role}: {text}{calls}", m.seq));
     }
-    for t in &traces {
-        let step = step_idx(&t.step_id).map(|i| format!("step {i}  ")).unwrap_or_default();
+    for t in traces.iter().flatten() {
+        let step = t.step_idx.map(|i| format!("step {i}  ")).unwrap_or_default();
         let status = t.status.map(|s| format!("  HTTP {s}")).unwrap_or_default();
         let error = t.error.as_deref().map(|e| format!("  error: {e}")).unwrap_or_default();
         out(&format!("  trace {}  {step}POST {}{status}{error}", t.id, t.endpoint));

@@ -10,8 +10,10 @@ pub mod actions;
 mod compose;
 pub mod confirm;
 mod direct;
+mod history;
 pub mod letta;
 mod mcp_servers;
+mod memory;
 mod ops;
 mod run;
 pub mod settings;
@@ -329,6 +331,14 @@ impl Host {
                 ops::mcp_servers(&self.core).await
             }
             // [ops: run history, audit and memory]
+            Op::RunHistory { limit } => history::runs(store, limit).await,
+            Op::ShowRun { run_id, traces } => history::run(store, &run_id, traces).await,
+            Op::AuditLog { limit } => history::audit(store, limit).await,
+            Op::MemoryBlocks => memory::blocks(store).await,
+            Op::SetMemoryBlock { label, value, limit } => memory::set(store, &label, &value, limit).await,
+            Op::MemoryHistory { label, limit } => memory::history(store, label.as_deref(), limit).await,
+            Op::SearchArchival { query, tags, limit } => memory::search(store, &query, &tags, limit).await,
+            Op::AddArchival { text, tags } => memory::add(store, &text, &tags).await,
             Op::RemoveMcpServer { name } => {
                 self.core.remove_mcp_server(&name).await?;
                 ops::mcp_servers(&self.core).await
