@@ -32,12 +32,57 @@ export type AgentEvent =
   | { "type": "error", run_id: string, code: ErrorCode, message: string };
 
 /**
+ * An archival passage found by a search.
+ */
+export type ArchivalHitView = {
+  id: string,
+  agent_id: string,
+  text: string,
+  tags: Array<string>,
+  created_at: string,
+  /** The best-matching part of the text, matches in `[` `]`, cuts as `…`. */
+  snippet: string,
+  /** bm25 score: lower (more negative) is a better match. */
+  score: number,
+};
+
+/**
  * Something a call produced that lives outside the result: a screenshot, a
  * downloaded file, a stored document. `ref` is a `file://` URL or a store id.
  */
 export type Artifact = { type: ArtifactType, ref: string };
 
 export type ArtifactType = "screenshot" | "html" | "download" | "text" | "json";
+
+/**
+ * An audit entry: the gate decision's fields lifted out of the stored
+ * detail (null for other events); a skill's own call (`skill_call`) adds
+ * `call_id`, `status`, `error_code` and `outcome`.
+ */
+export type AuditEntry = {
+  id: number,
+  at: string,
+  /** `gate_decision`, `skill_call`, `confirmation_answered`, ... */
+  event: string,
+  tool: string | null,
+  /** The scope the tool declares. */
+  declared: JsonValue,
+  /** The scope of the action as the gate classified it. */
+  effective: PermissionScope | null,
+  /** `allow`, `ask` or `deny`. */
+  decision: string | null,
+  /** Who acted or answered: `agent`, `user`, `gate`, a client, ... */
+  answered_by: string,
+  origin: JsonValue,
+  run_id: string | null,
+  args_hash: JsonValue,
+  reason: JsonValue,
+  reasons: JsonValue,
+  call_id?: JsonValue,
+  status?: JsonValue,
+  error_code?: JsonValue,
+  outcome?: JsonValue,
+};
 
 /**
  * A challenge handed to the user.
@@ -207,6 +252,23 @@ export type JsonValue =
   | null;
 
 /**
+ * An agent made over Letta's API, as stored.
+ */
+export type LettaAgentView = {
+  id: string,
+  name: string,
+  system: string,
+  /**
+   * What the agent was made with: `model` (its handle, or null),
+   * `tools` (names), `letta: true`, and `conversation_id` once a run
+   * made its conversation.
+   */
+  config: JsonValue,
+  created_at: string,
+  updated_at: string,
+};
+
+/**
  * An attached MCP server as the panel shows it (header names, never values).
  */
 export type McpServerView = {
@@ -220,6 +282,31 @@ export type McpServerView = {
   tools: Array<string>,
   /** It runs now; else it starts on the next call. */
   running: boolean,
+};
+
+/**
+ * A core memory block as the user sees it.
+ */
+export type MemoryBlockView = {
+  label: string,
+  value: string,
+  /** Characters used. */
+  chars: number,
+  char_limit: number,
+  updated_at: string,
+};
+
+/**
+ * A change to a core memory block.
+ */
+export type MemoryChange = {
+  label: string,
+  /** `user`, `agent` or `system`. */
+  actor: string,
+  at: string,
+  /** `null` when the change created the block. */
+  old_value: string | null,
+  new_value: string,
 };
 
 /**
@@ -242,6 +329,19 @@ export type Op =
   | { "type": "send_message", text: string, conversation_id?: string | null }
   | { "type": "stop", run_id?: string | null }
   | { "type": "list_runs" }
+  | { "type": "stored_tool", name: string }
+  | { "type": "list_client_tools" }
+  | { "type": "register_client_schema", name: string, description?: string, parameters?: JsonValue }
+  | {
+    "type": "create_letta_agent",
+    name?: string | null,
+    model?: string | null,
+    system?: string | null,
+    tools?: Array<string> | null,
+  }
+  | { "type": "get_letta_agent", id: string }
+  | { "type": "start_letta_run", agent_id: string, text: string, max_steps?: number | null }
+  | { "type": "run_usage", run_id: string }
   | { "type": "register_tool", blueprint: JsonValue }
   | { "type": "unregister_tool", name: string }
   | {
@@ -301,6 +401,29 @@ export type Op =
   | { "type": "current_tab" }
   | { "type": "list_alerts", limit?: number }
   | { "type": "mark_alerts_read", ids?: Array<number> | null }
+  | {
+    "type": "sign_in_account",
+    /** `google`, `github`, `microsoft` or `oidc`. */
+    provider: string,
+    issuer?: string | null,
+    client_id?: string | null,
+    client_secret?: string | null,
+    scopes?: Array<string>,
+    /** How long to wait for the sign-in, in seconds (at least 1). */
+    timeout_secs: number,
+  }
+  | { "type": "open_sign_in_page", url: string }
+  | { "type": "check_account", name: string }
+  | { "type": "sign_out_account", name: string }
+  | { "type": "list_account_records" }
+  | {
+    "type": "attach_mcp_server",
+    name: string,
+    url: string | null,
+    headers: Array<string>,
+    command: Array<string>,
+  }
+  | { "type": "list_mcp_server_records" }
   | { "type": "list_accounts" }
   | {
     "type": "connect_account",
@@ -322,7 +445,15 @@ export type Op =
     headers: Array<string>,
     command: Array<string>,
   }
-  | { "type": "remove_mcp_server", name: string };
+  | { "type": "remove_mcp_server", name: string }
+  | { "type": "run_history", limit?: number }
+  | { "type": "show_run", run_id: string, traces?: boolean }
+  | { "type": "audit_log", limit?: number }
+  | { "type": "memory_blocks" }
+  | { "type": "set_memory_block", label: string, value: string, limit?: number | null }
+  | { "type": "memory_history", label?: string | null, limit?: number }
+  | { "type": "search_archival", query: string, tags?: Array<string>, limit?: number }
+  | { "type": "add_archival", text: string, tags?: Array<string> };
 
 /**
  * What a tool may do to the world, from harmless to hard to undo
@@ -348,6 +479,10 @@ export type Reply =
   | { "type": "tools", tools: Array<ToolSpec> }
   | { "type": "tool", tool: ToolSpec }
   | { "type": "runs", runs: Array<RunInfo> }
+  | { "type": "stored_tool", tool: StoredToolView | null }
+  | { "type": "client_tools", tools: Array<StoredToolView> }
+  | { "type": "letta_agent", agent: LettaAgentView }
+  | { "type": "run_usage", prompt_tokens: number, completion_tokens: number, steps: number }
   | { "type": "tool_result", result: ToolResultV2 }
   | {
     "type": "settings",
@@ -361,9 +496,38 @@ export type Reply =
   | { "type": "artifact", mime: string, data: string }
   | { "type": "current_tab", url: string | null, title: string | null }
   | { "type": "alerts", alerts: Array<WatchAlert>, unread: number }
+  | {
+    "type": "account_connected",
+    name: string,
+    provider: string,
+    account: string,
+    scopes_granted: Array<string>,
+    scopes_missing: Array<string>,
+    status: AccountStatus,
+  }
+  | { "type": "account_user_info", name: string, userinfo: JsonValue }
+  | { "type": "account_disconnected", name: string, revoked: boolean | null }
+  | { "type": "account_records", accounts: Array<JsonValue> }
+  | { "type": "mcp_server_attached", name: string, tools: Array<string> }
+  | { "type": "mcp_server_records", servers: Array<JsonValue> }
   | { "type": "accounts", accounts: Array<AccountView> }
   | { "type": "mcp_servers", servers: Array<McpServerView> }
-  | { "type": "api_info", address: string | null, token: string };
+  | { "type": "api_info", address: string | null, token: string }
+  | { "type": "run_history", runs: Array<RunRecord> }
+  | {
+    "type": "run_detail",
+    run: RunRecord,
+    steps: Array<RunStep>,
+    tool_calls: Array<RunToolCall>,
+    messages: Array<RunMessage>,
+    traces: Array<RunTrace> | null,
+  }
+  | { "type": "audit_log", entries: Array<AuditEntry> }
+  | { "type": "memory_blocks", blocks: Array<MemoryBlockView> }
+  | { "type": "memory_block_set", block: MemoryBlockView, created: boolean }
+  | { "type": "memory_history", changes: Array<MemoryChange> }
+  | { "type": "archival_hits", hits: Array<ArchivalHitView> }
+  | { "type": "archival_added", id: string };
 
 export type ResultStatus = "ok" | "error";
 
@@ -389,7 +553,89 @@ export type RuleKind = "site" | "tool" | "site_tool";
  */
 export type RunInfo = { run_id: string, conversation_id: string, front_end: FrontEnd };
 
+/**
+ * One message a run added to its conversation, in OpenAI chat form.
+ */
+export type RunMessage = {
+  /** 1, 2, 3, ... within the conversation. */
+  seq: number,
+  role: Role,
+  content: string | null,
+  /** The assistant's `tool_calls` array, as the model sent it. */
+  tool_calls: JsonValue | null,
+  tool_call_id: string | null,
+  tool_name: string | null,
+};
+
+/**
+ * A run kept in the store (running, or how it ended).
+ */
+export type RunRecord = {
+  id: string,
+  conversation_id: string | null,
+  status: RunStatus,
+  /**
+   * Why the loop stopped: a [`StopReason`]'s name (runs recorded by
+   * older versions may hold other words).
+   */
+  stop_reason: string | null,
+  started_at: string,
+  ended_at: string | null,
+};
+
 export type RunStatus = "running" | "paused" | "completed" | "failed" | "cancelled";
+
+/**
+ * One model call of a run.
+ */
+export type RunStep = {
+  /** 0, 1, 2, ... within the run. */
+  idx: number,
+  model: string,
+  /** `running`, `completed`, `failed` or `cancelled`. */
+  status: string,
+  prompt_tokens: number | null,
+  completion_tokens: number | null,
+  latency_ms: number | null,
+  error: string | null,
+};
+
+/**
+ * One tool call of a run, as executed.
+ */
+export type RunToolCall = {
+  call_id: string,
+  /** The step (model call) that asked for it. */
+  step_idx: number | null,
+  tool: string,
+  arguments: JsonValue,
+  reasoning: string | null,
+  /** What ran it (`builtin`, `mcp`, `client`, ...). */
+  executor: string,
+  status: ToolCallStatus,
+  error_code: ErrorCode | null,
+  duration_ms: number,
+  started_at: string,
+};
+
+/**
+ * One model call's request and raw response, as stored (redacted).
+ */
+export type RunTrace = {
+  id: number,
+  step_id: string | null,
+  step_idx: number | null,
+  /** The URL called. */
+  endpoint: string,
+  /** The HTTP status; none when there was no answer. */
+  status: number | null,
+  error: string | null,
+  /** The request body as sent. */
+  request: JsonValue,
+  /** The response as received (SSE text or a body); none when nothing came. */
+  response: string | null,
+  created_at: string,
+};
 
 /**
  * A web search provider of `web_search`.
@@ -448,6 +694,23 @@ export type StopReason =
   | "waiting_for_confirmation"
   | "waiting_for_challenge"
   | "waiting_for_client";
+
+/**
+ * A tool as the store keeps it, with its declaration as the registry has
+ * it now (none: not registered now).
+ */
+export type StoredToolView = {
+  id: string,
+  name: string,
+  description: string,
+  executor: Executor,
+  /** A client tool's Python source, as registered. */
+  source_code: string | null,
+  requires_confirmation: boolean,
+  created_at: string,
+  updated_at: string,
+  spec: ToolSpec | null,
+};
 
 /**
  * One tool call of a run's timeline.
