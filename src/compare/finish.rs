@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::fields::Suffix;
 use super::item::Slot;
 use super::read::fmt_num;
-use super::target::{Kind, Target};
+use super::target::{Kind, Wanted};
 use super::types::{FieldType, NormalizeCompareArgs, NormalizedItem, RawItem};
 use crate::error::{Error, Result};
 use crate::vocab::money;
@@ -56,7 +56,7 @@ pub(super) struct Finished {
 
 /// Resolves currencies, converts, and builds the output of one item.
 pub(super) fn finish_item(
-    targets: &[Target],
+    targets: &[Wanted],
     item: &RawItem,
     slots: Vec<Slot>,
     item_currency: Option<String>,
@@ -169,7 +169,7 @@ pub(super) fn finish_item(
 
 pub(super) fn resolve_fx(
     args: &NormalizeCompareArgs,
-    targets: &[Target],
+    targets: &[Wanted],
     item_currencies: &[Option<String>],
 ) -> Result<(Fx, Vec<String>)> {
     let mut warnings = Vec::new();

@@ -3,7 +3,7 @@
 
 use super::fields::{Concept, key_info};
 use super::read::{RawEntry, Val, first_match, fmt_num};
-use super::target::{Kind, Target};
+use super::target::{Kind, Wanted};
 use super::types::RawItem;
 use crate::vocab::money::{self, Money};
 use crate::vocab::text::fold_key;
@@ -26,7 +26,7 @@ pub(super) enum Slot {
 /// An amount of money for `t` (a schema field or a component); a percentage
 /// is taken of `price`.
 fn money_for(
-    t: &Target,
+    t: &Wanted,
     raws: &[RawEntry],
     price: Option<(Term, &str)>,
     warnings: &mut Vec<String>,
@@ -48,7 +48,7 @@ fn money_for(
     }
 }
 
-pub(super) fn parse_item(targets: &[Target], item: &RawItem, warnings: &mut Vec<String>) -> Vec<Slot> {
+pub(super) fn parse_item(targets: &[Wanted], item: &RawItem, warnings: &mut Vec<String>) -> Vec<Slot> {
     let raws: Vec<RawEntry> =
         item.raw.iter().map(|(k, v)| RawEntry { key: k.as_str(), info: key_info(k), value: v }).collect();
     let mut slots = Vec::with_capacity(targets.len());
@@ -56,7 +56,7 @@ pub(super) fn parse_item(targets: &[Target], item: &RawItem, warnings: &mut Vec<
         let slot = match t.kind {
             Kind::Money => {
                 let price = if t.concept == Concept::Discount {
-                    money_for(&Target::component(Concept::Price, &t.name), &raws, None, &mut Vec::new())
+                    money_for(&Wanted::component(Concept::Price, &t.name), &raws, None, &mut Vec::new())
                 } else {
                     None
                 };
@@ -88,13 +88,13 @@ pub(super) fn parse_item(targets: &[Target], item: &RawItem, warnings: &mut Vec<
 
 /// `price + shipping + fees − discount`, when the price is known.
 fn total_from_parts(parent: &str, raws: &[RawEntry], warnings: &mut Vec<String>) -> Slot {
-    let Some((price, price_key)) = money_for(&Target::component(Concept::Price, parent), raws, None, warnings) else {
+    let Some((price, price_key)) = money_for(&Wanted::component(Concept::Price, parent), raws, None, warnings) else {
         return Slot::Missing;
     };
     let mut terms = vec![price];
     let mut from = price_key.clone();
     for (concept, sign) in [(Concept::Shipping, 1.0), (Concept::Fees, 1.0), (Concept::Discount, -1.0)] {
-        let t = Target::component(concept, parent);
+        let t = Wanted::component(concept, parent);
         if let Some((term, key)) = money_for(&t, raws, Some((price, &price_key)), warnings) {
             let amount = if sign < 0.0 { -term.amount.abs() } else { term.amount };
             terms.push(Term { amount, ..term });

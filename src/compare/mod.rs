@@ -99,7 +99,7 @@ use crate::vocab::text::fold_key;
 use finish::{Finished, finish_item, resolve_fx};
 use item::{Slot, declared_currency, parse_item};
 use rank::{cmp_items, reason, resolve_rank_keys};
-use target::{Kind, Target};
+use target::{Kind, Wanted};
 
 fn validate(args: &NormalizeCompareArgs) -> Result<()> {
     if args.items.is_empty() {
@@ -118,7 +118,7 @@ fn validate(args: &NormalizeCompareArgs) -> Result<()> {
 /// items. Errors only on malformed arguments (`invalid_arguments`).
 pub fn normalize_compare(args: &NormalizeCompareArgs) -> Result<NormalizeCompareOutput> {
     validate(args)?;
-    let targets: Vec<Target> = args.schema.iter().map(|(name, ty)| Target::new(name, *ty)).collect();
+    let targets: Vec<Wanted> = args.schema.iter().map(|(name, ty)| Wanted::new(name, *ty)).collect();
     let keys = resolve_rank_keys(args, &targets)?;
 
     let mut parsed = Vec::with_capacity(args.items.len());

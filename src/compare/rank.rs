@@ -6,12 +6,12 @@ use std::cmp::Ordering;
 use serde_json::Value;
 
 use super::finish::Finished;
-use super::target::{Kind, Target};
+use super::target::{Kind, Wanted};
 use super::types::{NormalizeCompareArgs, SortOrder};
 use crate::error::{Error, Result};
 
 /// The ranking keys: (target index, direction).
-pub(super) fn resolve_rank_keys(args: &NormalizeCompareArgs, targets: &[Target]) -> Result<Vec<(usize, SortOrder)>> {
+pub(super) fn resolve_rank_keys(args: &NormalizeCompareArgs, targets: &[Wanted]) -> Result<Vec<(usize, SortOrder)>> {
     let Some(keys) = &args.rank_by else {
         let mut keys: Vec<(usize, SortOrder)> =
             targets.iter().enumerate().filter_map(|(i, t)| t.default_order().map(|o| (i, o))).collect();
@@ -66,7 +66,7 @@ pub(super) fn cmp_items(a: &Finished, b: &Finished, keys: &[(usize, SortOrder)])
     Ordering::Equal
 }
 
-fn show_field(item: &Finished, targets: &[Target], i: usize) -> String {
+fn show_field(item: &Finished, targets: &[Wanted], i: usize) -> String {
     match item.out.normalized.get(&targets[i].name) {
         Some(Value::Bool(b)) => (if *b { "yes" } else { "no" }).to_string(),
         Some(v) => v.to_string(),
@@ -75,7 +75,7 @@ fn show_field(item: &Finished, targets: &[Target], i: usize) -> String {
 }
 
 /// Why `a` ranks above `next` (or `a`'s values when it is last).
-pub(super) fn reason(a: &Finished, next: Option<&Finished>, targets: &[Target], keys: &[(usize, SortOrder)]) -> String {
+pub(super) fn reason(a: &Finished, next: Option<&Finished>, targets: &[Wanted], keys: &[(usize, SortOrder)]) -> String {
     let Some(b) = next else {
         let parts: Vec<String> = keys
             .iter()

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::fields::{Concept, KeyInfo, Suffix, exact_concept};
 use super::mass::{self, MassUnit};
-use super::target::{Kind, Target};
+use super::target::{Kind, Wanted};
 use crate::vocab::duration::{self, DurUnit, RangePick};
 use crate::vocab::money::{self, Money};
 use crate::vocab::text::fold_key;
@@ -83,7 +83,7 @@ fn compatible(kind: Kind, suffix: Option<Suffix>) -> bool {
 }
 
 /// Raw fields that may feed `t`, best first (see the `compare` module docs).
-fn candidates<'r, 'a>(t: &Target, raws: &'r [RawEntry<'a>]) -> Vec<&'r RawEntry<'a>> {
+fn candidates<'r, 'a>(t: &Wanted, raws: &'r [RawEntry<'a>]) -> Vec<&'r RawEntry<'a>> {
     let mut out: Vec<usize> = Vec::new();
     let mut push = |i: usize| {
         if !out.contains(&i) && compatible(t.kind, raws[i].info.suffix) {
@@ -120,7 +120,7 @@ pub(super) fn fmt_num(v: f64) -> String {
 }
 
 /// Parses one raw value for target `t`; parser notes are returned as warnings.
-fn parse_entry(t: &Target, raw: &RawEntry) -> Parsed<(Val, Vec<String>)> {
+fn parse_entry(t: &Wanted, raw: &RawEntry) -> Parsed<(Val, Vec<String>)> {
     let s = scalar(raw.value)?;
     let raw_currency = match raw.info.suffix {
         Some(Suffix::Currency(c)) => Some(c),
@@ -208,7 +208,7 @@ fn parse_entry(t: &Target, raw: &RawEntry) -> Parsed<(Val, Vec<String>)> {
 }
 
 /// The first candidate of `t` that parses, with its raw key.
-pub(super) fn first_match<'a>(t: &Target, raws: &[RawEntry<'a>], warnings: &mut Vec<String>) -> Option<(Val, &'a str)> {
+pub(super) fn first_match<'a>(t: &Wanted, raws: &[RawEntry<'a>], warnings: &mut Vec<String>) -> Option<(Val, &'a str)> {
     for raw in candidates(t, raws) {
         match parse_entry(t, raw) {
             Ok((val, notes)) => {

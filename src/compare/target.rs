@@ -1,4 +1,4 @@
-//! Target fields: how a schema field's values are read (its [`Kind`]) and
+//! Wanted fields: how a schema field's values are read (its [`Kind`]) and
 //! its default ranking direction.
 
 use super::fields::{Concept, KeyInfo, Suffix, key_info, target_concept};
@@ -17,7 +17,7 @@ pub(super) enum Kind {
 }
 
 #[derive(Debug, Clone)]
-pub(super) struct Target {
+pub(super) struct Wanted {
     pub(super) name: String,
     pub(super) ty: FieldType,
     pub(super) info: KeyInfo,
@@ -25,7 +25,7 @@ pub(super) struct Target {
     pub(super) kind: Kind,
 }
 
-impl Target {
+impl Wanted {
     pub(super) fn new(name: &str, ty: FieldType) -> Self {
         let info = key_info(name);
         let concept = target_concept(&info);

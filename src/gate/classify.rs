@@ -60,7 +60,7 @@ pub struct Classification {
 
 /// The effective scope of `action`, given the user's secret values.
 pub fn classify(action: &Action, secrets: &[SecretValue]) -> Classification {
-    let mut cx = Cx { action, secrets, out: Classification { scope: ReadOnly, reasons: Vec::new(), deny: None } };
+    let mut cx = Reading { action, secrets, out: Classification { scope: ReadOnly, reasons: Vec::new(), deny: None } };
     cx.out.scope = match (action.tool.as_str(), action.declared) {
         ("browser_close_tab", _) => WriteNonDestructive,
         (_, Some(declared)) => declared,
@@ -85,7 +85,7 @@ pub fn classify(action: &Action, secrets: &[SecretValue]) -> Classification {
     cx.out
 }
 
-struct Cx<'a> {
+struct Reading<'a> {
     action: &'a Action,
     secrets: &'a [SecretValue],
     out: Classification,
@@ -100,7 +100,7 @@ struct Source {
     camel: bool,
 }
 
-impl Cx<'_> {
+impl Reading<'_> {
     fn raise(&mut self, scope: PermissionScope, reason: String) {
         self.out.scope = self.out.scope.max(scope);
         self.note(reason);

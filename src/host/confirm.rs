@@ -19,7 +19,7 @@ use crate::tools::catalogue::safety::ConfirmResultV1;
 
 /// A question waiting for the user.
 #[derive(Debug)]
-enum Waiting {
+enum Asked {
     Confirmation(oneshot::Sender<ConfirmResultV1>),
     /// The sender, and the tab holding the challenge.
     Challenge(oneshot::Sender<ChallengeAnswer>, String),
@@ -30,7 +30,7 @@ enum Waiting {
 #[derive(Debug)]
 pub struct ChannelConfirmer {
     events: broadcast::Sender<Event>,
-    waiting: Mutex<HashMap<String, Waiting>>,
+    waiting: Mutex<HashMap<String, Asked>>,
 }
 
 impl ChannelConfirmer {
@@ -38,7 +38,7 @@ impl ChannelConfirmer {
         ChannelConfirmer { events, waiting: Mutex::default() }
     }
 
-    fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
+    fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<String, Asked>> {
         self.waiting.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -46,7 +46,7 @@ impl ChannelConfirmer {
     pub fn answer_confirmation(&self, id: &str, answer: ConfirmResultV1) -> Result<()> {
         let mut waiting = self.waiting();
         match waiting.remove(id) {
-            Some(Waiting::Confirmation(tx)) => tx.send(answer).map_err(|_| gone("confirmation", id)),
+            Some(Asked::Confirmation(tx)) => tx.send(answer).map_err(|_| gone("confirmation", id)),
             Some(other) => {
                 waiting.insert(id.to_owned(), other);
                 Err(gone("confirmation", id))
@@ -59,7 +59,7 @@ impl ChannelConfirmer {
     pub fn answer_challenge(&self, id: &str, done: bool) -> Result<()> {
         let mut waiting = self.waiting();
         match waiting.remove(id) {
-            Some(Waiting::Challenge(tx, _)) => {
+            Some(Asked::Challenge(tx, _)) => {
                 let answer = if done { ChallengeAnswer::Done } else { ChallengeAnswer::GaveUp };
                 tx.send(answer).map_err(|_| gone("challenge", id))
             }
@@ -74,7 +74,7 @@ impl ChannelConfirmer {
     /// The tab of waiting challenge `id`.
     pub fn challenge_tab(&self, id: &str) -> Result<String> {
         match self.waiting().get(id) {
-            Some(Waiting::Challenge(_, tab)) => Ok(tab.clone()),
+            Some(Asked::Challenge(_, tab)) => Ok(tab.clone()),
             _ => Err(gone("challenge", id)),
         }
     }
@@ -140,7 +140,7 @@ impl Confirmer for ChannelConfirmer {
     ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>> {
         Box::pin(async move {
             let (tx, rx) = oneshot::channel();
-            self.waiting().insert(request.id.clone(), Waiting::Confirmation(tx));
+            self.waiting().insert(request.id.clone(), Asked::Confirmation(tx));
             let mut closing = Closing { confirmer: self, id: request.id.clone(), approved: Some(false) };
             self.send(Event::ConfirmationWaiting { request: request.clone() });
             let answer = match tokio::time::timeout(time_left(&request.expires_at), rx).await {
@@ -160,7 +160,7 @@ impl Confirmer for ChannelConfirmer {
         Box::pin(async move {
             let id = uuid::Uuid::new_v4().to_string();
             let (tx, rx) = oneshot::channel();
-            self.waiting().insert(id.clone(), Waiting::Challenge(tx, request.tab_id.clone()));
+            self.waiting().insert(id.clone(), Asked::Challenge(tx, request.tab_id.clone()));
             let _closing = Closing { confirmer: self, id: id.clone(), approved: None };
             self.send(Event::ChallengeWaiting { id, request: request.clone() });
             // The challenge tool watches the page and its own time limit.

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{RwLock, broadcast};
 
 use self::confirm::ChannelConfirmer;
-use self::run::Runs;
+use self::run::RunTable;
 use crate::agent::{ModelClient, ModelFlags};
 use crate::browser::window::{self, WindowBounds};
 use crate::builtin::client::ClientAnswer;
@@ -95,7 +95,7 @@ pub struct Host {
     confirmer: Arc<ChannelConfirmer>,
     /// The saved settings, as the next run and `CheckModel` read them.
     settings: RwLock<Settings>,
-    runs: std::sync::Mutex<Runs>,
+    runs: std::sync::Mutex<RunTable>,
     paused: AtomicBool,
     /// [`Host::close`] has begun: background work stops.
     closing: AtomicBool,

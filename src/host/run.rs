@@ -99,7 +99,7 @@ pub(super) struct Running {
 /// The runs going on, by run id. `starting` holds conversations whose run
 /// is being recorded (it has no id yet), so two runs never start on one.
 #[derive(Debug, Default)]
-pub(super) struct Runs {
+pub(super) struct RunTable {
     pub going: HashMap<String, Running>,
     pub starting: Vec<(Option<String>, FrontEnd)>,
 }
@@ -298,7 +298,7 @@ impl Host {
         runs
     }
 
-    pub(super) fn runs(&self) -> std::sync::MutexGuard<'_, Runs> {
+    pub(super) fn runs(&self) -> std::sync::MutexGuard<'_, RunTable> {
         self.runs.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

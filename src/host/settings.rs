@@ -14,14 +14,11 @@ use crate::agent::provider::{ModelConfig, ModelFlags, Preset, api_key_var};
 use crate::error::{Error, ErrorCode, Result};
 use crate::paths::DataDir;
 use crate::protocol::{ModelStatus, Settings};
+use crate::secrets::KEYRING_PEEK;
 pub use crate::secrets::check_key;
 use crate::secrets::{Secret, SecretStore};
 use crate::store::Store;
 pub use crate::store::settings::load;
-
-/// How long a keyring lookup may take before "no key saved" is assumed
-/// (an answer must not wait on an unlock prompt).
-const KEYRING_PEEK: Duration = Duration::from_secs(5);
 
 /// How long [`check_model`] waits for the endpoint's model list.
 pub const CHECK_WITHIN: Duration = Duration::from_secs(5);

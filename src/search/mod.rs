@@ -23,7 +23,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::paths::DataDir;
 pub use crate::protocol::tidy_search_settings as tidy_settings;
 use crate::protocol::{SearchProvider, SearchSettings};
-use crate::secrets::{Secret, SecretStore};
+use crate::secrets::{KEYRING_PEEK, Secret, SecretStore};
 use std::sync::Arc;
 
 use crate::builtin::handle;
@@ -39,9 +39,6 @@ pub fn brave_key_account(dir: &DataDir) -> String {
 
 /// How long an API provider may take to answer.
 pub const API_TIMEOUT: Duration = Duration::from_secs(15);
-
-/// How long a keyring lookup may take before "no key" is assumed.
-const KEYRING_PEEK: Duration = Duration::from_secs(5);
 
 impl SearchProvider {
     pub const ALL: [SearchProvider; 3] = [SearchProvider::Searxng, SearchProvider::Brave, SearchProvider::Duckduckgo];

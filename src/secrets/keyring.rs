@@ -16,6 +16,11 @@ pub const SERVICE: &str = "halley";
 /// How long one keyring call may take: an unlock prompt waits for the user.
 pub const KEYRING_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// How long a look-up of an optional key (a model's, a search provider's)
+/// may take before "no key saved" is assumed: an answer must not wait on
+/// an unlock prompt.
+pub const KEYRING_PEEK: Duration = Duration::from_secs(5);
+
 /// The account name of an endpoint's API key: `api-key:openai`,
 /// `api-key:gpu-box:8000`.
 pub fn api_key_account(endpoint: &str) -> String {

@@ -9,7 +9,7 @@ pub mod results;
 pub mod sealed;
 pub mod token;
 
-pub use self::keyring::{KEYRING_TIMEOUT, SERVICE, Secret, SecretStore, api_key_account};
+pub use self::keyring::{KEYRING_PEEK, KEYRING_TIMEOUT, SERVICE, Secret, SecretStore, api_key_account};
 
 /// `a == b` in time that depends on the lengths only (bearer tokens, OAuth
 /// `state`).

@@ -11,7 +11,7 @@ use crate::store::runs::StopReason;
 
 /// What the guard says after a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Verdict {
+pub(super) enum Judgement {
     Go,
     /// Tell the model (a user message after the turn's tool results).
     Nudge(String),
@@ -27,7 +27,7 @@ pub(super) struct LoopGuard {
 
 impl LoopGuard {
     /// Count a call of `tool` with `args` that succeeded or not.
-    pub fn after_call(&mut self, limits: &RunLimits, tool: &str, args: &Value, ok: bool) -> Verdict {
+    pub fn after_call(&mut self, limits: &RunLimits, tool: &str, args: &Value, ok: bool) -> Judgement {
         self.failures = if ok { 0 } else { self.failures + 1 };
         let key = format!("{tool}:{args}");
         self.recent.push_back(key.clone());
@@ -36,16 +36,16 @@ impl LoopGuard {
         }
         let same = u32::try_from(self.recent.iter().rev().take_while(|k| **k == key).count()).unwrap_or(u32::MAX);
         if same > limits.repeat_nudge_after {
-            Verdict::Stop(StopReason::RepeatedAction)
+            Judgement::Stop(StopReason::RepeatedAction)
         } else if self.failures >= limits.max_consecutive_failures {
-            Verdict::Stop(StopReason::TooManyFailures)
+            Judgement::Stop(StopReason::TooManyFailures)
         } else if same == limits.repeat_nudge_after {
-            Verdict::Nudge(format!(
+            Judgement::Nudge(format!(
                 "(Halley) You called {tool} with the same arguments {same} times in a row and it did not get you \
                  further. Try something else or answer with what you know."
             ))
         } else {
-            Verdict::Go
+            Judgement::Go
         }
     }
 }
@@ -60,24 +60,24 @@ mod tests {
         let limits = RunLimits { repeat_nudge_after: 2, max_consecutive_failures: 3, ..RunLimits::default() };
         let mut guard = LoopGuard::default();
         let args = json!({"selector": "h1"});
-        assert_eq!(guard.after_call(&limits, "browser_read_text", &args, true), Verdict::Go);
+        assert_eq!(guard.after_call(&limits, "browser_read_text", &args, true), Judgement::Go);
         assert!(
-            matches!(guard.after_call(&limits, "browser_read_text", &args, true), Verdict::Nudge(m) if m.contains("2 times"))
+            matches!(guard.after_call(&limits, "browser_read_text", &args, true), Judgement::Nudge(m) if m.contains("2 times"))
         );
         assert_eq!(
             guard.after_call(&limits, "browser_read_text", &args, true),
-            Verdict::Stop(StopReason::RepeatedAction)
+            Judgement::Stop(StopReason::RepeatedAction)
         );
 
         let mut guard = LoopGuard::default();
         for (i, tool) in ["a", "b"].iter().enumerate() {
-            assert_eq!(guard.after_call(&limits, tool, &json!({"i": i}), false), Verdict::Go);
+            assert_eq!(guard.after_call(&limits, tool, &json!({"i": i}), false), Judgement::Go);
         }
         // A success in between resets the count.
-        assert_eq!(guard.after_call(&limits, "c", &json!({}), true), Verdict::Go);
+        assert_eq!(guard.after_call(&limits, "c", &json!({}), true), Judgement::Go);
         for (i, tool) in ["a", "b"].iter().enumerate() {
-            assert_eq!(guard.after_call(&limits, tool, &json!({"i": i}), false), Verdict::Go);
+            assert_eq!(guard.after_call(&limits, tool, &json!({"i": i}), false), Judgement::Go);
         }
-        assert_eq!(guard.after_call(&limits, "d", &json!({}), false), Verdict::Stop(StopReason::TooManyFailures));
+        assert_eq!(guard.after_call(&limits, "d", &json!({}), false), Judgement::Stop(StopReason::TooManyFailures));
     }
 }

@@ -14,7 +14,7 @@ use super::super::calls::{self, Executed, Prepared};
 use super::super::control::{Observed, StepRelay, Waiting};
 use super::super::trace;
 use super::super::{Completion, ModelClient, StreamEvent};
-use super::guard::{LoopGuard, Verdict};
+use super::guard::{Judgement, LoopGuard};
 use super::prompt::{self, tool_definitions};
 use super::{AgentEvent, Journal, RunLimits, RunOutcome};
 use crate::context::CallContext;
@@ -334,9 +334,9 @@ impl<'a> Loop<'a> {
             }
 
             match self.guard.after_call(self.limits, &call.name, &call.args, result.is_ok()) {
-                Verdict::Go => {}
-                Verdict::Nudge(text) => images.push(json!({"role": "user", "content": text})),
-                Verdict::Stop(reason) => stop = Some((RunStatus::Failed, reason)),
+                Judgement::Go => {}
+                Judgement::Nudge(text) => images.push(json!({"role": "user", "content": text})),
+                Judgement::Stop(reason) => stop = Some((RunStatus::Failed, reason)),
             }
         }
         // After every tool message of the turn (they must follow the call).
