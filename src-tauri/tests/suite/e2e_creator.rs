@@ -11,6 +11,7 @@
 //! `scripts/with-session.sh` (as `make test` does).
 
 use std::path::Path;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use crate::common::driver::AppEnv;
@@ -31,6 +32,15 @@ fn start(env: &AppEnv, name: &str, model: &ModelServer) -> Result<App> {
 
 /// The model asks for the skill on the studio (its 2FA solved by the
 /// simulated user 5 s after the page opens), then says it is done.
+/// The two creator scenarios drive a desktop app and a Chromium each
+/// through several dialogs: run side by side on a loaded 2-core machine
+/// their dialogs outwait the timeouts, so they take turns.
+static ONE_APP_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn one_app_at_a_time() -> MutexGuard<'static, ()> {
+    ONE_APP_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 fn post_script(site: &FixtureServer, video: &Path) -> Vec<Turn> {
     let args = json!({"channel": "youtube", "title": TITLE, "description": "Tập 12 của series build-in-public.",
         "media_refs": [format!("file://{}", video.display())], "schedule_time": WHEN,
@@ -76,6 +86,7 @@ fn posted(site: &FixtureServer) -> Vec<(String, Vec<(String, String)>)> {
 
 #[test]
 fn a_post_is_scheduled_from_the_panel_past_the_2fa_window_once_approved_and_denied_sends_nothing() -> Result<()> {
+    let _turn = one_app_at_a_time();
     let Some((_desktop, site, env)) = prepare()? else {
         return Ok(());
     };
@@ -159,6 +170,7 @@ fn palette_call(app: &App, tool: &str, args: &Value) -> Result<()> {
 
 #[test]
 fn the_creator_views_open_in_the_panel_and_only_approved_triage_rows_are_applied() -> Result<()> {
+    let _turn = one_app_at_a_time();
     let Some((_desktop, site, env)) = prepare()? else {
         return Ok(());
     };
