@@ -9,11 +9,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::browser::Browser;
 use chromiumoxide::handler::viewport::Viewport;
+use chromiumoxide::handler::{Handler, HandlerConfig};
 use futures::StreamExt;
 use tokio::task::JoinHandle;
 
+use super::process::{NoAddress, Process};
 use crate::error::{Error, ErrorCode, Result};
 
 /// Environment variable naming the browser executable.
@@ -45,6 +47,8 @@ pub(crate) struct Connected {
     pub gone: Arc<AtomicBool>,
     /// True when Halley started the process (and so must stop it).
     pub owned: bool,
+    /// The process, when Halley started it.
+    process: Option<Process>,
 }
 
 impl Connected {
@@ -53,34 +57,27 @@ impl Connected {
         if self.gone.load(Ordering::SeqCst) || self.pump.is_finished() {
             return false;
         }
-        if self.owned {
-            return matches!(self.browser.try_wait(), Ok(None));
+        match &mut self.process {
+            Some(process) => process.try_wait().is_none(),
+            None => true,
         }
-        true
     }
 
     /// The process id of the browser Halley started.
-    fn pid(&mut self) -> Option<u32> {
-        self.browser.get_mut_child().and_then(|child| child.inner.id())
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().map(Process::pid)
     }
 
     /// Close the browser (or just disconnect from one we did not start) and
     /// reap the process so no zombie is left.
     pub async fn shutdown(mut self) {
-        if self.owned {
+        if let Some(mut process) = self.process.take() {
             // Seen before the browser closes: once it is gone, its children
             // are no longer below it.
-            let tree = self.pid().map(super::reap::Tree::of).unwrap_or_default();
+            let tree = super::reap::Tree::of(process.pid());
             let closed = tokio::time::timeout(Duration::from_secs(3), self.browser.close()).await;
-            if !matches!(closed, Ok(Ok(_))) {
-                let _ = self.browser.kill().await;
-            }
-            match tokio::time::timeout(Duration::from_secs(5), self.browser.wait()).await {
-                Ok(_) => {}
-                Err(_) => {
-                    let _ = self.browser.kill().await;
-                    let _ = self.browser.wait().await;
-                }
+            if !matches!(closed, Ok(Ok(_))) || process.wait(Duration::from_secs(5)).await.is_none() {
+                process.kill().await;
             }
             tree.reap(super::reap::LINGER).await;
         }
@@ -91,7 +88,7 @@ impl Connected {
 
 /// Launch or attach, per the options.
 pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
-    let (mut browser, mut handler, owned) = match &options.cdp_url {
+    let (browser, mut handler, process) = match &options.cdp_url {
         Some(url) => {
             check_local(url)?;
             let attached = tokio::time::timeout(LAUNCH_BOUND, Browser::connect(url.clone())).await.map_err(|_| {
@@ -104,21 +101,14 @@ pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
                 Error::new(ErrorCode::BrowserUnavailable, format!("cannot attach to the browser at {url}"))
                     .with_source(e)
             })?;
-            (b, h, false)
+            (b, h, None)
         }
         None => {
-            let config = launch_config(options)?;
-            let launched = tokio::time::timeout(LAUNCH_BOUND, Browser::launch(config)).await.map_err(|_| {
-                Error::new(
-                    ErrorCode::BrowserUnavailable,
-                    format!("the browser did not start within {} s", LAUNCH_BOUND.as_secs()),
-                )
-            })?;
-            let (b, h) = launched.map_err(launch_error)?;
-            (b, h, true)
+            let (b, h, p) = launch(options).await?;
+            (b, h, Some(p))
         }
     };
-    let pid = if owned { browser.get_mut_child().and_then(|child| child.inner.id()) } else { None };
+    let pid = process.as_ref().map(Process::pid);
     let gone = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&gone);
     let pump = tokio::spawn(async move {
@@ -156,7 +146,48 @@ pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
         // ends its handler).
         drop(handler);
     });
-    Ok(Connected { browser, pump, gone, owned })
+    Ok(Connected { browser, pump, gone, owned: process.is_some(), process })
+}
+
+/// Start Chromium on the profile (closing an orphan of this data directory
+/// that holds it first) and connect to its DevTools socket.
+async fn launch(options: &BrowserOptions) -> Result<(Browser, Handler, Process)> {
+    let (exe, args, handler_config) = launch_command(options)?;
+    super::profile_lock::recover(&options.profile_dir).await?;
+    let mut process = Process::spawn(&exe, &args).await.map_err(|e| {
+        Error::new(ErrorCode::BrowserUnavailable, format!("cannot start the browser {}", exe.display())).with_source(e)
+    })?;
+    let address = match process.devtools_address(ADDRESS_BOUND).await {
+        Ok(address) => address,
+        Err(no) => {
+            let status = match &no {
+                NoAddress::Ended(_) => process.wait(Duration::from_secs(2)).await,
+                NoAddress::Timeout(_) => None,
+            };
+            process.kill().await;
+            return Err(launch_error(no, status));
+        }
+    };
+    let connected = tokio::time::timeout(CONNECT_BOUND, Browser::connect_with_config(address, handler_config)).await;
+    match connected {
+        Ok(Ok((browser, handler))) => Ok((browser, handler, process)),
+        Ok(Err(e)) => {
+            process.kill().await;
+            Err(Error::new(
+                ErrorCode::BrowserCrashed,
+                "the browser closed its DevTools connection while it started; it is started again on the next call. \
+                 Nothing was done in it.",
+            )
+            .with_source(e))
+        }
+        Err(_) => {
+            process.kill().await;
+            Err(Error::new(
+                ErrorCode::BrowserUnavailable,
+                format!("the browser did not accept its DevTools connection within {} s", CONNECT_BOUND.as_secs()),
+            ))
+        }
+    }
 }
 
 /// Whether a handler error means the connection to the browser is gone:
@@ -166,51 +197,54 @@ fn connection_lost(err: &chromiumoxide::error::CdpError) -> bool {
     matches!(err, chromiumoxide::error::CdpError::Ws(_)) || is_fatal(&err.to_string())
 }
 
-/// The longest a launch may take: chromiumoxide's own bound on reading the
-/// DevTools address (20 s) plus the WebSocket handshake.
+/// The longest an attach may take.
 const LAUNCH_BOUND: Duration = Duration::from_secs(30);
 
-/// A failed launch as a Halley error: a browser killed while it started (a
-/// signal, its output ending before it named its DevTools address, or that
-/// socket closing under the handshake) is
-/// `browser_crashed`, and the next call starts it again; anything else is
-/// `browser_unavailable` with the cause.
-fn launch_error(e: chromiumoxide::error::CdpError) -> Error {
-    use chromiumoxide::error::CdpError;
-    let killed = match &e {
-        #[cfg(unix)]
-        CdpError::LaunchExit(status, _) => std::os::unix::process::ExitStatusExt::signal(status).map(Some),
-        // Its output ended before it said where it listens: it went away
-        // (which of the exit and the end of its output is seen first is a
-        // race).
-        CdpError::LaunchIo(io, _) if io.kind() == std::io::ErrorKind::UnexpectedEof => Some(None),
-        _ => None,
+/// How long a launched browser may take to print its DevTools address.
+const ADDRESS_BOUND: Duration = Duration::from_secs(20);
+
+/// How long the WebSocket handshake with a launched browser may take.
+const CONNECT_BOUND: Duration = Duration::from_secs(10);
+
+/// A launch that never gave its DevTools address, as a Halley error: a
+/// browser that went away while it started (killed, or its output ending
+/// first) is `browser_crashed`, and the next call starts it again; one that
+/// handed its command line to another browser on the same profile, or said
+/// nothing in time, is `browser_unavailable`.
+fn launch_error(no: NoAddress, status: Option<std::process::ExitStatus>) -> Error {
+    let printed = match &no {
+        NoAddress::Ended(p) | NoAddress::Timeout(p) => p.clone(),
     };
-    if let Some(signal) = killed {
-        let how = signal.map_or_else(|| "exited".to_owned(), |s| format!("was killed (signal {s})"));
+    let last_words = printed.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default().trim().to_owned();
+    if printed.contains("existing browser session") || printed.contains("SingletonLock") {
         return Error::new(
-            ErrorCode::BrowserCrashed,
-            format!(
-                "the browser {how} while it started; it is started again on the next call. Nothing was done in it."
-            ),
+            ErrorCode::BrowserUnavailable,
+            "cannot start the browser: another browser holds this data directory's profile (is another Halley \
+             using this data directory? close it or use --cdp-url)",
         )
-        .with_source(e);
+        .with_source(std::io::Error::other(last_words));
     }
-    if matches!(e, CdpError::Ws(_)) {
+    if matches!(no, NoAddress::Timeout(_)) {
         return Error::new(
-            ErrorCode::BrowserCrashed,
-            "the browser closed its DevTools connection while it started; it is started again on the next call. \
-             Nothing was done in it.",
-        )
-        .with_source(e);
+            ErrorCode::BrowserUnavailable,
+            format!("the browser did not start within {} s", ADDRESS_BOUND.as_secs()),
+        );
     }
-    let text = e.to_string();
-    let hint = if text.contains("SingletonLock") || text.contains("profile") {
-        " (is another Halley browser using this data directory? close it or use --cdp-url)"
-    } else {
-        ""
+    #[cfg(unix)]
+    let how = match status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s)) {
+        Some(signal) => format!("was killed (signal {signal})"),
+        None => "exited".to_owned(),
     };
-    Error::new(ErrorCode::BrowserUnavailable, format!("cannot start the browser{hint}")).with_source(e)
+    #[cfg(not(unix))]
+    let how = {
+        let _ = status;
+        "exited".to_owned()
+    };
+    let error = Error::new(
+        ErrorCode::BrowserCrashed,
+        format!("the browser {how} while it started; it is started again on the next call. Nothing was done in it."),
+    );
+    if last_words.is_empty() { error } else { error.with_source(std::io::Error::other(last_words)) }
 }
 
 fn is_fatal(text: &str) -> bool {
@@ -246,7 +280,9 @@ fn check_local(url: &str) -> Result<()> {
     Ok(())
 }
 
-fn launch_config(options: &BrowserOptions) -> Result<BrowserConfig> {
+/// The executable, its arguments and the CDP handler's settings for a
+/// launch.
+fn launch_command(options: &BrowserOptions) -> Result<(PathBuf, Vec<String>, HandlerConfig)> {
     let exe = find_chromium(options.chromium.as_deref())?;
     std::fs::create_dir_all(&options.profile_dir).map_err(|e| {
         Error::new(ErrorCode::DataDir, format!("cannot create the browser profile {}", options.profile_dir.display()))
@@ -257,33 +293,33 @@ fn launch_config(options: &BrowserOptions) -> Result<BrowserConfig> {
     if headless && !options.headless {
         tracing::warn!("no display found: the browser runs headless (pass --headless to silence this)");
     }
-    let mut builder = BrowserConfig::builder()
-        .chrome_executable(&exe)
-        .user_data_dir(&options.profile_dir)
-        .disable_default_args()
-        .viewport(None)
-        .window_size(1280, 900)
-        .launch_timeout(Duration::from_secs(20))
-        .request_timeout(Duration::from_secs(30))
-        .args(CHROMIUM_ARGS.iter().copied());
-    if headless {
+    let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|a| format!("--{a}")).collect();
+    args.extend([
+        "--remote-debugging-port=0".to_owned(),
+        "--disable-extensions".to_owned(),
+        format!("--user-data-dir={}", options.profile_dir.display()),
+        "--window-size=1280,900".to_owned(),
+    ]);
+    if running_as_root() {
+        // Chromium refuses to run as root with its sandbox on.
+        args.extend(["--no-sandbox".to_owned(), "--disable-setuid-sandbox".to_owned()]);
+    }
+    let viewport = if headless {
+        args.extend(["--headless".to_owned(), "--hide-scrollbars".to_owned(), "--mute-audio".to_owned()]);
         // A fixed viewport, so pages and screenshots look the same everywhere.
-        builder = builder.viewport(Viewport {
+        Some(Viewport {
             width: 1280,
             height: 900,
             device_scale_factor: Some(1.0),
             emulating_mobile: false,
             is_landscape: true,
             has_touch: false,
-        });
+        })
     } else {
-        builder = builder.with_head();
-    }
-    if running_as_root() {
-        // Chromium refuses to run as root with its sandbox on.
-        builder = builder.no_sandbox();
-    }
-    builder.build().map_err(|e| Error::new(ErrorCode::BrowserUnavailable, format!("bad browser configuration: {e}")))
+        None
+    };
+    let handler = HandlerConfig { viewport, request_timeout: Duration::from_secs(30), ..HandlerConfig::default() };
+    Ok((exe, args, handler))
 }
 
 /// The profile's preferences, set before each launch:
@@ -334,8 +370,7 @@ fn prepare_preferences(profile: &Path) {
 
 /// Flags for a quiet, user-like browser: no first-run UI, no background
 /// traffic to Google, no crash reporter; the user's own language. Written
-/// without their leading `--`: chromiumoxide adds it (a `--flag` here would
-/// reach Chromium as `----flag`, which it ignores).
+/// without their leading `--` ([`launch_command`] adds it).
 const CHROMIUM_ARGS: &[&str] = &[
     "no-first-run",
     "no-default-browser-check",

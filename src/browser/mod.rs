@@ -9,6 +9,8 @@ pub(crate) mod keys;
 mod launch;
 mod net;
 pub(crate) mod page;
+mod process;
+mod profile_lock;
 mod reap;
 pub(crate) mod runtime;
 pub(crate) mod session;

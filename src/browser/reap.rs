@@ -112,14 +112,65 @@ fn running(p: Proc) -> bool {
     stat(p.pid).is_some_and(|(now, _)| now == p)
 }
 
+/// The parent of process `pid`, while it runs (not a zombie).
+pub(crate) fn parent_of(pid: u32) -> Option<u32> {
+    stat(pid).map(|(_, ppid)| ppid)
+}
+
+/// Whether process `pid` runs (a zombie has exited).
+pub(crate) fn alive(pid: u32) -> bool {
+    stat(pid).is_some()
+}
+
+/// Process `pid`'s command line, its arguments split.
+pub(crate) fn cmdline(pid: u32) -> Vec<String> {
+    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    raw.split(|b| *b == 0).filter(|a| !a.is_empty()).map(|a| String::from_utf8_lossy(a).into_owned()).collect()
+}
+
+/// Ask process `pid` to end (SIGTERM), wait up to `grace` for it to exit,
+/// then kill it; its processes below follow, or are killed after
+/// [`LINGER`]. Whether it is gone.
+pub(crate) async fn end(pid: u32, grace: Duration) -> bool {
+    let Some((me, _)) = stat(pid) else { return true };
+    let tree = Tree::of(pid);
+    terminate(pid);
+    let deadline = Instant::now() + grace;
+    while running(me) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    if running(me) {
+        kill(pid);
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while running(me) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    tree.reap(LINGER).await;
+    !running(me)
+}
+
+#[cfg(unix)]
+fn send(pid: u32, signal: rustix::process::Signal) {
+    let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else { return };
+    let _ = rustix::process::kill_process(pid, signal);
+}
+
 #[cfg(unix)]
 fn kill(pid: u32) {
-    let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else { return };
-    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+    send(pid, rustix::process::Signal::KILL);
+}
+
+#[cfg(unix)]
+fn terminate(pid: u32) {
+    send(pid, rustix::process::Signal::TERM);
 }
 
 #[cfg(not(unix))]
 fn kill(_pid: u32) {}
+
+#[cfg(not(unix))]
+fn terminate(_pid: u32) {}
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {

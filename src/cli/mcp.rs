@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 
+use super::signals::{Signals, close_for};
 use super::tools::{asks_nobody, print_json};
 use super::{EXIT_FAILURE, EXIT_USAGE, exit_code, fail, out};
 use crate::api::mcp_server::McpServer;
@@ -58,7 +59,12 @@ pub async fn run(cmd: McpCommand, data_dir: Option<&Path>, browser: BrowserSetti
     }
 }
 
+/// Serve on stdio until the client closes standard input (the browser is
+/// closed, status 0) or a signal comes (what an MCP client sends to end a
+/// stdio server: the calls in flight are dropped, the browser is closed,
+/// and the status is the signal's).
 async fn serve(data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
+    let mut signals = Signals::install();
     let dir = match DataDir::resolve(data_dir) {
         Ok(d) => d,
         Err(e) => return fail(&e, EXIT_FAILURE),
@@ -67,7 +73,10 @@ async fn serve(data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
         Ok(h) => h,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
-    let served = McpServer::new(std::sync::Arc::clone(&host)).serve_stdio().await;
+    let served = match signals.during(McpServer::new(std::sync::Arc::clone(&host)).serve_stdio()).await {
+        Ok(served) => served,
+        Err(stop) => return close_for(host.core(), stop).await,
+    };
     host.close().await;
     match served {
         Ok(()) => ExitCode::SUCCESS,

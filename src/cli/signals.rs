@@ -1,10 +1,13 @@
 //! SIGTERM, SIGINT and SIGHUP for the commands that may start the browser
-//! (`tools call|script`, `run`, `chat`, `watch`). Caught from the moment such a
+//! (`tools call|script`, `run`, `chat`, `watch`, `mcp serve`, `serve`,
+//! `auth connect`; the desktop app has its own, `src-tauri/src/shutdown.rs`).
+//! Caught from the moment such a
 //! command starts, a signal drops the work in flight (a dropped tool call
 //! releases the browser at once), then the browser is closed and reaped
 //! and the process exits with 128 + the signal's number (130 for Ctrl-C),
 //! as a shell expects. Other commands keep the default handling: they
-//! start no process that could outlive them.
+//! start no process that could outlive them. Whatever ends Halley, the
+//! browser it launched does not outlive it (`browser/process.rs`).
 
 use std::future::Future;
 use std::process::ExitCode;

@@ -190,16 +190,16 @@ fn signal_a_run(signal: &str, code: i32) {
 
 /// A running `halley` whose output is collected. Dropped half-way (a
 /// failed test), it is killed with its browser.
-struct Running {
-    child: Option<Child>,
+pub(crate) struct Running {
+    pub(crate) child: Option<Child>,
     profile: std::path::PathBuf,
 }
 
-fn spawn(h: &Halley, args: &[&str]) -> Running {
+pub(crate) fn spawn(h: &Halley, args: &[&str]) -> Running {
     spawn_with(h, args, Stdio::null())
 }
 
-fn spawn_with(h: &Halley, args: &[&str], stdin: Stdio) -> Running {
+pub(crate) fn spawn_with(h: &Halley, args: &[&str], stdin: Stdio) -> Running {
     let child = Command::new(env!("CARGO_BIN_EXE_halley"))
         .arg("--data-dir")
         .arg(h.data_dir())
@@ -215,24 +215,24 @@ fn spawn_with(h: &Halley, args: &[&str], stdin: Stdio) -> Running {
 }
 
 impl Running {
-    fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.as_ref().expect("running").id()
     }
 
     /// Send `signal` (a name for kill(1)), wait for the exit; the status,
     /// stdout and stderr.
-    fn signal(&mut self, signal: &str) -> (ExitStatus, String, String) {
+    pub(crate) fn signal(&mut self, signal: &str) -> (ExitStatus, String, String) {
         self.send(signal);
         self.wait(&format!("SIG{signal}"))
     }
 
-    fn send(&self, signal: &str) {
+    pub(crate) fn send(&self, signal: &str) {
         let sent = Command::new("kill").args(["-s", signal, &self.pid().to_string()]).status().expect("kill");
         assert!(sent.success(), "kill -s {signal} failed");
     }
 
     /// Wait (up to [`EXIT_TIMEOUT`]) for the exit after `what`.
-    fn wait(&mut self, what: &str) -> (ExitStatus, String, String) {
+    pub(crate) fn wait(&mut self, what: &str) -> (ExitStatus, String, String) {
         let sent_at = Instant::now();
         let mut child = self.child.take().expect("running");
         let status = loop {
@@ -317,19 +317,19 @@ fn assert_all_gone(h: &Halley, seen: &[Proc]) {
     }
 }
 
-fn profile_of(h: &Halley) -> std::path::PathBuf {
+pub(crate) fn profile_of(h: &Halley) -> std::path::PathBuf {
     h.data_dir().join("browser-profile")
 }
 
 /// A process seen in /proc: pid and start time name it (a pid can be
 /// reused), state, parent and command line say what it is.
 #[derive(Debug, Clone)]
-struct Proc {
-    pid: u32,
+pub(crate) struct Proc {
+    pub(crate) pid: u32,
     started: u64,
-    state: String,
-    ppid: u32,
-    cmdline: String,
+    pub(crate) state: String,
+    pub(crate) ppid: u32,
+    pub(crate) cmdline: String,
 }
 
 impl Proc {
@@ -347,12 +347,12 @@ impl Proc {
         })
     }
 
-    fn same(&self, other: &Proc) -> bool {
+    pub(crate) fn same(&self, other: &Proc) -> bool {
         self.pid == other.pid && self.started == other.started
     }
 
     /// The same process as it is now, if it is still there (zombie or not).
-    fn now(&self) -> Option<Proc> {
+    pub(crate) fn now(&self) -> Option<Proc> {
         Proc::read(self.pid).filter(|p| p.same(self))
     }
 }
@@ -368,7 +368,7 @@ fn all() -> Vec<Proc> {
 }
 
 /// Every process below `root`.
-fn below(root: u32) -> Vec<Proc> {
+pub(crate) fn below(root: u32) -> Vec<Proc> {
     let all = all();
     let mut found: Vec<Proc> = Vec::new();
     let mut parents = vec![root];
@@ -382,7 +382,7 @@ fn below(root: u32) -> Vec<Proc> {
 }
 
 /// Every process started with `--user-data-dir=<profile>`.
-fn using_profile(profile: &Path) -> Vec<Proc> {
+pub(crate) fn using_profile(profile: &Path) -> Vec<Proc> {
     let flag = format!("--user-data-dir={}", profile.display());
     all().into_iter().filter(|p| p.cmdline.split(' ').any(|a| a == flag)).collect()
 }

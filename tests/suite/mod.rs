@@ -30,6 +30,7 @@ mod many_runs;
 mod mcp;
 mod memory;
 mod model_server;
+mod no_browser_left;
 mod oauth;
 mod runs_traces;
 mod shopping_skills;

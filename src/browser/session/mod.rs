@@ -97,8 +97,8 @@ impl BrowserSession {
 
     /// The process id of the browser Halley started, if it runs.
     pub async fn pid(&self) -> Option<u32> {
-        let mut state = self.state.lock().await;
-        state.conn.as_mut().and_then(|c| c.browser.get_mut_child()).and_then(|child| child.inner.id())
+        let state = self.state.lock().await;
+        state.conn.as_ref().and_then(Connected::pid)
     }
 
     /// How many times the browser was launched (1 + relaunches).
