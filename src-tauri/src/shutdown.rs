@@ -5,9 +5,10 @@
 
 use tauri::AppHandle;
 
-/// Exits the app with status 0 when the process gets SIGTERM, SIGINT or
-/// SIGHUP (a logout, Ctrl-C in the terminal that started it, that
-/// terminal closing).
+/// Exits the app when the process gets SIGTERM, SIGINT or SIGHUP (a
+/// logout, Ctrl-C in the terminal that started it, that terminal closing),
+/// with the status a shell reports for a command the signal ended (128 +
+/// its number).
 #[cfg(unix)]
 pub fn exit_on_signals(app: AppHandle) {
     use tokio::signal::unix::{SignalKind, signal};
@@ -19,12 +20,12 @@ pub fn exit_on_signals(app: AppHandle) {
             // Without handlers the default action (terminate) still applies.
             return;
         };
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
-            _ = hup.recv() => {}
-        }
-        app.exit(0);
+        let number = tokio::select! {
+            _ = term.recv() => 15,
+            _ = int.recv() => 2,
+            _ = hup.recv() => 1,
+        };
+        app.exit(128 + number);
     });
 }
 

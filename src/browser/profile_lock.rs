@@ -10,8 +10,11 @@
 //!   ([`super::process::OWNER_FLAG`] on its command line) whose Halley is
 //!   gone (an orphan, left by a Halley killed before browsers died with it):
 //!   it is closed, with a note in the log, and the launch goes on;
-//! - the holder's Halley (or whatever started it) still runs: the launch is
-//!   refused with `browser_unavailable`, naming that process.
+//! - the holder's Halley still runs: it is given [`HANDOVER`] to let go (a
+//!   Halley whose client just ended it is closing its browser while the
+//!   client's next session starts), then the launch is refused with
+//!   `browser_unavailable`, naming that Halley; a browser something else
+//!   started is named at once.
 //!
 //! Linux only (it reads `/proc`); elsewhere Chromium's own answer stands.
 
@@ -24,6 +27,11 @@ use crate::error::{Error, ErrorCode, Result};
 
 /// How long an orphan may take to close on SIGTERM before it is killed.
 const ORPHAN_GRACE: Duration = Duration::from_secs(3);
+
+/// How long a profile held by a live Halley is waited for: one that is
+/// ending (its client went away, and the next session starts at once)
+/// releases it within this.
+const HANDOVER: Duration = Duration::from_secs(8);
 
 /// The files Chromium keeps beside the lock.
 const SINGLETON_FILES: [&str; 3] = ["SingletonLock", "SingletonSocket", "SingletonCookie"];
@@ -45,7 +53,13 @@ pub(crate) async fn recover(profile: &Path) -> Result<()> {
     if !cfg!(target_os = "linux") {
         return Ok(());
     }
-    match holder(profile) {
+    let deadline = std::time::Instant::now() + HANDOVER;
+    let mut held = holder(profile);
+    while matches!(held, Holder::InUse { by_halley: true, .. }) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        held = holder(profile);
+    }
+    match held {
         Holder::Free => Ok(()),
         Holder::Orphan { pid, owner } => {
             let whose = owner.map_or_else(|| "a Halley".to_owned(), |o| format!("Halley (pid {o})"));

@@ -4,6 +4,7 @@
 
 pub mod browser;
 pub mod fixtures;
+pub mod gemini;
 pub mod ical;
 pub mod mcp;
 pub mod model_server;

@@ -23,6 +23,8 @@ use super::cli_signals::{Proc, Running, below, profile_of, spawn, spawn_with, us
 use crate::common::Halley;
 use crate::common::browser::{have_browser, step};
 use crate::common::fixtures::{FixtureServer, PageKind, WatchedPage};
+use crate::common::gemini::GeminiServer;
+use crate::common::mcp;
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
 
 /// From the start to the browser running.
@@ -384,4 +386,122 @@ fn a_profile_held_by_a_live_halley_is_refused_naming_it() {
     );
     // The first goes on undisturbed.
     assert!(using_profile(&profile_of(&h)).iter().any(|p| p.ppid == first.halley.pid()), "the first lost its browser");
+}
+
+/// Once a real client has ended its `halley mcp serve` (clients do not wait
+/// for it): nothing of the browser is left within this.
+const CLIENT_GONE_WITHIN: Duration = Duration::from_secs(10);
+
+fn halley_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_halley")
+}
+
+/// No process uses `h`'s profile within `within` (zombies adopted by the
+/// container's PID 1 aside).
+fn no_browser_within(h: &Halley, within: Duration, what: &str) {
+    let deadline = Instant::now() + within;
+    loop {
+        let left: Vec<Proc> =
+            using_profile(&profile_of(h)).into_iter().filter(|p| !(p.state == "Z" && p.ppid == 1)).collect();
+        if left.is_empty() {
+            return;
+        }
+        if Instant::now() >= deadline {
+            let left: Vec<String> = left.iter().map(|p| format!("{} [{}] {}", p.pid, p.state, p.cmdline)).collect();
+            panic!("{what}: the browser outlived its server by {within:?}:\n{}", left.join("\n"));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The real Gemini CLI with Halley as its MCP server, as the user's flow
+/// has it: asked twice in a row, both times its model's call runs in
+/// Halley's browser and the answer carries the page's price.
+#[test]
+fn gemini_cli_browses_through_halley_twice_in_a_row() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let model = GeminiServer::start(&site.url(QUICK));
+    let home = h.work_dir().join("gemini-home");
+    std::fs::create_dir_all(home.join(".gemini")).expect("gemini home");
+    let data = h.data_dir();
+    let settings = json!({
+        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+        "mcpServers": {"halley": {
+            "command": halley_bin(),
+            "args": ["--data-dir", data.to_str().expect("utf-8 path"), "--headless", "mcp", "serve"],
+            "trust": true,
+        }},
+    });
+    std::fs::write(home.join(".gemini/settings.json"), settings.to_string()).expect("gemini settings");
+    let page = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/site").join(QUICK),
+    )
+    .expect("the fixture page");
+    for session in 1..=2 {
+        let out = std::process::Command::new(mcp::bin("gemini"))
+            .args(["-m", "gemini-2.5-flash", "-p", "Mở trang sản phẩm và cho tôi biết giá", "--approval-mode", "yolo"])
+            .current_dir(h.work_dir())
+            .env("HOME", &home)
+            .env("GEMINI_API_KEY", "test-key")
+            .env("GOOGLE_GEMINI_BASE_URL", model.base_url())
+            .env("NO_COLOR", "1")
+            .env_remove("GOOGLE_API_KEY")
+            .env_remove("GOOGLE_CLOUD_PROJECT")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run gemini");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let why = format!("session {session}: {}\n--- stdout\n{stdout}\n--- stderr\n{stderr}", out.status);
+        assert!(out.status.success(), "{why}");
+        let price = stdout.lines().find_map(|l| l.trim().strip_prefix("Giá: ")).unwrap_or_else(|| panic!("{why}"));
+        assert!(page.contains(price), "{price} is not on the page: {why}");
+        no_browser_within(&h, CLIENT_GONE_WITHIN, &format!("gemini session {session}"));
+    }
+    let calls = model.requests().iter().filter(|(_, body)| body.to_string().contains("functionResponse")).count();
+    assert!(calls >= 2, "the model did not see both sessions' tool results");
+}
+
+/// The MCP Inspector's CLI starts `halley mcp serve`, calls
+/// `browser_navigate` and ends it: twice in a row, both browse.
+#[test]
+fn the_inspector_browses_through_halley_twice_in_a_row() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let data = h.data_dir();
+    let serve = ["--", halley_bin(), "--data-dir", data.to_str().expect("utf-8 path"), "--headless", "mcp", "serve"];
+    let arg = format!("url={}", site.url(QUICK));
+    for session in 1..=2 {
+        let args = ["--method", "tools/call", "--tool-name", "browser_navigate", "--tool-arg", &arg];
+        let done = mcp::inspect("tools/call", &[&args[..], &serve[..]].concat());
+        assert_eq!(done["structuredContent"]["status"], "ok", "session {session}: {done}");
+        no_browser_within(&h, CLIENT_GONE_WITHIN, &format!("inspector session {session}"));
+    }
+}
+
+/// The Python `mcp` SDK's stdio client, twice in a row.
+#[test]
+fn the_python_sdk_browses_through_halley_twice_in_a_row() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let data = h.data_dir();
+    let calls = json!([{"name": "browser_navigate", "arguments": {"url": site.url(QUICK)}}]).to_string();
+    for session in 1..=2 {
+        let args =
+            ["--calls", &calls, "--", halley_bin(), "--data-dir", data.to_str().expect("utf-8 path"), "--headless"];
+        let out = mcp::python_client(&[&args[..], &["mcp", "serve"][..]].concat());
+        let done = mcp::json_out("python stdio", &out);
+        assert_eq!(done["calls"][0]["structuredContent"]["status"], "ok", "session {session}: {done}");
+        no_browser_within(&h, CLIENT_GONE_WITHIN, &format!("python session {session}"));
+    }
 }

@@ -2,7 +2,9 @@
 //! desktop app while a task's browser call is in flight (a page the
 //! fixture server holds for 30 s) ends the app through its exit path, which
 //! stops the run, closes the managed Chromium and reaps it: none of the
-//! browser's processes is left, none uses the data dir.
+//! browser's processes is left, none uses the data dir. SIGKILL leaves the
+//! app no exit path: its browser dies with it (the parent-death signal
+//! Halley gives it), nothing of it left a second later.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,6 +36,15 @@ fn sigint_mid_call_closes_the_apps_browser() -> Result<()> {
 fn sighup_mid_call_closes_the_apps_browser() -> Result<()> {
     signal_mid_call("HUP")
 }
+
+#[test]
+fn sigkill_mid_call_takes_the_apps_browser_with_it() -> Result<()> {
+    signal_mid_call("KILL")
+}
+
+/// What the issue promises after SIGKILL: no Chromium of the profile a
+/// second later.
+const KILL_GONE_WITHIN: Duration = Duration::from_secs(1);
 
 fn app_bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_halley-desktop"))
@@ -97,10 +108,24 @@ fn signal_mid_call(signal: &str) -> Result<()> {
     let renderers = family.iter().filter(|p| cmdline(**p).contains("--type=renderer")).count();
     assert!(renderers > 0, "the browser has no renderer yet: {family:?}");
 
+    let needle = path_str(&env.data_dir())?.to_owned();
     let sent = Command::new("kill").args(["-s", signal, &app.to_string()]).status()?;
     assert!(sent.success(), "kill -s {signal} {app} failed");
     let alive = proc::wait_gone(&[app], EXIT_TIMEOUT);
     assert!(alive.is_empty(), "halley-desktop did not exit within {EXIT_TIMEOUT:?} of SIG{signal}");
+    if signal == "KILL" {
+        // No exit path ran: the kernel ended the browser with the app.
+        let chromium: Vec<u32> = family.iter().copied().filter(|p| cmdline(*p).contains(&needle)).collect();
+        let left = proc::wait_gone(&chromium, KILL_GONE_WITHIN);
+        assert!(left.is_empty(), "the browser outlived the killed app: {}", describe(&left));
+        let left = proc::wait_gone(&family, EXIT_TIMEOUT);
+        assert!(left.is_empty(), "still running after SIGKILL: {}", describe(&left));
+        let users: Vec<u32> =
+            proc::all_pids().into_iter().filter(|p| proc::is_running(*p) && cmdline(*p).contains(&needle)).collect();
+        assert!(users.is_empty(), "still using {needle}: {}", describe(&users));
+        let _ = panel.delete();
+        return driver.stop();
+    }
 
     // Everything below the app is gone: nothing runs, and no exited process
     // waits for a live parent to reap it. (The test container's PID 1 does
@@ -119,7 +144,6 @@ fn signal_mid_call(signal: &str) -> Result<()> {
     assert!(held.is_empty(), "exited but not reaped: {}", describe(&held));
     let unreaped: Vec<u32> = browser.iter().copied().filter(|p| proc::stat_fields(*p).is_some()).collect();
     assert!(unreaped.is_empty(), "the app did not reap its browser: {}", describe(&unreaped));
-    let needle = path_str(&env.data_dir())?.to_owned();
     let users: Vec<u32> = proc::all_pids().into_iter().filter(|p| cmdline(*p).contains(&needle)).collect();
     assert!(users.is_empty(), "still using {needle}: {}", describe(&users));
     assert_eq!(model.request_count(), 1, "the run went on after SIG{signal}");
