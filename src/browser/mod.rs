@@ -15,6 +15,7 @@ mod reap;
 pub(crate) mod runtime;
 pub(crate) mod session;
 pub mod window;
+pub(crate) mod wire;
 
 pub use launch::{BrowserOptions, CHROMIUM_ENV, find_chromium};
 pub use session::BrowserSession;

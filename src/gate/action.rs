@@ -50,6 +50,10 @@ pub struct Action {
     /// key store, a hidden folder, `/etc`): always asked about, whatever
     /// the scope and the rules; the reason (with the path) shown.
     pub private_file: Option<String>,
+    /// A request the page really sends while the action runs (the gate at
+    /// the wire, `gate::wire`): graded from what it is, whatever the
+    /// control that caused it said.
+    pub request: Option<super::wire::WireRequest>,
 }
 
 impl Action {

@@ -23,8 +23,8 @@
 //! facts are known, so a tab with no unsaved form edits closes at
 //! WRITE_NON_DESTRUCTIVE. A tool with no declared scope counts as DESTRUCTIVE.
 
-mod phrases;
-mod words;
+pub(in crate::gate) mod phrases;
+pub(in crate::gate) mod words;
 
 use serde::{Deserialize, Serialize};
 use url::Url;
@@ -60,6 +60,14 @@ pub struct Classification {
 
 /// The effective scope of `action`, given the user's secret values.
 pub fn classify(action: &Action, secrets: &[SecretValue]) -> Classification {
+    if let Some(request) = &action.request {
+        // What leaves, not what the control said: the request alone decides.
+        let mut out = super::wire::classify_request(request, action.url.as_deref(), secrets);
+        if let Some(declared) = action.declared.filter(|d| *d > out.scope) {
+            out.scope = declared;
+        }
+        return out;
+    }
     let mut cx = Reading { action, secrets, out: Classification { scope: ReadOnly, reasons: Vec::new(), deny: None } };
     cx.out.scope = match (action.tool.as_str(), action.declared) {
         ("browser_close_tab", _) => WriteNonDestructive,

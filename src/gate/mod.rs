@@ -14,6 +14,7 @@ pub mod exfil;
 pub mod fence;
 pub mod policy;
 pub mod secrets;
+pub mod wire;
 
 pub use confirm::{
     ApproveAll, ChallengeAnswer, ChallengeRequest, ConfirmField, ConfirmationRequest, Confirmer, DenyAll,

@@ -55,7 +55,7 @@ impl Confirmer for Scripted {
 }
 
 /// A headless core, and the context of calls answered by `confirmer`.
-async fn core_with(dir: &std::path::Path, confirmer: Arc<Scripted>) -> (Core, CallContext) {
+pub(super) async fn core_with(dir: &std::path::Path, confirmer: Arc<Scripted>) -> (Core, CallContext) {
     let settings = BrowserSettings { headless: true, ..BrowserSettings::default() };
     let core = halley::host::open_core_full(DataDir::at(dir.join("data")), Registry::builtin().unwrap(), settings)
         .await

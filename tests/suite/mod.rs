@@ -38,3 +38,4 @@ mod soak;
 mod travel_skills;
 mod watch;
 mod web_search;
+mod wire_gate;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use chromiumoxide::cdp::browser_protocol::input::MouseButton as CdpButton;
 use serde_json::{Value, json};
 
-use super::{BrowserTool, Call, output};
+use super::{BrowserTool, Call, output, wire};
 use crate::browser::keys::parse_chord;
 use crate::browser::page::{self, NavWatch};
 use crate::browser::runtime;
@@ -107,15 +107,18 @@ pub(super) async fn click(call: &mut Call<'_>, args: BrowserClickArgs) -> Result
     args.target.require("browser_click")?;
     let tab = call.tab(None).await?;
     let el = actionable(&tab, &args.target, true).await?;
-    call.gate_page(BrowserTool::Click, &tab, Some(&args.target), |_| {}).await?;
+    let approved = call.gate_page(BrowserTool::Click, &tab, Some(&args.target), |_| {}).await?;
     let button = match args.button {
         MouseButton::Left => CdpButton::Left,
         MouseButton::Right => CdpButton::Right,
         MouseButton::Middle => CdpButton::Middle,
     };
-    let watch = NavWatch::start(&tab).await?;
-    page::click_at(&tab, el.x, el.y, button, i64::from(args.click_count)).await?;
-    let navigated = watch.settle(&tab, NAVIGATION_WITHIN).await?;
+    let clicked = async {
+        let watch = NavWatch::start(&tab).await?;
+        page::click_at(&tab, el.x, el.y, button, i64::from(args.click_count)).await?;
+        watch.settle(&tab, NAVIGATION_WITHIN).await
+    };
+    let navigated = wire::guarded(call, &tab, BrowserTool::Click, approved, clicked).await?;
     finish(call, &tab, &ElementActionOutput { element: el.describe(), navigated }).await
 }
 
@@ -134,20 +137,25 @@ pub(super) async fn type_text(call: &mut Call<'_>, args: BrowserTypeArgs) -> Res
             format!("{} does not take text (not an input, textarea or editable area, or read-only)", el.describe()),
         ));
     }
-    call.gate_page(BrowserTool::Type, &tab, Some(&args.target), |a| {
-        a.text = Some(args.text.clone());
-        a.fills.clone_from(&fills);
-    })
-    .await?;
+    let approved = call
+        .gate_page(BrowserTool::Type, &tab, Some(&args.target), |a| {
+            a.text = Some(args.text.clone());
+            a.fills.clone_from(&fills);
+        })
+        .await?;
     let kind = el.raw["element"].get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
-    if PICKER_TYPES.contains(&kind.as_str()) {
-        set_picker_value(&tab, &args.target, &kind, &text).await?;
-        return finish(call, &tab, &ElementActionOutput { element: el.describe(), navigated: false }).await;
-    }
-    runtime::call(&tab, "focus", &json!({"target": target_json(&args.target), "clear": args.clear_first})).await?;
-    if !text.is_empty() {
-        page::insert_text(&tab, &text).await?;
-    }
+    // A page may send what is typed as it is typed (`oninput`): the wire sees it.
+    let typed = async {
+        if PICKER_TYPES.contains(&kind.as_str()) {
+            return set_picker_value(&tab, &args.target, &kind, &text).await;
+        }
+        runtime::call(&tab, "focus", &json!({"target": target_json(&args.target), "clear": args.clear_first})).await?;
+        if !text.is_empty() {
+            page::insert_text(&tab, &text).await?;
+        }
+        Ok(())
+    };
+    wire::guarded(call, &tab, BrowserTool::Type, approved, typed).await?;
     finish(call, &tab, &ElementActionOutput { element: el.describe(), navigated: false }).await
 }
 
@@ -249,25 +257,30 @@ pub(super) async fn press_key(call: &mut Call<'_>, args: BrowserPressKeyArgs) ->
     let enter = keys.iter().any(|k| k.key == "Enter");
     let names: Vec<String> = args.keys.clone();
     let target = (!args.target.is_page()).then_some(&args.target);
-    call.gate_page(BrowserTool::PressKey, &tab, target, |a| {
-        a.keys.clone_from(&names);
-        if !enter && let Some(t) = a.target.as_mut() {
-            t.submits_form = false;
+    let approved = call
+        .gate_page(BrowserTool::PressKey, &tab, target, |a| {
+            a.keys.clone_from(&names);
+            if !enter && let Some(t) = a.target.as_mut() {
+                t.submits_form = false;
+            }
+        })
+        .await?;
+    let pressing = async {
+        let mut navigated = false;
+        let mut pressed = 0u32;
+        for key in &keys {
+            let watch = NavWatch::start(&tab).await?;
+            page::press(&tab, key).await?;
+            pressed += 1;
+            if watch.settle(&tab, NAVIGATION_WITHIN).await? {
+                navigated = true;
+                // Keys after a navigation would land on another page: stop.
+                break;
+            }
         }
-    })
-    .await?;
-    let mut navigated = false;
-    let mut pressed = 0u32;
-    for key in &keys {
-        let watch = NavWatch::start(&tab).await?;
-        page::press(&tab, key).await?;
-        pressed += 1;
-        if watch.settle(&tab, NAVIGATION_WITHIN).await? {
-            navigated = true;
-            // Keys after a navigation would land on another page: stop.
-            break;
-        }
-    }
+        Ok((pressed, navigated))
+    };
+    let (pressed, navigated) = wire::guarded(call, &tab, BrowserTool::PressKey, approved, pressing).await?;
     finish(call, &tab, &BrowserPressKeyOutput { pressed, navigated }).await
 }
 
@@ -280,13 +293,21 @@ pub(super) async fn select_option(call: &mut Call<'_>, args: BrowserSelectOption
     }
     let tab = call.tab(None).await?;
     actionable(&tab, &args.target, false).await?;
-    call.gate_page(BrowserTool::SelectOption, &tab, Some(&args.target), |_| {}).await?;
-    let v = runtime::call(
-        &tab,
-        "select",
-        &json!({"target": target_json(&args.target), "value": args.value, "label": args.label}),
-    )
-    .await?;
+    let approved = call.gate_page(BrowserTool::SelectOption, &tab, Some(&args.target), |_| {}).await?;
+    // `onchange="this.form.submit()"`, or a script posting on change: the wire sees it.
+    let selecting = async {
+        let v = runtime::call(
+            &tab,
+            "select",
+            &json!({"target": target_json(&args.target), "value": args.value, "label": args.label}),
+        )
+        .await?;
+        // A submit it caused is a navigation: let it start under the wire.
+        let watch = NavWatch::start(&tab).await?;
+        watch.settle(&tab, NAVIGATION_WITHIN).await?;
+        Ok(v)
+    };
+    let v = wire::guarded(call, &tab, BrowserTool::SelectOption, approved, selecting).await?;
     let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
     finish(call, &tab, &BrowserSelectOptionOutput { value: s("value"), label: s("label") }).await
 }
@@ -307,7 +328,7 @@ pub(super) async fn set_checked(call: &mut Call<'_>, args: BrowserCheckArgs, wan
         }
     };
     let tool = if want { BrowserTool::Check } else { BrowserTool::Uncheck };
-    call.gate_page(tool, &tab, Some(&args.target), |_| {}).await?;
+    let approved = call.gate_page(tool, &tab, Some(&args.target), |_| {}).await?;
     let checked = |s: &Value| s.get("checked").and_then(Value::as_bool).unwrap_or(false);
     if checked(&state) == want {
         return finish(call, &tab, &BrowserCheckOutput { checked: want, changed: false }).await;
@@ -327,7 +348,12 @@ pub(super) async fn set_checked(call: &mut Call<'_>, args: BrowserCheckArgs, wan
     if num("width") <= 0.0 || num("height") <= 0.0 {
         return Err(Error::new(ErrorCode::NotInteractable, "the checkbox and its label are not visible"));
     }
-    page::click_at(&tab, x, y, CdpButton::Left, 1).await?;
+    let ticking = async {
+        let watch = NavWatch::start(&tab).await?;
+        page::click_at(&tab, x, y, CdpButton::Left, 1).await?;
+        watch.settle(&tab, NAVIGATION_WITHIN).await
+    };
+    wire::guarded(call, &tab, tool, approved, ticking).await?;
     let after = runtime::call(&tab, "checkState", &target).await?;
     if checked(&after) != want {
         return Err(Error::new(

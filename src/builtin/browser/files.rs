@@ -140,7 +140,9 @@ pub(super) async fn download(call: &mut Call<'_>, args: BrowserDownloadArgs) -> 
             };
             call.gate_plain(BrowserTool::Download, action).await?;
         }
-        None => call.gate_page(BrowserTool::Download, &tab, Some(&args.target), |_| {}).await?,
+        None => {
+            call.gate_page(BrowserTool::Download, &tab, Some(&args.target), |_| {}).await?;
+        }
     }
     if let Some(url) = &args.url {
         // A link with `download` saves same-origin files whatever their

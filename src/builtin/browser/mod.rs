@@ -9,6 +9,7 @@ mod challenge;
 mod facts;
 mod files;
 mod nav;
+mod wire;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -22,6 +23,7 @@ use crate::context::CallContext;
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
 use crate::gate::check::{Checked, Grade, Pass};
+use crate::gate::wire::WireRequest;
 use crate::handler::{Ran, Services};
 use crate::tools::ToolOutput;
 use crate::tools::catalogue::common::Target;
@@ -231,14 +233,16 @@ impl<'a> Call<'a> {
     /// focused element). `adjust` adds what the arguments say (keys, text,
     /// file). After the user approves, the action is read again just before
     /// it runs: if the page changed it (another form action, another
-    /// button), the user is asked again.
+    /// button), the user is asked again. Approved, the binding of the
+    /// request the user saw (the form it submits, with its values), which
+    /// the wire lets go once (`wire::guarded`).
     async fn gate_page(
         &mut self,
         tool: BrowserTool,
         tab: &TabHandle,
         target: Option<&Target>,
         adjust: impl Fn(&mut Action),
-    ) -> Result<()> {
+    ) -> Result<Option<String>> {
         let (scope, risk) = tool.declared();
         let read = || async {
             let mut action = facts::read(tab, tool.name(), target).await?;
@@ -249,9 +253,15 @@ impl<'a> Call<'a> {
         for _ in 0..3 {
             let action = read().await?;
             let pass = self.pass(&action, risk).await?;
-            let Some(binding) = pass.approved else { return Ok(()) };
-            if read().await?.binding() == binding {
-                return Ok(());
+            let Some(binding) = pass.approved else { return Ok(None) };
+            let now = read().await?;
+            if now.binding() == binding {
+                let Some(el) = now.target.as_ref().filter(|t| t.submits_form) else { return Ok(None) };
+                // A clicked submit button sends its own name and value too.
+                let clicked = tool == BrowserTool::Click && matches!(el.tag.as_str(), "button" | "input");
+                let submitter = clicked.then_some((el.field_name.as_str(), el.value.as_str()));
+                let request = el.form.as_ref().and_then(|f| WireRequest::of_form(f, now.url.as_deref(), submitter));
+                return Ok(request.map(|r| r.binding()));
             }
             tracing::warn!("{}: the page changed the action after it was approved; asking again", tool.name());
         }

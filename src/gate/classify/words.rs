@@ -66,7 +66,7 @@ fn with_mark(base: char, mark: char) -> Option<char> {
 
 /// One word of a page text or of a phrase.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Word {
+pub(in crate::gate) struct Word {
     /// Lowercase, no diacritics (`dang`).
     pub folded: String,
     /// Lowercase with vowel marks, without the tone (`đăng`).
@@ -106,7 +106,7 @@ impl Word {
 }
 
 /// The words of `s`; with `camel`, `placeOrderBtn` is three words.
-pub(super) fn words(s: &str, camel: bool) -> Vec<Word> {
+pub(in crate::gate) fn words(s: &str, camel: bool) -> Vec<Word> {
     let mut out = Vec::new();
     let mut cur: Vec<char> = Vec::new();
     let mut prev_lower = false;
@@ -138,7 +138,7 @@ fn flush(cur: &mut Vec<char>, out: &mut Vec<Word>) {
 /// longer one is kept; of two on the same words, the first in the table.
 /// A multi-word phrase also matches its run-together
 /// form written without accents (`placeorder`, `thanhtoan`).
-pub(super) fn find<'p>(text: &[Word], table: &'p [Phrase]) -> Vec<&'p Phrase> {
+pub(in crate::gate) fn find<'p>(text: &[Word], table: &'p [Phrase]) -> Vec<&'p Phrase> {
     let mut hits: Vec<(usize, usize, &Phrase)> = Vec::new();
     for phrase in table {
         let pw = words(phrase.text, false);

@@ -1,0 +1,147 @@
+//! The gate at the wire for the browser's actions: while an action runs
+//! (a click, keys, a select, a tick, typing) and a moment after, every
+//! request the page sends that can change something is held
+//! (`browser::wire`) and graded from what it is (`gate::wire`). Below
+//! SUBMIT it goes on without a word (telemetry, an add-to-cart). At SUBMIT
+//! and above it goes only if it is the very request the user approved for
+//! this action (method, destination and every field with its value), or
+//! the user approves it now, shown as it is; else it is failed and the
+//! call reports what was blocked.
+//!
+//! The user's answer is awaited while the action's own work goes on (its
+//! navigation wait), so a held form POST does not stall the page's other
+//! requests. Requests a page sends later than [`QUIET`] after the action
+//! ended are not held (a standing watch per tab is future work).
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use super::{BrowserTool, Call};
+use crate::browser::page;
+use crate::browser::session::TabHandle;
+use crate::browser::wire::{Outgoing, Verdict, WireWatch};
+use crate::error::{Error, ErrorCode, Result};
+use crate::gate::action::{Action, ElementFacts};
+use crate::gate::check::Checked;
+use crate::gate::wire::{WireRequest, classify_request};
+use crate::tools::PermissionScope;
+
+/// After the action's work ended, requests are held until none came for this long.
+const QUIET: Duration = Duration::from_millis(300);
+
+/// ...and no longer than this.
+const QUIET_CAP: Duration = Duration::from_secs(3);
+
+/// Run `work` (the action on `tab`) with the page's requests held and
+/// graded. `approved`: the binding of the request the user approved for
+/// this action (a form as the dialog showed it), let go once.
+pub(super) async fn guarded<T>(
+    call: &Call<'_>,
+    tab: &TabHandle,
+    tool: BrowserTool,
+    approved: Option<String>,
+    work: impl Future<Output = Result<T>>,
+) -> Result<T> {
+    let mut wire = WireWatch::start(tab).await?;
+    let (page_url, _) = page::url_and_title(tab).await;
+    let (done_tx, mut done_rx) = tokio::sync::oneshot::channel::<()>();
+    let work = async move {
+        let out = work.await;
+        let _ = done_tx.send(());
+        out
+    };
+    let deciding = async {
+        let mut approved = approved;
+        let mut blocked: Vec<String> = Vec::new();
+        let mut quiet: Option<(Instant, Instant)> = None;
+        loop {
+            let wait = quiet.map_or(Duration::from_secs(3600), |(since, cap)| {
+                (since + QUIET).min(cap).saturating_duration_since(Instant::now())
+            });
+            tokio::select! {
+                held = wire.next() => {
+                    let Some(held) = held else { break };
+                    let (verdict, why) = judge(call, tool, &page_url, &mut approved, &held).await;
+                    wire.decide(&held, verdict).await;
+                    blocked.extend(why);
+                    if let Some((since, _)) = quiet.as_mut() {
+                        *since = Instant::now();
+                    }
+                }
+                _ = &mut done_rx, if quiet.is_none() => {
+                    let now = Instant::now();
+                    quiet = Some((now, now + QUIET_CAP));
+                }
+                () = tokio::time::sleep(wait), if quiet.is_some() => break,
+            }
+        }
+        blocked
+    };
+    let (out, blocked) = futures::join!(work, deciding);
+    wire.stop().await;
+    if !blocked.is_empty() {
+        let what = tool.name();
+        return Err(Error::new(
+            ErrorCode::Denied,
+            format!(
+                "{what} was done, but the page then tried to send what was not approved, and it was blocked \
+                 (nothing of it reached the site): {}. Do not try another way around this; tell the user.",
+                blocked.join("; ")
+            ),
+        ));
+    }
+    out
+}
+
+/// What becomes of one held request, and why, when it is blocked.
+async fn judge(
+    call: &Call<'_>,
+    tool: BrowserTool,
+    page_url: &str,
+    approved: &mut Option<String>,
+    held: &Outgoing,
+) -> (Verdict, Option<String>) {
+    let request = WireRequest::parse(&held.method, &held.url, held.content_type.as_deref(), held.body.as_deref());
+    if approved.as_deref() == Some(request.binding().as_str()) {
+        // The request the user saw and approved, as it was shown: once.
+        *approved = None;
+        return (Verdict::Continue, None);
+    }
+    let secrets = call.ctx.gate.secrets().await.unwrap_or_default();
+    let page = (!page_url.is_empty()).then_some(page_url);
+    if classify_request(&request, page, &secrets).scope < PermissionScope::Submit {
+        return (Verdict::Continue, None);
+    }
+    let shown = format!("{} {}", request.method, request.url);
+    let action = Action {
+        tool: tool.name().to_owned(),
+        declared: Some(PermissionScope::WriteNonDestructive),
+        url: page.map(str::to_owned),
+        origin: page.and_then(crate::vocab::origin::origin_of),
+        target: Some(ElementFacts {
+            tag: "request".into(),
+            name: format!("the page's request {shown}"),
+            submits_form: true,
+            form: Some(request.form()),
+            ..ElementFacts::default()
+        }),
+        destination: Some(held.url.clone()),
+        page_total: request.amount(),
+        request: Some(request),
+        ..Action::default()
+    };
+    let (_, risk) = tool.declared();
+    let (gate, cx) = (&call.ctx.gate, call.cx);
+    let decided = match gate.begin(cx, &action, risk, &call.args).await {
+        Ok(Checked::Decided(done)) => done,
+        Ok(Checked::Ask(asking)) => gate.answer(cx, asking).await,
+        Err(refused) => Err(refused),
+    };
+    match decided {
+        Ok(_) => (Verdict::Continue, None),
+        Err(refused) => {
+            tracing::warn!("wire: blocked {shown}: {}", refused.error.message());
+            (Verdict::Fail, Some(shown))
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! The gate at the wire, on real Chromium with hostile pages of our own
+//! (`tests/fixtures/site/hostile/`): whatever a control says ("Continue",
+//! "Save", a label written with look-alike letters or split by invisible
+//! ones), a field's Enter, a tick or a select that makes the page send an
+//! order, the request is held and graded from what it is. With nobody to
+//! approve, the shop receives nothing; approved, it receives exactly what
+//! the dialog showed, and a request rewritten after the approval is asked
+//! about again, shown as it really is.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+
+use super::gate_browser::{Scripted, core_with};
+use crate::common::Halley;
+use crate::common::browser::{have_browser, step};
+use crate::common::fixtures::FixtureServer;
+
+/// Requests that reached the shop's order endpoints.
+fn orders(site: &FixtureServer) -> Vec<String> {
+    site.posts()
+        .into_iter()
+        .filter(|p| p.path == "/order" || p.path == "/api/v2/x")
+        .map(|p| format!("{} {:?} {:?}", p.path, p.form, p.body))
+        .collect()
+}
+
+#[test]
+fn with_nobody_to_approve_no_page_script_places_an_order() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("hostile/order-div.html")})),
+            step("browser_click", json!({"selector": "#next"})),
+            step("browser_click", json!({"selector": "#save"})),
+            step("browser_navigate", json!({"url": site.url("hostile/order-keys.html")})),
+            step("browser_press_key", json!({"selector": "#note", "keys": ["Enter"]})),
+            step("browser_check", json!({"selector": "#agree"})),
+            step("browser_navigate", json!({"url": site.url("hostile/order-select.html")})),
+            step("browser_select_option", json!({"selector": "#qty", "value": "2"})),
+            step("browser_navigate", json!({"url": site.url("hostile/order-label.html")})),
+            step("browser_click", json!({"selector": "#confusable"})),
+            step("browser_navigate", json!({"url": site.url("hostile/order-label.html")})),
+            step("browser_click", json!({"selector": "#split"})),
+        ],
+        &["--confirm", "deny"],
+    );
+    for i in [1, 2, 4, 5, 7, 9, 11] {
+        assert_eq!(s.err(i), "denied", "step {i} placed an order unasked: {}", s.result(i));
+    }
+    let msg = s.result(1)["error"]["message"].as_str().unwrap_or_default().to_owned();
+    assert!(msg.contains("POST") && msg.contains("/order"), "the model is told what was blocked: {msg}");
+    assert_eq!(orders(&site), Vec::<String>::new(), "the shop received an order");
+}
+
+#[test]
+fn an_ordinary_add_to_cart_and_telemetry_ask_nothing() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("shop-vn.html")})),
+            step("browser_click", json!({"selector": "#add-to-cart"})),
+            step("browser_scroll", json!({"amount_px": 600})),
+        ],
+        &["--confirm", "deny"],
+    );
+    s.ok(1);
+    s.ok(2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_rewritten_at_click_time_is_asked_about_again_as_it_really_is() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    // The order as shown (qty 1) is approved; the rewritten one (qty 50) is not.
+    let confirmer = Arc::new(Scripted { answers: Mutex::new(VecDeque::from([true, false])), ..Scripted::default() });
+    let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+    let r = core.call_tool(&cx, "browser_navigate", json!({"url": site.url("hostile/order-rewrite.html")})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let r = core.call_tool(&cx, "browser_click", json!({"selector": "#buy"})).await;
+    assert_eq!(r.error.as_ref().map(|e| e.code.as_str()), Some("denied"), "{r:?}");
+    let asked = confirmer.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 2, "asked again about what really leaves: {asked:#?}");
+    let qty = |i: usize| asked[i].fields.iter().find(|f| f.name == "qty").map(|f| f.value.clone());
+    assert_eq!(qty(0).as_deref(), Some("1"), "the first dialog showed the form as the page showed it");
+    assert_eq!(qty(1).as_deref(), Some("50"), "the second showed what the page really sends");
+    assert!(asked[1].destination.as_deref().unwrap_or_default().ends_with("/order"), "{:?}", asked[1]);
+    assert_eq!(orders(&site), Vec::<String>::new(), "refused, nothing reached the shop");
+
+    // Both approved: the shop receives exactly what the second dialog showed.
+    let confirmer = Arc::new(Scripted { answers: Mutex::new(VecDeque::from([true, true])), ..Scripted::default() });
+    let cx = cx.with_confirmer(Arc::clone(&confirmer) as Arc<dyn halley::gate::Confirmer>);
+    let r = core.call_tool(&cx, "browser_navigate", json!({"url": site.url("hostile/order-rewrite.html")})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let r = core.call_tool(&cx, "browser_click", json!({"selector": "#buy"})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let asked = confirmer.asked.lock().unwrap().clone();
+    let shown: Vec<(String, String)> = asked[1].fields.iter().map(|f| (f.name.clone(), f.value.clone())).collect();
+    let posts: Vec<_> = site.posts().into_iter().filter(|p| p.path == "/order").collect();
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    assert_eq!(posts[0].form, shown, "the shop received exactly what the dialog showed");
+    core.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approved_form_is_sent_once_without_a_second_question() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let confirmer = Scripted::new(&[true]);
+    let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+    let r = core.call_tool(&cx, "browser_navigate", json!({"url": site.url("shop-vn.html")})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let r = core.call_tool(&cx, "browser_click", json!({"selector": "#buy-now"})).await;
+    assert!(r.is_ok(), "{r:?}");
+    assert_eq!(confirmer.asked.lock().unwrap().len(), 1, "the request was the one approved");
+    assert_eq!(site.posts().len(), 1);
+    core.close().await;
+}
