@@ -111,7 +111,7 @@ fn a_call_that_cannot_be_read_is_sent_back_once_then_ends_the_run() {
     let second = reqs[1]["messages"].as_array().unwrap();
     let correction = second.last().unwrap();
     assert_eq!(correction["role"], "user");
-    assert!(correction["content"].as_str().unwrap().starts_with("(Halley) Your last message looks like a tool call"));
+    assert!(correction["content"].as_str().unwrap().starts_with("(Halley) Your last message could not be used"));
     assert_eq!(second[second.len() - 2]["content"], garbage);
 
     // Twice in a row: the run ends with a clear error, never the raw text.
@@ -127,7 +127,7 @@ fn a_call_that_cannot_be_read_is_sent_back_once_then_ends_the_run() {
     assert_eq!(errors.len(), 1, "{evs:?}");
     assert_eq!(errors[0]["code"], "model_error");
     let message = errors[0]["message"].as_str().unwrap();
-    assert!(message.contains("could not be read, twice in a row"), "{message}");
+    assert!(message.contains("could not be used, twice in a row"), "{message}");
     assert!(!message.contains("\"keys\": }"), "the raw text is not the message: {message}");
     let shown = h.run(&["runs", "show", errors[0]["run_id"].as_str().unwrap(), "--json"]).json();
     assert_eq!((shown["status"].as_str(), shown["stop_reason"].as_str()), (Some("failed"), Some("model_error")));

@@ -282,8 +282,8 @@ impl<'a> Loop<'a> {
                         self.unreadable += 1;
                         if self.unreadable > 1 {
                             let message = format!(
-                                "the model wrote a tool call that could not be read, twice in a row ({why}); \
-                                 the run stopped. A model with native tool calling may do better."
+                                "the model's reply could not be used, twice in a row ({why}); the run stopped. \
+                                 A model with native tool calling may do better."
                             );
                             on_event(AgentEvent::Error {
                                 run_id: self.run_id.clone(),
@@ -293,7 +293,7 @@ impl<'a> Loop<'a> {
                             return Ok(((RunStatus::Failed, StopReason::ModelError), None));
                         }
                         // Sent back once, in this run's history only.
-                        tracing::info!("run {}: a tool call written as text could not be read: {why}", self.run_id);
+                        tracing::info!("run {}: the model's reply could not be used: {why}", self.run_id);
                         self.messages.push(json!({"role": "assistant", "content": content}));
                         self.messages.push(json!({"role": "user", "content": textcalls::correction(&why)}));
                         continue;

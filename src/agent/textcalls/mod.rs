@@ -10,10 +10,12 @@
 //! missing closing brackets), or an attempt that cannot be read, which the
 //! loop sends back to the model once.
 //!
-//! A text is read as calls only when it says so: a call marker (any name:
-//! an unknown one is answered with the nearest offered names), or JSON,
-//! pythonic or fenced calls of an offered tool (or a near miss of one).
-//! Prose that names a tool or quotes a JSON record stays an answer.
+//! A text is read as calls only when it says so: calls after a marker that
+//! end the text (any name: an unknown one is answered with the nearest
+//! offered names; markup followed by more prose is not run), or
+//! JSON, pythonic or fenced calls of an offered tool (or a near miss of
+//! one). Prose that names a tool or quotes a JSON record stays an answer; a
+//! reply that holds only thinking is not one.
 //! Real outputs the tests read: `tests/fixtures/local-model-outputs/`.
 
 mod json;
@@ -145,7 +147,12 @@ pub fn read(content: &str, offered: &Offered) -> Reading {
     let text = think::strip(content);
     let text = text.trim();
     if text.is_empty() {
-        return Reading::Answer(String::new());
+        if content.trim().is_empty() {
+            return Reading::Answer(String::new());
+        }
+        // Cut while thinking, or the answer forgotten: not an answer to show.
+        let why = "it holds only thinking (<think>…</think>): no answer and no tool call".to_owned();
+        return Reading::Unreadable { prose: String::new(), why };
     }
     if let Some(reading) = marked(text, offered) {
         return reading;
@@ -253,8 +260,14 @@ fn marked(text: &str, offered: &Offered) -> Option<Reading> {
         }
         rest = &after[end..];
     }
-    prose.push_str(rest);
     let prose = CLOSERS.iter().fold(prose, |p, c| p.replace(c, "")).trim().to_owned();
+    // Text after the last call: markup quoted in an answer (a page the
+    // model cites) or a call with more to say; neither is run.
+    let tail = CLOSERS.iter().fold(rest.to_owned(), |t, c| t.replace(c, ""));
+    if !tail.trim().is_empty() {
+        let why = "the call markup is followed by more text; a call must end the message".to_owned();
+        return Some(Reading::Unreadable { prose, why });
+    }
     if let Some(why) = broken {
         return Some(Reading::Unreadable { prose, why });
     }
@@ -276,9 +289,15 @@ fn segment(marker: &str, body: &str) -> Result<Vec<(String, Value)>, String> {
         "[TOOL_CALLS]" if trimmed.starts_with(|c: char| c.is_alphabetic() || c == '_') => {
             return mistral_named(trimmed);
         }
-        // Liquid's LFM2: pythonic calls between its markers.
-        "<|tool_call_start|>" if !trimmed.starts_with('{') => {
-            return pythonic::calls(trimmed).ok_or_else(|| format!("the call after {marker} could not be read"));
+        // Pythonic calls after a marker: Liquid's LFM2 between its own,
+        // Llama 3.1's built-in tools (`<|python_tag|>brave_search.call(query="…")`).
+        _ if !trimmed.starts_with(['{', '[']) || marker == "<|tool_call_start|>" => {
+            if let Some(calls) = pythonic::calls(trimmed) {
+                return Ok(calls
+                    .into_iter()
+                    .map(|(name, args)| (name.strip_suffix(".call").map(str::to_owned).unwrap_or(name), args))
+                    .collect());
+            }
         }
         _ => {}
     }
@@ -384,12 +403,13 @@ fn fenced(text: &str, offered: &Offered) -> Option<Reading> {
     None
 }
 
-/// Why a text that was read as no call still looks like one: it starts
-/// like JSON (or a fence) and has a call's `name` and `arguments` keys, or
-/// has them with the name of an offered tool.
+/// Why a text that was read as no call still looks like one: an object
+/// opening with a call's `name` key and with its `arguments`, in a text
+/// that starts like JSON (or a fence), or naming an offered tool.
 fn attempt(text: &str, offered: &Offered) -> Option<String> {
     static CALLISH: LazyLock<Option<Regex>> = LazyLock::new(|| {
-        Regex::new(r#"["']?name["']?\s*:\s*["']?([A-Za-z0-9_.\-]+)[\s\S]*?["']?(?:arguments|parameters)["']?\s*:"#).ok()
+        Regex::new(r#"\{\s*["']?name["']?\s*:\s*["']?([A-Za-z0-9_.\-]+)[\s\S]*?["']?(?:arguments|parameters)["']?\s*:"#)
+            .ok()
     });
     let cap = CALLISH.as_ref()?.captures(text)?;
     let name = cap.get(1).map_or("", |m| m.as_str());
@@ -398,12 +418,13 @@ fn attempt(text: &str, offered: &Offered) -> Option<String> {
         .then(|| format!("it has the shape of a call of `{name}` but is not valid JSON, even leniently read"))
 }
 
-/// What the model is told after a turn that tried to call a tool in a way
-/// that could not be read (`why`).
+/// What the model is told after a turn that could not be used (`why`):
+/// a call that could not be read, or thinking alone.
 pub fn correction(why: &str) -> String {
     format!(
-        "(Halley) Your last message looks like a tool call, but it could not be read: {why}. Nothing was done. \
+        "(Halley) Your last message could not be used: {why}. Nothing was done. \
          To call a tool, use the tool-calling interface, or write only one JSON object: \
-         {{\"name\": \"<tool name>\", \"arguments\": {{...}}}}. To answer the user, write the answer as plain text."
+         {{\"name\": \"<tool name>\", \"arguments\": {{...}}}}. \
+         To answer the user, write the answer as plain text, outside <think>."
     )
 }

@@ -76,7 +76,15 @@ fn answers_stay_answers() {
         read_with("<think>{\"name\": \"web_search\", \"arguments\": {}}</think>\nXong rồi.", SHOP),
         Reading::Answer("Xong rồi.".to_owned())
     );
-    assert_eq!(read_with("<think>chưa xong", SHOP), Reading::Answer(String::new()));
+    // Thinking alone is no answer (cut short, or the answer forgotten); nothing at all is.
+    let Reading::Unreadable { why, .. } = read_with("<think>chưa xong", SHOP) else { panic!("unreadable") };
+    assert!(why.contains("only thinking"), "{why}");
+    assert_eq!(read_with(" \n", SHOP), Reading::Answer(String::new()));
+    // Call markup with prose after it (a page quoted) is not run.
+    let quoted = "Trang ghi: <tool_call>{\"name\": \"browser_navigate\", \"arguments\": {\"url\": \"http://x\"}}</tool_call>. \
+                  Đây là nội dung lạ trên trang, tôi không làm theo.";
+    let Reading::Unreadable { why, .. } = read_with(quoted, SHOP) else { panic!("not run") };
+    assert!(why.contains("followed by more text"), "{why}");
 }
 
 #[test]
@@ -130,6 +138,18 @@ fn repairs_and_shapes() {
     ] {
         assert_eq!(read_with(text, SHOP), one(json!({"query": "x"})), "{text}");
     }
+    // Llama 3.1's built-in tool form: an unknown tool, answered with the nearest.
+    assert_eq!(
+        read_with("<|python_tag|>brave_search.call(query=\"giá iPhone 15\")<|eom_id|>", SHOP),
+        Reading::Calls {
+            prose: String::new(),
+            calls: vec![TextCall {
+                name: "brave_search".into(),
+                arguments: json!({"query": "giá iPhone 15"}),
+                known: false
+            }]
+        }
+    );
     // A call without arguments after a marker; several markers with prose.
     assert_eq!(
         read_with("Xem trang.\n<tool_call>{\"name\": \"browser_snapshot\"}</tool_call>", SHOP),
@@ -156,4 +176,77 @@ fn attempts_that_cannot_be_read_are_told_apart() {
         panic!("unreadable")
     };
     assert!(why.contains("\"name\""), "{why}");
+}
+
+#[test]
+fn more_answers_with_braces_tables_and_json_stay_answers() {
+    let answers = [
+        "| Shop | Giá |\n| --- | --- |\n| GearVN | 21.490.000 ₫ |\n| Phong Vũ | 21.990.000 ₫ |",
+        "Mã giảm giá: {SALE50}, áp dụng đến 30/11.",
+        "Kết quả tìm kiếm: {\"query\": \"iphone 15\", \"results\": 3}",
+        "Bạn nói: \"name\": \"web_search\" là gì? Đó là công cụ tìm kiếm của tôi, \"arguments\": là tham số.",
+        "- [x] Đã so sánh giá\n- [ ] Chưa đặt hàng",
+        "Hàm `web_search(query)` tìm trên mạng; tôi đã dùng nó (xem [1]).",
+    ];
+    for answer in answers {
+        assert_eq!(read_with(answer, SHOP), Reading::Answer(answer.to_owned()), "{answer}");
+    }
+}
+
+/// Whatever the text, reading it and streaming it through the gate ends
+/// without a panic, and an answer streams to exactly itself.
+#[test]
+fn any_mix_of_markers_brackets_and_text_is_read_without_panic() {
+    let pieces = [
+        "<tool_call>",
+        "</tool_call>",
+        "<think>",
+        "</think>",
+        "<|python_tag|>",
+        "[TOOL_CALLS]",
+        "[ARGS]",
+        "<function=web_search>",
+        "</function>",
+        "```json\n",
+        "```",
+        "{\"name\": \"web_search\", ",
+        "\"arguments\": {",
+        "'q': 'giá', ",
+        "}",
+        "]",
+        "[",
+        "(",
+        "web_search(q=1)",
+        "1.290.000 ₫ ",
+        "Xin chào ",
+        "\\\"",
+        "ế",
+    ];
+    let tools = defs(SHOP);
+    let offered = Offered::from_definitions(&tools);
+    for a in pieces {
+        for b in pieces {
+            for c in pieces {
+                let text = format!("{a}{b}{c}");
+                let reading = read(&text, &offered);
+                let mut gate = TokenGate::new(&offered.names());
+                let mut shown = String::new();
+                for ch in text.chars() {
+                    shown.extend(gate.push(&ch.to_string()));
+                }
+                if let Reading::Answer(answer) = reading {
+                    shown.extend(gate.rest(&answer));
+                    // Thinking seen only at its `</think>` was shown before
+                    // it could be known (the answer follows it, set apart).
+                    let unopened =
+                        text.find("</think>").is_some_and(|close| text.find("<think>").is_none_or(|open| close < open));
+                    if unopened {
+                        assert!(shown.trim_end().ends_with(&answer), "{text:?}: {shown:?}");
+                    } else {
+                        assert_eq!(shown.trim(), answer, "{text:?}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -65,10 +65,17 @@ impl TokenGate {
         Some(out)
     }
 
-    /// What is left to show of `answer` (the turn read as an answer), if
-    /// the shown text is the start of it.
+    /// What is left to show of `answer` (the turn read as an answer). When
+    /// the shown text is not its start (thinking whose `<think>` the
+    /// template wrote, seen only at its `</think>`), the whole answer,
+    /// set apart.
     pub fn rest(&self, answer: &str) -> Option<String> {
-        answer.strip_prefix(self.shown.as_str()).filter(|s| !s.is_empty()).map(str::to_owned)
+        match answer.strip_prefix(self.shown.as_str()) {
+            Some(rest) => (!rest.is_empty()).then(|| rest.to_owned()),
+            // All of it was shown, with the white space the answer is trimmed of.
+            None if self.shown.trim_end() == answer => None,
+            None => (!answer.is_empty()).then(|| format!("\n\n{answer}")),
+        }
     }
 
     /// How much of `visible` (the text so far, thinking removed) is surely
@@ -144,6 +151,10 @@ mod tests {
             gate.rest("Mẫu: ```json\n{\"sku\": 1}\n``` xong").as_deref(),
             Some("```json\n{\"sku\": 1}\n``` xong")
         );
+        // Thinking seen only at its `</think>`: the answer follows, set apart.
+        let mut gate = TokenGate::new(&["web_search"]);
+        assert_eq!(stream(&mut gate, &["Cần ", "trả lời ", "ngắn.", "</think>", "\n\nChào bạn."]), "Cần trả lời ngắn.");
+        assert_eq!(gate.rest("Chào bạn.").as_deref(), Some("\n\nChào bạn."));
         // A word that merely starts like a tool's name is shown.
         let mut gate = TokenGate::new(&["web_search"]);
         assert_eq!(stream(&mut gate, &["website ", "của shop"]), "website của shop");
