@@ -8,7 +8,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use crate::common::Halley;
-use crate::common::model_server::{ModelServer, Turn};
+use crate::common::model_server::{ModelServer, ToolCall, Turn};
 
 fn run(h: &Halley, model: &ModelServer, task: &str) -> crate::common::Run {
     let base = model.base_url();
@@ -131,7 +131,44 @@ fn a_call_that_cannot_be_read_is_sent_back_once_then_ends_the_run() {
     assert!(!message.contains("\"keys\": }"), "the raw text is not the message: {message}");
     let shown = h.run(&["runs", "show", errors[0]["run_id"].as_str().unwrap(), "--json"]).json();
     assert_eq!((shown["status"].as_str(), shown["stop_reason"].as_str()), (Some("failed"), Some("model_error")));
+    // Each step says why its reply was not used.
+    let steps = shown["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    for step in steps {
+        let error = step["error"].as_str().unwrap_or_default();
+        assert!(error.starts_with("the reply could not be used: the JSON after <tool_call>"), "{step}");
+    }
     // Nothing of it is kept as an answer.
     let roles: Vec<&str> = shown["messages"].as_array().unwrap().iter().filter_map(|m| m["role"].as_str()).collect();
     assert_eq!(roles, vec!["user"]);
+}
+
+#[test]
+fn native_calls_are_matched_loosely_and_an_unknown_name_gets_the_nearest_tools() {
+    let h = Halley::new();
+    assert_eq!(h.call("user_profile_set", &json!({"set": {"travel.seat": "lối đi"}})).code, 0);
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![
+            ToolCall::new("User-Profile-Get", json!({"keys": ["travel"]})),
+            ToolCall::new("profile_lookup", json!({"keys": ["travel"]})),
+        ]),
+        Turn::text("Bạn thích ghế lối đi."),
+    ]);
+    let out = run(&h, &model, "Tôi thích ghế nào?");
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let evs = out.events();
+    let results = of_type(&evs, "tool_result");
+    assert_eq!(results[0]["name"], "user_profile_get");
+    assert_eq!(results[0]["result"]["data"]["values"]["travel.seat"], "lối đi", "{}", results[0]);
+    assert_eq!(results[1]["result"]["error"]["code"], "unknown_tool", "{}", results[1]);
+    let message = results[1]["result"]["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("unknown tool `profile_lookup`; the nearest tools offered are `user_profile_"),
+        "{message}"
+    );
+    // The history names the real tool.
+    let reqs = model.requests();
+    let history = reqs[1]["messages"].as_array().unwrap();
+    let calls = &history.iter().rfind(|m| m["role"] == "assistant").unwrap()["tool_calls"];
+    assert_eq!(calls[0]["function"]["name"], "user_profile_get");
 }

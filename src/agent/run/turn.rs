@@ -252,13 +252,19 @@ impl<'a> Loop<'a> {
                 }
                 Some(Ok(c)) => c,
             };
-            store.steps().finish(&step.id, &outcome(StepStatus::Completed, completion.usage.as_ref(), None)).await?;
+            // A turn without `tool_calls`: an answer, calls written as text, or neither.
+            let reading = completion.tool_calls.is_empty().then(|| textcalls::read(&completion.content, &offered));
+            let note = match &reading {
+                Some(Reading::Unreadable { why, .. }) => Some(format!("the reply could not be used: {why}")),
+                _ => None,
+            };
+            store.steps().finish(&step.id, &outcome(StepStatus::Completed, completion.usage.as_ref(), note)).await?;
             // The thinking stays in the provider trace, out of the history.
             let mut content = textcalls::strip_thinking(&completion.content).trim().to_owned();
             let mut tool_calls = completion.tool_calls;
             let mut written_as_text = Vec::new();
-            if tool_calls.is_empty() {
-                match textcalls::read(&completion.content, &offered) {
+            if let Some(reading) = reading {
+                match reading {
                     Reading::Answer(answer) => {
                         if let Some(text) = gate.rest(&answer) {
                             on_event(AgentEvent::Token { text });
@@ -302,11 +308,19 @@ impl<'a> Loop<'a> {
             }
             self.unreadable = 0;
             let prepared: Vec<Prepared> = tool_calls
-                .iter()
+                .iter_mut()
                 .map(|call| {
+                    // `Web-Search` for `web_search`.
+                    if self.registry.get(&call.name).is_none()
+                        && let Some(real) = offered.canonical(&call.name)
+                    {
+                        call.name = real.to_owned();
+                    }
                     let mut p = calls::prepare(call);
-                    // A tool written as text that was never offered: its nearest names.
-                    if written_as_text.iter().any(|(id, known)| *id == p.id && !known) && p.refused.is_none() {
+                    // A tool that does not exist, or was written as text and
+                    // never offered: answered with the nearest offered names.
+                    let unoffered = written_as_text.iter().any(|(id, known)| *id == p.id && !known);
+                    if p.refused.is_none() && (unoffered || self.registry.get(&p.name).is_none()) {
                         p.refused = Some(offered.unknown(&p.name));
                     }
                     p

@@ -98,24 +98,17 @@ impl Offered {
             || self.names.iter().any(|n| strsim::normalized_levenshtein(&normalize(n), &wanted) >= NEAR)
     }
 
-    /// Up to three offered names nearest to `name` (normalized
-    /// Damerau-Levenshtein, or one name holding the other), nearest first.
+    /// Up to three offered names nearest to `name`, nearest first (see
+    /// [`similarity`]), only those near the nearest.
     pub fn nearest(&self, name: &str) -> Vec<&str> {
         let wanted = normalize(name);
         let mut scored: Vec<(f64, &str)> = self
             .names
             .iter()
-            .map(|n| {
-                let norm = normalize(n);
-                let contained = !wanted.is_empty() && (norm.contains(&wanted) || wanted.contains(&norm));
-                let score =
-                    strsim::normalized_damerau_levenshtein(&norm, &wanted).max(if contained { 0.7 } else { 0.0 });
-                (score, n.as_str())
-            })
+            .map(|n| (similarity(&wanted, &normalize(n)), n.as_str()))
             .filter(|(score, _)| *score >= 0.35)
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-        // Near the nearest only: not every tool that shares a few letters.
         let best = scored.first().map_or(0.0, |s| s.0);
         scored.into_iter().take_while(|s| s.0 >= best - 0.2).take(3).map(|(_, n)| n).collect()
     }
@@ -132,6 +125,24 @@ impl Offered {
         };
         (ErrorCode::UnknownTool, format!("unknown tool `{name}`{hint}. Nothing was done."))
     }
+}
+
+/// How near two normalized names are, 0 to 1: mostly the share of the
+/// wanted name's words (`_`-separated) found in the other, each allowing a
+/// typo (Jaro-Winkler), then the names' normalized Damerau-Levenshtein
+/// similarity. `profile_lookup` is near `user_profile_get`, not `files_store`.
+fn similarity(wanted: &str, name: &str) -> f64 {
+    let words: Vec<&str> = wanted.split('_').filter(|w| !w.is_empty()).collect();
+    let theirs: Vec<&str> = name.split('_').filter(|w| !w.is_empty()).collect();
+    let matched = words
+        .iter()
+        .filter(|w| {
+            theirs.iter().any(|t| t == *w || (w.len() >= 3 && t.starts_with(*w)) || strsim::jaro_winkler(w, t) >= 0.9)
+        })
+        .count();
+    #[allow(clippy::cast_precision_loss)]
+    let share = if words.is_empty() { 0.0 } else { matched as f64 / words.len() as f64 };
+    0.6 * share + 0.4 * strsim::normalized_damerau_levenshtein(wanted, name)
 }
 
 /// A name as compared: lowercase, `-`, `.` and spaces as `_`, without a

@@ -111,10 +111,16 @@ fn names_are_matched_loosely_and_unknown_ones_get_the_nearest() {
     );
     let tools = defs(SHOP);
     let offered = Offered::from_definitions(&tools);
-    assert_eq!(offered.nearest("brave_search"), vec!["web_search", "browser_snapshot"]);
-    assert_eq!(offered.nearest("browser_read"), vec!["browser_read_text", "browser_navigate", "browser_snapshot"]);
+    assert_eq!(offered.nearest("brave_search"), vec!["web_search"]);
+    assert_eq!(offered.nearest("web_serach"), vec!["web_search"]);
+    assert_eq!(offered.nearest("browser_read"), vec!["browser_read_text"]);
+    assert_eq!(offered.nearest("browser"), vec!["browser_navigate", "browser_snapshot", "browser_read_text"]);
     assert_eq!(offered.nearest("nav"), vec!["browser_navigate"]);
     assert_eq!(offered.nearest("memory_add"), vec!["memory_insert"]);
+    let tools = defs(&["user_profile_get", "user_profile_set", "files_store", "files_read"]);
+    let profile = Offered::from_definitions(&tools);
+    assert_eq!(profile.nearest("profile_lookup"), vec!["user_profile_get", "user_profile_set"]);
+    assert_eq!(profile.nearest("read_file"), vec!["files_read"]);
     let (code, message) = offered.unknown("search");
     assert_eq!(code, ErrorCode::UnknownTool);
     assert!(message.starts_with("unknown tool `search`; the nearest tools offered are `web_search`"), "{message}");
