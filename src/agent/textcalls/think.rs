@@ -9,7 +9,8 @@ const OPEN: &str = "<think>";
 const CLOSE: &str = "</think>";
 
 /// `text` without its thinking: every `<think>…</think>` block; a block
-/// left open (the output was cut, or the model never closed it) to the end;
+/// left open (the output was cut, or the model never closed it) to the end,
+/// or to the call marker that follows it;
 /// and the text before a `</think>` that no `<think>` opened (templates
 /// that put `<think>` in the prompt, as Qwen3's thinking models do).
 pub fn strip(text: &str) -> String {
@@ -25,7 +26,13 @@ pub fn strip(text: &str) -> String {
         let inside = &rest[open + OPEN.len()..];
         match inside.find(CLOSE) {
             Some(close) => rest = &inside[close + CLOSE.len()..],
-            None => return out,
+            // Never closed: to the end, or to a call that follows it (Qwen3
+            // at times forgets `</think>` before its `<tool_call>`). A call
+            // inside a closed block is thinking, not a call.
+            None => match MARKERS.iter().filter_map(|m| inside.find(m)).min() {
+                Some(call) => rest = &inside[call..],
+                None => return out,
+            },
         }
     }
     out.push_str(rest);
@@ -116,6 +123,8 @@ mod tests {
         assert_eq!(strip("A<think>x</think>B<think>y</think>C"), "ABC");
         assert_eq!(strip("Answer <think>never closed"), "Answer ");
         assert_eq!(strip("<think>only thinking"), "");
+        assert_eq!(strip("<think>cần tìm\n<tool_call>{}</tool_call>"), "<tool_call>{}</tool_call>");
+        assert_eq!(strip("<think>nghĩ <tool_call>{}</tool_call></think>Xong."), "Xong.");
         assert_eq!(strip("reasoning without its tag</think>answer"), "answer");
         assert_eq!(strip("no thinking at all"), "no thinking at all");
     }
