@@ -18,7 +18,7 @@
 //! reply that holds only thinking is not one.
 //! Real outputs the tests read: `tests/fixtures/local-model-outputs/`.
 
-mod json;
+pub(crate) mod json;
 mod pythonic;
 #[cfg(test)]
 mod tests;
@@ -30,6 +30,7 @@ use regex::Regex;
 use serde_json::{Value, json};
 
 use crate::error::ErrorCode;
+use json::Closers;
 pub use think::{TokenGate, strip as strip_thinking};
 
 /// The markers that say "this is a tool call" (each model family's own).
@@ -237,7 +238,10 @@ fn one_call(value: &Value, marked: bool) -> Option<(String, Value)> {
         Some(Value::Object(_)) => obj.get("arguments").or_else(|| obj.get("parameters"))?.clone(),
         // Arguments as a JSON string inside the JSON.
         Some(Value::String(s)) if s.trim().is_empty() => json!({}),
-        Some(Value::String(s)) => json::value_at(s).map(|v| v.0).filter(Value::is_object)?,
+        Some(Value::String(s)) => match json::values(s, Closers::Add)?.as_slice() {
+            [object @ Value::Object(_)] => object.clone(),
+            _ => return None,
+        },
         Some(_) => return None,
     };
     Some((name.to_owned(), arguments))
@@ -315,8 +319,8 @@ fn segment(marker: &str, body: &str) -> Result<Vec<(String, Value)>, String> {
     if trimmed.is_empty() {
         return Err(format!("nothing followed {marker}"));
     }
-    let values =
-        json::values(trimmed).ok_or_else(|| format!("the JSON after {marker} could not be read, even leniently"))?;
+    let values = json::values(trimmed, Closers::Add)
+        .ok_or_else(|| format!("the JSON after {marker} could not be read, even leniently"))?;
     let calls: Option<Vec<Vec<(String, Value)>>> = values.iter().map(|v| json_calls(v, true)).collect();
     calls.map(|c| c.concat()).ok_or_else(|| {
         format!("the JSON after {marker} is not a call: write {{\"name\": <tool>, \"arguments\": {{...}}}}")
@@ -335,7 +339,8 @@ fn function_tag(body: &str) -> Result<Vec<(String, Value)>, String> {
         return Ok(vec![(name.to_owned(), json!({}))]);
     }
     if rest.starts_with('{') {
-        let (args, used) = json::value_at(rest).ok_or(format!("the arguments of `{name}` could not be read"))?;
+        let (args, used) =
+            json::value_at(rest, Closers::Add).ok_or(format!("the arguments of `{name}` could not be read"))?;
         if !args.is_object() || !rest[used..].trim().is_empty() {
             return Err(format!("the arguments of `{name}` are not one JSON object"));
         }
@@ -368,7 +373,8 @@ fn mistral_named(body: &str) -> Result<Vec<(String, Value)>, String> {
         rest = rest.find("[ARGS]").map_or("", |i| &rest[i..]);
     }
     let rest = rest.strip_prefix("[ARGS]").unwrap_or(rest);
-    let (args, used) = json::value_at(rest).ok_or(format!("the arguments of `{name}` could not be read"))?;
+    let (args, used) =
+        json::value_at(rest, Closers::Add).ok_or(format!("the arguments of `{name}` could not be read"))?;
     if !args.is_object() || !rest[used..].trim().is_empty() || name.contains(char::is_whitespace) {
         return Err(format!("the arguments of `{name}` are not one JSON object"));
     }
@@ -379,7 +385,7 @@ fn mistral_named(body: &str) -> Result<Vec<(String, Value)>, String> {
 /// is calls of acceptable tools (a bare call, an array, several objects).
 fn trailing_json(text: &str, offered: &Offered) -> Option<(usize, Vec<TextCall>)> {
     text.match_indices(['{', '[']).take(64).find_map(|(at, _)| {
-        let values = json::values(&text[at..])?;
+        let values = json::values(&text[at..], Closers::Add)?;
         let found: Option<Vec<Vec<(String, Value)>>> = values.iter().map(|v| json_calls(v, false)).collect();
         accepted(found?.concat(), offered, false).map(|calls| (at, calls))
     })
@@ -398,7 +404,7 @@ fn fenced(text: &str, offered: &Offered) -> Option<Reading> {
             continue;
         }
         let prose = format!("{}{}", &text[..all.start()], &text[all.end()..]).trim().to_owned();
-        let found = json::values(body).and_then(|values| {
+        let found = json::values(body, Closers::Add).and_then(|values| {
             let calls: Option<Vec<Vec<(String, Value)>>> = values.iter().map(|v| json_calls(v, false)).collect();
             calls.map(|c| c.concat())
         });
