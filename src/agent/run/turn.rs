@@ -61,8 +61,9 @@ pub(super) struct Loop<'a> {
     images: bool,
     pub(super) steps: u32,
     guard: LoopGuard,
-    /// Turns in a row that tried to call a tool in a way that could not be
-    /// read: the first is sent back with a correction, the second ends the run.
+    /// Turns in a row whose reply could not be used (a call written as text
+    /// that could not be read, thinking alone): the first is sent back with
+    /// a correction, the second ends the run.
     unreadable: u32,
     rx: Option<mpsc::UnboundedReceiver<Waiting>>,
     /// Pending writes of the run's paused/running status, in order.
