@@ -235,7 +235,7 @@ fn one_call(value: &Value, marked: bool) -> Option<(String, Value)> {
         None if marked => json!({}),
         None => return None,
         Some(Value::Null) => json!({}),
-        Some(Value::Object(_)) => obj.get("arguments").or_else(|| obj.get("parameters"))?.clone(),
+        Some(args @ Value::Object(_)) => args.clone(),
         // Arguments as a JSON string inside the JSON.
         Some(Value::String(s)) if s.trim().is_empty() => json!({}),
         Some(Value::String(s)) => match json::values(s, Closers::Add)?.as_slice() {
