@@ -3,8 +3,9 @@
 //! of `tool_calls`: Qwen and Hermes `<tool_call>{…}</tool_call>`, Llama 3.1
 //! `<|python_tag|>{…}`, `<function=name>{…}</function>` or a bare JSON
 //! object, Llama 3.2 pythonic `[f(a="x")]`, Mistral `[TOOL_CALLS][…]` and
-//! `[TOOL_CALLS]name[ARGS]{…}`, Liquid's `<|tool_call_start|>[f(a=1)]`, a
-//! ```json fence after a sentence, a JSON array. [`read`] tells a turn without `tool_calls` apart: an answer
+//! `[TOOL_CALLS]name[ARGS]{…}`, Liquid's `<|tool_call_start|>[f(a=1)]`,
+//! Qwen2.5-Coder's `<tools>{…}</tools>`, a ```json fence after a sentence,
+//! a JSON array. [`read`] tells a turn without `tool_calls` apart: an answer
 //! (thinking removed), calls (the JSON repaired if need be: trailing commas,
 //! single quotes, unquoted keys, arguments given as a JSON string, a few
 //! missing closing brackets), or an attempt that cannot be read, which the
@@ -34,12 +35,20 @@ use json::Closers;
 pub use think::{TokenGate, strip as strip_thinking};
 
 /// The markers that say "this is a tool call" (each model family's own).
-pub(crate) const MARKERS: [&str; 5] =
-    ["<tool_call>", "<|python_tag|>", "[TOOL_CALLS]", "<function=", "<|tool_call_start|>"];
+pub(crate) const MARKERS: [&str; 6] =
+    ["<tool_call>", "<|python_tag|>", "[TOOL_CALLS]", "<function=", "<|tool_call_start|>", "<tools>"];
 
 /// Tokens that close a marked call (or a turn), left out of the prose.
-const CLOSERS: [&str; 7] =
-    ["</tool_call>", "</function>", "[/TOOL_CALLS]", "<|tool_call_end|>", "<|eom_id|>", "<|eot_id|>", "<|im_end|>"];
+const CLOSERS: [&str; 8] = [
+    "</tool_call>",
+    "</function>",
+    "[/TOOL_CALLS]",
+    "<|tool_call_end|>",
+    "</tools>",
+    "<|eom_id|>",
+    "<|eot_id|>",
+    "<|im_end|>",
+];
 
 /// How close (normalized Levenshtein) an unoffered name must be to an
 /// offered one for a JSON or pythonic text to count as a call of it.
@@ -263,6 +272,7 @@ fn marked(text: &str, offered: &Offered) -> Option<Reading> {
             "<|python_tag|>" => &["<|eom_id|>", "<|eot_id|>", "<|python_tag|>"],
             "[TOOL_CALLS]" => &["[/TOOL_CALLS]", "[TOOL_CALLS]"],
             "<|tool_call_start|>" => &["<|tool_call_end|>", "<|tool_call_start|>"],
+            "<tools>" => &["</tools>", "<tools>"],
             _ => &["</function>"],
         };
         let end = ends.iter().filter_map(|e| after.find(e)).min().unwrap_or(after.len());
