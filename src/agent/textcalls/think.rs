@@ -6,6 +6,8 @@
 use super::{MARKERS, normalize};
 
 const OPEN: &str = "<think>";
+/// Bytes of a turn's text the gate streams as they come (see [`TokenGate::push`]).
+const STREAM_LIMIT: usize = 32 * 1024;
 const CLOSE: &str = "</think>";
 
 /// `text` without its thinking: every `<think>…</think>` block; a block
@@ -61,6 +63,12 @@ impl TokenGate {
     /// Take one streamed piece; the text that may be shown now, if any.
     pub fn push(&mut self, piece: &str) -> Option<String> {
         self.seen.push_str(piece);
+        // Each piece reads the whole text again: past this much, the rest
+        // is held and given whole at the end (a model running on for
+        // megabytes must not cost quadratic time).
+        if self.seen.len() > STREAM_LIMIT {
+            return None;
+        }
         let visible = strip(&self.seen);
         let visible = visible.trim_start();
         // The thinking ended after text was shown (a `</think>` nobody
@@ -164,6 +172,13 @@ mod tests {
         let mut gate = TokenGate::new(&["web_search"]);
         assert_eq!(stream(&mut gate, &["Cần ", "trả lời ", "ngắn.", "</think>", "\n\nChào bạn."]), "Cần trả lời ngắn.");
         assert_eq!(gate.rest("Chào bạn.").as_deref(), Some("\n\nChào bạn."));
+        // A long answer streams its first 32 KB; the rest comes whole at the end.
+        let mut gate = TokenGate::new(&["web_search"]);
+        let long = "Giá 1.290.000 ₫. ".repeat(4000);
+        let pieces: Vec<&str> = long.split_inclusive(' ').collect();
+        let shown = stream(&mut gate, &pieces);
+        assert!(shown.len() > 30_000 && shown.len() < long.len(), "{}", shown.len());
+        assert_eq!(format!("{shown}{}", gate.rest(long.trim()).unwrap()), long.trim());
         // A word that merely starts like a tool's name is shown.
         let mut gate = TokenGate::new(&["web_search"]);
         assert_eq!(stream(&mut gate, &["website ", "của shop"]), "website của shop");
