@@ -109,7 +109,7 @@ impl Offered {
     }
 
     /// Up to three offered names nearest to `name`, nearest first (see
-    /// [`similarity`]), only those near the nearest.
+    /// `similarity`), only those near the nearest.
     pub fn nearest(&self, name: &str) -> Vec<&str> {
         let wanted = normalize(name);
         let mut scored: Vec<(f64, &str)> = self
