@@ -430,17 +430,26 @@ fn fenced(text: &str, offered: &Offered) -> Option<Reading> {
     None
 }
 
-/// Why a text that was read as no call still looks like one: an object
-/// opening with a call's `name` key and with its `arguments`, in a text
-/// that starts like JSON (or a fence), or naming an offered tool.
+/// Why a text that was read as no call still looks like one: it has a
+/// call's `name` key (in an object, other keys may come first) and an
+/// `arguments` or `parameters` key, and it starts like JSON (`{`, `[{`, a
+/// fence), or the name is an offered tool's.
 fn attempt(text: &str, offered: &Offered) -> Option<String> {
-    static CALLISH: LazyLock<Option<Regex>> = LazyLock::new(|| {
-        Regex::new(r#"\{\s*["']?name["']?\s*:\s*["']?([A-Za-z0-9_.\-]+)[\s\S]*?["']?(?:arguments|parameters)["']?\s*:"#)
-            .ok()
-    });
-    let cap = CALLISH.as_ref()?.captures(text)?;
-    let name = cap.get(1).map_or("", |m| m.as_str());
-    let starts = text.trim_start().starts_with(['{', '[', '`']);
+    static IN_OBJECT: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r#"\{[^{}]*?["']?name["']?\s*:\s*["']?([A-Za-z0-9_.\-]+)"#).ok());
+    static ANYWHERE: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r#"["']?name["']?\s*:\s*["']?([A-Za-z0-9_.\-]+)"#).ok());
+    static ARGUMENTS: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r#"["']?(?:arguments|parameters)["']?\s*:"#).ok());
+    let lead = text.trim_start();
+    let starts = lead.starts_with('{')
+        || lead.starts_with("```")
+        || lead.strip_prefix('[').is_some_and(|rest| rest.trim_start().starts_with('{'));
+    let name_key = if starts { &ANYWHERE } else { &IN_OBJECT };
+    let name = name_key.as_ref()?.captures(text)?.get(1)?.as_str();
+    if !ARGUMENTS.as_ref()?.is_match(text) {
+        return None;
+    }
     (starts || offered.accepts(name))
         .then(|| format!("it has the shape of a call of `{name}` but is not valid JSON, even leniently read"))
 }

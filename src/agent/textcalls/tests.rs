@@ -176,6 +176,9 @@ fn attempts_that_cannot_be_read_are_told_apart() {
         "{\"name\": web search, \"arguments\": {\"query\": \"x\"}}",
         "{\"name\": \"web_search\", \"arguments\": {{{{{\"query\": \"x\"",
         "[TOOL_CALLS]web_search[ARGS]not json",
+        // Other keys first, or the arguments before the name.
+        "{\"type\": \"function\", \"name\": \"web_search\", \"parameters\": {\"query\": x y}}",
+        "{'arguments': {'query': 'x'} 'name': 'web_search'}",
         "<function=web_search>{\"query\": \"x\"} trailing</function>",
         "Tôi tìm nhé: ```json\n{\"name\": \"web_search\", \"arguments\": {\"query\": \"x\" \"y\"}}\n```",
     ] {
@@ -196,6 +199,7 @@ fn more_answers_with_braces_tables_and_json_stay_answers() {
         "Kết quả tìm kiếm: {\"query\": \"iphone 15\", \"results\": 3}",
         "Bạn nói: \"name\": \"web_search\" là gì? Đó là công cụ tìm kiếm của tôi, \"arguments\": là tham số.",
         "- [x] Đã so sánh giá\n- [ ] Chưa đặt hàng",
+        "[Sony WH-1000XM5](https://shop.vn/sony) model name: WH-1000XM5; parameters: 30 giờ pin, 250 g.",
         "Hàm `web_search(query)` tìm trên mạng; tôi đã dùng nó (xem [1]).",
     ];
     for answer in answers {
