@@ -1,5 +1,6 @@
 //! Running the tool calls of one model turn: arguments checked (size, JSON
-//! object), `_reasoningForCall` taken out and kept, each call gated and
+//! object, repaired as `textcalls::json::arguments` reads them),
+//! `_reasoningForCall` taken out and kept, each call gated and
 //! executed by the core; the calls of a turn run concurrently only when
 //! every one of them is READ_ONLY.
 
@@ -8,6 +9,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::ToolCallOut;
+use super::textcalls::json;
 use crate::context::CallContext;
 use crate::core::{Core, error_result};
 use crate::error::{Error, ErrorCode};
@@ -59,6 +61,13 @@ pub fn prepare(call: &ToolCallOut) -> Prepared {
         Ok(mut args) if args.is_object() => {
             let reasoning = blueprint::take_reasoning(&mut args);
             Prepared { reasoning, ..base(args, None, call.arguments.clone()) }
+        }
+        // What local models get wrong (trailing commas, single quotes,
+        // arguments encoded twice...), repaired; the history gets the JSON.
+        _ if let Some(mut args) = json::arguments(&call.arguments) => {
+            let history = args.to_string();
+            let reasoning = blueprint::take_reasoning(&mut args);
+            Prepared { reasoning, ..base(args, None, history) }
         }
         _ => {
             let shown: String = call.arguments.chars().take(200).collect();
@@ -183,6 +192,16 @@ mod tests {
             (p.args.clone(), p.reasoning.as_deref(), p.refused.is_none()),
             (json!({"url": "http://shop.vn"}), Some("mở trang"), true)
         );
+
+        // Repaired: JSON5 spellings, arguments encoded twice; never completed.
+        let p = prepare(&call("{'url': 'http://shop.vn',}"));
+        assert_eq!(
+            (p.args.clone(), p.history_arguments.as_str()),
+            (json!({"url": "http://shop.vn"}), r#"{"url":"http://shop.vn"}"#)
+        );
+        let p = prepare(&call(r#""{\"url\": \"http://shop.vn\"}""#));
+        assert_eq!(p.args, json!({"url": "http://shop.vn"}));
+        assert!(prepare(&call(r#"{"url": "http://shop.vn", "wait": 1"#)).refused.is_some());
 
         let p = prepare(&call("{\"url\": "));
         assert_eq!(p.refused.as_ref().map(|r| r.0), Some(ErrorCode::InvalidArguments));

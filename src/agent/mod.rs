@@ -1,7 +1,8 @@
 //! The agent side of Halley: the model client for OpenAI-compatible
 //! endpoints (local-first: Ollama by default) and its provider presets, the
-//! tool-use loop, its context budget, the controls of a run, memory,
-//! provider traces and the model-assisted pass of `browser_extract`.
+//! tool-use loop (and the tool calls local models write as text), its
+//! context budget, the controls of a run, memory, provider traces and the
+//! model-assisted pass of `browser_extract`.
 
 pub mod budget;
 pub mod calls;
@@ -12,6 +13,7 @@ pub mod provider;
 pub mod raw;
 pub mod run;
 pub mod stream;
+pub mod textcalls;
 pub mod trace;
 mod transport;
 

@@ -1,5 +1,6 @@
 mod agent_loop;
 mod agent_run;
+mod agent_textcalls;
 mod api;
 mod api_clients;
 mod browser_capture;

@@ -1,4 +1,5 @@
-//! The tool-use loop: the model proposes tool calls as JSON; Halley
+//! The tool-use loop: the model proposes tool calls as JSON (in
+//! `tool_calls`, or written in its text: `agent::textcalls`); Halley
 //! validates, gates and runs them; results go back to the model (page
 //! content fenced as data); the model writes the answer, streamed. Every
 //! run, step, tool call and message is recorded in the store. A run can be

@@ -4,6 +4,7 @@
 
 use serde_json::{Value, json};
 
+use super::super::textcalls::strip_thinking;
 use crate::error::Result;
 use crate::gate::fence;
 use crate::store::Store;
@@ -34,14 +35,18 @@ pub(super) async fn system_prompt(store: &Store, agent_id: &str, trimmed: bool) 
     Ok(prompt)
 }
 
-/// A stored message as the model reads it again.
+/// A stored message as the model reads it again (an assistant's thinking
+/// left out, should an older message hold some).
 pub(super) fn history_message(m: &crate::store::messages::MessageRow) -> Value {
     match m.role {
         Role::Tool => json!({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.content}),
-        Role::Assistant => match &m.tool_calls {
-            Some(calls) => json!({"role": "assistant", "content": m.content, "tool_calls": calls}),
-            None => json!({"role": "assistant", "content": m.content}),
-        },
+        Role::Assistant => {
+            let content = m.content.as_deref().map(|c| strip_thinking(c).trim().to_owned());
+            match &m.tool_calls {
+                Some(calls) => json!({"role": "assistant", "content": content, "tool_calls": calls}),
+                None => json!({"role": "assistant", "content": content}),
+            }
+        }
         Role::User => json!({"role": "user", "content": m.content}),
         Role::System => json!({"role": "system", "content": m.content}),
     }

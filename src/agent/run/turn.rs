@@ -12,8 +12,9 @@ use tokio::sync::mpsc;
 use super::super::budget as context;
 use super::super::calls::{self, Executed, Prepared};
 use super::super::control::{Observed, StepRelay, Waiting};
+use super::super::textcalls::{self, Offered, Reading, TokenGate};
 use super::super::trace;
-use super::super::{Completion, ModelClient, StreamEvent};
+use super::super::{Completion, ModelClient, StreamEvent, ToolCallOut};
 use super::guard::{Judgement, LoopGuard};
 use super::prompt::{self, tool_definitions};
 use super::{AgentEvent, Journal, RunLimits, RunOutcome};
@@ -60,6 +61,10 @@ pub(super) struct Loop<'a> {
     images: bool,
     pub(super) steps: u32,
     guard: LoopGuard,
+    /// Turns in a row whose reply could not be used (a call written as text
+    /// that could not be read, thinking alone): the first is sent back with
+    /// a correction, the second ends the run.
+    unreadable: u32,
     rx: Option<mpsc::UnboundedReceiver<Waiting>>,
     /// Pending writes of the run's paused/running status, in order.
     status_writes: Option<tokio::task::JoinHandle<()>>,
@@ -104,6 +109,7 @@ impl<'a> Loop<'a> {
             images: limits.images.unwrap_or_else(|| context::accepts_images(model)),
             steps: 0,
             guard: LoopGuard::default(),
+            unreadable: 0,
             rx: Some(rx),
             status_writes: None,
             trace_writes: Vec::new(),
@@ -182,9 +188,14 @@ impl<'a> Loop<'a> {
             let mut secrets = self.secrets.clone();
             secrets.extend(store.sensitive_results().values().into_iter().map(|s| s.value));
             let started = Instant::now();
+            // Thinking and calls written as text are not streamed to the user.
+            let offered = Offered::from_definitions(&self.tools);
+            let mut gate = TokenGate::new(&offered.names());
             let streamed = {
                 let stream = self.client.stream_chat(request.clone(), |ev| {
-                    if let StreamEvent::Token(text) = ev {
+                    if let StreamEvent::Token(text) = ev
+                        && let Some(text) = gate.push(&text)
+                    {
                         on_event(AgentEvent::Token { text });
                     }
                 });
@@ -242,17 +253,85 @@ impl<'a> Loop<'a> {
                 }
                 Some(Ok(c)) => c,
             };
-            store.steps().finish(&step.id, &outcome(StepStatus::Completed, completion.usage.as_ref(), None)).await?;
-            if completion.tool_calls.is_empty() {
-                self.record(Role::Assistant, Some(completion.content.clone()), None, None).await?;
-                return Ok(((RunStatus::Completed, StopReason::EndTurn), Some(completion.content)));
+            // A turn without `tool_calls`: an answer, calls written as text, or neither.
+            let reading = completion.tool_calls.is_empty().then(|| textcalls::read(&completion.content, &offered));
+            let note = match &reading {
+                Some(Reading::Unreadable { why, .. }) => Some(format!("the reply could not be used: {why}")),
+                _ => None,
+            };
+            store.steps().finish(&step.id, &outcome(StepStatus::Completed, completion.usage.as_ref(), note)).await?;
+            // The thinking stays in the provider trace, out of the history.
+            let mut content = textcalls::strip_thinking(&completion.content).trim().to_owned();
+            let mut tool_calls = completion.tool_calls;
+            let mut written_as_text = Vec::new();
+            if let Some(reading) = reading {
+                match reading {
+                    Reading::Answer(answer) => {
+                        if let Some(text) = gate.rest(&answer) {
+                            on_event(AgentEvent::Token { text });
+                        }
+                        self.record(Role::Assistant, Some(answer.clone()), None, None).await?;
+                        return Ok(((RunStatus::Completed, StopReason::EndTurn), Some(answer)));
+                    }
+                    Reading::Calls { prose, calls } => {
+                        content = prose;
+                        for call in calls {
+                            let out = ToolCallOut {
+                                id: format!("call_{}", uuid::Uuid::new_v4().simple()),
+                                name: call.name,
+                                arguments: call.arguments.to_string(),
+                            };
+                            written_as_text.push((out.id.clone(), call.known));
+                            tool_calls.push(out);
+                        }
+                    }
+                    Reading::Unreadable { why, .. } => {
+                        self.unreadable += 1;
+                        if self.unreadable > 1 {
+                            let message = format!(
+                                "the model's reply could not be used, twice in a row ({why}); the run stopped. \
+                                 A model with native tool calling may do better."
+                            );
+                            on_event(AgentEvent::Error {
+                                run_id: self.run_id.clone(),
+                                code: ErrorCode::ModelError,
+                                message,
+                            });
+                            return Ok(((RunStatus::Failed, StopReason::ModelError), None));
+                        }
+                        // Sent back once, in this run's history only.
+                        tracing::info!("run {}: the model's reply could not be used: {why}", self.run_id);
+                        self.messages.push(json!({"role": "assistant", "content": content}));
+                        self.messages.push(json!({"role": "user", "content": textcalls::correction(&why)}));
+                        continue;
+                    }
+                }
             }
-            let prepared: Vec<Prepared> = completion.tool_calls.iter().map(calls::prepare).collect();
+            self.unreadable = 0;
+            let prepared: Vec<Prepared> = tool_calls
+                .iter_mut()
+                .map(|call| {
+                    // `Web-Search` for `web_search`.
+                    if self.registry.get(&call.name).is_none()
+                        && let Some(real) = offered.canonical(&call.name)
+                    {
+                        call.name = real.to_owned();
+                    }
+                    let mut p = calls::prepare(call);
+                    // A tool that does not exist, or was written as text and
+                    // never offered: answered with the nearest offered names.
+                    let unoffered = written_as_text.iter().any(|(id, known)| *id == p.id && !known);
+                    if p.refused.is_none() && (unoffered || self.registry.get(&p.name).is_none()) {
+                        p.refused = Some(offered.unknown(&p.name));
+                    }
+                    p
+                })
+                .collect();
             let calls_json: Vec<Value> = prepared
                 .iter()
                 .map(|p| json!({"id": p.id, "type": "function", "function": {"name": p.name, "arguments": p.history_arguments}}))
                 .collect();
-            let content = (!completion.content.is_empty()).then(|| completion.content.clone());
+            let content = (!content.is_empty()).then_some(content);
             self.record(Role::Assistant, content.clone(), Some(Value::Array(calls_json.clone())), None).await?;
             self.messages.push(json!({"role": "assistant", "content": content, "tool_calls": calls_json}));
             if let Some(stop) = self.run_calls(prepared, Some(&step.id), on_event).await? {
