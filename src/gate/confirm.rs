@@ -99,8 +99,18 @@ fn confirm_field(field: &FieldFacts, secrets: &[SecretValue]) -> ConfirmField {
         || secrets::is_sensitive_key(&field.name, &[])
         || ["card", "cvv", "cvc", "passport", "ho chieu", "mat khau", "otp"].iter().any(|w| hint.contains(w))
         || secrets.iter().any(|s| s.value.chars().count() >= 4 && field.value.contains(&s.value));
-    let value = if sensitive { mask_value(&field.value) } else { field.value.clone() };
+    let value = if sensitive { mask_value(&field.value) } else { shown(&field.value) };
     ConfirmField { name: field.name.clone(), label: field.label.clone(), value, masked: sensitive }
+}
+
+/// A value as the dialog shows it: whole up to 500 characters, then cut
+/// (the approval still binds to the whole value).
+fn shown(value: &str) -> String {
+    if value.chars().count() <= 500 {
+        return value.to_owned();
+    }
+    let head: String = value.chars().take(499).collect();
+    format!("{}…", head.trim_end())
 }
 
 /// `••••4567`: the last characters of longer values, nothing of short ones.

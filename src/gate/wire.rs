@@ -67,9 +67,12 @@ pub(in crate::gate) static ENDPOINT_WORDS: &[Phrase] = &[
     Phrase::new("destroy", Effect::Raise(Destructive), "a deletion"),
 ];
 
-/// Field names that hold an amount of money.
-const AMOUNT_FIELDS: &[&str] =
-    &["total", "amount", "grand total", "subtotal", "price", "sum", "tong tien", "thanh tien", "gia", "so tien"];
+/// Field names that hold the amount of an order (a unit price is not one:
+/// an add-to-cart sends that).
+const AMOUNT_FIELDS: &[&str] = &["total", "amount", "grand total", "sum", "tong tien", "thanh tien", "so tien"];
+
+/// Path words of a cart: what is sent there is kept, not ordered.
+const CART_WORDS: &[&str] = &["cart", "basket", "bag", "wishlist", "gio hang"];
 
 /// Field names and values that say which currency.
 const CURRENCY_WORDS: &[&str] = &["currency", "vnd", "usd", "eur", "₫", "tien te"];
@@ -241,7 +244,10 @@ pub fn classify_request(request: &WireRequest, page_url: Option<&str>, secrets: 
         }
     }
     let same_site = page_url.and_then(|p| origin_in(p, None)).is_some_and(|o| same_site(&o, &to));
+    let path_words = normalise(&path);
+    let to_cart = CART_WORDS.iter().any(|w| format!(" {path_words} ").contains(&format!(" {w} ")));
     if same_site
+        && !to_cart
         && let Some(total) = request.fields.iter().find(|f| is_amount_field(&f.name) && looks_numeric(&f.value))
     {
         let currency = request.fields.iter().any(|f| {
@@ -426,6 +432,14 @@ mod tests {
         assert_eq!(graded("POST", "https://analytics.example/g/collect", "text/plain", ga).scope, WriteNonDestructive);
         assert_eq!(
             graded("POST", "https://shop.vn/cart/add", "application/json", r#"{"sku":"A1"}"#).scope,
+            WriteNonDestructive
+        );
+        // An add-to-cart carries a price and a quantity: kept, not ordered.
+        let line = r#"{"sku":"A1","name":"Laptop","price":21490000,"qty":1}"#;
+        assert_eq!(graded("POST", "https://shop.vn/shop/vn/cart", "application/json", line).scope, WriteNonDestructive);
+        let total = r#"{"items":[{"sku":"A1"}],"total":21490000}"#;
+        assert_eq!(
+            graded("POST", "https://shop.vn/gio-hang/them", "application/json", total).scope,
             WriteNonDestructive
         );
     }

@@ -1937,7 +1937,9 @@
       if (type === 'file') value = Array.from(x.files || []).map((file) => file.name).join(', ');
       else if (x.localName === 'select') value = Array.from(x.selectedOptions || []).map((o) => o.value).join(', ');
       else value = String(x.value || '');
-      fields.push({ name: n, kind: type, value: cut(value, 500), label: cut(clean(labelsText(x, C) || x.getAttribute('aria-label') || x.placeholder || ''), 80) });
+      // Whole values (up to 20,000 characters): an approval binds to them
+      // (gate/wire.rs); the dialog shortens what it shows.
+      fields.push({ name: n, kind: type, value: cut(value, 20000), label: cut(clean(labelsText(x, C) || x.getAttribute('aria-label') || x.placeholder || ''), 80) });
     }
     return { action: base.action, method: base.method, id: base.id || '', name: cut(clean(name), 80), fields };
   }
