@@ -94,6 +94,21 @@ pub fn readable(s: &str) -> String {
     out
 }
 
+/// The letter an ASCII digit passes for inside a word (`0` → `o`, `1` →
+/// `l`: `P1ace 0rder`), from its UTS #39 skeleton; `None` for a digit that
+/// passes for no letter, or for anything else.
+pub fn letter_look_alike(c: char) -> Option<char> {
+    if !c.is_ascii_digit() {
+        return None;
+    }
+    let mut buf = [0u8; 4];
+    let mut sk = skeleton(c.encode_utf8(&mut buf));
+    match (sk.next(), sk.next()) {
+        (Some(l), None) if l.is_ascii_alphabetic() => Some(l.to_ascii_lowercase()),
+        _ => None,
+    }
+}
+
 /// A letter of the Latin script with diacritics (Latin-1 Supplement to
 /// Latin Extended Additional, where the Vietnamese letters are), or `đ`.
 fn is_latin_letter(c: char) -> bool {
@@ -249,6 +264,13 @@ mod tests {
             assert_eq!(readable(vi), vi);
         }
         assert_eq!(readable("21.490.000 ₫"), "21.490.000 ₫");
+    }
+
+    #[test]
+    fn digits_that_pass_for_letters() {
+        assert_eq!(letter_look_alike('0'), Some('o'));
+        assert_eq!(letter_look_alike('1'), Some('l'));
+        assert_eq!(letter_look_alike('a'), None);
     }
 
     #[test]

@@ -173,6 +173,7 @@ fn matrix() {
         ),
         ("Place order, soft hyphen and bidi", click(button("\u{202e}Pla\u{ad}ce order\u{202c}")), Payment, false),
         ("Pay, all Cyrillic look-alikes", click(button("\u{420}\u{430}\u{443}")), Payment, false),
+        ("P1ace 0rder, digits for letters", click(button("P1ace 0rder")), Payment, false),
         ("Xóa with a zero-width joiner", click(button("X\u{200d}óa")), Destructive, false),
         ("Đặt hàng", click(button("Đặt hàng")), Payment, false),
         ("Thanh toán", click(button("Thanh toán")), Payment, false),
