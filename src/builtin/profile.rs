@@ -59,8 +59,11 @@ pub async fn get(store: &Store, args: UserProfileGetArgs) -> Result<UserProfileG
         .and_then(|v| v.as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect()))
         .unwrap_or_default();
     let mut masked = Vec::new();
+    // Sensitive by the key or by the value (a card number, a phone, an
+    // email, an address under any key): the whole value is a placeholder,
+    // which is what a browser tool fills in.
     for (key, value) in &mut values {
-        if key != crate::gate::secrets::MARKED_KEYS && crate::gate::secrets::is_sensitive_key(key, &marked) {
+        if key != crate::gate::secrets::MARKED_KEYS && crate::gate::secrets::is_sensitive(key, value, &marked) {
             *value = Value::String(crate::gate::secrets::placeholder(key));
             masked.push(key.clone());
         }
@@ -126,6 +129,47 @@ mod tests {
         assert_eq!(set(&store, args).await.unwrap().removed, vec!["travel.preferred_airlines"]);
         let all = get(&store, UserProfileGetArgs::default()).await.unwrap();
         assert_eq!(all.values, BTreeMap::from([("shopping.budget_vnd".to_string(), json!(25000000))]));
+    }
+
+    /// Keys the word list once missed, and values sensitive by their shape
+    /// under any key, come back as placeholders; ordinary ones in clear.
+    #[tokio::test]
+    async fn sensitive_keys_and_values_come_back_as_placeholders() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("halley.db")).await.unwrap();
+        let args: UserProfileSetArgs = serde_json::from_value(json!({"set": {
+            "travel.passportNumber": "B7654321",
+            "billing.cardNumber": "4111 1111 1111 1111",
+            "contact.mobile": "0901234567",
+            "contact.e-mail": "an.nguyen@example.vn",
+            "dia_chi": "123 Nguyễn Huệ, Quận 1",
+            "shopping.delivery.street": "Nguyễn Huệ",
+            "misc.reach_me": "+84 90 123 4567",
+            "misc.id": "079203001234",
+            "shopping.budget_vnd": 25000000,
+            "shopping.last_price": "21.490.000 ₫",
+            "travel.city": "Đà Lạt"
+        }}))
+        .unwrap();
+        set(&store, args).await.unwrap();
+        let got = get(&store, UserProfileGetArgs::default()).await.unwrap();
+        let hidden = [
+            "billing.cardNumber",
+            "contact.e-mail",
+            "contact.mobile",
+            "dia_chi",
+            "misc.id",
+            "misc.reach_me",
+            "shopping.delivery.street",
+            "travel.passportNumber",
+        ];
+        assert_eq!(got.masked, hidden);
+        for key in hidden {
+            assert_eq!(got.values[key], json!(format!("{{{{profile.{key}}}}}")), "{key}");
+        }
+        assert_eq!(got.values["shopping.budget_vnd"], json!(25000000));
+        assert_eq!(got.values["shopping.last_price"], json!("21.490.000 ₫"));
+        assert_eq!(got.values["travel.city"], json!("Đà Lạt"));
     }
 
     #[tokio::test]

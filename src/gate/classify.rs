@@ -18,6 +18,12 @@
 //!   any encoding (`exfil.rs`), is at least SUBMIT (reasons name the key,
 //!   never the value).
 //!
+//! Every label, id, class, field name and URL is read as a person reads it
+//! (`vocab::text::readable`, in `words.rs`): invisible format characters
+//! dropped, look-alike letters of other scripts read as the Latin ones, so
+//! a "Place order" written with a Greek Ρ and a Cyrillic о, or split by
+//! zero-width spaces, is still PAYMENT.
+//!
 //! One exception to "never below the declaration": `browser_close_tab` is
 //! declared DESTRUCTIVE defensively (the tool cannot know), but here the
 //! facts are known, so a tab with no unsaved form edits closes at
@@ -37,6 +43,7 @@ use super::action::{Action, ElementFacts, FormFacts, SecretValue};
 use super::exfil::{find_secrets, percent_decode};
 use crate::tools::PermissionScope::{self, Destructive, Payment, Publish, ReadOnly, Submit, WriteNonDestructive};
 use crate::vocab::origin::{host_within, origin_in, resolve};
+use crate::vocab::text::visible;
 
 /// Why a call on a challenge is refused.
 pub const CHALLENGE_DENY: &str =
@@ -317,8 +324,10 @@ fn key_of(chord: &str) -> Key {
     }
 }
 
+/// A tag, role or type as the browser reads it: invisible characters the
+/// page slipped in (`role="butt\u{200b}on"`) do not hide what it is.
 fn lower(s: &str) -> String {
-    s.trim().to_ascii_lowercase()
+    visible(s).trim().to_ascii_lowercase()
 }
 
 fn is_button_like(el: &ElementFacts) -> bool {

@@ -10,7 +10,7 @@ pub use crate::context::{ApproveAll, Confirmer, DenyAll};
 pub use crate::protocol::{ChallengeAnswer, ChallengeRequest, ConfirmField, ConfirmationRequest};
 use crate::tools::catalogue::safety::RequestUserConfirmationArgs;
 use crate::tools::{PermissionScope, RiskLevel};
-use crate::vocab::text::fold;
+use crate::vocab::text::{fold, readable};
 
 /// How long the user has to answer before the answer counts as no.
 pub const ANSWER_WITHIN: Duration = Duration::from_secs(120);
@@ -94,11 +94,17 @@ impl ConfirmationRequest {
 }
 
 fn confirm_field(field: &FieldFacts, secrets: &[SecretValue]) -> ConfirmField {
-    let hint = fold(&format!("{} {}", field.name, field.label));
+    let hint = fold(&readable(&format!("{} {}", field.name, field.label)));
+    // Sensitive by the field's name or label, by the shape of its value (a
+    // card number, a phone...), or because it holds one of the user's
+    // values however written.
     let sensitive = field.kind == "password"
         || secrets::is_sensitive_key(&field.name, &[])
+        || secrets::is_sensitive_key(&field.label, &[])
         || ["card", "cvv", "cvc", "passport", "ho chieu", "mat khau", "otp"].iter().any(|w| hint.contains(w))
-        || secrets.iter().any(|s| s.value.chars().count() >= 4 && field.value.contains(&s.value));
+        || crate::secrets::shapes::shape_of(&field.name, &field.value).is_some()
+        || secrets.iter().any(|s| s.value.chars().count() >= 4 && field.value.contains(&s.value))
+        || !crate::secrets::matching::find_in_text(&field.value, secrets).is_empty();
     let value = if sensitive { mask_value(&field.value) } else { shown(&field.value) };
     ConfirmField { name: field.name.clone(), label: field.label.clone(), value, masked: sensitive }
 }

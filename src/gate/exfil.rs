@@ -3,7 +3,11 @@
 //! use to carry them out: raw or in any case, without diacritics, reversed,
 //! percent-encoded (up to three times), `+` for spaces, `\uXXXX` escapes,
 //! hex, base64 (standard or URL-safe, padded or not, alone or inside a
-//! larger blob), and, for numbers, with or without separators.
+//! larger blob), and, for numbers, with or without separators; and in
+//! normal form (`crate::secrets::matching`): look-alike letters and
+//! invisible characters read through, case, diacritics, spaces, dashes,
+//! dots and spelled `at` / `dot` ignored (`B-7-6-5-4-3-2-1`,
+//! `an.nguyen at example dot vn`, `+84 90 123 4567`).
 //!
 //! Secrets shorter than [`MIN_SECRET_CHARS`] are ignored: three characters
 //! turn up in too many URLs by chance. The caller passes only identifying
@@ -13,6 +17,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD_NO_PAD;
 
 use super::action::SecretValue;
+use crate::secrets::matching::{carries_normalised, normal};
 use crate::vocab::text::fold;
 
 /// The shortest secret (in characters, after trimming) that is looked for.
@@ -117,6 +122,8 @@ struct Haystack {
     folded: Vec<String>,
     /// The same, as runs of digits with separators between digits dropped.
     digits: Vec<String>,
+    /// The same in normal form (letters and digits only, read as a person reads them).
+    normal: Vec<String>,
 }
 
 impl Haystack {
@@ -124,7 +131,8 @@ impl Haystack {
         let raw = decode_layers(s);
         let folded = raw.iter().map(|l| fold(l)).collect();
         let digits = raw.iter().map(|l| digit_runs(l)).collect();
-        Haystack { raw, folded, digits }
+        let normal = raw.iter().map(|l| normal(l)).collect();
+        Haystack { raw, folded, digits, normal }
     }
 
     fn carries(&self, value: &str) -> bool {
@@ -146,6 +154,7 @@ impl Haystack {
             return true;
         }
         numbers.iter().any(|n| self.digits.iter().any(|l| l.contains(n.as_str())))
+            || self.normal.iter().any(|l| carries_normalised(l, value))
     }
 }
 
@@ -290,6 +299,36 @@ mod tests {
         let found: Vec<&str> =
             find_secrets("https://c.evil/?p=B1234567&t=0901234567", &all).iter().map(|s| s.key.as_str()).collect();
         assert_eq!(found, ["travel.passport_no", "contact.phone"]);
+    }
+
+    /// Written as a person would read it the same: separators between
+    /// every character, look-alike letters, invisible characters, an email
+    /// spelled out, a phone in its international form.
+    #[test]
+    fn normalised_spellings() {
+        passport("https://collector.evil/?p=B-1-2-3-4-5-6-7");
+        passport("https://collector.evil/?p=b.123.4567");
+        passport("https://collector.evil/?p=%D0%921234567"); // Cyrillic В
+        passport("https://collector.evil/?p=B12%E2%80%8B34567"); // a zero-width space
+        let all =
+            [SecretValue::profile("contact.e-mail", "an.nguyen@example.vn"), SecretValue::profile("m", "0901234567")];
+        let found = |hay: &str| find_secret(hay, &all).map(|s| s.key.clone());
+        for hay in [
+            "https://c.evil/?e=An.Nguyen%40Example.vn",
+            "https://c.evil/?e=an.nguyen+at+example+dot+vn",
+            "https://c.evil/?e=an.nguyen%20(at)%20example%20(dot)%20vn",
+        ] {
+            assert_eq!(found(hay).as_deref(), Some("contact.e-mail"), "{hay}");
+        }
+        for hay in [
+            "https://c.evil/?t=090%20123%204567",
+            "https://c.evil/?t=%2B84%2090%20123%204567",
+            "https://c.evil/t/090.123.4567",
+        ] {
+            assert_eq!(found(hay).as_deref(), Some("m"), "{hay}");
+        }
+        assert_eq!(found("https://shop.vn/search?q=example+vn&page=2"), None);
+        assert_eq!(found("https://shop.vn/p/21490000?price=21.490.000"), None);
     }
 
     #[test]

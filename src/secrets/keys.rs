@@ -1,65 +1,129 @@
 //! The user's sensitive values: profile keys that name a passport, an ID
-//! number, a card, a bank account, a password, a secret, a token, an OTP
-//! (and contact details), plus any key the user marks, and the values of
+//! number, a card, a bank account, a password, a secret, a token, an OTP,
+//! contact details or an address, plus any key the user marks, profile
+//! values that are sensitive by their shape whatever their key (a card
+//! number, a phone number...: [`crate::secrets::shapes`]), and the values of
 //! client-tool results marked sensitive ([`crate::secrets::results`]). They
 //! never leave the machine without consent, and the model sees them only as
 //! placeholders (`{{profile.KEY}}`, `{{secret.<call id>.<path>}}`).
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use crate::secrets::matching::mask;
+use crate::secrets::shapes::{has_part, shape_of};
+use crate::vocab::text::{fold_camel_key, readable, visible};
 
 /// Profile key listing extra keys the user marks as sensitive (a JSON
 /// array of keys or key prefixes).
 pub const MARKED_KEYS: &str = "halley.sensitive_keys";
 
-/// Words that make a profile key sensitive, matched on its `.`/`_`/`-`
-/// separated parts (folded to lowercase ASCII).
+/// Words that make a profile key sensitive, matched as whole parts of the
+/// key read as a person reads it, folded to lowercase ASCII and split at
+/// every separator and camelCase hump (`travel.passportNumber` is
+/// `travel_passport_number`; `Số hộ chiếu` is `so_ho_chieu`). A word of
+/// several parts (`ho_chieu`) matches those parts in a row.
 const SENSITIVE_WORDS: &[&str] = &[
+    // Identity documents.
     "passport",
-    "passport_no",
+    "ho_chieu",
+    "hochieu",
     "id_number",
     "idnumber",
     "national_id",
     "cccd",
     "cmnd",
+    "can_cuoc",
+    "cancuoc",
+    "chung_minh",
     "ssn",
     "tax_id",
+    "license",
+    "licence",
+    "bang_lai",
+    "visa_number",
+    // Money.
     "card",
-    "card_number",
     "cvv",
     "cvc",
     "iban",
+    "swift",
     "bank",
     "account_number",
+    "so_tai_khoan",
+    "the_tin_dung",
+    // Credentials.
     "password",
     "passwd",
+    "mat_khau",
     "pin",
     "secret",
     "token",
     "otp",
     "api_key",
+    // Contact details.
     "phone",
+    "mobile",
+    "telephone",
+    "tel",
+    "cell",
+    "sdt",
+    "dien_thoai",
+    "zalo",
+    "whatsapp",
     "email",
+    "e_mail",
+    // Where the user lives.
     "address",
+    "addr",
+    "street",
+    "dia_chi",
+    "so_nha",
+    "duong_pho",
+    "ward",
+    "district",
+    "postal_address",
+    "home_address",
+    // Birth.
     "dob",
     "birth",
     "birthday",
-    "license",
+    "birthdate",
+    "ngay_sinh",
 ];
 
 /// Whether a profile key names sensitive data. `marked` are the user's own
 /// additions (keys or prefixes).
 pub fn is_sensitive_key(key: &str, marked: &[String]) -> bool {
-    let lower = key.to_lowercase();
+    let lower = visible(key).to_lowercase();
     if marked.iter().any(|m| {
         let m = m.to_lowercase();
         lower == m || lower.starts_with(&format!("{m}."))
     }) {
         return true;
     }
-    let parts: Vec<&str> = lower.split(['.', '-']).collect();
-    parts.iter().any(|part| {
-        SENSITIVE_WORDS.contains(part) || part.split('_').any(|w| SENSITIVE_WORDS.contains(&w) && w.len() > 2)
-    })
+    let folded = fold_camel_key(&readable(key));
+    SENSITIVE_WORDS.iter().any(|w| has_part(&folded, w))
+}
+
+/// Whether a value is sensitive by its shape (a card number, an IBAN, a
+/// passport or ID number, a phone number, an email or a postal address:
+/// [`crate::secrets::shapes`]), whatever its key; numbers are read as
+/// their digits. Arrays and objects are sensitive when any value in them is
+/// (an object's members are read under their own keys).
+pub fn is_sensitive_value(key: &str, value: &Value) -> bool {
+    match value {
+        Value::String(s) => shape_of(key, s).is_some(),
+        Value::Number(n) => shape_of(key, &n.to_string()).is_some(),
+        Value::Array(items) => items.iter().any(|v| is_sensitive_value(key, v)),
+        Value::Object(map) => map.iter().any(|(k, v)| is_sensitive_value(&format!("{key}.{k}"), v)),
+        _ => false,
+    }
+}
+
+/// Whether a profile entry is sensitive: by its key or by its value.
+pub fn is_sensitive(key: &str, value: &Value, marked: &[String]) -> bool {
+    is_sensitive_key(key, marked) || is_sensitive_value(key, value)
 }
 
 /// The placeholder the model sees instead of a sensitive value.
@@ -92,20 +156,6 @@ fn names_in(text: &str, opening: &str) -> Vec<String> {
         rest = &after[end + 2..];
     }
     keys
-}
-
-/// `value` with every secret replaced by its placeholder
-/// (`{{profile.travel.passport_no}}`), longest secrets first; secrets
-/// shorter than 4 characters are left alone (they cannot be told from
-/// ordinary text).
-pub fn mask(text: &str, secrets: &[SecretValue]) -> String {
-    let mut sorted: Vec<&SecretValue> = secrets.iter().filter(|s| s.value.chars().count() >= 4).collect();
-    sorted.sort_by_key(|s| std::cmp::Reverse(s.value.len()));
-    let mut out = text.to_owned();
-    for s in sorted {
-        out = out.replace(&s.value, &s.placeholder);
-    }
-    out
 }
 
 /// A value of the user's that must not leave without consent (a profile
@@ -141,10 +191,51 @@ mod tests {
         for key in ["travel.passport_no", "identity.cccd", "payment.card_number", "bank.account_number", "me.phone"] {
             assert!(is_sensitive_key(key, &[]), "{key}");
         }
-        for key in ["travel.preferred_airlines", "shopping.budget_vnd", "travel.seat", "display.cardinality_hint"] {
+        // Any separator, camelCase, Vietnamese, look-alikes and invisible characters.
+        for key in [
+            "travel.passportNumber",
+            "billing.cardNumber",
+            "contact.mobile",
+            "contact.e-mail",
+            "contact.eMail",
+            "dia_chi",
+            "Địa chỉ",
+            "giấy_tờ.số_hộ_chiếu",
+            "shopping.delivery.street",
+            "me.ngàySinh",
+            "travel.pass\u{200b}port",
+            "travel.\u{440}assport",
+            "me.SĐT",
+        ] {
+            assert!(is_sensitive_key(key, &[]), "{key}");
+        }
+        for key in [
+            "travel.preferred_airlines",
+            "shopping.budget_vnd",
+            "travel.seat",
+            "display.cardinality_hint",
+            "shopping.quan_ao",
+            "travel.hotel",
+            "shopping.delivery.city",
+            "travel.pinned_routes",
+            "display.theme_mail_style",
+        ] {
             assert!(!is_sensitive_key(key, &[]), "{key}");
         }
         assert!(is_sensitive_key("family.son_name", &["family".to_owned()]));
+    }
+
+    #[test]
+    fn sensitive_values_by_their_shape() {
+        use serde_json::json;
+        assert!(is_sensitive_value("x.a", &json!("4111 1111 1111 1111")));
+        assert!(is_sensitive_value("x.a", &json!(4111111111111111u64)));
+        assert!(is_sensitive_value("x.a", &json!(["Hà Nội", "an@example.vn"])));
+        assert!(is_sensitive_value("x", &json!({"mobile": "555 0100 22", "city": "Hà Nội"})));
+        assert!(is_sensitive("shopping.delivery", &json!("123 Nguyễn Huệ, Quận 1"), &[]));
+        assert!(!is_sensitive_value("shopping.budget_vnd", &json!(25000000)));
+        assert!(!is_sensitive_value("shopping.last", &json!("21.490.000 ₫")));
+        assert!(!is_sensitive_value("x", &json!({"city": "Hà Nội", "n": 2, "ok": true})));
     }
 
     #[test]

@@ -1,12 +1,16 @@
 //! Secrets kept out of SQLite, logs and the model's context: API keys and
 //! OAuth refresh tokens in the OS keyring, with no plain-text fallback;
 //! sensitive profile values sealed at rest; the values of client-tool
-//! results marked sensitive in memory only (`results`).
+//! results marked sensitive in memory only (`results`). Which values are
+//! sensitive (by their key's words, `keys`, or by their shape, `shapes`)
+//! and how they are found however they are written (`matching`).
 
 mod keyring;
 pub mod keys;
+pub mod matching;
 pub mod results;
 pub mod sealed;
+pub mod shapes;
 pub mod token;
 
 pub use self::keyring::{KEYRING_PEEK, KEYRING_TIMEOUT, SERVICE, Secret, SecretStore, api_key_account};

@@ -1,6 +1,8 @@
 //! The user's profile: dotted keys (`travel.passport.number`) holding JSON
 //! values, read and written by the `user_profile_*` tools. Values under
-//! sensitive keys (the gate's list plus the user's marked keys) are sealed
+//! sensitive keys (the gate's list plus the user's marked keys) and values
+//! sensitive by their shape whatever their key (a card number, a phone
+//! number, an email, an address: `crate::secrets::shapes`) are sealed
 //! at rest with a key in the OS keyring ([`crate::secrets::sealed`]): the
 //! database never holds them in plain text, and without a keyring they are
 //! not stored. Plain values left by an older Halley are sealed at the
@@ -12,7 +14,7 @@ use serde_json::Value;
 use sqlx::types::Json;
 
 use crate::error::{Error, Result};
-use crate::secrets::keys::{MARKED_KEYS, is_sensitive_key};
+use crate::secrets::keys::{MARKED_KEYS, is_sensitive as is_sensitive_entry};
 use crate::secrets::sealed;
 use crate::store::{Store, now};
 
@@ -77,7 +79,7 @@ impl Profile<'_> {
             return Ok(out);
         }
         let marked = self.marked().await?;
-        if rows.iter().any(|(k, _)| is_sensitive(k, &marked)) {
+        if rows.iter().any(|(k, Json(v))| is_sensitive(k, v, &marked)) {
             match self.seal_plain(&marked).await {
                 Ok(()) => {}
                 Err(e) => tracing::warn!("sensitive profile values stay in plain text for now: {}", e.message()),
@@ -101,7 +103,7 @@ impl Profile<'_> {
             sqlx::query_as("SELECT key, value FROM profile").fetch_all(self.store.pool()).await?;
         let plain: Vec<(String, Value)> = rows
             .into_iter()
-            .filter(|(k, Json(v))| is_sensitive(k, marked) && !sealed::is_sealed(v))
+            .filter(|(k, Json(v))| !sealed::is_sealed(v) && is_sensitive(k, v, marked))
             .map(|(k, Json(v))| (k, v))
             .collect();
         if plain.is_empty() {
@@ -140,7 +142,7 @@ impl Profile<'_> {
         };
         let mut stored = Vec::with_capacity(set.len());
         for (key, value) in set {
-            let value = if is_sensitive(key, &marked) {
+            let value = if is_sensitive(key, value, &marked) {
                 self.store
                     .sealer()
                     .await
@@ -180,9 +182,10 @@ impl Profile<'_> {
     }
 }
 
-/// Whether a profile key's value is sealed (the marked-keys list itself is not).
-fn is_sensitive(key: &str, marked: &[String]) -> bool {
-    key != MARKED_KEYS && is_sensitive_key(key, marked)
+/// Whether a profile entry is sealed: by its key or its value, the rule
+/// the gate reads too (the marked-keys list itself is not).
+fn is_sensitive(key: &str, value: &Value, marked: &[String]) -> bool {
+    key != MARKED_KEYS && is_sensitive_entry(key, value, marked)
 }
 
 /// The marked keys a [`MARKED_KEYS`] value lists.
@@ -259,6 +262,34 @@ mod tests {
         let bytes = std::fs::read(store.path()).unwrap();
         let text = String::from_utf8_lossy(&bytes);
         assert!(!text.contains("C9988776") && !text.contains("VN12 3456") && !text.contains("E-visa 123"));
+    }
+
+    /// Values sensitive by their shape are sealed under any key, written
+    /// now or left plain by an older Halley (sealed at the first read).
+    #[tokio::test]
+    async fn values_sensitive_by_their_shape_are_sealed_whatever_their_key() {
+        let (_dir, store) = open_temp().await;
+        let p = store.profile();
+        p.apply(&[kv("misc.a", json!("4111 1111 1111 1111")), kv("misc.b", json!("Hà Nội"))], &[]).await.unwrap();
+        assert!(raw(&store, "misc.a").await.contains("$sealed"));
+        assert_eq!(raw(&store, "misc.b").await, "\"Hà Nội\"");
+        for (key, value) in [
+            ("shopping.delivery", "\"123 Nguyễn Huệ, Quận 1\""),
+            ("contact.reach", "\"090 123 4567\""),
+            ("contact.e-mail", "\"an.nguyen@example.vn\""),
+        ] {
+            sqlx::query("INSERT INTO profile (key, value, updated_at) VALUES (?1, ?2, 'x')")
+                .bind(key)
+                .bind(value)
+                .execute(store.pool())
+                .await
+                .unwrap();
+        }
+        assert_eq!(p.get("contact.reach").await.unwrap(), Some(json!("090 123 4567")));
+        for key in ["shopping.delivery", "contact.reach", "contact.e-mail"] {
+            assert!(raw(&store, key).await.contains("$sealed"), "{key}");
+        }
+        assert_eq!(p.get("misc.a").await.unwrap(), Some(json!("4111 1111 1111 1111")));
     }
 
     #[tokio::test]

@@ -210,8 +210,9 @@ async fn a_checkout_stops_before_payment_and_orders_only_when_approved() {
     let site = FixtureServer::start();
     let tmp = tempfile::tempdir().unwrap();
     let core = core_on(tmp.path(), false).await;
-    // Stop before payment: the phone (sensitive) is typed once approved.
-    let answers = Scripted::new(&[true]);
+    // Stop before payment: the phone and the street (sensitive: a phone
+    // number, a postal address) are each typed once approved.
+    let answers = Scripted::new(&[true, true]);
     let r = checkout(&core, &site, &answers, false).await;
     let out = ok(&r);
     assert_eq!(out["checkout_ready"], true, "{out}");
@@ -219,8 +220,10 @@ async fn a_checkout_stops_before_payment_and_orders_only_when_approved() {
     assert_eq!(out["status"], "ok");
     assert_eq!(out["final_cost_breakdown"], vnd_breakdown(), "{out}");
     assert_eq!(out["address_filled"], json!(["full_name", "phone", "street", "city"]));
-    assert_eq!(scopes(&answers), ["Submit"], "only filling the phone was asked");
-    assert!(answers.asked.lock().unwrap()[0].risks.iter().any(|r| r.contains("shopping.delivery.phone")));
+    assert_eq!(scopes(&answers), ["Submit", "Submit"], "only filling the phone and the street were asked");
+    let asked = answers.asked.lock().unwrap().clone();
+    assert!(asked.iter().any(|q| q.risks.iter().any(|r| r.contains("shopping.delivery.phone"))), "{asked:?}");
+    assert!(asked.iter().any(|q| q.risks.iter().any(|r| r.contains("shopping.delivery.street"))), "{asked:?}");
     let cart: Vec<_> = site.posts().into_iter().filter(|p| p.path == "/shop/vn/cart").collect();
     assert_eq!(cart.len(), 1, "added to the cart once");
     assert!(cart[0].body.as_deref().unwrap().contains("\"variant\":\"16GB/1TB\""), "{:?}", cart[0].body);
@@ -228,18 +231,19 @@ async fn a_checkout_stops_before_payment_and_orders_only_when_approved() {
 
     // Placing the order: asked (PAYMENT), approved, posted once.
     site.clear();
-    let answers = Scripted::new(&[true, true]);
+    let answers = Scripted::new(&[true, true, true]);
     let r = checkout(&core, &site, &answers, true).await;
     let out = ok(&r);
     assert_eq!((out["checkout_ready"].clone(), out["order_placed"].clone()), (json!(true), json!(true)), "{out}");
-    assert_eq!(scopes(&answers), ["Submit", "Payment"]);
+    assert_eq!(scopes(&answers), ["Submit", "Submit", "Payment"]);
     let orders: Vec<_> = site.posts().into_iter().filter(|p| p.path == "/shop/vn/order").collect();
     assert_eq!(orders.len(), 1);
     assert_eq!(orders[0].field("phone"), Some("0901234567"));
     assert_eq!(orders[0].field("full_name"), Some("Nguyễn Văn An"));
+    assert_eq!(orders[0].field("street"), Some("12 Lý Thường Kiệt, Hoàn Kiếm"));
     assert_eq!(orders[0].field("city"), Some("Hà Nội"));
 
-    // Denied: the phone stays empty, nothing is ordered.
+    // Denied: the phone and the street stay empty, nothing is ordered.
     site.clear();
     let answers = Scripted::new(&[]);
     let r = checkout(&core, &site, &answers, true).await;
@@ -247,10 +251,12 @@ async fn a_checkout_stops_before_payment_and_orders_only_when_approved() {
     assert_eq!(out["status"], "needs_confirmation", "{out}");
     assert_eq!(out["checkout_ready"], false);
     assert_eq!(out["order_placed"], false);
-    assert_eq!(out["address_filled"], json!(["full_name", "street", "city"]));
+    assert_eq!(out["address_filled"], json!(["full_name", "city"]));
     assert!(out["notes"].to_string().contains("phone: not filled, you declined"), "{out}");
+    assert!(out["notes"].to_string().contains("street: not filled, you declined"), "{out}");
     assert_eq!(site.hits("/shop/vn/order"), 0);
     assert!(site.requests().iter().all(|r| !format!("{r:?}").contains("0901234567")), "the phone never left");
+    assert!(site.posts().iter().all(|p| p.field("street").is_none_or(str::is_empty)), "the street never left");
     core.close().await;
 }
 
@@ -350,8 +356,9 @@ fn the_skills_in_a_model_run_with_every_step_in_the_timeline_and_confirm_deny() 
         Turn::text("Đã chuẩn bị đơn hàng; bạn chưa xác nhận nên chưa đặt."),
     ]);
     let h = Halley::new();
-    // An address with nothing sensitive in it: the only question is the order.
-    let profile = json!({"set": {"shopping.home.full_name": "Nguyễn Văn An", "shopping.home.street": "12 Lý Thường Kiệt",
+    // An address with nothing sensitive in it (no phone, no street: a
+    // postal address is sensitive): the only question is the order.
+    let profile = json!({"set": {"shopping.home.full_name": "Nguyễn Văn An",
         "shopping.home.city": "Hà Nội", "shopping.fx.USD_VND": 25400}});
     let set = h.call("user_profile_set", &profile);
     assert_eq!(set.code, 0, "{}", set.stderr);
@@ -388,7 +395,6 @@ fn the_skills_in_a_model_run_with_every_step_in_the_timeline_and_confirm_deny() 
             "browser_find",
             "browser_navigate",
             "browser_detect_state",
-            "browser_type",
             "browser_type",
             "browser_type",
             "browser_type",

@@ -11,7 +11,7 @@
 //! its folded form alone, since it could be either.
 
 use super::phrases::Phrase;
-use crate::vocab::text::{fold_char, is_mark};
+use crate::vocab::text::{fold_char, is_mark, letter_look_alike, readable};
 
 /// Vietnamese vowels and their five toned forms: grave, acute, hook, tilde, dot.
 const TONED: [(char, &str); 12] = [
@@ -105,12 +105,14 @@ impl Word {
     }
 }
 
-/// The words of `s`; with `camel`, `placeOrderBtn` is three words.
+/// The words of `s` as a person reads it (invisible characters dropped,
+/// look-alike letters of other scripts read as the Latin ones:
+/// [`readable`]); with `camel`, `placeOrderBtn` is three words.
 pub(in crate::gate) fn words(s: &str, camel: bool) -> Vec<Word> {
     let mut out = Vec::new();
     let mut cur: Vec<char> = Vec::new();
     let mut prev_lower = false;
-    for c in s.chars() {
+    for c in readable(s).chars() {
         if !(c.is_alphanumeric() || is_mark(c)) {
             flush(&mut cur, &mut out);
             prev_lower = false;
@@ -126,11 +128,27 @@ pub(in crate::gate) fn words(s: &str, camel: bool) -> Vec<Word> {
     out
 }
 
+/// Ends the word in `cur`. A word of letters with a digit or two among them
+/// is read with its digits as the letters they pass for (`P1ace`, `0rder`,
+/// `b00k`: `letter_look_alike`); a number with a letter (`24h`, `4K`,
+/// `1080p`) is left alone.
 fn flush(cur: &mut Vec<char>, out: &mut Vec<Word>) {
-    if !cur.is_empty() {
-        out.push(Word::new(cur));
-        cur.clear();
+    if cur.is_empty() {
+        return;
     }
+    let letters = cur.iter().filter(|c| c.is_alphabetic()).count();
+    let digits = cur.iter().filter(|c| c.is_ascii_digit()).count();
+    if digits > 0
+        && letters >= 2
+        && letters >= digits
+        && cur.iter().all(|c| !c.is_ascii_digit() || letter_look_alike(*c).is_some())
+    {
+        for c in cur.iter_mut() {
+            *c = letter_look_alike(*c).unwrap_or(*c);
+        }
+    }
+    out.push(Word::new(cur));
+    cur.clear();
 }
 
 /// The phrases of `table` found in `text`. Where one found phrase lies
@@ -204,6 +222,22 @@ mod tests {
         assert_eq!(found("Huỷ", false, TABLE), ["hủy"]);
         assert_eq!(found("Xo\u{301}a", false, TABLE), ["xóa"]);
         assert_eq!(found("Đa\u{306}ng", false, TABLE), ["đăng"]);
+    }
+
+    #[test]
+    fn look_alikes_and_invisible_characters_are_read_through() {
+        // Greek Ρ, Cyrillic о; zero-width spaces, joiners, soft hyphens, bidi controls.
+        assert_eq!(found("\u{3a1}lace \u{43e}rder", false, TABLE), ["place order"]);
+        assert_eq!(found("P\u{200b}l\u{200c}a\u{200d}c\u{ad}e o\u{2060}rd\u{feff}er", false, TABLE), ["place order"]);
+        assert_eq!(found("\u{202e}Place\u{202c} order", false, TABLE), ["place order"]);
+        assert_eq!(found("\u{3a1}lace\u{200b}\u{41e}rder\u{200b}Btn", true, TABLE), ["place order"]);
+        // Digits that pass for letters inside a word.
+        assert_eq!(found("P1ace 0rder", false, TABLE), ["place order"]);
+        assert_eq!(found("B00K now", false, TABLE), ["book"]);
+        assert!(found("Mua 1 tặng 1, 24h, 4K, 1080p", false, TABLE).iter().all(|p| *p == "mua"));
+        // Vietnamese tones still tell words apart.
+        assert_eq!(found("Đ\u{200b}ăng bài", false, TABLE), ["đăng"]);
+        assert!(found("Đ\u{200b}ang tải", false, TABLE).is_empty());
     }
 
     #[test]

@@ -24,10 +24,12 @@ pub struct UserProfileGetOutput {
     pub values: BTreeMap<String, Value>,
     /// Requested keys with no value (and no key below them).
     pub missing: Vec<String>,
-    /// Keys whose values are sensitive (passport, ID, card, account,
-    /// password, token...): their value is shown only as a placeholder such
-    /// as `{{profile.travel.passport_no}}`, which `browser_type` fills in
-    /// (after asking the user).
+    /// Keys whose values are sensitive, by the key (passport, ID, card,
+    /// account, password, token, phone, email, address...) or by the value
+    /// under any key (a card or ID number, an IBAN, a phone number, an
+    /// email, a postal address): their value is shown only as a placeholder
+    /// such as `{{profile.travel.passport_no}}`, which `browser_type` fills
+    /// in (after asking the user).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub masked: Vec<String>,
 }
