@@ -330,6 +330,9 @@ impl Core {
                 .then(|| args.get("file_path").and_then(Value::as_str))
                 .flatten()
                 .and_then(|path| crate::builtin::files::private_place(path, self.services.data_dir.root())),
+            carries: (crate::tools::catalogue::effects::sends_arguments(&spec.name)
+                || matches!(spec.executor, Executor::Mcp | Executor::Client))
+            .then(|| args.to_string()),
             untrusted: (spec.executor == Executor::Mcp).then(|| {
                 format!(
                     "`{}` is a tool of another program (an MCP server); Halley does not trust its own description of what it does",

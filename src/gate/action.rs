@@ -54,6 +54,10 @@ pub struct Action {
     /// the wire, `gate::wire`): graded from what it is, whatever the
     /// control that caused it said.
     pub request: Option<super::wire::WireRequest>,
+    /// What the call sends off this machine in its arguments (a search
+    /// query, a watch's URL, an MCP or client tool's arguments), as JSON
+    /// text: the user's values in it ask first.
+    pub carries: Option<String>,
 }
 
 impl Action {

@@ -95,6 +95,7 @@ pub fn classify(action: &Action, secrets: &[SecretValue]) -> Classification {
         _ => {}
     }
     cx.destination();
+    cx.carries();
     cx.fills();
     cx.challenge();
     cx.out
@@ -264,6 +265,17 @@ impl Reading<'_> {
         for s in find_secrets(dest, self.secrets) {
             let to = origin_of(dest, self.base());
             self.raise(Submit, format!("the URL carries {} to {to}: SUBMIT", s.key));
+        }
+    }
+
+    /// Arguments that leave this machine (a search query, a watch's URL, an
+    /// MCP or client tool's arguments): the user's values in them, in any
+    /// spelling or encoding, are a leak unless the user says yes.
+    fn carries(&mut self) {
+        let Some(text) = self.action.carries.as_deref() else { return };
+        let tool = self.action.tool.clone();
+        for s in find_secrets(text, self.secrets) {
+            self.raise(Submit, format!("{tool} sends your {} off this computer in its arguments: SUBMIT", s.key));
         }
     }
 

@@ -80,8 +80,7 @@ const SENSITIVE_WORDS: &[&str] = &[
     "dia_chi",
     "so_nha",
     "duong_pho",
-    "ward",
-    "district",
+    // Not "ward" or "district": an area, like a city, names no one's door.
     "postal_address",
     "home_address",
     // Birth.

@@ -131,3 +131,41 @@ async fn an_approved_form_is_sent_once_without_a_second_question() {
     assert_eq!(site.posts().len(), 1);
     core.close().await;
 }
+
+/// Every way out is checked (issue 27, item 5): a search query, a watch's
+/// URL and an alert's link that carry the user's phone or passport number,
+/// in any spelling, ask first; with nobody to approve, nothing leaves.
+#[test]
+fn the_users_values_do_not_leave_in_a_query_a_watch_or_an_alert() {
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let set = h.call(
+        "user_profile_set",
+        &json!({"set": {"contact.mobile": "0901234567", "travel.passportNumber": "B7654321"}}),
+    );
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    let searx = h.run(&["search", "settings", "--searxng-url", &site.url("searxng")]);
+    assert_eq!(searx.code, 0, "{}", searx.stderr);
+    let calls = [
+        ("web_search", "contact.mobile", json!({"query": "ai có số 090 123 4567"})),
+        (
+            "watch_create",
+            "travel.passportNumber",
+            json!({"target": {"url": site.url("watched/x?p=B-7-6-5-4-3-2-1")}, "trigger_rules": [{"op": "changed"}], "frequency": "6h"}),
+        ),
+        (
+            "notify_send",
+            "contact.mobile",
+            json!({"channel": "in-app", "title": "Xong", "message": "ok", "url": site.url("collect?m=%2B84901234567")}),
+        ),
+    ];
+    for (tool, key, args) in calls {
+        let r = h.run(&["tools", "call", tool, "--args", &args.to_string(), "--confirm", "deny"]);
+        assert_ne!(r.code, 0, "{tool} went out unasked: {}", r.stdout);
+        let said = format!("{}\n{}", r.stdout, r.stderr);
+        assert!(said.contains("denied") && said.contains(&format!("your {key}")), "{tool}: {said}");
+        assert!(!r.stdout.contains("0901234567") && !r.stderr.contains("B7654321"), "{tool} echoed the value");
+    }
+    assert_eq!(site.hits("/searxng/search"), 0, "the query reached the search provider");
+    assert_eq!(site.hits("/watched/x"), 0, "the watch's URL was fetched");
+}

@@ -49,3 +49,12 @@ pub fn of(name: &str) -> Effects {
         _ => Effects::default(),
     }
 }
+
+/// Whether the built-in tool `name` sends its arguments off this machine:
+/// a search query to the search provider, a watch's URL fetched again and
+/// again, an alert's link. (Every tool of another program, an MCP server or
+/// an API client, does too: `core.rs` adds them.) The gate looks for the
+/// user's values in them.
+pub fn sends_arguments(name: &str) -> bool {
+    matches!(name, "web_search" | "watch_create" | "watch_update" | "notify_send")
+}
