@@ -187,7 +187,14 @@ mod tests {
         if let Some(owner) = owner {
             command.arg(format!("{OWNER_FLAG}={owner}"));
         }
-        command.spawn().unwrap()
+        let child = command.spawn().unwrap();
+        // Until it has exec'd, its command line is this test's.
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !uses_profile(&reap::cmdline(child.id()), profile) {
+            assert!(std::time::Instant::now() < deadline, "the stand-in never ran");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        child
     }
 
     #[test]
