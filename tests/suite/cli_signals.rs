@@ -295,12 +295,18 @@ fn in_flight(h: &Halley, site: &FixtureServer, halley: &mut Running) -> Vec<Proc
 /// which reaps it on a desktop; the test container's PID 1 does not, so
 /// such zombies are allowed.
 fn assert_all_gone(h: &Halley, seen: &[Proc]) {
+    assert_gone_by(h, seen, Instant::now() + GONE_TIMEOUT, &format!("{GONE_TIMEOUT:?} after halley exited"));
+}
+
+/// By `deadline`, none of `seen` runs and nothing uses `h`'s profile (a
+/// zombie adopted by PID 1 aside, as above); else a panic naming what is
+/// left, `when`.
+pub(crate) fn assert_gone_by(h: &Halley, seen: &[Proc], deadline: Instant, when: &str) {
     let profile = profile_of(h);
-    let deadline = Instant::now() + GONE_TIMEOUT;
+    let adopted_zombie = |p: &Proc| p.state == "Z" && p.ppid == 1;
     loop {
-        let mut left: Vec<Proc> =
-            seen.iter().filter_map(|p| p.now()).filter(|p| !(p.state == "Z" && p.ppid == 1)).collect();
-        for p in using_profile(&profile) {
+        let mut left: Vec<Proc> = seen.iter().filter_map(|p| p.now()).filter(|p| !adopted_zombie(p)).collect();
+        for p in using_profile(&profile).into_iter().filter(|p| !adopted_zombie(p)) {
             if !left.iter().any(|l| l.same(&p)) {
                 left.push(p);
             }
@@ -311,7 +317,7 @@ fn assert_all_gone(h: &Halley, seen: &[Proc]) {
         if Instant::now() >= deadline {
             let left: Vec<String> =
                 left.iter().map(|p| format!("{} [{}] parent {}: {}", p.pid, p.state, p.ppid, p.cmdline)).collect();
-            panic!("left behind {GONE_TIMEOUT:?} after halley exited:\n{}", left.join("\n"));
+            panic!("left behind {when}:\n{}", left.join("\n"));
         }
         std::thread::sleep(Duration::from_millis(50));
     }

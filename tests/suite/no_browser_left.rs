@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::cli_signals::{Proc, Running, below, profile_of, spawn, spawn_with, using_profile};
+use super::cli_signals::{Proc, Running, assert_gone_by, below, profile_of, spawn, spawn_with, using_profile};
 use crate::common::Halley;
 use crate::common::browser::{have_browser, step};
 use crate::common::fixtures::{FixtureServer, PageKind, WatchedPage};
@@ -248,33 +248,7 @@ fn end_and_check(cmd: Cmd, end: End) {
             assert_eq!(status.code(), Some(128 + number), "{why}");
         }
     }
-    assert_nothing_left(&h, &seen, ended_at, &why);
-}
-
-/// One second after `ended_at`: none of `seen` runs (a zombie adopted by
-/// the container's PID 1, which does not reap as init does on a desktop,
-/// is allowed) and no process uses the profile.
-fn assert_nothing_left(h: &Halley, seen: &[Proc], ended_at: Instant, why: &str) {
-    let profile = profile_of(h);
-    let deadline = ended_at + GONE_WITHIN;
-    loop {
-        let mut left: Vec<Proc> =
-            seen.iter().filter_map(Proc::now).filter(|p| !(p.state == "Z" && p.ppid == 1)).collect();
-        for p in using_profile(&profile).into_iter().filter(|p| !(p.state == "Z" && p.ppid == 1)) {
-            if !left.iter().any(|l| l.same(&p)) {
-                left.push(p);
-            }
-        }
-        if left.is_empty() {
-            return;
-        }
-        if Instant::now() >= deadline {
-            let left: Vec<String> =
-                left.iter().map(|p| format!("{} [{}] parent {}: {}", p.pid, p.state, p.ppid, p.cmdline)).collect();
-            panic!("left behind {GONE_WITHIN:?} after the end:\n{}\n{why}", left.join("\n"));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert_gone_by(&h, &seen, ended_at + GONE_WITHIN, &format!("{GONE_WITHIN:?} after the end\n{why}"));
 }
 
 macro_rules! endings {
