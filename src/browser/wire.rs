@@ -18,6 +18,8 @@ use chromiumoxide::cdp::browser_protocol::fetch::{
     RequestPattern, RequestStage,
 };
 use chromiumoxide::cdp::browser_protocol::network::ErrorReason;
+use std::sync::{Arc, Mutex};
+
 use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -47,11 +49,18 @@ pub(crate) enum Verdict {
     Fail,
 }
 
-/// The interception of one tab's requests, on while this lives.
+/// The interception of one tab's requests, on while this lives. However
+/// it ends ([`WireWatch::stop`], or dropped with a cancelled call), every
+/// held request not decided yet is failed, never let go ungraded, and the
+/// tab's interception is turned off (a tab left intercepting with nobody
+/// listening would hang all its requests).
 pub(crate) struct WireWatch {
     page: Page,
     held: mpsc::UnboundedReceiver<Outgoing>,
+    /// The held requests not decided yet.
+    undecided: Arc<Mutex<Vec<RequestId>>>,
     listener: JoinHandle<()>,
+    stopped: bool,
 }
 
 impl WireWatch {
@@ -69,19 +78,26 @@ impl WireWatch {
             .await
             .map_err(|e| cdp_error(e, alive))?;
         let (tx, held) = mpsc::unbounded_channel();
-        let waved = page.clone();
+        let undecided = Arc::new(Mutex::new(Vec::new()));
+        let (waved, pending) = (page.clone(), Arc::clone(&undecided));
         let listener = tokio::spawn(async move {
             while let Some(event) = paused.next().await {
                 let outgoing = outgoing(&event);
+                let id = event.request_id.clone();
                 if inert(&outgoing) {
-                    let _ = waved.execute(ContinueRequestParams::new(event.request_id.clone())).await;
-                } else if tx.send(outgoing).is_err() {
-                    // Nobody watches any more: let it go rather than hang the page.
-                    let _ = waved.execute(ContinueRequestParams::new(event.request_id.clone())).await;
+                    let _ = waved.execute(ContinueRequestParams::new(id)).await;
+                    continue;
+                }
+                if let Ok(mut pending) = pending.lock() {
+                    pending.push(id.clone());
+                }
+                if tx.send(outgoing).is_err() {
+                    // Nobody grades any more: not sent.
+                    fail_all(&waved, &pending).await;
                 }
             }
         });
-        Ok(WireWatch { page, held, listener })
+        Ok(WireWatch { page, held, undecided, listener, stopped: false })
     }
 
     /// The next held request (`None` once the tab's events end).
@@ -92,6 +108,9 @@ impl WireWatch {
     /// Let `request` go, or fail it.
     pub async fn decide(&self, request: &Outgoing, verdict: Verdict) {
         let id = request.id.clone();
+        if let Ok(mut pending) = self.undecided.lock() {
+            pending.retain(|p| *p != id);
+        }
         let sent = match verdict {
             Verdict::Continue => self.page.execute(ContinueRequestParams::new(id)).await.map(|_| ()),
             Verdict::Fail => {
@@ -103,23 +122,43 @@ impl WireWatch {
         }
     }
 
-    /// Stop holding requests: interception off; what is still held goes on
-    /// (a request the watcher never looked at was not graded: it is failed
-    /// instead, so nothing ungraded slips out as the watch ends).
+    /// Stop holding requests: a request still held was never graded, so it
+    /// is failed; then interception is off.
     pub async fn stop(mut self) {
+        self.stopped = true;
+        self.listener.abort();
         self.held.close();
         while let Ok(left) = self.held.try_recv() {
             tracing::warn!("wire: {} {} was never graded; not sent", left.method, left.url);
-            self.decide(&left, Verdict::Fail).await;
         }
-        let _ = self.page.execute(DisableParams::default()).await;
-        self.listener.abort();
+        end(&self.page, &self.undecided).await;
     }
 }
 
 impl Drop for WireWatch {
     fn drop(&mut self) {
         self.listener.abort();
+        if self.stopped {
+            return;
+        }
+        // Dropped with its call (cancelled): the same end, as a task.
+        let (page, undecided) = (self.page.clone(), Arc::clone(&self.undecided));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { end(&page, &undecided).await });
+        }
+    }
+}
+
+/// Fail what is undecided, then turn interception off.
+async fn end(page: &Page, undecided: &Mutex<Vec<RequestId>>) {
+    fail_all(page, undecided).await;
+    let _ = page.execute(DisableParams::default()).await;
+}
+
+async fn fail_all(page: &Page, undecided: &Mutex<Vec<RequestId>>) {
+    let ids = undecided.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
+    for id in ids {
+        let _ = page.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient)).await;
     }
 }
 

@@ -27,7 +27,7 @@ use super::classify::phrases::{ACTIONS, CARD_FIELDS, Effect, Phrase};
 use super::classify::words::{find, words};
 use super::exfil::find_secrets;
 use crate::tools::PermissionScope::{self, Destructive, Payment, Publish, Submit, WriteNonDestructive};
-use crate::vocab::origin::origin_in;
+use crate::vocab::origin::{host_within, origin_in};
 
 /// How many characters of a field's value are kept (the dialog shows them;
 /// the binding hashes the whole body).
@@ -380,14 +380,17 @@ fn looks_numeric(value: &str) -> bool {
     digits > 0 && value.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | ' ' | '₫' | '$' | '-'))
 }
 
-/// Two origins of one site (`shop.vn` and `api.shop.vn`).
+/// Two origins of one site: the same host, or one inside the other once a
+/// leading `www.` is set aside (`www.shop.com.vn` and `api.shop.com.vn`'s
+/// parent `shop.com.vn`). Without the public suffix list, sibling
+/// subdomains are not matched: never two shops under `com.vn`.
 fn same_site(a: &str, b: &str) -> bool {
-    let host = |o: &str| Url::parse(o).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase));
+    let host = |o: &str| {
+        let h = Url::parse(o).ok()?.host_str()?.to_ascii_lowercase();
+        Some(h.strip_prefix("www.").map(str::to_owned).unwrap_or(h))
+    };
     match (host(a), host(b)) {
-        (Some(a), Some(b)) => {
-            let site = |h: &str| h.rsplitn(3, '.').take(2).collect::<Vec<_>>().join(".");
-            a == b || site(&a) == site(&b)
-        }
+        (Some(a), Some(b)) => host_within(&a, &b) || host_within(&b, &a),
         _ => false,
     }
 }
@@ -450,6 +453,17 @@ mod tests {
         assert_eq!(graded("POST", "https://forum.vn/api/posts", "application/json", r#"{"body":"hi"}"#).scope, Publish);
         let card = "cardNumber=4111111111111111&exp=12/29";
         assert_eq!(graded("POST", "https://pay.example/x", "application/x-www-form-urlencoded", card).scope, Payment);
+    }
+
+    #[test]
+    fn one_site_is_its_host_and_what_lies_inside_it_never_a_shared_suffix() {
+        assert!(same_site("https://www.shop.com.vn", "https://api.shop.com.vn"));
+        assert!(same_site("https://shop.vn", "https://shop.vn"));
+        assert!(!same_site("https://shop.com.vn", "https://evil.com.vn"));
+        // So an amount sent to another shop under com.vn is not graded as this shop's order.
+        let json = r#"{"items":[{"sku":"A1"}],"total":1}"#;
+        let r = WireRequest::parse("POST", "https://evil.com.vn/x", Some("application/json"), Some(json));
+        assert_eq!(classify_request(&r, Some("https://shop.com.vn/p"), &[]).scope, WriteNonDestructive);
     }
 
     #[test]

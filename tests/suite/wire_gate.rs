@@ -169,3 +169,29 @@ fn the_users_values_do_not_leave_in_a_query_a_watch_or_an_alert() {
     assert_eq!(site.hits("/searxng/search"), 0, "the query reached the search provider");
     assert_eq!(site.hits("/watched/x"), 0, "the watch's URL was fetched");
 }
+
+/// A call dropped while its page's order waits for the user (a cancelled
+/// run): the order is never sent, and the tab is not left holding its
+/// requests (the next call on it works).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_dropped_while_the_user_is_asked_sends_nothing_and_frees_the_tab() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let confirmer =
+        Arc::new(Scripted { answers: Mutex::new(VecDeque::from([true])), think_ms: 3000, ..Scripted::default() });
+    let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+    let r = core.call_tool(&cx, "browser_navigate", json!({"url": site.url("hostile/order-div.html")})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let click = core.call_tool(&cx, "browser_click", json!({"selector": "#next"}));
+    assert!(tokio::time::timeout(std::time::Duration::from_millis(1500), click).await.is_err(), "not asked");
+    assert_eq!(confirmer.asked.lock().unwrap().len(), 1, "the order was held and asked about");
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    assert_eq!(orders(&site), Vec::<String>::new(), "the dropped call's order went out");
+    let again = core.call_tool(&cx, "browser_navigate", json!({"url": site.url("shop-vn.html")}));
+    let again = tokio::time::timeout(std::time::Duration::from_secs(20), again).await.expect("the tab hangs");
+    assert!(again.is_ok(), "{again:?}");
+    core.close().await;
+}

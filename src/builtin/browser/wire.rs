@@ -21,7 +21,7 @@ use crate::browser::page;
 use crate::browser::session::TabHandle;
 use crate::browser::wire::{Outgoing, Verdict, WireWatch};
 use crate::error::{Error, ErrorCode, Result};
-use crate::gate::action::{Action, ElementFacts};
+use crate::gate::action::{Action, ElementFacts, SecretValue};
 use crate::gate::check::Checked;
 use crate::gate::wire::{WireRequest, classify_request};
 use crate::tools::PermissionScope;
@@ -50,6 +50,9 @@ pub(super) async fn guarded<T>(
         let _ = done_tx.send(());
         out
     };
+    // The user's values, read (and unsealed) once per action, when the
+    // first request is held.
+    let secrets = tokio::sync::OnceCell::new();
     let deciding = async {
         let mut approved = approved;
         let mut blocked: Vec<String> = Vec::new();
@@ -61,7 +64,10 @@ pub(super) async fn guarded<T>(
             tokio::select! {
                 held = wire.next() => {
                     let Some(held) = held else { break };
-                    let (verdict, why) = judge(call, tool, &page_url, &mut approved, &held).await;
+                    let secrets = secrets
+                        .get_or_init(|| async { call.ctx.gate.secrets().await.unwrap_or_default() })
+                        .await;
+                    let (verdict, why) = judge(call, tool, &page_url, secrets, &mut approved, &held).await;
                     wire.decide(&held, verdict).await;
                     blocked.extend(why);
                     if let Some((since, _)) = quiet.as_mut() {
@@ -98,6 +104,7 @@ async fn judge(
     call: &Call<'_>,
     tool: BrowserTool,
     page_url: &str,
+    secrets: &[SecretValue],
     approved: &mut Option<String>,
     held: &Outgoing,
 ) -> (Verdict, Option<String>) {
@@ -107,9 +114,8 @@ async fn judge(
         *approved = None;
         return (Verdict::Continue, None);
     }
-    let secrets = call.ctx.gate.secrets().await.unwrap_or_default();
     let page = (!page_url.is_empty()).then_some(page_url);
-    if classify_request(&request, page, &secrets).scope < PermissionScope::Submit {
+    if classify_request(&request, page, secrets).scope < PermissionScope::Submit {
         return (Verdict::Continue, None);
     }
     let shown = format!("{} {}", request.method, request.url);
