@@ -1,7 +1,8 @@
 //! What a page really sends while an agent action runs: CDP `Fetch`
 //! interception on the tab (request stage). Requests that cannot change
 //! anything on their own (GET, HEAD and OPTIONS with no body) go on at
-//! once; every other one (a form POST, `fetch`/XHR with a body, a beacon,
+//! once, unless the watcher wants to read their address (one to another
+//! site, which may carry the user's data away); every other one (a form POST, `fetch`/XHR with a body, a beacon,
 //! PUT/PATCH/DELETE) is held and handed to whoever watches, who lets it go
 //! or fails it ([`WireWatch::decide`]). The grading is the gate's
 //! (`gate::wire`), joined to this by the browser tools
@@ -64,8 +65,9 @@ pub(crate) struct WireWatch {
 }
 
 impl WireWatch {
-    /// Start holding the tab's requests.
-    pub async fn start(tab: &TabHandle) -> Result<WireWatch> {
+    /// Start holding the tab's requests: those that may change something,
+    /// and the reads whose URL `hold_read` picks.
+    pub async fn start(tab: &TabHandle, hold_read: impl Fn(&str) -> bool + Send + 'static) -> Result<WireWatch> {
         let page = tab.page.clone();
         let alive = !tab.gone.load(std::sync::atomic::Ordering::SeqCst);
         let mut paused = page.event_listener::<EventRequestPaused>().await.map_err(|e| cdp_error(e, alive))?;
@@ -84,7 +86,7 @@ impl WireWatch {
             while let Some(event) = paused.next().await {
                 let outgoing = outgoing(&event);
                 let id = event.request_id.clone();
-                if inert(&outgoing) {
+                if inert(&outgoing) && !hold_read(&outgoing.url) {
                     let _ = waved.execute(ContinueRequestParams::new(id)).await;
                     continue;
                 }
@@ -163,8 +165,7 @@ async fn fail_all(page: &Page, undecided: &Mutex<Vec<RequestId>>) {
 }
 
 /// A request that cannot change anything by itself: no body, and a method
-/// that only reads. (Where a GET carries the user's data is the gate's
-/// business for navigations, not the wire's.)
+/// that only reads.
 fn inert(request: &Outgoing) -> bool {
     matches!(request.method.as_str(), "GET" | "HEAD" | "OPTIONS") && request.body.is_none()
 }

@@ -128,12 +128,23 @@ impl Reading<'_> {
         }
     }
 
-    /// Filling a sensitive profile value into a page hands it to that
-    /// site: at least SUBMIT, so the user sees where it goes.
+    /// Filling or typing a sensitive profile value into a page hands it to
+    /// that site: at least SUBMIT, so the user sees where it goes.
     fn fills(&mut self) {
         let to = self.action.origin.clone().unwrap_or_else(|| "this page".into());
         for key in self.action.fills.clone() {
             self.raise(Submit, format!("it fills your {key} into a field of {to}: SUBMIT"));
+        }
+        // The value itself, typed as the model wrote it (in any spelling):
+        // the page has it as it is typed (`oninput`), whatever the form does.
+        if self.action.tool == "browser_type"
+            && let Some(text) = self.action.text.as_deref()
+        {
+            for s in find_secrets(text, self.secrets) {
+                if !self.action.fills.contains(&s.key) {
+                    self.raise(Submit, format!("it types your {} into a field of {to}: SUBMIT", s.key));
+                }
+            }
         }
     }
 

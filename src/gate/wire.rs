@@ -27,7 +27,7 @@ use super::classify::phrases::{ACTIONS, CARD_FIELDS, Effect, Phrase};
 use super::classify::words::{find, words};
 use super::exfil::find_secrets;
 use crate::tools::PermissionScope::{self, Destructive, Payment, Publish, Submit, WriteNonDestructive};
-use crate::vocab::origin::{host_within, origin_in};
+use crate::vocab::origin::{origin_in, same_site};
 
 /// How many characters of a field's value are kept (the dialog shows them;
 /// the binding hashes the whole body).
@@ -146,6 +146,11 @@ impl WireRequest {
         Some(WireRequest::parse("POST", url.as_str(), Some("application/x-www-form-urlencoded"), Some(&body)))
     }
 
+    /// A request that only reads: GET, HEAD or OPTIONS with no body.
+    pub fn reads_only(&self) -> bool {
+        matches!(self.method.as_str(), "GET" | "HEAD" | "OPTIONS") && self.body.is_empty()
+    }
+
     /// What makes this request this request: method, destination (without
     /// its fragment) and every field with its value, in any order. An
     /// approval is bound to it.
@@ -211,6 +216,12 @@ pub fn classify_request(request: &WireRequest, page_url: Option<&str>, secrets: 
         }
     };
     raise(&mut out, WriteNonDestructive, format!("{sends}: WRITE_NON_DESTRUCTIVE at least"));
+    if request.reads_only() {
+        // A GET changes nothing by itself (a pixel's path may well say
+        // "order"); what it can do is carry the user's data away.
+        carried(&mut out, request, &to, secrets, &sends);
+        return out;
+    }
     if request.method == "DELETE" {
         raise(&mut out, Destructive, format!("{sends}: a DELETE request is DESTRUCTIVE"));
     }
@@ -243,10 +254,10 @@ pub fn classify_request(request: &WireRequest, page_url: Option<&str>, secrets: 
             raise(&mut out, Destructive, format!("{sends}: a DELETE request (_method=delete): DESTRUCTIVE"));
         }
     }
-    let same_site = page_url.and_then(|p| origin_in(p, None)).is_some_and(|o| same_site(&o, &to));
+    let own_site = page_url.is_some_and(|p| same_site(p, &request.url));
     let path_words = normalise(&path);
     let to_cart = CART_WORDS.iter().any(|w| format!(" {path_words} ").contains(&format!(" {w} ")));
-    if same_site
+    if own_site
         && !to_cart
         && let Some(total) = request.fields.iter().find(|f| is_amount_field(&f.name) && looks_numeric(&f.value))
     {
@@ -271,11 +282,33 @@ pub fn classify_request(request: &WireRequest, page_url: Option<&str>, secrets: 
             );
         }
     }
+    carried(&mut out, request, &to, secrets, &sends);
+    out
+}
+
+/// The user's values in the request's URL or body: at least SUBMIT.
+fn carried(out: &mut Classification, request: &WireRequest, to: &str, secrets: &[SecretValue], sends: &str) {
     let haystack = format!("{}\n{}", request.url, request.body);
     for s in find_secrets(&haystack, secrets) {
-        raise(&mut out, Submit, format!("{sends}: it carries your {} to {to}: SUBMIT", s.key));
+        let reason = format!("{sends}: it carries your {} to {to}: SUBMIT", s.key);
+        out.scope = out.scope.max(Submit);
+        if !out.reasons.contains(&reason) {
+            out.reasons.push(reason);
+        }
     }
-    out
+}
+
+/// The user's values less those the user gave the page's own site in
+/// this action (typed into its field, approved): the page sending them
+/// home is what was approved; sending them anywhere else is not.
+pub fn not_given(
+    secrets: &[SecretValue],
+    given: &[String],
+    destination: &str,
+    page_url: Option<&str>,
+) -> Vec<SecretValue> {
+    let home = page_url.is_some_and(|p| same_site(p, destination));
+    secrets.iter().filter(|s| !(home && given.contains(&s.key))).cloned().collect()
 }
 
 /// The control phrases and endpoint words in `text` (camelCase, `_`, `-`
@@ -378,21 +411,6 @@ fn is_amount_field(name: &str) -> bool {
 fn looks_numeric(value: &str) -> bool {
     let digits = value.chars().filter(char::is_ascii_digit).count();
     digits > 0 && value.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | ' ' | '₫' | '$' | '-'))
-}
-
-/// Two origins of one site: the same host, or one inside the other once a
-/// leading `www.` is set aside (`www.shop.com.vn` and `api.shop.com.vn`'s
-/// parent `shop.com.vn`). Without the public suffix list, sibling
-/// subdomains are not matched: never two shops under `com.vn`.
-fn same_site(a: &str, b: &str) -> bool {
-    let host = |o: &str| {
-        let h = Url::parse(o).ok()?.host_str()?.to_ascii_lowercase();
-        Some(h.strip_prefix("www.").map(str::to_owned).unwrap_or(h))
-    };
-    match (host(a), host(b)) {
-        (Some(a), Some(b)) => host_within(&a, &b) || host_within(&b, &a),
-        _ => false,
-    }
 }
 
 fn short_url(url: &str) -> String {

@@ -34,6 +34,24 @@ pub fn normalize(input: &str) -> String {
     origin_of(input).unwrap_or_else(|| input.trim().to_owned())
 }
 
+/// Whether two URLs (or origins) are of one site: the same registrable
+/// domain by the public suffix list (`checkout.shop.vn` and
+/// `api.shop.vn`; never `a.com.vn` and `b.com.vn`), or, for hosts the list
+/// has no domain for (an IP address, `localhost`), the same host. The
+/// scheme and port do not matter, as for a browser's "same site".
+pub fn same_site(a: &str, b: &str) -> bool {
+    let site = |u: &str| {
+        let host = Url::parse(u).ok()?.host_str()?.trim_end_matches('.').to_ascii_lowercase();
+        let is_ip = host.parse::<std::net::IpAddr>().is_ok() || host.starts_with('[');
+        let domain = (!is_ip).then(|| psl::domain_str(&host)).flatten().map(str::to_owned);
+        Some(domain.unwrap_or(host))
+    };
+    match (site(a), site(b)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// Whether `host` is `domain` or one of its subdomains (`m.shop.vn` is
 /// within `shop.vn`; `notshop.vn` is not). Both are compared as given
 /// (lowercase them first; [`Url`] hosts already are).
@@ -115,6 +133,19 @@ impl std::fmt::Display for SitePattern {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn one_site_is_one_registrable_domain() {
+        assert!(same_site("https://www.shop.com.vn/p/1", "https://api.shop.com.vn/order"));
+        assert!(same_site("https://checkout.shop.vn", "http://api.shop.vn:8443/x"));
+        assert!(same_site("https://shop.vn", "https://shop.vn"));
+        assert!(!same_site("https://shop.com.vn", "https://evil.com.vn"));
+        assert!(!same_site("https://a.github.io", "https://b.github.io"), "a private suffix is a suffix");
+        assert!(!same_site("https://shop.vn", "https://shop.vn.evil.com"));
+        assert!(same_site("http://127.0.0.1:8080/a", "http://127.0.0.1:9090/b"));
+        assert!(!same_site("http://127.0.0.1:8080/a", "http://localhost:8080/b"));
+        assert!(!same_site("not a url", "not a url"));
+    }
 
     #[test]
     fn origins_and_site_patterns() {

@@ -234,7 +234,8 @@ async fn the_confirmation_shows_the_fields_with_secrets_masked() {
     }
     let site = FixtureServer::start();
     let tmp = tempfile::tempdir().unwrap();
-    let confirmer = Arc::new(Scripted { answers: Mutex::new(VecDeque::from([false])), ..Scripted::default() });
+    // Typing the passport number is asked about (yes), the submit too (no).
+    let confirmer = Arc::new(Scripted { answers: Mutex::new(VecDeque::from([true, false])), ..Scripted::default() });
     let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
     let set = core.call_tool(&cx, "user_profile_set", json!({"set": {"travel.passport_no": "B7654321"}})).await;
     assert!(set.is_ok(), "{set:?}");
@@ -249,8 +250,10 @@ async fn the_confirmation_shows_the_fields_with_secrets_masked() {
     let r = core.call_tool(&cx, "browser_click", json!({"selector": "#submit"})).await;
     assert_eq!(r.error.as_ref().map(|e| e.code.as_str()), Some("denied"));
     let asked = confirmer.asked.lock().unwrap().clone();
-    assert_eq!(asked.len(), 1);
-    let req = &asked[0];
+    assert_eq!(asked.len(), 2, "{asked:#?}");
+    assert!(asked[0].risks.iter().any(|r| r.contains("types your travel.passport_no")), "{:?}", asked[0].risks);
+    assert!(!serde_json::to_string(&asked[0]).unwrap().contains("B7654321"), "{:#?}", asked[0]);
+    let req = &asked[1];
     let field = |name: &str| req.fields.iter().find(|f| f.name == name).unwrap().clone();
     assert_eq!(field("ho_ten").value, "Trần Bình");
     assert!(field("ghi_chu").masked, "a field carrying the passport number is masked");

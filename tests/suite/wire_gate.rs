@@ -15,7 +15,7 @@ use serde_json::json;
 use super::gate_browser::{Scripted, core_with};
 use crate::common::Halley;
 use crate::common::browser::{have_browser, step};
-use crate::common::fixtures::FixtureServer;
+use crate::common::fixtures::{FixtureServer, Host};
 
 /// Requests that reached the shop's order endpoints.
 fn orders(site: &FixtureServer) -> Vec<String> {
@@ -194,4 +194,134 @@ async fn a_call_dropped_while_the_user_is_asked_sends_nothing_and_frees_the_tab(
     let again = tokio::time::timeout(std::time::Duration::from_secs(20), again).await.expect("the tab hangs");
     assert!(again.is_ok(), "{again:?}");
     core.close().await;
+}
+
+/// What a page at `other`'s port, named `localhost`, receives: another
+/// site than the pages on 127.0.0.1 (a host, not a registrable domain).
+fn elsewhere(site: &FixtureServer) -> String {
+    site.other_origin().replace("127.0.0.1", "localhost")
+}
+
+fn collected(site: &FixtureServer, host: Host) -> Vec<String> {
+    site.requests()
+        .into_iter()
+        .filter(|r| r.host == host && r.path == "/collect")
+        .map(|r| format!("{} {:?} {:?}", r.method, r.query, r.form))
+        .collect()
+}
+
+/// The user's data carried off as it is typed (issue 27, Why): the model
+/// types the user's phone number, written its own way, into a field of a
+/// page that sends every keystroke home and, in an image's address, to
+/// another site. Typing it asks first; approved, the page's own site
+/// gets what the user gave it, and the other site nothing unless the
+/// user says yes to that too (the control: then it does arrive).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_is_typed_goes_only_where_the_user_said() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let page = format!("{}?to={}", site.url("hostile/typed-leak.html"), elsewhere(&site));
+    let type_phone = json!({"selector": "#phone", "text": "090 123 4567"});
+    for (answers, typed, leaked) in
+        [(&[false][..], false, false), (&[true, false], true, false), (&[true, true], true, true)]
+    {
+        site.clear();
+        let tmp = tempfile::tempdir().unwrap();
+        let confirmer = Scripted::new(answers);
+        let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+        let set = core.call_tool(&cx, "user_profile_set", json!({"set": {"contact.mobile": "0901234567"}})).await;
+        assert!(set.is_ok(), "{set:?}");
+        let r = core.call_tool(&cx, "browser_navigate", json!({"url": page})).await;
+        assert!(r.is_ok(), "{r:?}");
+        let r = core.call_tool(&cx, "browser_type", type_phone.clone()).await;
+        let asked = confirmer.asked.lock().unwrap().clone();
+        assert!(asked[0].risks.iter().any(|w| w.contains("types your contact.mobile")), "{:#?}", asked[0]);
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        let (home, away) = (collected(&site, Host::Main), collected(&site, Host::Other));
+        assert_eq!(!home.is_empty(), typed, "answers {answers:?}: home got {home:?}");
+        assert_eq!(!away.is_empty(), leaked, "answers {answers:?}: the other site got {away:?}");
+        if typed {
+            assert_eq!(asked.len(), 2, "only the other site's request asked again: {asked:#?}");
+            assert!(asked[1].destination.as_deref().unwrap_or_default().starts_with("http://localhost"));
+        }
+        if !leaked {
+            assert_eq!(r.error.as_ref().map(|e| e.code.as_str()), Some("denied"), "{r:?}");
+        }
+        core.close().await;
+    }
+}
+
+/// Approval for one thing, another sent (issue 27, Why): the page changes
+/// the quantity while the dialog is open. The user is asked again with
+/// what will really be sent, and the shop receives exactly that, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_field_changed_while_the_dialog_is_open_is_asked_about_again() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let confirmer =
+        Arc::new(Scripted { answers: Mutex::new(VecDeque::from([true, true])), think_ms: 4500, ..Scripted::default() });
+    let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+    let r = core.call_tool(&cx, "browser_navigate", json!({"url": site.url("hostile/order-timer.html")})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let r = core.call_tool(&cx, "browser_click", json!({"selector": "#buy"})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let asked = confirmer.asked.lock().unwrap().clone();
+    let qty = |i: usize| asked[i].fields.iter().find(|f| f.name == "qty").map(|f| f.value.clone());
+    assert_eq!(asked.len(), 2, "{asked:#?}");
+    assert_eq!((qty(0).as_deref(), qty(1).as_deref()), (Some("1"), Some("50")));
+    let posts: Vec<_> = site.posts().into_iter().filter(|p| p.path == "/order").collect();
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    assert!(posts[0].form.contains(&("qty".into(), "50".into())), "what the second dialog showed: {posts:?}");
+    core.close().await;
+}
+
+/// The user's data, whatever its key is called and however a page writes
+/// it (issue 27, Why): `user_profile_get` hands the model placeholders, a
+/// page's text reaches the model masked, and a navigation carrying the
+/// card number asks first; with nobody to approve it goes nowhere.
+#[test]
+fn the_users_data_is_known_by_what_it_is() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let values = json!({
+        "travel.passportNumber": "B7654321",
+        "billing.cardNumber": "4111 1111 1111 1111",
+        "contact.mobile": "0901234567",
+        "contact.e-mail": "An.Nguyen@Example.vn",
+        "dia_chi": "12 Nguyễn Huệ, Quận 1, TP. Hồ Chí Minh",
+        "shopping.delivery.street": "12 Nguyễn Huệ",
+    });
+    let set = h.call("user_profile_set", &json!({"set": values}));
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    let keys: Vec<&str> = values.as_object().unwrap().keys().map(String::as_str).collect();
+    let s = h.browse(
+        &[
+            step("user_profile_get", json!({"keys": keys})),
+            step("browser_navigate", json!({"url": site.url("hostile/leak-text.html")})),
+            step("browser_read_text", json!({})),
+            step("browser_navigate", json!({"url": site.url("collect?c=4111111111111111")})),
+        ],
+        &["--confirm", "deny"],
+    );
+    let got = s.result(0).to_string();
+    for (key, value) in values.as_object().unwrap() {
+        assert!(got.contains(&format!("{{{{profile.{key}}}}}")), "{key} not a placeholder: {got}");
+        assert!(!got.contains(value.as_str().unwrap()), "{key} in clear: {got}");
+    }
+    s.ok(2);
+    let text = s.result(2).to_string();
+    for clear in ["B-7-6-5-4-3-2-1", "an.nguyen at example dot vn", "090 123 4567", "4111-1111-1111-1111"] {
+        assert!(!text.contains(clear), "{clear} reached the model: {text}");
+    }
+    assert!(text.contains("21.490.000"), "the rest of the page is read: {text}");
+    assert_eq!(s.err(3), "denied", "{}", s.result(3));
+    assert_eq!(site.hits("/collect"), 0, "the card number left in a navigation");
 }

@@ -118,7 +118,7 @@ pub(super) async fn click(call: &mut Call<'_>, args: BrowserClickArgs) -> Result
         page::click_at(&tab, el.x, el.y, button, i64::from(args.click_count)).await?;
         watch.settle(&tab, NAVIGATION_WITHIN).await
     };
-    let navigated = wire::guarded(call, &tab, BrowserTool::Click, approved, clicked).await?;
+    let navigated = wire::guarded(call, &tab, BrowserTool::Click, approved, &[], clicked).await?;
     finish(call, &tab, &ElementActionOutput { element: el.describe(), navigated }).await
 }
 
@@ -155,7 +155,13 @@ pub(super) async fn type_text(call: &mut Call<'_>, args: BrowserTypeArgs) -> Res
         }
         Ok(())
     };
-    wire::guarded(call, &tab, BrowserTool::Type, approved, typed).await?;
+    // What the user gave this site by approving: its own page may send it home.
+    let mut given = fills;
+    if !text.is_empty() {
+        let secrets = call.ctx.gate.secrets().await.unwrap_or_default();
+        given.extend(crate::gate::exfil::find_secrets(&text, &secrets).into_iter().map(|s| s.key.clone()));
+    }
+    wire::guarded(call, &tab, BrowserTool::Type, approved, &given, typed).await?;
     finish(call, &tab, &ElementActionOutput { element: el.describe(), navigated: false }).await
 }
 
@@ -280,7 +286,7 @@ pub(super) async fn press_key(call: &mut Call<'_>, args: BrowserPressKeyArgs) ->
         }
         Ok((pressed, navigated))
     };
-    let (pressed, navigated) = wire::guarded(call, &tab, BrowserTool::PressKey, approved, pressing).await?;
+    let (pressed, navigated) = wire::guarded(call, &tab, BrowserTool::PressKey, approved, &[], pressing).await?;
     finish(call, &tab, &BrowserPressKeyOutput { pressed, navigated }).await
 }
 
@@ -307,7 +313,7 @@ pub(super) async fn select_option(call: &mut Call<'_>, args: BrowserSelectOption
         watch.settle(&tab, NAVIGATION_WITHIN).await?;
         Ok(v)
     };
-    let v = wire::guarded(call, &tab, BrowserTool::SelectOption, approved, selecting).await?;
+    let v = wire::guarded(call, &tab, BrowserTool::SelectOption, approved, &[], selecting).await?;
     let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
     finish(call, &tab, &BrowserSelectOptionOutput { value: s("value"), label: s("label") }).await
 }
@@ -353,7 +359,7 @@ pub(super) async fn set_checked(call: &mut Call<'_>, args: BrowserCheckArgs, wan
         page::click_at(&tab, x, y, CdpButton::Left, 1).await?;
         watch.settle(&tab, NAVIGATION_WITHIN).await
     };
-    wire::guarded(call, &tab, tool, approved, ticking).await?;
+    wire::guarded(call, &tab, tool, approved, &[], ticking).await?;
     let after = runtime::call(&tab, "checkState", &target).await?;
     if checked(&after) != want {
         return Err(Error::new(

