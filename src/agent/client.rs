@@ -242,8 +242,7 @@ impl ModelClient {
         let model = body["model"].as_str().unwrap_or_default();
         if native
             && let Some(info) = self.cached_show(model)
-            && let Ok((native_body, _)) =
-                ollama::chat_body(&body, &info, self.config.max_context, self.config.think)
+            && let Ok((native_body, _)) = ollama::chat_body(&body, &info, self.config.max_context, self.config.think)
         {
             return (format!("{}/api/chat", ollama::root_url(&self.config.base_url)), native_body);
         }

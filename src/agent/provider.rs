@@ -306,16 +306,19 @@ impl ModelConfig {
         let api = env(ENV_MODEL_API).map(|a| a.parse::<ModelApi>()).transpose()?.unwrap_or_default();
         let max_context = match env(ENV_MAX_CONTEXT) {
             None => Self::DEFAULT_MAX_CONTEXT,
-            Some(raw) => raw.replace(['_', ','], "").parse::<usize>().ok().filter(|n| *n >= Self::MIN_MAX_CONTEXT).ok_or_else(
-                || {
-                    Error::invalid_arguments(format!(
-                        "{ENV_MAX_CONTEXT}=`{raw}` must be a number of tokens, at least {}",
-                        Self::MIN_MAX_CONTEXT
-                    ))
-                },
-            )?,
+            Some(raw) => {
+                raw.replace(['_', ','], "").parse::<usize>().ok().filter(|n| *n >= Self::MIN_MAX_CONTEXT).ok_or_else(
+                    || {
+                        Error::invalid_arguments(format!(
+                            "{ENV_MAX_CONTEXT}=`{raw}` must be a number of tokens, at least {}",
+                            Self::MIN_MAX_CONTEXT
+                        ))
+                    },
+                )?
+            }
         };
-        let think = !env(ENV_THINK).is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "0" | "no" | "false" | "off"));
+        let think =
+            !env(ENV_THINK).is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "0" | "no" | "false" | "off"));
         Ok(ModelConfig {
             preset,
             base_url,

@@ -45,7 +45,13 @@ fn a_cut_is_a_prompt_read_at_less_than_half() {
     assert!(!cut(600, 100), "too small to tell");
     let m = cut_message("http://h:11434/v1", "qwen3:8b", 20_000, 4_096, None);
     assert!(m.contains("num_ctx") && m.contains("4096") && m.contains("HALLEY_MODEL_API"), "{m}");
-    let m = cut_message("http://h", "qwen3:8b", 20_000, 8_192, Some(Sizing { num_ctx: 32_768, context_length: Some(40_960) }));
+    let m = cut_message(
+        "http://h",
+        "qwen3:8b",
+        20_000,
+        8_192,
+        Some(Sizing { num_ctx: 32_768, context_length: Some(40_960) }),
+    );
     assert!(m.contains("num_ctx 32768") && m.contains("40960 tokens"), "{m}");
 }
 
