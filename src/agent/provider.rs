@@ -539,6 +539,21 @@ mod tests {
     }
 
     #[test]
+    fn api_max_context_and_thinking_come_from_the_environment() {
+        let cfg = ModelConfig::resolve(ModelFlags::default(), env_of(&[])).unwrap();
+        assert_eq!((cfg.api, cfg.max_context, cfg.think), (ModelApi::Auto, 32_768, true));
+        let env = env_of(&[("HALLEY_MODEL_API", "OpenAI"), ("HALLEY_MAX_CONTEXT", "65_536"), ("HALLEY_THINK", "no")]);
+        let cfg = ModelConfig::resolve(ModelFlags::default(), env).unwrap();
+        assert_eq!((cfg.api, cfg.max_context, cfg.think), (ModelApi::OpenAi, 65_536, false));
+        for (name, bad) in [("HALLEY_MODEL_API", "grpc"), ("HALLEY_MAX_CONTEXT", "lots"), ("HALLEY_MAX_CONTEXT", "512")]
+        {
+            let err = ModelConfig::resolve(ModelFlags::default(), env_of(&[(name, bad)])).unwrap_err();
+            assert_eq!(err.code(), crate::ErrorCode::InvalidArguments, "{name}={bad}");
+            assert!(err.message().contains(name), "{}", err.message());
+        }
+    }
+
+    #[test]
     fn debug_never_shows_the_key() {
         let mut cfg = ModelConfig::for_preset(Preset::OpenAi);
         cfg.api_key = Some("sk-secret-123".into());
