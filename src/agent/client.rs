@@ -2,7 +2,12 @@
 //! streamed with its `byot` methods into Halley's own lenient chunk type
 //! ([`Chunk`]) and assembled into a [`Completion`]. The HTTP layer underneath
 //! (retries, `Retry-After`, cut-stream detection) is [`super::transport`].
+//! When the server is Ollama, chats go to its native `/api/chat` instead
+//! (NDJSON, `num_ctx` sized to the request; see [`super::ollama`]), and on
+//! either API a prompt the server cut is an error, never an answer.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_openai::Client;
@@ -11,9 +16,10 @@ use async_openai::error::OpenAIError;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
-use super::provider::{ENV_API_KEY, ModelConfig};
+use super::ollama::{self, ModelInfo, Sizing, ndjson};
+use super::provider::{ENV_API_KEY, ModelApi, ModelConfig, Preset};
 use super::raw::{Partial, RawResponse};
-use super::stream::{Assembler, Chunk, Completion, StreamEvent, clip};
+use super::stream::{Assembler, Chunk, Completion, StreamEvent, Usage, clip};
 use super::transport::{RetryPolicy, Transport};
 use crate::error::{Error, ErrorCode, Result};
 
@@ -21,14 +27,31 @@ use crate::error::{Error, ErrorCode, Result};
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long listing the models may take in all.
 const LIST_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long asking a server whether it is Ollama may take.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+/// The largest `/api/show` answer read (it carries the model's template and license).
+const MAX_SHOW_BYTES: usize = 4 * 1024 * 1024;
 
-/// A client of one OpenAI-compatible endpoint. Cheap to clone (the
-/// connection pool is shared).
+/// A client of one OpenAI-compatible endpoint (or Ollama's native API).
+/// Cheap to clone (the connection pool and what Ollama said are shared).
 #[derive(Clone)]
 pub struct ModelClient {
     config: ModelConfig,
     unary: Client<OpenAIConfig>,
     streaming: Client<OpenAIConfig>,
+    /// For Ollama's native API (no SSE guard: its streams are NDJSON).
+    native: Transport,
+    ollama: Arc<OllamaState>,
+}
+
+/// What the server said about itself, asked once per client.
+#[derive(Debug, Default)]
+struct OllamaState {
+    /// Whether the server's root answers "Ollama is running" (kept once
+    /// the server answered; a server not up yet is asked again).
+    is_ollama: tokio::sync::OnceCell<bool>,
+    /// `/api/show` by model.
+    shows: Mutex<HashMap<String, ModelInfo>>,
 }
 
 impl std::fmt::Debug for ModelClient {
@@ -68,7 +91,13 @@ impl ModelClient {
         let client = |sse: bool| {
             Client::build(http.clone(), api.clone()).with_http_service(Transport { http: http.clone(), retry, sse })
         };
-        Ok(ModelClient { unary: client(false), streaming: client(true), config })
+        Ok(ModelClient {
+            unary: client(false),
+            streaming: client(true),
+            native: Transport { http: http.clone(), retry, sse: false },
+            ollama: Arc::default(),
+            config,
+        })
     }
 
     pub fn config(&self) -> &ModelConfig {
@@ -106,6 +135,12 @@ impl ModelClient {
     /// [`raw_response_of`].
     pub async fn stream_chat(&self, request: Value, mut on_event: impl FnMut(StreamEvent)) -> Result<Completion> {
         let request = self.chat_body(request)?;
+        let ollama = self.is_ollama().await;
+        if ollama && self.config.api != ModelApi::OpenAi {
+            return self.stream_native(request, &mut on_event).await;
+        }
+        let sent = ollama.then(|| ollama::prompt_tokens(&request));
+        let model = request["model"].as_str().unwrap_or_default().to_owned();
         let mut raw = RawResponse::default();
         let mut stream = match self.streaming.chat().create_stream_byot::<Value, Payload>(request).await {
             Ok(stream) => stream,
@@ -139,7 +174,242 @@ impl ModelClient {
         raw.push_data("[DONE]");
         let mut completion = assembler.finish();
         completion.raw = raw;
+        if let Some(sent) = sent {
+            self.check_read(&completion, &model, sent, None)?;
+        }
         Ok(completion)
+    }
+
+    /// Whether the server is Ollama: its preset, `HALLEY_MODEL_API=ollama`,
+    /// or, for an endpoint no preset names with the API left to choose, a
+    /// root (`GET /`) that answers "Ollama is running".
+    pub async fn is_ollama(&self) -> bool {
+        match (self.config.api, self.config.preset) {
+            (ModelApi::Ollama, _) | (_, Some(Preset::Ollama)) => true,
+            (ModelApi::Auto, None) => {
+                let asked = self.ollama.is_ollama.get_or_try_init(|| self.probe()).await;
+                asked.is_ok_and(|is| *is)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether chats go to Ollama's native API.
+    async fn speaks_native(&self) -> bool {
+        self.config.api != ModelApi::OpenAi && self.is_ollama().await
+    }
+
+    /// `GET /` of the server's root; `Err` when it did not answer at all.
+    async fn probe(&self) -> std::result::Result<bool, ()> {
+        let url = format!("{}/", ollama::root_url(&self.config.base_url));
+        let mut request = self.native.http.get(&url).timeout(PROBE_TIMEOUT);
+        if let Some(key) = self.config.api_key.as_deref().filter(|k| !k.is_empty()) {
+            request = request.bearer_auth(key);
+        }
+        match request.send().await {
+            Ok(resp) if resp.status().is_success() => {
+                Ok(resp.text().await.is_ok_and(|text| ollama::is_running_text(&text)))
+            }
+            Ok(_) => Ok(false),
+            Err(e) => {
+                tracing::debug!("the model server's root did not answer: {}", root_cause(&e));
+                Err(())
+            }
+        }
+    }
+
+    /// The most prompt tokens a run should send `model`: on Ollama's native
+    /// API, what its context (capped by `HALLEY_MAX_CONTEXT`) holds with
+    /// room for the answer; `None` elsewhere, or when `/api/show` fails
+    /// (the chat itself then says why).
+    pub async fn prompt_budget(&self, model: &str) -> Option<usize> {
+        if !self.speaks_native().await {
+            return None;
+        }
+        let info = self.show(model).await.ok()?;
+        Some(ollama::prompt_budget(info.window(self.config.max_context)))
+    }
+
+    /// The endpoint and the body a chat `request` went to, as
+    /// [`ModelClient::stream_chat`] sent them (for the provider trace).
+    pub fn sent(&self, request: &Value) -> (String, Value) {
+        let body = self.chat_body(request.clone()).unwrap_or_else(|_| request.clone());
+        let native = match (self.config.api, self.config.preset) {
+            (ModelApi::OpenAi, _) => false,
+            (ModelApi::Ollama, _) | (_, Some(Preset::Ollama)) => true,
+            _ => self.ollama.is_ollama.get() == Some(&true),
+        };
+        let model = body["model"].as_str().unwrap_or_default();
+        if native
+            && let Some(info) = self.cached_show(model)
+            && let Ok((native_body, _)) = ollama::chat_body(&body, &info, self.config.max_context, self.config.think)
+        {
+            return (format!("{}/api/chat", ollama::root_url(&self.config.base_url)), native_body);
+        }
+        (format!("{}/chat/completions", self.config.base_url), body)
+    }
+
+    fn cached_show(&self, model: &str) -> Option<ModelInfo> {
+        self.ollama.shows.lock().unwrap_or_else(|e| e.into_inner()).get(model).cloned()
+    }
+
+    /// What Ollama's `/api/show` says of `model` (asked once per client).
+    async fn show(&self, model: &str) -> Result<ModelInfo> {
+        if let Some(info) = self.cached_show(model) {
+            return Ok(info);
+        }
+        let url = format!("{}/api/show", ollama::root_url(&self.config.base_url));
+        let body = json!({"model": model});
+        let resp = match self.native.execute(|| self.native_request(&url, &body)).await {
+            Ok(resp) => resp,
+            Err(OpenAIError::ApiError(r)) if r.status_code.as_u16() == 404 => {
+                return Err(self.not_pulled(model, &r.api_error.message));
+            }
+            Err(e) => return Err(self.error(e)),
+        };
+        let mut bytes = Vec::new();
+        let mut stream = resp.bytes_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| self.transport_error(&e))?;
+            bytes.extend_from_slice(&chunk);
+            if bytes.len() > MAX_SHOW_BYTES {
+                break;
+            }
+        }
+        let show: Value = serde_json::from_slice(&bytes).map_err(|e| {
+            self.fail(
+                ErrorCode::ModelError,
+                format!(
+                    "the Ollama server at {} answered /api/show with something that is not JSON ({e}): {}",
+                    self.config.base_url,
+                    clip(&String::from_utf8_lossy(&bytes), 200)
+                ),
+            )
+        })?;
+        let info = ModelInfo::from_show(&show);
+        self.ollama.shows.lock().unwrap_or_else(|e| e.into_inner()).insert(model.to_owned(), info.clone());
+        Ok(info)
+    }
+
+    fn not_pulled(&self, model: &str, said: &str) -> Error {
+        self.fail(
+            ErrorCode::ModelUnavailable,
+            format!(
+                "the model `{model}` is not on the Ollama server at {} ({}): pull it with `ollama pull {model}`, \
+                 or choose one that `halley models` lists",
+                ollama::root_url(&self.config.base_url),
+                clip(said, 200)
+            ),
+        )
+    }
+
+    /// A POST of `body` to a native endpoint, with the key when there is one.
+    fn native_request(
+        &self,
+        url: &str,
+        body: &Value,
+    ) -> std::future::Ready<std::result::Result<reqwest::Request, OpenAIError>> {
+        let mut request = self.native.http.post(url).json(body);
+        if let Some(key) = self.config.api_key.as_deref().filter(|k| !k.is_empty()) {
+            request = request.bearer_auth(key);
+        }
+        std::future::ready(request.build().map_err(OpenAIError::Reqwest))
+    }
+
+    /// One chat on Ollama's native `/api/chat`: `num_ctx` sized to the
+    /// request, the NDJSON stream read into the same events and completion.
+    async fn stream_native(&self, body: Value, on_event: &mut impl FnMut(StreamEvent)) -> Result<Completion> {
+        let model = body["model"].as_str().unwrap_or_default().to_owned();
+        let info = self.show(&model).await?;
+        let (native, sizing) = ollama::chat_body(&body, &info, self.config.max_context, self.config.think)
+            .map_err(|e| self.fail(e.code(), e.message().to_owned()))?;
+        let url = format!("{}/api/chat", ollama::root_url(&self.config.base_url));
+        let mut raw = RawResponse::default();
+        let resp = match self.native.execute(|| self.native_request(&url, &native)).await {
+            Ok(resp) => resp,
+            Err(OpenAIError::ApiError(r)) if r.status_code.as_u16() == 404 => {
+                raw.status = Some(404);
+                raw.push(&r.api_error.message);
+                return Err(self.not_pulled(&model, &r.api_error.message).with_source(Partial(raw)));
+            }
+            Err(e) => return Err(self.failed(e, raw)),
+        };
+        raw.status = Some(resp.status().as_u16());
+        let mut lines = ndjson::Lines::default();
+        let mut reader = ndjson::Reader::default();
+        let mut assembler = Assembler::new();
+        let mut stream = resp.bytes_stream();
+        while !reader.done {
+            let got = match stream.next().await {
+                Some(Ok(bytes)) => lines.feed(&bytes).map_err(|e| {
+                    self.fail(ErrorCode::ModelError, format!("the model's stream could not be read: {e}"))
+                        .with_source(Partial(raw.clone()))
+                })?,
+                Some(Err(e)) => {
+                    let err = if e.is_timeout() {
+                        self.transport_error(&e)
+                    } else {
+                        self.fail(
+                            ErrorCode::ModelError,
+                            format!(
+                                "the model's stream was cut before it finished ({}); the partial answer was dropped",
+                                root_cause(&e)
+                            ),
+                        )
+                    };
+                    return Err(err.with_source(Partial(raw)));
+                }
+                None => match lines.finish() {
+                    Some(last) => vec![last],
+                    None => break,
+                },
+            };
+            for line in got {
+                if reader.done {
+                    break;
+                }
+                raw.push(&line);
+                raw.push("\n");
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let value = match serde_json::from_str::<Value>(&line) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        tracing::warn!(error = %e, bytes = line.len(), "skipping a stream line that is not JSON");
+                        continue;
+                    }
+                };
+                if let Err(e) = assembler.push(reader.chunk(value), on_event) {
+                    return Err(self.fail(e.code(), e.message().to_owned()).with_source(Partial(raw)));
+                }
+            }
+        }
+        if !reader.done {
+            return Err(self
+                .fail(
+                    ErrorCode::ModelError,
+                    "the model's stream was cut before it finished (no line with `done: true`); the partial answer \
+                     was dropped"
+                        .to_owned(),
+                )
+                .with_source(Partial(raw)));
+        }
+        let mut completion = assembler.finish();
+        completion.raw = raw;
+        self.check_read(&completion, &model, ollama::prompt_tokens(&body), Some(sizing))?;
+        Ok(completion)
+    }
+
+    /// Fail a completion whose prompt the server read markedly less of than
+    /// was sent (cut from the front: the model answered something else).
+    fn check_read(&self, completion: &Completion, model: &str, sent: usize, sizing: Option<Sizing>) -> Result<()> {
+        let Some(Usage { prompt_tokens: read, .. }) = completion.usage else { return Ok(()) };
+        if !ollama::cut(sent, read) {
+            return Ok(());
+        }
+        let message = ollama::cut_message(&self.config.base_url, model, sent, read, sizing);
+        Err(self.fail(ErrorCode::ModelError, message).with_source(Partial(completion.raw.clone())))
     }
 
     /// The chat-completions body as [`ModelClient::stream_chat`] sends it:

@@ -114,7 +114,9 @@ fn client(url: &str, key: Option<&str>) -> ModelClient {
         api_key: key.map(str::to_owned),
         ..ModelFlags::default()
     };
-    ModelClient::build(ModelConfig::resolve(flags, |_| None).unwrap(), fast()).unwrap()
+    // These canned servers answer chat requests only: no asking what they are.
+    let config = ModelConfig { api: ModelApi::OpenAi, ..ModelConfig::resolve(flags, |_| None).unwrap() };
+    ModelClient::build(config, fast()).unwrap()
 }
 
 fn request() -> Value {

@@ -189,6 +189,45 @@ pub struct ModelConfig {
     /// How long to wait for the next bytes of a response (a local model may
     /// take a while to load before its first token).
     pub timeout: Duration,
+    /// Which API to speak (`HALLEY_MODEL_API`): Ollama's native one when
+    /// the server is Ollama, unless told otherwise.
+    pub api: ModelApi,
+    /// The largest context (`num_ctx`) asked of a local Ollama model
+    /// (`HALLEY_MAX_CONTEXT`): its KV cache costs the user's memory.
+    pub max_context: usize,
+    /// Whether a model that can think is asked to (`HALLEY_THINK`); its
+    /// thinking stays out of the answer.
+    pub think: bool,
+}
+
+/// Which API the client speaks (`HALLEY_MODEL_API`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ModelApi {
+    /// Ollama's native `/api/chat` when the server is Ollama (its preset,
+    /// or a root that answers "Ollama is running"); else OpenAI-compatible.
+    #[default]
+    Auto,
+    /// OpenAI-compatible chat completions, whatever the server. On Ollama
+    /// this endpoint ignores `num_ctx` (it runs at the server's default,
+    /// 4,096 tokens): a longer prompt is cut, which the client reports.
+    OpenAi,
+    /// Ollama's native API, without asking the server what it is.
+    Ollama,
+}
+
+impl FromStr for ModelApi {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" | "" => Ok(ModelApi::Auto),
+            "openai" | "openai-compatible" => Ok(ModelApi::OpenAi),
+            "ollama" | "native" => Ok(ModelApi::Ollama),
+            other => Err(Error::invalid_arguments(format!(
+                "unknown model API `{other}` in {ENV_MODEL_API} (use auto, openai or ollama)"
+            ))),
+        }
+    }
 }
 
 impl fmt::Debug for ModelConfig {
@@ -199,6 +238,9 @@ impl fmt::Debug for ModelConfig {
             .field("model", &self.model)
             .field("api_key", &redacted(self.api_key.as_deref()))
             .field("timeout", &self.timeout)
+            .field("api", &self.api)
+            .field("max_context", &self.max_context)
+            .field("think", &self.think)
             .finish()
     }
 }
@@ -213,10 +255,21 @@ pub const ENV_BASE_URL: &str = "OPENAI_BASE_URL";
 pub const ENV_API_KEY: &str = "OPENAI_API_KEY";
 /// Environment variable for the model id.
 pub const ENV_MODEL: &str = "HALLEY_MODEL";
+/// Environment variable for the API spoken ([`ModelApi`]).
+pub const ENV_MODEL_API: &str = "HALLEY_MODEL_API";
+/// Environment variable for [`ModelConfig::max_context`].
+pub const ENV_MAX_CONTEXT: &str = "HALLEY_MAX_CONTEXT";
+/// Environment variable for [`ModelConfig::think`] (`0`, `no`, `false`: off).
+pub const ENV_THINK: &str = "HALLEY_THINK";
 
 impl ModelConfig {
     /// Default wait for the next bytes of a response.
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+    /// Default [`ModelConfig::max_context`]: room for the default
+    /// `--context-tokens` (24,000) with headroom and an answer.
+    pub const DEFAULT_MAX_CONTEXT: usize = 32_768;
+    /// The smallest [`ModelConfig::max_context`] accepted.
+    pub const MIN_MAX_CONTEXT: usize = 2_048;
 
     /// The settings of a preset with nothing else configured.
     pub fn for_preset(preset: Preset) -> ModelConfig {
@@ -226,6 +279,9 @@ impl ModelConfig {
             model: None,
             api_key: None,
             timeout: Self::DEFAULT_TIMEOUT,
+            api: ModelApi::Auto,
+            max_context: Self::DEFAULT_MAX_CONTEXT,
+            think: true,
         }
     }
 
@@ -234,7 +290,9 @@ impl ModelConfig {
     /// `OPENAI_BASE_URL`, else Ollama on this machine. Model: `--model`, else
     /// `HALLEY_MODEL`. API key: `--api-key`, else the preset's own variable
     /// (`OPENROUTER_API_KEY`, `GEMINI_API_KEY`), else `OPENAI_API_KEY`; then
-    /// [`ModelConfig::with_saved_key`] adds the OS keyring's.
+    /// [`ModelConfig::with_saved_key`] adds the OS keyring's. The API, the
+    /// largest context and thinking come from `HALLEY_MODEL_API`,
+    /// `HALLEY_MAX_CONTEXT` and `HALLEY_THINK`.
     pub fn resolve(flags: ModelFlags, env: impl Fn(&str) -> Option<String>) -> Result<ModelConfig> {
         let env = |name: &str| non_empty(env(name));
         let chosen = non_empty(flags.preset).map(|name| name.parse::<Preset>()).transpose()?;
@@ -245,12 +303,31 @@ impl ModelConfig {
         let base_url = normalize_base_url(&base_url)?;
         let preset = chosen.or_else(|| Preset::for_base_url(&base_url));
         let api_key = non_empty(flags.api_key).or_else(|| api_key_var(preset, env).and_then(env));
+        let api = env(ENV_MODEL_API).map(|a| a.parse::<ModelApi>()).transpose()?.unwrap_or_default();
+        let max_context = match env(ENV_MAX_CONTEXT) {
+            None => Self::DEFAULT_MAX_CONTEXT,
+            Some(raw) => {
+                raw.replace(['_', ','], "").parse::<usize>().ok().filter(|n| *n >= Self::MIN_MAX_CONTEXT).ok_or_else(
+                    || {
+                        Error::invalid_arguments(format!(
+                            "{ENV_MAX_CONTEXT}=`{raw}` must be a number of tokens, at least {}",
+                            Self::MIN_MAX_CONTEXT
+                        ))
+                    },
+                )?
+            }
+        };
+        let think =
+            !env(ENV_THINK).is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "0" | "no" | "false" | "off"));
         Ok(ModelConfig {
             preset,
             base_url,
             model: non_empty(flags.model).or_else(|| env(ENV_MODEL)),
             api_key,
             timeout: flags.timeout.unwrap_or(Self::DEFAULT_TIMEOUT),
+            api,
+            max_context,
+            think,
         })
     }
 
@@ -379,6 +456,9 @@ mod tests {
                 model: Some("flag-model".into()),
                 api_key: Some("sk-flag".into()),
                 timeout: Duration::from_secs(5),
+                api: ModelApi::Auto,
+                max_context: ModelConfig::DEFAULT_MAX_CONTEXT,
+                think: true,
             }
         );
 
@@ -456,6 +536,21 @@ mod tests {
         assert_eq!(account("https://llm.example.com/v1"), "api-key:llm.example.com");
         assert_eq!(account("http://localhost:11434/v1"), "api-key:ollama");
         assert_eq!(account("http://[::1]:9/v1"), "api-key:[::1]:9");
+    }
+
+    #[test]
+    fn api_max_context_and_thinking_come_from_the_environment() {
+        let cfg = ModelConfig::resolve(ModelFlags::default(), env_of(&[])).unwrap();
+        assert_eq!((cfg.api, cfg.max_context, cfg.think), (ModelApi::Auto, 32_768, true));
+        let env = env_of(&[("HALLEY_MODEL_API", "OpenAI"), ("HALLEY_MAX_CONTEXT", "65_536"), ("HALLEY_THINK", "no")]);
+        let cfg = ModelConfig::resolve(ModelFlags::default(), env).unwrap();
+        assert_eq!((cfg.api, cfg.max_context, cfg.think), (ModelApi::OpenAi, 65_536, false));
+        for (name, bad) in [("HALLEY_MODEL_API", "grpc"), ("HALLEY_MAX_CONTEXT", "lots"), ("HALLEY_MAX_CONTEXT", "512")]
+        {
+            let err = ModelConfig::resolve(ModelFlags::default(), env_of(&[(name, bad)])).unwrap_err();
+            assert_eq!(err.code(), crate::ErrorCode::InvalidArguments, "{name}={bad}");
+            assert!(err.message().contains(name), "{}", err.message());
+        }
     }
 
     #[test]

@@ -117,8 +117,7 @@ pub async fn record_call(
     let config = client.config();
     let mut secrets = secrets.to_vec();
     secrets.extend(config.api_key.clone());
-    let body = client.chat_body(request.clone()).unwrap_or_else(|_| request.clone());
-    let endpoint = format!("{}/chat/completions", config.base_url);
+    let (endpoint, body) = client.sent(request);
     let (response, status, error) = match outcome {
         Ok(completion) => (Some(response_text(completion, &secrets)), completion.raw.status, None),
         Err(e) => {

@@ -117,13 +117,25 @@ impl tower::Service<HttpRequestFactory> for Transport {
 
 impl Transport {
     async fn send(self, factory: HttpRequestFactory) -> Result<Response, OpenAIError> {
+        let resp = self.execute(|| factory.build()).await?;
+        Ok(self.guard(resp).await)
+    }
+
+    /// Send the request `build` makes, again on 429/5xx and refused
+    /// connections (see [`RetryPolicy`]); a 2xx answer as it is, any other
+    /// as an `ApiError` read leniently from its body.
+    pub(crate) async fn execute<F, Fut>(&self, build: F) -> Result<Response, OpenAIError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = Result<reqwest::Request, OpenAIError>>,
+    {
         let mut attempt = 0;
         loop {
-            let mut request = factory.build().await?;
+            let mut request = build().await?;
             prepare(&mut request);
             let can_retry = attempt < self.retry.max_retries;
             let delay = match self.http.execute(request).await {
-                Ok(resp) if resp.status().is_success() => return Ok(self.guard(resp).await),
+                Ok(resp) if resp.status().is_success() => return Ok(resp),
                 Ok(resp) if can_retry && retryable_status(resp.status()) => {
                     let delay = self.retry.delay(self.retry.base_delay, attempt, Some(resp.headers()));
                     let status = resp.status().as_u16();

@@ -10,6 +10,7 @@ pub mod mcp;
 pub mod model_server;
 pub mod notify;
 pub mod oidc;
+pub mod ollama;
 pub mod youtube;
 
 use std::path::{Path, PathBuf};

@@ -45,18 +45,18 @@ impl ToolCall {
 #[derive(Debug, Clone, Default)]
 pub struct Turn {
     /// Non-zero: answer with this HTTP error instead of a completion.
-    status: u16,
+    pub(super) status: u16,
     retry_after: Option<u64>,
-    text: String,
-    calls: Vec<ToolCall>,
+    pub(super) text: String,
+    pub(super) calls: Vec<ToolCall>,
     no_index: bool,
-    finish_reason: Option<String>,
+    pub(super) finish_reason: Option<String>,
     malformed_args: bool,
     cut: bool,
     garbage: bool,
     nameless_call: bool,
     huge_args: Option<usize>,
-    delay_ms: u64,
+    pub(super) delay_ms: u64,
     held: bool,
     usage: Option<(u64, u64)>,
 }
@@ -408,7 +408,7 @@ async fn chat(State(log): State<Log>, req: Request) -> Response {
 }
 
 /// A turn made concrete for one request: the message to send and its envelope.
-struct Reply {
+pub(super) struct Reply {
     id: String,
     model: String,
     text: String,
@@ -419,7 +419,7 @@ struct Reply {
 }
 
 impl Reply {
-    fn new(turn: &Turn, request: &Value, request_bytes: usize, n: usize, first_call: usize) -> Reply {
+    pub(super) fn new(turn: &Turn, request: &Value, request_bytes: usize, n: usize, first_call: usize) -> Reply {
         let mut calls: Vec<(String, String, String)> = turn
             .calls
             .iter()
@@ -450,7 +450,7 @@ impl Reply {
     }
 
     /// The non-streamed answer: one `chat.completion`.
-    fn completion(&self) -> Value {
+    pub(super) fn completion(&self) -> Value {
         let mut message = json!({"role": "assistant", "content": self.content()});
         if !self.calls.is_empty() {
             let calls: Vec<Value> = self
@@ -472,7 +472,7 @@ impl Reply {
     }
 
     /// The streamed answer: `chat.completion.chunk` objects, in order.
-    fn chunks(&self, no_index: bool, nameless: bool, include_usage: bool) -> Vec<Value> {
+    pub(super) fn chunks(&self, no_index: bool, nameless: bool, include_usage: bool) -> Vec<Value> {
         let chunk = |choices: Value| json!({"id": self.id, "object": "chat.completion.chunk", "created": CREATED, "model": self.model, "choices": choices});
         let delta = |d: Value| chunk(json!([{"index": 0, "delta": d, "finish_reason": null}]));
         let mut out = vec![delta(json!({"role": "assistant", "content": self.content().as_str().map(|_| "")}))];
@@ -502,7 +502,7 @@ impl Reply {
 
 /// Content deltas: one per word (trailing space kept); text of fewer than
 /// three words is cut into three pieces on character boundaries instead.
-fn text_pieces(text: &str) -> Vec<&str> {
+pub(super) fn text_pieces(text: &str) -> Vec<&str> {
     let words: Vec<&str> = text.split_inclusive(' ').collect();
     if words.len() >= 3 || text.is_empty() {
         return words;

@@ -58,7 +58,12 @@ fn a_saved_key_lives_in_the_keyring_and_only_travels_in_the_authorization_header
     let bearer = format!("Bearer {key}");
     assert_eq!(
         seen,
-        vec![("GET", "/v1/models", Some(bearer.as_str())), ("POST", "/v1/chat/completions", Some(bearer.as_str()))]
+        vec![
+            ("GET", "/v1/models", Some(bearer.as_str())),
+            // Whether the server is Ollama (its root says so), asked once.
+            ("GET", "/", Some(bearer.as_str())),
+            ("POST", "/v1/chat/completions", Some(bearer.as_str()))
+        ]
     );
     assert!(raw.iter().all(|r| !r.body.contains(&key)), "the key is never in a request body");
 

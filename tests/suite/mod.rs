@@ -33,6 +33,7 @@ mod memory;
 mod model_server;
 mod no_browser_left;
 mod oauth;
+mod ollama;
 mod runs_traces;
 mod shopping_skills;
 mod soak;

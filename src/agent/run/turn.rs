@@ -178,8 +178,12 @@ impl<'a> Loop<'a> {
                     crate::gate::secrets::profile_values(store).await?.into_iter().map(|s| s.value).collect();
                 self.stale = false;
             }
-            let fitted =
-                context::fit(&mut self.messages, context::estimate_tools(&self.tools), self.limits.context_tokens);
+            // A local model's own context (Ollama) may hold less than the run's budget.
+            let budget = match self.client.prompt_budget(self.model).await {
+                Some(fits) => fits.min(self.limits.context_tokens),
+                None => self.limits.context_tokens,
+            };
+            let fitted = context::fit(&mut self.messages, context::estimate_tools(&self.tools), budget);
             self.trimmed |= fitted.dropped > 0;
             let request =
                 json!({"model": self.model, "messages": self.messages, "tools": self.tools, "tool_choice": "auto"});

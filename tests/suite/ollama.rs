@@ -1,0 +1,226 @@
+//! Halley against the Ollama double (tests/common/ollama.rs), a server that
+//! behaves as Ollama does: on its native API the run asks for the context
+//! it needs and a long page is read whole; on the OpenAI-compatible
+//! endpoint, or on a server short of memory, the prompt is cut from the
+//! front and the run stops with a model_error instead of passing on the
+//! answer to a prompt the model never saw; a model not pulled is named with
+//! `ollama pull`; tool calls streamed with object arguments run once.
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::common::browser::have_browser;
+use crate::common::fixtures::{FixtureServer, catalogue_row, format_vnd};
+use crate::common::model_server::{ToolCall, Turn};
+use crate::common::ollama::{DEFAULT_CONTEXT, OllamaModel, OllamaServer, Seen};
+use crate::common::{Halley, Run};
+
+/// What the model says when the browsing tools were cut out of its prompt.
+const CANNOT_BROWSE: &str = "Xin lỗi, tôi không thể mở trang web.";
+
+fn run(h: &Halley, base: &str, model: &str, task: &str, env: &[(&str, &str)]) -> Run {
+    let args = ["--headless", "run", task, "--json", "--base-url", base, "--model", model];
+    h.run_piped(&args, "", &["HALLEY_DATA_DIR", "HALLEY_MODEL_API", "HALLEY_MAX_CONTEXT", "HALLEY_THINK"], env)
+}
+
+fn of_type<'a>(evs: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    evs.iter().filter(|e| e["type"] == kind).collect()
+}
+
+/// A model that browses to the catalogue, reads it, and answers with the
+/// last product's price, if it can see the tools and the page.
+fn shopper(rows: usize, site: String) -> impl Fn(&Seen) -> Turn + Send + Sync + 'static {
+    move |seen: &Seen| {
+        if !seen.has_tool("browser_navigate") {
+            return Turn::text(CANNOT_BROWSE);
+        }
+        match seen.tool_results() {
+            0 => Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site}))]),
+            1 => Turn::tool_calls(vec![ToolCall::new("browser_read_text", json!({"max_chars": 40000}))]),
+            _ => {
+                let last = catalogue_row(rows);
+                match seen.last_tool_result() {
+                    Some(page) if page.contains(&last.name) => {
+                        Turn::text(&format!("{} giá {}.", last.name, format_vnd(last.price)))
+                    }
+                    _ => Turn::text("Tôi không thấy sản phẩm cuối cùng."),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn on_the_native_api_a_long_page_is_read_whole_with_num_ctx_raised() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let rows = 200;
+    let ollama = OllamaServer::responding(
+        vec![OllamaModel::qwen3_8b()],
+        shopper(rows, site.url(&format!("catalogue?rows={rows}"))),
+    );
+    let h = Halley::new();
+    let out = run(&h, &ollama.base_url(), "qwen3:8b", "Sản phẩm cuối cùng trong danh mục giá bao nhiêu?", &[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let evs = out.events();
+    let last = catalogue_row(rows);
+    let answer = format!("{} giá {}.", last.name, format_vnd(last.price));
+    assert_eq!(evs.last().unwrap()["type"], "final", "{evs:?}");
+    assert_eq!(evs.last().unwrap()["text"], answer.as_str());
+
+    // Native only: asked what it is, what the model is (once), then chats.
+    let paths = ollama.paths();
+    assert_eq!(paths[0], ("GET".into(), "/".into()));
+    assert_eq!(paths.iter().filter(|(_, p)| p == "/api/show").count(), 1, "{paths:?}");
+    assert!(paths.iter().all(|(_, p)| p != "/v1/chat/completions"), "{paths:?}");
+    let chats = ollama.bodies("/api/chat");
+    assert_eq!(chats.len(), 3);
+    let seen = ollama.seen();
+    for (body, seen) in chats.iter().zip(&seen) {
+        let num_ctx = body["options"]["num_ctx"].as_u64().unwrap() as usize;
+        assert!(num_ctx > DEFAULT_CONTEXT && num_ctx <= 32_768, "{num_ctx}");
+        assert_eq!(seen.num_ctx, num_ctx);
+        assert!(!seen.truncated, "read {} of {} at {num_ctx}", seen.prompt_eval_count, seen.prompt_tokens);
+        assert!(seen.prompt_tokens > DEFAULT_CONTEXT, "the prompt would not fit the default: {}", seen.prompt_tokens);
+        assert_eq!(body["stream"], true);
+        assert_eq!(body["think"], true, "qwen3 thinks");
+    }
+    // The page itself was long: more than the default context on its own.
+    let page = seen[2].last_tool_result().unwrap();
+    assert!(crate::common::ollama::tokens(&page) > DEFAULT_CONTEXT / 2, "{}", page.len());
+}
+
+#[test]
+fn the_openai_endpoint_cutting_the_prompt_is_a_model_error_not_an_answer() {
+    let ollama = OllamaServer::responding(vec![OllamaModel::qwen3_8b()], |seen: &Seen| {
+        if seen.has_tool("browser_navigate") { Turn::text("Tôi sẽ mở trang.") } else { Turn::text(CANNOT_BROWSE) }
+    });
+    let h = Halley::new();
+    let base = ollama.base_url();
+    let args = [
+        "--headless",
+        "run",
+        "Mở shopee.vn giúp tôi",
+        "--json",
+        "--preset",
+        "ollama",
+        "--base-url",
+        &base,
+        "--model",
+        "qwen3:8b",
+    ];
+    let out = h.run_piped(&args, "", &["HALLEY_DATA_DIR"], &[("HALLEY_MODEL_API", "openai")]);
+    assert_ne!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let evs = out.events();
+    assert!(of_type(&evs, "final").is_empty(), "the cut prompt's answer is not the run's: {evs:?}");
+    assert!(!out.stdout.contains(CANNOT_BROWSE), "{}", out.stdout);
+    let errors = of_type(&evs, "error");
+    assert_eq!(errors.len(), 1, "{evs:?}");
+    assert_eq!(errors[0]["code"], "model_error");
+    let message = errors[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("ignores num_ctx") && message.contains("4096") && message.contains("HALLEY_MODEL_API"),
+        "{message}"
+    );
+
+    // The double did what Ollama does: ran at 4,096 whatever was asked, cut silently.
+    let seen = ollama.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(
+        (seen[0].path.as_str(), seen[0].num_ctx, seen[0].truncated),
+        ("/v1/chat/completions", DEFAULT_CONTEXT, true)
+    );
+    assert!(!seen[0].has_tool("browser_navigate"));
+    assert!(ollama.paths().iter().all(|(_, p)| p != "/api/chat" && p != "/"), "{:?}", ollama.paths());
+}
+
+#[test]
+fn a_server_short_of_memory_cutting_anyway_is_a_model_error_naming_num_ctx() {
+    let ollama = OllamaServer::responding(vec![OllamaModel::qwen3_8b()], |seen: &Seen| {
+        if seen.has_tool("browser_navigate") { Turn::text("Tôi sẽ mở trang.") } else { Turn::text(CANNOT_BROWSE) }
+    });
+    ollama.limit_memory(8192);
+    let h = Halley::new();
+    let out = run(&h, &ollama.base_url(), "qwen3:8b", "Mở shopee.vn giúp tôi", &[]);
+    assert_ne!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let evs = out.events();
+    assert!(of_type(&evs, "final").is_empty(), "{evs:?}");
+    let errors = of_type(&evs, "error");
+    assert_eq!(errors.len(), 1, "{evs:?}");
+    assert_eq!(errors[0]["code"], "model_error");
+    let message = errors[0]["message"].as_str().unwrap();
+    let asked = ollama.bodies("/api/chat")[0]["options"]["num_ctx"].as_u64().unwrap();
+    assert!(asked > 8192, "{asked}");
+    assert!(message.contains(&format!("num_ctx {asked}")) && message.contains("40960 tokens"), "{message}");
+    let seen = ollama.seen();
+    assert_eq!((seen[0].num_ctx, seen[0].truncated), (8192, true));
+}
+
+#[test]
+fn a_model_not_pulled_is_named_with_ollama_pull() {
+    let ollama = OllamaServer::start(vec![OllamaModel::qwen3_8b()], vec![]);
+    let h = Halley::new();
+    let out = run(&h, &ollama.base_url(), "qwen9:404b", "Chào bạn", &[]);
+    assert_ne!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let evs = out.events();
+    let errors = of_type(&evs, "error");
+    assert_eq!(errors.len(), 1, "{evs:?}");
+    assert_eq!(errors[0]["code"], "model_unavailable");
+    let message = errors[0]["message"].as_str().unwrap();
+    assert!(message.contains("`ollama pull qwen9:404b`") && message.contains("not found"), "{message}");
+    assert!(ollama.bodies("/api/chat").is_empty(), "{:?}", ollama.paths());
+}
+
+#[test]
+fn streamed_tool_calls_with_object_arguments_run_once_and_thinking_stays_out() {
+    let h = Halley::new();
+    assert_eq!(h.call("user_profile_set", &json!({"set": {"travel.seat": "cửa sổ"}})).code, 0);
+    let ollama = OllamaServer::start(
+        vec![OllamaModel::qwen3_8b(), OllamaModel::gemma3_1b()],
+        vec![
+            Turn::tool_calls(vec![ToolCall::new("user_profile_get", json!({"keys": ["travel"]}))])
+                .with_text("<think>Cần đọc hồ sơ của người dùng.</think>"),
+            Turn::text("<think>Hồ sơ ghi cửa sổ.</think>\n\nBạn thích ghế cạnh cửa sổ."),
+        ],
+    );
+    let out = run(&h, &ollama.base_url(), "qwen3:8b", "Tôi thích ngồi ở đâu trên máy bay?", &[]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let evs = out.events();
+    let calls = of_type(&evs, "tool_call");
+    assert_eq!(calls.len(), 1, "{evs:?}");
+    let results = of_type(&evs, "tool_result");
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["result"]["data"]["values"]["travel.seat"], "cửa sổ", "{}", results[0]);
+    let last = evs.last().unwrap();
+    assert_eq!((last["type"].as_str(), last["text"].as_str()), (Some("final"), Some("Bạn thích ghế cạnh cửa sổ.")));
+    let streamed: String = of_type(&evs, "token").iter().filter_map(|e| e["text"].as_str()).collect();
+    assert_eq!(streamed, "Bạn thích ghế cạnh cửa sổ.", "no thinking streamed");
+
+    // The call went back as Ollama takes it: arguments an object, the result named.
+    let chats = ollama.bodies("/api/chat");
+    assert_eq!(chats.len(), 2);
+    let history = chats[1]["messages"].as_array().unwrap();
+    let assistant = history.iter().find(|m| m["role"] == "assistant").unwrap();
+    assert_eq!(
+        assistant["tool_calls"],
+        json!([{"function": {"name": "user_profile_get", "arguments": {"keys": ["travel"]}}}])
+    );
+    assert!(!assistant["content"].as_str().unwrap_or_default().contains("think"), "{assistant}");
+    let tool = history.iter().find(|m| m["role"] == "tool").unwrap();
+    assert_eq!(tool["tool_name"], "user_profile_get");
+
+    // `halley models` lists what the server has.
+    let models = h.run(&["models", "--base-url", &ollama.base_url(), "--json"]);
+    assert_eq!(models.code, 0, "{models:?}");
+    assert_eq!(models.json()["models"], json!(["qwen3:8b", "gemma3:1b"]));
+
+    // A model that cannot call tools is refused by name, before any chat.
+    let out = run(&h, &ollama.base_url(), "gemma3:1b", "Chào bạn", &[]);
+    assert_ne!(out.code, 0);
+    let evs = out.events();
+    let message = of_type(&evs, "error")[0]["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("`gemma3:1b` cannot call tools"), "{message}");
+    assert_eq!(ollama.bodies("/api/chat").len(), 2);
+}
