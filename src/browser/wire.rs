@@ -8,6 +8,11 @@
 //! (`gate::wire`), joined to this by the browser tools
 //! (`builtin::browser::wire`).
 //!
+//! A watch is not turned off when its action ends: it stays on the tab,
+//! judging what the page sends later ([`Idle`]: a timer's order, a slow
+//! handler's POST), until the next action on the tab takes it back, the
+//! run that holds the tab ends, or a minute passes with no action.
+//!
 //! Limits: the tab's own session only (a popup is another tab; an
 //! out-of-process iframe is another target); WebSocket and WebRTC are not
 //! held.
@@ -21,8 +26,11 @@ use chromiumoxide::cdp::browser_protocol::fetch::{
 use chromiumoxide::cdp::browser_protocol::network::ErrorReason;
 use std::sync::{Arc, Mutex};
 
+use std::future::Future;
+use std::time::Duration;
+
 use futures::StreamExt;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::session::{TabHandle, cdp_error};
@@ -57,6 +65,9 @@ pub(crate) enum Verdict {
 /// listening would hang all its requests).
 pub(crate) struct WireWatch {
     page: Page,
+    /// The URL of the page the tab shows, as of the last action: reads to
+    /// another site are held when `hold_read(url, home)` says so.
+    home: Arc<Mutex<String>>,
     held: mpsc::UnboundedReceiver<Outgoing>,
     /// The held requests not decided yet.
     undecided: Arc<Mutex<Vec<RequestId>>>,
@@ -66,9 +77,11 @@ pub(crate) struct WireWatch {
 
 impl WireWatch {
     /// Start holding the tab's requests: those that may change something,
-    /// and the reads whose URL `hold_read` picks.
-    pub async fn start(tab: &TabHandle, hold_read: impl Fn(&str) -> bool + Send + 'static) -> Result<WireWatch> {
+    /// and the reads `hold_read(url, home)` picks (`home`: the page's URL
+    /// as [`WireWatch::set_home`] last said).
+    pub async fn start(tab: &TabHandle, hold_read: fn(&str, &str) -> bool) -> Result<WireWatch> {
         let page = tab.page.clone();
+        let home = Arc::new(Mutex::new(String::new()));
         let alive = !tab.gone.load(std::sync::atomic::Ordering::SeqCst);
         let mut paused = page.event_listener::<EventRequestPaused>().await.map_err(|e| cdp_error(e, alive))?;
         let pattern = RequestPattern {
@@ -81,13 +94,16 @@ impl WireWatch {
             .map_err(|e| cdp_error(e, alive))?;
         let (tx, held) = mpsc::unbounded_channel();
         let undecided = Arc::new(Mutex::new(Vec::new()));
-        let (waved, pending) = (page.clone(), Arc::clone(&undecided));
+        let (waved, pending, at) = (page.clone(), Arc::clone(&undecided), Arc::clone(&home));
         let listener = tokio::spawn(async move {
             while let Some(event) = paused.next().await {
                 let outgoing = outgoing(&event);
                 let id = event.request_id.clone();
-                if inert(&outgoing) && !hold_read(&outgoing.url) {
-                    let _ = waved.execute(ContinueRequestParams::new(id)).await;
+                let home = at.lock().map(|h| h.clone()).unwrap_or_default();
+                if inert(&outgoing) && !hold_read(&outgoing.url, &home) {
+                    // Not awaited in turn: a page's loads go on side by side.
+                    let page = waved.clone();
+                    tokio::spawn(async move { page.execute(ContinueRequestParams::new(id)).await });
                     continue;
                 }
                 if let Ok(mut pending) = pending.lock() {
@@ -99,7 +115,14 @@ impl WireWatch {
                 }
             }
         });
-        Ok(WireWatch { page, held, undecided, listener, stopped: false })
+        Ok(WireWatch { page, home, held, undecided, listener, stopped: false })
+    }
+
+    /// The page the tab shows now (for `hold_read`).
+    pub fn set_home(&self, url: &str) {
+        if let Ok(mut home) = self.home.lock() {
+            url.clone_into(&mut home);
+        }
     }
 
     /// The next held request (`None` once the tab's events end).
@@ -197,5 +220,63 @@ fn outgoing(event: &EventRequestPaused) -> Outgoing {
         url: request.url.clone(),
         content_type,
         body,
+    }
+}
+
+/// A tab's watch between two actions, as the tab keeps it
+/// ([`TabHandle::wire`]).
+pub(crate) type WireSlot = Arc<tokio::sync::Mutex<Option<Idle>>>;
+
+/// A watch judging what a page sends between actions, on a task of its
+/// own, until an action takes it back ([`Idle::take`]), the tab's events
+/// end, or `max` passes (then interception is off).
+pub(crate) struct Idle {
+    handback: oneshot::Sender<()>,
+    task: JoinHandle<Option<WireWatch>>,
+}
+
+impl Idle {
+    /// Judge each request `watch` holds with `judge` until taken back.
+    pub fn spawn<F, Fut>(mut watch: WireWatch, max: Duration, judge: F) -> Idle
+    where
+        F: Fn(Outgoing) -> Fut + Send + 'static,
+        Fut: Future<Output = Verdict> + Send,
+    {
+        let (handback, mut back) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let until = tokio::time::sleep(max);
+            tokio::pin!(until);
+            loop {
+                tokio::select! {
+                    biased;
+                    _ = &mut back => return Some(watch),
+                    held = watch.next() => {
+                        let Some(held) = held else { break };
+                        let verdict = judge(held.clone()).await;
+                        watch.decide(&held, verdict).await;
+                    }
+                    () = &mut until => break,
+                }
+            }
+            watch.stop().await;
+            None
+        });
+        Idle { handback, task }
+    }
+
+    /// The watch back, for the next action (`None`: it had ended).
+    pub async fn take(self) -> Option<WireWatch> {
+        let _ = self.handback.send(());
+        self.task.await.ok().flatten()
+    }
+
+    /// End it (the run that held the tab is over): what it holds is
+    /// failed and interception is off, without waiting here.
+    pub fn end(self) {
+        tokio::spawn(async move {
+            if let Some(watch) = self.take().await {
+                watch.stop().await;
+            }
+        });
     }
 }

@@ -325,3 +325,32 @@ fn the_users_data_is_known_by_what_it_is() {
     assert_eq!(s.err(3), "denied", "{}", s.result(3));
     assert_eq!(site.hits("/collect"), 0, "the card number left in a navigation");
 }
+
+/// An order sent later than the action (a timer, a slow chain of
+/// handlers): the watch stays on the tab after the click returned, so it
+/// is held and asked about all the same; refused, the shop receives
+/// nothing; approved (the control), it arrives once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_order_sent_long_after_the_click_is_still_asked_about() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    for yes in [false, true] {
+        site.clear();
+        let tmp = tempfile::tempdir().unwrap();
+        let confirmer = Scripted::new(&[yes]);
+        let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+        let r = core.call_tool(&cx, "browser_navigate", json!({"url": site.url("hostile/order-later.html")})).await;
+        assert!(r.is_ok(), "{r:?}");
+        let r = core.call_tool(&cx, "browser_click", json!({"selector": "#next"})).await;
+        assert!(r.is_ok(), "the click itself sends nothing: {r:?}");
+        assert!(confirmer.asked.lock().unwrap().is_empty(), "asked before the page sent anything");
+        tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+        let asked = confirmer.asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1, "the late order was asked about: {asked:#?}");
+        assert!(asked[0].destination.as_deref().unwrap_or_default().ends_with("/order"), "{:?}", asked[0]);
+        assert_eq!(orders(&site).len(), usize::from(yes), "answer {yes}: {:?}", orders(&site));
+        core.close().await;
+    }
+}

@@ -22,6 +22,9 @@ pub(crate) struct TabHandle {
     /// Set when the whole browser is gone (its process exited or its
     /// DevTools connection closed): waits on the tab end at once.
     pub gone: Arc<AtomicBool>,
+    /// The gate's watch on what the page sends, kept between actions
+    /// (`browser::wire`).
+    pub wire: super::super::wire::WireSlot,
 }
 
 impl TabHandle {

@@ -147,6 +147,16 @@ impl BrowserSession {
     /// open and become the user's. The last tab is never closed.
     pub async fn release(&self, run: &str) {
         let mut state = self.state.lock().await;
+        // The gate's watch on its tabs ends with the run: the user's own
+        // browsing there afterwards is the user's.
+        for tab in state.tabs.iter().filter(|t| state.owners.get(&t.id).is_some_and(|r| r == run)) {
+            if let Some(live) = &tab.live
+                && let Ok(mut slot) = live.wire.try_lock()
+                && let Some(idle) = slot.take()
+            {
+                idle.end();
+            }
+        }
         let behind: Vec<(String, TargetId)> = state
             .tabs
             .iter()

@@ -17,32 +17,45 @@
 //!
 //! The user's answer is awaited while the action's own work goes on (its
 //! navigation wait), so a held form POST does not stall the page's other
-//! requests. Requests a page sends later than [`QUIET`] after the action
-//! ended are not held (a standing watch per tab is future work).
+//! requests. The action returns once its page has been [`QUIET`] for a
+//! moment; the watch then stays on the tab ([`Idle`]) and judges what the
+//! page sends later the same way (a timer's order, a slow handler's POST:
+//! the user is asked, in the action's context, and a refused request is
+//! failed), until the next action takes it back, the run ends, or
+//! [`IDLE_MAX`] passes.
 
 use std::future::Future;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 use super::{BrowserTool, Call};
 use crate::browser::page;
 use crate::browser::session::TabHandle;
-use crate::browser::wire::{Outgoing, Verdict, WireWatch};
+use crate::browser::wire::{Idle, Outgoing, Verdict, WireWatch};
+use crate::context::CallContext;
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::{Action, ElementFacts, SecretValue};
 use crate::gate::check::Checked;
+use crate::gate::check::Gate;
 use crate::gate::wire::{WireRequest, classify_request, not_given};
 use crate::tools::PermissionScope;
 use crate::vocab::origin::same_site;
 
 /// After the action's work ended, requests are held until none came for this long.
-const QUIET: Duration = Duration::from_millis(300);
+const QUIET: Duration = Duration::from_millis(60);
 
-/// ...and no longer than this.
+/// ...and no longer than this (a page that keeps sending holds the action).
 const QUIET_CAP: Duration = Duration::from_secs(3);
+
+/// How long the watch stays on a tab after its last action.
+const IDLE_MAX: Duration = Duration::from_secs(60);
 
 /// Run `work` (the action on `tab`) with the page's requests held and
 /// graded. `approved`: the binding of the request the user approved for
-/// this action (a form as the dialog showed it), let go once.
+/// this action (a form as the dialog showed it), let go once; `given`:
+/// the user's values the user gave the page's own site in this action.
 pub(super) async fn guarded<T>(
     call: &Call<'_>,
     tab: &TabHandle,
@@ -51,21 +64,35 @@ pub(super) async fn guarded<T>(
     given: &[String],
     work: impl Future<Output = Result<T>>,
 ) -> Result<T> {
+    let mut slot = tab.wire.lock().await;
+    let kept = match slot.take() {
+        Some(idle) => idle.take().await,
+        None => None,
+    };
+    let wire = match kept {
+        Some(wire) => wire,
+        None => WireWatch::start(tab, carries_elsewhere).await?,
+    };
     let (page_url, _) = page::url_and_title(tab).await;
-    let home = page_url.clone();
-    let hold_read = move |url: &str| carries_elsewhere(url, &home);
-    let mut wire = WireWatch::start(tab, hold_read).await?;
+    wire.set_home(&page_url);
+    let judge = Arc::new(Judge {
+        gate: Arc::clone(&call.ctx.gate),
+        cx: call.cx.clone(),
+        args: call.args.clone(),
+        tool,
+        page_url,
+        given: given.to_vec(),
+        approved: Mutex::new(approved),
+        secrets: tokio::sync::OnceCell::new(),
+    });
     let (done_tx, mut done_rx) = tokio::sync::oneshot::channel::<()>();
     let work = async move {
         let out = work.await;
         let _ = done_tx.send(());
         out
     };
-    // The user's values, read (and unsealed) once per action, when the
-    // first request is held.
-    let secrets = tokio::sync::OnceCell::new();
+    let mut wire = wire;
     let deciding = async {
-        let mut approved = approved;
         let mut blocked: Vec<String> = Vec::new();
         let mut quiet: Option<(Instant, Instant)> = None;
         loop {
@@ -75,16 +102,12 @@ pub(super) async fn guarded<T>(
             tokio::select! {
                 held = wire.next() => {
                     let Some(held) = held else { break };
-                    let secrets = secrets
-                        .get_or_init(|| async { call.ctx.gate.secrets().await.unwrap_or_default() })
-                        .await;
-                    let (verdict, why) = judge(call, tool, &page_url, secrets, given, &mut approved, &held).await;
+                    let (verdict, why) = judge.judge(&held).await;
                     wire.decide(&held, verdict).await;
                     blocked.extend(why);
                     // A read does not keep the window open (a page polling
                     // another site would hold every action to the cap).
-                    let reads = matches!(held.method.as_str(), "GET" | "HEAD" | "OPTIONS") && held.body.is_none();
-                    if !reads && let Some((since, _)) = quiet.as_mut() {
+                    if !reads(&held) && let Some((since, _)) = quiet.as_mut() {
                         *since = Instant::now();
                     }
                 }
@@ -98,7 +121,21 @@ pub(super) async fn guarded<T>(
         blocked
     };
     let (out, blocked) = futures::join!(work, deciding);
-    wire.stop().await;
+    // The page may send more later: the watch stays, judging alike.
+    let (now_at, _) = page::url_and_title(tab).await;
+    wire.set_home(&now_at);
+    let later = Arc::clone(&judge);
+    *slot = Some(Idle::spawn(wire, IDLE_MAX, move |held: Outgoing| {
+        let judge = Arc::clone(&later);
+        async move {
+            let (verdict, why) = judge.judge(&held).await;
+            if let Some(why) = why {
+                tracing::warn!("wire: after {}, the page tried to send {why}; blocked", judge.tool.name());
+            }
+            verdict
+        }
+    }));
+    drop(slot);
     if !blocked.is_empty() {
         let what = tool.name();
         return Err(Error::new(
@@ -113,6 +150,10 @@ pub(super) async fn guarded<T>(
     out
 }
 
+fn reads(held: &Outgoing) -> bool {
+    matches!(held.method.as_str(), "GET" | "HEAD" | "OPTIONS") && held.body.is_none()
+}
+
 /// A read worth holding: to another site than the page's (`home`), with
 /// something in its address that could be data (a query, or a path past
 /// a file name).
@@ -124,57 +165,68 @@ fn carries_elsewhere(url: &str, home: &str) -> bool {
     u.query().is_some_and(|q| !q.is_empty()) || u.path().len() > 1
 }
 
-/// What becomes of one held request, and why, when it is blocked.
-async fn judge(
-    call: &Call<'_>,
+/// What one action's requests are judged by, during the action and after
+/// it (owned: the watch outlives the call).
+struct Judge {
+    gate: Arc<Gate>,
+    cx: CallContext,
+    args: Value,
     tool: BrowserTool,
-    page_url: &str,
-    secrets: &[SecretValue],
-    given: &[String],
-    approved: &mut Option<String>,
-    held: &Outgoing,
-) -> (Verdict, Option<String>) {
-    let request = WireRequest::parse(&held.method, &held.url, held.content_type.as_deref(), held.body.as_deref());
-    if approved.as_deref() == Some(request.binding().as_str()) {
-        // The request the user saw and approved, as it was shown: once.
-        *approved = None;
-        return (Verdict::Continue, None);
-    }
-    let page = (!page_url.is_empty()).then_some(page_url);
-    let secrets = not_given(secrets, given, &request.url, page);
-    if classify_request(&request, page, &secrets).scope < PermissionScope::Submit {
-        return (Verdict::Continue, None);
-    }
-    let shown = format!("{} {}", request.method, request.url);
-    let action = Action {
-        tool: tool.name().to_owned(),
-        declared: Some(PermissionScope::WriteNonDestructive),
-        url: page.map(str::to_owned),
-        origin: page.and_then(crate::vocab::origin::origin_of),
-        target: Some(ElementFacts {
-            tag: "request".into(),
-            name: format!("the page's request {shown}"),
-            submits_form: true,
-            form: Some(request.form()),
-            ..ElementFacts::default()
-        }),
-        destination: Some(held.url.clone()),
-        page_total: request.amount(),
-        request: Some(request),
-        ..Action::default()
-    };
-    let (_, risk) = tool.declared();
-    let (gate, cx) = (&call.ctx.gate, call.cx);
-    let decided = match gate.begin(cx, &action, risk, &call.args).await {
-        Ok(Checked::Decided(done)) => done,
-        Ok(Checked::Ask(asking)) => gate.answer(cx, asking).await,
-        Err(refused) => Err(refused),
-    };
-    match decided {
-        Ok(_) => (Verdict::Continue, None),
-        Err(refused) => {
-            tracing::warn!("wire: blocked {shown}: {}", refused.error.message());
-            (Verdict::Fail, Some(shown))
+    page_url: String,
+    given: Vec<String>,
+    /// The binding of the request the user approved, let go once.
+    approved: Mutex<Option<String>>,
+    /// The user's values, read (and unsealed) once, when first needed.
+    secrets: tokio::sync::OnceCell<Vec<SecretValue>>,
+}
+
+impl Judge {
+    /// What becomes of one held request, and why, when it is blocked.
+    async fn judge(&self, held: &Outgoing) -> (Verdict, Option<String>) {
+        let request = WireRequest::parse(&held.method, &held.url, held.content_type.as_deref(), held.body.as_deref());
+        if let Ok(mut approved) = self.approved.lock()
+            && approved.as_deref() == Some(request.binding().as_str())
+        {
+            // The request the user saw and approved, as it was shown: once.
+            *approved = None;
+            return (Verdict::Continue, None);
+        }
+        let secrets = self.secrets.get_or_init(|| async { self.gate.secrets().await.unwrap_or_default() }).await;
+        let page = (!self.page_url.is_empty()).then_some(self.page_url.as_str());
+        let secrets = not_given(secrets, &self.given, &request.url, page);
+        if classify_request(&request, page, &secrets).scope < PermissionScope::Submit {
+            return (Verdict::Continue, None);
+        }
+        let shown = format!("{} {}", request.method, request.url);
+        let action = Action {
+            tool: self.tool.name().to_owned(),
+            declared: Some(PermissionScope::WriteNonDestructive),
+            url: page.map(str::to_owned),
+            origin: page.and_then(crate::vocab::origin::origin_of),
+            target: Some(ElementFacts {
+                tag: "request".into(),
+                name: format!("the page's request {shown}"),
+                submits_form: true,
+                form: Some(request.form()),
+                ..ElementFacts::default()
+            }),
+            destination: Some(held.url.clone()),
+            page_total: request.amount(),
+            request: Some(request),
+            ..Action::default()
+        };
+        let (_, risk) = self.tool.declared();
+        let decided = match self.gate.begin(&self.cx, &action, risk, &self.args).await {
+            Ok(Checked::Decided(done)) => done,
+            Ok(Checked::Ask(asking)) => self.gate.answer(&self.cx, asking).await,
+            Err(refused) => Err(refused),
+        };
+        match decided {
+            Ok(_) => (Verdict::Continue, None),
+            Err(refused) => {
+                tracing::warn!("wire: blocked {shown}: {}", refused.error.message());
+                (Verdict::Fail, Some(shown))
+            }
         }
     }
 }
