@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps mcp-peers ui build run test lint protocol icons bench bench-agent bench-api playwright-mcp bench-desktop bench-extract bench-watch bench-injection dist fuzz soak crashpoints
+.PHONY: help deps mcp-peers ui build run test lint protocol icons bench bench-agent bench-api playwright-mcp bench-desktop bench-extract bench-browse bench-watch bench-injection dist fuzz soak crashpoints
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -81,6 +81,10 @@ bench-api: playwright-mcp ## The local API's overhead: tool listing and a READ_O
 bench-extract: ## browser_extract on real shop pages (../shared/datasets/products-dev): F1 and time per page
 	$(CARGO) build --release -p halley --bin halley
 	python3 bench/extract/bench.py $(TARGET_DIR)/release/halley $(BENCH_EXTRACT_ARGS)
+
+bench-browse: ## How often an ordinary browse of the real shop pages (../shared/datasets/products-dev) asks the user (aim: never)
+	$(CARGO) build --release -p halley --bin halley
+	python3 bench/browse/bench.py $(TARGET_DIR)/release/halley $(BENCH_BROWSE_ARGS)
 
 bench-watch: ## 1,000 price watches in Halley and changedetection.io side by side (installs it into bench/watch/.venv)
 	$(CARGO) build --release -p halley --bin halley
