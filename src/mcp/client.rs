@@ -309,7 +309,9 @@ pub fn tool_spec(server: &str, tool: &McpToolRow) -> ToolSpec {
     }
     ToolSpec {
         name: format!("{server}{SEPARATOR}{}", tool.name),
-        description: format!("[MCP server `{server}`] {}", tool.description),
+        // The server's own words, as it wrote them: the model reads them
+        // fenced as data (`gate::foreign`), the user sees them flagged.
+        description: tool.description.clone(),
         kind: ToolKind::Custom,
         executor: Executor::Mcp,
         status: ToolStatus::Available,
