@@ -10,7 +10,7 @@ use clap::Subcommand;
 
 use super::signals::{Signals, close_for};
 use super::tools::{asks_nobody, print_json};
-use super::{EXIT_FAILURE, EXIT_USAGE, exit_code, fail, out};
+use super::{EXIT_FAILURE, EXIT_USAGE, exit_code, fail, out, warn};
 use crate::api::mcp_server::McpServer;
 use crate::core::BrowserSettings;
 use crate::error::Error;
@@ -117,7 +117,7 @@ async fn add(
                 out(&format!("  {}", tool_line(tool)));
             }
             for line in warnings(&described) {
-                eprintln!("halley: warning: {line}");
+                warn(&line);
             }
             ExitCode::SUCCESS
         }

@@ -189,7 +189,11 @@ fn origin(spec: &ToolSpec) -> String {
 
 /// `text` cut to `max` characters.
 fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max { text.to_owned() } else { format!("{}…", text.chars().take(max).collect::<String>()) }
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        format!("{}…", text.chars().take(max).collect::<String>())
+    }
 }
 
 /// `text` with each line that addresses the assistant replaced by a note;
@@ -323,7 +327,8 @@ mod tests {
         let places: Vec<&str> = flagged.iter().map(|f| f.place.as_str()).collect();
         assert_eq!(places, ["description", "parameter description", "parameter legs[].city"], "{flagged:?}");
         assert_eq!(flagged[0].line, INJECTED);
-        let plain = spec("fs__read", Executor::Mcp, "Read a file.", json!({"properties": {"path": {"description": "Where"}}}));
+        let plain =
+            spec("fs__read", Executor::Mcp, "Read a file.", json!({"properties": {"path": {"description": "Where"}}}));
         assert!(flags(&plain.description, &plain.parameters).is_empty());
     }
 

@@ -200,9 +200,7 @@ fn mime_of(path: &Path) -> &'static str {
 pub(super) fn described(row: &crate::store::mcp_servers::McpServerRow) -> Vec<crate::protocol::ForeignToolView> {
     row.tools
         .iter()
-        .map(|t| {
-            crate::gate::foreign::view(format!("{}__{}", row.name, t.name), &t.description, &t.input_schema)
-        })
+        .map(|t| crate::gate::foreign::view(format!("{}__{}", row.name, t.name), &t.description, &t.input_schema))
         .collect()
 }
 

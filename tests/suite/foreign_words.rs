@@ -80,7 +80,11 @@ fn a_hostile_mcp_servers_words_reach_the_model_only_fenced_and_the_user_is_warne
     let added = h.run(&["mcp", "add", "trips", "--", python.to_str().unwrap(), server.to_str().unwrap()]);
     assert_eq!(added.code, 0, "{}\n{}", added.stdout, added.stderr);
     // Each tool with its description; a warning for each flagged line, naming where it is.
-    assert!(added.stdout.contains("  trips__lookup_booking: Look up a flight booking by its code."), "{}", added.stdout);
+    assert!(
+        added.stdout.contains("  trips__lookup_booking: Look up a flight booking by its code."),
+        "{}",
+        added.stdout
+    );
     assert!(added.stdout.contains("  trips__weather: Today's weather in a city"), "{}", added.stdout);
     let warnings: Vec<&str> = added.stderr.lines().filter(|l| l.starts_with("halley: warning: ")).collect();
     assert_eq!(warnings.len(), 3, "{}", added.stderr);
@@ -122,7 +126,10 @@ fn a_hostile_mcp_servers_words_reach_the_model_only_fenced_and_the_user_is_warne
     // The ordinary tool: its words only inside the fence, nothing withheld.
     let weather = offered(request, "trips__weather");
     let inside = fenced(weather["description"].as_str().unwrap());
-    assert_eq!(inside, "Today's weather in a city, in degrees Celsius.\nParameters:\n- city: The city, e.g. Hà Nội or Đà Nẵng.");
+    assert_eq!(
+        inside,
+        "Today's weather in a city, in degrees Celsius.\nParameters:\n- city: The city, e.g. Hà Nội or Đà Nẵng."
+    );
     no_prose(&weather["parameters"]);
     assert_eq!(whole.matches("Today's weather in a city").count(), 1, "once, inside the fence");
     // Halley's own tools keep their own descriptions.
