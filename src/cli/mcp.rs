@@ -176,6 +176,13 @@ pub(super) fn warnings(described: &[ForeignToolView]) -> Vec<String> {
         .iter()
         .flat_map(|t| {
             t.flagged.iter().map(move |f| {
+                if f.place == "name" {
+                    return format!(
+                        "the server's name for the tool `{}` addresses the assistant, as a prompt injection does; \
+                         Halley does not offer that tool to the model",
+                        t.name
+                    );
+                }
                 let place = if f.place == "description" { String::new() } else { format!(" ({})", f.place) };
                 format!(
                     "the server's description of `{}`{place} addresses the assistant, as a prompt injection does; \

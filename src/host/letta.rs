@@ -79,7 +79,9 @@ fn stored_tool_view(row: ToolRow, core: &Core) -> StoredToolView {
     let spec = core.registry().get(&row.name).cloned();
     // A client tool's words are the client's: flagged as they reach the model.
     let flagged = match &spec {
-        Some(s) if crate::gate::foreign::is_foreign(s) => crate::gate::foreign::flags(&s.description, &s.parameters),
+        Some(s) if crate::gate::foreign::is_foreign(s) => {
+            crate::gate::foreign::flags(&s.name, &s.description, &s.parameters)
+        }
         _ => Vec::new(),
     };
     StoredToolView {

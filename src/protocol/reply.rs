@@ -357,8 +357,9 @@ pub struct ForeignToolView {
 /// One line of another program's words that addresses the assistant.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct FlaggedLine {
-    /// Where it is: `description`, or `parameter NAME` (`a.b` nested,
-    /// `a[]` an array's items).
+    /// Where it is: `description`, `name` (the tool's own name: it is not
+    /// offered to the model), or `parameter NAME` (`a.b` nested, `a[]` an
+    /// array's items; `(default)`, `(enum)`, `(const)`: a value there).
     pub place: String,
     /// The line as written (at most 200 characters).
     pub line: String,

@@ -227,8 +227,9 @@ export type Executor = "builtin" | "client" | "implicit" | "mcp";
  */
 export type FlaggedLine = {
   /**
-   * Where it is: `description`, or `parameter NAME` (`a.b` nested,
-   * `a[]` an array's items).
+   * Where it is: `description`, `name` (the tool's own name: it is not
+   * offered to the model), or `parameter NAME` (`a.b` nested, `a[]` an
+   * array's items; `(default)`, `(enum)`, `(const)`: a value there).
    */
   place: string,
   /** The line as written (at most 200 characters). */

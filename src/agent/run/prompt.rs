@@ -61,6 +61,8 @@ pub fn tool_definitions(registry: &Registry) -> Vec<Value> {
     registry
         .list()
         .filter(|t| t.status == ToolStatus::Available)
+        // Another program's tool whose very name addresses the assistant.
+        .filter(|t| !(foreign::is_foreign(t) && foreign::name_addresses_assistant(&t.name)))
         .map(|t| {
             let (description, parameters) = if foreign::is_foreign(t) {
                 foreign::for_model(t, foreign::nonce())
