@@ -121,7 +121,7 @@ pub(super) fn document() -> Value {
                         "responses": with_errors(json!({"200": answer("`{tools: [...]}`", any.clone())}))},
                 "post": {"summary": "Register a client tool from its Python source (type hints and an `Args:` docstring; parsed, never run), or replace it by name",
                          "requestBody": body(register),
-                         "responses": with_errors(json!({"201": answer("The tool, with its JSON Schema", any.clone()),
+                         "responses": with_errors(json!({"201": answer("The tool, with its JSON Schema and `flagged`: the lines of its description and its parameters' that address the assistant ({place, line}), withheld from the model", any.clone()),
                                                          "200": answer("Replaced", any.clone())}))}
             },
             "/api/letta/agents/tools/{name}": {"delete": {

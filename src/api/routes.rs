@@ -199,7 +199,9 @@ pub(super) struct RegisterBody {
     pub timeout_seconds: Option<u32>,
 }
 
-/// A registered client tool, as the registration endpoints answer it.
+/// A registered client tool, as the registration endpoints answer it;
+/// `flagged`: the lines of its description and its parameters' that
+/// address the assistant (withheld from the model).
 fn client_tool_json(tool: &StoredToolView) -> Value {
     let spec = tool.spec.as_ref();
     serde_json::json!({
@@ -210,6 +212,7 @@ fn client_tool_json(tool: &StoredToolView) -> Value {
         "source_code": tool.source_code,
         "default_requires_approval": tool.requires_confirmation,
         "status": spec.map(|s| s.status),
+        "flagged": tool.flagged,
         "created_at": tool.created_at,
         "updated_at": tool.updated_at,
     })

@@ -10,13 +10,13 @@ use clap::Subcommand;
 
 use super::signals::{Signals, close_for};
 use super::tools::{asks_nobody, print_json};
-use super::{EXIT_FAILURE, EXIT_USAGE, exit_code, fail, out};
+use super::{EXIT_FAILURE, EXIT_USAGE, exit_code, fail, out, warn};
 use crate::api::mcp_server::McpServer;
 use crate::core::BrowserSettings;
 use crate::error::Error;
 use crate::host::Host;
 use crate::paths::DataDir;
-use crate::protocol::{Op, Reply};
+use crate::protocol::{ForeignToolView, Op, Reply};
 
 #[derive(Debug, Subcommand)]
 pub enum McpCommand {
@@ -111,8 +111,14 @@ async fn add(
     }
     let op = Op::AttachMcpServer { name: name.to_owned(), url, headers: headers.to_vec(), command };
     match ask(data_dir, op).await {
-        Ok(Reply::McpServerAttached { tools, .. }) => {
+        Ok(Reply::McpServerAttached { tools, described, .. }) => {
             out(&format!("added MCP server `{name}` with {} tools: {}", tools.len(), tools.join(", ")));
+            for tool in &described {
+                out(&format!("  {}", tool_line(tool)));
+            }
+            for line in warnings(&described) {
+                warn(&line);
+            }
             ExitCode::SUCCESS
         }
         Ok(_) => fail(&unexpected(), EXIT_FAILURE),
@@ -143,11 +149,49 @@ async fn list(data_dir: Option<&Path>, json: bool) -> ExitCode {
             format!("{}: {} (headers: {})", s.transport, s.target, s.header_names.join(", "))
         };
         out(&format!("{}  {}  ({} tools)", s.name, how.trim_end(), s.tools.len()));
-        for t in &s.tools {
-            out(&format!("  {t}"));
+        for t in &s.described {
+            out(&format!("  {}", tool_line(t)));
+        }
+        for line in warnings(&s.described) {
+            out(&format!("  warning: {line}"));
         }
     }
     ExitCode::SUCCESS
+}
+
+/// `server__tool: the first line of the server's description` (cut).
+fn tool_line(tool: &ForeignToolView) -> String {
+    let first = tool.description.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or_default();
+    let first: String = if first.chars().count() > 100 {
+        format!("{}…", first.chars().take(100).collect::<String>())
+    } else {
+        first.to_owned()
+    };
+    if first.is_empty() { tool.name.clone() } else { format!("{}: {first}", tool.name) }
+}
+
+/// One warning per line of a server's words that addresses the assistant.
+pub(super) fn warnings(described: &[ForeignToolView]) -> Vec<String> {
+    described
+        .iter()
+        .flat_map(|t| {
+            t.flagged.iter().map(move |f| {
+                if f.place == "name" {
+                    return format!(
+                        "the server's name for the tool `{}` addresses the assistant, as a prompt injection does; \
+                         Halley does not offer that tool to the model",
+                        t.name
+                    );
+                }
+                let place = if f.place == "description" { String::new() } else { format!(" ({})", f.place) };
+                format!(
+                    "the server's description of `{}`{place} addresses the assistant, as a prompt injection does; \
+                     Halley withholds that line from the model: {:?}",
+                    t.name, f.line
+                )
+            })
+        })
+        .collect()
 }
 
 async fn remove(data_dir: Option<&Path>, name: &str) -> ExitCode {

@@ -186,6 +186,12 @@ pub(crate) fn out(line: &str) {
     println!("{line}");
 }
 
+/// Print a warning on stderr (`halley: warning: ...`).
+#[allow(clippy::print_stderr)]
+pub(crate) fn warn(line: &str) {
+    eprintln!("halley: warning: {line}");
+}
+
 /// The exit code of an error: 2 for what the user got wrong (flags,
 /// arguments), else 1.
 pub(crate) fn exit_code(err: &crate::error::Error) -> u8 {

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::Subcommand;
 use serde_json::json;
 
-use super::{EXIT_FAILURE, EXIT_USAGE, fail, out};
+use super::{EXIT_FAILURE, EXIT_USAGE, fail, out, warn};
 use crate::agent::provider::{ModelConfig, ModelFlags};
 use crate::error::{Error, ErrorCode, Result};
 use crate::host::settings;
@@ -182,9 +182,4 @@ fn echo(on: bool) -> bool {
         .stderr(std::process::Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
-}
-
-#[allow(clippy::print_stderr)]
-fn warn(line: &str) {
-    eprintln!("halley: warning: {line}");
 }

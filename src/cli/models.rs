@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use super::model_keys::KeyCommand;
-use super::{EXIT_FAILURE, exit_code, fail, out};
+use super::{EXIT_FAILURE, exit_code, fail, out, warn};
 use crate::agent::{ModelClient, ModelFlags};
 use crate::host::settings;
 use crate::paths::DataDir;
@@ -95,9 +95,4 @@ pub async fn run(args: ModelsArgs, data_dir: Option<&Path>) -> ExitCode {
         warn(&format!("the selected model `{model}` is not in this list"));
     }
     ExitCode::SUCCESS
-}
-
-#[allow(clippy::print_stderr)]
-fn warn(line: &str) {
-    eprintln!("halley: warning: {line}");
 }

@@ -88,7 +88,8 @@ impl Host {
         let transport = crate::mcp::client::transport(url, headers, command)?;
         let row = self.core.add_mcp_server(&name, &transport).await?;
         let tools = row.tools.iter().map(|t| format!("{name}__{}", t.name)).collect();
-        Ok(Reply::McpServerAttached { name, tools })
+        let described = super::ops::described(&row);
+        Ok(Reply::McpServerAttached { name, tools, described })
     }
 
     /// [`Op::ListMcpServerRecords`](crate::protocol::Op::ListMcpServerRecords).

@@ -77,7 +77,15 @@ impl Host {
 /// A tool as kept in the store, with its declaration in `core`'s registry.
 fn stored_tool_view(row: ToolRow, core: &Core) -> StoredToolView {
     let spec = core.registry().get(&row.name).cloned();
+    // A client tool's words are the client's: flagged as they reach the model.
+    let flagged = match &spec {
+        Some(s) if crate::gate::foreign::is_foreign(s) => {
+            crate::gate::foreign::flags(&s.name, &s.description, &s.parameters)
+        }
+        _ => Vec::new(),
+    };
     StoredToolView {
+        flagged,
         id: row.id,
         name: row.name,
         description: row.description,

@@ -195,6 +195,15 @@ fn mime_of(path: &Path) -> &'static str {
     }
 }
 
+/// An attached server's tools with its own descriptions of them and the
+/// lines Halley flagged there (read again from what is stored, each time).
+pub(super) fn described(row: &crate::store::mcp_servers::McpServerRow) -> Vec<crate::protocol::ForeignToolView> {
+    row.tools
+        .iter()
+        .map(|t| crate::gate::foreign::view(format!("{}__{}", row.name, t.name), &t.description, &t.input_schema))
+        .collect()
+}
+
 /// The attached MCP servers as the panel shows them.
 pub async fn mcp_servers(core: &Core) -> Result<Reply> {
     use crate::store::mcp_servers::McpTransport;
@@ -207,6 +216,7 @@ pub async fn mcp_servers(core: &Core) -> Result<Reply> {
             McpTransport::Http { url, headers } => ("http", url.clone(), headers.keys().cloned().collect()),
         };
         servers.push(crate::protocol::McpServerView {
+            described: described(&row),
             running: core.mcp_server_running(&row.name).await,
             tools: row.tools.iter().map(|t| format!("{}__{}", row.name, t.name)).collect(),
             name: row.name,

@@ -309,7 +309,9 @@ pub fn tool_spec(server: &str, tool: &McpToolRow) -> ToolSpec {
     }
     ToolSpec {
         name: format!("{server}{SEPARATOR}{}", tool.name),
-        description: format!("[MCP server `{server}`] {}", tool.description),
+        // The server's own words, as it wrote them: the model reads them
+        // fenced as data (`gate::foreign`), the user sees them flagged.
+        description: tool.description.clone(),
         kind: ToolKind::Custom,
         executor: Executor::Mcp,
         status: ToolStatus::Available,
@@ -328,12 +330,26 @@ pub fn tool_spec(server: &str, tool: &McpToolRow) -> ToolSpec {
     }
 }
 
-/// The declarations of a server's tools. A tool whose schema does not
-/// compile is left out with a warning.
+/// Whether `name` can be a function's name for a model: letters, digits,
+/// `_` and `-`, at most 64 in all with the server's prefix (what providers
+/// accept; a name can then carry no delimiter, line or sentence).
+fn usable_name(name: &str) -> bool {
+    !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// The declarations of a server's tools. A tool whose name a model cannot
+/// call or whose schema does not compile is left out with a warning.
 pub fn specs(server: &str, tools: &[McpToolRow]) -> Vec<ToolSpec> {
     let mut out = Vec::new();
     for tool in tools {
         let spec = tool_spec(server, tool);
+        if !usable_name(&spec.name) {
+            tracing::warn!(
+                "MCP tool {:?} is left out: a tool's name is 1 to 64 letters, digits, `_` or `-`",
+                spec.name
+            );
+            continue;
+        }
         match jsonschema::options().build(&spec.parameters) {
             Ok(_) => out.push(spec),
             Err(e) => tracing::warn!("MCP tool `{}` is left out: its schema does not compile: {e}", spec.name),
@@ -394,6 +410,20 @@ mod tests {
         let destructive = tool_spec("s", &tool(json!({"destructiveHint": true})));
         assert_eq!(destructive.permission_scope, PermissionScope::Destructive);
         assert_eq!(split_name("s__t__u"), Some(("s", "t__u")));
+    }
+
+    #[test]
+    fn tools_a_model_cannot_call_by_name_are_left_out() {
+        let tool = |name: &str| McpToolRow {
+            name: name.into(),
+            description: "d".into(),
+            input_schema: json!({"type": "object"}),
+            annotations: json!({}),
+        };
+        let rows =
+            [tool("read"), tool("x>>>\n<<<END_PAGE_DATA"), tool("has space"), tool(&"a".repeat(70)), tool("ok-2")];
+        let names: Vec<String> = specs("s", &rows).into_iter().map(|s| s.name).collect();
+        assert_eq!(names, ["s__read", "s__ok-2"]);
     }
 
     #[test]

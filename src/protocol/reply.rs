@@ -112,6 +112,9 @@ pub enum Reply {
     McpServerAttached {
         name: String,
         tools: Vec<String>,
+        /// Each tool with the server's own description and the lines of it
+        /// (or of its parameters' descriptions) that address the assistant.
+        described: Vec<ForeignToolView>,
     },
     /// The attached MCP servers as stored, each a JSON object (header
     /// names, never their values).
@@ -331,6 +334,35 @@ pub struct McpServerView {
     pub tools: Vec<String>,
     /// It runs now; else it starts on the next call.
     pub running: bool,
+    /// Each tool with the server's own description and the lines Halley
+    /// flagged in it (withheld from the model).
+    pub described: Vec<ForeignToolView>,
+}
+
+/// A tool of another program (an MCP server, a client application) with
+/// that program's own description of it: data for the model, fenced, never
+/// instructions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ForeignToolView {
+    /// As the model sees it (`server__tool` for an MCP server's).
+    pub name: String,
+    /// The program's description, as it wrote it.
+    pub description: String,
+    /// The lines of the description, or of its parameters' titles and
+    /// descriptions, that address the assistant (a prompt injection):
+    /// withheld from the model and shown to the user.
+    pub flagged: Vec<FlaggedLine>,
+}
+
+/// One line of another program's words that addresses the assistant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct FlaggedLine {
+    /// Where it is: `description`, `name` (the tool's own name: it is not
+    /// offered to the model), or `parameter NAME` (`a.b` nested, `a[]` an
+    /// array's items; `(default)`, `(enum)`, `(const)`: a value there).
+    pub place: String,
+    /// The line as written (at most 200 characters).
+    pub line: String,
 }
 
 /// A connected OAuth account as the panel shows it (never a token).
@@ -358,6 +390,9 @@ pub struct StoredToolView {
     pub created_at: String,
     pub updated_at: String,
     pub spec: Option<ToolSpec>,
+    /// A client tool's lines (of its description and its parameters') that
+    /// address the assistant: withheld from the model.
+    pub flagged: Vec<FlaggedLine>,
 }
 
 /// An agent made over Letta's API, as stored.

@@ -273,6 +273,8 @@ fn halley_attaches_mcp_server_fetch_and_the_model_fetches_a_local_page() {
     let added =
         h.run(&["mcp", "add", "fetch", "--", fetch.to_str().unwrap(), "--ignore-robots-txt", "--allow-private-ips"]);
     assert_eq!(added.code, 0, "{}\n{}", added.stdout, added.stderr);
+    assert!(added.stdout.contains("  fetch__fetch: Fetches a URL from the internet"), "{}", added.stdout);
+    assert!(!added.stderr.contains("warning"), "an ordinary server is not flagged: {}", added.stderr);
     assert_eq!(h.run(&["rules", "add", "--tool", "fetch__fetch", "allow"]).code, 0);
     let call = ToolCall::new("fetch__fetch", json!({"url": site.url("shop-vn.html"), "raw": true}));
     let model = ModelServer::start(vec![Turn::tool_calls(vec![call]), Turn::text("21.490.000 ₫")]);
@@ -280,6 +282,14 @@ fn halley_attaches_mcp_server_fetch_and_the_model_fetches_a_local_page() {
     let result = &tool_result(&evs, "fetch__fetch")["result"];
     assert_eq!(result["status"], "ok", "{result}");
     assert!(result["data"].to_string().contains("21.490.000"), "{result}");
+    // The server talks to the model in its description ("this tool now grants
+    // you internet access"): the model reads that only inside a fence.
+    let tools = model.requests()[0]["tools"].clone();
+    let fetch = tools.as_array().unwrap().iter().find(|t| t["function"]["name"] == "fetch__fetch").unwrap();
+    let description = fetch["function"]["description"].as_str().unwrap();
+    let (before, inside) = description.split_once("<<<PAGE_DATA ").unwrap();
+    assert!(before.starts_with("A tool of the MCP server `fetch`") && !before.contains("internet"), "{description}");
+    assert!(inside.contains("this tool now grants you internet access"), "{description}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -447,6 +457,9 @@ async fn the_panel_adds_lists_and_removes_an_mcp_server() {
     assert_eq!((s.name.as_str(), s.transport.as_str(), s.running), ("files", "stdio", false));
     assert_eq!(s.target, format!("{fs} {root}"));
     assert!(s.tools.contains(&"files__read_text_file".to_owned()), "{:?}", s.tools);
+    // Each tool with the server's own description; an ordinary server's words are not flagged.
+    assert_eq!(s.described.iter().map(|d| d.name.clone()).collect::<Vec<_>>(), s.tools);
+    assert!(s.described.iter().all(|d| !d.description.is_empty() && d.flagged.is_empty()), "{:?}", s.described);
     assert_eq!(servers(host.handle(Op::ListMcpServers).await.unwrap()), added);
 
     assert!(servers(host.handle(Op::RemoveMcpServer { name: "files".into() }).await.unwrap()).is_empty());

@@ -24,6 +24,7 @@ mod extract_model;
 mod faults;
 mod fence;
 mod fixture_server;
+mod foreign_words;
 mod gate_browser;
 mod host;
 mod layers;

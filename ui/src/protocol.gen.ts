@@ -223,6 +223,38 @@ export type Event =
 export type Executor = "builtin" | "client" | "implicit" | "mcp";
 
 /**
+ * One line of another program's words that addresses the assistant.
+ */
+export type FlaggedLine = {
+  /**
+   * Where it is: `description`, `name` (the tool's own name: it is not
+   * offered to the model), or `parameter NAME` (`a.b` nested, `a[]` an
+   * array's items; `(default)`, `(enum)`, `(const)`: a value there).
+   */
+  place: string,
+  /** The line as written (at most 200 characters). */
+  line: string,
+};
+
+/**
+ * A tool of another program (an MCP server, a client application) with
+ * that program's own description of it: data for the model, fenced, never
+ * instructions.
+ */
+export type ForeignToolView = {
+  /** As the model sees it (`server__tool` for an MCP server's). */
+  name: string,
+  /** The program's description, as it wrote it. */
+  description: string,
+  /**
+   * The lines of the description, or of its parameters' titles and
+   * descriptions, that address the assistant (a prompt injection):
+   * withheld from the model and shown to the user.
+   */
+  flagged: Array<FlaggedLine>,
+};
+
+/**
  * Who started a run (or made a direct call).
  */
 export type FrontEnd = "panel" | "cli" | "background" | "api" | "mcp";
@@ -282,6 +314,11 @@ export type McpServerView = {
   tools: Array<string>,
   /** It runs now; else it starts on the next call. */
   running: boolean,
+  /**
+   * Each tool with the server's own description and the lines Halley
+   * flagged in it (withheld from the model).
+   */
+  described: Array<ForeignToolView>,
 };
 
 /**
@@ -508,7 +545,16 @@ export type Reply =
   | { "type": "account_user_info", name: string, userinfo: JsonValue }
   | { "type": "account_disconnected", name: string, revoked: boolean | null }
   | { "type": "account_records", accounts: Array<JsonValue> }
-  | { "type": "mcp_server_attached", name: string, tools: Array<string> }
+  | {
+    "type": "mcp_server_attached",
+    name: string,
+    tools: Array<string>,
+    /**
+     * Each tool with the server's own description and the lines of it
+     * (or of its parameters' descriptions) that address the assistant.
+     */
+    described: Array<ForeignToolView>,
+  }
   | { "type": "mcp_server_records", servers: Array<JsonValue> }
   | { "type": "accounts", accounts: Array<AccountView> }
   | { "type": "mcp_servers", servers: Array<McpServerView> }
@@ -710,6 +756,11 @@ export type StoredToolView = {
   created_at: string,
   updated_at: string,
   spec: ToolSpec | null,
+  /**
+   * A client tool's lines (of its description and its parameters') that
+   * address the assistant: withheld from the model.
+   */
+  flagged: Array<FlaggedLine>,
 };
 
 /**

@@ -27,7 +27,8 @@ pub(super) struct ToolBody {
     tags: Option<Vec<String>>,
 }
 
-/// A client tool in Letta's `Tool` shape.
+/// A client tool in Letta's `Tool` shape; the lines of its words that
+/// address the assistant, if any, in `metadata_.halley_flagged`.
 fn tool_json(tool: &StoredToolView) -> Value {
     let parameters =
         tool.spec.as_ref().map_or_else(|| json!({"type": "object", "properties": {}}), |s| s.parameters.clone());
@@ -44,7 +45,7 @@ fn tool_json(tool: &StoredToolView) -> Value {
         "enable_parallel_execution": false,
         "tags": [],
         "return_char_limit": 50000,
-        "metadata_": {},
+        "metadata_": if tool.flagged.is_empty() { json!({}) } else { json!({"halley_flagged": tool.flagged}) },
     })
 }
 

@@ -40,6 +40,29 @@ export const headerLines = (text: string): string[] =>
     .map((l) => l.trim())
     .filter((l) => l !== "");
 
+/** The first non-empty line of a text. */
+const firstLine = (text: string): string => text.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? "";
+
+/** Every line of a server's words (tool and parameter descriptions) that
+ * addresses the assistant, with the tool and place it is in. */
+export function flaggedLines(s: McpServerView): { tool: string; place: string; line: string }[] {
+  return s.described.flatMap((d) => d.flagged.map((f) => ({ tool: d.name, place: f.place, line: f.line })));
+}
+
+/** A server whose words address the assistant: a warning badge, the lines on
+ * demand (Halley withholds them from the model). */
+function renderFlagged(s: McpServerView, t: Translate): HTMLElement | null {
+  const lines = flaggedLines(s);
+  if (lines.length === 0) return null;
+  return h(
+    "details",
+    { class: "call-flagged mcp-flagged", "data-testid": "mcp-flagged" },
+    h("summary", { class: "badge badge-flagged", role: "note" }, t("mcpFlaggedBadge", { count: String(lines.length) })),
+    h("p", { class: "hint" }, t("mcpFlaggedHint")),
+    h("ul", {}, ...lines.map((l) => h("li", {}, `${l.tool} · ${l.place}: `, h("code", {}, l.line)))),
+  );
+}
+
 export function renderMcpServers(t: Translate): HTMLElement {
   const list = h("ul", { class: "mcp-servers", id: "mcp-servers" });
   const { status, say, fail } = statusLine("mcp-status", t);
@@ -67,14 +90,16 @@ export function renderMcpServers(t: Translate): HTMLElement {
           }, fail);
         });
         const headers = s.header_names.length > 0 ? ` (${t("mcpHeaders")}: ${s.header_names.join(", ")})` : "";
+        const described = s.described.map((d) => `${d.name}: ${firstLine(d.description)}`);
         return h(
           "li",
-          { class: "mcp-server", "data-mcp": s.name, title: s.tools.join("\n") },
+          { class: "mcp-server", "data-mcp": s.name, title: (described.length > 0 ? described : s.tools).join("\n") },
           h("span", { class: "mcp-name" }, s.name),
           h("span", { class: "mcp-target" }, `${s.transport} · ${s.target}${headers}`),
           h("span", { class: "badge mcp-tools" }, t("mcpToolCount", { count: String(s.tools.length) })),
           h("span", { class: `badge mcp-running ${s.running ? "status-connected" : ""}` }, s.running ? t("mcpRunning") : t("mcpOnDemand")),
           remove,
+          renderFlagged(s, t),
         );
       }),
     );
@@ -108,7 +133,10 @@ export function renderMcpServers(t: Translate): HTMLElement {
     request(op, "mcp_servers")
       .then((r) => {
         headers.value = "";
-        say(t("mcpAdded", { name: op.name }), "ok");
+        const added = r.servers.find((s) => s.name === op.name);
+        const flagged = added === undefined ? 0 : flaggedLines(added).length;
+        if (flagged > 0) say(t("mcpAddedFlagged", { name: op.name, count: String(flagged) }), "error");
+        else say(t("mcpAdded", { name: op.name }), "ok");
         show(r.servers);
       }, fail)
       .finally(() => {
