@@ -395,6 +395,12 @@ fn element_sources(el: &ElementFacts, base: Option<&str>) -> Vec<Source> {
         text: text.to_owned(),
         camel: true,
     };
+    if lower(&el.tag) == "img" && !is_button_like(el) && !is_link(el) {
+        // A picture's description ("Sport bra, post-operative, view 1")
+        // is not a control's label: what a click on it sends is graded at
+        // the wire, from what it is.
+        return Vec::new();
+    }
     let mut out = vec![label(&el.name)];
     if is_button_like(el) {
         out.extend([

@@ -335,3 +335,16 @@ fn keys_read_from_chords() {
     assert_eq!(key_of("Ctrl++"), Key::Other);
     assert_eq!(key_of("Tab"), Key::Other);
 }
+
+#[test]
+fn a_pictures_description_is_not_a_command() {
+    let picture = |alt: &str| ElementFacts { tag: "img".into(), name: alt.into(), ..ElementFacts::default() };
+    for alt in ["Brassière de sport post-opératoire microfibre vue 1", "Đặt hàng ngay - ảnh 2", "Buy now banner"]
+    {
+        let c = classify(&click(picture(alt)), &[]);
+        assert_eq!(c.scope, WriteNonDestructive, "{alt}: {:?}", c.reasons);
+    }
+    // A picture that is a button, or a link, is read as one.
+    let button = ElementFacts { role: "button".into(), ..picture("Đặt hàng") };
+    assert!(classify(&click(button), &[]).scope >= Submit);
+}
