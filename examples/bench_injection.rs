@@ -56,7 +56,7 @@ fn main() {
         ordinary.len()
     );
     // (split, source) → (caught, total); languages per source.
-    let mut by_source: BTreeMap<(Split, String), (usize, usize, BTreeMap<String, (usize, usize)>)> = BTreeMap::new();
+    let mut by_source: BTreeMap<(Split, String), Tally> = BTreeMap::new();
     let mut missed: BTreeMap<Split, Vec<&str>> = BTreeMap::new();
     for a in &c.attacks {
         let split = c.split_of(a);
@@ -167,6 +167,9 @@ fn main() {
         }
     }
 }
+
+/// Caught, total, and (caught, total) per language.
+type Tally = (usize, usize, BTreeMap<String, (usize, usize)>);
 
 fn pct(n: usize, of: usize) -> f64 {
     if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 }
