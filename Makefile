@@ -66,7 +66,7 @@ bench: playwright-mcp ## Benchmark Halley against Playwright MCP (snapshot token
 bench-agent: ## Halley's own overhead per agent step (model time excluded)
 	$(CARGO) run --release -p halley --example bench_agent
 
-bench-injection: ## The flagger of text addressing the assistant on the injection corpus (bench/injection): detection and false alarms
+bench-injection: ## The flagger of text addressing the assistant on the injection corpus (bench/injection): detection on the tuning and held-out splits, false alarms (also on the real product pages)
 	$(CARGO) run --release -p halley --example bench_injection -- $(BENCH_INJECTION_ARGS)
 
 fuzz: ## Fuzz the parsers (stream assembly, HTML, money, normalize_compare, Python source, API bodies): N=10000000 inputs in all; not in CI
