@@ -233,16 +233,21 @@ pub(crate) type WireSlot = Arc<tokio::sync::Mutex<Option<Idle>>>;
 pub(crate) struct Idle {
     handback: oneshot::Sender<()>,
     task: JoinHandle<Option<WireWatch>>,
+    /// What was blocked since, as `judge` named it: told to the model.
+    blocked: Arc<Mutex<Vec<String>>>,
 }
 
 impl Idle {
-    /// Judge each request `watch` holds with `judge` until taken back.
+    /// Judge each request `watch` holds with `judge` until taken back;
+    /// `judge` names what it blocks.
     pub fn spawn<F, Fut>(mut watch: WireWatch, max: Duration, judge: F) -> Idle
     where
         F: Fn(Outgoing) -> Fut + Send + 'static,
-        Fut: Future<Output = Verdict> + Send,
+        Fut: Future<Output = (Verdict, Option<String>)> + Send,
     {
         let (handback, mut back) = oneshot::channel::<()>();
+        let blocked = Arc::new(Mutex::new(Vec::new()));
+        let named = Arc::clone(&blocked);
         let task = tokio::spawn(async move {
             let until = tokio::time::sleep(max);
             tokio::pin!(until);
@@ -252,8 +257,11 @@ impl Idle {
                     _ = &mut back => return Some(watch),
                     held = watch.next() => {
                         let Some(held) = held else { break };
-                        let verdict = judge(held.clone()).await;
+                        let (verdict, why) = judge(held.clone()).await;
                         watch.decide(&held, verdict).await;
+                        if let (Some(why), Ok(mut named)) = (why, named.lock()) {
+                            named.push(why);
+                        }
                     }
                     () = &mut until => break,
                 }
@@ -261,7 +269,12 @@ impl Idle {
             watch.stop().await;
             None
         });
-        Idle { handback, task }
+        Idle { handback, task, blocked }
+    }
+
+    /// What was blocked since the last call, taken (each told once).
+    pub fn blocked(&self) -> Vec<String> {
+        self.blocked.lock().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default()
     }
 
     /// The watch back, for the next action (`None`: it had ended).

@@ -351,6 +351,16 @@ async fn an_order_sent_long_after_the_click_is_still_asked_about() {
         assert_eq!(asked.len(), 1, "the late order was asked about: {asked:#?}");
         assert!(asked[0].destination.as_deref().unwrap_or_default().ends_with("/order"), "{:?}", asked[0]);
         assert_eq!(orders(&site).len(), usize::from(yes), "answer {yes}: {:?}", orders(&site));
+        // The model hears of it at its next action on the tab (once).
+        let next = core.call_tool(&cx, "browser_click", json!({"selector": "h1"})).await;
+        if yes {
+            assert!(next.is_ok(), "{next:?}");
+        } else {
+            let said = next.error.as_ref().map(|e| e.message.clone()).unwrap_or_default();
+            assert!(said.contains("after the last action") && said.contains("/order"), "{next:?}");
+            let again = core.call_tool(&cx, "browser_click", json!({"selector": "h1"})).await;
+            assert!(again.is_ok(), "told once: {again:?}");
+        }
         core.close().await;
     }
 }

@@ -65,6 +65,20 @@ pub(super) async fn guarded<T>(
     work: impl Future<Output = Result<T>>,
 ) -> Result<T> {
     let mut slot = tab.wire.lock().await;
+    if let Some(late) = slot.as_ref().map(Idle::blocked).filter(|b| !b.is_empty()) {
+        // The model must know before it goes on: its last action's page
+        // tried to send what nobody approved.
+        return Err(Error::new(
+            ErrorCode::Denied,
+            format!(
+                "{} was not done: after the last action on this tab, the page tried to send what was not \
+                 approved, and it was blocked (nothing of it reached the site): {}. Tell the user before going \
+                 on; do not try another way around this.",
+                tool.name(),
+                late.join("; ")
+            ),
+        ));
+    }
     let kept = match slot.take() {
         Some(idle) => idle.take().await,
         None => None,
@@ -129,10 +143,10 @@ pub(super) async fn guarded<T>(
         let judge = Arc::clone(&later);
         async move {
             let (verdict, why) = judge.judge(&held).await;
-            if let Some(why) = why {
+            if let Some(why) = &why {
                 tracing::warn!("wire: after {}, the page tried to send {why}; blocked", judge.tool.name());
             }
-            verdict
+            (verdict, why)
         }
     }));
     drop(slot);
