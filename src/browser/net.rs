@@ -79,6 +79,11 @@ impl NetTracker {
         if busy { Duration::ZERO } else { now.duration_since(inner.last_change) }
     }
 
+    /// Whether a request started or ended since `at`.
+    pub fn changed_since(&self, at: Instant) -> bool {
+        self.inner.lock().is_ok_and(|inner| inner.last_change > at)
+    }
+
     /// Requests currently in flight (stale ones excluded).
     pub fn inflight(&self) -> usize {
         let Ok(inner) = self.inner.lock() else { return 0 };

@@ -43,8 +43,16 @@ use crate::gate::wire::{WireRequest, classify_request, not_given};
 use crate::tools::PermissionScope;
 use crate::vocab::origin::same_site;
 
-/// After the action's work ended, requests are held until none came for this long.
+/// After the action's work ended, the action waits this long without a
+/// held request before it returns, when the page's network moved during
+/// the action: what its events set off is answered in its result. What
+/// comes later is judged alike by the watch the tab keeps ([`Idle`]) and
+/// told at the next action.
 const QUIET: Duration = Duration::from_millis(60);
+
+/// ...and this long when nothing moved on the network during the action
+/// (typing into a plain field): such an action costs next to nothing.
+const QUIET_STILL: Duration = Duration::from_millis(10);
 
 /// ...and no longer than this (a page that keeps sending holds the action).
 const QUIET_CAP: Duration = Duration::from_secs(3);
@@ -106,12 +114,14 @@ pub(super) async fn guarded<T>(
         out
     };
     let mut wire = wire;
+    let began = Instant::now();
     let deciding = async {
         let mut blocked: Vec<String> = Vec::new();
         let mut quiet: Option<(Instant, Instant)> = None;
+        let mut settle = QUIET;
         loop {
             let wait = quiet.map_or(Duration::from_secs(3600), |(since, cap)| {
-                (since + QUIET).min(cap).saturating_duration_since(Instant::now())
+                (since + settle).min(cap).saturating_duration_since(Instant::now())
             });
             tokio::select! {
                 held = wire.next() => {
@@ -127,6 +137,9 @@ pub(super) async fn guarded<T>(
                 }
                 _ = &mut done_rx, if quiet.is_none() => {
                     let now = Instant::now();
+                    if blocked.is_empty() && !tab.net.changed_since(began) {
+                        settle = QUIET_STILL;
+                    }
                     quiet = Some((now, now + QUIET_CAP));
                 }
                 () = tokio::time::sleep(wait), if quiet.is_some() => break,
