@@ -44,6 +44,15 @@ const END: &str = "<!-- browser-bench:end -->";
 const TOKEN_TARGET: f64 = 0.5;
 const LATENCY_TARGET: f64 = 1.0;
 
+/// Halley's medians before the gate at the wire (issue 27), this benchmark
+/// on 2026-11-22 (2cee582, the same machine): what the wire gate costs is
+/// read beside them.
+const BEFORE_WIRE: &[(&str, f64)] =
+    &[("navigate", 72.9), ("click", 83.4), ("type", 7.4), ("select", 4.7), ("screenshot", 51.4)];
+
+/// The wire gate's aim: at most this much added to an action.
+const WIRE_COST_AIM: f64 = 0.10;
+
 struct Options {
     write_doc: bool,
     snapshot_runs: usize,
@@ -173,6 +182,9 @@ struct HalleyRun {
     pages: Vec<HalleyPage>,
     actions: Vec<Action>,
     trivial: Stats,
+    /// The same navigation right after an action, with the gate's watch
+    /// on the tab (every request the page loads goes through it).
+    watched_navigate: Stats,
 }
 
 fn distinct_refs(text: &str) -> Result<usize> {
@@ -255,7 +267,14 @@ async fn halley(core: &Core, server: &fixtures::FixtureServer, o: &Options) -> R
     actions.push(Action { name: "screenshot", what: "viewport, PNG", time, response_chars: size(&last) });
 
     let (trivial, _) = timed(runs, || call(core, "browser_list_tabs", json!({}))).await?;
-    Ok(HalleyRun { pages, actions, trivial })
+    // An action (a click), then the page loads again while the tab's watch is on.
+    call(core, "browser_navigate", json!({"url": shop, "wait_until": "load"})).await?;
+    let (watched_navigate, _) = timed(runs, || async {
+        call(core, "browser_click", json!({"ref": cart})).await?;
+        call(core, "browser_navigate", json!({"url": shop, "wait_until": "load"})).await
+    })
+    .await?;
+    Ok(HalleyRun { pages, actions, trivial, watched_navigate })
 }
 
 /// Run `bench/playwright-mcp/bench.mjs` on the same pages; its JSON result.
@@ -486,6 +505,39 @@ fn report(run: &HalleyRun, pw: &Value, o: &Options, root: &Path) -> Result<Strin
             d["response_chars"].as_u64().unwrap_or(0),
         )?;
     }
+
+    writeln!(
+        md,
+        "\n**The gate at the wire** (issue 27: every request an action makes the page send is held and graded; aim: \
+         at most {:.0} % added). Halley's medians now beside this benchmark's before the wire gate (2cee582, \
+         2026-11-22, same machine):\n",
+        WIRE_COST_AIM * 100.0
+    )?;
+    writeln!(md, "| Action | before (ms) | now (ms) | added | ≤ {:.0} % |", WIRE_COST_AIM * 100.0)?;
+    writeln!(md, "| --- | ---: | ---: | ---: | :---: |")?;
+    for a in &run.actions {
+        let Some((_, before)) = BEFORE_WIRE.iter().find(|(n, _)| *n == a.name) else { continue };
+        let added = a.time.median / before - 1.0;
+        writeln!(
+            md,
+            "| {} | {} | {} | {:+.0} % | {} |",
+            a.name,
+            ms(*before),
+            ms(a.time.median),
+            added * 100.0,
+            verdict(added <= WIRE_COST_AIM)
+        )?;
+    }
+    let plain = run.actions.iter().find(|a| a.name == "navigate").map_or(0.0, |a| a.time.median);
+    writeln!(
+        md,
+        "\nA page load with the tab's watch on (the same navigation right after a click, the navigation timed): \
+         {} / {} ms, beside {} ms for the load with no action before it ({:+.0} %).",
+        ms(run.watched_navigate.median),
+        ms(run.watched_navigate.p90),
+        ms(plain),
+        (run.watched_navigate.median / plain - 1.0) * 100.0,
+    )?;
 
     let o_list = Stats::from_json(&pw["overhead"]["tools_list"]);
     let o_tabs = Stats::from_json(&pw["overhead"]["tabs_list"]);
