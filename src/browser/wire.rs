@@ -15,7 +15,8 @@
 //!
 //! Limits: the tab's own session only (a popup is another tab; an
 //! out-of-process iframe is another target); WebSocket and WebRTC are not
-//! held.
+//! held (`Fetch` does not pause a WebSocket's handshake, and Chromium
+//! refuses `WebSocket` as a resource type in its patterns).
 
 use base64::Engine;
 use chromiumoxide::Page;
