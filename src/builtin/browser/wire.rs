@@ -102,7 +102,7 @@ pub(super) async fn guarded<T>(
         cx: call.cx.clone(),
         args: call.args.clone(),
         tool,
-        page_url,
+        page_url: Mutex::new(page_url),
         given: given.to_vec(),
         approved: Mutex::new(approved),
         secrets: tokio::sync::OnceCell::new(),
@@ -151,6 +151,9 @@ pub(super) async fn guarded<T>(
     // The page may send more later: the watch stays, judging alike.
     let (now_at, _) = page::url_and_title(tab).await;
     wire.set_home(&now_at);
+    if let Ok(mut at) = judge.page_url.lock() {
+        at.clone_from(&now_at);
+    }
     let later = Arc::clone(&judge);
     *slot = Some(Idle::spawn(wire, IDLE_MAX, move |held: Outgoing| {
         let judge = Arc::clone(&later);
@@ -199,7 +202,9 @@ struct Judge {
     cx: CallContext,
     args: Value,
     tool: BrowserTool,
-    page_url: String,
+    /// The page the requests come from: the action's, then the one it
+    /// left the tab on.
+    page_url: Mutex<String>,
     given: Vec<String>,
     /// The binding of the request the user approved, let go once.
     approved: Mutex<Option<String>>,
@@ -219,7 +224,8 @@ impl Judge {
             return (Verdict::Continue, None);
         }
         let secrets = self.secrets.get_or_init(|| async { self.gate.secrets().await.unwrap_or_default() }).await;
-        let page = (!self.page_url.is_empty()).then_some(self.page_url.as_str());
+        let page_url = self.page_url.lock().map(|p| p.clone()).unwrap_or_default();
+        let page = (!page_url.is_empty()).then_some(page_url.as_str());
         let secrets = not_given(secrets, &self.given, &request.url, page);
         if classify_request(&request, page, &secrets).scope < PermissionScope::Submit {
             return (Verdict::Continue, None);
