@@ -236,9 +236,9 @@ async fn what_is_typed_goes_only_where_the_user_said() {
         let r = core.call_tool(&cx, "browser_navigate", json!({"url": page})).await;
         assert!(r.is_ok(), "{r:?}");
         let r = core.call_tool(&cx, "browser_type", type_phone.clone()).await;
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
         let asked = confirmer.asked.lock().unwrap().clone();
         assert!(asked[0].risks.iter().any(|w| w.contains("types your contact.mobile")), "{:#?}", asked[0]);
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
         let (home, away) = (collected(&site, Host::Main), collected(&site, Host::Other));
         assert_eq!(!home.is_empty(), typed, "answers {answers:?}: home got {home:?}");
         assert_eq!(!away.is_empty(), leaked, "answers {answers:?}: the other site got {away:?}");
@@ -247,7 +247,17 @@ async fn what_is_typed_goes_only_where_the_user_said() {
             assert!(asked[1].destination.as_deref().unwrap_or_default().starts_with("http://localhost"));
         }
         if !leaked {
-            assert_eq!(r.error.as_ref().map(|e| e.code.as_str()), Some("denied"), "{r:?}");
+            // Told in this call's result when the page sent it at once, else
+            // (a busy machine: it came after the action returned, and the
+            // tab's watch blocked it) at the next action on the tab.
+            let told = match &r.error {
+                Some(e) => e.code.as_str() == "denied",
+                None => {
+                    let next = core.call_tool(&cx, "browser_click", json!({"selector": "h1"})).await;
+                    next.error.as_ref().is_some_and(|e| e.message.contains("after the last action"))
+                }
+            };
+            assert!(told, "the model was not told: {r:?}");
         }
         core.close().await;
     }
