@@ -374,3 +374,30 @@ async fn an_order_sent_long_after_the_click_is_still_asked_about() {
         core.close().await;
     }
 }
+
+/// A site's analytics batch to another site, sent a while after an
+/// ordinary click (its field names say "message" and "order"): between
+/// actions, what goes to a third party is checked for the user's values
+/// only, so it asks nothing and arrives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn analytics_sent_after_an_ordinary_click_ask_nothing() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let confirmer = Scripted::new(&[]);
+    let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+    let page = format!("{}?to={}", site.url("hostile/telemetry.html"), elsewhere(&site));
+    let r = core.call_tool(&cx, "browser_navigate", json!({"url": page})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let r = core.call_tool(&cx, "browser_click", json!({"selector": "#more"})).await;
+    assert!(r.is_ok(), "{r:?}");
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let r = core.call_tool(&cx, "browser_click", json!({"selector": "h1"})).await;
+    assert!(r.is_ok(), "{r:?}");
+    assert!(confirmer.asked.lock().unwrap().is_empty(), "{:#?}", confirmer.asked.lock().unwrap());
+    let posted: Vec<String> = collected(&site, Host::Other).into_iter().filter(|r| r.starts_with("POST")).collect();
+    assert_eq!(posted.len(), 1, "the batch arrived: {posted:?}");
+    core.close().await;
+}

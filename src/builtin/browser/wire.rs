@@ -106,6 +106,7 @@ pub(super) async fn guarded<T>(
         given: given.to_vec(),
         approved: Mutex::new(approved),
         secrets: tokio::sync::OnceCell::new(),
+        between: std::sync::atomic::AtomicBool::new(false),
     });
     let (done_tx, mut done_rx) = tokio::sync::oneshot::channel::<()>();
     let work = async move {
@@ -154,6 +155,7 @@ pub(super) async fn guarded<T>(
     if let Ok(mut at) = judge.page_url.lock() {
         at.clone_from(&now_at);
     }
+    judge.between.store(true, std::sync::atomic::Ordering::SeqCst);
     let later = Arc::clone(&judge);
     *slot = Some(Idle::spawn(wire, IDLE_MAX, move |held: Outgoing| {
         let judge = Arc::clone(&later);
@@ -210,6 +212,8 @@ struct Judge {
     approved: Mutex<Option<String>>,
     /// The user's values, read (and unsealed) once, when first needed.
     secrets: tokio::sync::OnceCell<Vec<SecretValue>>,
+    /// Set once the action returned and the tab's watch judges alone.
+    between: std::sync::atomic::AtomicBool,
 }
 
 impl Judge {
@@ -227,7 +231,17 @@ impl Judge {
         let page_url = self.page_url.lock().map(|p| p.clone()).unwrap_or_default();
         let page = (!page_url.is_empty()).then_some(page_url.as_str());
         let secrets = not_given(secrets, &self.given, &request.url, page);
-        if classify_request(&request, page, &secrets).scope < PermissionScope::Submit {
+        // Between actions, what a page sends to another site is a third
+        // party's business (analytics batches, whose field names say
+        // "message" or "order"), not the user's order at this site: it is
+        // checked for the user's values only.
+        let elsewhere = page.is_some_and(|p| !same_site(p, &request.url));
+        if self.between.load(std::sync::atomic::Ordering::SeqCst) && elsewhere {
+            let body = format!("{}\n{}", request.url, request.body);
+            if crate::gate::exfil::find_secrets(&body, &secrets).is_empty() {
+                return (Verdict::Continue, None);
+            }
+        } else if classify_request(&request, page, &secrets).scope < PermissionScope::Submit {
             return (Verdict::Continue, None);
         }
         let shown = format!("{} {}", request.method, request.url);
