@@ -50,6 +50,14 @@ pub(crate) struct Outgoing {
     pub body: Option<String>,
 }
 
+impl Outgoing {
+    /// A request that cannot change anything by itself: no body, and a
+    /// method that only reads.
+    pub fn reads_only(&self) -> bool {
+        matches!(self.method.as_str(), "GET" | "HEAD" | "OPTIONS") && self.body.is_none()
+    }
+}
+
 /// What becomes of a held request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Verdict {
@@ -101,7 +109,7 @@ impl WireWatch {
                 let outgoing = outgoing(&event);
                 let id = event.request_id.clone();
                 let home = at.lock().map(|h| h.clone()).unwrap_or_default();
-                if inert(&outgoing) && !hold_read(&outgoing.url, &home) {
+                if outgoing.reads_only() && !hold_read(&outgoing.url, &home) {
                     // Not awaited in turn: a page's loads go on side by side.
                     let page = waved.clone();
                     tokio::spawn(async move { page.execute(ContinueRequestParams::new(id)).await });
@@ -186,12 +194,6 @@ async fn fail_all(page: &Page, undecided: &Mutex<Vec<RequestId>>) {
     for id in ids {
         let _ = page.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient)).await;
     }
-}
-
-/// A request that cannot change anything by itself: no body, and a method
-/// that only reads.
-fn inert(request: &Outgoing) -> bool {
-    matches!(request.method.as_str(), "GET" | "HEAD" | "OPTIONS") && request.body.is_none()
 }
 
 fn outgoing(event: &EventRequestPaused) -> Outgoing {

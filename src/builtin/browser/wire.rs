@@ -132,7 +132,7 @@ pub(super) async fn guarded<T>(
                     blocked.extend(why);
                     // A read does not keep the window open (a page polling
                     // another site would hold every action to the cap).
-                    if !reads(&held) && let Some((since, _)) = quiet.as_mut() {
+                    if !held.reads_only() && let Some((since, _)) = quiet.as_mut() {
                         *since = Instant::now();
                     }
                 }
@@ -180,10 +180,6 @@ pub(super) async fn guarded<T>(
         ));
     }
     out
-}
-
-fn reads(held: &Outgoing) -> bool {
-    matches!(held.method.as_str(), "GET" | "HEAD" | "OPTIONS") && held.body.is_none()
 }
 
 /// A read worth holding: to another site than the page's (`home`), with
