@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use chromiumoxide::browser::Browser;
+use chromiumoxide::cdp::browser_protocol::browser::CloseParams;
 use chromiumoxide::handler::viewport::Viewport;
 use chromiumoxide::handler::{Handler, HandlerConfig};
 use futures::StreamExt;
@@ -41,7 +42,11 @@ pub struct BrowserOptions {
 
 /// A connected browser plus the task that pumps its CDP connection.
 pub(crate) struct Connected {
-    pub browser: Browser,
+    /// Shared only with [`Hub`] (weakly): closing the browser takes it
+    /// back.
+    pub browser: Arc<Browser>,
+    /// The browser-wide interception the tabs' watches share.
+    pub hub: Arc<super::hub::Hub>,
     pub pump: JoinHandle<()>,
     /// Set when the CDP connection ended (the browser exited or crashed).
     pub gone: Arc<AtomicBool>,
@@ -75,7 +80,14 @@ impl Connected {
             // Seen before the browser closes: once it is gone, its children
             // are no longer below it.
             let tree = super::reap::Tree::of(process.pid());
-            let closed = tokio::time::timeout(Duration::from_secs(3), self.browser.close()).await;
+            let close = async {
+                match Arc::get_mut(&mut self.browser) {
+                    Some(browser) => browser.close().await.map(|_| ()),
+                    // A watch is using it this instant: the same command.
+                    None => self.browser.execute(CloseParams::default()).await.map(|_| ()),
+                }
+            };
+            let closed = tokio::time::timeout(Duration::from_secs(3), close).await;
             if !matches!(closed, Ok(Ok(_))) || process.wait(Duration::from_secs(5)).await.is_none() {
                 process.kill().await;
             }
@@ -146,7 +158,18 @@ pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
         // ends its handler).
         drop(handler);
     });
-    Ok(Connected { browser, pump, gone, owned: process.is_some(), process })
+    let browser = Arc::new(browser);
+    let hub = match super::hub::Hub::start(&browser).await {
+        Ok(hub) => hub,
+        Err(e) => {
+            // A browser whose requests the gate cannot see is not used.
+            Connected { browser, hub: super::hub::Hub::detached(), pump, gone, owned: process.is_some(), process }
+                .shutdown()
+                .await;
+            return Err(e);
+        }
+    };
+    Ok(Connected { browser, hub, pump, gone, owned: process.is_some(), process })
 }
 
 /// Start Chromium on the profile (closing an orphan of this data directory

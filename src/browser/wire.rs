@@ -1,5 +1,5 @@
 //! What a page really sends while an agent action runs: CDP `Fetch`
-//! interception on the tab (request stage). Requests that cannot change
+//! interception (request stage). Requests that cannot change
 //! anything on their own (GET, HEAD and OPTIONS with no body) go on at
 //! once, unless the watcher wants to read their address (one to another
 //! site, which may carry the user's data away); every other one (a form POST, `fetch`/XHR with a body, a beacon,
@@ -13,28 +13,25 @@
 //! handler's POST), until the next action on the tab takes it back, the
 //! run that holds the tab ends, or a minute passes with no action.
 //!
-//! Limits: the tab's own session only (a popup is another tab; an
-//! out-of-process iframe is another target); WebSocket and WebRTC are not
-//! held (`Fetch` does not pause a WebSocket's handshake, and Chromium
+//! The interception itself is the browser's, shared by every tab's watch
+//! ([`Hub`]): what a tab's out-of-process iframes and its popups send is
+//! held with what its own frames send.
+//!
+//! Limits: WebSocket and WebRTC are not held (`Fetch` does not pause a WebSocket's handshake, and Chromium
 //! refuses `WebSocket` as a resource type in its patterns).
 
 use base64::Engine;
-use chromiumoxide::Page;
-use chromiumoxide::cdp::browser_protocol::fetch::{
-    ContinueRequestParams, DisableParams, EnableParams, EventRequestPaused, FailRequestParams, RequestId,
-    RequestPattern, RequestStage,
-};
-use chromiumoxide::cdp::browser_protocol::network::ErrorReason;
+use chromiumoxide::cdp::browser_protocol::fetch::{EventRequestPaused, RequestId};
 use std::sync::{Arc, Mutex};
 
 use std::future::Future;
 use std::time::Duration;
 
-use futures::StreamExt;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use super::session::{TabHandle, cdp_error};
+use super::hub::{Hub, Route};
+use super::session::TabHandle;
 use crate::error::Result;
 
 /// A request the page is about to send, held until decided.
@@ -67,20 +64,17 @@ pub(crate) enum Verdict {
     Fail,
 }
 
-/// The interception of one tab's requests, on while this lives. However
+/// The interception of one tab's requests (its frames, its out-of-process
+/// iframes, the popups it opens: [`Hub`]), on while this lives. However
 /// it ends ([`WireWatch::stop`], or dropped with a cancelled call), every
 /// held request not decided yet is failed, never let go ungraded, and the
-/// tab's interception is turned off (a tab left intercepting with nobody
-/// listening would hang all its requests).
+/// tab's route is removed (the browser's interception goes off with the
+/// last one: a browser left intercepting with nobody listening would hang
+/// all its requests).
 pub(crate) struct WireWatch {
-    page: Page,
-    /// The URL of the page the tab shows, as of the last action: reads to
-    /// another site are held when `hold_read(url, home)` says so.
-    home: Arc<Mutex<String>>,
+    hub: Arc<Hub>,
+    route: Arc<Route>,
     held: mpsc::UnboundedReceiver<Outgoing>,
-    /// The held requests not decided yet.
-    undecided: Arc<Mutex<Vec<RequestId>>>,
-    listener: JoinHandle<()>,
     stopped: bool,
 }
 
@@ -89,47 +83,14 @@ impl WireWatch {
     /// and the reads `hold_read(url, home)` picks (`home`: the page's URL
     /// as [`WireWatch::set_home`] last said).
     pub async fn start(tab: &TabHandle, hold_read: fn(&str, &str) -> bool) -> Result<WireWatch> {
-        let page = tab.page.clone();
-        let home = Arc::new(Mutex::new(String::new()));
-        let alive = !tab.gone.load(std::sync::atomic::Ordering::SeqCst);
-        let mut paused = page.event_listener::<EventRequestPaused>().await.map_err(|e| cdp_error(e, alive))?;
-        let pattern = RequestPattern {
-            url_pattern: Some("*".into()),
-            resource_type: None,
-            request_stage: Some(RequestStage::Request),
-        };
-        page.execute(EnableParams { patterns: Some(vec![pattern]), handle_auth_requests: None })
-            .await
-            .map_err(|e| cdp_error(e, alive))?;
-        let (tx, held) = mpsc::unbounded_channel();
-        let undecided = Arc::new(Mutex::new(Vec::new()));
-        let (waved, pending, at) = (page.clone(), Arc::clone(&undecided), Arc::clone(&home));
-        let listener = tokio::spawn(async move {
-            while let Some(event) = paused.next().await {
-                let outgoing = outgoing(&event);
-                let id = event.request_id.clone();
-                let home = at.lock().map(|h| h.clone()).unwrap_or_default();
-                if outgoing.reads_only() && !hold_read(&outgoing.url, &home) {
-                    // Not awaited in turn: a page's loads go on side by side.
-                    let page = waved.clone();
-                    tokio::spawn(async move { page.execute(ContinueRequestParams::new(id)).await });
-                    continue;
-                }
-                if let Ok(mut pending) = pending.lock() {
-                    pending.push(id.clone());
-                }
-                if tx.send(outgoing).is_err() {
-                    // Nobody grades any more: not sent.
-                    fail_all(&waved, &pending).await;
-                }
-            }
-        });
-        Ok(WireWatch { page, home, held, undecided, listener, stopped: false })
+        tab.check_alive()?;
+        let (route, held) = tab.hub.add(&tab.page, hold_read);
+        Ok(WireWatch { hub: Arc::clone(&tab.hub), route, held, stopped: false })
     }
 
     /// The page the tab shows now (for `hold_read`).
     pub fn set_home(&self, url: &str) {
-        if let Ok(mut home) = self.home.lock() {
+        if let Ok(mut home) = self.route.home.lock() {
             url.clone_into(&mut home);
         }
     }
@@ -142,61 +103,47 @@ impl WireWatch {
     /// Let `request` go, or fail it.
     pub async fn decide(&self, request: &Outgoing, verdict: Verdict) {
         let id = request.id.clone();
-        if let Ok(mut pending) = self.undecided.lock() {
+        if let Ok(mut pending) = self.route.undecided.lock() {
             pending.retain(|p| *p != id);
         }
-        let sent = match verdict {
-            Verdict::Continue => self.page.execute(ContinueRequestParams::new(id)).await.map(|_| ()),
-            Verdict::Fail => {
-                self.page.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient)).await.map(|_| ())
-            }
-        };
-        if let Err(e) = sent {
+        if let Err(e) = self.hub.decide(id, verdict == Verdict::Continue).await {
             tracing::debug!("wire: cannot decide on {} {}: {e}", request.method, request.url);
         }
     }
 
     /// Stop holding requests: a request still held was never graded, so it
-    /// is failed; then interception is off.
+    /// is failed; then the tab's route is removed.
     pub async fn stop(mut self) {
         self.stopped = true;
-        self.listener.abort();
         self.held.close();
         while let Ok(left) = self.held.try_recv() {
             tracing::warn!("wire: {} {} was never graded; not sent", left.method, left.url);
         }
-        end(&self.page, &self.undecided).await;
+        end(&self.hub, &self.route).await;
     }
 }
 
 impl Drop for WireWatch {
     fn drop(&mut self) {
-        self.listener.abort();
         if self.stopped {
             return;
         }
         // Dropped with its call (cancelled): the same end, as a task.
-        let (page, undecided) = (self.page.clone(), Arc::clone(&self.undecided));
+        let (hub, route) = (Arc::clone(&self.hub), Arc::clone(&self.route));
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move { end(&page, &undecided).await });
+            runtime.spawn(async move { end(&hub, &route).await });
         }
     }
 }
 
-/// Fail what is undecided, then turn interception off.
-async fn end(page: &Page, undecided: &Mutex<Vec<RequestId>>) {
-    fail_all(page, undecided).await;
-    let _ = page.execute(DisableParams::default()).await;
+/// Remove the route (nothing more is held for it), then fail what it
+/// holds undecided.
+async fn end(hub: &Hub, route: &Route) {
+    hub.remove(route.id());
+    hub.fail_all(&route.undecided).await;
 }
 
-async fn fail_all(page: &Page, undecided: &Mutex<Vec<RequestId>>) {
-    let ids = undecided.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
-    for id in ids {
-        let _ = page.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient)).await;
-    }
-}
-
-fn outgoing(event: &EventRequestPaused) -> Outgoing {
+pub(super) fn outgoing(event: &EventRequestPaused) -> Outgoing {
     let request = &event.request;
     let content_type = request
         .headers

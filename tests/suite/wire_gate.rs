@@ -401,3 +401,83 @@ async fn analytics_sent_after_an_ordinary_click_ask_nothing() {
     assert_eq!(posted.len(), 1, "the batch arrived: {posted:?}");
     core.close().await;
 }
+
+/// Orders sent unasked from another target than the tab's own page
+/// (issue 27, Deliver 1): a window the page opens places the order from
+/// its own script, and a frame of another site (out of process) places it
+/// when the page's "Continue" tells it to. Each is held and asked about;
+/// refused, the shop receives nothing and the model is told (in the
+/// call's result, or at its next action on the tab when the request came
+/// after the call returned); approved (the control), it arrives once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_popup_or_a_frame_of_another_site_places_no_order_unasked() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let framed = format!("{}?to={}", site.url("hostile/frame-order.html"), elsewhere(&site));
+    for (page, control) in [(site.url("hostile/popup-order.html"), "#deal"), (framed, "#next")] {
+        for yes in [false, true] {
+            site.clear();
+            let tmp = tempfile::tempdir().unwrap();
+            let confirmer = Scripted::new(&[yes]);
+            let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+            let r = core.call_tool(&cx, "browser_navigate", json!({"url": page})).await;
+            assert!(r.is_ok(), "{r:?}");
+            // The frame of another site must have loaded before it is told.
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            let r = core.call_tool(&cx, "browser_click", json!({"selector": control})).await;
+            tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+            let asked = confirmer.asked.lock().unwrap().clone();
+            assert_eq!(asked.len(), 1, "{page} (answer {yes}): the order was asked about: {asked:#?}");
+            assert!(asked[0].destination.as_deref().unwrap_or_default().ends_with("/order"), "{:?}", asked[0]);
+            let got: Vec<_> = site.posts().into_iter().filter(|p| p.path == "/order").collect();
+            assert_eq!(got.len(), usize::from(yes), "{page} (answer {yes}): {got:?}");
+            if !yes {
+                let told = match &r.error {
+                    Some(e) => e.code.as_str() == "denied" && e.message.contains("/order"),
+                    None => {
+                        let next = core.call_tool(&cx, "browser_click", json!({"selector": "h1"})).await;
+                        next.error.as_ref().is_some_and(|e| e.message.contains("/order"))
+                    }
+                };
+                assert!(told, "{page}: the model was not told: {r:?}");
+            }
+            core.close().await;
+        }
+    }
+}
+
+/// The user's data carried off by a window the page opens (issue 27,
+/// Deliver 5): the phone number the user let the model type leaves in
+/// the address of a popup to another site. That request is the popup's,
+/// yet it is asked about; refused, the other site gets nothing; approved
+/// (the control), it arrives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_popup_carries_to_another_site_is_asked_about() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let page = format!("{}?to={}", site.url("hostile/popup-leak.html"), elsewhere(&site));
+    for (answers, leaked) in [(&[true, false][..], false), (&[true, true], true)] {
+        site.clear();
+        let tmp = tempfile::tempdir().unwrap();
+        let confirmer = Scripted::new(answers);
+        let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+        let set = core.call_tool(&cx, "user_profile_set", json!({"set": {"contact.mobile": "0901234567"}})).await;
+        assert!(set.is_ok(), "{set:?}");
+        let r = core.call_tool(&cx, "browser_navigate", json!({"url": page})).await;
+        assert!(r.is_ok(), "{r:?}");
+        let r = core.call_tool(&cx, "browser_type", json!({"selector": "#phone", "text": "0901234567"})).await;
+        assert!(r.is_ok(), "{r:?}");
+        let _ = core.call_tool(&cx, "browser_click", json!({"selector": "#deal"})).await;
+        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        let asked = confirmer.asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 2, "typing, then the popup's address: {asked:#?}");
+        assert!(asked[1].destination.as_deref().unwrap_or_default().starts_with("http://localhost"), "{asked:#?}");
+        let away = collected(&site, Host::Other);
+        assert_eq!(!away.is_empty(), leaked, "answers {answers:?}: the other site got {away:?}");
+        core.close().await;
+    }
+}

@@ -25,6 +25,8 @@ pub(crate) struct TabHandle {
     /// The gate's watch on what the page sends, kept between actions
     /// (`browser::wire`).
     pub wire: super::super::wire::WireSlot,
+    /// The browser's interception, which the watch is on.
+    pub hub: Arc<super::super::hub::Hub>,
 }
 
 impl TabHandle {

@@ -1,0 +1,291 @@
+//! The browser-wide interception the tabs' watches share ([`Hub`]).
+//!
+//! `Fetch` is enabled on the browser's own DevTools session, not on each
+//! tab's: there it pauses the requests of every target, so what a tab's
+//! out-of-process iframes (another site's frame is another renderer, and
+//! another target) and the popups it opens send is held as well as what
+//! its own frames send. A tab's own session would see none of those: its
+//! children are attached and resumed by chromiumoxide before anyone could
+//! enable anything on them.
+//!
+//! It is enabled once, as soon as the browser is connected, and stays on:
+//! Chromium applies the browser's interception only to targets created
+//! after it was enabled (an iframe already loaded when it is turned on is
+//! never paused; seen on Chromium 156), so turning it on for an action
+//! would miss the frames the page had already loaded. A tab that existed
+//! before Halley connected (a browser Halley attached to rather than
+//! started) is not covered.
+//!
+//! Each paused request is given to the watch of the tab it belongs to
+//! ([`Hub::owner`]): the tab's own frames; an iframe target, by the frame
+//! that holds it; a popup, by the tab that opened it. A request of a tab
+//! nobody watches goes on at once, without looking further.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+
+use chromiumoxide::Browser;
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::fetch::{
+    ContinueRequestParams, EnableParams, EventRequestPaused, FailRequestParams, RequestId, RequestPattern, RequestStage,
+};
+use chromiumoxide::cdp::browser_protocol::network::ErrorReason;
+use chromiumoxide::cdp::browser_protocol::target::{GetTargetInfoParams, TargetId};
+use futures::StreamExt;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::session::cdp_error;
+use super::wire::{Outgoing, outgoing};
+use crate::error::{Error, ErrorCode, Result};
+
+/// How far a frame is followed up to its tab (iframe in iframe, popup of
+/// a popup).
+const MAX_DEPTH: usize = 6;
+
+/// One tab's watch, as the hub routes requests to it.
+pub(crate) struct Route {
+    id: u64,
+    /// The tab's target (its main frame has the same id).
+    target: String,
+    page: Page,
+    /// The URL of the page the tab shows, as of the last action.
+    pub home: Arc<Mutex<String>>,
+    /// Reads to hold too (`hold_read(url, home)`); others go on at once.
+    hold_read: fn(&str, &str) -> bool,
+    tx: mpsc::UnboundedSender<Outgoing>,
+    /// The held requests not decided yet.
+    pub undecided: Arc<Mutex<Vec<RequestId>>>,
+}
+
+/// The browser's interception, shared by the watches of all its tabs.
+pub(crate) struct Hub {
+    browser: Weak<Browser>,
+    routes: Mutex<Routes>,
+    listener: Mutex<Option<JoinHandle<()>>>,
+}
+
+#[derive(Default)]
+struct Routes {
+    next: u64,
+    live: Vec<Arc<Route>>,
+    /// Frame id → the target of the tab it was found to belong to (`None`:
+    /// a tab nobody watched when it was asked; forgotten when a watch
+    /// starts).
+    frames: HashMap<String, Option<String>>,
+}
+
+impl Hub {
+    /// Turn the browser's interception on, for good (see the module's
+    /// notes), and route what it pauses.
+    pub async fn start(browser: &Arc<Browser>) -> Result<Arc<Hub>> {
+        let hub =
+            Arc::new(Hub { browser: Arc::downgrade(browser), routes: Mutex::default(), listener: Mutex::default() });
+        let mut paused = browser.event_listener::<EventRequestPaused>().await.map_err(|e| cdp_error(e, true))?;
+        let weak = Arc::downgrade(&hub);
+        let listener = tokio::spawn(async move {
+            while let Some(event) = paused.next().await {
+                let Some(hub) = weak.upgrade() else { break };
+                hub.route(&event).await;
+            }
+        });
+        if let Ok(mut slot) = hub.listener.lock() {
+            *slot = Some(listener);
+        }
+        let pattern = RequestPattern {
+            url_pattern: Some("*".into()),
+            resource_type: None,
+            request_stage: Some(RequestStage::Request),
+        };
+        browser
+            .execute(EnableParams { patterns: Some(vec![pattern]), handle_auth_requests: None })
+            .await
+            .map_err(|e| cdp_error(e, true))?;
+        Ok(hub)
+    }
+
+    /// A hub for no browser (one whose interception could not be turned
+    /// on, being shut down).
+    pub fn detached() -> Arc<Hub> {
+        Arc::new(Hub { browser: Weak::new(), routes: Mutex::default(), listener: Mutex::default() })
+    }
+
+    fn browser(&self) -> Result<Arc<Browser>> {
+        self.browser.upgrade().ok_or_else(|| Error::new(ErrorCode::BrowserCrashed, "the browser is closed"))
+    }
+
+    /// Start routing the requests of `page`'s tab (and its children) to
+    /// the returned receiver.
+    pub fn add(
+        &self,
+        page: &Page,
+        hold_read: fn(&str, &str) -> bool,
+    ) -> (Arc<Route>, mpsc::UnboundedReceiver<Outgoing>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
+        routes.next += 1;
+        let route = Arc::new(Route {
+            id: routes.next,
+            target: page.target_id().as_ref().to_owned(),
+            page: page.clone(),
+            home: Arc::default(),
+            hold_read,
+            tx,
+            undecided: Arc::default(),
+        });
+        routes.live.push(Arc::clone(&route));
+        routes.frames.retain(|_, owner| owner.is_some());
+        (route, rx)
+    }
+
+    /// Stop routing to watch `id`.
+    pub fn remove(&self, id: u64) {
+        let mut routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
+        routes.live.retain(|r| r.id != id);
+    }
+
+    /// Send `id` on, or fail it ("blocked by client").
+    pub async fn decide(&self, id: RequestId, go: bool) -> Result<()> {
+        let browser = self.browser()?;
+        let sent = if go {
+            browser.execute(ContinueRequestParams::new(id)).await.map(|_| ())
+        } else {
+            browser.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient)).await.map(|_| ())
+        };
+        sent.map_err(|e| cdp_error(e, true))
+    }
+
+    /// Fail every request `route` holds and has not decided.
+    pub async fn fail_all(&self, undecided: &Mutex<Vec<RequestId>>) {
+        let ids = undecided.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
+        for id in ids {
+            let _ = self.decide(id, false).await;
+        }
+    }
+
+    /// Hand one paused request to its tab's watch, or let it go.
+    async fn route(self: &Arc<Self>, event: &EventRequestPaused) {
+        let id = event.request_id.clone();
+        let watched = self.routes.lock().map(|r| !r.live.is_empty()).unwrap_or(true);
+        let owner = if watched { self.owner(event.frame_id.as_ref()).await } else { None };
+        let Some(route) = owner else {
+            self.go(id);
+            return;
+        };
+        let outgoing = outgoing(event);
+        let home = route.home.lock().map(|h| h.clone()).unwrap_or_default();
+        if outgoing.reads_only() && !(route.hold_read)(&outgoing.url, &home) {
+            // Not awaited in turn: a page's loads go on side by side.
+            self.go(id);
+            return;
+        }
+        if let Ok(mut pending) = route.undecided.lock() {
+            pending.push(id.clone());
+        }
+        if route.tx.send(outgoing).is_err() {
+            // Nobody grades any more: not sent.
+            self.fail_all(&route.undecided).await;
+        }
+    }
+
+    fn go(self: &Arc<Self>, id: RequestId) {
+        let hub = Arc::clone(self);
+        tokio::spawn(async move { hub.decide(id, true).await });
+    }
+
+    /// The watch of the tab that frame `frame` belongs to, if any.
+    async fn owner(&self, frame: &str) -> Option<Arc<Route>> {
+        let mut at = frame.to_owned();
+        for _ in 0..MAX_DEPTH {
+            match self.known(&at) {
+                Known::Route(route) => {
+                    self.remember(frame, Some(&route.target));
+                    return Some(route);
+                }
+                Known::Nobody => return None,
+                Known::Unknown => {}
+            }
+            // A frame inside a watched tab's own renderer.
+            let live: Vec<Arc<Route>> = self.routes.lock().map(|r| r.live.clone()).unwrap_or_default();
+            for route in &live {
+                if route.page.frames().await.is_ok_and(|frames| frames.iter().any(|f| f.as_ref() == at)) {
+                    self.remember(frame, Some(&route.target));
+                    return Some(Arc::clone(route));
+                }
+            }
+            // Another target: an iframe's, or a popup's.
+            let browser = self.browser().ok()?;
+            let info = browser.execute(GetTargetInfoParams { target_id: Some(TargetId::from(at.clone())) }).await;
+            match info {
+                Ok(info) => {
+                    let info = &info.result.target_info;
+                    let up = info
+                        .parent_frame_id
+                        .as_ref()
+                        .map(|f| f.as_ref().to_owned())
+                        .or_else(|| info.opener_id.as_ref().map(|o| o.as_ref().to_owned()));
+                    match up {
+                        Some(up) => at = up,
+                        None => {
+                            // A tab of its own that nobody watches.
+                            self.remember(frame, None);
+                            return None;
+                        }
+                    }
+                }
+                // A frame that is no target (inside an iframe's renderer,
+                // or gone): the newest watch judges it, rather than nobody.
+                Err(_) => return live.last().cloned(),
+            }
+        }
+        self.routes.lock().ok().and_then(|r| r.live.last().cloned())
+    }
+
+    fn known(&self, frame: &str) -> Known {
+        let routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
+        // A watched tab's own main frame (a popup watched in its own right
+        // too: its own watch, not its opener's).
+        if let Some(route) = routes.live.iter().rev().find(|r| r.target == frame) {
+            return Known::Route(Arc::clone(route));
+        }
+        let target = match routes.frames.get(frame) {
+            Some(None) => return Known::Nobody,
+            Some(Some(target)) => target.as_str(),
+            None => frame,
+        };
+        match routes.live.iter().rev().find(|r| r.target == target) {
+            Some(route) => Known::Route(Arc::clone(route)),
+            // Found before for a tab whose watch has ended: nobody now.
+            None if routes.frames.contains_key(frame) => Known::Nobody,
+            None => Known::Unknown,
+        }
+    }
+
+    fn remember(&self, frame: &str, target: Option<&str>) {
+        if let Ok(mut routes) = self.routes.lock() {
+            routes.frames.insert(frame.to_owned(), target.map(str::to_owned));
+        }
+    }
+}
+
+enum Known {
+    Route(Arc<Route>),
+    Nobody,
+    Unknown,
+}
+
+impl Route {
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        if let Ok(mut slot) = self.listener.lock()
+            && let Some(listener) = slot.take()
+        {
+            listener.abort();
+        }
+    }
+}
