@@ -10,7 +10,8 @@ use crate::gate::{fence, foreign};
 use crate::store::Store;
 use crate::store::messages::Role;
 use crate::tools::blueprint;
-use crate::tools::{Registry, ToolResultV2, ToolStatus};
+use crate::tools::offer::{self, Offer};
+use crate::tools::{Registry, ToolResultV2, ToolSpec, ToolStatus};
 
 use crate::builtin::memory::blocks as memory;
 
@@ -53,25 +54,38 @@ pub(super) fn history_message(m: &crate::store::messages::MessageRow) -> Value {
     }
 }
 
-/// Every available tool, as OpenAI function definitions with their
-/// schemas (plus the optional `_reasoningForCall`). Another program's tool
-/// (an MCP server's, a client application's) is described by Halley, with
-/// that program's own words fenced as data ([`foreign::for_model`]).
+/// Every available tool, as OpenAI function definitions in the short
+/// form the model reads ([`offer::compact`], plus the optional
+/// `_reasoningForCall`). Another program's tool (an MCP server's, a client
+/// application's) is described by Halley, with that program's own words
+/// fenced as data ([`foreign::for_model`]).
 pub fn tool_definitions(registry: &Registry) -> Vec<Value> {
+    definitions(registry, |_| true)
+}
+
+/// What one request offers: the tools `offer` holds (the core set, the
+/// user's and clients' own tools, what was loaded), then the loader.
+pub fn offered_definitions(registry: &Registry, offer: &Offer) -> Vec<Value> {
+    let mut tools = definitions(registry, |t| offer.offers(t));
+    tools.push(offer::loader_definition(registry));
+    tools
+}
+
+fn definitions(registry: &Registry, keep: impl Fn(&ToolSpec) -> bool) -> Vec<Value> {
     registry
         .list()
-        .filter(|t| t.status == ToolStatus::Available)
+        .filter(|t| t.status == ToolStatus::Available && keep(t))
         // Another program's tool whose very name addresses the assistant.
         .filter(|t| !(foreign::is_foreign(t) && foreign::name_addresses_assistant(&t.name)))
         .map(|t| {
-            let (description, parameters) = if foreign::is_foreign(t) {
-                foreign::for_model(t, foreign::nonce())
+            if foreign::is_foreign(t) {
+                let (description, parameters) = foreign::for_model(t, foreign::nonce());
+                json!({"type": "function", "function": {
+                    "name": t.name, "description": description,
+                    "parameters": blueprint::with_reasoning_field(&parameters)}})
             } else {
-                (t.description.clone(), t.parameters.clone())
-            };
-            json!({"type": "function", "function": {
-                "name": t.name, "description": description,
-                "parameters": blueprint::with_reasoning_field(&parameters)}})
+                offer::compact(t)
+            }
         })
         .collect()
 }
