@@ -15,6 +15,9 @@
 //! `travel_fill_forms` stops before submitting, `shopping_prepare_checkout`
 //! before paying; the creator skills skip their language steps.
 //!
+//! Then the first request's tokens by real tokenizers, beside browser-use
+//! and Playwright MCP, and the skills' language steps (`bench_agent/tokens.rs`).
+//!
 //! `make bench-agent` (or `cargo run --release -p halley --example bench_agent`).
 
 use std::time::{Duration, Instant};
@@ -37,6 +40,9 @@ mod fixtures;
 mod model_server;
 
 use model_server::{ModelServer, ToolCall, Turn};
+
+#[path = "bench_agent/tokens.rs"]
+mod tokens;
 
 const STEPS: usize = 15;
 
@@ -111,7 +117,12 @@ async fn main() -> anyhow::Result<()> {
     }
     row("all three at once (3 runs, 1 core)", all);
     println!("\nTarget: median ≤ 30 ms per step (one run).");
-    skills(&site).await
+    skills(&site).await?;
+    let tmp = tempfile::tempdir().context("temp dir")?;
+    let core = open_core(&tmp).await?;
+    let tables = tokens::tables(&core, &site).await;
+    core.close().await;
+    tables
 }
 
 /// How many times each skill is called.
