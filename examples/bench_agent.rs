@@ -18,7 +18,8 @@
 //! Then the first request's tokens by real tokenizers, beside browser-use
 //! and Playwright MCP, and the skills' language steps (`bench_agent/tokens.rs`).
 //!
-//! `make bench-agent` (or `cargo run --release -p halley --example bench_agent`).
+//! `make bench-agent` (or `cargo run --release -p halley --example bench_agent`;
+//! `-- --tokens` for the token tables alone).
 
 use std::time::{Duration, Instant};
 
@@ -94,6 +95,14 @@ async fn open_core(tmp: &tempfile::TempDir) -> anyhow::Result<Core> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let site = fixtures::FixtureServer::start();
+    // `--tokens`: the token tables only (they do not depend on the build profile).
+    if std::env::args().any(|a| a == "--tokens") {
+        let tmp = tempfile::tempdir().context("temp dir")?;
+        let core = open_core(&tmp).await?;
+        let tables = tokens::tables(&core, &site).await;
+        core.close().await;
+        return tables;
+    }
     println!("Halley per-step overhead (model time excluded), {STEPS} snapshot steps per page after one navigation\n");
     println!("| Page | median ms | p90 ms | max ms |");
     println!("| --- | ---: | ---: | ---: |");

@@ -415,6 +415,7 @@ pub fn loader_definition(registry: &Registry) -> Value {
             "Offer more tools from your next step on, by `group` or by `query` (words of what you need). Groups: {}.",
             groups.join("; ")),
         "parameters": {"type": "object", "properties": {
+            blueprint::REASONING_FIELD: {"type": "string"},
             "group": {"type": "string"},
             "query": {"type": "string"}}}}})
 }
