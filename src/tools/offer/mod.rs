@@ -398,7 +398,7 @@ impl Words {
 
     fn has_name(&self, name: &str) -> bool {
         let name = name.to_lowercase();
-        name.len() >= 3 && self.names.iter().any(|w| *w == name)
+        name.len() >= 3 && self.names.contains(&name)
     }
 }
 
@@ -491,7 +491,7 @@ fn search(registry: &Registry, query: &str) -> Vec<String> {
             (score > 0).then_some((score, t.name.as_str()))
         })
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    scored.sort_by_key(|s| std::cmp::Reverse(s.0));
     scored.into_iter().take(QUERY_LIMIT).map(|(_, n)| n.to_owned()).collect()
 }
 
