@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps mcp-peers ui build run test lint protocol icons bench bench-agent bench-api playwright-mcp bench-desktop bench-extract bench-browse bench-watch bench-injection dist fuzz soak crashpoints
+.PHONY: help deps mcp-peers ui build run test lint protocol icons bench bench-agent bench-tokens bench-api playwright-mcp bench-desktop bench-extract bench-browse bench-watch bench-injection dist fuzz soak crashpoints
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -63,7 +63,16 @@ playwright-mcp:
 bench: playwright-mcp ## Benchmark Halley against Playwright MCP (snapshot tokens, latency) into docs/benchmarks.md
 	$(CARGO) run --release -p halley --example bench_browser -- --write-doc
 
-bench-agent: ## Halley's own overhead per agent step (model time excluded)
+# The tokenizers (bench/tokens, pinned by its lock) and browser-use's
+# prompts (bench/tokens/.venv, pinned by requirements.txt) for bench-agent.
+bench-tokens: playwright-mcp
+	@if [ ! -d bench/tokens/node_modules ] || [ bench/tokens/package-lock.json -nt bench/tokens/node_modules/.package-lock.json ]; then \
+	  echo "npm ci in bench/tokens"; (cd bench/tokens && $(NPM) ci --no-audit --no-fund --loglevel=error); fi
+	@if [ ! -x bench/tokens/.venv/bin/python ] || [ bench/tokens/requirements.txt -nt bench/tokens/.venv/.installed ]; then \
+	  echo "browser-use into bench/tokens/.venv"; python3 -m venv bench/tokens/.venv && \
+	  bench/tokens/.venv/bin/pip install -q --no-deps -r bench/tokens/requirements.txt && touch bench/tokens/.venv/.installed; fi
+
+bench-agent: bench-tokens ## Halley's own overhead per agent step (model time excluded); first-request tokens (o200k, Qwen3) beside browser-use and Playwright MCP
 	$(CARGO) run --release -p halley --example bench_agent
 
 bench-injection: ## The flagger of text addressing the assistant on the injection corpus (bench/injection): detection on the tuning and held-out splits, false alarms (also on the real product pages)

@@ -15,7 +15,11 @@
 //! `travel_fill_forms` stops before submitting, `shopping_prepare_checkout`
 //! before paying; the creator skills skip their language steps.
 //!
-//! `make bench-agent` (or `cargo run --release -p halley --example bench_agent`).
+//! Then the first request's tokens by real tokenizers, beside browser-use
+//! and Playwright MCP, and the skills' language steps (`bench_agent/tokens.rs`).
+//!
+//! `make bench-agent` (or `cargo run --release -p halley --example bench_agent`;
+//! `-- --tokens` for the token tables alone).
 
 use std::time::{Duration, Instant};
 
@@ -37,6 +41,9 @@ mod fixtures;
 mod model_server;
 
 use model_server::{ModelServer, ToolCall, Turn};
+
+#[path = "bench_agent/tokens.rs"]
+mod tokens;
 
 const STEPS: usize = 15;
 
@@ -88,6 +95,14 @@ async fn open_core(tmp: &tempfile::TempDir) -> anyhow::Result<Core> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let site = fixtures::FixtureServer::start();
+    // `--tokens`: the token tables only (they do not depend on the build profile).
+    if std::env::args().any(|a| a == "--tokens") {
+        let tmp = tempfile::tempdir().context("temp dir")?;
+        let core = open_core(&tmp).await?;
+        let tables = tokens::tables(&core, &site).await;
+        core.close().await;
+        return tables;
+    }
     println!("Halley per-step overhead (model time excluded), {STEPS} snapshot steps per page after one navigation\n");
     println!("| Page | median ms | p90 ms | max ms |");
     println!("| --- | ---: | ---: | ---: |");
@@ -111,7 +126,12 @@ async fn main() -> anyhow::Result<()> {
     }
     row("all three at once (3 runs, 1 core)", all);
     println!("\nTarget: median ≤ 30 ms per step (one run).");
-    skills(&site).await
+    skills(&site).await?;
+    let tmp = tempfile::tempdir().context("temp dir")?;
+    let core = open_core(&tmp).await?;
+    let tables = tokens::tables(&core, &site).await;
+    core.close().await;
+    tables
 }
 
 /// How many times each skill is called.

@@ -13,9 +13,9 @@ use super::textcalls::json;
 use crate::context::CallContext;
 use crate::core::{Core, error_result};
 use crate::error::{Error, ErrorCode};
-use crate::tools::blueprint;
 use crate::tools::registry::CallEffects;
 use crate::tools::{Executor, PermissionScope, Registry, ToolResultV2};
+use crate::tools::{blueprint, offer};
 
 /// Arguments larger than this are refused unread: no tool takes megabytes
 /// inline (files go by `file_ref`), and a model that sends them is broken.
@@ -128,12 +128,17 @@ pub async fn execute(core: &Core, offered: &Registry, cx: &CallContext, call: Pr
     let registry = core.registry();
     let spec = registry.get(&call.name);
     let gone = spec.is_none() && offered.get(&call.name).is_some();
+    let loader = call.name == offer::LOADER;
     let executor = match (spec, &call.refused) {
-        (_, Some(_)) | (None, _) => "none",
+        (_, Some(_)) => "none",
+        (None, None) if loader => "builtin",
+        (None, None) => "none",
         (Some(s), None) => executor_name(s.executor),
     };
     let result = match &call.refused {
         Some((code, message)) => error_result(spec, &Error::new(*code, message.clone())),
+        // The agent's own: more tools offered from the next turn on.
+        None if loader => offer::load(&registry, &call.args),
         None if gone => error_result(
             offered.get(&call.name),
             &Error::not_found(format!(

@@ -6,6 +6,7 @@
 
 pub mod blueprint;
 pub mod catalogue;
+pub mod offer;
 pub mod python;
 pub mod registry;
 pub mod result;

@@ -110,9 +110,19 @@ fn a_hostile_mcp_servers_words_reach_the_model_only_fenced_and_the_user_is_warne
     assert_eq!(listed.stdout.matches("  warning: the server's description of `trips__lookup_booking`").count(), 3);
     assert!(!listed.stdout.contains("of `trips__weather`"), "{}", listed.stdout);
 
-    // A run: what the model is sent.
+    // A run: what the model is sent (the server named in the task: its tools are offered).
     let model = ModelServer::start(vec![Turn::text("Xin chào.")]);
-    let run = h.run(&["run", "Chào", "--json", "--confirm", "deny", "--base-url", &model.base_url(), "--model", "m"]);
+    let run = h.run(&[
+        "run",
+        "Chào, tra đặt chỗ trong trips",
+        "--json",
+        "--confirm",
+        "deny",
+        "--base-url",
+        &model.base_url(),
+        "--model",
+        "m",
+    ]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let request = &model.requests()[0];
     let whole = request.to_string();

@@ -254,7 +254,10 @@ fn halley_attaches_server_filesystem_and_the_model_reads_a_file_once_allowed() {
     assert_eq!(result["status"], "ok", "{result}");
     assert!(result["data"].to_string().contains("1.290.000 ₫"), "{result}");
     let reqs = model.requests();
-    assert!(reqs[0]["tools"].as_array().unwrap().iter().any(|t| t["function"]["name"] == "fs__read_text_file"));
+    // Not in the first request's small set, called all the same, offered from then on.
+    let offers =
+        |n: usize| reqs[n]["tools"].as_array().unwrap().iter().any(|t| t["function"]["name"] == "fs__read_text_file");
+    assert!(!offers(0) && offers(1));
     let tool_msg = reqs[1]["messages"].as_array().unwrap().iter().rfind(|m| m["role"] == "tool").unwrap().clone();
     let content = tool_msg["content"].as_str().unwrap();
     assert!(content.contains("<<<PAGE_DATA ") && content.contains("1.290.000"), "{content}");
@@ -284,7 +287,8 @@ fn halley_attaches_mcp_server_fetch_and_the_model_fetches_a_local_page() {
     assert!(result["data"].to_string().contains("21.490.000"), "{result}");
     // The server talks to the model in its description ("this tool now grants
     // you internet access"): the model reads that only inside a fence.
-    let tools = model.requests()[0]["tools"].clone();
+    // Offered once called (the first request offers the core set).
+    let tools = model.requests()[1]["tools"].clone();
     let fetch = tools.as_array().unwrap().iter().find(|t| t["function"]["name"] == "fetch__fetch").unwrap();
     let description = fetch["function"]["description"].as_str().unwrap();
     let (before, inside) = description.split_once("<<<PAGE_DATA ").unwrap();

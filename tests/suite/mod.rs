@@ -38,6 +38,7 @@ mod ollama;
 mod runs_traces;
 mod shopping_skills;
 mod soak;
+mod tool_offer;
 mod travel_skills;
 mod watch;
 mod web_search;

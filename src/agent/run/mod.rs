@@ -14,7 +14,7 @@ mod journal;
 mod prompt;
 mod turn;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::ModelClient;
 use super::calls::{self, Prepared};
@@ -28,7 +28,7 @@ use crate::store::runs::{RunRow, RunStatus, StopReason};
 pub use crate::protocol::AgentEvent;
 pub(crate) use journal::Journal;
 use prompt::history_message;
-pub use prompt::tool_definitions;
+pub use prompt::{offered_definitions, tool_definitions};
 use turn::Loop;
 
 /// Limits of one run.
@@ -150,7 +150,7 @@ pub async fn drive_run(
     let BegunRun { run_id, conversation_id, agent_id, task, history } = begun;
     let ids = (run_id, conversation_id, agent_id);
     let mut loop_ = Loop::start(core, client, model, limits, cx, ids, history);
-    loop_.messages.push(json!({"role": "user", "content": task}));
+    loop_.push_task(&task);
     loop_.drive(&mut on_event).await
 }
 

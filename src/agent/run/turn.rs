@@ -16,7 +16,7 @@ use super::super::textcalls::{self, Offered, Reading, TokenGate};
 use super::super::trace;
 use super::super::{Completion, ModelClient, StreamEvent, ToolCallOut};
 use super::guard::{Judgement, LoopGuard};
-use super::prompt::{self, tool_definitions};
+use super::prompt::{self, offered_definitions};
 use super::{AgentEvent, Journal, RunLimits, RunOutcome};
 use crate::context::CallContext;
 use crate::core::Core;
@@ -26,6 +26,7 @@ use crate::store::runs::{RunStatus, StopReason};
 use crate::store::steps::{NewStep, StepOutcome, StepStatus};
 use crate::store::tool_calls::ToolCallStatus;
 use crate::tools::Registry;
+use crate::tools::offer::{self, Offer};
 
 /// Why the loop stopped.
 pub(super) type Stop = (RunStatus, StopReason);
@@ -58,6 +59,12 @@ pub(super) struct Loop<'a> {
     /// those of the client results marked sensitive, read at each turn).
     secrets: Vec<String>,
     tools: Vec<Value>,
+    /// Which tools the requests offer: the core set and what was loaded
+    /// (by the loader, the user's words, a call of a tool not offered yet).
+    offer: Offer,
+    /// `offer` or the registry changed: `tools` is built again before the
+    /// next request.
+    reoffer: bool,
     images: bool,
     pub(super) steps: u32,
     guard: LoopGuard,
@@ -91,18 +98,22 @@ impl<'a> Loop<'a> {
         let cx =
             cx.clone().with_run(run_id.clone()).with_confirmer(observed).with_steps(Some(Arc::new(StepRelay { tx })));
         let registry = core.registry();
+        let messages: Vec<Value> = std::iter::once(json!({"role": "system", "content": ""})).chain(history).collect();
+        let offer = Offer::from_history(&messages, &registry);
         Loop {
             core,
             client,
             model,
             limits,
             cx,
-            tools: tool_definitions(&registry),
+            tools: offered_definitions(&registry, &offer),
+            offer,
+            reoffer: false,
             registry,
             run_id,
             conversation_id,
             agent_id,
-            messages: std::iter::once(json!({"role": "system", "content": ""})).chain(history).collect(),
+            messages,
             trimmed: false,
             stale: true,
             secrets: Vec::new(),
@@ -114,6 +125,12 @@ impl<'a> Loop<'a> {
             status_writes: None,
             trace_writes: Vec::new(),
         }
+    }
+
+    /// The user's task: its words may call for more tools.
+    pub(super) fn push_task(&mut self, task: &str) {
+        self.messages.push(json!({"role": "user", "content": task}));
+        self.reoffer |= self.offer.note_words(task, &self.registry);
     }
 
     async fn record(
@@ -161,8 +178,11 @@ impl<'a> Loop<'a> {
             // Tools registered or unregistered since the last turn.
             let now = self.core.registry();
             if !Arc::ptr_eq(&now, &self.registry) {
-                self.tools = tool_definitions(&now);
                 self.registry = now;
+                self.reoffer = true;
+            }
+            if std::mem::take(&mut self.reoffer) {
+                self.tools = offered_definitions(&self.registry, &self.offer);
             }
             if self.steps >= self.limits.max_steps {
                 return Ok(((RunStatus::Failed, StopReason::MaxSteps), None));
@@ -193,7 +213,10 @@ impl<'a> Loop<'a> {
             secrets.extend(store.sensitive_results().values().into_iter().map(|s| s.value));
             let started = Instant::now();
             // Thinking and calls written as text are not streamed to the user.
-            let offered = Offered::from_definitions(&self.tools);
+            // Every known tool is read in a call written as text: one not
+            // offered yet runs all the same (and is offered from then on).
+            let offered =
+                Offered::from_definitions(&self.tools).with_names(self.registry.list().map(|t| t.name.as_str()));
             let mut gate = TokenGate::new(&offered.names());
             let streamed = {
                 let stream = self.client.stream_chat(request.clone(), |ev| {
@@ -325,7 +348,8 @@ impl<'a> Loop<'a> {
                     // A tool that does not exist, or was written as text and
                     // never offered: answered with the nearest offered names.
                     let unoffered = written_as_text.iter().any(|(id, known)| *id == p.id && !known);
-                    if p.refused.is_none() && (unoffered || self.registry.get(&p.name).is_none()) {
+                    let known = self.registry.get(&p.name).is_some() || p.name == offer::LOADER;
+                    if p.refused.is_none() && (unoffered || !known) {
                         p.refused = Some(offered.unknown(&p.name));
                     }
                     p
@@ -409,6 +433,13 @@ impl<'a> Loop<'a> {
             });
             let content = journal.result(&call.id).unwrap_or_default();
             self.messages.push(json!({"role": "tool", "tool_call_id": call.id, "content": content}));
+            // A tool called that was not offered yet, or the loader's
+            // tools: offered from the next request on.
+            self.reoffer |= if call.name == offer::LOADER {
+                self.offer.note_result(&result, &self.registry)
+            } else {
+                self.offer.note_call(&call.name, &self.registry)
+            };
             if result.is_ok() && effects.edits_memory {
                 self.stale = true;
             }

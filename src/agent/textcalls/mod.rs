@@ -91,6 +91,17 @@ impl Offered {
         Offered { names }
     }
 
+    /// With `more` names known too (each once).
+    #[must_use]
+    pub fn with_names<'a>(mut self, more: impl IntoIterator<Item = &'a str>) -> Offered {
+        for name in more {
+            if !self.names.iter().any(|n| n == name) {
+                self.names.push(name.to_owned());
+            }
+        }
+        self
+    }
+
     pub fn names(&self) -> Vec<&str> {
         self.names.iter().map(String::as_str).collect()
     }
