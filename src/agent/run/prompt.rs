@@ -77,8 +77,9 @@ fn definitions(registry: &Registry, keep: impl Fn(&ToolSpec) -> bool) -> Vec<Val
     registry
         .list()
         .filter(|t| t.status == ToolStatus::Available && keep(t))
-        // Another program's tool whose very name addresses the assistant.
-        .filter(|t| !(foreign::is_foreign(t) && foreign::name_addresses_assistant(&t.name)))
+        // Another program's tool whose very name, or a value its calls
+        // must use, addresses the assistant.
+        .filter(|t| foreign::offered_to_model(t))
         .map(|t| {
             if foreign::is_foreign(t) {
                 let (description, parameters) = foreign::for_model(t, foreign::nonce());
