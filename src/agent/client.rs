@@ -577,6 +577,10 @@ fn model_ids(listing: &Value) -> Vec<String> {
     ids
 }
 
+#[path = "client_models.rs"]
+mod models;
+pub use models::{ContextInUse, Described};
+
 #[cfg(test)]
 #[path = "client_tests.rs"]
 mod tests;
