@@ -397,7 +397,7 @@ impl ModelClient {
         }
         let mut completion = assembler.finish();
         completion.raw = raw;
-        self.check_read(&completion, &model, ollama::prompt_tokens(&body), Some(sizing))?;
+        self.check_read(&completion, &model, sizing.prompt_tokens, Some(sizing))?;
         Ok(completion)
     }
 

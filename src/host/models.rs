@@ -90,6 +90,7 @@ pub async fn describe(client: &ModelClient, models: Vec<String>, chosen: Option<
         details,
         in_use,
         warnings,
+        min_context: to_u64(SMALL_CONTEXT),
     }
 }
 

@@ -210,12 +210,8 @@ pub async fn check_model(settings: &Settings) -> Result<ModelStatus> {
                     base_url: base_url.clone(),
                     models,
                     model,
-                    message: None,
-                    server: None,
                     chosen,
-                    details: Vec::new(),
-                    in_use: None,
-                    warnings: Vec::new(),
+                    ..ModelStatus::default()
                 }
             });
             if empty {
@@ -226,14 +222,10 @@ pub async fn check_model(settings: &Settings) -> Result<ModelStatus> {
         Err(e) => ModelStatus {
             reachable: false,
             base_url,
-            models: Vec::new(),
             chosen: chosen.is_some(),
             model: chosen,
             message: Some(e.to_wire().message),
-            server: None,
-            details: Vec::new(),
-            in_use: None,
-            warnings: Vec::new(),
+            ..ModelStatus::default()
         },
     })
 }

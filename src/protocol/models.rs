@@ -6,7 +6,7 @@
 use super::*;
 
 /// Whether the model endpoint answers, what it serves and what runs use.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
 pub struct ModelStatus {
     pub reachable: bool,
     pub base_url: String,
@@ -32,6 +32,10 @@ pub struct ModelStatus {
     /// About the model in use (and a chosen model the server lacks).
     #[serde(default)]
     pub warnings: Vec<ModelWarning>,
+    /// Below this context, in tokens, a model is too small for a browsing
+    /// task (the panel marks such models in the list).
+    #[serde(default)]
+    pub min_context: u64,
 }
 
 /// One model as the server describes it.

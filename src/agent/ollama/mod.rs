@@ -163,6 +163,8 @@ pub fn cut(sent: usize, read: u64) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sizing {
     pub num_ctx: usize,
+    /// The prompt's estimated tokens as sent (tools as text included).
+    pub prompt_tokens: usize,
     /// The model's own context, when `/api/show` gave it.
     pub context_length: Option<usize>,
 }
@@ -201,16 +203,18 @@ pub fn chat_body(request: &Value, info: &ModelInfo, max_context: usize, think: b
     let emulated = info.can("tools") == Some(false);
     let tools = offered.filter(|_| !emulated);
     let vision = info.can("vision") != Some(false);
-    let messages: Vec<Value> = match request["messages"].as_array() {
+    // The prompt as the model gets it: with tools as text, no schemas.
+    let (messages, prompt): (Vec<Value>, usize) = match request["messages"].as_array() {
         Some(list) if emulated => {
             let list = emulate::messages(list, offered.map_or(&[][..], Vec::as_slice));
-            list.iter().map(|m| message(m, &HashMap::new(), vision)).collect()
+            let prompt = list.iter().map(budget::estimate_message).sum();
+            (list.iter().map(|m| message(m, &HashMap::new(), vision)).collect(), prompt)
         }
         Some(list) => {
             let names = call_names(list);
-            list.iter().map(|m| message(m, &names, vision)).collect()
+            (list.iter().map(|m| message(m, &names, vision)).collect(), prompt_tokens(request))
         }
-        None => Vec::new(),
+        None => (Vec::new(), 0),
     };
     let answer = ["max_completion_tokens", "max_tokens"]
         .iter()
@@ -218,7 +222,7 @@ pub fn chat_body(request: &Value, info: &ModelInfo, max_context: usize, think: b
         .and_then(|n| usize::try_from(n).ok())
         .unwrap_or(ANSWER_TOKENS);
     let window = info.window(max_context);
-    let ctx = num_ctx(prompt_tokens(request), answer, window);
+    let ctx = num_ctx(prompt, answer, window);
     let mut options = Map::new();
     options.insert("num_ctx".into(), json!(ctx));
     for (from, to) in [("temperature", "temperature"), ("top_p", "top_p"), ("seed", "seed"), ("stop", "stop")] {
@@ -239,7 +243,7 @@ pub fn chat_body(request: &Value, info: &ModelInfo, max_context: usize, think: b
     if info.can("thinking") == Some(true) {
         body["think"] = json!(think);
     }
-    Ok((body, Sizing { num_ctx: ctx, context_length: info.context_length }))
+    Ok((body, Sizing { num_ctx: ctx, context_length: info.context_length, prompt_tokens: prompt }))
 }
 
 /// Tool names by call id, for the `tool_name` of tool results.

@@ -50,7 +50,7 @@ fn a_cut_is_a_prompt_read_at_less_than_half() {
         "qwen3:8b",
         20_000,
         8_192,
-        Some(Sizing { num_ctx: 32_768, context_length: Some(40_960) }),
+        Some(Sizing { num_ctx: 32_768, context_length: Some(40_960), prompt_tokens: 20_000 }),
     );
     assert!(m.contains("num_ctx 32768") && m.contains("40960 tokens"), "{m}");
 }
@@ -71,7 +71,7 @@ fn the_native_body_has_num_ctx_object_arguments_named_results_and_images() {
     });
     let info = ModelInfo::from_show(&show(&["completion", "tools", "vision", "thinking"]));
     let (body, sizing) = chat_body(&request, &info, 32_768, true).unwrap();
-    assert_eq!(sizing, Sizing { num_ctx: 4_096, context_length: Some(40_960) });
+    assert_eq!(sizing, Sizing { num_ctx: 4_096, context_length: Some(40_960), prompt_tokens: prompt_tokens(&request) });
     assert_eq!(body["options"], json!({"num_ctx": 4096}));
     assert_eq!((body["stream"].clone(), body["think"].clone()), (json!(true), json!(true)));
     assert_eq!(body["tools"], request["tools"]);
