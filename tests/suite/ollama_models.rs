@@ -119,13 +119,16 @@ async fn the_panels_check_finds_ollama_describes_its_models_and_says_what_is_in_
     let Reply::ModelStatus { status } = host.handle(Op::CheckModel).await.unwrap() else { panic!() };
     assert!(status.reachable && !status.chosen, "{status:?}");
     assert_eq!(status.server.as_deref(), Some("ollama"));
-    let described: Vec<(&str, Option<bool>, Option<u64>, Option<u64>)> =
-        status.details.iter().map(|d| (d.name.as_str(), d.tools, d.size, d.context_length)).collect();
+    let described: Vec<Value> = status
+        .details
+        .iter()
+        .map(|d| json!([d.name, d.tools, d.size, d.context_length, d.parameter_size, d.quantization]))
+        .collect();
     assert_eq!(
         described,
         vec![
-            ("qwen3:8b", Some(true), Some(5_225_376_047), Some(40_960)),
-            ("gemma3:1b", Some(false), Some(815_319_791), Some(32_768)),
+            json!(["qwen3:8b", true, 5_225_376_047_u64, 40_960, "8.2B", "Q4_K_M"]),
+            json!(["gemma3:1b", false, 815_319_791, 32_768, "999.89M", "Q4_K_M"]),
         ]
     );
     assert_eq!(status.model.as_deref(), Some("qwen3:8b"), "the endpoint's first until one is chosen");
