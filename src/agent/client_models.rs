@@ -66,6 +66,12 @@ impl ModelClient {
         Ok(Some(tags.into_iter().zip(infos).map(|(tag, info)| Described { tag, info: info.ok() }).collect()))
     }
 
+    /// Whether `model` gets its tools as text (Ollama's native API, a model
+    /// whose `/api/show` lacks `tools`; see `ollama::chat_body`).
+    pub async fn emulates_tools(&self, model: &str) -> bool {
+        self.speaks_native().await && self.show(model).await.is_ok_and(|info| info.can("tools") == Some(false))
+    }
+
     /// The context a run gives `model` on Ollama's native API; `None`
     /// elsewhere (the run's configured budget holds), or when `/api/show`
     /// fails.

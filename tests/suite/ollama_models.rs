@@ -185,7 +185,8 @@ fn a_model_without_tool_calling_gets_the_tools_as_text_and_answers_a_shopping_qu
         return;
     }
     let site = FixtureServer::start();
-    let rows = 30;
+    // A long page: more than the server's 4,096-token default on its own.
+    let rows = 200;
     let ollama = OllamaServer::responding(
         vec![OllamaModel::gemma3_1b()],
         text_shopper(rows, site.url(&format!("catalogue?rows={rows}"))),
@@ -219,6 +220,7 @@ fn a_model_without_tool_calling_gets_the_tools_as_text_and_answers_a_shopping_qu
         history.iter().filter(|m| m["role"] == "assistant").filter_map(|m| m["content"].as_str()).collect();
     assert!(assistant[0].starts_with("Tôi sẽ mở trang.\n<tool_call>{\"name\": \"browser_navigate\""), "{assistant:?}");
     let seen = ollama.seen();
+    assert!(seen.iter().all(|s| !s.truncated), "nothing cut");
     assert_eq!(seen[2].text_tool_results().len(), 2);
     assert!(seen[2].text_tool_results()[1].starts_with("<tool_response name=\"browser_read_text\">"));
 }

@@ -188,7 +188,13 @@ impl<'a> Loop<'a> {
                 Some(fits) => fits.min(self.limits.context_tokens),
                 None => self.limits.context_tokens,
             };
-            let fitted = context::fit(&mut self.messages, context::estimate_tools(&self.tools), budget);
+            // A model without tool calling reads the tools as compact text, not schemas.
+            let tools_cost = if self.client.emulates_tools(self.model).await {
+                context::estimate_text(&textcalls::emulate::describe_tools(&self.tools))
+            } else {
+                context::estimate_tools(&self.tools)
+            };
+            let fitted = context::fit(&mut self.messages, tools_cost, budget);
             self.trimmed |= fitted.dropped > 0;
             let request =
                 json!({"model": self.model, "messages": self.messages, "tools": self.tools, "tool_choice": "auto"});
