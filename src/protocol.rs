@@ -24,6 +24,7 @@ pub use status::{GateRuleRow, Role, RuleDecision, RuleKind, RunStatus, StopReaso
 mod agent;
 mod asks;
 mod event;
+mod models;
 mod op;
 mod reply;
 mod settings;
@@ -31,6 +32,7 @@ pub mod status;
 pub mod typescript;
 
 pub use event::*;
+pub use models::*;
 pub use op::*;
 pub use reply::*;
 pub use settings::*;

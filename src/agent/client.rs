@@ -397,7 +397,7 @@ impl ModelClient {
         }
         let mut completion = assembler.finish();
         completion.raw = raw;
-        self.check_read(&completion, &model, ollama::prompt_tokens(&body), Some(sizing))?;
+        self.check_read(&completion, &model, sizing.prompt_tokens, Some(sizing))?;
         Ok(completion)
     }
 
@@ -576,6 +576,10 @@ fn model_ids(listing: &Value) -> Vec<String> {
     }
     ids
 }
+
+#[path = "client_models.rs"]
+mod models;
+pub use models::{ContextInUse, Described};
 
 #[cfg(test)]
 #[path = "client_tests.rs"]

@@ -18,7 +18,7 @@ pub mod textcalls;
 pub mod trace;
 mod transport;
 
-pub use client::{ModelClient, raw_response_of};
+pub use client::{ContextInUse, Described, ModelClient, raw_response_of};
 pub use control::Cancel;
 pub use extract::ModelFieldFallback;
 pub use provider::{ModelApi, ModelConfig, ModelFlags, Preset};

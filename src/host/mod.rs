@@ -14,6 +14,7 @@ mod history;
 pub mod letta;
 mod mcp_servers;
 mod memory;
+pub mod models;
 mod ops;
 mod run;
 pub mod settings;

@@ -182,8 +182,9 @@ pub async fn agent_model(settings: &Settings, overrides: Option<ModelFlags>) -> 
     }
 }
 
-/// Whether the endpoint answers (within [`CHECK_WITHIN`]), its models and
-/// the model runs would use.
+/// Whether the endpoint answers (within [`CHECK_WITHIN`]), its models (Ollama's
+/// described) and the model runs would use, with what they give it
+/// ([`super::models::describe`]).
 pub async fn check_model(settings: &Settings) -> Result<ModelStatus> {
     let config = model_config(settings).await?;
     let base_url = config.base_url.clone();
@@ -198,16 +199,33 @@ pub async fn check_model(settings: &Settings) -> Result<ModelStatus> {
     });
     Ok(match listed {
         Ok(models) => {
-            let model = chosen.or_else(|| models.first().cloned());
-            let message = models.is_empty().then(|| format!("the model server at {base_url} serves no model; {hint}"));
-            ModelStatus { reachable: true, base_url, models, model, message }
+            let empty = models.is_empty();
+            let described =
+                tokio::time::timeout(CHECK_WITHIN, super::models::describe(&client, models.clone(), chosen.clone()));
+            let mut status = described.await.unwrap_or_else(|_| {
+                let model = chosen.clone().or_else(|| models.first().cloned());
+                let chosen = chosen.is_some();
+                ModelStatus {
+                    reachable: true,
+                    base_url: base_url.clone(),
+                    models,
+                    model,
+                    chosen,
+                    ..ModelStatus::default()
+                }
+            });
+            if empty {
+                status.message = Some(format!("the model server at {base_url} serves no model; {hint}"));
+            }
+            status
         }
         Err(e) => ModelStatus {
             reachable: false,
             base_url,
-            models: Vec::new(),
+            chosen: chosen.is_some(),
             model: chosen,
             message: Some(e.to_wire().message),
+            ..ModelStatus::default()
         },
     })
 }

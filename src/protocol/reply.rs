@@ -441,15 +441,3 @@ pub struct TimelineCall {
     pub duration_ms: i64,
     pub started_at: String,
 }
-
-/// Whether the model endpoint answers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-pub struct ModelStatus {
-    pub reachable: bool,
-    pub base_url: String,
-    pub models: Vec<String>,
-    /// The model runs will use (configured, or the endpoint's first).
-    pub model: Option<String>,
-    /// When unreachable: what is wrong and how to start a model.
-    pub message: Option<String>,
-}

@@ -13,7 +13,9 @@
 //! what was read. Tokens are counted deterministically: each run of
 //! non-space characters costs ceil(chars / 3). Errors are Ollama's:
 //! `{"error": "..."}` with 404 for a model not pulled, 400 for tools or
-//! thinking a model lacks. Answers are scripted with model_server's
+//! thinking a model lacks; the template of a model without tool calling
+//! renders no tool results nor an assistant's `tool_calls` (they are not
+//! seen). Answers are scripted with model_server's
 //! [`Turn`]s, or chosen from what the model saw ([`Seen`]) after the cut.
 
 use std::collections::VecDeque;
@@ -111,6 +113,33 @@ impl Seen {
     /// How many tool results the model can read.
     pub fn tool_results(&self) -> usize {
         self.messages.iter().filter(|m| m["role"] == "tool").count()
+    }
+
+    /// The system prompt the model can read.
+    pub fn system(&self) -> String {
+        self.messages.iter().find(|m| m["role"] == "system").map(text_of).unwrap_or_default()
+    }
+
+    /// The `<tool_response>` blocks written in user messages (tools as
+    /// text, for a model without tool calling), oldest first.
+    pub fn text_tool_results(&self) -> Vec<String> {
+        let mut found = Vec::new();
+        for m in self.messages.iter().filter(|m| m["role"] == "user") {
+            let text = text_of(m);
+            let mut rest = text.as_str();
+            while let Some(i) = rest.find("<tool_response") {
+                let after = &rest[i..];
+                let Some(end) = after.find("</tool_response>") else { break };
+                found.push(after[..end].to_owned());
+                rest = &after[end..];
+            }
+        }
+        found
+    }
+
+    /// The last user message the model can read.
+    pub fn last_user(&self) -> String {
+        self.messages.iter().rfind(|m| m["role"] == "user").map(text_of).unwrap_or_default()
     }
 }
 
@@ -409,6 +438,20 @@ async fn show(State(log): State<Log>, req: Request) -> Response {
     .into_response()
 }
 
+/// What the chat template of a model without tool calling renders: it
+/// has no place for tool results (they are left out) nor for an
+/// assistant's `tool_calls` (only its text stays).
+fn without_tool_turns(body: &mut Value) {
+    if let Some(messages) = body["messages"].as_array_mut() {
+        messages.retain(|m| m["role"] != "tool");
+        for m in messages.iter_mut() {
+            if let Some(o) = m.as_object_mut() {
+                o.remove("tool_calls");
+            }
+        }
+    }
+}
+
 /// The turn for a chat the model saw as `seen`.
 fn next_turn(log: &Log, seen: &Seen) -> Option<(Turn, usize)> {
     let mut s = lock(log);
@@ -443,6 +486,10 @@ async fn native_chat(State(log): State<Log>, req: Request) -> Response {
         return error(400, &format!("\"{}\" does not support thinking", model.name));
     }
     let asked = body["options"]["num_ctx"].as_u64().map_or(DEFAULT_CONTEXT, |n| n as usize);
+    let mut body = body;
+    if !model.can("tools") {
+        without_tool_turns(&mut body);
+    }
     let seen = fit(&path, &body, context(&log, asked, &model), think);
     let Some((turn, _)) = next_turn(&log, &seen) else { return error(500, "script exhausted") };
     if turn.delay_ms > 0 {

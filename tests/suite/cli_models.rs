@@ -1,5 +1,6 @@
-//! `halley models`: lists the endpoint's model ids, or says within seconds
-//! how to start a model server when none answers.
+//! `halley models`: lists the endpoint's model ids (and what a run gives
+//! the model in use), or says within seconds how to start a model server
+//! when none answers. Ollama's models described: `ollama_models.rs`.
 
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
@@ -63,7 +64,10 @@ fn lists_the_served_model_ids() {
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(
         run.json(),
-        json!({"base_url": url, "preset": null, "models": ["qwen2.5:7b", "llama3.2:3b"], "model": "qwen2.5:7b", "model_listed": true})
+        json!({"base_url": url, "preset": null, "models": ["qwen2.5:7b", "llama3.2:3b"], "model": "qwen2.5:7b",
+               "model_listed": true, "server": null, "details": [], "warnings": [],
+               "in_use": {"model": "qwen2.5:7b", "context_length": null, "num_ctx": null, "prompt_budget": 24_000,
+                          "tool_calling": "native"}})
     );
     assert!(server.join().unwrap().starts_with("GET /v1/models "));
 }

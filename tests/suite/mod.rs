@@ -35,6 +35,7 @@ mod model_server;
 mod no_browser_left;
 mod oauth;
 mod ollama;
+mod ollama_models;
 mod runs_traces;
 mod shopping_skills;
 mod soak;

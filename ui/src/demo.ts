@@ -5,6 +5,7 @@
 
 import { encodeBase64Url } from "./dialogs/confirm";
 import { offlineBackend, setBackend, type Backend } from "./ipc";
+import { UNKNOWN_STATUS } from "./models/models";
 import type { ConfirmationRequest, Event, Reply } from "./protocol";
 
 // A 1x1 PNG: the screenshot of the sample run.
@@ -59,7 +60,7 @@ export function installDemo(): void {
           return { type: "run_started", run_id: r, conversation_id: "demo-conv" };
         }
         case "check_model":
-          return { type: "model_status", status: { reachable: false, base_url: "http://127.0.0.1:11434/v1", models: [], model: null, message: "Connection refused: is Ollama running?" } };
+          return { type: "model_status", status: { ...UNKNOWN_STATUS, base_url: "http://127.0.0.1:11434/v1", message: "Connection refused: is Ollama running?" } };
         case "get_settings":
         case "save_settings":
           return { type: "settings", settings: { preset: "ollama", base_url: "http://127.0.0.1:11434/v1", model: null, chromium: null, language: null, autostart: false, search: { order: [], searxng_url: null, duckduckgo_url: null, brave_url: null } }, api_key_saved: true, search_key_saved: false };

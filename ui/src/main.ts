@@ -1,5 +1,6 @@
 // Entry point of the side panel (index.html): chat with streamed answers, the
 // live timeline of tool calls, conversations, settings, the first-run screen
+// (how to start a model, or the server's models to choose from),
 // and the `/` tool palette. State changes go through state.ts; the core is
 // reached only through ipc.ts.
 //
@@ -33,6 +34,8 @@ import { renderBanners, renderMessages, renderTimeline, type OpenView, type Shot
 import { hasCreatorView } from "./creator/creator";
 import { renderCreatorView } from "./creator/creator-view";
 import { renderSettings } from "./settings/settings-view";
+import { UNKNOWN_STATUS, needsChoice } from "./models/models";
+import { renderInUse, renderModelList } from "./models/models-view";
 import { paletteQuery } from "./palette/palette";
 import { button, fillList, formatTime, renderHeader, renderNotConnected } from "./view";
 import { createWatchesView } from "./watches/watches-view";
@@ -276,15 +279,40 @@ function start(root: HTMLElement, lang: Lang): void {
       ),
     );
   };
+  // A server that answers, no model chosen yet: its models to choose from.
+  const renderChoice = (s: ModelStatus): void => {
+    const pick = (name: string): void => {
+      request({ type: "get_settings" }, "settings")
+        .then((r) => request({ type: "save_settings", settings: { ...r.settings, model: name } }, "settings"))
+        .then(() => checkModel())
+        .catch((error: unknown) => dispatch({ kind: "send_failed", message: t("errorPrefix", { error: toOpError(error).message }) }));
+    };
+    firstRun.replaceChildren(
+      h("h2", { id: "first-run-title" }, t("firstRunChooseTitle")),
+      h("p", {}, t("firstRunFound", { url: s.base_url })),
+      renderModelList(t, s, pick),
+      renderInUse(t, s),
+    );
+  };
+  // The model in use works, with warnings (no tool calling, a small context).
+  const renderWarnings = (s: ModelStatus): void => {
+    const dismiss = h("button", { type: "button", class: "secondary", "data-testid": "first-run-dismiss" }, t("close"));
+    const toSettings = h("button", { type: "button", class: "secondary", "data-testid": "first-run-settings" }, t("settingsOpen"));
+    dismiss.addEventListener("click", () => (firstRun.hidden = true));
+    toSettings.addEventListener("click", () => show("settings"));
+    firstRun.replaceChildren(renderInUse(t, s), h("div", { class: "row" }, toSettings, dismiss));
+  };
   async function checkModel(): Promise<void> {
     if (!isConnected()) return;
     try {
       const { status } = await request({ type: "check_model" }, "model_status");
-      firstRun.hidden = status.reachable;
+      firstRun.hidden = status.reachable && !needsChoice(status) && status.warnings.length === 0;
       if (!status.reachable) renderFirstRun(status);
+      else if (needsChoice(status)) renderChoice(status);
+      else if (status.warnings.length > 0) renderWarnings(status);
     } catch (error) {
       firstRun.hidden = false;
-      renderFirstRun({ reachable: false, base_url: "?", models: [], model: null, message: toOpError(error).message });
+      renderFirstRun({ ...UNKNOWN_STATUS, message: toOpError(error).message });
     }
   }
 

@@ -347,7 +347,46 @@ export type MemoryChange = {
 };
 
 /**
- * Whether the model endpoint answers.
+ * One model as the server describes it.
+ */
+export type ModelDetails = {
+  name: string,
+  /** On disk, in bytes. */
+  size: number | null,
+  /** `8.2B`. */
+  parameter_size: string | null,
+  /** `Q4_K_M`. */
+  quantization: string | null,
+  family: string | null,
+  /**
+   * Whether it calls tools natively (`tools` in its capabilities); none:
+   * the server did not say.
+   */
+  tools: boolean | null,
+  /** The longest context it was trained for, in tokens. */
+  context_length: number | null,
+};
+
+/**
+ * What a run gives the model in use.
+ */
+export type ModelInUse = {
+  model: string,
+  /** The model's own context, when the server says it. */
+  context_length: number | null,
+  /**
+   * The most context a request gets: on Ollama, the largest `num_ctx`
+   * asked (the model's context capped by `HALLEY_MAX_CONTEXT`); elsewhere
+   * none (the server's own).
+   */
+  num_ctx: number | null,
+  /** The prompt tokens a run keeps under (history compacted to fit). */
+  prompt_budget: number,
+  tool_calling: ToolCalling,
+};
+
+/**
+ * Whether the model endpoint answers, what it serves and what runs use.
  */
 export type ModelStatus = {
   reachable: boolean,
@@ -357,7 +396,36 @@ export type ModelStatus = {
   model: string | null,
   /** When unreachable: what is wrong and how to start a model. */
   message: string | null,
+  /** `ollama` when the server is Ollama; none: an OpenAI-compatible server. */
+  server: string | null,
+  /**
+   * Whether the settings (or the front end) name the model; else the
+   * endpoint's first is used and the panel offers a choice.
+   */
+  chosen: boolean,
+  /**
+   * The models described, in the server's order (Ollama's); empty when
+   * the server gives only ids.
+   */
+  details: Array<ModelDetails>,
+  /** What a run gives [`ModelStatus::model`]. */
+  in_use: ModelInUse | null,
+  /** About the model in use (and a chosen model the server lacks). */
+  warnings: Array<ModelWarning>,
+  /**
+   * Below this context, in tokens, a model is too small for a browsing
+   * task (the panel marks such models in the list).
+   */
+  min_context: number,
 };
+
+/**
+ * Something the user should know about the model in use.
+ */
+export type ModelWarning =
+  | { "kind": "no_tools", model: string }
+  | { "kind": "small_context", model: string, context: number, needed: number }
+  | { "kind": "not_served", model: string };
 
 /**
  * A request from a front end.
@@ -781,6 +849,11 @@ export type TimelineCall = {
  * How a call ended.
  */
 export type ToolCallStatus = "ok" | "error" | "cancelled";
+
+/**
+ * How a run's model calls tools.
+ */
+export type ToolCalling = "native" | "emulated";
 
 /**
  * Primitive tools act once; skills are workflows over primitives; custom

@@ -21,7 +21,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::budget;
-use crate::error::{Error, ErrorCode, Result};
+use super::textcalls::emulate;
+use crate::error::Result;
 
 /// What Ollama's root answers (`GET /`).
 pub const RUNNING: &str = "Ollama is running";
@@ -71,6 +72,45 @@ impl ModelInfo {
     pub fn window(&self, max_context: usize) -> usize {
         self.context_length.map_or(max_context, |c| c.min(max_context))
     }
+}
+
+/// Below this context (what Halley gives a model at most: its own,
+/// capped by `HALLEY_MAX_CONTEXT`) a task's first request, a page read and
+/// the answer do not fit together: pages are cut and the run compacts early.
+pub const SMALL_CONTEXT: usize = 8_192;
+
+/// One model of Ollama's `GET /api/tags`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tag {
+    pub name: String,
+    /// On disk, in bytes.
+    pub size: Option<u64>,
+    /// `details.parameter_size` (`8.2B`), `details.quantization_level`
+    /// (`Q4_K_M`), `details.family` (`qwen3`).
+    pub parameter_size: Option<String>,
+    pub quantization: Option<String>,
+    pub family: Option<String>,
+}
+
+/// The models of an `/api/tags` answer, in its order.
+pub fn tags(listing: &Value) -> Vec<Tag> {
+    let text = |v: &Value| v.as_str().filter(|s| !s.is_empty()).map(str::to_owned);
+    listing["models"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| {
+            let name = text(&m["name"]).or_else(|| text(&m["model"]))?;
+            let d = &m["details"];
+            Some(Tag {
+                name,
+                size: m["size"].as_u64(),
+                parameter_size: text(&d["parameter_size"]),
+                quantization: text(&d["quantization_level"]),
+                family: text(&d["family"]),
+            })
+        })
+        .collect()
 }
 
 /// The server's root (`http://host:11434`) from an OpenAI-compatible base
@@ -123,6 +163,8 @@ pub fn cut(sent: usize, read: u64) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sizing {
     pub num_ctx: usize,
+    /// The prompt's estimated tokens as sent (tools as text included).
+    pub prompt_tokens: usize,
     /// The model's own context, when `/api/show` gave it.
     pub context_length: Option<usize>,
 }
@@ -151,28 +193,28 @@ pub fn cut_message(base: &str, model: &str, sent: usize, read: u64, sizing: Opti
 
 /// A native `/api/chat` body from an OpenAI chat body (with its `model`),
 /// and how it is sized. Tools go as they are (Ollama takes OpenAI's
-/// format); a model whose `/api/show` lacks `tools` is refused with a
-/// clear message rather than answered with Ollama's 400.
+/// format), except to a model whose `/api/show` lacks `tools` (Ollama would
+/// answer 400): it gets them described in its system prompt and writes its
+/// calls as text ([`emulate`]), read back by the loop like any call
+/// written as text.
 pub fn chat_body(request: &Value, info: &ModelInfo, max_context: usize, think: bool) -> Result<(Value, Sizing)> {
     let model = request["model"].as_str().unwrap_or_default();
-    let tools = request["tools"].as_array().filter(|t| !t.is_empty());
-    if tools.is_some() && info.can("tools") == Some(false) {
-        return Err(Error::new(
-            ErrorCode::ModelError,
-            format!(
-                "the Ollama model `{model}` cannot call tools (its capabilities: {}); choose one that can, e.g. \
-                 `ollama pull qwen3:8b` and --model qwen3:8b",
-                info.capabilities.as_deref().unwrap_or_default().join(", ")
-            ),
-        ));
-    }
+    let offered = request["tools"].as_array().filter(|t| !t.is_empty());
+    let emulated = info.can("tools") == Some(false);
+    let tools = offered.filter(|_| !emulated);
     let vision = info.can("vision") != Some(false);
-    let messages: Vec<Value> = match request["messages"].as_array() {
+    // The prompt as the model gets it: with tools as text, no schemas.
+    let (messages, prompt): (Vec<Value>, usize) = match request["messages"].as_array() {
+        Some(list) if emulated => {
+            let list = emulate::messages(list, offered.map_or(&[][..], Vec::as_slice));
+            let prompt = list.iter().map(budget::estimate_message).sum();
+            (list.iter().map(|m| message(m, &HashMap::new(), vision)).collect(), prompt)
+        }
         Some(list) => {
             let names = call_names(list);
-            list.iter().map(|m| message(m, &names, vision)).collect()
+            (list.iter().map(|m| message(m, &names, vision)).collect(), prompt_tokens(request))
         }
-        None => Vec::new(),
+        None => (Vec::new(), 0),
     };
     let answer = ["max_completion_tokens", "max_tokens"]
         .iter()
@@ -180,7 +222,7 @@ pub fn chat_body(request: &Value, info: &ModelInfo, max_context: usize, think: b
         .and_then(|n| usize::try_from(n).ok())
         .unwrap_or(ANSWER_TOKENS);
     let window = info.window(max_context);
-    let ctx = num_ctx(prompt_tokens(request), answer, window);
+    let ctx = num_ctx(prompt, answer, window);
     let mut options = Map::new();
     options.insert("num_ctx".into(), json!(ctx));
     for (from, to) in [("temperature", "temperature"), ("top_p", "top_p"), ("seed", "seed"), ("stop", "stop")] {
@@ -201,7 +243,7 @@ pub fn chat_body(request: &Value, info: &ModelInfo, max_context: usize, think: b
     if info.can("thinking") == Some(true) {
         body["think"] = json!(think);
     }
-    Ok((body, Sizing { num_ctx: ctx, context_length: info.context_length }))
+    Ok((body, Sizing { num_ctx: ctx, context_length: info.context_length, prompt_tokens: prompt }))
 }
 
 /// Tool names by call id, for the `tool_name` of tool results.

@@ -50,7 +50,7 @@ fn a_cut_is_a_prompt_read_at_less_than_half() {
         "qwen3:8b",
         20_000,
         8_192,
-        Some(Sizing { num_ctx: 32_768, context_length: Some(40_960) }),
+        Some(Sizing { num_ctx: 32_768, context_length: Some(40_960), prompt_tokens: 20_000 }),
     );
     assert!(m.contains("num_ctx 32768") && m.contains("40960 tokens"), "{m}");
 }
@@ -71,7 +71,7 @@ fn the_native_body_has_num_ctx_object_arguments_named_results_and_images() {
     });
     let info = ModelInfo::from_show(&show(&["completion", "tools", "vision", "thinking"]));
     let (body, sizing) = chat_body(&request, &info, 32_768, true).unwrap();
-    assert_eq!(sizing, Sizing { num_ctx: 4_096, context_length: Some(40_960) });
+    assert_eq!(sizing, Sizing { num_ctx: 4_096, context_length: Some(40_960), prompt_tokens: prompt_tokens(&request) });
     assert_eq!(body["options"], json!({"num_ctx": 4096}));
     assert_eq!((body["stream"].clone(), body["think"].clone()), (json!(true), json!(true)));
     assert_eq!(body["tools"], request["tools"]);
@@ -91,11 +91,26 @@ fn the_native_body_has_num_ctx_object_arguments_named_results_and_images() {
     assert!(body["messages"][1].get("images").is_none());
     assert!(body["messages"][1]["content"].as_str().unwrap().contains("image(s) left out"));
 
-    // A model that cannot call tools is refused by name.
+    // A model that cannot call tools gets them as text: no `tools`, its
+    // calls and their results written in the messages.
     let no_tools = ModelInfo::from_show(&show(&["completion"]));
-    let err = chat_body(&request, &no_tools, 32_768, true).unwrap_err();
-    assert_eq!(err.code(), ErrorCode::ModelError);
-    assert!(err.message().contains("`qwen3:8b` cannot call tools"), "{}", err.message());
+    let (body, _) = chat_body(&request, &no_tools, 32_768, true).unwrap();
+    assert!(body.get("tools").is_none() && body.get("think").is_none(), "{body}");
+    let m = body["messages"].as_array().unwrap();
+    assert_eq!(m.len(), 4);
+    let system = m[0]["content"].as_str().unwrap();
+    assert!(
+        system.starts_with("Bạn là Halley.\n\nYou can call tools.") && system.contains("\n- browser_navigate()"),
+        "{system}"
+    );
+    assert_eq!(
+        m[2],
+        json!({"role": "assistant", "content": "<tool_call>{\"name\": \"browser_navigate\", \"arguments\": {\"url\":\"https://a.vn\"}}</tool_call>"})
+    );
+    assert_eq!(
+        m[3],
+        json!({"role": "user", "content": "<tool_response name=\"browser_navigate\">\nok\n</tool_response>"})
+    );
     assert!(chat_body(&json!({"model": "x", "messages": []}), &no_tools, 32_768, true).is_ok());
 }
 
@@ -155,4 +170,28 @@ fn the_root_of_an_ollama_endpoint() {
     assert_eq!(root_url("http://gpu:11434"), "http://gpu:11434");
     assert!(is_running_text("Ollama is running"));
     assert!(!is_running_text("<html>Ollama is running somewhere</html>"));
+}
+
+#[test]
+fn tags_list_the_models_with_their_size_and_details() {
+    let listing = json!({"models": [
+        {"name": "qwen3:8b", "model": "qwen3:8b", "size": 5_225_376_047_u64,
+         "details": {"format": "gguf", "family": "qwen3", "parameter_size": "8.2B", "quantization_level": "Q4_K_M"}},
+        {"model": "gemma3:1b", "details": {}},
+        {"name": ""},
+    ]});
+    assert_eq!(
+        tags(&listing),
+        vec![
+            Tag {
+                name: "qwen3:8b".into(),
+                size: Some(5_225_376_047),
+                parameter_size: Some("8.2B".into()),
+                quantization: Some("Q4_K_M".into()),
+                family: Some("qwen3".into()),
+            },
+            Tag { name: "gemma3:1b".into(), ..Tag::default() },
+        ]
+    );
+    assert_eq!(tags(&json!({"error": "no"})), vec![]);
 }

@@ -7,8 +7,10 @@
 //! from there; a run cut short (the process ended) can be resumed.
 //!
 //! `turn.rs` is the loop itself, `guard.rs` its guard against errors in a
-//! row and repeated calls, `prompt.rs` what the model reads.
+//! row and repeated calls, `cut.rs` what it does with a reply cut at the
+//! length limit, `prompt.rs` what the model reads.
 
+mod cut;
 mod guard;
 mod journal;
 mod prompt;

@@ -15,6 +15,7 @@ use super::super::control::{Observed, StepRelay, Waiting};
 use super::super::textcalls::{self, Offered, Reading, TokenGate};
 use super::super::trace;
 use super::super::{Completion, ModelClient, StreamEvent, ToolCallOut};
+use super::cut::Cut;
 use super::guard::{Judgement, LoopGuard};
 use super::prompt::{self, offered_definitions};
 use super::{AgentEvent, Journal, RunLimits, RunOutcome};
@@ -72,6 +73,9 @@ pub(super) struct Loop<'a> {
     /// that could not be read, thinking alone): the first is sent back with
     /// a correction, the second ends the run.
     unreadable: u32,
+    /// Turns in a row the server stopped at its length limit: the first is
+    /// asked again, shorter; the second ends the run.
+    cut_short: u32,
     rx: Option<mpsc::UnboundedReceiver<Waiting>>,
     /// Pending writes of the run's paused/running status, in order.
     status_writes: Option<tokio::task::JoinHandle<()>>,
@@ -121,6 +125,7 @@ impl<'a> Loop<'a> {
             steps: 0,
             guard: LoopGuard::default(),
             unreadable: 0,
+            cut_short: 0,
             rx: Some(rx),
             status_writes: None,
             trace_writes: Vec::new(),
@@ -203,7 +208,13 @@ impl<'a> Loop<'a> {
                 Some(fits) => fits.min(self.limits.context_tokens),
                 None => self.limits.context_tokens,
             };
-            let fitted = context::fit(&mut self.messages, context::estimate_tools(&self.tools), budget);
+            // A model without tool calling reads the tools as compact text, not schemas.
+            let tools_cost = if self.client.emulates_tools(self.model).await {
+                context::estimate_text(&textcalls::emulate::describe_tools(&self.tools))
+            } else {
+                context::estimate_tools(&self.tools)
+            };
+            let fitted = context::fit(&mut self.messages, tools_cost, budget);
             self.trimmed |= fitted.dropped > 0;
             let request =
                 json!({"model": self.model, "messages": self.messages, "tools": self.tools, "tool_choice": "auto"});
@@ -282,11 +293,44 @@ impl<'a> Loop<'a> {
             };
             // A turn without `tool_calls`: an answer, calls written as text, or neither.
             let reading = completion.tool_calls.is_empty().then(|| textcalls::read(&completion.content, &offered));
-            let note = match &reading {
-                Some(Reading::Unreadable { why, .. }) => Some(format!("the reply could not be used: {why}")),
+            let cut = (completion.finish_reason.as_deref() == Some("length")).then(|| {
+                let calls = !completion.tool_calls.is_empty()
+                    || matches!(reading, Some(Reading::Calls { .. } | Reading::Unreadable { .. }));
+                if calls { Cut::Call } else { Cut::Answer }
+            });
+            let note = match (&reading, cut) {
+                (_, Some(cut)) => Some(cut.note().to_owned()),
+                (Some(Reading::Unreadable { why, .. }), None) => Some(format!("the reply could not be used: {why}")),
                 _ => None,
             };
             store.steps().finish(&step.id, &outcome(StepStatus::Completed, completion.usage.as_ref(), note)).await?;
+            // A reply cut at the length limit is neither the answer nor a
+            // call to run: asked again once, shorter.
+            if let Some(cut) = cut {
+                self.cut_short += 1;
+                if self.cut_short > 1 {
+                    on_event(AgentEvent::Error {
+                        run_id: self.run_id.clone(),
+                        code: ErrorCode::ModelError,
+                        message: cut.give_up(),
+                    });
+                    return Ok(((RunStatus::Failed, StopReason::ModelError), None));
+                }
+                tracing::info!("run {}: {}", self.run_id, cut.note());
+                let said = match (&reading, cut) {
+                    (_, Cut::Answer) => textcalls::strip_thinking(&completion.content).trim().to_owned(),
+                    (Some(Reading::Calls { prose, .. } | Reading::Unreadable { prose, .. }), Cut::Call) => {
+                        prose.clone()
+                    }
+                    _ => String::new(),
+                };
+                if !said.is_empty() {
+                    self.messages.push(json!({"role": "assistant", "content": said}));
+                }
+                self.messages.push(json!({"role": "user", "content": cut.again()}));
+                continue;
+            }
+            self.cut_short = 0;
             // The thinking stays in the provider trace, out of the history.
             let mut content = textcalls::strip_thinking(&completion.content).trim().to_owned();
             let mut tool_calls = completion.tool_calls;

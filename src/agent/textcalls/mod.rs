@@ -19,6 +19,7 @@
 //! reply that holds only thinking is not one.
 //! Real outputs the tests read: `tests/fixtures/local-model-outputs/`.
 
+pub mod emulate;
 pub(crate) mod json;
 mod pythonic;
 #[cfg(test)]

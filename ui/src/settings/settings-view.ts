@@ -1,17 +1,19 @@
 // The settings view: model endpoint (preset, base URL, model, API key sent
-// to the OS keyring and never shown), browser path, language, autostart, and
+// to the OS keyring and never shown; the endpoint, model and context in use
+// with their warnings, and the server's models to pick from), browser path, language, autostart, and
 // the per-site confirmation rules (ListRules / AddRule / RemoveRule), and
 // the MCP servers (mcp-view.ts), the local API's address and token (local-api-view.ts), and the OAuth
 // accounts (accounts-view.ts).
 
 import { renderAccounts } from "./accounts-view";
-import { h } from "../dom";
+import { h, present } from "../dom";
+import { renderInUse, renderModelList } from "../models/models-view";
 import { renderLocalApi } from "./local-api-view";
 import { renderMcpServers } from "./mcp-view";
 import { field, orNull } from "../view";
 import { decisionKey, type Translate } from "../i18n";
 import { request, setAutostart } from "../ipc";
-import { PRESETS, toOpError, type GateRuleRow, type RuleDecision, type Settings } from "../protocol";
+import { PRESETS, toOpError, type GateRuleRow, type ModelStatus, type RuleDecision, type Settings } from "../protocol";
 import { SEARCH_ORDERS, orderLabel, orderValue, parseOrder } from "./search";
 
 const DECISIONS: RuleDecision[] = ["ask", "allow", "never"];
@@ -138,6 +140,26 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
   const save = h("button", { id: "settings-save", type: "submit", class: "primary" }, t("save"));
   const check = h("button", { id: "check-model", type: "button", class: "secondary" }, t("checkModel"));
 
+  // What the endpoint serves and what a run uses (filled from CheckModel).
+  const modelInfo = h("div", { class: "model-info", id: "model-info", "aria-live": "polite" });
+  const showStatus = (s: ModelStatus): void => {
+    const pick = (name: string): void => {
+      model.value = name;
+      say(t("firstRunChosen", { model: name }) + " " + t("settingsSaveToApply"));
+    };
+    modelInfo.replaceChildren(
+      ...present(
+        s.reachable ? renderInUse(t, s) : null,
+        s.reachable && s.models.length > 0 ? renderModelList(t, s, pick) : null,
+      ),
+    );
+  };
+  const checkStatus = (): Promise<ModelStatus> =>
+    request({ type: "check_model" }, "model_status").then(({ status: s }) => {
+      showStatus(s);
+      return s;
+    });
+
   const fill = (s: Settings, saved: boolean, searchKeySaved: boolean): void => {
     preset.value = s.preset ?? "";
     baseUrl.value = s.base_url ?? "";
@@ -182,6 +204,7 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
       field("model", t("modelName"), model),
       apiKey.element,
       h("div", { class: "row" }, check),
+      modelInfo,
     ),
     h(
       "fieldset",
@@ -212,19 +235,21 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
       fill(r.settings, r.api_key_saved, r.search_key_saved);
       say(t("saved"), "ok");
       onSaved(r.settings);
+      checkStatus().catch(() => undefined);
       // The login item lives with the OS, not in the core's settings.
       setAutostart(r.settings.autostart).catch(fail);
     }, fail);
   });
   check.addEventListener("click", () => {
     say(t("loadingList"));
-    request({ type: "check_model" }, "model_status").then(({ status: s }) => {
+    checkStatus().then((s) => {
       if (s.reachable) say(t("modelReachable", { url: s.base_url, model: s.model ?? "?" }), "ok");
       else say(s.message ?? t("firstRunTitle"), "error");
     }, fail);
   });
 
   request({ type: "get_settings" }, "settings").then((r) => fill(r.settings, r.api_key_saved, r.search_key_saved), fail);
+  checkStatus().catch(() => undefined);
 
   return h("div", { class: "settings" }, form, renderRules(t), renderMcpServers(t), renderLocalApi(t), renderAccounts(t));
 }
