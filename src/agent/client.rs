@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use super::ollama::{self, ModelInfo, Sizing, ndjson};
 use super::provider::{ENV_API_KEY, ModelApi, ModelConfig, Preset};
 use super::raw::{Partial, RawResponse};
+use super::served;
 use super::stream::{Assembler, Chunk, Completion, StreamEvent, Usage, clip};
 use super::transport::{RetryPolicy, Transport};
 use crate::error::{Error, ErrorCode, Result};
@@ -52,6 +53,8 @@ struct OllamaState {
     is_ollama: tokio::sync::OnceCell<bool>,
     /// `/api/show` by model.
     shows: Mutex<HashMap<String, ModelInfo>>,
+    /// Another local server's context per model (`None`: it did not say).
+    served: Mutex<HashMap<String, Option<usize>>>,
 }
 
 impl std::fmt::Debug for ModelClient {
@@ -139,7 +142,12 @@ impl ModelClient {
         if ollama && self.config.api != ModelApi::OpenAi {
             return self.stream_native(request, &mut on_event).await;
         }
-        let sent = ollama.then(|| ollama::prompt_tokens(&request));
+        // A server on this machine may cut a prompt too long for it (LM
+        // Studio's rolling window does, Ollama's /v1 does): what it read is
+        // checked against what was sent.
+        let local = ollama || self.config.is_loopback();
+        let sent = local.then(|| ollama::prompt_tokens(&request));
+        let served = if ollama { None } else { self.served_context(request["model"].as_str().unwrap_or("")).await };
         let model = request["model"].as_str().unwrap_or_default().to_owned();
         let mut raw = RawResponse::default();
         let mut stream = match self.streaming.chat().create_stream_byot::<Value, Payload>(request).await {
@@ -175,7 +183,7 @@ impl ModelClient {
         let mut completion = assembler.finish();
         completion.raw = raw;
         if let Some(sent) = sent {
-            self.check_read(&completion, &model, sent, None)?;
+            self.check_read(&completion, &model, sent, None, if ollama { Ok(()) } else { Err(served) })?;
         }
         Ok(completion)
     }
@@ -224,10 +232,44 @@ impl ModelClient {
     /// (the chat itself then says why).
     pub async fn prompt_budget(&self, model: &str) -> Option<usize> {
         if !self.speaks_native().await {
-            return None;
+            if self.is_ollama().await {
+                return None;
+            }
+            return self.served_context(model).await.map(ollama::prompt_budget);
         }
         let info = self.show(model).await.ok()?;
         Some(ollama::prompt_budget(info.window(self.config.max_context)))
+    }
+
+    /// The context a server on this machine other than Ollama gives
+    /// `model`, where its API says it ([`served`]); asked once per model.
+    pub async fn served_context(&self, model: &str) -> Option<usize> {
+        if !self.config.is_loopback() || model.is_empty() {
+            return None;
+        }
+        if let Some(known) = self.ollama.served.lock().ok().and_then(|m| m.get(model).copied()) {
+            return known;
+        }
+        let mut found = None;
+        for source in served::sources(self.config.preset) {
+            let mut request = self.native.http.get(source.url(&self.config.base_url, model)).timeout(PROBE_TIMEOUT);
+            if let Some(key) = self.config.api_key.as_deref().filter(|k| !k.is_empty()) {
+                request = request.bearer_auth(key);
+            }
+            let Ok(resp) = request.send().await else { break };
+            if !resp.status().is_success() {
+                continue;
+            }
+            let Ok(body) = resp.json::<Value>().await else { continue };
+            found = source.read(&body, model);
+            if found.is_some() {
+                break;
+            }
+        }
+        if let Ok(mut known) = self.ollama.served.lock() {
+            known.insert(model.to_owned(), found);
+        }
+        found
     }
 
     /// The endpoint and the body a chat `request` went to, as
@@ -397,18 +439,36 @@ impl ModelClient {
         }
         let mut completion = assembler.finish();
         completion.raw = raw;
-        self.check_read(&completion, &model, sizing.prompt_tokens, Some(sizing))?;
+        self.check_read(&completion, &model, sizing.prompt_tokens, Some(sizing), Ok(()))?;
         Ok(completion)
     }
 
     /// Fail a completion whose prompt the server read markedly less of than
     /// was sent (cut from the front: the model answered something else).
-    fn check_read(&self, completion: &Completion, model: &str, sent: usize, sizing: Option<Sizing>) -> Result<()> {
+    /// `server`: `Ok` for Ollama, else the context the server said it gives
+    /// the model (if it did).
+    fn check_read(
+        &self,
+        completion: &Completion,
+        model: &str,
+        sent: usize,
+        sizing: Option<Sizing>,
+        server: std::result::Result<(), Option<usize>>,
+    ) -> Result<()> {
         let Some(Usage { prompt_tokens: read, .. }) = completion.usage else { return Ok(()) };
         if !ollama::cut(sent, read) {
             return Ok(());
         }
-        let message = ollama::cut_message(&self.config.base_url, model, sent, read, sizing);
+        let base = &self.config.base_url;
+        let message = match server {
+            Ok(()) => ollama::cut_message(base, model, sent, read, sizing),
+            Err(context) => {
+                let context = context.map_or_else(|| "not reported".to_owned(), |c| format!("{c} tokens"));
+                format!(
+                    "the model server at {base} read only {read} of the about {sent} prompt tokens sent for                      `{model}` (its context for the model: {context}): it cut the prompt, so its answer was                      dropped. Load the model with a larger context, or lower --context-tokens to what it holds"
+                )
+            }
+        };
         Err(self.fail(ErrorCode::ModelError, message).with_source(Partial(completion.raw.clone())))
     }
 

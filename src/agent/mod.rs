@@ -13,6 +13,7 @@ pub mod ollama;
 pub mod provider;
 pub mod raw;
 pub mod run;
+pub mod served;
 pub mod stream;
 pub mod textcalls;
 pub mod trace;

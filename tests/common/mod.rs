@@ -6,6 +6,7 @@ pub mod browser;
 pub mod fixtures;
 pub mod gemini;
 pub mod ical;
+pub mod local_servers;
 pub mod mcp;
 pub mod model_server;
 pub mod notify;

@@ -28,6 +28,7 @@ mod foreign_words;
 mod gate_browser;
 mod host;
 mod layers;
+mod local_servers;
 mod many_runs;
 mod mcp;
 mod memory;
