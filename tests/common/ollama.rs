@@ -192,8 +192,23 @@ impl OllamaServer {
         lock(&self.log).memory_limit = Some(tokens);
     }
 
+    /// Like [`OllamaServer::responding`], on Ollama's own port (11434), where
+    /// Halley looks with no settings at all; `None` when something else
+    /// holds the port (a real Ollama on a developer's machine).
+    pub fn responding_on_default_port(
+        models: Vec<OllamaModel>,
+        respond: impl Fn(&Seen) -> Turn + Send + Sync + 'static,
+    ) -> Option<OllamaServer> {
+        let l = std::net::TcpListener::bind("127.0.0.1:11434").ok()?;
+        Some(OllamaServer::serve_on(l, Shared { models, responder: Some(Arc::new(respond)), ..Shared::default() }))
+    }
+
     fn serve(shared: Shared) -> OllamaServer {
         let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind ollama listener");
+        OllamaServer::serve_on(l, shared)
+    }
+
+    fn serve_on(l: std::net::TcpListener, shared: Shared) -> OllamaServer {
         l.set_nonblocking(true).expect("nonblocking listener");
         let addr = l.local_addr().expect("local addr");
         let log = Log::new(Mutex::new(shared));

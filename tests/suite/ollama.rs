@@ -217,3 +217,83 @@ fn streamed_tool_calls_with_object_arguments_run_once_and_thinking_stays_out() {
     assert_eq!(models.code, 0, "{models:?}");
     assert_eq!(models.json()["models"], json!(["qwen3:8b", "gemma3:1b"]));
 }
+
+/// A tool call as a local model writes it in its text, one way per
+/// model family (issue 28, item 3).
+fn written(format: &str, name: &str, args: &Value) -> String {
+    let pythonic = || {
+        let pairs: Vec<String> = args
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| format!("{k}={}", if v.is_string() { format!("{v}") } else { v.to_string() }))
+            .collect();
+        format!("{name}({})", pairs.join(", "))
+    };
+    match format {
+        "qwen" => format!("<tool_call>\n{}\n</tool_call>", json!({"name": name, "arguments": args})),
+        "llama-python-tag" => format!("<|python_tag|>{}<|eom_id|>", json!({"name": name, "parameters": args})),
+        "llama-json" => json!({"name": name, "parameters": args}).to_string(),
+        "fenced" => format!("Tôi sẽ làm việc này.\n```json\n{}\n```", json!({"name": name, "arguments": args})),
+        "mistral" => format!("[TOOL_CALLS]{}", json!([{"name": name, "arguments": args}])),
+        "pythonic" => format!("[{}]", pythonic()),
+        "function-tag" => format!("<function={name}>{args}</function>"),
+        other => panic!("unknown format {other}"),
+    }
+}
+
+/// The `make run` default path (issue 28, Done when): no settings but the
+/// model, Ollama on its own port. Whichever way the model writes its
+/// calls, the Vietnamese shopping question about a fixture page is
+/// answered with the page's price, and no call markup reaches the answer.
+#[test]
+fn the_default_path_answers_a_shopping_question_whatever_way_the_model_writes_its_calls() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let rows = 5;
+    let page = site.url(&format!("catalogue?rows={rows}"));
+    let formats = ["qwen", "llama-python-tag", "llama-json", "fenced", "mistral", "pythonic", "function-tag"];
+    let format = std::sync::Arc::new(std::sync::Mutex::new(formats[0]));
+    let chosen = std::sync::Arc::clone(&format);
+    let respond = move |seen: &Seen| {
+        let format = *chosen.lock().unwrap();
+        match seen.tool_results() {
+            0 => Turn::text(&written(format, "browser_navigate", &json!({"url": page}))),
+            1 => Turn::text(&written(format, "browser_read_text", &json!({"max_chars": 20000}))),
+            _ => {
+                let last = catalogue_row(rows);
+                match seen.last_tool_result() {
+                    Some(text) if text.contains(&last.name) => {
+                        Turn::text(&format!("{} giá {}.", last.name, format_vnd(last.price)))
+                    }
+                    _ => Turn::text("Tôi không thấy sản phẩm cuối cùng."),
+                }
+            }
+        }
+    };
+    let Some(ollama) = OllamaServer::responding_on_default_port(vec![OllamaModel::qwen3_8b()], respond) else {
+        eprintln!("port 11434 is in use (a real Ollama?): the default path is not tested here");
+        return;
+    };
+    let last = catalogue_row(rows);
+    let answer = format!("{} giá {}.", last.name, format_vnd(last.price));
+    for f in formats {
+        *format.lock().unwrap() = f;
+        let h = Halley::new();
+        let args =
+            ["--headless", "run", "Sản phẩm cuối cùng trong danh mục giá bao nhiêu?", "--json", "--model", "qwen3:8b"];
+        let removed = ["HALLEY_DATA_DIR", "HALLEY_MODEL_API", "HALLEY_MODEL", "OPENAI_BASE_URL", "HALLEY_MAX_CONTEXT"];
+        let out = h.run_piped(&args, "", &removed, &[]);
+        assert_eq!(out.code, 0, "{f}: {}\n{}", out.stdout, out.stderr);
+        let evs = out.events();
+        let last_event = evs.last().unwrap();
+        assert_eq!(
+            (last_event["type"].as_str(), last_event["text"].as_str()),
+            (Some("final"), Some(answer.as_str())),
+            "{f}: {evs:?}"
+        );
+    }
+    assert!(ollama.paths().iter().any(|(_, p)| p == "/api/chat"), "{:?}", ollama.paths());
+}
