@@ -13,8 +13,9 @@
 //! after it was enabled (an iframe already loaded when it is turned on is
 //! never paused; seen on Chromium 156), so turning it on for an action
 //! would miss the frames the page had already loaded. A tab that existed
-//! before Halley connected (a browser Halley attached to rather than
-//! started) is not covered.
+//! before (in a browser Halley attached to rather than started) is
+//! intercepted on its own session while it is watched, as all tabs were
+//! before; its out-of-process iframes are not covered.
 //!
 //! Each paused request is given to the watch of the tab it belongs to
 //! ([`Hub::owner`]): the tab's own frames; an iframe target, by the frame
@@ -27,10 +28,11 @@ use std::sync::{Arc, Mutex, Weak};
 use chromiumoxide::Browser;
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::fetch::{
-    ContinueRequestParams, EnableParams, EventRequestPaused, FailRequestParams, RequestId, RequestPattern, RequestStage,
+    ContinueRequestParams, DisableParams, EnableParams, EventRequestPaused, FailRequestParams, RequestId,
+    RequestPattern, RequestStage,
 };
 use chromiumoxide::cdp::browser_protocol::network::ErrorReason;
-use chromiumoxide::cdp::browser_protocol::target::{GetTargetInfoParams, TargetId};
+use chromiumoxide::cdp::browser_protocol::target::{GetTargetInfoParams, GetTargetsParams, TargetId};
 use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -56,6 +58,11 @@ pub(crate) struct Route {
     tx: mpsc::UnboundedSender<Outgoing>,
     /// The held requests not decided yet.
     pub undecided: Arc<Mutex<Vec<RequestId>>>,
+    /// For a tab open before the browser's interception was on (Chromium
+    /// does not apply it there): its own session's interception, and the
+    /// requests paused there (decided there).
+    own: Mutex<Option<JoinHandle<()>>>,
+    paused_own: Mutex<std::collections::HashSet<String>>,
 }
 
 /// The browser's interception, shared by the watches of all its tabs.
@@ -63,6 +70,9 @@ pub(crate) struct Hub {
     browser: Weak<Browser>,
     routes: Mutex<Routes>,
     listener: Mutex<Option<JoinHandle<()>>>,
+    /// The page targets open when interception was turned on (a browser
+    /// Halley attached to): each is watched on its own session instead.
+    before: Mutex<std::collections::HashSet<String>>,
 }
 
 #[derive(Default)]
@@ -79,8 +89,12 @@ impl Hub {
     /// Turn the browser's interception on, for good (see the module's
     /// notes), and route what it pauses.
     pub async fn start(browser: &Arc<Browser>) -> Result<Arc<Hub>> {
-        let hub =
-            Arc::new(Hub { browser: Arc::downgrade(browser), routes: Mutex::default(), listener: Mutex::default() });
+        let hub = Arc::new(Hub {
+            browser: Arc::downgrade(browser),
+            routes: Mutex::default(),
+            listener: Mutex::default(),
+            before: Mutex::default(),
+        });
         let mut paused = browser.event_listener::<EventRequestPaused>().await.map_err(|e| cdp_error(e, true))?;
         let weak = Arc::downgrade(&hub);
         let listener = tokio::spawn(async move {
@@ -101,13 +115,24 @@ impl Hub {
             .execute(EnableParams { patterns: Some(vec![pattern]), handle_auth_requests: None })
             .await
             .map_err(|e| cdp_error(e, true))?;
+        let open = browser.execute(GetTargetsParams::default()).await.map_err(|e| cdp_error(e, true))?;
+        if let Ok(mut before) = hub.before.lock() {
+            before.extend(
+                open.result.target_infos.iter().filter(|t| t.r#type == "page").map(|t| t.target_id.as_ref().to_owned()),
+            );
+        }
         Ok(hub)
     }
 
     /// A hub for no browser (one whose interception could not be turned
     /// on, being shut down).
     pub fn detached() -> Arc<Hub> {
-        Arc::new(Hub { browser: Weak::new(), routes: Mutex::default(), listener: Mutex::default() })
+        Arc::new(Hub {
+            browser: Weak::new(),
+            routes: Mutex::default(),
+            listener: Mutex::default(),
+            before: Mutex::default(),
+        })
     }
 
     fn browser(&self) -> Result<Arc<Browser>> {
@@ -115,51 +140,109 @@ impl Hub {
     }
 
     /// Start routing the requests of `page`'s tab (and its children) to
-    /// the returned receiver.
-    pub fn add(
-        &self,
+    /// the returned receiver. A tab open before interception was on is
+    /// intercepted on its own session as well.
+    pub async fn add(
+        self: &Arc<Self>,
         page: &Page,
         hold_read: fn(&str, &str) -> bool,
-    ) -> (Arc<Route>, mpsc::UnboundedReceiver<Outgoing>) {
+    ) -> Result<(Arc<Route>, mpsc::UnboundedReceiver<Outgoing>)> {
         let (tx, rx) = mpsc::unbounded_channel();
-        let mut routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
-        routes.next += 1;
-        let route = Arc::new(Route {
-            id: routes.next,
-            target: page.target_id().as_ref().to_owned(),
-            page: page.clone(),
-            home: Arc::default(),
-            hold_read,
-            tx,
-            undecided: Arc::default(),
+        let target = page.target_id().as_ref().to_owned();
+        let route = {
+            let mut routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
+            routes.next += 1;
+            let route = Arc::new(Route {
+                id: routes.next,
+                target: target.clone(),
+                page: page.clone(),
+                home: Arc::default(),
+                hold_read,
+                tx,
+                undecided: Arc::default(),
+                own: Mutex::default(),
+                paused_own: Mutex::default(),
+            });
+            routes.live.push(Arc::clone(&route));
+            routes.frames.retain(|_, owner| owner.is_some());
+            route
+        };
+        let before = self.before.lock().is_ok_and(|b| b.contains(&target));
+        if before && let Err(e) = self.intercept_own(&route).await {
+            self.remove(&route).await;
+            return Err(e);
+        }
+        Ok((route, rx))
+    }
+
+    /// Intercept the requests of `route`'s tab on its own session.
+    async fn intercept_own(self: &Arc<Self>, route: &Arc<Route>) -> Result<()> {
+        let mut paused = route.page.event_listener::<EventRequestPaused>().await.map_err(|e| cdp_error(e, true))?;
+        let (hub, on) = (Arc::downgrade(self), Arc::downgrade(route));
+        let listener = tokio::spawn(async move {
+            while let Some(event) = paused.next().await {
+                let (Some(hub), Some(route)) = (hub.upgrade(), on.upgrade()) else { break };
+                if let Ok(mut own) = route.paused_own.lock() {
+                    own.insert(event.request_id.as_ref().to_owned());
+                }
+                hub.deliver(&route, &event).await;
+            }
         });
-        routes.live.push(Arc::clone(&route));
-        routes.frames.retain(|_, owner| owner.is_some());
-        (route, rx)
+        if let Ok(mut own) = route.own.lock() {
+            *own = Some(listener);
+        }
+        let pattern = RequestPattern {
+            url_pattern: Some("*".into()),
+            resource_type: None,
+            request_stage: Some(RequestStage::Request),
+        };
+        route
+            .page
+            .execute(EnableParams { patterns: Some(vec![pattern]), handle_auth_requests: None })
+            .await
+            .map_err(|e| cdp_error(e, true))?;
+        Ok(())
     }
 
-    /// Stop routing to watch `id`.
-    pub fn remove(&self, id: u64) {
-        let mut routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
-        routes.live.retain(|r| r.id != id);
+    /// Stop routing to `route` (and intercepting its own session).
+    pub async fn remove(&self, route: &Route) {
+        {
+            let mut routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
+            routes.live.retain(|r| r.id != route.id);
+        }
+        let own = route.own.lock().ok().and_then(|mut o| o.take());
+        if let Some(listener) = own {
+            listener.abort();
+            let _ = route.page.execute(DisableParams::default()).await;
+        }
     }
 
-    /// Send `id` on, or fail it ("blocked by client").
-    pub async fn decide(&self, id: RequestId, go: bool) -> Result<()> {
-        let browser = self.browser()?;
-        let sent = if go {
-            browser.execute(ContinueRequestParams::new(id)).await.map(|_| ())
+    /// Send `id` of `route` on, or fail it ("blocked by client"), on the
+    /// session that paused it.
+    pub async fn decide(&self, route: &Route, id: RequestId, go: bool) -> Result<()> {
+        let own = route.paused_own.lock().is_ok_and(|mut own| own.remove(id.as_ref()));
+        let sent = if own {
+            if go {
+                route.page.execute(ContinueRequestParams::new(id)).await.map(|_| ())
+            } else {
+                route.page.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient)).await.map(|_| ())
+            }
         } else {
-            browser.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient)).await.map(|_| ())
+            let browser = self.browser()?;
+            if go {
+                browser.execute(ContinueRequestParams::new(id)).await.map(|_| ())
+            } else {
+                browser.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient)).await.map(|_| ())
+            }
         };
         sent.map_err(|e| cdp_error(e, true))
     }
 
     /// Fail every request `route` holds and has not decided.
-    pub async fn fail_all(&self, undecided: &Mutex<Vec<RequestId>>) {
-        let ids = undecided.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
+    pub async fn fail_all(&self, route: &Route) {
+        let ids = route.undecided.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
         for id in ids {
-            let _ = self.decide(id, false).await;
+            let _ = self.decide(route, id, false).await;
         }
     }
 
@@ -172,11 +255,19 @@ impl Hub {
             self.go(id);
             return;
         };
+        self.deliver(&route, event).await;
+    }
+
+    /// Judge-or-go for one request paused for `route` (on the browser's
+    /// session or the tab's own).
+    async fn deliver(self: &Arc<Self>, route: &Arc<Route>, event: &EventRequestPaused) {
+        let id = event.request_id.clone();
         let outgoing = outgoing(event);
         let home = route.home.lock().map(|h| h.clone()).unwrap_or_default();
         if outgoing.reads_only() && !(route.hold_read)(&outgoing.url, &home) {
             // Not awaited in turn: a page's loads go on side by side.
-            self.go(id);
+            let (hub, route) = (Arc::clone(self), Arc::clone(route));
+            tokio::spawn(async move { hub.decide(&route, id, true).await });
             return;
         }
         if let Ok(mut pending) = route.undecided.lock() {
@@ -184,13 +275,14 @@ impl Hub {
         }
         if route.tx.send(outgoing).is_err() {
             // Nobody grades any more: not sent.
-            self.fail_all(&route.undecided).await;
+            self.fail_all(route).await;
         }
     }
 
+    /// Let a request paused on the browser's session go, not awaited.
     fn go(self: &Arc<Self>, id: RequestId) {
-        let hub = Arc::clone(self);
-        tokio::spawn(async move { hub.decide(id, true).await });
+        let Ok(browser) = self.browser() else { return };
+        tokio::spawn(async move { browser.execute(ContinueRequestParams::new(id)).await });
     }
 
     /// The watch of the tab that frame `frame` belongs to, if any.
@@ -272,12 +364,6 @@ enum Known {
     Route(Arc<Route>),
     Nobody,
     Unknown,
-}
-
-impl Route {
-    pub fn id(&self) -> u64 {
-        self.id
-    }
 }
 
 impl Drop for Hub {

@@ -84,7 +84,7 @@ impl WireWatch {
     /// as [`WireWatch::set_home`] last said).
     pub async fn start(tab: &TabHandle, hold_read: fn(&str, &str) -> bool) -> Result<WireWatch> {
         tab.check_alive()?;
-        let (route, held) = tab.hub.add(&tab.page, hold_read);
+        let (route, held) = tab.hub.add(&tab.page, hold_read).await?;
         Ok(WireWatch { hub: Arc::clone(&tab.hub), route, held, stopped: false })
     }
 
@@ -106,7 +106,7 @@ impl WireWatch {
         if let Ok(mut pending) = self.route.undecided.lock() {
             pending.retain(|p| *p != id);
         }
-        if let Err(e) = self.hub.decide(id, verdict == Verdict::Continue).await {
+        if let Err(e) = self.hub.decide(&self.route, id, verdict == Verdict::Continue).await {
             tracing::debug!("wire: cannot decide on {} {}: {e}", request.method, request.url);
         }
     }
@@ -139,8 +139,8 @@ impl Drop for WireWatch {
 /// Remove the route (nothing more is held for it), then fail what it
 /// holds undecided.
 async fn end(hub: &Hub, route: &Route) {
-    hub.remove(route.id());
-    hub.fail_all(&route.undecided).await;
+    hub.remove(route).await;
+    hub.fail_all(route).await;
 }
 
 pub(super) fn outgoing(event: &EventRequestPaused) -> Outgoing {

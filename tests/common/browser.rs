@@ -91,6 +91,11 @@ pub struct OwnChrome {
 impl OwnChrome {
     /// Start it with its profile in `profile`; returns once the port answers.
     pub fn start(profile: &std::path::Path) -> OwnChrome {
+        OwnChrome::start_at(profile, "about:blank")
+    }
+
+    /// Like [`OwnChrome::start`], its one tab showing `url`.
+    pub fn start_at(profile: &std::path::Path, url: &str) -> OwnChrome {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let exe = halley::browser::find_chromium(None).unwrap();
         let child = std::process::Command::new(exe)
@@ -104,7 +109,7 @@ impl OwnChrome {
                 "--disable-dev-shm-usage",
                 &format!("--remote-debugging-port={port}"),
                 &format!("--user-data-dir={}", profile.display()),
-                "about:blank",
+                url,
             ])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())

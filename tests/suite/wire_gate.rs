@@ -481,3 +481,41 @@ async fn what_a_popup_carries_to_another_site_is_asked_about() {
         core.close().await;
     }
 }
+
+/// A browser Halley attached to rather than started (`--cdp-url`), its tab
+/// already showing the shop: that tab was open before Halley's
+/// interception was, and Chromium does not apply the browser's
+/// interception there, so the tab is watched on its own session. The
+/// page's script still places no order unasked.
+#[test]
+fn in_a_browser_halley_attached_to_no_page_script_places_an_order() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let shop = site.url("hostile/order-div.html");
+    let chrome = crate::common::browser::OwnChrome::start_at(&h.work_dir().join("own-chrome"), &shop);
+    let endpoint = chrome.endpoint.clone();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while site.hits("hostile/order-div.html") == 0 {
+        assert!(std::time::Instant::now() < deadline, "the browser did not load the shop");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let script = h.write_file(
+        "attached.jsonl",
+        format!(
+            "{}\n{}\n",
+            step("browser_read_text", json!({"selector": "h1"})),
+            step("browser_click", json!({"selector": "#next"})),
+        )
+        .as_bytes(),
+    );
+    let path = script.to_string_lossy().into_owned();
+    let args = ["--cdp-url", &endpoint, "tools", "script", "--keep-going", "--confirm", "deny", &path];
+    let run = h.run(&args);
+    let results: Vec<serde_json::Value> = run.stdout.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    assert_eq!(results.len(), 2, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(results[1]["error"]["code"], "denied", "{}", results[1]);
+    assert_eq!(orders(&site), Vec::<String>::new(), "the shop received an order");
+}
