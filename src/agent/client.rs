@@ -147,7 +147,9 @@ impl ModelClient {
         // checked against what was sent.
         let local = ollama || self.config.is_loopback();
         let sent = local.then(|| ollama::prompt_tokens(&request));
-        let served = if ollama { None } else { self.served_context(request["model"].as_str().unwrap_or("")).await };
+        // What the server said of its context, if the run asked it already
+        // (`prompt_budget`): only for the message.
+        let served = if ollama { None } else { self.served_known(request["model"].as_str().unwrap_or("")) };
         let model = request["model"].as_str().unwrap_or_default().to_owned();
         let mut raw = RawResponse::default();
         let mut stream = match self.streaming.chat().create_stream_byot::<Value, Payload>(request).await {
@@ -239,6 +241,11 @@ impl ModelClient {
         }
         let info = self.show(model).await.ok()?;
         Some(ollama::prompt_budget(info.window(self.config.max_context)))
+    }
+
+    /// What [`ModelClient::served_context`] found for `model`, if it was asked.
+    fn served_known(&self, model: &str) -> Option<usize> {
+        self.ollama.served.lock().ok().and_then(|m| m.get(model).copied()).flatten()
     }
 
     /// The context a server on this machine other than Ollama gives

@@ -59,9 +59,17 @@ fn a_saved_key_lives_in_the_keyring_and_only_travels_in_the_authorization_header
     assert_eq!(
         seen,
         vec![
+            // `halley models`: the ids, and whether the server is Ollama
+            // (its root says so).
             ("GET", "/v1/models", Some(bearer.as_str())),
-            // Whether the server is Ollama (its root says so), asked once.
             ("GET", "/", Some(bearer.as_str())),
+            // `halley run`: whether it is Ollama, asked once.
+            ("GET", "/", Some(bearer.as_str())),
+            // The context a local server gives the model, where llama.cpp,
+            // vLLM and LM Studio say it (this one says nothing), asked once.
+            ("GET", "/props", Some(bearer.as_str())),
+            ("GET", "/v1/models", Some(bearer.as_str())),
+            ("GET", "/api/v0/models/scripted-model", Some(bearer.as_str())),
             ("POST", "/v1/chat/completions", Some(bearer.as_str()))
         ]
     );
