@@ -142,14 +142,16 @@ impl ModelClient {
         if ollama && self.config.api != ModelApi::OpenAi {
             return self.stream_native(request, &mut on_event).await;
         }
-        // A server on this machine may cut a prompt too long for it (LM
-        // Studio's rolling window does, Ollama's /v1 does): what it read is
-        // checked against what was sent.
-        let local = ollama || self.config.is_loopback();
-        let sent = local.then(|| ollama::prompt_tokens(&request));
-        // What the server said of its context, if the run asked it already
-        // (`prompt_budget`): only for the message.
+        // What a local server said of its context, if the run asked it
+        // already (`prompt_budget`).
         let served = if ollama { None } else { self.served_known(request["model"].as_str().unwrap_or("")) };
+        // A server that may cut a prompt too long for it without a word
+        // (Ollama's /v1; LM Studio's rolling window; a local server that
+        // says its context): what it read is checked against what was
+        // sent. (llama.cpp and vLLM refuse such a prompt instead.)
+        let may_cut =
+            ollama || (self.config.is_loopback() && (self.config.preset == Some(Preset::LmStudio) || served.is_some()));
+        let sent = may_cut.then(|| ollama::prompt_tokens(&request));
         let model = request["model"].as_str().unwrap_or_default().to_owned();
         let mut raw = RawResponse::default();
         let mut stream = match self.streaming.chat().create_stream_byot::<Value, Payload>(request).await {
