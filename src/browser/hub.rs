@@ -110,6 +110,11 @@ impl Hub {
         Arc::new(Hub { browser: Weak::new(), routes: Mutex::default(), listener: Mutex::default() })
     }
 
+    /// Whether this hub intercepts a live browser (not [`Hub::detached`]).
+    pub fn check(&self) -> Result<()> {
+        self.browser().map(|_| ())
+    }
+
     fn browser(&self) -> Result<Arc<Browser>> {
         self.browser.upgrade().ok_or_else(|| Error::new(ErrorCode::BrowserCrashed, "the browser is closed"))
     }

@@ -124,6 +124,7 @@ impl Cli {
             chromium: self.chromium.clone(),
             headless: self.headless,
             cdp_url: self.cdp_url.clone(),
+            ..Default::default()
         }
     }
 }
