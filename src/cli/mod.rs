@@ -124,7 +124,8 @@ impl Cli {
             chromium: self.chromium.clone(),
             headless: self.headless,
             cdp_url: self.cdp_url.clone(),
-            ..Default::default()
+            #[cfg(feature = "bench-knobs")]
+            bench_wire_off: false,
         }
     }
 }
