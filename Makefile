@@ -61,7 +61,7 @@ playwright-mcp:
 	  echo "npm ci in bench/playwright-mcp"; (cd bench/playwright-mcp && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(NPM) ci --no-audit --no-fund --loglevel=error); fi
 
 bench: playwright-mcp ## Benchmark Halley against Playwright MCP (snapshot tokens, latency) into docs/benchmarks.md
-	$(CARGO) run --release -p halley --example bench_browser -- --write-doc
+	$(CARGO) run --release -p halley --features bench-knobs --example bench_browser -- --write-doc
 
 # The tokenizers (bench/tokens, pinned by its lock) and browser-use's
 # prompts (bench/tokens/.venv, pinned by requirements.txt) for bench-agent.

@@ -53,16 +53,29 @@ const BEFORE_WIRE: &[(&str, f64)] =
 /// The wire gate's aim: at most this much added to an action.
 const WIRE_COST_AIM: f64 = 0.10;
 
+/// The real shop pages whose loads time the wire gate's interception
+/// (one page per site; never named in the output).
+const PRODUCTS: &str = "../shared/datasets/products-dev";
+
 struct Options {
     write_doc: bool,
     snapshot_runs: usize,
     action_runs: usize,
+    load_runs: usize,
+    /// Only the page loads, printed (a quick look while working on the hub).
+    only_loads: bool,
     chromium: PathBuf,
 }
 
 fn options() -> Result<Options> {
-    let mut o =
-        Options { write_doc: false, snapshot_runs: 15, action_runs: 20, chromium: PathBuf::from("/usr/bin/chromium") };
+    let mut o = Options {
+        write_doc: false,
+        snapshot_runs: 15,
+        action_runs: 20,
+        load_runs: 2,
+        only_loads: false,
+        chromium: PathBuf::from("/usr/bin/chromium"),
+    };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| anyhow!("{name} needs a value"));
@@ -70,19 +83,21 @@ fn options() -> Result<Options> {
             "--write-doc" => o.write_doc = true,
             "--snapshot-runs" => o.snapshot_runs = value(&arg)?.parse()?,
             "--action-runs" => o.action_runs = value(&arg)?.parse()?,
+            "--load-runs" => o.load_runs = value(&arg)?.parse()?,
+            "--only-loads" => o.only_loads = true,
             "--chromium" => o.chromium = value(&arg)?.into(),
             "-h" | "--help" => {
                 println!(
                     "usage: bench_browser [--write-doc] [--snapshot-runs N (15)] [--action-runs N (20)] \
-                     [--chromium PATH (/usr/bin/chromium)]"
+                     [--load-runs N (2)] [--only-loads] [--chromium PATH (/usr/bin/chromium)]"
                 );
                 std::process::exit(0);
             }
             other => bail!("unknown argument `{other}` (try --help)"),
         }
     }
-    if o.snapshot_runs == 0 || o.action_runs == 0 {
-        bail!("--snapshot-runs and --action-runs must be at least 1");
+    if o.snapshot_runs == 0 || o.action_runs == 0 || o.load_runs == 0 {
+        bail!("--snapshot-runs, --action-runs and --load-runs must be at least 1");
     }
     Ok(o)
 }
@@ -358,7 +373,7 @@ fn verdict(ok: bool) -> &'static str {
 
 /// The markdown report: machine, snapshot size, addressability, snapshot
 /// time, action latency, per-call overhead.
-fn report(run: &HalleyRun, pw: &Value, o: &Options, root: &Path) -> Result<String> {
+fn report(run: &HalleyRun, loads: &Loads, pw: &Value, o: &Options, root: &Path) -> Result<String> {
     let mut md = String::new();
     let version = pw["version"].as_str().unwrap_or("?");
     let commit = command_line("git", &["-C", &root.to_string_lossy(), "rev-parse", "--short", "HEAD"]);
@@ -539,6 +554,7 @@ fn report(run: &HalleyRun, pw: &Value, o: &Options, root: &Path) -> Result<Strin
         ms(plain),
         (run.watched_navigate.median / plain - 1.0) * 100.0,
     )?;
+    loads_report(&mut md, loads)?;
 
     let o_list = Stats::from_json(&pw["overhead"]["tools_list"]);
     let o_tabs = Stats::from_json(&pw["overhead"]["tabs_list"]);
@@ -583,6 +599,12 @@ fn write_doc(root: &Path, table: &str) -> Result<()> {
 async fn main() -> Result<()> {
     let o = options()?;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if o.only_loads {
+        let mut md = String::new();
+        loads_report(&mut md, &page_loads(&root, &o).await?)?;
+        println!("{md}");
+        return Ok(());
+    }
     let server = fixtures::FixtureServer::start();
 
     let data = tempfile::tempdir()?;
@@ -591,14 +613,220 @@ async fn main() -> Result<()> {
     let run = halley(&core, &server, &o).await;
     core.close().await;
     let run = run?;
+    let loads = page_loads(&root, &o).await?;
     // Let Halley's Chromium finish exiting before Playwright's starts.
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
 
     let pw = playwright(&root, &run, &o, &server)?;
-    let table = report(&run, &pw, &o, &root)?;
+    let table = report(&run, &loads, &pw, &o, &root)?;
     println!("{table}");
     if o.write_doc {
         write_doc(&root, &table)?;
+    }
+    Ok(())
+}
+
+/// Page loads of real sites with the wire gate's interception off, on, and
+/// on with the tab watched (after an action).
+struct Loads {
+    sites: usize,
+    runs: usize,
+    off: Stats,
+    on: Stats,
+    watched: Stats,
+    /// The median over the sites of each site's added share (its medians).
+    on_per_site: f64,
+    watched_per_site: f64,
+    /// Loads that failed (not counted).
+    failed: usize,
+}
+
+/// One saved page per site of the products dataset (`www.` aside), by the
+/// first 8 hex digits of its hash: sites are never named.
+fn product_pages(root: &Path) -> Result<Vec<(String, axum::body::Bytes)>> {
+    use std::io::Read as _;
+    let dir = root.join(PRODUCTS);
+    let truth: serde_json::Map<String, Value> = serde_json::from_slice(
+        &std::fs::read(dir.join("ground-truth.json"))
+            .with_context(|| format!("{} not found (the products-dev dataset)", dir.display()))?,
+    )?;
+    let mut ids: Vec<&String> = truth.keys().collect();
+    ids.sort();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut pages = Vec::new();
+    for id in ids {
+        let url = truth[id]["url"].as_str().unwrap_or_default();
+        let host =
+            url::Url::parse(url).ok().and_then(|u| u.host_str().map(|h| h.trim_start_matches("www.").to_owned()));
+        if !seen.insert(host.unwrap_or_default()) {
+            continue;
+        }
+        let gz = std::fs::read(dir.join("html.gz").join(format!("{id}.html.gz")))?;
+        let mut html = Vec::new();
+        flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut html)?;
+        pages.push((id.chars().take(8).collect(), html.into()));
+    }
+    Ok(pages)
+}
+
+/// Serve `pages` (`/{label}.html`) and a blank page on loopback; the base URL.
+async fn serve_pages(pages: &[(String, axum::body::Bytes)]) -> Result<String> {
+    use axum::response::IntoResponse as _;
+    let mut files: std::collections::HashMap<String, axum::body::Bytes> =
+        pages.iter().map(|(label, html)| (format!("{label}.html"), html.clone())).collect();
+    files.insert("blank.html".into(), axum::body::Bytes::from_static(b"<!doctype html><title>blank</title>"));
+    let files = std::sync::Arc::new(files);
+    let app = axum::Router::new().route(
+        "/{name}",
+        axum::routing::get(move |axum::extract::Path(name): axum::extract::Path<String>| {
+            let files = std::sync::Arc::clone(&files);
+            async move {
+                match files.get(&name) {
+                    Some(html) => {
+                        ([(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")], html.clone()).into_response()
+                    }
+                    None => axum::http::StatusCode::NOT_FOUND.into_response(),
+                }
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let port = listener.local_addr()?.port();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    Ok(format!("http://127.0.0.1:{port}"))
+}
+
+/// Time page loads of the real sites in three browsers side by side: the
+/// interception off (a bench build's knob), on (the product), and on with
+/// the tab watched (an action just before). The settings take turns page
+/// by page, in a rotating order, each load from a blank page.
+async fn page_loads(root: &Path, o: &Options) -> Result<Loads> {
+    let pages = product_pages(root)?;
+    let base = serve_pages(&pages).await?;
+    let tmp = tempfile::tempdir()?;
+    // Saved pages name their sites' hosts: those fail at once, as in
+    // bench/browse (else each load waits ~30 s on them).
+    let wrapper = tmp.path().join("chromium");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nexec '{}' --host-resolver-rules=\"MAP * ~NOTFOUND , EXCLUDE 127.0.0.1\" \"$@\"\n",
+            o.chromium.display()
+        ),
+    )?;
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))?;
+    }
+    let mut cores = Vec::new();
+    for off in [true, false, false] {
+        let data = tempfile::tempdir_in(tmp.path())?;
+        let settings = BrowserSettings {
+            headless: true,
+            chromium: Some(wrapper.clone()),
+            bench_wire_off: off,
+            ..Default::default()
+        };
+        let core = halley::host::open_core_full(DataDir::at(data.path()), Registry::builtin()?, settings).await?;
+        cores.push((data, core));
+    }
+    let blank = format!("{base}/blank.html");
+    // Warm-up: each browser loads one page first.
+    for (_, core) in &cores {
+        call(core, "browser_navigate", json!({"url": blank})).await?;
+        let _ = load(core, format!("{base}/{}.html", pages[0].0)).await;
+    }
+    // samples[setting][page]
+    let mut samples = vec![vec![Vec::new(); pages.len()]; 3];
+    let mut failed = 0;
+    for run in 0..o.load_runs {
+        eprintln!("[halley] page loads of {} sites, run {}/{}", pages.len(), run + 1, o.load_runs);
+        for (i, (label, _)) in pages.iter().enumerate() {
+            for k in 0..3 {
+                let setting = (run + i + k) % 3;
+                let core = &cores[setting].1;
+                call(core, "browser_navigate", json!({"url": blank})).await?;
+                if setting == 2 {
+                    // An action: the tab's watch stays on for the load.
+                    call(core, "browser_press_key", json!({"keys": ["Shift"]})).await?;
+                }
+                match load(core, format!("{base}/{label}.html")).await {
+                    Ok(t) => samples[setting][i].push(t),
+                    Err(e) => {
+                        eprintln!("[halley] page {label}: {e}");
+                        failed += 1;
+                    }
+                }
+            }
+        }
+    }
+    for (_, core) in cores {
+        core.close().await;
+    }
+    let all = |s: usize| Stats::of(&samples[s].iter().flatten().copied().collect::<Vec<_>>());
+    let per_site = |s: usize| {
+        let added: Vec<f64> = (0..pages.len())
+            .filter(|&i| !samples[s][i].is_empty() && !samples[0][i].is_empty())
+            .map(|i| Stats::of(&samples[s][i]).median / Stats::of(&samples[0][i]).median - 1.0)
+            .collect();
+        if added.is_empty() { f64::NAN } else { Stats::of(&added).median }
+    };
+    Ok(Loads {
+        sites: pages.len(),
+        runs: o.load_runs,
+        off: all(0),
+        on: all(1),
+        watched: all(2),
+        on_per_site: per_site(1),
+        watched_per_site: per_site(2),
+        failed,
+    })
+}
+
+/// One page load until its HTML is parsed (`domcontentloaded`: its
+/// blocking scripts and styles in; several saved pages never reach `load`
+/// with their sites' hosts failing, some frame of theirs waiting), timed.
+async fn load(core: &Core, url: String) -> Result<f64> {
+    call(core, "browser_navigate", json!({"url": url, "wait_until": "domcontentloaded"})).await.map(|(t, _)| t)
+}
+
+/// The page loads' table.
+fn loads_report(md: &mut String, l: &Loads) -> Result<()> {
+    writeln!(
+        md,
+        "\n**Page loads of real sites with the wire gate** (its interception: every request of every tab is paused \
+         and continued by Halley; aim: at most {:.0} % added). One saved product page of each of {} sites \
+         (products-dev), served on loopback (other hosts fail at once), `browser_navigate` until `domcontentloaded` \
+         (some saved pages never reach `load` with their sites' hosts failing) from a blank page, {} loads of each page per setting; three browsers side by side, the settings taking turns \
+         page by page. Off: a bench build's knob (feature `bench-knobs`), never in the product.{}\n",
+        WIRE_COST_AIM * 100.0,
+        l.sites,
+        l.runs,
+        if l.failed > 0 { format!(" {} loads failed and are not counted.", l.failed) } else { String::new() },
+    )?;
+    writeln!(
+        md,
+        "| Setting | median (ms) | p90 (ms) | added (medians) | added, median of the sites' | ≤ {:.0} % |",
+        WIRE_COST_AIM * 100.0
+    )?;
+    writeln!(md, "| --- | ---: | ---: | ---: | ---: | :---: |")?;
+    writeln!(md, "| interception off | {} | {} | | | |", ms(l.off.median), ms(l.off.p90))?;
+    for (name, s, site) in [
+        ("on (the product; no action on the tab)", l.on, l.on_per_site),
+        ("on, the tab watched (right after an action)", l.watched, l.watched_per_site),
+    ] {
+        let added = s.median / l.off.median - 1.0;
+        writeln!(
+            md,
+            "| {name} | {} | {} | {:+.1} % | {:+.1} % | {} |",
+            ms(s.median),
+            ms(s.p90),
+            added * 100.0,
+            site * 100.0,
+            verdict(added <= WIRE_COST_AIM && site <= WIRE_COST_AIM)
+        )?;
     }
     Ok(())
 }

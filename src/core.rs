@@ -29,6 +29,13 @@ pub struct BrowserSettings {
     pub chromium: Option<PathBuf>,
     pub headless: bool,
     pub cdp_url: Option<String>,
+    /// Benchmarks only (feature `bench-knobs`, never in the product): the
+    /// browser's request interception is not turned on, so no action
+    /// that the wire gate guards can run (they fail closed), and page
+    /// loads go as if there were no gate. What the gate costs is read
+    /// against it.
+    #[cfg(feature = "bench-knobs")]
+    pub bench_wire_off: bool,
 }
 
 /// The core, opened on one data directory.
@@ -69,6 +76,8 @@ impl Core {
             chromium: browser.chromium,
             headless: browser.headless,
             cdp_url: browser.cdp_url,
+            #[cfg(feature = "bench-knobs")]
+            bench_wire_off: browser.bench_wire_off,
             profile_dir: data_dir.profile_dir(),
             downloads_dir: data_dir.root().join("downloads"),
         };

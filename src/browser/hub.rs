@@ -135,6 +135,11 @@ impl Hub {
         })
     }
 
+    /// Whether this hub intercepts a live browser (not [`Hub::detached`]).
+    pub fn check(&self) -> Result<()> {
+        self.browser().map(|_| ())
+    }
+
     fn browser(&self) -> Result<Arc<Browser>> {
         self.browser.upgrade().ok_or_else(|| Error::new(ErrorCode::BrowserCrashed, "the browser is closed"))
     }

@@ -38,6 +38,9 @@ pub struct BrowserOptions {
     pub profile_dir: PathBuf,
     /// Where downloads land before they are moved into the files store.
     pub downloads_dir: PathBuf,
+    /// Benchmarks only: no interception (`BrowserSettings::bench_wire_off`).
+    #[cfg(feature = "bench-knobs")]
+    pub bench_wire_off: bool,
 }
 
 /// A connected browser plus the task that pumps its CDP connection.
@@ -159,6 +162,12 @@ pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
         drop(handler);
     });
     let browser = Arc::new(browser);
+    #[cfg(feature = "bench-knobs")]
+    if options.bench_wire_off {
+        // A hub with no browser: every guarded action fails closed.
+        let hub = super::hub::Hub::detached();
+        return Ok(Connected { browser, hub, pump, gone, owned: process.is_some(), process });
+    }
     let hub = match super::hub::Hub::start(&browser).await {
         Ok(hub) => hub,
         Err(e) => {

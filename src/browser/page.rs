@@ -9,9 +9,9 @@ use chromiumoxide::cdp::browser_protocol::input::{
     MouseButton,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
-    EventFrameNavigated, EventFrameStartedLoading, EventFrameStoppedLoading,
+    EventFrameNavigated, EventFrameRequestedNavigation, EventFrameStartedLoading, EventFrameStoppedLoading,
 };
-use futures::StreamExt;
+use futures::{FutureExt as _, StreamExt};
 use serde_json::Value;
 
 use super::keys::KeyPress;
@@ -96,6 +96,7 @@ pub(crate) async fn wait_network_idle(tab: &TabHandle, timeout: Duration) -> Res
 
 /// Watches for a navigation of the tab's main frame that an action starts.
 pub(crate) struct NavWatch {
+    requested: chromiumoxide::listeners::EventStream<EventFrameRequestedNavigation>,
     started: chromiumoxide::listeners::EventStream<EventFrameStartedLoading>,
     navigated: chromiumoxide::listeners::EventStream<EventFrameNavigated>,
     stopped: chromiumoxide::listeners::EventStream<EventFrameStoppedLoading>,
@@ -106,6 +107,7 @@ impl NavWatch {
     pub async fn start(tab: &TabHandle) -> Result<NavWatch> {
         let err = |e| Error::new(ErrorCode::BrowserUnavailable, "cannot watch the tab").with_source(e);
         Ok(NavWatch {
+            requested: tab.page.event_listener::<EventFrameRequestedNavigation>().await.map_err(err)?,
             started: tab.page.event_listener::<EventFrameStartedLoading>().await.map_err(err)?,
             navigated: tab.page.event_listener::<EventFrameNavigated>().await.map_err(err)?,
             stopped: tab.page.event_listener::<EventFrameStoppedLoading>().await.map_err(err)?,
@@ -115,19 +117,62 @@ impl NavWatch {
     /// After the action: did it start a navigation? If so, wait (up to
     /// `timeout`) until the new document is parsed. A download started by
     /// the action does not count.
-    pub async fn settle(mut self, tab: &TabHandle, timeout: Duration) -> Result<bool> {
+    pub async fn settle(self, tab: &TabHandle, timeout: Duration) -> Result<bool> {
+        self.settle_from(tab, timeout, false).await
+    }
+
+    /// After an action whose navigation, if any, only the page's own
+    /// script starts (a `change` handler's `this.form.submit()`, a
+    /// `location` set): [`NavWatch::settle`], without waiting its window
+    /// when the page shows none coming. The renderer announces a
+    /// navigation it starts (`Page.frameRequestedNavigation`) from the
+    /// page's task that starts it, which a script's `submit()` queues
+    /// behind itself; so once two more tasks of the page have run (their
+    /// answer comes after any event the page sent before it) and neither
+    /// that nor a start of loading was seen, none is on its way. A slower
+    /// script (a timer) is not waited for here either way: what it sends
+    /// is judged by the tab's watch (`builtin::browser::wire`). When the
+    /// page cannot say within the window, the window is waited.
+    pub async fn settle_if_requested(mut self, tab: &TabHandle, timeout: Duration) -> Result<bool> {
+        const TWO_TASKS: &str = "new Promise(r => { const a = new MessageChannel(); a.port1.onmessage = () => { \
+             const b = new MessageChannel(); b.port1.onmessage = () => r(true); b.port2.postMessage(0); }; \
+             a.port2.postMessage(0); })";
+        let probed = tokio::time::timeout(NAV_START_WINDOW, runtime::eval(tab, TWO_TASKS, true)).await;
+        if !matches!(probed, Ok(Ok(Some(Value::Bool(true))))) {
+            return self.settle_from(tab, timeout, false).await;
+        }
         let main = tab.page.mainframe().await.ok().flatten();
         let is_main = |id: &chromiumoxide::cdp::browser_protocol::page::FrameId| main.as_ref().is_none_or(|m| m == id);
-        let start = tokio::time::timeout(NAV_START_WINDOW, async {
-            while let Some(ev) = self.started.next().await {
-                if is_main(&ev.frame_id) {
-                    return true;
+        let mut requested = false;
+        while let Some(Some(ev)) = self.requested.next().now_or_never() {
+            requested |= is_main(&ev.frame_id);
+        }
+        let mut started = false;
+        while let Some(Some(ev)) = self.started.next().now_or_never() {
+            started |= is_main(&ev.frame_id);
+        }
+        if !requested && !started {
+            return Ok(false);
+        }
+        self.settle_from(tab, timeout, started).await
+    }
+
+    /// [`NavWatch::settle`]; `started`: the main frame's loading was seen
+    /// starting already.
+    async fn settle_from(mut self, tab: &TabHandle, timeout: Duration, started: bool) -> Result<bool> {
+        let main = tab.page.mainframe().await.ok().flatten();
+        let is_main = |id: &chromiumoxide::cdp::browser_protocol::page::FrameId| main.as_ref().is_none_or(|m| m == id);
+        let start = started
+            || tokio::time::timeout(NAV_START_WINDOW, async {
+                while let Some(ev) = self.started.next().await {
+                    if is_main(&ev.frame_id) {
+                        return true;
+                    }
                 }
-            }
-            false
-        })
-        .await
-        .unwrap_or(false);
+                false
+            })
+            .await
+            .unwrap_or(false);
         if !start {
             return Ok(false);
         }

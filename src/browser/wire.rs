@@ -84,6 +84,8 @@ impl WireWatch {
     /// as [`WireWatch::set_home`] last said).
     pub async fn start(tab: &TabHandle, hold_read: fn(&str, &str) -> bool) -> Result<WireWatch> {
         tab.check_alive()?;
+        // A browser whose requests the hub cannot see: no action runs.
+        tab.hub.check()?;
         let (route, held) = tab.hub.add(&tab.page, hold_read).await?;
         Ok(WireWatch { hub: Arc::clone(&tab.hub), route, held, stopped: false })
     }

@@ -124,6 +124,8 @@ impl Cli {
             chromium: self.chromium.clone(),
             headless: self.headless,
             cdp_url: self.cdp_url.clone(),
+            #[cfg(feature = "bench-knobs")]
+            bench_wire_off: false,
         }
     }
 }

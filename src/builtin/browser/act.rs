@@ -302,15 +302,16 @@ pub(super) async fn select_option(call: &mut Call<'_>, args: BrowserSelectOption
     let approved = call.gate_page(BrowserTool::SelectOption, &tab, Some(&args.target), |_| {}).await?;
     // `onchange="this.form.submit()"`, or a script posting on change: the wire sees it.
     let selecting = async {
+        let watch = NavWatch::start(&tab).await?;
         let v = runtime::call(
             &tab,
             "select",
             &json!({"target": target_json(&args.target), "value": args.value, "label": args.label}),
         )
         .await?;
-        // A submit it caused is a navigation: let it start under the wire.
-        let watch = NavWatch::start(&tab).await?;
-        watch.settle(&tab, NAVIGATION_WITHIN).await?;
+        // A submit it caused is a navigation: let it start under the wire
+        // (only the page's `change` handler can start one).
+        watch.settle_if_requested(&tab, NAVIGATION_WITHIN).await?;
         Ok(v)
     };
     let v = wire::guarded(call, &tab, BrowserTool::SelectOption, approved, &[], selecting).await?;
