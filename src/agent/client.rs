@@ -46,6 +46,14 @@ pub struct ModelClient {
 }
 
 /// What the server said about itself, asked once per client.
+/// Which server read a prompt, for the message when it cut it.
+enum Cutter {
+    /// Ollama, with how the native request was sized (`None`: its `/v1`).
+    Ollama(Option<Sizing>),
+    /// Another local server, with the context it said it gives the model.
+    Local(Option<usize>),
+}
+
 #[derive(Debug, Default)]
 struct OllamaState {
     /// Whether the server's root answers "Ollama is running" (kept once
@@ -187,7 +195,8 @@ impl ModelClient {
         let mut completion = assembler.finish();
         completion.raw = raw;
         if let Some(sent) = sent {
-            self.check_read(&completion, &model, sent, None, if ollama { Ok(()) } else { Err(served) })?;
+            let server = if ollama { Cutter::Ollama(None) } else { Cutter::Local(served) };
+            self.check_read(&completion, &model, sent, server)?;
         }
         Ok(completion)
     }
@@ -448,33 +457,26 @@ impl ModelClient {
         }
         let mut completion = assembler.finish();
         completion.raw = raw;
-        self.check_read(&completion, &model, sizing.prompt_tokens, Some(sizing), Ok(()))?;
+        self.check_read(&completion, &model, sizing.prompt_tokens, Cutter::Ollama(Some(sizing)))?;
         Ok(completion)
     }
 
     /// Fail a completion whose prompt the server read markedly less of than
     /// was sent (cut from the front: the model answered something else).
-    /// `server`: `Ok` for Ollama, else the context the server said it gives
-    /// the model (if it did).
-    fn check_read(
-        &self,
-        completion: &Completion,
-        model: &str,
-        sent: usize,
-        sizing: Option<Sizing>,
-        server: std::result::Result<(), Option<usize>>,
-    ) -> Result<()> {
+    fn check_read(&self, completion: &Completion, model: &str, sent: usize, server: Cutter) -> Result<()> {
         let Some(Usage { prompt_tokens: read, .. }) = completion.usage else { return Ok(()) };
         if !ollama::cut(sent, read) {
             return Ok(());
         }
         let base = &self.config.base_url;
         let message = match server {
-            Ok(()) => ollama::cut_message(base, model, sent, read, sizing),
-            Err(context) => {
+            Cutter::Ollama(sizing) => ollama::cut_message(base, model, sent, read, sizing),
+            Cutter::Local(context) => {
                 let context = context.map_or_else(|| "not reported".to_owned(), |c| format!("{c} tokens"));
                 format!(
-                    "the model server at {base} read only {read} of the about {sent} prompt tokens sent for                      `{model}` (its context for the model: {context}): it cut the prompt, so its answer was                      dropped. Load the model with a larger context, or lower --context-tokens to what it holds"
+                    "the model server at {base} read only {read} of the about {sent} prompt tokens sent for \
+                     `{model}` (its context for the model: {context}): it cut the prompt, so its answer was \
+                     dropped. Load the model with a larger context, or lower --context-tokens to what it holds"
                 )
             }
         };

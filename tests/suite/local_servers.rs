@@ -84,5 +84,8 @@ fn lm_studio_cutting_the_prompt_is_a_model_error_and_its_context_is_kept_when_kn
     assert_eq!(errors.len(), 1, "{evs:?}");
     assert_eq!(errors[0]["code"], "model_error");
     let message = errors[0]["message"].as_str().unwrap();
-    assert!(message.contains("read only 4096") && message.contains("not reported"), "{message}");
+    assert!(
+        message.contains("read only 4096") && message.contains("not reported") && !message.contains("  "),
+        "{message}"
+    );
 }
