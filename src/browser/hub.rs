@@ -260,6 +260,13 @@ impl Hub {
             self.go(id);
             return;
         };
+        // A tab watched on its own session: what its main frame sends is
+        // judged there, not twice. (Its other frames may be another
+        // renderer's, which only this session sees: judged here.)
+        if route.own.lock().is_ok_and(|o| o.is_some()) && event.frame_id.as_ref() == route.target {
+            self.go(id);
+            return;
+        }
         self.deliver(&route, event).await;
     }
 
@@ -305,7 +312,7 @@ impl Hub {
             // A frame inside a watched tab's own renderer.
             let live: Vec<Arc<Route>> = self.routes.lock().map(|r| r.live.clone()).unwrap_or_default();
             for route in &live {
-                if route.page.frames().await.is_ok_and(|frames| frames.iter().any(|f| f.as_ref() == at)) {
+                if route.owns_frame(&at).await {
                     self.remember(frame, Some(&route.target));
                     return Some(Arc::clone(route));
                 }
@@ -362,6 +369,13 @@ impl Hub {
         if let Ok(mut routes) = self.routes.lock() {
             routes.frames.insert(frame.to_owned(), target.map(str::to_owned));
         }
+    }
+}
+
+impl Route {
+    /// Whether `frame` is one of the tab's own frames (its renderer's).
+    async fn owns_frame(&self, frame: &str) -> bool {
+        frame == self.target || self.page.frames().await.is_ok_and(|frames| frames.iter().any(|f| f.as_ref() == frame))
     }
 }
 
