@@ -40,6 +40,7 @@ use tokio::task::JoinHandle;
 use super::session::cdp_error;
 use super::wire::{Outgoing, outgoing};
 use crate::error::{Error, ErrorCode, Result};
+use crate::vocab::origin::same_site;
 
 /// How far a frame is followed up to its tab (iframe in iframe, popup of
 /// a popup).
@@ -73,7 +74,15 @@ pub(crate) struct Hub {
     /// The page targets open when interception was turned on (a browser
     /// Halley attached to): each is watched on its own session instead.
     before: Mutex<std::collections::HashSet<String>>,
+    /// Connections held for a watch's verdict, by their made-up request id.
+    openings: Mutex<HashMap<String, tokio::sync::oneshot::Sender<bool>>>,
+    /// Openings judged lately, and the verdict: Chromium tries a refused
+    /// `wss://` again at once, which is not asked about twice.
+    judged: Mutex<HashMap<String, (std::time::Instant, bool)>>,
 }
+
+/// How long a verdict on an opening stands for the same address.
+const JUDGED_FOR: std::time::Duration = std::time::Duration::from_secs(30);
 
 #[derive(Default)]
 struct Routes {
@@ -94,6 +103,8 @@ impl Hub {
             routes: Mutex::default(),
             listener: Mutex::default(),
             before: Mutex::default(),
+            openings: Mutex::default(),
+            judged: Mutex::default(),
         });
         let mut paused = browser.event_listener::<EventRequestPaused>().await.map_err(|e| cdp_error(e, true))?;
         let weak = Arc::downgrade(&hub);
@@ -132,6 +143,8 @@ impl Hub {
             routes: Mutex::default(),
             listener: Mutex::default(),
             before: Mutex::default(),
+            openings: Mutex::default(),
+            judged: Mutex::default(),
         })
     }
 
@@ -225,6 +238,11 @@ impl Hub {
     /// Send `id` of `route` on, or fail it ("blocked by client"), on the
     /// session that paused it.
     pub async fn decide(&self, route: &Route, id: RequestId, go: bool) -> Result<()> {
+        let held = self.openings.lock().ok().and_then(|mut o| o.remove(id.as_ref()));
+        if let Some(held) = held {
+            let _ = held.send(go);
+            return Ok(());
+        }
         let own = route.paused_own.lock().is_ok_and(|mut own| own.remove(id.as_ref()));
         let sent = if own {
             if go {
@@ -295,6 +313,59 @@ impl Hub {
     fn go(self: &Arc<Self>, id: RequestId) {
         let Ok(browser) = self.browser() else { return };
         tokio::spawn(async move { browser.execute(ContinueRequestParams::new(id)).await });
+    }
+
+    /// Whether a connection to `host` and `port` goes on without a look
+    /// at what it carries (asked by the relay before it connects): while
+    /// no tab is watched, and to a watched tab's own site.
+    pub fn admits(&self, host: &str, port: u16) -> bool {
+        let url = format!("http://{}:{port}/", if host.contains(':') { format!("[{host}]") } else { host.to_owned() });
+        let live: Vec<Arc<Route>> = self.routes.lock().map(|r| r.live.clone()).unwrap_or_default();
+        live.is_empty()
+            || live.iter().any(|route| route.home.lock().is_ok_and(|home| !home.is_empty() && same_site(&home, &url)))
+    }
+
+    /// Whether the browser may open `opening` (a WebSocket or a call to a
+    /// new site, as a URL: `ws://`, `wss://`, `turn://`…): the newest
+    /// watch judges it as a `CONNECT` to that address.
+    pub async fn opening(&self, opening: String) -> bool {
+        if let Ok(mut judged) = self.judged.lock() {
+            judged.retain(|_, (at, _)| at.elapsed() < JUDGED_FOR);
+            if let Some((_, go)) = judged.get(&opening) {
+                return *go;
+            }
+        }
+        let go = self.judge_opening(opening.clone()).await;
+        if let Ok(mut judged) = self.judged.lock() {
+            judged.insert(opening, (std::time::Instant::now(), go));
+        }
+        go
+    }
+
+    async fn judge_opening(&self, opening: String) -> bool {
+        let route = match self.routes.lock().ok().and_then(|r| r.live.last().cloned()) {
+            Some(route) => route,
+            // The watches ended meanwhile: nobody to judge it, as before any.
+            None => return true,
+        };
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let id = {
+            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let id =
+                RequestId::from(format!("halley-opening-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
+            let Ok(mut openings) = self.openings.lock() else { return false };
+            openings.insert(id.as_ref().to_owned(), tx);
+            id
+        };
+        if let Ok(mut pending) = route.undecided.lock() {
+            pending.push(id.clone());
+        }
+        let held = Outgoing { id: id.clone(), method: "CONNECT".into(), url: opening, content_type: None, body: None };
+        if route.tx.send(held).is_err() {
+            let _ = self.openings.lock().map(|mut o| o.remove(id.as_ref()));
+            return false;
+        }
+        rx.await.unwrap_or(false)
     }
 
     /// The watch of the tab that frame `frame` belongs to, if any.

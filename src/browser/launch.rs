@@ -57,6 +57,8 @@ pub(crate) struct Connected {
     pub owned: bool,
     /// The process, when Halley started it.
     process: Option<Process>,
+    /// Its way out, when Halley started it (`relay`): stopped with it.
+    relay: Option<super::relay::Relay>,
 }
 
 impl Connected {
@@ -96,6 +98,8 @@ impl Connected {
             }
             tree.reap(super::reap::LINGER).await;
         }
+        // Nothing is left to go through it.
+        drop(self.relay.take());
         self.pump.abort();
         let _ = self.pump.await;
     }
@@ -103,7 +107,7 @@ impl Connected {
 
 /// Launch or attach, per the options.
 pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
-    let (browser, mut handler, process) = match &options.cdp_url {
+    let (browser, mut handler, process, relay) = match &options.cdp_url {
         Some(url) => {
             check_local(url)?;
             let attached = tokio::time::timeout(LAUNCH_BOUND, Browser::connect(url.clone())).await.map_err(|_| {
@@ -116,11 +120,11 @@ pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
                 Error::new(ErrorCode::BrowserUnavailable, format!("cannot attach to the browser at {url}"))
                     .with_source(e)
             })?;
-            (b, h, None)
+            (b, h, None, None)
         }
         None => {
-            let (b, h, p) = launch(options).await?;
-            (b, h, Some(p))
+            let (b, h, p, r) = launch(options).await?;
+            (b, h, Some(p), Some(r))
         }
     };
     let pid = process.as_ref().map(Process::pid);
@@ -166,25 +170,32 @@ pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
     if options.bench_wire_off {
         // A hub with no browser: every guarded action fails closed.
         let hub = super::hub::Hub::detached();
-        return Ok(Connected { browser, hub, pump, gone, owned: process.is_some(), process });
+        return Ok(Connected { browser, hub, pump, gone, owned: process.is_some(), process, relay });
     }
     let hub = match super::hub::Hub::start(&browser).await {
         Ok(hub) => hub,
         Err(e) => {
             // A browser whose requests the gate cannot see is not used.
-            Connected { browser, hub: super::hub::Hub::detached(), pump, gone, owned: process.is_some(), process }
-                .shutdown()
-                .await;
+            let hub = super::hub::Hub::detached();
+            Connected { browser, hub, pump, gone, owned: process.is_some(), process, relay }.shutdown().await;
             return Err(e);
         }
     };
-    Ok(Connected { browser, hub, pump, gone, owned: process.is_some(), process })
+    if let Some(relay) = &relay {
+        relay.judged_by(&hub);
+    }
+    Ok(Connected { browser, hub, pump, gone, owned: process.is_some(), process, relay })
 }
 
 /// Start Chromium on the profile (closing an orphan of this data directory
-/// that holds it first) and connect to its DevTools socket.
-async fn launch(options: &BrowserOptions) -> Result<(Browser, Handler, Process)> {
-    let (exe, args, handler_config) = launch_command(options)?;
+/// that holds it first), its connections through a relay of ours, and
+/// connect to its DevTools socket.
+async fn launch(options: &BrowserOptions) -> Result<(Browser, Handler, Process, super::relay::Relay)> {
+    let (exe, mut args, handler_config) = launch_command(options)?;
+    let relay = super::relay::Relay::start().await.map_err(|e| {
+        Error::new(ErrorCode::BrowserUnavailable, "cannot open the browser's relay on 127.0.0.1").with_source(e)
+    })?;
+    args.extend(relay.flags());
     super::profile_lock::recover(&options.profile_dir).await?;
     let mut process = Process::spawn(&exe, &args).await.map_err(|e| {
         Error::new(ErrorCode::BrowserUnavailable, format!("cannot start the browser {}", exe.display())).with_source(e)
@@ -202,7 +213,7 @@ async fn launch(options: &BrowserOptions) -> Result<(Browser, Handler, Process)>
     };
     let connected = tokio::time::timeout(CONNECT_BOUND, Browser::connect_with_config(address, handler_config)).await;
     match connected {
-        Ok(Ok((browser, handler))) => Ok((browser, handler, process)),
+        Ok(Ok((browser, handler))) => Ok((browser, handler, process, relay)),
         Ok(Err(e)) => {
             process.kill().await;
             Err(Error::new(
@@ -391,6 +402,9 @@ fn prepare_preferences(profile: &Path) {
     set(&mut value, &["autofill", "enabled"], false.into());
     set(&mut value, &["autofill", "profile_enabled"], false.into());
     set(&mut value, &["autofill", "credit_card_enabled"], false.into());
+    // WebRTC only over the relay (TCP), never straight out over UDP: a
+    // call to a new site is seen there like any other connection.
+    set(&mut value, &["webrtc", "ip_handling_policy"], "disable_non_proxied_udp".into());
     if value == before {
         return;
     }

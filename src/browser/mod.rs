@@ -13,6 +13,7 @@ pub(crate) mod page;
 mod process;
 mod profile_lock;
 mod reap;
+mod relay;
 pub(crate) mod runtime;
 pub(crate) mod session;
 pub mod window;

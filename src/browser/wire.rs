@@ -17,8 +17,10 @@
 //! ([`Hub`]): what a tab's out-of-process iframes and its popups send is
 //! held with what its own frames send.
 //!
-//! Limits: WebSocket and WebRTC are not held (`Fetch` does not pause a WebSocket's handshake, and Chromium
-//! refuses `WebSocket` as a resource type in its patterns).
+//! `Fetch` does not pause a WebSocket's handshake, nor see a WebRTC
+//! connection: those are held at the browser's relay (`browser::relay`),
+//! as a connection to a new site that no request explains, and handed to
+//! the watch as a `CONNECT` ([`Outgoing::opens`]).
 
 use base64::Engine;
 use chromiumoxide::cdp::browser_protocol::fetch::{EventRequestPaused, RequestId};
@@ -52,6 +54,12 @@ impl Outgoing {
     /// method that only reads.
     pub fn reads_only(&self) -> bool {
         matches!(self.method.as_str(), "GET" | "HEAD" | "OPTIONS") && self.body.is_none()
+    }
+
+    /// A connection no request explains (a WebSocket, a call: seen by the
+    /// relay, `CONNECT`), not a request.
+    pub fn opens(&self) -> bool {
+        self.method == "CONNECT"
     }
 }
 

@@ -216,6 +216,18 @@ pub fn classify_request(request: &WireRequest, page_url: Option<&str>, secrets: 
         }
     };
     raise(&mut out, WriteNonDestructive, format!("{sends}: WRITE_NON_DESTRUCTIVE at least"));
+    if request.method == "CONNECT" {
+        // Seen by the browser's relay: a connection to a new site that no
+        // request of the page explains.
+        let what = match Url::parse(&request.url).map(|u| u.scheme().to_owned()).unwrap_or_default().as_str() {
+            "ws" | "wss" => "a WebSocket",
+            "turn" | "turns" => "a call (WebRTC) through a relay",
+            _ => "a connection that is not a web request",
+        };
+        raise(&mut out, Submit, format!("the page opens {what} to {to}: what it sends there cannot be seen: SUBMIT"));
+        carried(&mut out, request, &to, secrets, &sends);
+        return out;
+    }
     if request.reads_only() {
         // A GET changes nothing by itself (a pixel's path may well say
         // "order"); what it can do is carry the user's data away.

@@ -519,3 +519,130 @@ fn in_a_browser_halley_attached_to_no_page_script_places_an_order() {
     assert_eq!(results[1]["error"]["code"], "denied", "{}", results[1]);
     assert_eq!(orders(&site), Vec::<String>::new(), "the shop received an order");
 }
+
+/// A server of another site that only listens: what reached it (the
+/// first bytes of each connection, or each datagram).
+struct Listening {
+    port: u16,
+    got: Arc<Mutex<Vec<String>>>,
+}
+
+impl Listening {
+    fn tcp() -> Listening {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&got);
+        std::thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                use std::io::Read as _;
+                let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(2)));
+                let mut first = vec![0u8; 512];
+                let n = stream.read(&mut first).unwrap_or(0);
+                into.lock().unwrap().push(String::from_utf8_lossy(&first[..n]).into_owned());
+            }
+        });
+        Listening { port, got }
+    }
+
+    fn udp() -> Listening {
+        let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let port = socket.local_addr().unwrap().port();
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&got);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 2048];
+            while let Ok((n, _)) = socket.recv_from(&mut buf) {
+                into.lock().unwrap().push(format!("{n} bytes"));
+            }
+        });
+        Listening { port, got }
+    }
+
+    fn got(&self) -> Vec<String> {
+        self.got.lock().unwrap().clone()
+    }
+}
+
+/// An order sent over a WebSocket to another site (issue 27, Deliver 1):
+/// `Fetch` never pauses a socket's handshake, so the connection itself is
+/// held, at the browser's relay, and asked about, plain (`ws://`) or over
+/// TLS (`wss://`). Refused, the socket's server receives nothing at all
+/// (not even the handshake) and the model is told; approved (the
+/// control), the handshake arrives (with the order in its address; over
+/// TLS, its ClientHello: the test's server speaks no TLS). The browser's
+/// own connections (to its vendor's servers) are not asked about.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_order_sent_over_a_websocket_to_another_site_is_asked_about() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    for (scheme, yes) in [("ws", false), ("ws", true), ("wss", false), ("wss", true)] {
+        let socket = Listening::tcp();
+        let page = format!("{}?ws={scheme}://localhost:{}", site.url("hostile/socket-order.html"), socket.port);
+        let tmp = tempfile::tempdir().unwrap();
+        let confirmer = Scripted::new(&[yes]);
+        let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+        let r = core.call_tool(&cx, "browser_navigate", json!({"url": page})).await;
+        assert!(r.is_ok(), "{r:?}");
+        let r = core.call_tool(&cx, "browser_click", json!({"selector": "#save"})).await;
+        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        let asked = confirmer.asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1, "{scheme}, answer {yes}: the socket was asked about: {asked:#?}");
+        let to = asked[0].destination.clone().unwrap_or_default();
+        assert!(to.contains(&format!("localhost:{}", socket.port)), "{:?}", asked[0]);
+        let got = socket.got();
+        if yes {
+            let handshake = |g: &String| match scheme {
+                "ws" => g.starts_with("GET /live?order=laptop-abc"),
+                _ => g.starts_with('\u{16}'),
+            };
+            assert!(got.iter().any(handshake), "approved: {got:?}");
+        } else {
+            assert!(got.is_empty(), "refused, yet the socket's server got {got:?}");
+            let told = match &r.error {
+                Some(e) => e.code.as_str() == "denied" && e.message.contains("CONNECT"),
+                None => {
+                    let next = core.call_tool(&cx, "browser_click", json!({"selector": "h1"})).await;
+                    next.error.as_ref().is_some_and(|e| e.code.as_str() == "denied")
+                }
+            };
+            assert!(told, "the model was not told: {r:?}");
+        }
+        core.close().await;
+    }
+}
+
+/// A call to another site's servers (issue 27, Deliver 1): the page's
+/// WebRTC connection never goes straight out over UDP (the STUN server
+/// gets nothing), and its relay over TCP (TURN) is held and asked about:
+/// refused, the TURN server gets nothing; approved (the control), the
+/// call's first message reaches it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_to_another_sites_servers_is_asked_about() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    for yes in [false, true] {
+        let (turn, stun) = (Listening::tcp(), Listening::udp());
+        let page =
+            format!("{}?turn=localhost:{}&stun=localhost:{}", site.url("hostile/call-leak.html"), turn.port, stun.port);
+        let tmp = tempfile::tempdir().unwrap();
+        let confirmer = Scripted::new(&[yes]);
+        let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+        let r = core.call_tool(&cx, "browser_navigate", json!({"url": page})).await;
+        assert!(r.is_ok(), "{r:?}");
+        let _ = core.call_tool(&cx, "browser_click", json!({"selector": "#call"})).await;
+        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        let asked = confirmer.asked.lock().unwrap().clone();
+        assert!(
+            asked.iter().any(|a| a.destination.as_deref().unwrap_or_default().contains(&format!(":{}", turn.port))),
+            "answer {yes}: the call's relay was asked about: {asked:#?}"
+        );
+        assert!(stun.got().is_empty(), "UDP went straight out: {:?}", stun.got());
+        assert_eq!(!turn.got().is_empty(), yes, "answer {yes}: the TURN server got {:?}", turn.got());
+        core.close().await;
+    }
+}

@@ -232,7 +232,7 @@ impl Judge {
         // "message" or "order"), not the user's order at this site: it is
         // checked for the user's values only.
         let elsewhere = page.is_some_and(|p| !same_site(p, &request.url));
-        if self.between.load(std::sync::atomic::Ordering::SeqCst) && elsewhere {
+        if self.between.load(std::sync::atomic::Ordering::SeqCst) && elsewhere && !held.opens() {
             let body = format!("{}\n{}", request.url, request.body);
             if crate::gate::exfil::find_secrets(&body, &secrets).is_empty() {
                 return (Verdict::Continue, None);
