@@ -79,6 +79,10 @@ pub(crate) struct Hub {
     /// Openings judged lately, and the verdict: Chromium tries a refused
     /// `wss://` again at once, which is not asked about twice.
     judged: Mutex<HashMap<String, (std::time::Instant, bool)>>,
+    /// Why the relay could not connect to a host and port, lately, as
+    /// Chromium would have named it (Chromium itself only says the proxy
+    /// failed).
+    unreachable: Mutex<HashMap<(String, u16), &'static str>>,
 }
 
 /// How long a verdict on an opening stands for the same address.
@@ -105,6 +109,7 @@ impl Hub {
             before: Mutex::default(),
             openings: Mutex::default(),
             judged: Mutex::default(),
+            unreachable: Mutex::default(),
         });
         let mut paused = browser.event_listener::<EventRequestPaused>().await.map_err(|e| cdp_error(e, true))?;
         let weak = Arc::downgrade(&hub);
@@ -145,6 +150,7 @@ impl Hub {
             before: Mutex::default(),
             openings: Mutex::default(),
             judged: Mutex::default(),
+            unreachable: Mutex::default(),
         })
     }
 
@@ -313,6 +319,29 @@ impl Hub {
     fn go(self: &Arc<Self>, id: RequestId) {
         let Ok(browser) = self.browser() else { return };
         tokio::spawn(async move { browser.execute(ContinueRequestParams::new(id)).await });
+    }
+
+    /// The relay could not connect to `host` and `port`: `why`, as
+    /// Chromium names network errors (`ERR_CONNECTION_REFUSED`).
+    pub fn unreachable(&self, host: &str, port: u16, why: &'static str) {
+        if let Ok(mut failed) = self.unreachable.lock() {
+            if failed.len() > 256 {
+                failed.clear();
+            }
+            failed.insert((host.to_ascii_lowercase(), port), why);
+        }
+    }
+
+    /// Why the page at `url` could not be reached, when the relay knows
+    /// (for "the proxy failed", which is all Chromium says).
+    pub fn why_unreachable(&self, url: &str) -> Option<&'static str> {
+        let u = url::Url::parse(url).ok()?;
+        let host = match u.host()? {
+            url::Host::Ipv6(ip) => ip.to_string(),
+            other => other.to_string().to_ascii_lowercase(),
+        };
+        let port = u.port_or_known_default()?;
+        self.unreachable.lock().ok()?.get(&(host, port)).copied()
     }
 
     /// Whether a connection to `host` and `port` goes on without a look

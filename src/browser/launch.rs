@@ -38,7 +38,8 @@ pub struct BrowserOptions {
     pub profile_dir: PathBuf,
     /// Where downloads land before they are moved into the files store.
     pub downloads_dir: PathBuf,
-    /// Benchmarks only: no interception (`BrowserSettings::bench_wire_off`).
+    /// Benchmarks only: no interception and no relay
+    /// (`BrowserSettings::bench_wire_off`).
     #[cfg(feature = "bench-knobs")]
     pub bench_wire_off: bool,
 }
@@ -195,7 +196,14 @@ async fn launch(options: &BrowserOptions) -> Result<(Browser, Handler, Process, 
     let relay = super::relay::Relay::start().await.map_err(|e| {
         Error::new(ErrorCode::BrowserUnavailable, "cannot open the browser's relay on 127.0.0.1").with_source(e)
     })?;
-    args.extend(relay.flags());
+    // Benchmarks only: the browser without the gate goes straight out.
+    #[cfg(feature = "bench-knobs")]
+    let straight = options.bench_wire_off;
+    #[cfg(not(feature = "bench-knobs"))]
+    let straight = false;
+    if !straight {
+        args.extend(relay.flags());
+    }
     super::profile_lock::recover(&options.profile_dir).await?;
     let mut process = Process::spawn(&exe, &args).await.map_err(|e| {
         Error::new(ErrorCode::BrowserUnavailable, format!("cannot start the browser {}", exe.display())).with_source(e)

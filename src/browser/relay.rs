@@ -101,11 +101,17 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>) -> std::io::Res
         Ok(Err(e)) => return Err(e),
         Err(_) => return Ok(()),
     };
-    let judge = hub.get().and_then(Weak::upgrade).filter(|hub| !hub.admits(&host, port));
+    let hub = hub.get().and_then(Weak::upgrade);
+    let judge = hub.clone().filter(|hub| !hub.admits(&host, port));
     let Some(judge) = judge else {
         let mut upstream = match connect(&host, port).await {
             Ok(upstream) => upstream,
-            Err(code) => return reply(&mut client, code).await,
+            Err((code, why)) => {
+                if let Some(hub) = &hub {
+                    hub.unreachable(&host, port, why);
+                }
+                return reply(&mut client, code).await;
+            }
         };
         reply(&mut client, GRANTED).await?;
         return tokio::io::copy_bidirectional(&mut client, &mut upstream).await.map(|_| ());
@@ -122,27 +128,36 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>) -> std::io::Res
     {
         return Ok(());
     }
+    let mut upstream = match connect(&host, port).await {
+        Ok(upstream) => upstream,
+        Err((_, why)) => {
+            judge.unreachable(&host, port, why);
+            return Ok(());
+        }
+    };
     drop(judge);
-    let Ok(mut upstream) = connect(&host, port).await else { return Ok(()) };
     upstream.write_all(&first).await?;
     tokio::io::copy_bidirectional(&mut client, &mut upstream).await.map(|_| ())
 }
 
-/// Connect to the server, or the SOCKS reply code that says why not.
-async fn connect(host: &str, port: u16) -> Result<TcpStream, u8> {
+/// Connect to the server, or the SOCKS reply code that says why not and
+/// the name Chromium gives that network error.
+async fn connect(host: &str, port: u16) -> Result<TcpStream, (u8, &'static str)> {
     match tokio::time::timeout(CONNECT_BOUND, TcpStream::connect((host, port))).await {
         Ok(Ok(stream)) => {
             let _ = stream.set_nodelay(true);
             Ok(stream)
         }
         Ok(Err(e)) => Err(match e.kind() {
-            std::io::ErrorKind::ConnectionRefused => REFUSED,
-            std::io::ErrorKind::HostUnreachable | std::io::ErrorKind::NetworkUnreachable => UNREACHABLE,
-            // A name that does not resolve.
-            _ if e.raw_os_error().is_none() => UNREACHABLE,
-            _ => FAILURE,
+            std::io::ErrorKind::ConnectionRefused => (REFUSED, "ERR_CONNECTION_REFUSED"),
+            std::io::ErrorKind::HostUnreachable | std::io::ErrorKind::NetworkUnreachable => {
+                (UNREACHABLE, "ERR_ADDRESS_UNREACHABLE")
+            }
+            // A name that does not resolve (the resolver's error is no OS error).
+            _ if e.raw_os_error().is_none() => (UNREACHABLE, "ERR_NAME_NOT_RESOLVED"),
+            _ => (FAILURE, "ERR_CONNECTION_FAILED"),
         }),
-        Err(_) => Err(UNREACHABLE),
+        Err(_) => Err((UNREACHABLE, "ERR_CONNECTION_TIMED_OUT")),
     }
 }
 

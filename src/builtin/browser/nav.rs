@@ -53,7 +53,7 @@ async fn goto(tab: &TabHandle, url: &str, until: WaitUntil, timeout: Duration) -
         || Error::new(ErrorCode::Timeout, format!("{url} did not answer within {} ms", timeout.as_millis()));
     let error_page = tokio::select! {
         answer = &mut request => {
-            check_answer(url, answer)?;
+            check_answer(tab, url, answer)?;
             false
         }
         commit = async {
@@ -70,7 +70,7 @@ async fn goto(tab: &TabHandle, url: &str, until: WaitUntil, timeout: Duration) -
         // The network error comes with the answer to the request.
         let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_secs(2));
         match tokio::time::timeout(left, &mut request).await {
-            Ok(answer) => check_answer(url, answer)?,
+            Ok(answer) => check_answer(tab, url, answer)?,
             Err(_) => return Err(timed_out()),
         }
         return Err(Error::new(ErrorCode::NavigationFailed, format!("cannot open {url}")));
@@ -94,6 +94,7 @@ async fn goto(tab: &TabHandle, url: &str, until: WaitUntil, timeout: Duration) -
 
 /// The answer to `Page.navigate`: a network error becomes `navigation_failed`.
 fn check_answer(
+    tab: &TabHandle,
     url: &str,
     answer: std::result::Result<
         chromiumoxide::types::CommandResponse<chromiumoxide::cdp::browser_protocol::page::NavigateReturns>,
@@ -108,6 +109,11 @@ fn check_answer(
         Err(e) => return Err(Error::new(ErrorCode::NavigationFailed, format!("cannot open {url}")).with_source(e)),
     };
     if let Some(err) = resp.result.error_text.as_deref().filter(|t| !t.is_empty()) {
+        // Through the browser's relay, Chromium names any failure to
+        // connect "the proxy failed": the relay knows what it was.
+        let real = (err.contains("SOCKS") || err.contains("PROXY")).then(|| tab.hub.why_unreachable(url)).flatten();
+        let err = real.map_or_else(|| err.to_owned(), |real| format!("net::{real}"));
+        let err = err.as_str();
         let hint = match err {
             e if e.contains("NAME_NOT_RESOLVED") => " (the host name does not exist or there is no network)",
             e if e.contains("CONNECTION_REFUSED") => " (nothing is listening there)",
