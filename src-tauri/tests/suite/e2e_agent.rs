@@ -394,6 +394,44 @@ fn accounts_connect_and_disconnect_from_the_settings() -> Result<()> {
     app.stop()
 }
 
+/// A returning user at a provider that remembers the sign-in and the
+/// consent: Connect in the settings opens the sign-in page in the managed
+/// Chromium, the provider sends it straight back to the loopback callback,
+/// and the account is listed (issue 29: the panel waited for the page's load
+/// while nobody answered the callback, for good).
+#[test]
+fn accounts_connect_completes_when_the_provider_redirects_at_once() -> Result<()> {
+    use crate::common::oidc::OidcServer;
+    if let Some(why) = skip_reason()? {
+        eprintln!("skipped: {why}");
+        return Ok(());
+    }
+    let _desktop = crate::common::desktop()?;
+    let login = format!("e2e{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+    let name = format!("oidc:{login}@example.test");
+    let server = OidcServer::remembering(60, &login);
+    let model = ModelServer::start(vec![]);
+    let app = App::start(&model, "accounts-at-once")?;
+
+    let open = app.panel.wait_visible("#settings-open", UI_TIMEOUT)?;
+    app.panel.click(&open)?;
+    app.panel.wait_text("#accounts", UI_TIMEOUT, |t| !t.trim().is_empty())?;
+    app.panel.execute(r##"document.querySelector("#account-provider").value = "oidc";"##, &[])?;
+    app.panel.send_keys(&app.panel.find("#account-issuer")?, &server.issuer)?;
+    app.panel.send_keys(&app.panel.find("#account-client-id")?, OidcServer::CLIENT_ID)?;
+    app.panel.send_keys(&app.panel.find("#account-scopes")?, "openid email offline_access")?;
+    let started = std::time::Instant::now();
+    app.panel.click(&app.panel.find("#account-connect")?)?;
+    let row = format!(r#".account[data-account="{name}"]"#);
+    let text = app.panel.wait_text(&row, RUN_TIMEOUT, |t| t.contains("offline_access"))?;
+    assert!(text.contains("connected"), "{text}");
+    assert!(started.elapsed() < Duration::from_secs(40), "took {:?}", started.elapsed());
+    app.panel.wait_script(r##"return !document.querySelector("#account-connect").disabled;"##, UI_TIMEOUT)?;
+    app.panel.click(&app.panel.find(&format!("{row} .disconnect-account"))?)?;
+    app.panel.wait_text("#accounts", UI_TIMEOUT, |t| !t.contains(&name))?;
+    app.stop()
+}
+
 /// The status of `GET /api/v1/tools` on the app's local API with `token`.
 fn api_status(port: u16, token: &str) -> Result<u16> {
     use std::io::{Read, Write};
