@@ -352,10 +352,7 @@ mod tests {
             req.amount,
             Some(ConfirmAmount { value: 1_200_000.0, currency: Some("VND".into()), source: AmountSource::Page })
         );
-        assert_eq!(
-            req.plain,
-            [PlainReason::Submit, PlainReason::PersonalData { what: vec!["Số hộ chiếu".into()] }]
-        );
+        assert_eq!(req.plain, [PlainReason::Submit, PlainReason::PersonalData { what: vec!["Số hộ chiếu".into()] }]);
     }
 
     fn order_click(page_total: Option<&str>) -> Action {
@@ -396,8 +393,13 @@ mod tests {
         );
         // No total on the page, or one that is no amount: none shown.
         for total in [None, Some("Tổng cộng: liên hệ")] {
-            let req =
-                ConfirmationRequest::for_action(&order_click(total), PermissionScope::Payment, RiskLevel::High, &[], &[]);
+            let req = ConfirmationRequest::for_action(
+                &order_click(total),
+                PermissionScope::Payment,
+                RiskLevel::High,
+                &[],
+                &[],
+            );
             assert_eq!(req.amount, None, "{total:?}");
         }
     }
@@ -421,7 +423,10 @@ mod tests {
         // The page showing another amount lends it no currency.
         action.page_total = Some("1.000 ₫".into());
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
-        assert_eq!(req.amount, Some(ConfirmAmount { value: 21_490_000.0, currency: None, source: AmountSource::Request }));
+        assert_eq!(
+            req.amount,
+            Some(ConfirmAmount { value: 21_490_000.0, currency: None, source: AmountSource::Request })
+        );
     }
 
     #[test]

@@ -308,12 +308,10 @@ async fn profile_address(skill: &Skill<'_>) -> Result<BTreeMap<&'static str, Str
             ADDRESS_PREFIX_WORDS.iter().any(|w| folded == *w || folded.split('_').any(|x| x == *w))
         })
     };
-    let best = groups
-        .into_iter()
-        .filter(|(_, parts)| parts.contains_key("street") || parts.contains_key("city"))
-        .max_by(|(a, pa), (b, pb)| {
-            (names_address(a), pa.len()).cmp(&(names_address(b), pb.len())).then_with(|| b.cmp(a))
-        });
+    let best =
+        groups.into_iter().filter(|(_, parts)| parts.contains_key("street") || parts.contains_key("city")).max_by(
+            |(a, pa), (b, pb)| (names_address(a), pa.len()).cmp(&(names_address(b), pb.len())).then_with(|| b.cmp(a)),
+        );
     let Some((prefix, parts)) = best else {
         return Err(Error::invalid_arguments(
             "no delivery address in your profile: save one (e.g. `halley profile set shopping.delivery.full_name \

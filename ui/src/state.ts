@@ -194,7 +194,15 @@ function applyEvent(state: PanelState, event: Event): PanelState {
 
 function addConfirmation(state: PanelState, request: ConfirmationRequest): PanelState {
   if (state.confirmations.some((c) => c.id === request.id)) return state;
-  return { ...state, confirmations: [...state.confirmations, request] };
+  // The step asking: the run's latest running call of that tool keeps what
+  // the question named, for its sentence (a declined call has no result).
+  let at = -1;
+  state.calls.forEach((c, i) => {
+    if (c.runId === request.run_id && c.tool === request.tool && c.status === "running") at = i;
+  });
+  const calls =
+    at < 0 ? state.calls : state.calls.map((c, i) => (i === at ? { ...c, asked: { target: request.target, site: request.site } } : c));
+  return { ...state, calls, confirmations: [...state.confirmations, request] };
 }
 
 function chatRole(role: Role): MessageRole {

@@ -218,7 +218,12 @@ fn the_payment_dialog_says_the_amount_and_site_and_deny_is_the_default() -> Resu
         assert!(!reasons.contains(technical) && !headline.contains(technical), "{technical} in {reasons}");
     }
     // The grading is there, folded.
-    assert!(!s.is_displayed(&s.find("#summary")?)?, "the technical details are folded");
+    let folded = s.execute(
+        r##"const body = document.querySelector(".dialog-body").innerText;
+            return [document.querySelector("#technical").open, body.includes("browser_click") || body.includes("/checkout")];"##,
+        &[],
+    )?;
+    assert_eq!(folded, json!([false, false]), "the technical details are folded");
     let all = s.execute(r#"return document.querySelector(".dialog-body").textContent;"#, &[])?;
     assert!(all.as_str().is_some_and(|t| t.contains("/checkout") && t.contains("browser_click")), "{all}");
 
@@ -378,9 +383,21 @@ fn steps_read_as_sentences_open_to_what_they_read_and_a_declined_step_says_so() 
         s.wait_text(&format!(r#"#timeline .call[data-tool="{tool}"] .step-text"#), UI_TIMEOUT, |t| !t.is_empty())
     };
     let (opened, price, typed, clicked, declined) = if vi {
-        ("Đã mở shop-vn.html — 127.0.0.1", "Đã đọc giá: 21.490.000 ₫", "Đã nhập “1” vào", "Đã bấm “Mua ngay” — 127.0.0.1", "Bạn đã từ chối bước này.")
+        (
+            "Đã mở shop-vn.html — 127.0.0.1",
+            "Đã đọc giá: 21.490.000 ₫",
+            "Đã nhập “1” vào",
+            "Bấm “Mua ngay” — 127.0.0.1",
+            "Bạn đã từ chối bước này.",
+        )
     } else {
-        ("Opened shop-vn.html — 127.0.0.1", "Read the price: 21.490.000 ₫", "Typed “1” into", "Clicked “Mua ngay” — 127.0.0.1", "You declined this step.")
+        (
+            "Opened shop-vn.html — 127.0.0.1",
+            "Read the price: 21.490.000 ₫",
+            "Typed “1” into",
+            "Click “Mua ngay” — 127.0.0.1",
+            "You declined this step.",
+        )
     };
     assert_eq!(step("browser_navigate")?, opened);
     assert_eq!(step("browser_extract")?, price);
@@ -398,7 +415,10 @@ fn steps_read_as_sentences_open_to_what_they_read_and_a_declined_step_says_so() 
 
     // Opened, a step shows what it was given and what it read.
     let nav = r#"#timeline .call[data-tool="browser_navigate"]"#;
-    assert!(!s.is_displayed(&s.find(&format!("{nav} .step-read pre"))?)?, "closed by default");
+    let open = |css: &str| -> Result<Value> {
+        s.execute(&format!(r#"return document.querySelector({css:?}).closest("details").open;"#), &[])
+    };
+    assert_eq!(open(&format!("{nav} .step-read pre"))?, json!(false), "closed by default");
     s.click(&s.find(&format!("{nav} summary"))?)?;
     let read = s.wait_text(&format!("{nav} .step-read pre"), UI_TIMEOUT, |t| !t.is_empty())?;
     assert!(read.contains("shop-vn.html") && read.contains("200"), "{read}");
@@ -407,7 +427,7 @@ fn steps_read_as_sentences_open_to_what_they_read_and_a_declined_step_says_so() 
     // It stays open while the timeline re-renders.
     s.send_task("Cảm ơn", UI_TIMEOUT)?;
     s.wait_text(".msg.assistant:last-of-type", RUN_TIMEOUT, |t| t.contains("Không có gì"))?;
-    assert!(s.is_displayed(&s.find(&format!("{nav} .step-read pre"))?)?);
+    assert_eq!(open(&format!("{nav} .step-read pre"))?, json!(true), "still open");
     app.screenshot("steps")?;
     app.stop()
 }
@@ -448,7 +468,7 @@ fn a_reopened_conversation_reads_as_it_was_seen_and_old_tasks_are_found() -> Res
         s.send_keys(&search, query)?;
         let wanted = if query == today { 2 } else { 1 };
         s.wait_script(
-            &format!(r#"return document.querySelectorAll("#conversations .conversation").length === {wanted};"#),
+            &format!(r##"return document.querySelectorAll("#conversations .conversation").length === {wanted};"##),
             UI_TIMEOUT,
         )
         .with_context(|| format!("searching {query:?}"))?;
@@ -459,13 +479,13 @@ fn a_reopened_conversation_reads_as_it_was_seen_and_old_tasks_are_found() -> Res
     assert!(s.find_all("#conversations .conversation")?.is_empty());
     s.clear(&search)?;
     s.send_keys(&search, "Vivobook 127.0.0.1")?;
-    s.wait_script(r#"return document.querySelectorAll("#conversations .conversation").length === 1;"#, UI_TIMEOUT)?;
+    s.wait_script(r##"return document.querySelectorAll("#conversations .conversation").length === 1;"##, UI_TIMEOUT)?;
     s.click(&s.find("#conversations .conversation")?)?;
 
     // As it was seen: the question, the step, the rendered answer.
     s.wait_text(".msg.assistant", UI_TIMEOUT, |t| t.contains("21.490.000"))?;
     let bubbles = s.execute(
-        r#"return [...document.querySelectorAll("#messages .msg")].map(m => m.className.split(" ")[1]);"#,
+        r##"return [...document.querySelectorAll("#messages .msg")].map(m => m.className.split(" ")[1]);"##,
         &[],
     )?;
     assert_eq!(bubbles, json!(["user", "assistant"]));

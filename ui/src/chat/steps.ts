@@ -78,13 +78,16 @@ export function elementLabel(element: string | null): string | null {
 function targetLabel(row: CallRow): string | null {
   const fromResult = isObj(row.result) ? elementLabel(str(row.result["element"])) : null;
   if (fromResult !== null) return fromResult;
+  if (row.asked?.target) return row.asked.target;
   const args = isObj(row.arguments) ? row.arguments : {};
   const selector = str(args["selector"]);
   if (selector !== null) {
+    // A label a person reads (`text=Đặt hàng`, `role=button[name="Mua"]`);
+    // a CSS selector is none.
     const named = /name=["']?([^"'\]]+)|^text=(.+)$/.exec(selector);
-    return named?.[1] ?? named?.[2] ?? selector;
+    return named?.[1] ?? named?.[2] ?? null;
   }
-  return str(args["ref"]);
+  return null;
 }
 
 /** The price a read step found ("21.490.000 ₫"), if its data has one. */
@@ -101,7 +104,7 @@ export function stepSentence(row: CallRow, t: Translate, lang: Lang): string {
   const args = isObj(row.arguments) ? row.arguments : {};
   const result = isObj(row.result) ? row.result : {};
   const url = str(result["url"]) ?? row.currentUrl ?? str(args["url"]);
-  const host = hostOf(url);
+  const host = hostOf(url) ?? row.asked?.site ?? null;
   const on = (sentence: string): string => (host !== null ? `${sentence} — ${host}` : sentence);
   const done = row.status !== "running";
   switch (row.tool) {
@@ -123,13 +126,18 @@ export function stepSentence(row: CallRow, t: Translate, lang: Lang): string {
     case "browser_screenshot":
       return on(t("step.screenshot"));
     case "browser_type": {
+      // Not done (asked, declined, failed): what it was to do.
       const what = typedText(str(args["text"]) ?? "", t);
       const field = targetLabel(row);
-      return field !== null ? t("step.typedInto", { what, field: `“${field}”` }) : t("step.typed", { what });
+      const ok = row.status === "ok";
+      if (field !== null) return t(ok ? "step.typedInto" : "step.typeInto", { what, field: `“${field}”` });
+      return t(ok ? "step.typed" : "step.type", { what });
     }
     case "browser_click": {
       const label = targetLabel(row);
-      return on(label !== null ? t("step.clicked", { label: `“${label}”` }) : t("step.clickedPage"));
+      const ok = row.status === "ok";
+      if (label !== null) return on(t(ok ? "step.clicked" : "step.click", { label: `“${label}”` }));
+      return on(t(ok ? "step.clickedPage" : "step.clickPage"));
     }
     case "browser_press_key": {
       const keys = Array.isArray(args["keys"]) ? args["keys"].filter((k) => typeof k === "string").join(" + ") : str(args["key"]) ?? "";

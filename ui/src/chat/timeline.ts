@@ -58,6 +58,12 @@ export interface CallRow {
    * characters; null while running and for stored calls.
    */
   result: Json | null;
+  /**
+   * What the gate's question about this call named (the control's label,
+   * the site), when the user was asked: a declined call has no result to
+   * say it.
+   */
+  asked: { target: string | null; site: string | null } | null;
 }
 
 /** A result's data as a step keeps it: whole when small, else its start as text. */
@@ -115,6 +121,7 @@ export function startedCall(runId: string, id: string, tool: string, args: Json,
     data: null,
     flagged: [],
     result: null,
+    asked: null,
   };
 }
 

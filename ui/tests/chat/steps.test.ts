@@ -41,6 +41,11 @@ describe("steps a person reads", () => {
       5,
     );
     expect(stepOutcome(row)).toBe("declined");
+    // Not done: what it was to do, named by the question the user declined.
+    expect(stepSentence(row, en, "en")).toBe("Click on the page — tiki.vn");
+    const asked = { ...row, currentUrl: null, asked: { target: "Mua ngay", site: "shop.vn" } };
+    expect(stepSentence(asked, en, "en")).toBe("Click “Mua ngay” — shop.vn");
+    expect(stepSentence(asked, vi, "vi")).toBe("Bấm “Mua ngay” — shop.vn");
     const failed = finishedCall(startedCall("r1", "c1", "browser_click", {}), result({ status: "error", data: null, error: { code: "timeout", message: "slow" } }), 5);
     expect(stepOutcome(failed)).toBe("failed");
   });
