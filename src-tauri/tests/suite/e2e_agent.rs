@@ -202,7 +202,7 @@ fn the_payment_dialog_says_the_amount_and_site_and_deny_is_the_default() -> Resu
     let app = App::start(&model, "payment-dialog")?;
     let s = &app.panel;
     s.send_task("Mua laptop này cho tôi", UI_TIMEOUT)?;
-    let dialog = s.wait_new_window(&[app.panel_handle.clone()], RUN_TIMEOUT)?;
+    let dialog = s.wait_new_window(std::slice::from_ref(&app.panel_handle), RUN_TIMEOUT)?;
     let headline = s.wait_text("#headline", UI_TIMEOUT, |t| !t.is_empty())?;
     let vi = s.execute("return document.documentElement.lang;", &[])? == json!("vi");
     let (want, plain) = if vi {
