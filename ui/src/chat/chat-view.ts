@@ -137,7 +137,9 @@ export function renderCall(row: CallRow, t: Translate, lang: Lang, shots: Shots,
     h("code", { class: "call-tool" }, row.tool),
     badge.scope !== null
       ? scopeBadge(badge.scope, t, t("scopeGraded", { scope: badge.scope }))
-      : h("span", { class: `badge scope ${badge.className}` }, t("scopePending")),
+      : row.status === "running"
+        ? h("span", { class: `badge scope ${badge.className}` }, t("scopePending"))
+        : null, // a stored step does not keep its grading
     row.risk !== null && row.risk !== "low" ? riskBadge(row.risk, t) : null,
     h("span", { class: `call-status status-${row.status}` }, t(callStatusKey(row.status))),
   );
