@@ -18,7 +18,10 @@ pub use crate::error::ErrorCode;
 pub use crate::tools::catalogue::watches::WatchAlert;
 pub use crate::tools::{PermissionScope, ToolResultV2, ToolSpec};
 pub use agent::AgentEvent;
-pub use asks::{ChallengeAnswer, ChallengeRequest, ConfirmField, ConfirmationRequest};
+pub use asks::{
+    AmountSource, ChallengeAnswer, ChallengeRequest, ConfirmAmount, ConfirmField, ConfirmKind, ConfirmationRequest,
+    PlainReason,
+};
 pub use status::{GateRuleRow, Role, RuleDecision, RuleKind, RunStatus, StopReason, ToolCallStatus};
 
 mod agent;

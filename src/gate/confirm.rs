@@ -7,7 +7,10 @@ use std::time::Duration;
 use super::action::{Action, FieldFacts, SecretValue};
 use super::secrets;
 pub use crate::context::{ApproveAll, Confirmer, DenyAll};
-pub use crate::protocol::{ChallengeAnswer, ChallengeRequest, ConfirmField, ConfirmationRequest};
+pub use crate::protocol::{
+    AmountSource, ChallengeAnswer, ChallengeRequest, ConfirmAmount, ConfirmField, ConfirmKind, ConfirmationRequest,
+    PlainReason,
+};
 use crate::tools::catalogue::safety::RequestUserConfirmationArgs;
 use crate::tools::{PermissionScope, RiskLevel};
 use crate::vocab::text::{fold, readable};
@@ -24,7 +27,7 @@ impl ConfirmationRequest {
         reasons: &[String],
         secrets: &[SecretValue],
     ) -> ConfirmationRequest {
-        let fields = action
+        let fields: Vec<ConfirmField> = action
             .target
             .as_ref()
             .and_then(|t| t.form.as_ref())
@@ -32,6 +35,8 @@ impl ConfirmationRequest {
             .map(|f| f.fields.iter().map(|field| confirm_field(field, secrets)).collect())
             .unwrap_or_default();
         let expires = chrono::Utc::now() + chrono::Duration::seconds(ANSWER_WITHIN.as_secs().cast_signed());
+        let kind = kind_of(action, scope);
+        let plain = plain_reasons(action, kind, &fields);
         ConfirmationRequest {
             id: uuid::Uuid::new_v4().to_string(),
             tool: action.tool.clone(),
@@ -46,6 +51,11 @@ impl ConfirmationRequest {
             risk_level: risk,
             expires_at: expires.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             run_id: None,
+            kind,
+            amount: amount_of(action),
+            site: site_of(action).map(|s| secrets::mask(&s, secrets)),
+            target: target_label(action).map(|s| secrets::mask(&s, secrets)),
+            plain,
         }
     }
 }
@@ -89,8 +99,110 @@ impl ConfirmationRequest {
             risk_level: RiskLevel::High,
             expires_at: expires.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             run_id: None,
+            kind: ConfirmKind::Ask,
+            amount: args.cost_estimate.as_ref().map(|m| ConfirmAmount {
+                value: m.amount,
+                currency: crate::vocab::money::currency_code(&m.currency),
+                source: AmountSource::Assistant,
+            }),
+            site: None,
+            target: None,
+            plain: vec![PlainReason::AssistantAsks],
         }
     }
+}
+
+/// What the action does, in one word: by the tool for what only a tool
+/// does (open, close, upload, type), else by the effective scope.
+fn kind_of(action: &Action, scope: PermissionScope) -> ConfirmKind {
+    match action.tool.as_str() {
+        "browser_navigate" | "browser_new_tab" | "browser_download" => return ConfirmKind::Open,
+        "browser_close_tab" => return ConfirmKind::Close,
+        "browser_upload_file" => return ConfirmKind::Upload,
+        _ => {}
+    }
+    match scope {
+        PermissionScope::Payment => ConfirmKind::Pay,
+        PermissionScope::Publish => ConfirmKind::Publish,
+        PermissionScope::Destructive => ConfirmKind::Delete,
+        _ if action.tool == "browser_type" => ConfirmKind::Type,
+        _ if action.target.is_none() && action.url.is_none() => ConfirmKind::Other,
+        PermissionScope::Submit => ConfirmKind::Send,
+        _ => ConfirmKind::Other,
+    }
+}
+
+/// The amount involved: what the request sends (its total and currency),
+/// else the page's cart or total; the currency of the other when one of
+/// them names none and both say the same amount.
+fn amount_of(action: &Action) -> Option<ConfirmAmount> {
+    let read = |text: &str| crate::vocab::money::parse_amount(text).ok().map(|(m, _)| m);
+    let page = action.page_total.as_deref().and_then(read);
+    let sent = action.request.as_ref().and_then(|r| r.amount()).as_deref().and_then(read);
+    let (found, source, other) = match (sent, page) {
+        (Some(s), p) => (s, AmountSource::Request, p),
+        (None, Some(p)) => (p, AmountSource::Page, None),
+        (None, None) => return None,
+    };
+    let currency = found.currency.or_else(|| other.filter(|o| o.amount == found.amount).and_then(|o| o.currency));
+    Some(ConfirmAmount { value: found.amount.to_f64(), currency: currency.map(str::to_owned), source })
+}
+
+/// The host of where the data or the browser goes, else of the page.
+fn site_of(action: &Action) -> Option<String> {
+    let host = |u: &str| url::Url::parse(u).ok().and_then(|u| u.host_str().map(str::to_owned));
+    action.destination.as_deref().and_then(host).or_else(|| action.url.as_deref().and_then(host))
+}
+
+/// The control's label as the page shows it.
+fn target_label(action: &Action) -> Option<String> {
+    let t = action.target.as_ref()?;
+    if t.tag == "request" {
+        return None;
+    }
+    [&t.name, &t.text, &t.value].into_iter().map(|s| s.trim()).find(|s| !s.is_empty()).map(str::to_owned)
+}
+
+/// Why it is asked, plainly: what the kind means for the user, their own
+/// details going out, another site than the page's, a program's tool or a
+/// private file.
+fn plain_reasons(action: &Action, kind: ConfirmKind, fields: &[ConfirmField]) -> Vec<PlainReason> {
+    let mut out = Vec::new();
+    match kind {
+        ConfirmKind::Pay => out.push(PlainReason::Payment),
+        ConfirmKind::Publish => out.push(PlainReason::Publish),
+        ConfirmKind::Delete | ConfirmKind::Close => out.push(PlainReason::Delete),
+        ConfirmKind::Upload => out.push(PlainReason::Upload),
+        ConfirmKind::Send => out.push(PlainReason::Submit),
+        ConfirmKind::Type | ConfirmKind::Open | ConfirmKind::Ask | ConfirmKind::Other => {}
+    }
+    let mut what: Vec<String> = fields
+        .iter()
+        .filter(|f| f.masked)
+        .map(|f| if f.label.trim().is_empty() { f.name.clone() } else { f.label.clone() })
+        .collect();
+    for fill in &action.fills {
+        if !what.contains(fill) {
+            what.push(fill.clone());
+        }
+    }
+    if !what.is_empty() {
+        out.push(PlainReason::PersonalData { what });
+    }
+    if let (Some(page), Some(to)) = (action.url.as_deref(), action.destination.as_deref())
+        && kind != ConfirmKind::Open
+        && !crate::vocab::origin::same_site(page, to)
+        && let Some(site) = url::Url::parse(to).ok().and_then(|u| u.host_str().map(str::to_owned))
+    {
+        out.push(PlainReason::OtherSite { site });
+    }
+    if action.untrusted.is_some() {
+        out.push(PlainReason::Untrusted);
+    }
+    if action.private_file.is_some() {
+        out.push(PlainReason::PrivateFile);
+    }
+    out
 }
 
 fn confirm_field(field: &FieldFacts, secrets: &[SecretValue]) -> ConfirmField {
@@ -232,5 +344,130 @@ mod tests {
         assert_eq!(req.fields[0].value, "Nguyễn An");
         assert_eq!((req.fields[1].value.as_str(), req.fields[1].masked), ("••••4567", true));
         assert!(!serde_json::to_string(&req).unwrap().contains("B1234567"));
+        // What the dialog writes its plain sentence from.
+        assert_eq!(req.kind, ConfirmKind::Send);
+        assert_eq!(req.site.as_deref(), Some("visa.gov"));
+        assert_eq!(req.target.as_deref(), Some("Gửi hồ sơ"));
+        assert_eq!(
+            req.amount,
+            Some(ConfirmAmount { value: 1_200_000.0, currency: Some("VND".into()), source: AmountSource::Page })
+        );
+        assert_eq!(req.plain, [PlainReason::Submit, PlainReason::PersonalData { what: vec!["Số hộ chiếu".into()] }]);
+    }
+
+    fn order_click(page_total: Option<&str>) -> Action {
+        Action {
+            tool: "browser_click".into(),
+            url: Some("https://shop.vn/checkout".into()),
+            origin: Some("https://shop.vn".into()),
+            destination: Some("https://pay.example.com/charge".into()),
+            page_total: page_total.map(str::to_owned),
+            target: Some(ElementFacts {
+                tag: "button".into(),
+                role: "button".into(),
+                name: "Đặt hàng".into(),
+                ..ElementFacts::default()
+            }),
+            fills: vec!["shopping.delivery.phone".into()],
+            ..Action::default()
+        }
+    }
+
+    #[test]
+    fn a_payment_names_its_amount_site_and_plain_reasons() {
+        let action = order_click(Some("Tổng cộng: 21.490.000 ₫"));
+        let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
+        assert_eq!(req.kind, ConfirmKind::Pay);
+        assert_eq!(
+            req.amount,
+            Some(ConfirmAmount { value: 21_490_000.0, currency: Some("VND".into()), source: AmountSource::Page })
+        );
+        assert_eq!(req.site.as_deref(), Some("pay.example.com"));
+        assert_eq!(
+            req.plain,
+            [
+                PlainReason::Payment,
+                PlainReason::PersonalData { what: vec!["shopping.delivery.phone".into()] },
+                PlainReason::OtherSite { site: "pay.example.com".into() },
+            ]
+        );
+        // No total on the page, or one that is no amount: none shown.
+        for total in [None, Some("Tổng cộng: liên hệ")] {
+            let req = ConfirmationRequest::for_action(
+                &order_click(total),
+                PermissionScope::Payment,
+                RiskLevel::High,
+                &[],
+                &[],
+            );
+            assert_eq!(req.amount, None, "{total:?}");
+        }
+    }
+
+    #[test]
+    fn the_amount_a_request_sends_comes_first_with_the_page_s_currency_when_it_names_none() {
+        use crate::gate::wire::WireRequest;
+        let request = WireRequest::parse(
+            "POST",
+            "https://shop.vn/api/order",
+            Some("application/x-www-form-urlencoded"),
+            Some("sku=ROG&total=21490000"),
+        );
+        let mut action = order_click(Some("21.490.000 ₫"));
+        action.request = Some(request.clone());
+        let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
+        assert_eq!(
+            req.amount,
+            Some(ConfirmAmount { value: 21_490_000.0, currency: Some("VND".into()), source: AmountSource::Request })
+        );
+        // The page showing another amount lends it no currency.
+        action.page_total = Some("1.000 ₫".into());
+        let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
+        assert_eq!(
+            req.amount,
+            Some(ConfirmAmount { value: 21_490_000.0, currency: None, source: AmountSource::Request })
+        );
+    }
+
+    #[test]
+    fn the_kind_follows_the_tool_then_the_scope() {
+        let with = |tool: &str, target: bool| Action {
+            tool: tool.into(),
+            url: target.then(|| "https://a.vn/".to_owned()),
+            target: target.then(ElementFacts::default),
+            ..Action::default()
+        };
+        let cases = [
+            (with("browser_navigate", true), PermissionScope::Submit, ConfirmKind::Open),
+            (with("browser_upload_file", true), PermissionScope::Submit, ConfirmKind::Upload),
+            (with("browser_close_tab", true), PermissionScope::Destructive, ConfirmKind::Close),
+            (with("browser_type", true), PermissionScope::Submit, ConfirmKind::Type),
+            (with("browser_click", true), PermissionScope::Publish, ConfirmKind::Publish),
+            (with("browser_click", true), PermissionScope::Destructive, ConfirmKind::Delete),
+            (with("browser_click", true), PermissionScope::Submit, ConfirmKind::Send),
+            (with("watch_delete", false), PermissionScope::Destructive, ConfirmKind::Delete),
+            (with("query_local_db", false), PermissionScope::Submit, ConfirmKind::Other),
+        ];
+        for (action, scope, kind) in cases {
+            let req = ConfirmationRequest::for_action(&action, scope, RiskLevel::High, &[], &[]);
+            assert_eq!(req.kind, kind, "{} at {scope:?}", action.tool);
+        }
+    }
+
+    #[test]
+    fn the_assistant_s_question_carries_its_estimate_as_the_amount() {
+        let args: RequestUserConfirmationArgs = serde_json::from_value(serde_json::json!({
+            "action_summary": "Đặt vé máy bay HAN-SGN",
+            "cost_estimate": {"amount": 1890000, "currency": "VND"},
+            "risks": ["non-refundable"],
+        }))
+        .unwrap();
+        let req = ConfirmationRequest::from_model(&args, &[], Duration::from_secs(60));
+        assert_eq!(req.kind, ConfirmKind::Ask);
+        assert_eq!(
+            req.amount,
+            Some(ConfirmAmount { value: 1_890_000.0, currency: Some("VND".into()), source: AmountSource::Assistant })
+        );
+        assert_eq!(req.plain, [PlainReason::AssistantAsks]);
     }
 }

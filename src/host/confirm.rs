@@ -193,6 +193,11 @@ mod tests {
             risk_level: RiskLevel::High,
             expires_at: (chrono::Utc::now() + within).to_rfc3339(),
             run_id: None,
+            kind: crate::protocol::ConfirmKind::Send,
+            amount: None,
+            site: None,
+            target: None,
+            plain: vec![],
         }
     }
 

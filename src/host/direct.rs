@@ -49,11 +49,13 @@ impl Host {
         })
     }
 
-    /// [`Op::OpenSignInPage`](crate::protocol::Op::OpenSignInPage).
-    pub(super) async fn open_sign_in_page(&self, url: &str) -> Result<Reply> {
+    /// [`Op::OpenSignInPage`](crate::protocol::Op::OpenSignInPage) and
+    /// [`Op::OpenPage`](crate::protocol::Op::OpenPage): an http(s) page in a
+    /// new tab of the managed browser.
+    pub(super) async fn open_page(&self, url: &str) -> Result<Reply> {
         let web = url::Url::parse(url).is_ok_and(|u| matches!(u.scheme(), "http" | "https"));
         if !web {
-            return Err(Error::invalid_arguments(format!("`{url}` is not an http(s) sign-in page")));
+            return Err(Error::invalid_arguments(format!("`{url}` is not an http(s) page")));
         }
         crate::oauth::open_in_browser(self.core.browser(), url).await?;
         Ok(Reply::Done)

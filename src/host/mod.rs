@@ -240,7 +240,7 @@ impl Host {
                 self.show_tab(&tab).await?;
                 Ok(Reply::Done)
             }
-            Op::ListConversations { limit } => ops::conversations(store, limit).await,
+            Op::ListConversations { limit, query } => ops::conversations(store, limit, query.as_deref()).await,
             Op::OpenConversation { id } => ops::conversation(store, &id).await,
             Op::RunTimeline { run_id } => ops::timeline(store, &run_id).await,
             Op::ListTools => Ok(Reply::Tools { tools: self.core.registry().list().cloned().collect() }),
@@ -301,7 +301,7 @@ impl Host {
                 let sign_in = direct::SignIn { provider, issuer, client_id, client_secret, scopes, timeout_secs };
                 self.sign_in_account(caller, sign_in).await
             }
-            Op::OpenSignInPage { url } => self.open_sign_in_page(&url).await,
+            Op::OpenSignInPage { url } | Op::OpenPage { url } => self.open_page(&url).await,
             Op::CheckAccount { name } => self.check_account(name).await,
             Op::SignOutAccount { name } => self.sign_out_account(&name).await,
             Op::ListAccountRecords => self.account_records().await,

@@ -20,12 +20,89 @@ use crate::vocab::origin::SitePattern;
 /// The largest file [`read_artifact`] hands out.
 const MAX_ARTIFACT_BYTES: u64 = 32 * 1024 * 1024;
 
-pub async fn conversations(store: &Store, limit: u32) -> Result<Reply> {
+pub async fn conversations(store: &Store, limit: u32, query: Option<&str>) -> Result<Reply> {
     let agent = memory::default_agent(store).await?;
-    let rows = store.conversations().for_agent(&agent, limit.clamp(1, 500)).await?;
-    let conversations =
-        rows.into_iter().map(|c| ConversationSummary { id: c.id, title: c.title, updated_at: c.updated_at }).collect();
+    let limit = limit.clamp(1, 500);
+    let terms = query.map(search_terms).unwrap_or_default();
+    let rows = store.conversations().for_agent(&agent, if terms.is_empty() { limit } else { 500 }).await?;
+    let mut conversations = Vec::new();
+    for c in rows {
+        if conversations.len() >= limit as usize {
+            break;
+        }
+        if !terms.is_empty() && !matches_all(store, &c.id, &c.title, &terms).await? {
+            continue;
+        }
+        conversations.push(ConversationSummary { id: c.id, title: c.title, updated_at: c.updated_at });
+    }
     Ok(Reply::Conversations { conversations })
+}
+
+/// A term of a conversation search.
+#[derive(Debug, Clone, PartialEq)]
+enum Term {
+    /// A word of the messages or the title, folded.
+    Word(String),
+    /// A site the run visited (`tiki.vn`), folded.
+    Site(String),
+    /// A day, `YYYY-MM-DD`.
+    Day(String),
+}
+
+/// The terms of a search: days (`2026-11-27`, `27/11/2026`), sites (a
+/// word with a dot in it), else words; accents and case folded.
+fn search_terms(query: &str) -> Vec<Term> {
+    query
+        .split_whitespace()
+        .filter_map(|raw| {
+            let raw = raw.trim_matches(|c: char| matches!(c, ',' | ';' | '"' | '“' | '”'));
+            if raw.is_empty() {
+                return None;
+            }
+            if let Ok(d) = chrono::NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
+                return Some(Term::Day(d.to_string()));
+            }
+            if let Ok(d) = chrono::NaiveDate::parse_from_str(raw, "%d/%m/%Y") {
+                return Some(Term::Day(d.to_string()));
+            }
+            let folded = crate::vocab::text::fold(raw);
+            let site = folded.trim_start_matches("https://").trim_start_matches("http://").trim_end_matches('/');
+            let named = site.chars().any(char::is_alphabetic) || site.parse::<std::net::Ipv4Addr>().is_ok();
+            if site.contains('.') && !site.ends_with('.') && named {
+                return Some(Term::Site(site.to_owned()));
+            }
+            Some(Term::Word(folded))
+        })
+        .collect()
+}
+
+/// Whether conversation `id` matches every term: its user and assistant
+/// messages and title for words, the addresses its runs' calls used for
+/// sites, its messages' days for days.
+async fn matches_all(store: &Store, id: &str, title: &str, terms: &[Term]) -> Result<bool> {
+    let messages = store.messages().for_conversation(id).await?;
+    let mut said = crate::vocab::text::fold(title);
+    let mut visited = String::new();
+    let mut days = std::collections::BTreeSet::new();
+    for m in &messages {
+        if let Some(day) = m.created_at.get(..10) {
+            days.insert(day.to_owned());
+        }
+        if matches!(m.role, Role::User | Role::Assistant)
+            && let Some(text) = &m.content
+        {
+            said.push('\n');
+            said.push_str(&crate::vocab::text::fold(text));
+        }
+        if let Some(calls) = &m.tool_calls {
+            visited.push_str(&crate::vocab::text::fold(&calls.to_string()));
+        }
+    }
+    Ok(terms.iter().all(|term| match term {
+        Term::Word(w) => said.contains(w.as_str()),
+        Term::Site(s) => visited.contains(s.as_str()) || said.contains(s.as_str()),
+        Term::Day(d) => days.contains(d),
+    }))
 }
 
 pub async fn conversation(store: &Store, id: &str) -> Result<Reply> {
@@ -49,8 +126,21 @@ pub async fn conversation(store: &Store, id: &str) -> Result<Reply> {
 }
 
 pub async fn timeline(store: &Store, run_id: &str) -> Result<Reply> {
-    if store.runs().get(run_id).await?.is_none() {
+    let Some(run) = store.runs().get(run_id).await? else {
         return Err(Error::not_found(format!("no run `{run_id}`")));
+    };
+    // The results as the model got them (the tool messages), read back.
+    let mut results = std::collections::HashMap::new();
+    if let Some(conversation) = &run.conversation_id {
+        for m in store.messages().for_conversation(conversation).await? {
+            if m.role == Role::Tool
+                && m.run_id.as_deref() == Some(run_id)
+                && let (Some(call), Some(content)) = (m.tool_call_id, m.content.as_deref())
+                && let Some(data) = shown_result(content)
+            {
+                results.insert(call, data);
+            }
+        }
     }
     let calls = store
         .tool_calls()
@@ -58,6 +148,7 @@ pub async fn timeline(store: &Store, run_id: &str) -> Result<Reply> {
         .await?
         .into_iter()
         .map(|c| TimelineCall {
+            result: results.remove(&c.call_id),
             call_id: c.call_id,
             tool: c.tool,
             arguments: c.arguments,
@@ -69,6 +160,23 @@ pub async fn timeline(store: &Store, run_id: &str) -> Result<Reply> {
         })
         .collect();
     Ok(Reply::Timeline { calls })
+}
+
+/// The most of a stored result a step shows, in characters of JSON.
+const RESULT_SHOWN: usize = 16_000;
+
+/// A stored tool message as the step shows it: the `data` of the result
+/// the message carried, fence removed; its first characters as text when
+/// large; none when the message holds no result with data.
+fn shown_result(content: &str) -> Option<serde_json::Value> {
+    let result: serde_json::Value = serde_json::from_str(crate::gate::fence::unfenced(content)).ok()?;
+    let data = result.get("data").filter(|d| !d.is_null())?.clone();
+    let text = data.to_string();
+    if text.chars().count() <= RESULT_SHOWN {
+        return Some(data);
+    }
+    let head: String = text.chars().take(RESULT_SHOWN - 1).collect();
+    Some(serde_json::Value::String(format!("{head}…")))
 }
 
 /// The connected OAuth accounts, as the panel shows them.
@@ -231,6 +339,41 @@ pub async fn mcp_servers(core: &Core) -> Result<Reply> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_search_reads_days_sites_and_words() {
+        assert_eq!(
+            search_terms("Laptop  “GIÁ” tiki.vn https://GearVN.com/ 2026-11-27 27/11/2026 3.5 127.0.0.1"),
+            [
+                Term::Word("laptop".into()),
+                Term::Word("gia".into()),
+                Term::Site("tiki.vn".into()),
+                Term::Site("gearvn.com".into()),
+                Term::Day("2026-11-27".into()),
+                Term::Day("2026-11-27".into()),
+                Term::Word("3.5".into()),
+                Term::Site("127.0.0.1".into()),
+            ]
+        );
+        assert_eq!(search_terms("  , "), []);
+    }
+
+    #[test]
+    fn a_stored_result_shows_its_data_without_the_fence() {
+        let result = r#"{"status":"ok","trace_id":"t","data":{"url":"https://tiki.vn/a","title":"Tiki"}}"#;
+        let fenced = crate::gate::fence::fence(result, "browser_navigate", "n0nce", &[]);
+        for message in [result, fenced.as_str()] {
+            let shown = shown_result(message).unwrap();
+            assert_eq!(shown, serde_json::json!({"url": "https://tiki.vn/a", "title": "Tiki"}));
+            assert!(!shown.to_string().contains("PAGE_DATA") && !shown.to_string().contains("trace_id"));
+        }
+        assert_eq!(shown_result(r#"{"status":"error","data":null}"#), None);
+        assert_eq!(shown_result("not json"), None);
+        let big = format!(r#"{{"status":"ok","data":{{"text":"{}"}}}}"#, "á".repeat(20_000));
+        let Some(serde_json::Value::String(cut)) = shown_result(&big) else { panic!("cut to text") };
+        assert_eq!(cut.chars().count(), RESULT_SHOWN);
+        assert!(cut.ends_with('…'));
+    }
 
     #[tokio::test]
     async fn only_files_inside_the_data_directory_are_read() {

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 use sqlx::types::Json;
 
-use super::flow::{self, Expect, Listener, Pkce, Tokens, token_request};
+use super::flow::{self, Callback, Expect, Listener, Pkce, Tokens, token_request};
 use super::provider::{self, Endpoints, ProviderKind};
 use super::request::{ClientConfig, ConnectRequest};
 use super::{AccountRow, AccountStatus, OAuth, vault};
@@ -26,8 +26,10 @@ pub struct Pending {
     pub scopes: Vec<String>,
     endpoints: Endpoints,
     client: ClientConfig,
-    listener: Listener,
-    expect: Expect,
+    redirect_uri: String,
+    /// Answering from [`OAuth::begin`] on, so a provider that redirects at
+    /// once is answered while the page is still being opened.
+    callback: Callback,
     pkce: Pkce,
     timeout: Duration,
 }
@@ -100,14 +102,15 @@ impl OAuth {
             }
         }
         let expect = Expect { state, issuer: endpoints.issuer.clone(), iss_required: endpoints.iss_in_response };
+        let redirect_uri = listener.redirect_uri.clone();
         Ok(Pending {
             authorize_url: url.into(),
             provider: req.provider,
             scopes,
             endpoints,
             client,
-            listener,
-            expect,
+            redirect_uri,
+            callback: listener.answer(expect),
             pkce,
             timeout: req.timeout,
         })
@@ -117,9 +120,8 @@ impl OAuth {
     /// it: the refresh token in the keyring, the rest in SQLite. Nothing is
     /// stored when any step fails.
     pub async fn finish(&self, pending: Pending) -> Result<Connected> {
-        let Pending { provider, scopes, endpoints, client, listener, expect, pkce, timeout, .. } = pending;
-        let redirect_uri = listener.redirect_uri.clone();
-        let code = listener.wait(&expect, timeout).await?;
+        let Pending { provider, scopes, endpoints, client, redirect_uri, callback, pkce, timeout, .. } = pending;
+        let code = callback.wait(timeout).await?;
         let mut form = vec![
             ("grant_type", "authorization_code"),
             ("code", code.expose()),

@@ -4,6 +4,8 @@
 //! callback's `iss` checked, and the token endpoint's answers read without
 //! ever putting a token in a message.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -77,29 +79,25 @@ impl Listener {
         Ok(Listener { listener, redirect_uri: format!("http://127.0.0.1:{port}/callback") })
     }
 
-    /// Wait for the callback carrying `expect.state`, answer the browser
-    /// and close: the authorization code, or why the sign-in failed.
-    /// Callbacks with another `state` get an error page and are ignored; the
-    /// listener gives up after `timeout`.
-    pub async fn wait(self, expect: &Expect, timeout: Duration) -> Result<Secret> {
-        let deadline = tokio::time::Instant::now() + timeout;
-        let mut refused = 0u32;
+    /// Answer callbacks from now on, in a task of its own: the provider
+    /// may send the browser straight back (a returning user whose consent
+    /// it remembers) while the caller is still opening the sign-in page,
+    /// and that page's load must not wait for [`Callback::wait`]. The task
+    /// takes the callback carrying `expect.state`, answers the browser and
+    /// closes; callbacks with another `state` get an error page and are
+    /// ignored. Dropping the [`Callback`] stops it.
+    pub fn answer(self, expect: Expect) -> Callback {
+        let refused = Arc::new(AtomicU32::new(0));
+        let counted = Arc::clone(&refused);
+        let task = tokio::spawn(async move { self.take(&expect, &counted).await });
+        Callback { task, refused }
+    }
+
+    /// The accept loop: the awaited callback's verdict (the code, or why the
+    /// sign-in failed).
+    async fn take(self, expect: &Expect, refused: &AtomicU32) -> Result<Secret> {
         loop {
-            let accepted = tokio::time::timeout_at(deadline, self.listener.accept()).await;
-            let Ok(accepted) = accepted else {
-                let also = match refused {
-                    0 => String::new(),
-                    n => format!(" ({n} callback(s) with a wrong `state` were refused)"),
-                };
-                return Err(Error::new(
-                    ErrorCode::Timeout,
-                    format!(
-                        "the sign-in did not come back within {} s{also}; nothing was stored: start again",
-                        timeout.as_secs()
-                    ),
-                ));
-            };
-            let Ok((mut stream, _)) = accepted else { continue };
+            let Ok((mut stream, _)) = self.listener.accept().await else { continue };
             let Some(query) = read_request(&mut stream).await else {
                 respond(&mut stream, 404, PAGE_NOT_FOUND).await;
                 continue;
@@ -108,7 +106,7 @@ impl Listener {
             let get = |k: &str| params.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
             let state_ok = get("state").is_some_and(|s| same(s.as_bytes(), expect.state.expose().as_bytes()));
             if !state_ok {
-                refused += 1;
+                refused.fetch_add(1, Ordering::Relaxed);
                 respond(&mut stream, 400, PAGE_WRONG_STATE).await;
                 continue;
             }
@@ -120,6 +118,44 @@ impl Listener {
             }
             return outcome;
         }
+    }
+}
+
+/// The loopback listener answering in its own task ([`Listener::answer`]).
+#[derive(Debug)]
+pub struct Callback {
+    task: tokio::task::JoinHandle<Result<Secret>>,
+    refused: Arc<AtomicU32>,
+}
+
+impl Callback {
+    /// The callback's verdict: the authorization code, or why the sign-in
+    /// failed; a timeout after `timeout` (counted from this call, so the
+    /// time the user took to approve the sign-in is not taken from it).
+    pub async fn wait(mut self, timeout: Duration) -> Result<Secret> {
+        match tokio::time::timeout(timeout, &mut self.task).await {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(e)) => Err(Error::internal("the sign-in's listener stopped").with_source(e)),
+            Err(_) => {
+                let also = match self.refused.load(Ordering::Relaxed) {
+                    0 => String::new(),
+                    n => format!(" ({n} callback(s) with a wrong `state` were refused)"),
+                };
+                Err(Error::new(
+                    ErrorCode::Timeout,
+                    format!(
+                        "the sign-in did not come back within {} s{also}; nothing was stored: start again",
+                        timeout.as_secs()
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+impl Drop for Callback {
+    fn drop(&mut self) {
+        self.task.abort();
     }
 }
 

@@ -32,6 +32,93 @@ pub struct ConfirmationRequest {
     pub expires_at: String,
     /// The run that asks (none: a direct call).
     pub run_id: Option<String>,
+    /// What kind of thing will happen: the dialog writes its one plain
+    /// sentence from it, in the user's language.
+    pub kind: ConfirmKind,
+    /// The amount of money involved, when there is one: what the request
+    /// sends, else the page's cart or total, else the assistant's estimate.
+    pub amount: Option<ConfirmAmount>,
+    /// The site the data or the browser goes to (`shop.vn`, `127.0.0.1`).
+    pub site: Option<String>,
+    /// The control acted on, as the page labels it ("Đặt hàng").
+    pub target: Option<String>,
+    /// Why it is asked, in plain words (the dialog writes them in the
+    /// user's language); `risks` holds the technical grading.
+    pub plain: Vec<PlainReason>,
+}
+
+/// What a confirmed action does, in one word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfirmKind {
+    /// Pays or places an order (PAYMENT).
+    Pay,
+    /// Posts something others see (PUBLISH).
+    Publish,
+    /// Deletes or cancels something (DESTRUCTIVE).
+    Delete,
+    /// Sends a form or data to a site (SUBMIT).
+    Send,
+    /// Types the user's details into a field.
+    Type,
+    /// Uploads a file.
+    Upload,
+    /// Opens a page or downloads.
+    Open,
+    /// Closes a tab with unsaved edits.
+    Close,
+    /// The assistant's own question (`request_user_confirmation`).
+    Ask,
+    /// Runs a tool that is none of the above.
+    Other,
+}
+
+/// An amount of money an action involves.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ConfirmAmount {
+    /// In the currency's major unit (21490000 for 21.490.000 ₫).
+    pub value: f64,
+    /// ISO 4217 code, when known.
+    pub currency: Option<String>,
+    pub source: AmountSource,
+}
+
+/// Where an amount was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum AmountSource {
+    /// The request the page sends.
+    Request,
+    /// The page's cart or total.
+    Page,
+    /// The assistant's estimate (its own question).
+    Assistant,
+}
+
+/// One reason to ask, in plain words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PlainReason {
+    /// Money may be charged.
+    Payment,
+    /// Others will see it.
+    Publish,
+    /// It may not be undone.
+    Delete,
+    /// Information leaves this computer for the site.
+    Submit,
+    /// A file leaves this computer.
+    Upload,
+    /// The user's own details go out: the fields or profile keys.
+    PersonalData { what: Vec<String> },
+    /// It goes to another site than the page's.
+    OtherSite { site: String },
+    /// The assistant asks in its own words.
+    AssistantAsks,
+    /// Another program's tool, whose description is not trusted.
+    Untrusted,
+    /// A file from a private place (a key store, a hidden folder).
+    PrivateFile,
 }
 
 /// A challenge handed to the user.

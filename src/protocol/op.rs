@@ -165,6 +165,12 @@ pub enum Op {
         #[serde(default = "default_limit")]
         #[ts(as = "Option<_>", optional)]
         limit: u32,
+        /// Only those that match every term: words of the user's messages,
+        /// the answers or the title (accents and case ignored), a site the
+        /// run visited (`tiki.vn`), a day (`2026-11-27` or `27/11/2026`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        query: Option<String>,
     },
     /// One conversation's messages, to show it again and go on with it.
     /// Replies [`Reply::Conversation`].
@@ -274,6 +280,10 @@ pub enum Op {
     /// logins are; the browser starts if it does not run. Replies
     /// [`Reply::Done`].
     OpenSignInPage { url: String },
+    /// Open a link the user followed in the panel (an answer's link: http,
+    /// https) in a new tab of the managed browser, never in the panel.
+    /// Replies [`Reply::Done`].
+    OpenPage { url: String },
     /// Who an account is signed in as, asked of the provider with a fresh
     /// access token (refreshed when due; a refresh the provider refuses
     /// marks the account `needs_reconnect`). Replies [`Reply::AccountUserInfo`].

@@ -440,4 +440,10 @@ pub struct TimelineCall {
     pub error_code: Option<ErrorCode>,
     pub duration_ms: i64,
     pub started_at: String,
+    /// What the call returned (its result's `data`), for the step opened
+    /// again: the stored tool message read back without its fence; at most
+    /// 16,000 characters of JSON, else their start as text. None for a
+    /// skill's steps and for failed calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
 }

@@ -56,6 +56,7 @@ fn statuses_and_codes_are_the_strings_front_ends_know() {
         error_code: Some(ErrorCode::Denied),
         duration_ms: 3,
         started_at: "t".into(),
+        result: None,
     };
     let v = serde_json::to_value(call).unwrap();
     assert_eq!((&v["status"], &v["error_code"]), (&json!("error"), &json!("denied")));

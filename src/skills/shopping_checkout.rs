@@ -9,7 +9,9 @@
 //!    navigation; paying is a later, confirmed step). A CAPTCHA or one-time
 //!    code there goes to the user (`human_solve_challenge`).
 //! 3. Fill the delivery address: from the profile (`address_ref` a profile
-//!    key such as `shopping.address`, read with `user_profile_get`;
+//!    key such as `shopping.address`; without `address_ref`, the address
+//!    the profile holds, found by its parts' keys: [`profile_address`]; read
+//!    with `user_profile_get`;
 //!    sensitive values such as the phone stay `{{profile...}}` placeholders
 //!    that `browser_type` fills only after the gate asked the user) or from
 //!    a JSON file in Halley's file store (its id, or the `file://` path of
@@ -88,7 +90,10 @@ async fn checkout(skill: &Skill<'_>, args: &ShoppingPrepareCheckoutArgs) -> Resu
     let option = &args.selected_option;
     // The address first: a bad reference is the caller's error, before
     // anything is put in a cart.
-    let address = address(skill, &args.address_ref).await?;
+    let address = match &args.address_ref {
+        Some(reference) => address(skill, reference).await?,
+        None => profile_address(skill).await?,
+    };
     skill.data::<Value>("browser_navigate", json!({"url": option.url})).await?;
     if let Some(variant) = &option.variant
         && !choose_variant(skill, &option.url, variant).await
@@ -270,6 +275,66 @@ async fn hand_over_challenge(skill: &Skill<'_>, timeout_ms: Option<u32>) -> Opti
 
 /// The address to fill: part → value (sensitive profile values as
 /// placeholders).
+/// The address part a key names (its last dotted part, folded), if any.
+fn address_part(key: &str) -> Option<&'static str> {
+    let last = key.rsplit('.').next().unwrap_or(key);
+    let folded = crate::vocab::text::fold_key(last);
+    ADDRESS_PARTS.iter().find(|(_, names, _)| names.contains(&folded.as_str())).map(|(part, _, _)| *part)
+}
+
+/// Words of a profile key's prefix that say it holds a delivery address.
+const ADDRESS_PREFIX_WORDS: &[&str] =
+    &["address", "delivery", "shipping", "ship", "dia_chi", "giao_hang", "nhan_hang", "home", "nha"];
+
+/// No `address_ref`: the address the whole profile holds. Its keys are
+/// grouped by their prefix (`shopping.delivery.phone` is `phone` of
+/// `shopping.delivery`; a bare `phone` is of the profile's top); the group
+/// chosen is the one whose prefix names an address (`delivery`, `shipping`,
+/// `địa chỉ`...), then the one with the most address parts, then the first
+/// by name. A street or a city is needed: a name and a phone alone are not
+/// an address. The choice is noted in the result.
+async fn profile_address(skill: &Skill<'_>) -> Result<BTreeMap<&'static str, String>> {
+    let profile: UserProfileGetOutput = skill.data("user_profile_get", json!({})).await?;
+    let mut groups: BTreeMap<String, BTreeMap<&'static str, String>> = BTreeMap::new();
+    for (key, value) in &profile.values {
+        let Some(part) = address_part(key) else { continue };
+        let Some(text) = value_text(value) else { continue };
+        let prefix = key.rsplit_once('.').map_or("", |(p, _)| p).to_owned();
+        groups.entry(prefix).or_default().entry(part).or_insert(text);
+    }
+    let names_address = |prefix: &str| {
+        prefix.split('.').any(|p| {
+            let folded = crate::vocab::text::fold_key(p);
+            ADDRESS_PREFIX_WORDS.iter().any(|w| folded == *w || folded.split('_').any(|x| x == *w))
+        })
+    };
+    let best =
+        groups.into_iter().filter(|(_, parts)| parts.contains_key("street") || parts.contains_key("city")).max_by(
+            |(a, pa), (b, pb)| (names_address(a), pa.len()).cmp(&(names_address(b), pb.len())).then_with(|| b.cmp(a)),
+        );
+    let Some((prefix, parts)) = best else {
+        return Err(Error::invalid_arguments(
+            "no delivery address in your profile: save one (e.g. `halley profile set shopping.delivery.full_name \
+             \"Nguyễn An\"`, `.phone`, `.street`, `.city`) or give `address_ref` (a profile key or a stored JSON \
+             file's id)",
+        ));
+    };
+    let named: Vec<&str> = parts.keys().copied().collect();
+    let from = if prefix.is_empty() { "the top of your profile".to_owned() } else { format!("`{prefix}`") };
+    skill.note(format!("the delivery address from your profile: {from} ({})", named.join(", ")));
+    Ok(parts)
+}
+
+/// A profile or file value as the text to type: a string or a number.
+fn value_text(value: &Value) -> Option<String> {
+    let text = match value {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        _ => return None,
+    };
+    (!text.trim().is_empty()).then_some(text)
+}
+
 async fn address(skill: &Skill<'_>, reference: &str) -> Result<BTreeMap<&'static str, String>> {
     let values: BTreeMap<String, Value> = if is_file_ref(reference) {
         let file = stored_file(skill, reference).await?;
@@ -298,19 +363,8 @@ async fn address(skill: &Skill<'_>, reference: &str) -> Result<BTreeMap<&'static
     };
     let mut parts = BTreeMap::new();
     for (key, value) in values {
-        let last = key.rsplit('.').next().unwrap_or(&key);
-        let folded = crate::vocab::text::fold_key(last);
-        let Some((part, _, _)) = ADDRESS_PARTS.iter().find(|(_, names, _)| names.contains(&folded.as_str())) else {
-            continue;
-        };
-        let text = match value {
-            Value::String(s) => s,
-            Value::Number(n) => n.to_string(),
-            _ => continue,
-        };
-        if !text.trim().is_empty() {
-            parts.entry(*part).or_insert(text);
-        }
+        let (Some(part), Some(text)) = (address_part(&key), value_text(&value)) else { continue };
+        parts.entry(part).or_insert(text);
     }
     if parts.is_empty() {
         let known: Vec<&str> = ADDRESS_PARTS.iter().map(|(p, _, _)| *p).collect();

@@ -54,11 +54,23 @@ fn install() {
 impl OidcServer {
     /// Start the server with access tokens living `access_ttl` seconds.
     pub fn start(access_ttl: u64) -> OidcServer {
+        OidcServer::spawn(access_ttl, None)
+    }
+
+    /// Start the server as a provider that remembers `login` signed in and
+    /// its consent given: every sign-in sends the browser straight back to
+    /// the callback, no page shown (server.mjs, REMEMBERED_LOGIN).
+    pub fn remembering(access_ttl: u64, login: &str) -> OidcServer {
+        OidcServer::spawn(access_ttl, Some(login))
+    }
+
+    fn spawn(access_ttl: u64, remembered: Option<&str>) -> OidcServer {
         install();
         let mut child = Command::new("node")
             .arg("server.mjs")
             .arg("0")
             .arg(access_ttl.to_string())
+            .args(remembered)
             .current_dir(peer_dir())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

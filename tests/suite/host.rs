@@ -97,7 +97,9 @@ async fn a_message_streams_tokens_and_the_run_ends_completed() {
     // The model chosen was the endpoint's first.
     assert_eq!(model.requests()[0]["model"], "scripted-model");
 
-    let Reply::Conversations { conversations } = host.handle(Op::ListConversations { limit: 10 }).await.unwrap() else {
+    let Reply::Conversations { conversations } =
+        host.handle(Op::ListConversations { limit: 10, query: None }).await.unwrap()
+    else {
         panic!()
     };
     assert_eq!(conversations.len(), 1);

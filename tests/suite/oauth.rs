@@ -389,6 +389,52 @@ async fn the_tool_signs_in_in_the_browser_and_returns_no_token() {
     assert_eq!(gone.code, 0, "{gone:?}");
 }
 
+/// A returning user: the provider remembers the sign-in and the consent and
+/// sends the browser straight back to the loopback callback while Halley
+/// is still opening the sign-in page in its managed Chromium. `halley auth
+/// connect` (no `--no-browser`) must complete, not wait for the page's load
+/// while nobody answers the callback (issue 29: it hung for good).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cli_connect_completes_when_the_provider_redirects_at_once() {
+    if !in_session() || !crate::common::browser::have_browser() {
+        return;
+    }
+    let (who, name) = login();
+    let server = OidcServer::remembering(60, &who);
+    let h = Halley::new();
+    let started = std::time::Instant::now();
+    let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_halley"))
+        .arg("--data-dir")
+        .arg(h.data_dir())
+        .args(["--headless", "auth", "connect", "--provider", "oidc", "--issuer", &server.issuer])
+        .args(["--client-id", OidcServer::CLIENT_ID, "--yes", "--json", "--timeout", "60"])
+        .env_remove("HALLEY_DATA_DIR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("halley");
+    let out = tokio::time::timeout(Duration::from_secs(45), child.wait_with_output())
+        .await
+        .expect("`halley auth connect` ends when the provider redirects at once")
+        .expect("out");
+    let run = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into(),
+        stderr: String::from_utf8_lossy(&out.stderr).into(),
+    };
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(started.elapsed() < Duration::from_secs(30), "took {:?}: {run:?}", started.elapsed());
+    let connected = run.json();
+    assert_eq!(connected["name"], name.as_str(), "{run:?}");
+    assert_eq!(connected["account"], format!("{who}@example.test"));
+    assert_eq!(connected["status"], "connected");
+    let refresh = secret_tool_lookup(&format!("oauth:{name}")).expect("the refresh token in the keyring");
+    assert!(!run.stdout.contains(refresh.trim()) && !run.stderr.contains(refresh.trim()));
+    let gone = h.run(&["auth", "disconnect", &name]);
+    assert_eq!(gone.code, 0, "{gone:?}");
+}
+
 /// Sign in and consent on the provider's pages in the Chrome at `endpoint`,
 /// as the user would: the sign-in page Halley opened is opened again in a
 /// tab of the test's own (same profile, same cookies), where the login form

@@ -260,6 +260,60 @@ async fn a_checkout_stops_before_payment_and_orders_only_when_approved() {
     core.close().await;
 }
 
+/// No `address_ref` (issue 29): the checkout takes the delivery address the
+/// profile holds, the group of keys that names an address (here
+/// `shopping.delivery`, beside a lone name at the top and a work city),
+/// and says which; a profile without an address is a clear error before
+/// anything is put in a cart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_address_ref_the_checkout_takes_the_profile_s_address() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let core = core_on(tmp.path(), false).await;
+    let decoys = [
+        ("full_name".to_owned(), json!("Trần Thị Bình")),
+        ("work.city".to_owned(), json!("Đà Nẵng")),
+        ("travel.home_airport".to_owned(), json!("HAN")),
+    ];
+    core.store().profile().apply(&decoys, &[]).await.unwrap();
+    let answers = Scripted::new(&[true, true]);
+    let cx = CallContext::new(FrontEnd::Cli).with_confirmer(answers.clone());
+    let mut args = checkout_args(&site, "shop/vn/laptop.html", "", false);
+    args.as_object_mut().unwrap().remove("address_ref");
+    let r = call(&core, &cx, "shopping_prepare_checkout", args.clone()).await;
+    let out = ok(&r);
+    assert_eq!(out["checkout_ready"], true, "{out}");
+    assert_eq!(out["address_filled"], json!(["full_name", "phone", "street", "city"]), "{out}");
+    assert_eq!(out["final_cost_breakdown"], vnd_breakdown(), "{out}");
+    let notes = out["notes"].to_string();
+    assert!(notes.contains("the delivery address from your profile: `shopping.delivery`"), "{notes}");
+    assert_eq!(scopes(&answers), ["Submit", "Submit"], "the phone and the street asked, as with the key given");
+    assert_eq!(site.hits("/shop/vn/order"), 0, "nothing ordered");
+
+    // A profile with no address (a name and a phone are not one): an
+    // error naming what to do, and nothing added to any cart.
+    let bare = tempfile::tempdir().unwrap();
+    let empty = halley::host::open_core_full(
+        DataDir::at(bare.path().join("data")),
+        Registry::builtin().unwrap(),
+        BrowserSettings { headless: true, ..BrowserSettings::default() },
+    )
+    .await
+    .unwrap();
+    let only_contact = [("full_name".to_owned(), json!("An")), ("phone".to_owned(), json!("0901234567"))];
+    empty.store().profile().apply(&only_contact, &[]).await.unwrap();
+    site.clear();
+    let r = call(&empty, &CallContext::new(FrontEnd::Cli), "shopping_prepare_checkout", args).await;
+    assert_eq!(r["error"]["code"], "invalid_arguments", "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("no delivery address in your profile"), "{r}");
+    assert!(site.posts().is_empty(), "nothing put in a cart");
+    empty.close().await;
+    core.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stored_address_file_a_dollar_shop_and_a_one_time_code_handed_to_the_user() {
     if !have_browser() {

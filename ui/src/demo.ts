@@ -29,6 +29,11 @@ export const DEMO_CONFIRMATION: ConfirmationRequest = {
   risk_level: "high",
   expires_at: new Date(Date.now() + 185_000).toISOString(),
   run_id: null,
+  kind: "pay",
+  amount: { value: 21_490_000, currency: "VND", source: "page" },
+  site: "tiki.vn",
+  target: "Đặt hàng",
+  plain: [{ kind: "payment" }, { kind: "personal_data", what: ["Số điện thoại"] }],
 };
 
 export function demoRequestParam(): string {

@@ -31,6 +31,7 @@ import { isConnected, onEvent, onNavigate, request, sendOp } from "./ipc";
 import { toOpError, type ModelStatus } from "./protocol";
 import { initialState, reduce, runIds, type Action, type PanelState } from "./state";
 import { renderBanners, renderMessages, renderTimeline, type OpenView, type Shots } from "./chat/chat-view";
+import { linkTarget } from "./chat/markdown";
 import { hasCreatorView } from "./creator/creator";
 import { renderCreatorView } from "./creator/creator-view";
 import { renderSettings } from "./settings/settings-view";
@@ -163,11 +164,25 @@ function start(root: HTMLElement, lang: Lang): void {
     return b;
   };
   const convList = h("ul", { id: "conversations", class: "conversations" });
+  const convSearch = h("input", {
+    id: "conversation-search",
+    type: "search",
+    autocomplete: "off",
+    spellcheck: "false",
+    placeholder: t("conversationSearchPlaceholder"),
+    "aria-label": t("conversationSearch"),
+  });
+  let searchTimer = 0;
+  convSearch.addEventListener("input", () => {
+    window.clearTimeout(searchTimer);
+    searchTimer = window.setTimeout(() => loadConversations(), 250);
+  });
   const convView = h(
     "section",
     { id: "conversations-view", class: "view", "aria-labelledby": "conversations-title" },
     backBtn(),
     h("h2", { id: "conversations-title" }, t("conversationsTitle")),
+    convSearch,
     convList,
   );
   const settingsView = h("section", { id: "settings-view", class: "view" });
@@ -180,11 +195,21 @@ function start(root: HTMLElement, lang: Lang): void {
   root.replaceChildren(header, banners, mainEl, palette.element, overlay, creatorDialog);
   if (!isConnected()) root.insertBefore(renderNotConnected(t), banners);
 
+  // A link in an answer opens in the managed browser, never in the panel.
+  messages.addEventListener("click", (e) => {
+    const url = linkTarget(e.target);
+    if (url === null) return;
+    e.preventDefault();
+    sendOp({ type: "open_page", url }).catch((error: unknown) =>
+      dispatch({ kind: "failed", message: t("errorPrefix", { error: toOpError(error).message }) }),
+    );
+  });
+
   // ---- Rendering ----
   const render = (): void => {
     const nearBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
     messages.replaceChildren(...renderMessages(state, t));
-    timeline.replaceChildren(...renderTimeline(state, t, shots, openView));
+    timeline.replaceChildren(...renderTimeline(state, t, lang, shots, openView));
     timelineSection.hidden = state.calls.length === 0;
     banners.replaceChildren(...renderBanners(state, t));
     emptyHint.hidden = state.messages.length > 0 || state.running;
@@ -227,9 +252,12 @@ function start(root: HTMLElement, lang: Lang): void {
 
   function loadConversations(): void {
     convList.replaceChildren(h("li", { class: "loading", role: "status" }, t("loadingList")));
-    request({ type: "list_conversations", limit: 50 }, "conversations").then(
+    const query = convSearch.value.trim();
+    const op = query === "" ? { type: "list_conversations" as const, limit: 50 } : { type: "list_conversations" as const, limit: 50, query };
+    request(op, "conversations").then(
       ({ conversations }) => {
-        fillList(convList, conversations, t("conversationsEmpty"), (c) => {
+        if (convSearch.value.trim() !== query) return; // a newer search is on its way
+        fillList(convList, conversations, query === "" ? t("conversationsEmpty") : t("conversationsNoMatch"), (c) => {
           const b = h(
             "button",
             { type: "button", class: "conversation", "data-id": c.id },

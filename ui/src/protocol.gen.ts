@@ -32,6 +32,11 @@ export type AgentEvent =
   | { "type": "error", run_id: string, code: ErrorCode, message: string };
 
 /**
+ * Where an amount was read.
+ */
+export type AmountSource = "request" | "page" | "assistant";
+
+/**
  * An archival passage found by a search.
  */
 export type ArchivalHitView = {
@@ -117,6 +122,17 @@ export type ChatMessage = {
 };
 
 /**
+ * An amount of money an action involves.
+ */
+export type ConfirmAmount = {
+  /** In the currency's major unit (21490000 for 21.490.000 ₫). */
+  value: number,
+  /** ISO 4217 code, when known. */
+  currency: string | null,
+  source: AmountSource,
+};
+
+/**
  * One field of a form that would be sent.
  */
 export type ConfirmField = {
@@ -126,6 +142,21 @@ export type ConfirmField = {
   value: string,
   masked: boolean,
 };
+
+/**
+ * What a confirmed action does, in one word.
+ */
+export type ConfirmKind =
+  | "pay"
+  | "publish"
+  | "delete"
+  | "send"
+  | "type"
+  | "upload"
+  | "open"
+  | "close"
+  | "ask"
+  | "other";
 
 /**
  * What the user is asked to approve, written by code from the real
@@ -153,6 +184,25 @@ export type ConfirmationRequest = {
   expires_at: string,
   /** The run that asks (none: a direct call). */
   run_id: string | null,
+  /**
+   * What kind of thing will happen: the dialog writes its one plain
+   * sentence from it, in the user's language.
+   */
+  kind: ConfirmKind,
+  /**
+   * The amount of money involved, when there is one: what the request
+   * sends, else the page's cart or total, else the assistant's estimate.
+   */
+  amount: ConfirmAmount | null,
+  /** The site the data or the browser goes to (`shop.vn`, `127.0.0.1`). */
+  site: string | null,
+  /** The control acted on, as the page labels it ("Đặt hàng"). */
+  target: string | null,
+  /**
+   * Why it is asked, in plain words (the dialog writes them in the
+   * user's language); `risks` holds the technical grading.
+   */
+  plain: Array<PlainReason>,
 };
 
 /**
@@ -478,7 +528,16 @@ export type Op =
   }
   | { "type": "answer_challenge", id: string, done: boolean }
   | { "type": "show_challenge", id: string }
-  | { "type": "list_conversations", limit?: number }
+  | {
+    "type": "list_conversations",
+    limit?: number,
+    /**
+     * Only those that match every term: words of the user's messages,
+     * the answers or the title (accents and case ignored), a site the
+     * run visited (`tiki.vn`), a day (`2026-11-27` or `27/11/2026`).
+     */
+    query?: string,
+  }
   | { "type": "open_conversation", id: string }
   | { "type": "run_timeline", run_id: string }
   | { "type": "list_tools" }
@@ -518,6 +577,7 @@ export type Op =
     timeout_secs: number,
   }
   | { "type": "open_sign_in_page", url: string }
+  | { "type": "open_page", url: string }
   | { "type": "check_account", name: string }
   | { "type": "sign_out_account", name: string }
   | { "type": "list_account_records" }
@@ -571,6 +631,21 @@ export type PermissionScope =
   | "PUBLISH"
   | "PAYMENT"
   | "DESTRUCTIVE";
+
+/**
+ * One reason to ask, in plain words.
+ */
+export type PlainReason =
+  | { "kind": "payment" }
+  | { "kind": "publish" }
+  | { "kind": "delete" }
+  | { "kind": "submit" }
+  | { "kind": "upload" }
+  | { "kind": "personal_data", what: Array<string> }
+  | { "kind": "other_site", site: string }
+  | { "kind": "assistant_asks" }
+  | { "kind": "untrusted" }
+  | { "kind": "private_file" };
 
 /**
  * The direct answer to an [`Op`].
@@ -843,6 +918,13 @@ export type TimelineCall = {
   error_code: ErrorCode | null,
   duration_ms: number,
   started_at: string,
+  /**
+   * What the call returned (its result's `data`), for the step opened
+   * again: the stored tool message read back without its fence; at most
+   * 16,000 characters of JSON, else their start as text. None for a
+   * skill's steps and for failed calls.
+   */
+  result?: JsonValue | null,
 };
 
 /**

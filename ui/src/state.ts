@@ -60,6 +60,7 @@ export type Action =
   | { kind: "event"; event: Event }
   | { kind: "sent"; text: string }
   | { kind: "send_failed"; message: string }
+  | { kind: "failed"; message: string }
   | { kind: "run_started"; runId: string; conversationId: string }
   | { kind: "new_conversation" }
   | { kind: "conversation_opened"; id: string; title: string; messages: ChatMessage[] }
@@ -193,7 +194,15 @@ function applyEvent(state: PanelState, event: Event): PanelState {
 
 function addConfirmation(state: PanelState, request: ConfirmationRequest): PanelState {
   if (state.confirmations.some((c) => c.id === request.id)) return state;
-  return { ...state, confirmations: [...state.confirmations, request] };
+  // The step asking: the run's latest running call of that tool keeps what
+  // the question named, for its sentence (a declined call has no result).
+  let at = -1;
+  state.calls.forEach((c, i) => {
+    if (c.runId === request.run_id && c.tool === request.tool && c.status === "running") at = i;
+  });
+  const calls =
+    at < 0 ? state.calls : state.calls.map((c, i) => (i === at ? { ...c, asked: { target: request.target, site: request.site } } : c));
+  return { ...state, calls, confirmations: [...state.confirmations, request] };
 }
 
 function chatRole(role: Role): MessageRole {
@@ -209,6 +218,9 @@ export function reduce(state: PanelState, action: Action): PanelState {
       return { ...push(state, { role: "user", text: action.text, runId: null, streaming: false }), running: true };
     case "send_failed":
       return { ...push(state, { role: "error", text: action.message, runId: null, streaming: false }), running: false };
+    case "failed":
+      // Something the user did beside the run (a link not opened): said, the run goes on.
+      return push(state, { role: "error", text: action.message, runId: null, streaming: false });
     case "run_started": {
       // The user's message belongs to this run.
       const messages = state.messages.map((m, i) =>
@@ -227,7 +239,10 @@ export function reduce(state: PanelState, action: Action): PanelState {
         title: action.title,
       };
       for (const m of action.messages) {
-        if (m.content === null || m.content === "") continue;
+        // As it was seen live: the user's messages and the answers; a
+        // tool's result is shown inside its step (the timeline), never as
+        // a message with its fence and envelope.
+        if (m.content === null || m.content === "" || m.role === "tool" || m.role === "system") continue;
         const item: Omit<ChatItem, "key"> = { role: chatRole(m.role), text: m.content, runId: m.run_id, streaming: false };
         if (m.tool_name !== null) item.toolName = m.tool_name;
         next = push(next, item);

@@ -35,6 +35,11 @@ export function confirmation(over: Partial<ConfirmationRequest> = {}): Confirmat
     risk_level: "high",
     expires_at: "2030-01-01T00:05:00Z",
     run_id: null,
+    kind: "pay",
+    amount: { value: 21_490_000, currency: "VND", source: "page" },
+    site: "tiki.vn",
+    target: "Đặt hàng",
+    plain: [{ kind: "payment" }, { kind: "personal_data", what: ["Số thẻ"] }],
     ...over,
   };
 }

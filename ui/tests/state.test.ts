@@ -114,7 +114,7 @@ describe("conversations", () => {
         title: "Vé Hà Nội – Đà Nẵng",
         messages: [
           { role: "user", content: "Tìm vé", run_id: "r1", tool_name: null, created_at: "" },
-          { role: "tool", content: "{…}", run_id: "r1", tool_name: "browser_extract", created_at: "" },
+          { role: "tool", content: '<<<PAGE_DATA n source=browser_extract>>>\n{"status":"ok","trace_id":"t"}\n<<<END_PAGE_DATA n>>>\nEverything between…', run_id: "r1", tool_name: "browser_extract", created_at: "" },
           { role: "assistant", content: null, run_id: "r1", tool_name: null, created_at: "" },
           { role: "assistant", content: "Có 3 chuyến.", run_id: "r2", tool_name: null, created_at: "" },
         ],
@@ -122,12 +122,12 @@ describe("conversations", () => {
     ]);
     expect(s.conversationId).toBe("conv7");
     expect(s.running).toBe(false);
+    // As seen live: the question and the answer; the tool's result is in its step.
     expect(bubbles(s)).toEqual([
       ["user", "Tìm vé", false],
-      ["tool", "{…}", false],
       ["assistant", "Có 3 chuyến.", false],
     ]);
-    expect(s.messages[1]?.toolName).toBe("browser_extract");
+    expect(JSON.stringify(s.messages)).not.toMatch(/PAGE_DATA|trace_id|Everything between/);
     expect(runIds([
       { role: "user", content: "a", run_id: "r1", tool_name: null, created_at: "" },
       { role: "assistant", content: "b", run_id: "r1", tool_name: null, created_at: "" },

@@ -260,8 +260,19 @@ impl Session {
         let dialog =
             self.wait_new_window(&[panel.to_owned()], timeout).context("the confirmation dialog did not open")?;
         // The body says "waiting for the request" until the question is read.
-        self.wait_visible("#summary", timeout)?;
-        let summary = self.wait_text(".dialog-body", timeout, |t| !t.trim().is_empty())?;
+        self.wait_visible("#headline", timeout)?;
+        // All the dialog says, the folded technical details included.
+        let summary = self
+            .execute(r#"return document.querySelector(".dialog-body").textContent;"#, &[])?
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if button == "#approve" && !self.find_all("#confirm-pay")?.is_empty() {
+            // A payment: the box ticked first, as a person does.
+            let tick = self.wait_visible("#confirm-pay", timeout)?;
+            self.click(&tick)?;
+        }
+        self.wait_script(&format!("return !document.querySelector({button:?}).disabled;"), timeout)?;
         let b = self.wait_visible(button, timeout)?;
         // The answer closes the dialog, sometimes before WebKitWebDriver has
         // answered the click: then the click reports "no such window".
@@ -274,6 +285,15 @@ impl Session {
         self.wait_for("the dialog to close", timeout, |s| Ok((!s.window_handles()?.contains(&dialog)).then_some(())))?;
         self.switch_to_window(panel)?;
         Ok(summary)
+    }
+
+    /// Presses and releases one key (a WebDriver key code such as
+    /// `"\u{E007}"` for Enter) where the focus is, as the keyboard does.
+    pub fn press_key(&self, key: &str) -> Result<()> {
+        let actions = json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+            {"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}
+        ]}]});
+        self.cmd("POST", "/actions", Some(&actions)).map(drop)
     }
 
     /// The current window's outer place and size: (x, y, width, height).

@@ -1960,6 +1960,36 @@
     }
     return null;
   }
+  // No total line: the price of what the control buys, when one price says
+  // it: the chosen option of its form (`16GB/1TB - 21.490.000 ₫`), else the
+  // page's current price (`itemprop=price`, `data-price`, a "price-current"
+  // class). None when the form asks for more than one (a price is then not
+  // what will be charged) or no price reads as money.
+  const PRICE_SEL = '[itemprop="price"], [data-price], .price-current, .product-price, .current-price';
+  function priceIn(text) {
+    const l = clean(text);
+    PRICE_RE.lastIndex = 0;
+    const m = l.length <= 160 ? PRICE_RE.exec(l) : null;
+    PRICE_RE.lastIndex = 0;
+    return m ? m[0].trim() : null;
+  }
+  function productPrice(el, C) {
+    const form = el && (el.form || (el.closest && el.closest('form')));
+    if (form) {
+      const qty = form.querySelector('input[name="quantity"], input[name="qty"], input[name="so_luong"]');
+      if (qty && Number(qty.value) > 1) return null;
+      for (const opt of form.querySelectorAll('option:checked')) {
+        const p = priceIn(opt.textContent);
+        if (p) return p;
+      }
+    }
+    for (const e of document.querySelectorAll(PRICE_SEL)) {
+      if (!visible(e, C)) continue;
+      const p = priceIn(e.textContent);
+      if (p) return p;
+    }
+    return null;
+  }
   function actionFacts(a) {
     const C = ctx();
     const t = asTarget(a);
@@ -1974,6 +2004,7 @@
     }
     const out = { url: location.href, origin: location.origin, frame_url: null, target: null, page_total: pageTotal() };
     if (!el) return out;
+    if (out.page_total === null) out.page_total = productPrice(el, C);
     if (el.ownerDocument !== document) out.frame_url = el.ownerDocument.URL;
     const role = roleOf(el);
     out.target = {

@@ -157,9 +157,11 @@ fn one() -> u32 {
 pub struct ShoppingPrepareCheckoutArgs {
     pub selected_option: SelectedOption,
     /// The delivery address: a files_store id or `file://` ref of a JSON
-    /// address, or a profile key.
+    /// address, or a profile key (`shopping.delivery`). Omit it to use the
+    /// address saved in the user's profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1))]
-    pub address_ref: String,
+    pub address_ref: Option<String>,
     /// A coupon code to apply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coupon_code: Option<String>,

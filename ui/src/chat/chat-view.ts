@@ -3,8 +3,10 @@
 
 import { creatorViewFits, hasCreatorView } from "../creator/creator";
 import { h } from "../dom";
-import { callStatusKey, type Translate } from "../i18n";
+import { callStatusKey, type Lang, type Translate } from "../i18n";
 import type { ChatItem, PanelState } from "../state";
+import { markdownNodes } from "./markdown";
+import { stepDetails, stepOutcome, stepSentence } from "./steps";
 import { resultView, type ResultView } from "./result-table";
 import { callScopeBadge, durationLabel, groupByRun, nestSteps, screenshots, type CallRow } from "./timeline";
 import { scopeBadge, riskBadge } from "../view";
@@ -28,7 +30,9 @@ function renderItem(item: ChatItem, t: Translate): HTMLElement {
   if (item.runId !== null) attrs["data-run"] = item.runId;
   if (item.streaming) attrs["aria-busy"] = "true";
   if (item.role === "error") attrs.role = "alert";
-  return h("li", attrs, who !== "" ? h("span", { class: "who" }, who) : null, h("div", { class: "text" }, text));
+  // An answer is Markdown, rendered and sanitised; everything else is text.
+  const body = item.role === "assistant" ? h("div", { class: "text markdown" }, markdownNodes(text)) : h("div", { class: "text" }, text);
+  return h("li", attrs, who !== "" ? h("span", { class: "who" }, who) : null, body);
 }
 
 export function renderMessages(state: PanelState, t: Translate): Node[] {
@@ -107,24 +111,70 @@ function openViewButton(row: CallRow, t: Translate, open: OpenView | undefined):
   return b;
 }
 
-export function renderCall(row: CallRow, t: Translate, shots: Shots, depth = 0, open?: OpenView): HTMLElement {
+/** Steps the user opened, kept open across re-renders (the timeline is rebuilt on every event). */
+const opened = new Set<string>();
+
+/**
+ * One step as a person reads it: a sentence with its page, openable to see
+ * what it was given (the user's values masked), what it read and the
+ * technical grading; a declined step says the user declined it.
+ */
+export function renderCall(row: CallRow, t: Translate, lang: Lang, shots: Shots, depth = 0, open?: OpenView): HTMLElement {
   const badge = callScopeBadge(row);
+  const outcome = stepOutcome(row);
+  const key = `${row.runId}\u0000${row.id}`;
   const head = h(
-    "div",
+    "summary",
     { class: "call-head" },
-    h("span", { class: `dot dot-${row.status}`, "aria-hidden": "true" }),
+    h("span", { class: `dot dot-${outcome === "declined" ? "declined" : row.status}`, "aria-hidden": "true" }),
+    h("span", { class: "step-text" }, stepSentence(row, t, lang)),
+    row.durationMs !== null ? h("span", { class: "call-duration" }, durationLabel(row.durationMs)) : null,
+  );
+  const { given, read } = stepDetails(row);
+  const technical = h(
+    "div",
+    { class: "step-technical" },
     h("code", { class: "call-tool" }, row.tool),
     badge.scope !== null
       ? scopeBadge(badge.scope, t, t("scopeGraded", { scope: badge.scope }))
-      : h("span", { class: `badge scope ${badge.className}` }, t("scopePending")),
+      : row.status === "running"
+        ? h("span", { class: `badge scope ${badge.className}` }, t("scopePending"))
+        : null, // a stored step does not keep its grading
     row.risk !== null && row.risk !== "low" ? riskBadge(row.risk, t) : null,
     h("span", { class: `call-status status-${row.status}` }, t(callStatusKey(row.status))),
-    row.durationMs !== null ? h("span", { class: "call-duration" }, durationLabel(row.durationMs)) : null,
   );
+  const fold = h(
+    "details",
+    { class: "step-fold" },
+    head,
+    h(
+      "div",
+      { class: "step-body" },
+      row.target !== "" ? h("div", { class: "call-target", title: row.target }, row.target) : null,
+      row.reasoning !== null ? h("div", { class: "call-reasoning" }, t("reasoning", { text: row.reasoning })) : null,
+      given.length > 0
+        ? h(
+            "div",
+            { class: "step-given" },
+            h("h4", {}, t("step.given")),
+            h("dl", {}, ...given.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
+          )
+        : null,
+      read !== null ? h("div", { class: "step-read" }, h("h4", {}, t("step.read")), h("pre", {}, read)) : null,
+      row.error !== null && outcome !== "declined" ? h("div", { class: "step-error-code" }, `${row.error.code}: ${row.error.message}`) : null,
+      technical,
+    ),
+  );
+  if (opened.has(key)) fold.open = true;
+  fold.addEventListener("toggle", () => {
+    if (fold.open) opened.add(key);
+    else opened.delete(key);
+  });
   const attrs: Record<string, string> = {
-    class: `call call-${row.status}${depth > 0 ? " step" : ""}`,
+    class: `call call-${row.status}${outcome === "declined" ? " call-declined" : ""}${depth > 0 ? " step" : ""}`,
     "data-tool": row.tool,
     "data-status": row.status,
+    "data-outcome": outcome,
     "data-call": row.id,
   };
   if (depth > 0) attrs.style = `--depth: ${Math.min(depth, 4)}`;
@@ -132,10 +182,11 @@ export function renderCall(row: CallRow, t: Translate, shots: Shots, depth = 0, 
   return h(
     "li",
     attrs,
-    head,
-    row.target !== "" ? h("div", { class: "call-target", title: row.target }, row.target) : null,
-    row.reasoning !== null ? h("div", { class: "call-reasoning" }, t("reasoning", { text: row.reasoning })) : null,
-    row.error !== null ? h("div", { class: "call-error", role: "alert" }, `${row.error.code}: ${row.error.message}`) : null,
+    fold,
+    outcome === "declined" ? h("div", { class: "call-declined-note" }, t("step.declined")) : null,
+    outcome === "failed" && row.error !== null
+      ? h("div", { class: "call-error", role: "alert" }, t("step.failed", { message: row.error.message }))
+      : null,
     ...screenshots(row).map((a) => renderShot(a.ref, row, t, shots)),
     row.flagged.length > 0 ? renderFlagged(row.flagged, t) : null,
     openViewButton(row, t, open),
@@ -159,13 +210,13 @@ function renderTables(data: CallRow["data"]): HTMLElement | null {
   return view === null ? null : renderResultView(view);
 }
 
-export function renderTimeline(state: PanelState, t: Translate, shots: Shots, open?: OpenView): Node[] {
+export function renderTimeline(state: PanelState, t: Translate, lang: Lang, shots: Shots, open?: OpenView): Node[] {
   if (state.calls.length === 0) return [h("p", { class: "empty" }, t("timelineEmpty"))];
   return groupByRun(state.calls).map((group) =>
     h(
       "section",
       { class: "run", "data-run": group.runId, "aria-label": t("runLabel", { run: group.runId.slice(0, 8) }) },
-      h("ol", { class: "calls" }, ...nestSteps(group.calls).map(({ row, depth }) => renderCall(row, t, shots, depth, open))),
+      h("ol", { class: "calls" }, ...nestSteps(group.calls).map(({ row, depth }) => renderCall(row, t, lang, shots, depth, open))),
     ),
   );
 }

@@ -52,6 +52,26 @@ export interface CallRow {
    * result's `flagged`): the step gets a badge, the lines on demand.
    */
   flagged: string[];
+  /**
+   * What the call returned (its result's `data`), for the opened step:
+   * kept whole up to 8,000 characters of JSON, else as its first
+   * characters; null while running and for stored calls.
+   */
+  result: Json | null;
+  /**
+   * What the gate's question about this call named (the control's label,
+   * the site), when the user was asked: a declined call has no result to
+   * say it.
+   */
+  asked: { target: string | null; site: string | null } | null;
+}
+
+/** A result's data as a step keeps it: whole when small, else its start as text. */
+export function keptResult(data: Json): Json | null {
+  if (data === null) return null;
+  const text = JSON.stringify(data);
+  if (text === undefined) return null;
+  return text.length <= 8000 ? data : `${text.slice(0, 7999)}…`;
 }
 
 /** Argument keys that name what a call acts on, most telling first. */
@@ -100,6 +120,8 @@ export function startedCall(runId: string, id: string, tool: string, args: Json,
     currentUrl: null,
     data: null,
     flagged: [],
+    result: null,
+    asked: null,
   };
 }
 
@@ -116,6 +138,7 @@ export function finishedCall(row: CallRow, result: ToolResultV2, durationMs: num
     currentUrl: result.current_url,
     data: result.error === null && (resultView(result.data) !== null || (hasCreatorView(row.tool) && creatorViewFits(row.tool, result.data))) ? result.data : null,
     flagged: flaggedLines(result.data),
+    result: result.error === null ? keptResult(result.data) : null,
   };
 }
 
@@ -146,6 +169,7 @@ export function storedCall(runId: string, call: TimelineCall): CallRow {
             message: call.error_code ?? call.status,
           }
         : null,
+    result: call.result !== undefined && status === "ok" ? keptResult(call.result) : null,
   };
 }
 

@@ -3,13 +3,19 @@
 // when the shell passes it; otherwise from the next ConfirmationWaiting
 // event), shows what would happen, counts down to `expires_at`, and answers
 // with AnswerConfirmation (Approve, Approve with edits, Deny), then closes.
+// A person decides from the plain sentence (#headline), the amount
+// (#amount), the site, the reasons in plain words (#plain-reasons) and the
+// fields (sensitive ones masked); the gate's technical grading is folded
+// (#technical: #summary, #risks). Deny is focused; Escape denies; Approve
+// is disabled for a moment after the question shows, and a payment's needs
+// its box ticked (#confirm-pay), Enter never approving it.
 // Hooks: #approve, #edit, #deny, #countdown, .confirm-field[data-field]
 // (.reveal buttons, input when editing), #dialog-status.
 
-import { confirmParams, displayValue, formatCountdown, secondsLeft, userEdits } from "./confirm";
+import { amountText, confirmParams, displayValue, formatCountdown, headline, isPayment, plainReasons, secondsLeft, userEdits } from "./confirm";
 import { frame, pageLanguage } from "./dialog-page";
 import { h, present } from "../dom";
-import type { Translate } from "../i18n";
+import type { Lang, Translate } from "../i18n";
 import { closeWindow, dialogRequest, onEvent, sendOp } from "../ipc";
 import { toOpError, type ConfirmationRequest, type JsonObject } from "../protocol";
 import { riskBadge, scopeBadge } from "../view";
@@ -18,7 +24,10 @@ function row(label: string, value: string, cls = ""): HTMLElement {
   return h("div", { class: `kv ${cls}` }, h("dt", {}, label), h("dd", {}, value));
 }
 
-function show(req: ConfirmationRequest, body: HTMLElement, status: HTMLElement, t: Translate): void {
+/** How long Approve stays disabled after the question shows. */
+const APPROVE_AFTER_MS = 800;
+
+function show(req: ConfirmationRequest, body: HTMLElement, footer: HTMLElement, status: HTMLElement, t: Translate, lang: Lang): void {
   const edited = new Map<string, string>();
   const revealed = new Set<string>();
   let editing = false;
@@ -68,45 +77,101 @@ function show(req: ConfirmationRequest, body: HTMLElement, status: HTMLElement, 
     );
   };
 
+  const payment = isPayment(req);
   const countdown = h("p", { id: "countdown", class: "countdown", "aria-live": "off" });
-  const approve = h("button", { id: "approve", type: "button", class: "primary" }, t("approve"));
+  const approve = h("button", { id: "approve", type: "button", class: "primary" }, payment ? t("approvePay") : t("approve"));
   const edit = h("button", { id: "edit", type: "button", class: "secondary" }, t("edit"));
   const deny = h("button", { id: "deny", type: "button", class: "danger" }, t("deny"));
   edit.hidden = req.fields.length === 0;
 
+  // A payment takes a tick and a click: Enter alone never approves it.
+  const payCheck = h("input", { id: "confirm-pay", type: "checkbox" });
+  const payLabel = h(
+    "label",
+    { class: "pay-check", for: "confirm-pay" },
+    payCheck,
+    req.amount !== null ? t("confirmPayCheck", { amount: amountText(req.amount, lang) }) : t("confirmPayCheckAny"),
+  );
   const hasMasked = req.fields.some((f) => f.masked);
-  body.replaceChildren(
-    ...present(
+  const amount =
+    req.amount !== null
+      ? h(
+          "div",
+          { class: "amount", id: "amount", "data-currency": req.amount.currency ?? "" },
+          h("span", { class: "amount-label" }, t("confirmAmount")),
+          h("strong", { class: "amount-value" }, amountText(req.amount, lang)),
+          h("span", { class: "amount-source" }, t(`amountFrom.${req.amount.source}`)),
+        )
+      : null;
+  const technical = h(
+    "details",
+    { class: "technical", id: "technical" },
+    h("summary", {}, t("technicalTitle")),
     h("p", { class: "summary", id: "summary" }, req.action_summary),
     h("div", { class: "badges" }, scopeBadge(req.scope, t), riskBadge(req.risk_level, t)),
     h(
       "dl",
       { class: "kvs" },
-      row(t("confirmTool"), req.tool),
-      req.destination !== null ? row(t("destination"), req.destination) : null,
-      req.url !== null ? row(t("pageUrl"), req.url) : null,
-      req.page_total !== null ? row(t("pageTotal"), req.page_total, "total") : null,
+      ...present(
+        row(t("confirmTool"), req.tool),
+        req.destination !== null ? row(t("destination"), req.destination) : null,
+        req.url !== null ? row(t("pageUrl"), req.url) : null,
+        req.page_total !== null ? row(t("pageTotal"), req.page_total, "total") : null,
+      ),
     ),
-    req.fields.length > 0 ? h("h2", {}, t("fieldsTitle")) : null,
-    req.fields.length > 0 ? fieldList : null,
-    hasMasked ? h("p", { class: "hint" }, t("maskedNote")) : null,
-    req.risks.length > 0 ? h("h2", {}, t("risksTitle")) : null,
-    req.risks.length > 0 ? h("ul", { class: "risks" }, ...req.risks.map((r) => h("li", {}, r))) : null,
-    countdown,
-    h("div", { class: "row actions" }, deny, edit, approve),
+    req.risks.length > 0 ? h("ul", { class: "risks", id: "risks" }, ...req.risks.map((r) => h("li", {}, r))) : h("span", { hidden: "" }),
+  );
+  body.replaceChildren(
+    ...present(
+      h("p", { class: "headline", id: "headline" }, headline(req, t, lang)),
+      amount,
+      h(
+        "dl",
+        { class: "kvs" },
+        ...present(
+          req.site !== null ? row(t("confirmSite"), req.site, "site") : null,
+          req.target !== null && req.kind !== "type" ? row(t("confirmButton"), req.target) : null,
+        ),
+      ),
+      h("h2", {}, t("risksTitle")),
+      h("ul", { class: "plain-reasons", id: "plain-reasons" }, ...plainReasons(req, t).map((r) => h("li", {}, r))),
+      req.fields.length > 0 ? h("h2", {}, t("fieldsTitle")) : null,
+      req.fields.length > 0 ? fieldList : null,
+      hasMasked ? h("p", { class: "hint" }, t("maskedNote")) : null,
+      technical,
+    ),
+  );
+  footer.replaceChildren(
+    ...present(
+      countdown,
+      payment ? payLabel : null,
+      payment ? h("p", { class: "hint pay-hint", id: "pay-hint" }, t("payEnterHint")) : null,
+      h("div", { class: "row actions" }, deny, edit, approve),
     ),
   );
   renderFields();
 
+  // Approve waits a moment after the question shows (a key or click
+  // meant for another window does not land on it) and, for a payment, for
+  // the tick.
+  let settled = false;
+  const expired = (): boolean => secondsLeft(req.expires_at, Date.now()) === 0;
+  const gate = (): void => {
+    if (answered) return;
+    approve.disabled = !settled || expired() || (payment && !payCheck.checked);
+    edit.disabled = expired();
+  };
+  payCheck.addEventListener("change", gate);
+  window.setTimeout(() => {
+    settled = true;
+    gate();
+  }, APPROVE_AFTER_MS);
   const tick = (): void => {
     const left = secondsLeft(req.expires_at, Date.now());
     countdown.textContent = left > 0 ? t("expiresIn", { time: formatCountdown(left) }) : t("expired");
     countdown.classList.toggle("urgent", left <= 30);
-    if (left === 0) {
-      approve.disabled = true;
-      edit.disabled = true;
-      window.clearInterval(timer);
-    }
+    gate();
+    if (left === 0) window.clearInterval(timer);
   };
   const timer = window.setInterval(tick, 1000);
   tick();
@@ -123,12 +188,17 @@ function show(req: ConfirmationRequest, body: HTMLElement, status: HTMLElement, 
         status.textContent = t("answerFailed", { error: toOpError(error).message });
         answered = false;
         deny.disabled = false;
-        approve.disabled = secondsLeft(req.expires_at, Date.now()) === 0;
-        edit.disabled = approve.disabled;
+        gate();
       },
     );
   };
-  approve.addEventListener("click", () => answer(true));
+  approve.addEventListener("click", () => {
+    if (!approve.disabled) answer(true);
+  });
+  // Enter never approves a payment, even with the focus on its button.
+  approve.addEventListener("keydown", (e) => {
+    if (payment && e.key === "Enter") e.preventDefault();
+  });
   deny.addEventListener("click", () => answer(false));
   edit.addEventListener("click", () => {
     editing = !editing;
@@ -145,14 +215,17 @@ function show(req: ConfirmationRequest, body: HTMLElement, status: HTMLElement, 
 }
 
 function main(root: HTMLElement): void {
-  const { t } = pageLanguage(location.search);
+  const { t, lang } = pageLanguage(location.search);
   const { body, status } = frame(root, t("confirmTitle"), t);
+  // The buttons stay in view below the scrolling body, whatever the size.
+  const footer = h("footer", { class: "dialog-footer" });
+  root.append(footer);
   const { id, request } = confirmParams(location.search);
   let shown = false;
   const showOnce = (req: ConfirmationRequest): void => {
     if (shown || (id !== null && req.id !== id)) return;
     shown = true;
-    show(req, body, status, t);
+    show(req, body, footer, status, t, lang);
   };
   void onEvent((event) => {
     if (event.type === "confirmation_waiting") showOnce(event.request);

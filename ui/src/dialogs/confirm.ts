@@ -1,8 +1,11 @@
 // Pure logic of the confirmation and challenge dialogs: reading the request
 // from the page URL (`?id=` plus an optional base64url `?request=`), the
-// countdown to `expires_at`, and the user's edits of the fields.
+// countdown to `expires_at`, the user's edits of the fields, and the plain
+// sentence, amount and reasons a person decides on.
 
-import type { ConfirmationRequest, ChallengeRequest, ConfirmField, JsonObject } from "../protocol";
+import type { Lang, Translate } from "../i18n";
+import type { ConfirmAmount, ConfirmationRequest, ChallengeRequest, ConfirmField, JsonObject, PlainReason } from "../protocol";
+import { formatMoney } from "../watches/watches";
 
 /** Decode base64url (padding optional) as UTF-8 text; null when malformed. */
 export function decodeBase64Url(text: string): string | null {
@@ -48,7 +51,12 @@ export function isConfirmationRequest(value: unknown): value is ConfirmationRequ
     Array.isArray(r.risks) &&
     isString(r.scope) &&
     isString(r.risk_level) &&
-    isString(r.expires_at)
+    isString(r.expires_at) &&
+    isString(r.kind) &&
+    Array.isArray(r.plain) &&
+    isNullableString(r.site) &&
+    isNullableString(r.target) &&
+    (r.amount === null || r.amount === undefined || (typeof r.amount === "object" && typeof (r.amount as Record<string, unknown>).value === "number"))
   );
 }
 
@@ -115,4 +123,59 @@ export function userEdits(fields: readonly ConfirmField[], edited: ReadonlyMap<s
     edits[field.name] = value;
   }
   return edits;
+}
+
+/** The amount as the user reads it: VND the Vietnamese way (21.490.000 ₫). */
+export function amountText(amount: ConfirmAmount, lang: Lang): string {
+  return formatMoney(amount.value, amount.currency, lang);
+}
+
+/** Whether the request is a payment: Approve then takes a tick and a click. */
+export const isPayment = (req: ConfirmationRequest): boolean => req.kind === "pay" || req.scope === "PAYMENT";
+
+/**
+ * The one plain sentence of what will happen, in the user's language, from
+ * what the gate read (never the model's words, except the assistant's own
+ * question, quoted as such): "Pay 21.490.000 ₫ to shop.vn, by clicking
+ * “Đặt hàng”."
+ */
+export function headline(req: ConfirmationRequest, t: Translate, lang: Lang): string {
+  const target = req.target ?? "";
+  let what: string;
+  switch (req.kind) {
+    case "pay":
+      what = req.amount !== null ? t("confirmKind.payAmount", { amount: amountText(req.amount, lang) }) : t("confirmKind.pay");
+      break;
+    case "type":
+      what = target !== "" ? t("confirmKind.type", { target: `“${target}”` }) : t("confirmKind.typeAny");
+      break;
+    case "ask":
+      return t("confirmKind.ask", { question: req.action_summary.replace(/^The assistant asks:\s*/, "") });
+    case "other":
+      what = t("confirmKind.other", { tool: req.tool });
+      break;
+    default:
+      what = t(`confirmKind.${req.kind}`);
+  }
+  if (req.site !== null && req.site !== "") {
+    const to = (req.kind === "pay" && req.amount !== null) || req.kind === "send" || req.kind === "upload";
+    what = t(to ? "confirmSiteTo" : "confirmSiteOn", { what, site: req.site });
+  }
+  const clicks = req.tool === "browser_click" && target !== "" && req.kind !== "type";
+  return clicks ? `${what}, ${t("confirmByClicking", { target })}.` : `${what}.`;
+}
+
+/** The reasons in plain words, the user's language; one general line when the gate gave none. */
+export function plainReasons(req: ConfirmationRequest, t: Translate): string[] {
+  const lines = req.plain.map((r: PlainReason) => {
+    switch (r.kind) {
+      case "personal_data":
+        return t("plain.personal_data", { what: r.what.join(", ") });
+      case "other_site":
+        return t("plain.other_site", { site: r.site });
+      default:
+        return t(`plain.${r.kind}`);
+    }
+  });
+  return lines.length > 0 ? lines : [t("plain.default")];
 }

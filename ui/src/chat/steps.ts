@@ -1,0 +1,179 @@
+// Steps a person reads: each call of the timeline as a short sentence in
+// the user's language with its page ("Opened laptop-abc.html — 127.0.0.1",
+// "Read the price: 21.490.000 ₫", "Typed your full name into “Họ tên”"),
+// and what it read, typed or sent for when the step is opened, the user's
+// values masked. A step the user declined says so; it is not an error.
+
+import type { Lang, Translate } from "../i18n";
+import type { Json } from "../protocol";
+import { formatMoney } from "../watches/watches";
+import type { CallRow } from "./timeline";
+
+type Obj = { [key: string]: Json };
+const isObj = (v: Json | undefined | null): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: Json | undefined): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
+
+/** How the step ended, as the user sees it. */
+export type StepOutcome = "running" | "done" | "declined" | "failed";
+
+export function stepOutcome(row: CallRow): StepOutcome {
+  if (row.status === "running") return "running";
+  if (row.status === "ok") return "done";
+  return row.error?.code === "denied" ? "declined" : "failed";
+}
+
+/** The host of a URL ("127.0.0.1", "tiki.vn"); null when it is none. */
+export function hostOf(url: string | null): string | null {
+  if (url === null) return null;
+  try {
+    const u = new URL(url);
+    return u.hostname !== "" ? u.hostname : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What a page is called in a sentence: its file ("laptop-abc.html"), else its title, else its host. */
+export function pageName(url: string | null, title: string | null): string | null {
+  if (url !== null) {
+    try {
+      const u = new URL(url);
+      const last = u.pathname.split("/").filter((p) => p !== "").pop();
+      if (last !== undefined) return decodeURIComponent(last);
+    } catch {
+      /* not a URL: the title or nothing */
+    }
+  }
+  return title ?? hostOf(url);
+}
+
+/** The words of a profile key: "shopping.delivery.full_name" -> "full name". */
+const keyWords = (key: string): string => (key.split(".").pop() ?? key).replace(/[_-]+/g, " ").trim();
+
+const PROFILE = /^\{\{profile\.([^}]+)\}\}$/;
+const PLACEHOLDER = /\{\{(profile|secret)\.[^}]+\}\}/;
+
+/** What was typed, as the user reads it: "your full name" for a profile value, the text for plain text. */
+export function typedText(text: string, t: Translate): string {
+  const whole = PROFILE.exec(text.trim());
+  if (whole !== null) return t("step.yourValue", { what: keyWords(whole[1] ?? "") });
+  if (PLACEHOLDER.test(text)) return t("step.yourDetails");
+  const shown = text.length > 40 ? `${text.slice(0, 39)}…` : text;
+  return `“${shown}”`;
+}
+
+/** A value as the opened step shows it: the user's values masked. */
+export function maskValue(value: string): string {
+  return value.replace(/\{\{(profile|secret)\.([^}]+)\}\}/g, (_w, _kind: string, key: string) => `•••• (${keyWords(key)})`);
+}
+
+/** The label of the element a step acted on: `input "Họ tên"` -> "Họ tên". */
+export function elementLabel(element: string | null): string | null {
+  if (element === null) return null;
+  const m = /"([^"]+)"/.exec(element);
+  return m?.[1] ?? null;
+}
+
+/** What the step acted on, read from its result, else its arguments. */
+function targetLabel(row: CallRow): string | null {
+  const fromResult = isObj(row.result) ? elementLabel(str(row.result["element"])) : null;
+  if (fromResult !== null) return fromResult;
+  if (row.asked?.target) return row.asked.target;
+  const args = isObj(row.arguments) ? row.arguments : {};
+  const selector = str(args["selector"]);
+  if (selector !== null) {
+    // A label a person reads (`text=Đặt hàng`, `role=button[name="Mua"]`);
+    // a CSS selector is none.
+    const named = /name=["']?([^"'\]]+)|^text=(.+)$/.exec(selector);
+    return named?.[1] ?? named?.[2] ?? null;
+  }
+  return null;
+}
+
+/** The price a read step found ("21.490.000 ₫"), if its data has one. */
+function priceRead(row: CallRow, lang: Lang): string | null {
+  const data = isObj(row.result) && isObj(row.result["data"]) ? row.result["data"] : null;
+  if (data === null) return null;
+  const price = data["price"];
+  if (typeof price !== "number") return null;
+  return formatMoney(price, str(data["currency"]) ?? "VND", lang);
+}
+
+/** The step as one short sentence in the user's language. */
+export function stepSentence(row: CallRow, t: Translate, lang: Lang): string {
+  const args = isObj(row.arguments) ? row.arguments : {};
+  const result = isObj(row.result) ? row.result : {};
+  const url = str(result["url"]) ?? row.currentUrl ?? str(args["url"]);
+  const host = hostOf(url) ?? row.asked?.site ?? null;
+  const on = (sentence: string): string => (host !== null ? `${sentence} — ${host}` : sentence);
+  const done = row.status !== "running";
+  switch (row.tool) {
+    case "browser_navigate":
+    case "browser_new_tab": {
+      const page = pageName(url, str(result["title"])) ?? t("step.aPage");
+      const sentence = t(done ? "step.opened" : "step.opening", { page });
+      return page === host ? sentence : on(sentence);
+    }
+    case "browser_extract": {
+      const price = priceRead(row, lang);
+      if (price !== null) return t("step.readPrice", { price });
+      return on(t("step.readPage"));
+    }
+    case "browser_get_text":
+    case "browser_snapshot":
+    case "browser_detect_state":
+      return on(t("step.readPage"));
+    case "browser_screenshot":
+      return on(t("step.screenshot"));
+    case "browser_type": {
+      // Not done (asked, declined, failed): what it was to do.
+      const what = typedText(str(args["text"]) ?? "", t);
+      const field = targetLabel(row);
+      const ok = row.status === "ok";
+      if (field !== null) return t(ok ? "step.typedInto" : "step.typeInto", { what, field: `“${field}”` });
+      return t(ok ? "step.typed" : "step.type", { what });
+    }
+    case "browser_click": {
+      const label = targetLabel(row);
+      const ok = row.status === "ok";
+      if (label !== null) return on(t(ok ? "step.clicked" : "step.click", { label: `“${label}”` }));
+      return on(t(ok ? "step.clickedPage" : "step.clickPage"));
+    }
+    case "browser_press_key": {
+      const keys = Array.isArray(args["keys"]) ? args["keys"].filter((k) => typeof k === "string").join(" + ") : str(args["key"]) ?? "";
+      return on(t("step.pressed", { keys }));
+    }
+    case "browser_select_option":
+      return on(t("step.chose", { value: `“${str(args["value"]) ?? str(args["label"]) ?? ""}”` }));
+    case "browser_scroll":
+      return on(t("step.scrolled"));
+    case "browser_find":
+      return on(t("step.lookedFor", { query: `“${str(args["query"]) ?? ""}”` }));
+    case "web_search":
+      return t("step.searched", { query: `“${str(args["query"]) ?? ""}”` });
+    case "human_solve_challenge":
+      return on(t("step.challenge"));
+    case "user_profile_get":
+      return t("step.profile");
+    default:
+      return t("step.ran", { tool: row.tool });
+  }
+}
+
+/** The opened step: what it was given (masked) and what it read. Lines of "name: value". */
+export function stepDetails(row: CallRow): { given: [string, string][]; read: string | null } {
+  const given: [string, string][] = [];
+  if (isObj(row.arguments)) {
+    for (const [k, v] of Object.entries(row.arguments)) {
+      if (k === "_reasoningForCall") continue;
+      const text = typeof v === "string" ? v : JSON.stringify(v);
+      given.push([k, maskValue(text)]);
+    }
+  }
+  let read: string | null = null;
+  if (row.result !== null) {
+    const text = typeof row.result === "string" ? row.result : JSON.stringify(row.result, null, 2);
+    read = maskValue(text.length > 4000 ? `${text.slice(0, 3999)}…` : text);
+  }
+  return { given, read };
+}

@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { elementLabel, maskValue, pageName, stepDetails, stepOutcome, stepSentence, typedText } from "../../src/chat/steps";
+import { finishedCall, startedCall, storedCall, type CallRow } from "../../src/chat/timeline";
+import { translator } from "../../src/i18n";
+import type { Json } from "../../src/protocol";
+import { result } from "../fixtures";
+
+const en = translator("en");
+const vi = translator("vi");
+
+function done(tool: string, args: Json, data: Json, url: string | null = null): CallRow {
+  return finishedCall(startedCall("r1", "c1", tool, args), result({ data, current_url: url }), 120);
+}
+
+describe("steps a person reads", () => {
+  it("says what a step did, with its page, in the user's language", () => {
+    const opened = done("browser_navigate", { url: "http://127.0.0.1:8080/shop/laptop-abc.html" }, { url: "http://127.0.0.1:8080/shop/laptop-abc.html", title: "Laptop", http_status: 200 });
+    expect(stepSentence(opened, en, "en")).toBe("Opened laptop-abc.html — 127.0.0.1");
+    expect(stepSentence(opened, vi, "vi")).toBe("Đã mở laptop-abc.html — 127.0.0.1");
+    const running = startedCall("r1", "c2", "browser_navigate", { url: "https://tiki.vn/" });
+    expect(stepSentence(running, vi, "vi")).toBe("Đang mở tiki.vn");
+
+    const price = done("browser_extract", { fields: { price: "number" } }, { data: { price: 21490000, currency: "VND" }, notes: [] });
+    expect(stepSentence(price, en, "en")).toBe("Read the price: 21.490.000 ₫");
+    expect(stepSentence(price, vi, "vi")).toBe("Đã đọc giá: 21.490.000 ₫");
+
+    const typed = done("browser_type", { selector: "#ho-ten", text: "{{profile.shopping.delivery.full_name}}" }, { element: 'textbox "Họ tên"', navigated: false });
+    expect(stepSentence(typed, en, "en")).toBe("Typed your full name into “Họ tên”");
+    expect(stepSentence(typed, vi, "vi")).toBe("Đã nhập full name của bạn vào “Họ tên”");
+
+    const clicked = done("browser_click", { selector: "#buy-now" }, { element: 'button "Mua ngay"', navigated: true }, "https://shop.vn/p/1");
+    expect(stepSentence(clicked, en, "en")).toBe("Clicked “Mua ngay” — shop.vn");
+    expect(stepSentence(done("web_search", { query: "laptop 14 inch" }, {}), vi, "vi")).toBe("Đã tìm trên web “laptop 14 inch”");
+    expect(stepSentence(done("watch_list", {}, {}), en, "en")).toBe("Ran watch_list");
+  });
+
+  it("says a declined step was declined, not an error", () => {
+    const row = finishedCall(
+      startedCall("r1", "c1", "browser_click", { selector: "#buy-now" }),
+      result({ status: "error", data: null, error: { code: "denied", message: "the user denied it" } }),
+      5,
+    );
+    expect(stepOutcome(row)).toBe("declined");
+    // Not done: what it was to do, named by the question the user declined.
+    expect(stepSentence(row, en, "en")).toBe("Click on the page — tiki.vn");
+    const asked = { ...row, currentUrl: null, asked: { target: "Mua ngay", site: "shop.vn" } };
+    expect(stepSentence(asked, en, "en")).toBe("Click “Mua ngay” — shop.vn");
+    expect(stepSentence(asked, vi, "vi")).toBe("Bấm “Mua ngay” — shop.vn");
+    const failed = finishedCall(startedCall("r1", "c1", "browser_click", {}), result({ status: "error", data: null, error: { code: "timeout", message: "slow" } }), 5);
+    expect(stepOutcome(failed)).toBe("failed");
+  });
+
+  it("masks the user's values in what the opened step shows", () => {
+    expect(typedText("Nguyễn Văn An", en)).toBe("“Nguyễn Văn An”");
+    expect(typedText("call {{secret.abc.card}} now", vi)).toBe("thông tin của bạn");
+    expect(maskValue("{{profile.shopping.delivery.phone}}")).toBe("•••• (phone)");
+    const typed = done("browser_type", { selector: "#phone", text: "{{profile.shopping.delivery.phone}}", _reasoningForCall: "why" }, { element: 'textbox "SĐT"', navigated: false });
+    const { given, read } = stepDetails(typed);
+    expect(given).toEqual([
+      ["selector", "#phone"],
+      ["text", "•••• (phone)"],
+    ]);
+    expect(read).toContain("SĐT");
+    expect(JSON.stringify(stepDetails(typed))).not.toContain("{{profile");
+  });
+
+  it("names pages and elements", () => {
+    expect(pageName("https://tiki.vn/", "Tiki")).toBe("Tiki");
+    expect(pageName("https://tiki.vn/dien-thoai/a%20b.html", null)).toBe("a b.html");
+    expect(pageName("not a url", null)).toBe(null);
+    expect(elementLabel('link "Thanh toán" → /checkout')).toBe("Thanh toán");
+    expect(elementLabel("div")).toBe(null);
+  });
+
+  it("reads a stored step as the live one, its result inside it", () => {
+    const row = storedCall("r0", {
+      call_id: "c9",
+      tool: "browser_navigate",
+      arguments: { url: "https://tiki.vn/laptop-abc.html" },
+      reasoning: null,
+      status: "ok",
+      error_code: null,
+      duration_ms: 900,
+      started_at: "2026-11-27T10:00:00Z",
+      result: { url: "https://tiki.vn/laptop-abc.html", title: "Laptop", http_status: 200 },
+    });
+    expect(stepSentence(row, en, "en")).toBe("Opened laptop-abc.html — tiki.vn");
+    expect(stepDetails(row).read).toContain('"http_status": 200');
+    const declined = storedCall("r0", { call_id: "c10", tool: "browser_click", arguments: {}, reasoning: null, status: "error", error_code: "denied", duration_ms: 5, started_at: "" });
+    expect(stepOutcome(declined)).toBe("declined");
+    expect(declined.result).toBe(null);
+  });
+});
