@@ -15,7 +15,11 @@ navigate result to the extract result (the call alone: navigation excluded).
 The wrapper also keeps the result lines, which this script scores again the
 way score.py does (same matching) to break the figures down. `--dump FILE`
 writes every page's extraction (data, sources, confidence, notes) and its
-annotation as JSON, for looking at the misses.
+annotation as JSON, for looking at the misses. Some annotations say
+something else than the page shows (peso prices read with the thousands dot
+as decimals, a stock state the page contradicts): `corrections.json` lists
+them, each with what the page shows, and the figures are given twice, against
+the annotations as they are and against what a user sees.
 """
 import json, os, statistics, subprocess, sys, tempfile, time
 from decimal import Decimal, InvalidOperation
@@ -125,9 +129,43 @@ def score(gt, outputs):
     return report
 
 
+def corrected(gt):
+    """The annotations with corrections.json applied: what a user sees."""
+    with open(os.path.join(HERE, "corrections.json")) as f:
+        fixes = {k: v for k, v in json.load(f).items() if not k.startswith("_")}
+    out = json.loads(json.dumps(gt))
+    for i, fix in fixes.items():
+        if i not in out:
+            continue
+        for attr in ("price", "availability", "sku"):
+            if attr in fix:
+                out[i][attr] = [fix[attr]]
+    return out, fixes
+
+
 def notes_for(output, attr):
     notes = output.get("notes") or []
     return [n for n in notes if isinstance(n, str) and n.startswith(attr + ":")]
+
+
+def show_values(report):
+    print("availability   said  right  pages  precision  recall   Zyte precision  Zyte recall (published, 140 pages)")
+    for value, v in report["values"].items():
+        zp, zr = ZYTE_VALUES[value]
+        fmt = lambda x: "  -  " if x is None else f"{x:.3f}"
+        print(f"{value:13} {v['said']:>5}  {v['right']:>5}  {v['pages']:>5}  {fmt(v['precision']):>9}  {fmt(v['recall']):>6}"
+              f"   {zp:>14.3f}  {zr:>11.3f}")
+
+
+def show_user(report):
+    """The figures against what the pages show (corrections.json)."""
+    print()
+    print("as a user sees the pages (the annotations with bench/extract/corrections.json):")
+    print("attribute      F1     precision  recall")
+    for attr in ("price", "availability", "sku"):
+        r = report[attr]
+        print(f"{attr:13}  {r['f1']:.3f}  {r['precision']:.3f}      {r['recall']:.3f}")
+    show_values(report)
 
 
 def show(report, gt, outputs):
@@ -137,21 +175,17 @@ def show(report, gt, outputs):
         r, (zyte, before) = report[attr], PUBLISHED[attr]
         print(f"{attr:13}  {r['f1']:.3f}  {r['precision']:.3f}      {r['recall']:.3f}    {zyte:>17.2f}  {before:>17.2f}")
     print()
-    print("availability   said  right  pages  precision  recall   Zyte precision  Zyte recall (published, 140 pages)")
-    for value, v in report["values"].items():
-        zp, zr = ZYTE_VALUES[value]
-        fmt = lambda x: "  -  " if x is None else f"{x:.3f}"
-        print(f"{value:13} {v['said']:>5}  {v['right']:>5}  {v['pages']:>5}  {fmt(v['precision']):>9}  {fmt(v['recall']):>6}"
-              f"   {zp:>14.3f}  {zr:>11.3f}")
+    show_values(report)
     for attr in ("price", "availability", "sku"):
         r = report[attr]
         print(f"\n{attr}: {len(r['wrong'])} page(s) with a wrong value, {len(r['missing'])} with none")
         for i, true, got in r["wrong"]:
-            print(f"  wrong    {i[:12]}  expected {true} got {got!r}  {gt[i].get('url', '')[:60]}")
+            got = format(got, "f") if isinstance(got, Decimal) else got
+            print(f"  wrong    {i[:12]}  expected {true} got {got!r}")
             for n in notes_for(outputs.get(i, {}), attr)[:2]:
                 print(f"             {n[:150]}")
         for i, true, _ in r["missing"]:
-            print(f"  missing  {i[:12]}  expected {true}  {gt[i].get('url', '')[:60]}")
+            print(f"  missing  {i[:12]}  expected {true}")
             for n in notes_for(outputs.get(i, {}), attr)[:2]:
                 print(f"             {n[:150]}")
 
@@ -191,6 +225,9 @@ def main():
         sys.exit(out.returncode)
     outputs = predictions(kept, ids)
     show(score(gt, outputs), gt, outputs)
+    user_gt, fixes = corrected(gt)
+    show_user(score(user_gt, outputs))
+    print(f"  ({len(fixes)} annotations corrected: " + ", ".join(f"{i[:12]} {next(k for k in v if k != 'why')}" for i, v in fixes.items()) + ")")
     if dump:
         with open(dump, "w") as f:
             json.dump({i: {"truth": gt[i], "output": outputs.get(i, {})} for i in ids}, f, ensure_ascii=False, indent=1)
