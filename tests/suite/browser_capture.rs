@@ -306,7 +306,8 @@ fn availability_is_the_products_own() {
     }
     let s = h.browse(&steps, &[]);
     let page = |i: usize| s.ok(2 * i + 1);
-    let notes = |v: &Value| v["notes"].as_array().map(|n| n.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" | "));
+    let notes =
+        |v: &Value| v["notes"].as_array().map(|n| n.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" | "));
     let chat = page(0);
     assert_eq!(chat["data"]["availability"], "InStock", "a chat widget, a newsletter, a review: {chat}");
     assert_eq!(chat["confidence"]["availability"].as_f64(), Some(0.95), "{chat}");

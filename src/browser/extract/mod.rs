@@ -444,7 +444,8 @@ fn resolve(page: &Page<'_>, spec: &FieldSpec, ty: ExtractFieldType, out: &mut Br
     let confidence = (confidence.max(0.0) * 100.0).round() / 100.0;
     if confidence < MIN_CONFIDENCE {
         out.missing_fields.push(name.clone());
-        let why = winner.note.as_ref().filter(|_| winner.fixed.is_some()).map(|n| format!(" ({n})")).unwrap_or_default();
+        let why =
+            winner.note.as_ref().filter(|_| winner.fixed.is_some()).map(|n| format!(" ({n})")).unwrap_or_default();
         out.notes.push(format!(
             "{name}: left out: the best reading, {} from {}{why}, has confidence {confidence:.2}, below {MIN_CONFIDENCE}",
             show(&value.value),

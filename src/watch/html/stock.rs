@@ -14,21 +14,72 @@ const MAX_LINES: usize = 60;
 
 /// Elements a line of text starts in.
 const BLOCKS: [&str; 22] = [
-    "p", "div", "li", "dd", "dt", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "aside",
-    "header", "footer", "nav", "form", "blockquote", "figcaption",
+    "p",
+    "div",
+    "li",
+    "dd",
+    "dt",
+    "td",
+    "th",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "section",
+    "article",
+    "aside",
+    "header",
+    "footer",
+    "nav",
+    "form",
+    "blockquote",
+    "figcaption",
 ];
 
 /// Region names and the whole id/class words that say them (the runtime's `REGION_WORDS`).
 const REGION_WORDS: &[(&str, &[&str])] = &[
-    ("chat", &["chat", "livechat", "chatbot", "intercom", "zendesk", "tawk", "messenger", "helpdesk", "zopim", "olark"]),
+    (
+        "chat",
+        &["chat", "livechat", "chatbot", "intercom", "zendesk", "tawk", "messenger", "helpdesk", "zopim", "olark"],
+    ),
     (
         "recommendation",
         &[
-            "recommendation", "recommendations", "recommended", "related", "similar", "upsell", "upsells",
-            "crosssell", "crosssells", "carousel", "slick", "swiper", "recently", "accessories", "bundle", "bundles",
+            "recommendation",
+            "recommendations",
+            "recommended",
+            "related",
+            "similar",
+            "upsell",
+            "upsells",
+            "crosssell",
+            "crosssells",
+            "carousel",
+            "slick",
+            "swiper",
+            "recently",
+            "accessories",
+            "bundle",
+            "bundles",
         ],
     ),
-    ("review", &["review", "reviews", "testimonial", "testimonials", "comment", "comments", "question", "questions", "qa", "faq"]),
+    (
+        "review",
+        &[
+            "review",
+            "reviews",
+            "testimonial",
+            "testimonials",
+            "comment",
+            "comments",
+            "question",
+            "questions",
+            "qa",
+            "faq",
+        ],
+    ),
     ("newsletter", &["newsletter", "subscribe", "subscription", "signup"]),
     ("store", &["store", "stores", "instore", "pickup", "shops", "branches", "warehouse"]),
     ("delivery", &["delivery", "shipping", "postcode", "zipcode"]),
@@ -67,7 +118,10 @@ fn region_of(node: &NodeRef<'_>) -> &'static str {
         {
             return "furniture";
         }
-        if name == "dialog" || matches!(role.as_str(), "dialog" | "alertdialog") || n.attr("aria-modal").is_some_and(|v| &*v == "true") {
+        if name == "dialog"
+            || matches!(role.as_str(), "dialog" | "alertdialog")
+            || n.attr("aria-modal").is_some_and(|v| &*v == "true")
+        {
             return "dialog";
         }
         if matches!(name.as_str(), "select" | "option") || matches!(role.as_str(), "listbox" | "radiogroup") {
