@@ -315,7 +315,7 @@ fn availability_is_the_products_own() {
     let pickup = page(1);
     assert_eq!(pickup["data"]["availability"], "InStock", "not in the store is not out of stock: {pickup}");
     assert_eq!(pickup["sources"]["availability"], "button");
-    assert!(notes(&pickup).unwrap_or_default().contains("a store or pickup"), "{pickup}");
+    assert!(notes(pickup).unwrap_or_default().contains("a store or pickup"), "{pickup}");
     let vn = page(2);
     assert_eq!(vn["data"]["availability"], "InStock", "Hết hàng tại cửa hàng: {vn}");
     assert_eq!(vn["data"]["price"].as_f64(), Some(19_990_000.0));
@@ -326,14 +326,14 @@ fn availability_is_the_products_own() {
     let elsewhere = page(4);
     assert_eq!(elsewhere["data"]["availability"], "InStock", "a recently viewed product sold out: {elsewhere}");
     assert_eq!(elsewhere["sources"]["availability"], "text");
-    assert!(notes(&elsewhere).unwrap_or_default().contains("in a recommendation"), "{elsewhere}");
+    assert!(notes(elsewhere).unwrap_or_default().contains("in a recommendation"), "{elsewhere}");
     let out = page(5);
     assert_eq!(out["data"]["availability"], "OutOfStock", "really out of stock: {out}");
     assert_eq!(out["confidence"]["availability"].as_f64(), Some(0.95), "{out}");
     let conflict = page(6);
     assert_eq!(conflict["data"]["availability"], "InStock", "a tie is never out of stock: {conflict}");
     assert_eq!(conflict["confidence"]["availability"].as_f64(), Some(0.65), "{conflict}");
-    assert!(notes(&conflict).unwrap_or_default().contains("conflict"), "{conflict}");
+    assert!(notes(conflict).unwrap_or_default().contains("conflict"), "{conflict}");
 }
 
 #[test]

@@ -6,37 +6,11 @@
 
 use dom_query::NodeRef;
 
-use super::text::{content_text, hidden, name_of};
+use super::text::{BLOCKS, content_text, name_of, text_nodes};
 use crate::browser::extract::{STOCK_PHRASES, StockLine};
 use crate::vocab::text::fold;
 
 const MAX_LINES: usize = 60;
-
-/// Elements a line of text starts in.
-const BLOCKS: [&str; 22] = [
-    "p",
-    "div",
-    "li",
-    "dd",
-    "dt",
-    "td",
-    "th",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "section",
-    "article",
-    "aside",
-    "header",
-    "footer",
-    "nav",
-    "form",
-    "blockquote",
-    "figcaption",
-];
 
 /// Region names and the whole id/class words that say them (the runtime's `REGION_WORDS`).
 const REGION_WORDS: &[(&str, &[&str])] = &[
@@ -143,43 +117,37 @@ fn region_of(node: &NodeRef<'_>) -> &'static str {
 pub(super) fn stock_lines(scope: &NodeRef<'_>) -> Vec<StockLine> {
     let mut out: Vec<StockLine> = Vec::new();
     let mut seen = Vec::new();
-    let mut stack = vec![*scope];
-    while let Some(n) = stack.pop() {
+    let block_of = |node: &NodeRef<'_>| {
+        let name = name_of(node);
+        BLOCKS.contains(&name.as_str()) || matches!(name.as_str(), "td" | "th")
+    };
+    for n in text_nodes(scope) {
         if out.len() >= MAX_LINES {
             break;
         }
-        if n.is_text() {
-            let text = n.text();
-            let len = text.chars().count();
-            if !(3..=400).contains(&len) {
-                continue;
-            }
-            let f = fold(&text);
-            if !STOCK_PHRASES.iter().any(|p| f.contains(p)) {
-                continue;
-            }
-            let Some(parent) = n.parent() else { continue };
-            let mut block = parent;
-            while !BLOCKS.contains(&name_of(&block).as_str()) {
-                match block.parent().filter(NodeRef::is_element) {
-                    Some(p) if p.id != scope.id => block = p,
-                    _ => break,
-                }
-            }
-            if seen.contains(&block.id) {
-                continue;
-            }
-            seen.push(block.id);
-            let line: String = content_text(&block).chars().take(200).collect();
-            out.push(StockLine { text: line, other: region_of(&parent).to_owned() });
+        let text = n.text();
+        if !(3..=400).contains(&text.chars().count()) {
             continue;
         }
-        if hidden(&n) {
+        let f = fold(&text);
+        if !STOCK_PHRASES.iter().any(|p| f.contains(p)) {
             continue;
         }
-        let mut children = n.children();
-        children.reverse();
-        stack.extend(children);
+        let Some(parent) = n.parent() else { continue };
+        // The smallest block around it: its line.
+        let mut block = parent;
+        while !block_of(&block) {
+            match block.parent().filter(NodeRef::is_element) {
+                Some(p) if p.id != scope.id => block = p,
+                _ => break,
+            }
+        }
+        if seen.contains(&block.id) {
+            continue;
+        }
+        seen.push(block.id);
+        let line: String = content_text(&block).chars().take(200).collect();
+        out.push(StockLine { text: line, other: region_of(&parent).to_owned() });
     }
     out
 }
