@@ -224,7 +224,6 @@ fn extraction_holds_on_real_shop_page_patterns() {
         "Trail-Runner-Mini-987929.html",
         "sku-picture.html",
         "state-price.html",
-        "price-compare.html",
     ];
     let mut steps = Vec::new();
     for p in pages {
@@ -273,8 +272,6 @@ fn extraction_holds_on_real_shop_page_patterns() {
     assert_eq!(state["data"]["price"].as_f64(), Some(1_990_000.0), "the inline state's product: {state}");
     assert_eq!(state["sources"]["price"], "state");
     assert_eq!(state["data"]["currency"], "VND");
-    let compare = page(10);
-    assert_eq!(compare["data"]["price"].as_f64(), Some(34.99), "not a comparison table's row: {compare}");
 }
 
 /// One fixture page per way a page says "unavailable" about something

@@ -340,17 +340,25 @@ pub(super) fn other_topic(line: &str, in_stock: bool) -> Option<&'static str> {
 }
 
 /// Where the page runtime found `line`: what its part of the page is about
-/// when it is not the product's own (`chat`, `recommendation`...). The same
-/// words found in the product's own part too are the product's.
+/// when it is not the product's own (`chat`, `recommendation`...). A block
+/// of the runtime holds the line when its text is the line or contains it
+/// (a card's block holds more than one line); the same words in the
+/// product's own part are the product's.
 fn region_of<'a>(page: &'a Page<'_>, line: &str) -> Option<&'a str> {
     let f = fold(line);
     let f = f.trim();
-    let same: Vec<&str> =
-        page.facts.stock.iter().filter(|s| fold(&s.text).trim() == f).map(|s| s.other.as_str()).collect();
-    if same.iter().any(|o| o.is_empty()) {
-        return None;
+    let holds = |text: &str| {
+        let t = fold(text);
+        t.trim() == f || (f.chars().count() >= 6 && t.contains(f))
+    };
+    let mut found = None;
+    for s in page.facts.stock.iter().filter(|s| holds(&s.text)) {
+        if s.other.is_empty() {
+            return None;
+        }
+        found = found.or(Some(s.other.as_str()));
     }
-    same.first().copied()
+    found
 }
 
 /// One kind of evidence's vote.
@@ -591,6 +599,12 @@ mod tests {
             "text": "Schuh\nAuf Lager\nDer Artikel ist nicht auf Lager, wenn..."
         }));
         assert_eq!(out.data["availability"], "InStock", "{out:?}");
+        // A recommendation card's block holds its stock line with its name: still not the product's.
+        let out = availability_of(serde_json::json!({
+            "stock": [{"text": "Heater 1500 W Nur noch 1 auf Lager", "other": "recommendation"}],
+            "text": "Heater 2000 W\nHeater 1500 W\nNur noch 1 auf Lager"
+        }));
+        assert!(out.data.get("availability").is_none(), "{out:?}");
         // Its own line: a conflict with the offer, no button to tell: in stock, less sure.
         let out = availability_of(facts(""));
         assert_eq!((out.data["availability"].as_str(), out.confidence["availability"]), (Some("InStock"), 0.65));

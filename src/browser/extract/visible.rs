@@ -51,26 +51,16 @@ pub(super) fn pair_candidates(pairs: &[Pair], spec: &FieldSpec, source: Source) 
         Candidate::new(Value::String(p.value.clone()), source)
             .with_currency(detect_currency(&p.value).map(str::to_owned))
     };
-    // A row of a table comparing several products (`Price | $39.99 | $34.99
-    // | $44.99`, cells joined by ` | `) prices them all, not this one.
-    let comparing = |p: &&Pair| {
-        spec.concept.is_some_and(Concept::is_money)
-            && p.value.split(" | ").filter(|cell| cell.chars().any(|c| c.is_ascii_digit())).count() > 1
-    };
     if let Some(concept) = spec.concept {
         for tier in tiers(concept) {
-            let found: Vec<Candidate> = pairs
-                .iter()
-                .filter(|p| p.concept.is_some_and(|c| tier.contains(&c)))
-                .filter(|p| !comparing(p))
-                .map(candidate)
-                .collect();
+            let found: Vec<Candidate> =
+                pairs.iter().filter(|p| p.concept.is_some_and(|c| tier.contains(&c))).map(candidate).collect();
             if !found.is_empty() {
                 return found;
             }
         }
         // A label spelled like the field itself (`gia_ban` ↔ `Giá bán`).
-        return pairs.iter().filter(|p| p.key.norm == spec.key.norm).filter(|p| !comparing(p)).map(candidate).collect();
+        return pairs.iter().filter(|p| p.key.norm == spec.key.norm).map(candidate).collect();
     }
     let scored: Vec<(f64, &Pair)> = pairs
         .iter()

@@ -281,19 +281,3 @@ fn availability_as_text_is_a_stock_state_or_missing() {
     assert_eq!(out.data.get("availability"), None);
     assert_eq!(out.missing_fields, vec!["availability".to_string()]);
 }
-
-#[test]
-fn a_row_comparing_several_products_is_not_the_price() {
-    let out = super::run(
-        json!({
-            "pairs": [["Price", "$39.99 | $29.99 | $44.99"]],
-            "prices": [{"text": "$34.99", "context": "price", "struck": false, "size": 24, "near": 1}],
-            "text": "Oil heater\n$34.99\nPrice $39.99 $29.99 $44.99"
-        }),
-        json!({"price": "number"}),
-    );
-    assert_eq!(out.data.get("price"), Some(&json!(34.99)), "{out:?}");
-    // One product's row still prices it.
-    let out = super::run(json!({"pairs": [["Price", "$39.99"]], "text": "Oil heater"}), json!({"price": "number"}));
-    assert_eq!(out.data.get("price"), Some(&json!(39.99)), "{out:?}");
-}
