@@ -1682,8 +1682,8 @@
   // ancestors (landmarks, roles, id/class/aria-label words): '' when it is
   // the page's own content. A stock phrase or a buy button there speaks of
   // something else than the main product (issue 30).
-  // Class words are matched whole; words of styling (`a-size-medium`,
-  // `a-color-price`) are not among them.
+  // Class words are matched whole; words of styling (`text-size-large`,
+  // `color-muted`) are not among them.
   const REGION_WORDS = [
     ['chat', /^(chat|livechat|chatbot|intercom|zendesk|tawk|messenger|helpdesk|zopim|olark)$/],
     ['recommendation', /^(recommendations?|recommended|related|similar|upsells?|crosssells?|carousel|slick|swiper|recently|accessories|bundles?)$/],
