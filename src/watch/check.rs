@@ -135,13 +135,35 @@ pub fn reading_of(out: &BrowserExtractOutput, target: &Target) -> Reading {
             fields.insert(name.clone(), v.clone());
         }
     }
-    Reading {
+    let mut reading = Reading {
         price: if target.wants_price { out.data.get("price").and_then(Value::as_f64) } else { None },
         currency: if target.wants_price { string(out.data.get("currency")) } else { None },
         in_stock: out.data.get("in_stock").and_then(Value::as_bool),
         fields,
         name: string(out.data.get("name")),
+        unsure: BTreeMap::new(),
+    };
+    // A price or stock state read with little confidence (a conflict on the
+    // page, a guess from loose text) is kept, but no rule acts on it.
+    let read = [("price", reading.price.map(Value::from)), ("in_stock", reading.in_stock.map(Value::Bool))];
+    for (field, value) in read {
+        let Some(value) = value else { continue };
+        let confidence = out.confidence.get(field).copied().unwrap_or(0.0);
+        if confidence < super::TRUSTED {
+            let notes: Vec<&str> = out
+                .notes
+                .iter()
+                .filter_map(|n| n.strip_prefix(field).and_then(|n| n.strip_prefix(": ")))
+                .take(2)
+                .collect();
+            let why = if notes.is_empty() { String::new() } else { format!(": {}", notes.join("; ")) };
+            reading.unsure.insert(
+                field.to_owned(),
+                format!("{field} read as {value} with confidence {confidence:.2}, below {}{why}", super::TRUSTED),
+            );
+        }
     }
+    reading
 }
 
 /// The watch's own text fields extraction left out, from a label on the
@@ -201,7 +223,13 @@ async fn over_http(ctx: &Services, target: &Target) -> Outcome {
     if !(200..300).contains(&page.status) {
         return Outcome::Failed { error: format!("{} answered HTTP {}", target.url, page.status) };
     }
-    let Some(facts) = facts_from_html(&page.body, &page.url, target.selector.as_deref()) else {
+    read_html(&page.body, &page.url, target)
+}
+
+/// Reads a fetched page's HTML as a check does (the same extraction as
+/// `browser_extract`, on facts built from the HTML).
+pub(crate) fn read_html(html: &str, url: &str, target: &Target) -> Outcome {
+    let Some(facts) = facts_from_html(html, url, target.selector.as_deref()) else {
         return Outcome::Failed {
             error: format!("the selector {:?} matches nothing on the page", target.selector.as_deref().unwrap_or("")),
         };

@@ -12,7 +12,8 @@
 //!   `watch_poll` pass over many watches ([`poll`]).
 //!
 //! A check ([`check_watch`]) reads the page, works out the watch's health
-//! and, on a trusted reading, the rules; then writes the observation, the
+//! and, on a trusted reading, the rules (a price or stock state read with
+//! less than [`TRUSTED`] confidence is kept, and its rules wait); then writes the observation, the
 //! watch's new state and the alerts in ONE transaction
 //! (`Watches::apply_check`), and sends the alerts not sent yet
 //! ([`crate::notify::deliver_pending`]).
@@ -43,6 +44,14 @@ pub use plan::{Planned, plan};
 
 /// Checks failing in a row before a watch counts as broken.
 pub const BROKEN_AFTER: i64 = 3;
+
+/// The least confidence of a price or stock state a watch's rules act on.
+/// Extraction gives a field from 0.3 (`MIN_CONFIDENCE` of
+/// `browser::extract`); below this one it comes from loose text or from a
+/// page that contradicts itself (a conflict costs 0.15 to 0.3), so the
+/// reading is kept, the watch's health says why, and the rules on that
+/// field wait (neither fire nor re-arm) until a trusted reading.
+pub const TRUSTED: f64 = 0.7;
 
 /// `30m`, `6h`, `1d` → seconds; `allow_zero` for cooldowns (`0m`).
 pub fn parse_period(text: &str, allow_zero: bool) -> Result<i64> {

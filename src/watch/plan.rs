@@ -137,7 +137,8 @@ pub fn plan(row: &WatchRow, rules: &[TriggerRule], outcome: Outcome, at: &str) -
                         states,
                         cooling_down,
                     };
-                    let eval = rules::evaluate(rules, &reading, &memory);
+                    // Rules act on the trusted part of the reading only.
+                    let eval = rules::evaluate(rules, &reading.trusted(), &memory);
                     for f in &eval.fired {
                         let body = message(f, &reading, previous.as_ref());
                         pending.push(alert(&f.key, f.value.clone(), f.description.clone(), body, &mut fired));
@@ -159,9 +160,19 @@ pub fn plan(row: &WatchRow, rules: &[TriggerRule], outcome: Outcome, at: &str) -
                             &mut fired,
                         ));
                     }
-                    write.health = WatchHealth::Ok;
                     write.consecutive_failures = 0;
-                    write.last_error = None;
+                    if reading.unsure.is_empty() {
+                        write.health = WatchHealth::Ok;
+                        write.last_error = None;
+                    } else {
+                        // Read, but not trusted in part: the health says which and why.
+                        let why: Vec<&str> = reading.unsure.values().map(String::as_str).collect();
+                        let fields: Vec<&str> = reading.unsure.keys().map(String::as_str).collect();
+                        let e = format!("rules on {} wait: {}", fields.join(" and "), why.join("; "));
+                        write.health = WatchHealth::Degraded;
+                        write.last_error = Some(e.clone());
+                        error = Some(e);
+                    }
                     write.currency = reading.currency.clone();
                     write.baseline_price = eval.baseline_price;
                     write.all_time_low = eval.all_time_low;

@@ -33,6 +33,10 @@ pub struct Reading {
     /// The product's name, when the page gives one (for notifications).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The price or stock state read with less confidence than a watch
+    /// acts on (`"in_stock"` → why): kept, but its rules wait.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unsure: BTreeMap<String, String>,
 }
 
 impl Reading {
@@ -48,6 +52,20 @@ impl Reading {
                 Some(v) => Some(v.clone()),
             },
         }
+    }
+
+    /// The reading the rules may act on: the unsure fields left out, so
+    /// their rules neither fire nor re-arm.
+    pub fn trusted(&self) -> Reading {
+        let mut r = self.clone();
+        if r.unsure.contains_key("price") {
+            r.price = None;
+        }
+        if r.unsure.contains_key("in_stock") {
+            r.in_stock = None;
+        }
+        r.unsure.clear();
+        r
     }
 
     /// True when nothing at all was read.

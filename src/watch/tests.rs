@@ -129,6 +129,85 @@ async fn rules_wait_on_a_doubtful_reading() {
     assert_eq!((row.last_value, row.baseline_price), (None, None));
 }
 
+/// The team's fixture pages (`tests/fixtures/site/extract/`), read as a
+/// check over HTTP reads them.
+fn fixture(name: &str) -> String {
+    let path = format!("{}/tests/fixtures/site/extract/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A back-in-stock watch over pages in stock where a chat widget, a pickup
+/// line and a variant say "unavailable": they never read as out of stock,
+/// so the rule neither fires nor re-arms on them; it fires once when the
+/// product really comes back. A page that contradicts itself (its offer
+/// in stock, its own line out of stock, no button to tell) is read with low
+/// confidence: the reading is kept, the watch's health says why, the rule waits.
+#[tokio::test]
+async fn back_in_stock_never_acts_on_other_things_unavailable_or_on_a_low_confidence_reading() {
+    let (_dir, store) = open_temp().await;
+    let w = store
+        .watches()
+        .create(&NewWatch { trigger_rules: json!([{"op": "back_in_stock"}]), ..new_watch() })
+        .await
+        .unwrap();
+    let row = store.watches().get(&w.id).await.unwrap().unwrap();
+    let (target, _) = target_of(&row).unwrap();
+    let pages = [
+        "stock-chat.html",
+        "stock-pickup-vn.html",
+        "stock-variant.html",
+        "stock-out.html",
+        "stock-conflict.html",
+        "stock-chat.html",
+        "stock-variant.html",
+    ];
+    let mut outcomes = Vec::new();
+    for page in pages {
+        let outcome = check::read_html(&fixture(page), "http://127.0.0.1/p", &target);
+        let Outcome::Read { reading, .. } = &outcome else { panic!("{page}: {outcome:?}") };
+        let expected = if page == "stock-out.html" { Some(false) } else { Some(true) };
+        assert_eq!(reading.in_stock, expected, "{page}: {reading:?}");
+        assert_eq!(reading.unsure.contains_key("in_stock"), page == "stock-conflict.html", "{page}: {reading:?}");
+        outcomes.push(outcome);
+    }
+    let got = run(&store, &w.id, outcomes).await;
+    use WatchHealth::*;
+    let health: Vec<WatchHealth> = got.iter().map(|(_, h)| *h).collect();
+    assert_eq!(health, vec![Ok, Ok, Ok, Ok, Degraded, Ok, Ok]);
+    let fired: Vec<usize> = got.iter().enumerate().filter(|(_, (f, _))| !f.is_empty()).map(|(i, _)| i).collect();
+    assert_eq!(fired, vec![5], "once, when it really came back: {got:?}");
+    // The low-confidence reading was kept, with why, in its observation.
+    let observations = store.watch_observations().for_watch(&w.id, 10).await.unwrap();
+    let conflict = observations
+        .iter()
+        .find(|o| o.error.as_deref().is_some_and(|e| e.contains("rules on in_stock wait")))
+        .unwrap_or_else(|| panic!("{observations:?}"));
+    assert_eq!(conflict.in_stock, Some(true), "{conflict:?}");
+    assert!(conflict.error.as_deref().unwrap_or("").contains("conflict"), "{conflict:?}");
+}
+
+#[tokio::test]
+async fn a_low_confidence_price_fires_no_price_rule() {
+    let (_dir, store) = open_temp().await;
+    let w = store.watches().create(&new_watch()).await.unwrap();
+    let unsure = |p: f64| Outcome::Read {
+        reading: Reading {
+            price: Some(p),
+            currency: Some("VND".into()),
+            unsure: [("price".to_owned(), "price read as 1 with confidence 0.40".to_owned())].into(),
+            ..Reading::default()
+        },
+        method: Method::Http,
+        doubt: None,
+    };
+    let got = run(&store, &w.id, vec![read(21_490_000.0), unsure(1.0), read(21_490_000.0), read(19e6)]).await;
+    let fired: Vec<usize> = got.iter().enumerate().filter(|(_, (f, _))| !f.is_empty()).map(|(i, _)| i).collect();
+    assert_eq!(fired, vec![3], "{got:?}");
+    assert_eq!(got[1].1, WatchHealth::Degraded);
+    let row = store.watches().get(&w.id).await.unwrap().unwrap();
+    assert_eq!((row.baseline_price, row.all_time_low), (Some(21_490_000.0), Some(19e6)), "the unsure 1 ₫ is no low");
+}
+
 #[test]
 fn periods_and_urls() {
     assert_eq!(parse_period("30m", false).unwrap(), 1800);

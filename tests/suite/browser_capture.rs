@@ -274,6 +274,65 @@ fn extraction_holds_on_real_shop_page_patterns() {
     assert_eq!(state["data"]["currency"], "VND");
 }
 
+/// One fixture page per way a page says "unavailable" about something
+/// else than its product (issue 30: a chat widget, a store pickup line, a
+/// variant, a recommendation, a newsletter, a review), a page really out of
+/// stock beside them, and a page that contradicts itself. The product's own
+/// evidence decides; "out of stock" is never said on the wrong evidence.
+#[test]
+fn availability_is_the_products_own() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let schema = json!({"price": "number", "currency": "string", "availability": "string"});
+    let pages = [
+        "stock-chat.html",
+        "stock-pickup.html",
+        "stock-pickup-vn.html",
+        "stock-variant.html",
+        "stock-elsewhere.html",
+        "stock-out.html",
+        "stock-conflict.html",
+    ];
+    let mut steps = Vec::new();
+    for p in pages {
+        steps.push(step("browser_navigate", json!({"url": site.url(&format!("extract/{p}"))})));
+        steps.push(step("browser_extract", json!({"schema": schema})));
+    }
+    let s = h.browse(&steps, &[]);
+    let page = |i: usize| s.ok(2 * i + 1);
+    let notes =
+        |v: &Value| v["notes"].as_array().map(|n| n.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" | "));
+    let chat = page(0);
+    assert_eq!(chat["data"]["availability"], "InStock", "a chat widget, a newsletter, a review: {chat}");
+    assert_eq!(chat["confidence"]["availability"].as_f64(), Some(0.95), "{chat}");
+    assert_eq!(chat["data"]["price"].as_f64(), Some(49.0));
+    let pickup = page(1);
+    assert_eq!(pickup["data"]["availability"], "InStock", "not in the store is not out of stock: {pickup}");
+    assert_eq!(pickup["sources"]["availability"], "button");
+    assert!(notes(pickup).unwrap_or_default().contains("a store or pickup"), "{pickup}");
+    let vn = page(2);
+    assert_eq!(vn["data"]["availability"], "InStock", "Hết hàng tại cửa hàng: {vn}");
+    assert_eq!(vn["data"]["price"].as_f64(), Some(19_990_000.0));
+    assert_eq!(vn["data"]["currency"], "VND");
+    let variant = page(3);
+    assert_eq!(variant["data"]["availability"], "InStock", "Unavailable to select: {variant}");
+    assert_eq!(variant["confidence"]["availability"].as_f64(), Some(0.95), "{variant}");
+    let elsewhere = page(4);
+    assert_eq!(elsewhere["data"]["availability"], "InStock", "a recently viewed product sold out: {elsewhere}");
+    assert_eq!(elsewhere["sources"]["availability"], "text");
+    assert!(notes(elsewhere).unwrap_or_default().contains("in a recommendation"), "{elsewhere}");
+    let out = page(5);
+    assert_eq!(out["data"]["availability"], "OutOfStock", "really out of stock: {out}");
+    assert_eq!(out["confidence"]["availability"].as_f64(), Some(0.95), "{out}");
+    let conflict = page(6);
+    assert_eq!(conflict["data"]["availability"], "InStock", "a tie is never out of stock: {conflict}");
+    assert_eq!(conflict["confidence"]["availability"].as_f64(), Some(0.65), "{conflict}");
+    assert!(notes(conflict).unwrap_or_default().contains("conflict"), "{conflict}");
+}
+
 #[test]
 fn tables_and_page_state() {
     if !have_browser() {

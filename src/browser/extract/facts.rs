@@ -33,6 +33,10 @@ pub struct PageFacts {
     /// Visible buy buttons ("Add to cart", "In den Warenkorb", "Mua ngay"...).
     #[serde(deserialize_with = "lenient::items")]
     pub buy: Vec<BuyButton>,
+    /// Short texts holding a stock phrase the caller asked about, with what
+    /// their part of the page is about (see [`StockLine`]).
+    #[serde(deserialize_with = "lenient::items")]
+    pub stock: Vec<StockLine>,
     /// Priced objects of the page's inline JSON state (`__NEXT_DATA__`, `window.__STATE__ = {...}`).
     #[serde(deserialize_with = "lenient::items")]
     pub state: Vec<StateItem>,
@@ -161,6 +165,23 @@ pub struct BuyButton {
     /// Disabled (`disabled`, `aria-disabled`, a `disabled`/`sold-out` class).
     #[serde(deserialize_with = "lenient::boolean")]
     pub disabled: bool,
+    /// What its part of the page is about when it is not the main product's
+    /// own (`recommendation`, `furniture`, `dialog`, `chat`...); empty: its own.
+    #[serde(deserialize_with = "lenient::string")]
+    pub other: String,
+}
+
+/// A short text with a stock phrase as the page runtime found it: the
+/// block's text and what its part of the page is about when it is not the
+/// main product's (`chat`, `store`, `delivery`, `variant`, `recommendation`,
+/// `review`, `newsletter`, `furniture`, `dialog`); empty: the page's own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StockLine {
+    #[serde(deserialize_with = "lenient::string")]
+    pub text: String,
+    #[serde(deserialize_with = "lenient::string")]
+    pub other: String,
 }
 
 /// Field deserialisers that never fail on a well-formed JSON value.

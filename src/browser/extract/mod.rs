@@ -70,7 +70,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-pub use facts::{BuyButton, MicrodataItem, PageFacts, PriceFragment, StateItem};
+pub use facts::{BuyButton, MicrodataItem, PageFacts, PriceFragment, StateItem, StockLine};
+pub use stock::PHRASES as STOCK_PHRASES;
 
 use crate::tools::catalogue::capture::{BrowserExtractOutput, ExtractFieldType, ExtractSourceType};
 use crate::vocab::money::{currency_code, detect_currency};
@@ -173,11 +174,14 @@ struct Candidate {
     hint: Hint,
     /// Why this value, for the notes when it wins (`the buy button "Add to cart" is enabled`).
     note: Option<String>,
+    /// Its confidence, when the field's module weighed the evidence itself
+    /// (availability): then other candidates do not lower it again.
+    fixed: Option<f64>,
 }
 
 impl Candidate {
     fn new(value: Value, source: Source) -> Self {
-        Self { value, source, currency: None, hint: Hint::Plain, note: None }
+        Self { value, source, currency: None, hint: Hint::Plain, note: None, fixed: None }
     }
 
     fn with_currency(mut self, currency: Option<String>) -> Self {
@@ -423,8 +427,8 @@ fn resolve(page: &Page<'_>, spec: &FieldSpec, ty: ExtractFieldType, out: &mut Br
             distinct.push((&v.value, c.source));
         }
     }
-    let mut confidence = winner.source.confidence();
-    if distinct.len() > 1 {
+    let mut confidence = winner.fixed.unwrap_or_else(|| winner.source.confidence());
+    if distinct.len() > 1 && winner.fixed.is_none() {
         let more = MORE_VALUES_PENALTY * (distinct.len() - 2) as f64;
         confidence -= (DISAGREEMENT_PENALTY + more).min(MAX_PENALTY);
         let listed: Vec<String> =
@@ -440,8 +444,10 @@ fn resolve(page: &Page<'_>, spec: &FieldSpec, ty: ExtractFieldType, out: &mut Br
     let confidence = (confidence.max(0.0) * 100.0).round() / 100.0;
     if confidence < MIN_CONFIDENCE {
         out.missing_fields.push(name.clone());
+        let why =
+            winner.note.as_ref().filter(|_| winner.fixed.is_some()).map(|n| format!(" ({n})")).unwrap_or_default();
         out.notes.push(format!(
-            "{name}: left out: the best reading, {} from {}, has confidence {confidence:.2}, below {MIN_CONFIDENCE}",
+            "{name}: left out: the best reading, {} from {}{why}, has confidence {confidence:.2}, below {MIN_CONFIDENCE}",
             show(&value.value),
             winner.source.name()
         ));

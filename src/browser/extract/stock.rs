@@ -1,19 +1,37 @@
 //! Availability: in stock, out of stock, or not said (never "in stock" by
-//! default). Signals, in order of trust:
+//! default). Whose availability it is matters more than what a sentence
+//! says: only the main product's own evidence counts, and a false "out of
+//! stock" is worse than "unknown" (issue 30). Each kind of evidence has at
+//! most one vote:
 //!
-//! 1. a stock phrase the page shows for the product: labelled (`Availability:
-//!    In stock`, `Disponibilità: solo 1`) or standing alone on its line
-//!    (`In stock.`, `Auf Lager`, `Hết hàng`, `在庫切れ`, `품절`);
-//! 2. structured data: the offers' `availability` (in stock when any offer
-//!    is: the others are sizes or colours sold out), product meta tags;
-//! 3. the buy button: enabled (in stock) or disabled (out of stock). An
-//!    enabled one also outweighs structured data saying out of stock (often
-//!    a variant's, or stale); a disabled one does not outweigh structured
-//!    data saying in stock (many shops disable it until a size is chosen).
+//! 1. **structured data**: the offers' `availability` (in stock when any
+//!    offer is: the others are sizes or colours sold out), product meta
+//!    tags (`json-ld` 0.95, `microdata` 0.9, `meta` 0.85);
+//! 2. **what the page says** about the product: a labelled stock line
+//!    (`Availability: In stock`, `Disponibilità: solo 1`; `label` 0.75), else
+//!    a stock phrase standing alone on its line (`In stock.`, `Auf Lager`,
+//!    `Hết hàng`, `在庫切れ`; `text` 0.7). A line is not the product's when
+//!    it speaks of something else ([`OTHER_TOPICS`]: a chat, a store or
+//!    pickup, delivery to an area, an option to choose, reviews, a
+//!    newsletter or alert) or when the page runtime found it in another part
+//!    of the page (a chat widget, a recommendation, reviews, a store or
+//!    delivery box, a variant picker, the page's furniture, a dialog). A
+//!    phrase inside a longer sentence ("if the price is not shown, the item
+//!    is not in stock at the moment") is boilerplate and does not count;
+//! 3. **its own buy button** (not one in a recommendation, the furniture or
+//!    a dialog): enabled (in stock) or all disabled (out of stock; `button` 0.6).
 //!
-//! A stock phrase inside a longer sentence ("if the price is not shown, the
-//! item is not in stock at the moment", "we'll let you know when it's in
-//! stock") is boilerplate, not a statement about the product: it is not used.
+//! When the votes agree, the best of them answers with its confidence. When
+//! they disagree, the majority answers with 0.15 less confidence and a note
+//! naming the dissent. A tie never answers "out of stock": the in-stock side
+//! answers with 0.3 less confidence (an enabled button against the page's
+//! out-of-stock data: the data is often a variant's or stale), 0.15 less
+//! when all that dissents is a disabled button (many shops disable it until
+//! a size is chosen). A reading left below the extraction's threshold
+//! (`MIN_CONFIDENCE`, 0.3) is not given: the field is missing, with a note.
+//! Watches act only on readings of at least `watch::TRUSTED` (0.7).
+
+use std::sync::LazyLock;
 
 use serde_json::Value;
 
@@ -144,46 +162,265 @@ fn standalone(line: &str) -> Option<(bool, String)> {
         (None, Some(i)) => (true, i),
         (None, None) => return None,
     };
+    // `Is Discontinued By Manufacturer : No`: a label and its value, read as a pair.
+    if t[at..].find(':').is_some_and(|colon| t[at + colon + 1..].chars().any(char::is_alphanumeric)) {
+        return None;
+    }
     let starts = at == 0;
     (starts || plen * 10 >= len * 3).then(|| (state, line.trim().to_string()))
 }
 
-/// Candidates for an availability field, best first (see the module's order).
-pub(super) fn candidates(page: &Page<'_>, spec: &FieldSpec) -> Vec<Candidate> {
-    let facts = page.facts;
-    let mut out = Vec::new();
-    // 1. What the page says: labelled, then phrases standing alone.
-    let label_ok = |l: &str| {
-        let k = fold_camel_key(l);
-        LABELS.iter().any(|w| *w == k)
+/// The stock phrases the page runtime looks for (folded): out of stock
+/// first, then in stock.
+pub static PHRASES: LazyLock<Vec<&'static str>> =
+    LazyLock::new(|| OUT_OF_STOCK.iter().chain(IN_STOCK).copied().collect());
+
+/// Words of a line that speaks of something else than the product's own
+/// stock (folded; whole words where words have spaces): a chat, a store or
+/// pickup, delivery to an area, an option to choose, reviews, a newsletter
+/// or alert. "Chat is unavailable", "w sklepie Produkt niedostępny" (not in
+/// the store), "Unavailable to select" (a variant) say nothing of whether
+/// the product can be bought.
+pub(super) const OTHER_TOPICS: &[(&str, &[&str])] = &[
+    ("a chat", &["chat", "live chat", "chatbot", "agent", "agents", "support", "hotline", "czat", "konsultant"]),
+    (
+        "a store or pickup",
+        &[
+            "store",
+            "stores",
+            "in-store",
+            "shop",
+            "shops",
+            "pickup",
+            "pick up",
+            "pick-up",
+            "collect",
+            "collection",
+            "reserve",
+            "w sklepie",
+            "sklep",
+            "sklepie",
+            "sklepach",
+            "salonie",
+            "odbior",
+            "odbioru",
+            "filiale",
+            "im markt",
+            "abholung",
+            "abholen",
+            "magasin",
+            "retrait",
+            "tienda",
+            "recogida",
+            "recoger",
+            "retiro",
+            "negozio",
+            "ritiro",
+            "loja",
+            "retirada",
+            "winkel",
+            "afhalen",
+            "predajni",
+            "predajne",
+            "predajna",
+            "prodejne",
+            "prodejna",
+            "odber",
+            "butik",
+            "uzletben",
+            "магазине",
+            "магазин",
+            "самовывоз",
+            "cua hang",
+            "chi nhanh",
+            "sieu thi",
+            "店舗",
+            "店頭",
+            "门店",
+            "門市",
+            "매장",
+        ],
+    ),
+    (
+        "delivery",
+        &[
+            "delivery",
+            "deliver",
+            "delivered",
+            "shipping",
+            "ship to",
+            "ships to",
+            "postcode",
+            "zip code",
+            "your area",
+            "lieferung",
+            "versand",
+            "livraison",
+            "envio",
+            "entrega",
+            "consegna",
+            "spedizione",
+            "dostawa",
+            "doprava",
+            "dorucenie",
+            "doruceni",
+            "giao hang",
+            "van chuyen",
+            "доставка",
+            "配送",
+            "配達",
+            "送货",
+            "배송",
+        ],
+    ),
+    (
+        "an option to choose",
+        &[
+            "select",
+            "selected",
+            "selection",
+            "choose",
+            "size",
+            "sizes",
+            "colour",
+            "color",
+            "variant",
+            "option",
+            "options",
+            "combination",
+            "grosse",
+            "farbe",
+            "auswahl",
+            "taille",
+            "couleur",
+            "talla",
+            "taglia",
+            "colore",
+            "rozmiar",
+            "kolor",
+            "wariant",
+            "velikost",
+            "velkost",
+            "farba",
+            "barva",
+            "kich thuoc",
+            "kich co",
+            "mau sac",
+            "phien ban",
+            "размер",
+            "цвет",
+            "サイズ",
+            "カラー",
+            "尺寸",
+            "颜色",
+            "顏色",
+            "사이즈",
+            "색상",
+        ],
+    ),
+    ("reviews", &["review", "reviews", "rating", "bewertung", "avis", "opinie", "recensione", "danh gia"]),
+    (
+        "a newsletter or alert",
+        &["newsletter", "subscribe", "notify", "notified", "email me", "let you know", "benachrichtigen", "powiadom"],
+    ),
+];
+
+/// Topics an in-stock line may mention and still be the product's ("In
+/// stock, delivery in 2 days").
+const IN_STOCK_MAY_MENTION: &[&str] = &["delivery", "reviews"];
+
+/// What a stock line speaks of, if something else than the product's own stock.
+pub(super) fn other_topic(line: &str, in_stock: bool) -> Option<&'static str> {
+    let f = fold(line);
+    OTHER_TOPICS
+        .iter()
+        .filter(|(topic, _)| !(in_stock && IN_STOCK_MAY_MENTION.contains(topic)))
+        .find(|(_, words)| words.iter().any(|w| find_phrase(&f, w).is_some()))
+        .map(|(topic, _)| *topic)
+}
+
+/// Where the page runtime found `line`: what its part of the page is about
+/// when it is not the product's own (`chat`, `recommendation`...). A block
+/// of the runtime holds the line when its text is the line or contains it
+/// (a card's block holds more than one line); the same words in the
+/// product's own part are the product's.
+fn region_of<'a>(page: &'a Page<'_>, line: &str) -> Option<&'a str> {
+    let f = fold(line);
+    let f = f.trim();
+    let holds = |text: &str| {
+        let t = fold(text);
+        t.trim() == f || (f.chars().count() >= 6 && t.contains(f))
     };
-    let labelled =
-        facts.pairs.iter().chain(page.text.id_pairs()).filter(|(l, v)| label_ok(l) && v.chars().count() <= 80);
-    for (label, value) in labelled {
-        if let Some(state) = read_state(value, true) {
-            let mut c = Candidate::new(state_value(state), Source::Label);
-            c.note = Some(format!("\"{label}: {value}\""));
-            out.push(c);
-            break;
+    let mut found = None;
+    for s in page.facts.stock.iter().filter(|s| holds(&s.text)) {
+        if s.other.is_empty() {
+            return None;
+        }
+        found = found.or(Some(s.other.as_str()));
+    }
+    found
+}
+
+/// One kind of evidence's vote.
+struct Vote {
+    in_stock: bool,
+    source: Source,
+    why: String,
+    /// Not worth a note when it answers alone (one offer's plain state).
+    quiet: bool,
+}
+
+/// The product's own stock line: the first phrase standing alone on its
+/// line that is not about something else, and the lines passed over (for
+/// the note).
+fn own_line(page: &Page<'_>) -> (Option<(bool, String)>, Vec<String>) {
+    let lines: Vec<&str> = page.facts.text.lines().map(str::trim).filter(|l| !l.is_empty()).take(5_000).collect();
+    let mut passed = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        // A line right after `Label:` is that label's value (`International
+        // delivery:` / `Not available for this item`), read as a pair when it is a stock label.
+        if i > 0 && lines[i - 1].ends_with([':', '：']) {
+            continue;
+        }
+        let Some((state, text)) = standalone(line) else { continue };
+        let other = other_topic(&text, state).or_else(|| region_of(page, &text).map(region_name));
+        match other {
+            Some(about) => {
+                let said = format!("\"{text}\" ({about})");
+                if passed.len() < 3 && !passed.contains(&said) {
+                    passed.push(said);
+                }
+            }
+            None => return (Some((state, text)), passed),
         }
     }
-    // A line right after `Label:` is that label's value (`International
-    // delivery:` / `Not available for this item`), read above when it is a stock label.
-    let lines: Vec<&str> = facts.text.lines().map(str::trim).filter(|l| !l.is_empty()).take(5_000).collect();
-    let alone = lines.iter().enumerate().find_map(|(i, line)| {
-        let after_label = i > 0 && lines[i - 1].ends_with([':', '：']);
-        if after_label { None } else { standalone(line) }
-    });
-    if out.is_empty()
-        && let Some((state, line)) = alone
-    {
-        let mut c = Candidate::new(state_value(state), Source::Fragment);
-        c.note = Some(format!("the page says \"{line}\""));
-        out.push(c);
+    (None, passed)
+}
+
+/// A page region's name as said in a note.
+fn region_name(region: &str) -> &'static str {
+    match region {
+        "chat" => "in a chat widget",
+        "recommendation" => "in a recommendation",
+        "review" => "in the reviews",
+        "newsletter" => "in a newsletter box",
+        "store" => "in a store or pickup box",
+        "delivery" => "in a delivery box",
+        "variant" => "in an option picker",
+        "furniture" => "in the page's header, footer or sidebar",
+        "dialog" => "in a dialog",
+        _ => "elsewhere on the page",
     }
-    let said: Vec<Candidate> = std::mem::take(&mut out);
-    // 2. Structured data: in stock when any offer is.
+}
+
+/// Candidates for an availability field: one, the decision of the votes
+/// (see the module), with its confidence; none when nothing was said.
+pub(super) fn candidates(page: &Page<'_>, spec: &FieldSpec) -> Vec<Candidate> {
+    let facts = page.facts;
+    let mut votes: Vec<Vote> = Vec::new();
+    // 1. Structured data: in stock when any offer is.
     if page.dom {
+        let label_ok = |l: &str| LABELS.iter().any(|w| *w == fold_camel_key(l));
         let mut structured_states: Vec<(bool, Source)> = Vec::new();
         for (entities, source) in [(&page.jsonld, Source::JsonLd), (&page.microdata, Source::Microdata)] {
             for c in structured::candidates(entities, spec, source) {
@@ -207,51 +444,90 @@ pub(super) fn candidates(page: &Page<'_>, spec: &FieldSpec) -> Vec<Candidate> {
             }
         }
         if let Some((_, source)) = structured_states.first() {
-            let any_in = structured_states.iter().any(|(s, _)| *s);
-            let mut c = Candidate::new(state_value(any_in), *source);
             let n = structured_states.len();
-            if n > 1 {
-                let ins = structured_states.iter().filter(|(s, _)| *s).count();
-                c.note = Some(format!("{ins} of {n} offers in stock"));
-            }
-            // Out of stock in the structured data, yet the page sells it:
-            // the button the user would press wins (the data is often a
-            // variant's or stale).
-            let selling = facts.buy.iter().find(|b| !b.disabled);
-            if !any_in && let Some(b) = selling {
-                let mut first = Candidate::new(state_value(true), Source::Button);
-                first.note = Some(format!(
-                    "the buy button \"{}\" is enabled, though the structured data says out of stock",
-                    b.text
-                ));
-                out.push(first);
-            }
-            out.push(c);
+            let ins = structured_states.iter().filter(|(s, _)| *s).count();
+            let why = match n {
+                1 => format!("the structured data says {}", if ins > 0 { "in stock" } else { "out of stock" }),
+                _ => format!("{ins} of {n} offers in stock"),
+            };
+            votes.push(Vote { in_stock: ins > 0, source: *source, why, quiet: n == 1 });
         }
     }
-    // 3. The buy button.
-    if !facts.buy.is_empty() {
-        let enabled = facts.buy.iter().find(|b| !b.disabled);
-        let mut c = Candidate::new(state_value(enabled.is_some()), Source::Button);
-        c.note = Some(match enabled {
-            Some(b) => format!("the buy button \"{}\" is enabled", b.text),
-            None => format!("the buy button \"{}\" is disabled", facts.buy[0].text),
+    // 2. What the page says: labelled, else the product's own line.
+    let label_ok = |l: &str| LABELS.iter().any(|w| *w == fold_camel_key(l));
+    let labelled =
+        facts.pairs.iter().chain(page.text.id_pairs()).filter(|(l, v)| label_ok(l) && v.chars().count() <= 80);
+    let mut said = None;
+    for (label, value) in labelled {
+        if let Some(state) = read_state(value, true)
+            && other_topic(value, state).is_none()
+        {
+            said = Some(Vote {
+                in_stock: state,
+                source: Source::Label,
+                why: format!("\"{label}: {value}\""),
+                quiet: false,
+            });
+            break;
+        }
+    }
+    let (line, passed) = own_line(page);
+    if said.is_none()
+        && let Some((state, text)) = line
+    {
+        said = Some(Vote {
+            in_stock: state,
+            source: Source::Fragment,
+            why: format!("the page says \"{text}\""),
+            quiet: false,
         });
-        out.push(c);
     }
-    // What the page says goes first when it contradicts the rest; when it
-    // agrees, the structured data answers (with its confidence).
-    match (said.first(), out.first()) {
-        (Some(s), Some(o)) if s.value == o.value => {
-            out.extend(said);
-            out
-        }
-        _ => {
-            let mut all = said;
-            all.extend(out);
-            all
-        }
+    votes.extend(said);
+    // 3. Its own buy button.
+    let own: Vec<_> = facts.buy.iter().filter(|b| b.other.is_empty()).collect();
+    if !own.is_empty() {
+        let enabled = own.iter().find(|b| !b.disabled);
+        let why = match enabled {
+            Some(b) => format!("the buy button \"{}\" is enabled", b.text),
+            None => format!("the buy button \"{}\" is disabled", own[0].text),
+        };
+        votes.push(Vote { in_stock: enabled.is_some(), source: Source::Button, why, quiet: false });
     }
+    let passed_note = (!passed.is_empty()).then(|| format!("not the product's: {}", passed.join(", ")));
+    decide(&votes, passed_note).into_iter().collect()
+}
+
+/// The decision of the votes (see the module's rules).
+fn decide(votes: &[Vote], passed: Option<String>) -> Option<Candidate> {
+    let best = |side: bool| votes.iter().filter(|v| v.in_stock == side).min_by_key(|v| v.source);
+    let ins = votes.iter().filter(|v| v.in_stock).count();
+    let outs = votes.len() - ins;
+    let (winner, penalty) = match (ins, outs) {
+        (0, 0) => return None,
+        (_, 0) => (best(true)?, 0.0),
+        (0, _) => (best(false)?, 0.0),
+        (i, o) if i > o => (best(true)?, super::DISAGREEMENT_PENALTY),
+        (i, o) if o > i => (best(false)?, super::DISAGREEMENT_PENALTY),
+        // A tie: the in-stock side, less sure; only a little less against a
+        // disabled button alone (many shops disable it until a size is chosen).
+        _ if votes.iter().all(|v| v.in_stock || v.source == Source::Button) => {
+            (best(true)?, super::DISAGREEMENT_PENALTY)
+        }
+        _ => (best(true)?, super::MAX_PENALTY),
+    };
+    let mut c = Candidate::new(state_value(winner.in_stock), winner.source);
+    c.fixed = Some(((winner.source.confidence() - penalty).max(0.0) * 100.0).round() / 100.0);
+    let dissent: Vec<&str> = votes.iter().filter(|v| v.in_stock != winner.in_stock).map(|v| v.why.as_str()).collect();
+    let mut parts: Vec<String> = Vec::new();
+    if !winner.quiet || !dissent.is_empty() {
+        parts.push(winner.why.clone());
+    }
+    if !dissent.is_empty() {
+        parts.push(format!("but {} (a conflict: less confidence)", dissent.join(" and ")));
+    }
+    parts.extend(passed);
+    c.note = (!parts.is_empty()).then(|| parts.join("; "));
+    Some(c)
 }
 
 #[cfg(test)]
@@ -274,6 +550,104 @@ mod tests {
         assert_eq!(s("We’ll let you know when it’s in stock"), None);
         assert_eq!(s("If the price is not shown, the item is not in stock at the moment."), None);
         assert_eq!(s("Strážiť cenu a dostupnosť"), None);
+    }
+
+    fn availability_of(facts: serde_json::Value) -> crate::tools::catalogue::capture::BrowserExtractOutput {
+        super::super::tests::run(facts, serde_json::json!({"availability": "string"}))
+    }
+
+    fn in_stock_offer() -> serde_json::Value {
+        serde_json::json!([{"@type": "Product", "name": "Lamp", "offers": {"@type": "Offer", "price": "49",
+            "availability": "https://schema.org/InStock"}}])
+    }
+
+    #[test]
+    fn lines_about_something_else_never_decide() {
+        // A chat, a store, a variant, a newsletter say "unavailable"; the product is in stock.
+        let out = availability_of(serde_json::json!({
+            "jsonld": in_stock_offer(),
+            "buy": [{"text": "Add to cart", "disabled": false}],
+            "text": "Chat is unavailable\nLamp\nw sklepie Produkt niedostępny\nUnavailable to select\nNewsletter unavailable\n$49.00"
+        }));
+        assert_eq!(out.data["availability"], "InStock", "{out:?}");
+        assert_eq!(out.confidence["availability"], 0.95);
+        // Alone, they say nothing: missing, never out of stock.
+        let out =
+            availability_of(serde_json::json!({"text": "Lamp\nw sklepie Produkt niedostępny\nChat is unavailable"}));
+        assert!(out.data.get("availability").is_none(), "{out:?}");
+        assert_eq!(other_topic("Hết hàng tại cửa hàng Quận 1", false), Some("a store or pickup"));
+        assert_eq!(other_topic("Out of stock", false), None);
+        assert_eq!(other_topic("In stock, delivery in 2 days", true), None);
+        assert_eq!(other_topic("Not available for delivery to your area", false), Some("delivery"));
+    }
+
+    #[test]
+    fn a_line_the_runtime_found_elsewhere_is_not_the_products() {
+        let facts = |other: &str| {
+            serde_json::json!({
+                "jsonld": in_stock_offer(),
+                "stock": [{"text": "Sold out", "other": other}],
+                "text": "Lamp\nSold out\n$49.00"
+            })
+        };
+        let out = availability_of(facts("recommendation"));
+        assert_eq!((out.data["availability"].as_str(), out.confidence["availability"]), (Some("InStock"), 0.95));
+        assert!(out.notes.iter().any(|n| n.contains("\"Sold out\" (in a recommendation)")), "{:?}", out.notes);
+        // A longer sentence elsewhere holding the same words does not make the product's line another's.
+        let out = availability_of(serde_json::json!({
+            "stock": [{"text": "Auf Lager", "other": ""}, {"text": "Der Artikel ist nicht auf Lager, wenn...", "other": "furniture"}],
+            "text": "Schuh\nAuf Lager\nDer Artikel ist nicht auf Lager, wenn..."
+        }));
+        assert_eq!(out.data["availability"], "InStock", "{out:?}");
+        // A recommendation card's block holds its stock line with its name: still not the product's.
+        let out = availability_of(serde_json::json!({
+            "stock": [{"text": "Heater 1500 W Nur noch 1 auf Lager", "other": "recommendation"}],
+            "text": "Heater 2000 W\nHeater 1500 W\nNur noch 1 auf Lager"
+        }));
+        assert!(out.data.get("availability").is_none(), "{out:?}");
+        // Its own line: a conflict with the offer, no button to tell: in stock, less sure.
+        let out = availability_of(facts(""));
+        assert_eq!((out.data["availability"].as_str(), out.confidence["availability"]), (Some("InStock"), 0.65));
+        assert!(out.notes.iter().any(|n| n.contains("conflict")), "{:?}", out.notes);
+    }
+
+    #[test]
+    fn the_products_own_evidence_votes() {
+        let page = |availability: &str, line: &str, disabled: Option<bool>| {
+            let buy =
+                disabled.map(|d| vec![serde_json::json!({"text": "Add to cart", "disabled": d})]).unwrap_or_default();
+            availability_of(serde_json::json!({
+                "jsonld": [{"@type": "Product", "name": "Lamp", "offers": {"availability": availability}}],
+                "buy": buy,
+                "text": format!("Lamp\n{line}\n$49.00")
+            }))
+        };
+        let got = |o: &crate::tools::catalogue::capture::BrowserExtractOutput| {
+            (
+                o.data.get("availability").and_then(|v| v.as_str()).map(str::to_owned),
+                o.confidence.get("availability").copied(),
+            )
+        };
+        // All agree: the best source's confidence.
+        assert_eq!(got(&page("OutOfStock", "Sold out", Some(true))), (Some("OutOfStock".into()), Some(0.95)));
+        // Two against one: the majority, 0.15 less.
+        assert_eq!(got(&page("InStock", "Sold out", Some(true))), (Some("OutOfStock".into()), Some(0.55)));
+        assert_eq!(got(&page("OutOfStock", "In stock", Some(false))), (Some("InStock".into()), Some(0.55)));
+        // A tie never says out of stock.
+        assert_eq!(got(&page("OutOfStock", "", Some(false))), (Some("InStock".into()), Some(0.3)));
+        assert_eq!(got(&page("InStock", "", Some(true))), (Some("InStock".into()), Some(0.8)));
+        // A buy button in a recommendation is not the product's.
+        let out = availability_of(serde_json::json!({
+            "buy": [{"text": "Add to cart", "disabled": false, "other": "recommendation"}],
+            "text": "Lamp\nSold out"
+        }));
+        assert_eq!(got(&out), (Some("OutOfStock".into()), Some(0.7)));
+    }
+
+    #[test]
+    fn a_label_and_its_value_on_one_line_is_a_pair() {
+        assert_eq!(standalone("Is Discontinued By Manufacturer : No"), None);
+        assert_eq!(standalone("Currently unavailable.").map(|(b, _)| b), Some(false));
     }
 
     #[test]

@@ -318,6 +318,7 @@ pub(super) fn fragment_candidates(prices: &[PriceFragment], spec: &FieldSpec) ->
                     currency: detect_currency(&f.text).map(str::to_owned),
                     hint,
                     note: None,
+                    fixed: None,
                 }
             })
             .collect();

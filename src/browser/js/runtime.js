@@ -1678,6 +1678,39 @@
     }
     return false;
   }
+  // What a part of the page is about, from the element and a few of its
+  // ancestors (landmarks, roles, id/class/aria-label words): '' when it is
+  // the page's own content. A stock phrase or a buy button there speaks of
+  // something else than the main product (issue 30).
+  // Class words are matched whole; words of styling (`text-size-large`,
+  // `color-muted`) are not among them.
+  const REGION_WORDS = [
+    ['chat', /^(chat|livechat|chatbot|intercom|zendesk|tawk|messenger|helpdesk|zopim|olark)$/],
+    ['recommendation', /^(recommendations?|recommended|related|similar|upsells?|crosssells?|carousel|slick|swiper|recently|accessories|bundles?)$/],
+    ['review', /^(reviews?|testimonials?|comments?|questions?|qa|faq)$/],
+    ['newsletter', /^(newsletter|subscribe|subscription|signup)$/],
+    ['store', /^(stores?|instore|pickup|shops|branches|warehouse)$/],
+    ['delivery', /^(delivery|shipping|postcode|zipcode)$/],
+    ['variant', /^(variants?|variations?|swatch|swatches)$/],
+  ];
+  const regionWords = (el) => {
+    const raw = [el.id, typeof el.className === 'string' ? el.className : '', el.getAttribute('aria-label') || '', el.getAttribute('data-testid') || ''].join(' ');
+    return raw.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  };
+  function regionOf(el, buttons) {
+    if (el.closest('nav,header,footer,aside,[role=navigation],[role=banner],[role=contentinfo],[role=complementary]')) return 'furniture';
+    if (el.closest('dialog,[role=dialog],[role=alertdialog],[aria-modal=true]')) return 'dialog';
+    if (!buttons && el.closest('select,option,[role=listbox],[role=radiogroup]')) return 'variant';
+    for (let e = el, k = 0; e && e.nodeType === 1 && k < 7 && e !== document.body; e = parentEl(e), k++) {
+      const words = regionWords(e);
+      for (const [name, re] of REGION_WORDS) {
+        // A buy box's own options and delivery lines hold the main product's button.
+        if (buttons && (name === 'variant' || name === 'delivery' || name === 'store')) continue;
+        if (words.some((w) => re.test(w))) return name;
+      }
+    }
+    return '';
+  }
   function facts(a) {
     a = a || {};
     const C = ctx();
@@ -1841,7 +1874,32 @@
       const says = label.length <= 60 && (BUY_TEXT.test(fold(label)) || BUY_TEXT.test(norm(label)));
       if (label.length > 60 || !(says || (BUY_ATTR.test(attrs) && scriptLink)) || !visEl(el)) continue;
       const disabled = !!(el.disabled || el.getAttribute('aria-disabled') === 'true' || /(^|[\s_-])(disabled|inactive|unavailable|sold-?out)([\s_-]|$)/i.test(attrs) || el.closest('fieldset:disabled'));
-      buy.push({ text: cut(label, 60), disabled });
+      buy.push({ text: cut(label, 60), disabled, other: regionOf(el, true) });
+    }
+    // Stock lines: short visible texts holding one of the stock phrases the
+    // caller gave (folded), with what their part of the page is about.
+    const stock = [];
+    const phrases = Array.isArray(a.stock_phrases) ? a.stock_phrases.filter((p) => typeof p === 'string' && p.length > 1).slice(0, 500) : [];
+    // One pattern for all the phrases, built once per list.
+    const key = phrases.join('\u0000');
+    if (phrases.length && S.stockKey !== key) {
+      S.stockKey = key;
+      S.stockRe = new RegExp(phrases.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+    }
+    if (phrases.length) {
+      const seenBlock = new Set();
+      const sw = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
+      for (let n = sw.nextNode(); n && stock.length < 60; n = sw.nextNode()) {
+        const d = n.data;
+        if (d.length < 3 || d.length > 400 || !/\S/.test(d)) continue;
+        if (!S.stockRe.test(fold(d)) || textHidden(n, C)) continue;
+        let el = n.parentElement;
+        if (!el || SKIP.has(el.localName)) continue;
+        while (el.parentElement && el !== scope && INLINE.has(cs(el, C).display)) el = el.parentElement;
+        if (seenBlock.has(el)) continue;
+        seenBlock.add(el);
+        stock.push({ text: cut(fix(joined(el, 200)), 200), other: regionOf(n.parentElement, false) });
+      }
     }
     // Identifiers in data attributes (data-sku, data-product-id...), most frequent first.
     const idCount = new Map();
@@ -1887,7 +1945,7 @@
       if (!body) continue;
       try { walk(JSON.parse(body), 0); } catch { /* not JSON */ }
     }
-    const out = { jsonld, jsonld_errors: jsonldErrors, microdata, meta, pairs, prices, buy, ids, state, title: clean(document.title), url: location.href,
+    const out = { jsonld, jsonld_errors: jsonldErrors, microdata, meta, pairs, prices, buy, stock, ids, state, title: clean(document.title), url: location.href,
       lang: document.documentElement.lang || null, text: cut(text, 20000) };
     if (fix === unmojibake) {
       // Line by line: a line that does not decode is kept as it is.

@@ -85,7 +85,8 @@ pub(super) async fn extract(call: &mut Call<'_>, args: BrowserExtractArgs) -> Re
         ));
     }
     let tab = call.tab(None).await?;
-    let (v, url, _) = runtime::call_at(&tab, "facts", &json!({"selector": args.source.selector})).await?;
+    let arg = json!({"selector": args.source.selector, "stock_phrases": extract::STOCK_PHRASES.as_slice()});
+    let (v, url, _) = runtime::call_at(&tab, "facts", &arg).await?;
     let facts: PageFacts = serde_json::from_value(v).unwrap_or_default();
     let mut out = extract::extract(&facts, &args.schema, args.source.kind);
     model_pass(call, &facts, &args, &mut out).await;

@@ -5,13 +5,15 @@
 //! link, title, URL, `lang`, label → value pairs (two-cell rows, `<dt>/<dd>`,
 //! two-part list items, `Label: value` lines), price-looking fragments with
 //! their context and strike-through state (`<del>`, `<s>`, `<strike>`,
-//! inline `line-through`), and the text. There is no layout, so "visible"
+//! inline `line-through`), stock lines with what their part of the page is
+//! about (`stock.rs`), and the text. There is no layout, so "visible"
 //! means not `hidden`, not `display:none`/`visibility:hidden` inline, not
 //! `aria-hidden`, and not in `<script>`, `<style>`, `<template>`,
 //! `<noscript>`. Fields it does not fill keep their defaults.
 
 mod pairs;
 mod prices;
+mod stock;
 mod structured;
 mod text;
 
@@ -22,6 +24,7 @@ use crate::browser::extract::PageFacts;
 use pairs::pairs;
 pub(crate) use prices::price_matches;
 use prices::prices;
+use stock::stock_lines;
 use structured::{json_ld, meta, microdata};
 use text::{clean, cut};
 pub(crate) use text::{content_text, hidden_or_inside_hidden, lines_of, name_of};
@@ -54,6 +57,7 @@ pub fn facts_from_html(html: &str, url: &str, selector: Option<&str>) -> Option<
         meta: meta(&doc),
         pairs: pairs(&scope, &text),
         prices: prices(&scope),
+        stock: stock_lines(&scope),
         title: clean(&doc.select("title").text()),
         url: url.to_owned(),
         lang: doc.select("html").attr("lang").map(|l| l.to_string()).unwrap_or_default(),

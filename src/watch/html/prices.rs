@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use dom_query::NodeRef;
 use regex::Regex;
 
-use super::text::{clean, content_text, cut, hidden, name_of};
+use super::text::{clean, content_text, cut, name_of, text_nodes};
 use crate::browser::extract::PriceFragment;
 
 const MAX_PRICES: usize = 200;
@@ -117,21 +117,7 @@ fn inside(el: &NodeRef<'_>, tags: &[&str]) -> bool {
 pub(super) fn prices(scope: &NodeRef<'_>) -> Vec<PriceFragment> {
     let mut out: Vec<PriceFragment> = Vec::new();
     let mut seen: Vec<(dom_query::NodeId, String)> = Vec::new();
-    let mut stack = vec![*scope];
-    let mut texts = Vec::new();
-    while let Some(n) = stack.pop() {
-        if n.is_text() {
-            texts.push(n);
-            continue;
-        }
-        if hidden(&n) {
-            continue;
-        }
-        let mut children = n.children();
-        children.reverse();
-        stack.extend(children);
-    }
-    for t in texts {
+    for t in text_nodes(scope) {
         if out.len() >= MAX_PRICES {
             break;
         }

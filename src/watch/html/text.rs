@@ -6,7 +6,7 @@ use dom_query::NodeRef;
 /// Elements whose content is never text.
 const SKIP: [&str; 8] = ["script", "style", "template", "noscript", "head", "svg", "iframe", "object"];
 /// Elements that start a new line of text.
-const BLOCKS: [&str; 32] = [
+pub(super) const BLOCKS: [&str; 32] = [
     "address",
     "article",
     "aside",
@@ -99,6 +99,25 @@ fn text_of(node: &NodeRef<'_>, out: &mut String) {
     if block {
         out.push('\n');
     }
+}
+
+/// The text nodes under `scope` that are not hidden, in document order.
+pub(super) fn text_nodes<'a>(scope: &NodeRef<'a>) -> Vec<NodeRef<'a>> {
+    let mut stack = vec![*scope];
+    let mut texts = Vec::new();
+    while let Some(n) = stack.pop() {
+        if n.is_text() {
+            texts.push(n);
+            continue;
+        }
+        if hidden(&n) {
+            continue;
+        }
+        let mut children = n.children();
+        children.reverse();
+        stack.extend(children);
+    }
+    texts
 }
 
 /// Visible text of `node` as lines, each cleaned, blank ones dropped.
