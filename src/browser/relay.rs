@@ -51,7 +51,15 @@ impl Relay {
         let judge = Arc::clone(&hub);
         let task = tokio::spawn(async move {
             loop {
-                let Ok((client, _)) = listener.accept().await else { continue };
+                let client = match listener.accept().await {
+                    Ok((client, _)) => client,
+                    Err(e) => {
+                        // Out of descriptors, say: not a busy loop.
+                        tracing::debug!("relay: {e}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
                 let judge = Arc::clone(&judge);
                 tokio::spawn(async move {
                     if let Err(e) = serve(client, &judge).await {
@@ -113,9 +121,12 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>) -> std::io::Res
                 return reply(&mut client, code).await;
             }
         };
+        // A socket may live long: it does not keep the hub.
+        drop(hub);
         reply(&mut client, GRANTED).await?;
         return tokio::io::copy_bidirectional(&mut client, &mut upstream).await.map(|_| ());
     };
+    drop(hub);
     // Granted before it is made: the first bytes say what it is.
     reply(&mut client, GRANTED).await?;
     let Ok(first) = tokio::time::timeout(FIRST_BYTES_BOUND, first_bytes(&mut client)).await else { return Ok(()) };
