@@ -122,15 +122,7 @@ impl Hub {
         if let Ok(mut slot) = hub.listener.lock() {
             *slot = Some(listener);
         }
-        let pattern = RequestPattern {
-            url_pattern: Some("*".into()),
-            resource_type: None,
-            request_stage: Some(RequestStage::Request),
-        };
-        browser
-            .execute(EnableParams { patterns: Some(vec![pattern]), handle_auth_requests: None })
-            .await
-            .map_err(|e| cdp_error(e, true))?;
+        browser.execute(every_request()).await.map_err(|e| cdp_error(e, true))?;
         let open = browser.execute(GetTargetsParams::default()).await.map_err(|e| cdp_error(e, true))?;
         if let Ok(mut before) = hub.before.lock() {
             before.extend(
@@ -215,16 +207,7 @@ impl Hub {
         if let Ok(mut own) = route.own.lock() {
             *own = Some(listener);
         }
-        let pattern = RequestPattern {
-            url_pattern: Some("*".into()),
-            resource_type: None,
-            request_stage: Some(RequestStage::Request),
-        };
-        route
-            .page
-            .execute(EnableParams { patterns: Some(vec![pattern]), handle_auth_requests: None })
-            .await
-            .map_err(|e| cdp_error(e, true))?;
+        route.page.execute(every_request()).await.map_err(|e| cdp_error(e, true))?;
         Ok(())
     }
 
@@ -477,6 +460,16 @@ impl Route {
     async fn owns_frame(&self, frame: &str) -> bool {
         frame == self.target || self.page.frames().await.is_ok_and(|frames| frames.iter().any(|f| f.as_ref() == frame))
     }
+}
+
+/// `Fetch` on for every request, paused before it is sent.
+fn every_request() -> EnableParams {
+    let pattern = RequestPattern {
+        url_pattern: Some("*".into()),
+        resource_type: None,
+        request_stage: Some(RequestStage::Request),
+    };
+    EnableParams { patterns: Some(vec![pattern]), handle_auth_requests: None }
 }
 
 enum Known {
