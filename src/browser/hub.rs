@@ -12,7 +12,11 @@
 //! Chromium applies the browser's interception only to targets created
 //! after it was enabled (an iframe already loaded when it is turned on is
 //! never paused; seen on Chromium 156), so turning it on for an action
-//! would miss the frames the page had already loaded. A tab that existed
+//! would miss the frames the page had already loaded. While no tab is
+//! watched its one pattern matches no URL ([`Hub::fit`]): every target is
+//! still created under the interception, yet nothing waits on Halley; the
+//! first watch widens it to every request before its action starts, and
+//! the last one to end narrows it again. A tab that existed
 //! before (in a browser Halley attached to rather than started) is
 //! intercepted on its own session while it is watched, as all tabs were
 //! before; its out-of-process iframes are not covered.
@@ -83,6 +87,9 @@ pub(crate) struct Hub {
     /// Chromium would have named it (Chromium itself only says the proxy
     /// failed).
     unreachable: Mutex<HashMap<(String, u16), &'static str>>,
+    /// Whether the browser's interception pauses every request (some tab is
+    /// watched) or none ([`Hub::fit`]); held while it is changed.
+    wide: tokio::sync::Mutex<bool>,
 }
 
 /// How long a verdict on an opening stands for the same address.
@@ -110,6 +117,7 @@ impl Hub {
             openings: Mutex::default(),
             judged: Mutex::default(),
             unreachable: Mutex::default(),
+            wide: tokio::sync::Mutex::new(false),
         });
         let mut paused = browser.event_listener::<EventRequestPaused>().await.map_err(|e| cdp_error(e, true))?;
         let weak = Arc::downgrade(&hub);
@@ -122,7 +130,7 @@ impl Hub {
         if let Ok(mut slot) = hub.listener.lock() {
             *slot = Some(listener);
         }
-        browser.execute(every_request()).await.map_err(|e| cdp_error(e, true))?;
+        browser.execute(patterns(false)).await.map_err(|e| cdp_error(e, true))?;
         let open = browser.execute(GetTargetsParams::default()).await.map_err(|e| cdp_error(e, true))?;
         if let Ok(mut before) = hub.before.lock() {
             before.extend(
@@ -143,6 +151,7 @@ impl Hub {
             openings: Mutex::default(),
             judged: Mutex::default(),
             unreachable: Mutex::default(),
+            wide: tokio::sync::Mutex::new(false),
         })
     }
 
@@ -184,11 +193,26 @@ impl Hub {
             route
         };
         let before = self.before.lock().is_ok_and(|b| b.contains(&target));
-        if before && let Err(e) = self.intercept_own(&route).await {
+        let on = if before { self.intercept_own(&route).await } else { Ok(()) };
+        if let Err(e) = on.and(self.fit().await) {
             self.remove(&route).await;
             return Err(e);
         }
         Ok((route, rx))
+    }
+
+    /// Make the browser's interception pause every request while some tab
+    /// is watched and none while none is. Done under [`Hub::wide`], from
+    /// the routes as they are then, so that the last change made is the
+    /// one the routes call for, however adds and removes interleave.
+    async fn fit(&self) -> Result<()> {
+        let mut wide = self.wide.lock().await;
+        let want = self.routes.lock().map(|r| !r.live.is_empty()).unwrap_or(true);
+        if want != *wide {
+            self.browser()?.execute(patterns(want)).await.map_err(|e| cdp_error(e, true))?;
+            *wide = want;
+        }
+        Ok(())
     }
 
     /// Intercept the requests of `route`'s tab on its own session.
@@ -207,7 +231,7 @@ impl Hub {
         if let Ok(mut own) = route.own.lock() {
             *own = Some(listener);
         }
-        route.page.execute(every_request()).await.map_err(|e| cdp_error(e, true))?;
+        route.page.execute(patterns(true)).await.map_err(|e| cdp_error(e, true))?;
         Ok(())
     }
 
@@ -216,6 +240,9 @@ impl Hub {
         {
             let mut routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
             routes.live.retain(|r| r.id != route.id);
+        }
+        if let Err(e) = self.fit().await {
+            tracing::debug!("wire: the browser's interception stays wide: {e}");
         }
         let own = route.own.lock().ok().and_then(|mut o| o.take());
         if let Some(listener) = own {
@@ -462,10 +489,12 @@ impl Route {
     }
 }
 
-/// `Fetch` on for every request, paused before it is sent.
-fn every_request() -> EnableParams {
+/// `Fetch` on for every request, paused before it is sent (`every`), or
+/// for none: a pattern no URL matches keeps the interception in place for
+/// the targets created meanwhile, with nothing paused.
+fn patterns(every: bool) -> EnableParams {
     let pattern = RequestPattern {
-        url_pattern: Some("*".into()),
+        url_pattern: Some(if every { "*" } else { "halley:nothing" }.into()),
         resource_type: None,
         request_stage: Some(RequestStage::Request),
     };
