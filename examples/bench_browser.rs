@@ -44,12 +44,6 @@ const END: &str = "<!-- browser-bench:end -->";
 const TOKEN_TARGET: f64 = 0.5;
 const LATENCY_TARGET: f64 = 1.0;
 
-/// Halley's medians before the gate at the wire (issue 27), this benchmark
-/// on 2026-11-22 (2cee582, the same machine): what the wire gate costs is
-/// read beside them.
-const BEFORE_WIRE: &[(&str, f64)] =
-    &[("navigate", 72.9), ("click", 83.4), ("type", 7.4), ("select", 4.7), ("screenshot", 51.4)];
-
 /// The wire gate's aim: at most this much added to an action.
 const WIRE_COST_AIM: f64 = 0.10;
 
@@ -62,8 +56,9 @@ struct Options {
     snapshot_runs: usize,
     action_runs: usize,
     load_runs: usize,
-    /// Only the page loads, printed (a quick look while working on the hub).
-    only_loads: bool,
+    /// Only the wire gate's cost (actions and page loads), printed (a
+    /// quick look while working on the hub).
+    only_wire: bool,
     chromium: PathBuf,
 }
 
@@ -73,7 +68,7 @@ fn options() -> Result<Options> {
         snapshot_runs: 15,
         action_runs: 20,
         load_runs: 2,
-        only_loads: false,
+        only_wire: false,
         chromium: PathBuf::from("/usr/bin/chromium"),
     };
     let mut args = std::env::args().skip(1);
@@ -84,12 +79,12 @@ fn options() -> Result<Options> {
             "--snapshot-runs" => o.snapshot_runs = value(&arg)?.parse()?,
             "--action-runs" => o.action_runs = value(&arg)?.parse()?,
             "--load-runs" => o.load_runs = value(&arg)?.parse()?,
-            "--only-loads" => o.only_loads = true,
+            "--only-wire" => o.only_wire = true,
             "--chromium" => o.chromium = value(&arg)?.into(),
             "-h" | "--help" => {
                 println!(
                     "usage: bench_browser [--write-doc] [--snapshot-runs N (15)] [--action-runs N (20)] \
-                     [--load-runs N (2)] [--only-loads] [--chromium PATH (/usr/bin/chromium)]"
+                     [--load-runs N (2)] [--only-wire] [--chromium PATH (/usr/bin/chromium)]"
                 );
                 std::process::exit(0);
             }
@@ -138,7 +133,17 @@ async fn call(core: &Core, name: &str, args: Value) -> Result<(f64, ToolResultV2
 
 /// `1 + runs` runs of `f`; the first is a warm-up and is not counted. Returns
 /// the stats and the last run's value.
-async fn timed<T, F, Fut>(runs: usize, mut f: F) -> Result<(Stats, T)>
+async fn timed<T, F, Fut>(runs: usize, f: F) -> Result<(Stats, T)>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<(f64, T)>>,
+{
+    let (ms, last) = sampled(runs, f).await?;
+    Ok((Stats::of(&ms), last))
+}
+
+/// [`timed`]'s samples themselves.
+async fn sampled<T, F, Fut>(runs: usize, mut f: F) -> Result<(Vec<f64>, T)>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<(f64, T)>>,
@@ -150,7 +155,7 @@ where
         ms.push(t);
         last = v;
     }
-    Ok((Stats::of(&ms), last))
+    Ok((ms, last))
 }
 
 /// Halley's whole snapshot of the current page: every page of it at the
@@ -189,17 +194,28 @@ struct Action {
     name: &'static str,
     what: &'static str,
     time: Stats,
+    samples: Vec<f64>,
     /// Characters of the result's `data` as JSON.
     response_chars: usize,
 }
 
+impl Action {
+    fn new(name: &'static str, what: &'static str, samples: Vec<f64>, response_chars: usize) -> Action {
+        Action { name, what, time: Stats::of(&samples), samples, response_chars }
+    }
+}
+
 struct HalleyRun {
     pages: Vec<HalleyPage>,
+    actions: Actions,
+}
+
+struct Actions {
     actions: Vec<Action>,
     trivial: Stats,
     /// The same navigation right after an action, with the gate's watch
     /// on the tab (every request the page loads goes through it).
-    watched_navigate: Stats,
+    watched_navigate: Action,
 }
 
 fn distinct_refs(text: &str) -> Result<usize> {
@@ -241,55 +257,52 @@ async fn halley(core: &Core, server: &fixtures::FixtureServer, o: &Options) -> R
         });
     }
 
+    Ok(HalleyRun { pages, actions: actions(core, server, o.action_runs).await? })
+}
+
+/// The actions, timed: `runs` of each after a warm-up.
+async fn actions(core: &Core, server: &fixtures::FixtureServer, runs: usize) -> Result<Actions> {
     eprintln!("[halley] actions");
-    let runs = o.action_runs;
     let size = |r: &ToolResultV2| r.data.to_string().chars().count();
     let mut actions = Vec::new();
     let shop = server.url("shop-vn.html");
     let form = server.url("form.html");
 
-    let (time, last) =
-        timed(runs, || call(core, "browser_navigate", json!({"url": shop, "wait_until": "load"}))).await?;
-    actions.push(Action { name: "navigate", what: "shop-vn.html, until load", time, response_chars: size(&last) });
+    let (samples, last) =
+        sampled(runs, || call(core, "browser_navigate", json!({"url": shop, "wait_until": "load"}))).await?;
+    actions.push(Action::new("navigate", "shop-vn.html, until load", samples, size(&last)));
 
     let (_, snap) = call(core, "browser_snapshot", json!({})).await?;
     let cart = ref_of(snap.data["text"].as_str().unwrap_or_default(), r#"button "Thêm vào giỏ""#)?;
-    let (time, last) = timed(runs, || call(core, "browser_click", json!({"ref": cart}))).await?;
-    actions.push(Action {
-        name: "click", what: "button “Thêm vào giỏ” by ref", time, response_chars: size(&last)
-    });
+    let (samples, last) = sampled(runs, || call(core, "browser_click", json!({"ref": cart}))).await?;
+    actions.push(Action::new("click", "button “Thêm vào giỏ” by ref", samples, size(&last)));
 
     call(core, "browser_navigate", json!({"url": form})).await?;
     let (_, snap) = call(core, "browser_snapshot", json!({})).await?;
     let text = snap.data["text"].as_str().unwrap_or_default();
     let name = ref_of(text, r#"textbox "Họ và tên"#)?;
     let country = ref_of(text, r#"combobox "Quốc tịch"#)?;
-    let (time, last) =
-        timed(runs, || call(core, "browser_type", json!({"ref": name, "text": "Nguyễn Văn An", "clear_first": true})))
-            .await?;
-    actions.push(Action {
-        name: "type", what: "form.html #ho_ten “Nguyễn Văn An”", time, response_chars: size(&last)
-    });
-    let (time, last) =
-        timed(runs, || call(core, "browser_select_option", json!({"ref": country, "label": "Nhật Bản"}))).await?;
-    actions.push(Action {
-        name: "select",
-        what: "form.html #quoc_tich → “Nhật Bản”",
-        time,
-        response_chars: size(&last),
-    });
-    let (time, last) = timed(runs, || call(core, "browser_screenshot", json!({}))).await?;
-    actions.push(Action { name: "screenshot", what: "viewport, PNG", time, response_chars: size(&last) });
+    let (samples, last) = sampled(runs, || {
+        call(core, "browser_type", json!({"ref": name, "text": "Nguyễn Văn An", "clear_first": true}))
+    })
+    .await?;
+    actions.push(Action::new("type", "form.html #ho_ten “Nguyễn Văn An”", samples, size(&last)));
+    let (samples, last) =
+        sampled(runs, || call(core, "browser_select_option", json!({"ref": country, "label": "Nhật Bản"}))).await?;
+    actions.push(Action::new("select", "form.html #quoc_tich → “Nhật Bản”", samples, size(&last)));
+    let (samples, last) = sampled(runs, || call(core, "browser_screenshot", json!({}))).await?;
+    actions.push(Action::new("screenshot", "viewport, PNG", samples, size(&last)));
 
     let (trivial, _) = timed(runs, || call(core, "browser_list_tabs", json!({}))).await?;
     // An action (a click), then the page loads again while the tab's watch is on.
     call(core, "browser_navigate", json!({"url": shop, "wait_until": "load"})).await?;
-    let (watched_navigate, _) = timed(runs, || async {
+    let (samples, _) = sampled(runs, || async {
         call(core, "browser_click", json!({"selector": "#add-to-cart"})).await?;
         call(core, "browser_navigate", json!({"url": shop, "wait_until": "load"})).await
     })
     .await?;
-    Ok(HalleyRun { pages, actions, trivial, watched_navigate })
+    let watched_navigate = Action::new("navigate right after a click (the tab's watch on)", "", samples, 0);
+    Ok(Actions { actions, trivial, watched_navigate })
 }
 
 /// Run `bench/playwright-mcp/bench.mjs` on the same pages; its JSON result.
@@ -373,7 +386,7 @@ fn verdict(ok: bool) -> &'static str {
 
 /// The markdown report: machine, snapshot size, addressability, snapshot
 /// time, action latency, per-call overhead.
-fn report(run: &HalleyRun, loads: &Loads, pw: &Value, o: &Options, root: &Path) -> Result<String> {
+fn report(run: &HalleyRun, wire: &Wire, loads: &Loads, pw: &Value, o: &Options, root: &Path) -> Result<String> {
     let mut md = String::new();
     let version = pw["version"].as_str().unwrap_or("?");
     let commit = command_line("git", &["-C", &root.to_string_lossy(), "rev-parse", "--short", "HEAD"]);
@@ -492,7 +505,7 @@ fn report(run: &HalleyRun, loads: &Loads, pw: &Value, o: &Options, root: &Path) 
     )?;
     writeln!(md, "| --- | ---: | ---: | ---: | :---: | ---: | ---: | ---: |")?;
     let mut latency_misses = Vec::new();
-    for a in &run.actions {
+    for a in &run.actions.actions {
         let d = &pw["actions"][a.name];
         let l = &pw["lean_actions"][a.name];
         let (ds, ls) = (Stats::from_json(d), Stats::from_json(l));
@@ -521,39 +534,7 @@ fn report(run: &HalleyRun, loads: &Loads, pw: &Value, o: &Options, root: &Path) 
         )?;
     }
 
-    writeln!(
-        md,
-        "\n**The gate at the wire** (issue 27: every request an action makes the page send is held and graded; aim: \
-         at most {:.0} % added). Halley's medians now beside this benchmark's before the wire gate (2cee582, \
-         2026-11-22, Intel Xeon 2 cores: another machine than this run's, so read the rows that the wire gate \
-         does not touch, navigate and screenshot, as the difference of the machines):\n",
-        WIRE_COST_AIM * 100.0
-    )?;
-    writeln!(md, "| Action | before (ms) | now (ms) | added | ≤ {:.0} % |", WIRE_COST_AIM * 100.0)?;
-    writeln!(md, "| --- | ---: | ---: | ---: | :---: |")?;
-    for a in &run.actions {
-        let Some((_, before)) = BEFORE_WIRE.iter().find(|(n, _)| *n == a.name) else { continue };
-        let added = a.time.median / before - 1.0;
-        writeln!(
-            md,
-            "| {} | {} | {} | {:+.0} % | {} |",
-            a.name,
-            ms(*before),
-            ms(a.time.median),
-            added * 100.0,
-            verdict(added <= WIRE_COST_AIM)
-        )?;
-    }
-    let plain = run.actions.iter().find(|a| a.name == "navigate").map_or(0.0, |a| a.time.median);
-    writeln!(
-        md,
-        "\nA page load with the tab's watch on (the same navigation right after a click, the navigation timed): \
-         {} / {} ms, beside {} ms for the load with no action before it ({:+.0} %).",
-        ms(run.watched_navigate.median),
-        ms(run.watched_navigate.p90),
-        ms(plain),
-        (run.watched_navigate.median / plain - 1.0) * 100.0,
-    )?;
+    wire_report(&mut md, wire)?;
     loads_report(&mut md, loads)?;
 
     let o_list = Stats::from_json(&pw["overhead"]["tools_list"]);
@@ -566,8 +547,8 @@ fn report(run: &HalleyRun, loads: &Loads, pw: &Value, o: &Options, root: &Path) 
         ms(o_list.p90),
         ms(o_tabs.median),
         ms(o_tabs.p90),
-        ms(run.trivial.median),
-        ms(run.trivial.p90)
+        ms(run.actions.trivial.median),
+        ms(run.actions.trivial.p90)
     )?;
     let list = |v: &[String]| if v.is_empty() { "none".to_owned() } else { v.join(", ") };
     writeln!(
@@ -599,13 +580,14 @@ fn write_doc(root: &Path, table: &str) -> Result<()> {
 async fn main() -> Result<()> {
     let o = options()?;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    if o.only_loads {
+    let server = fixtures::FixtureServer::start();
+    if o.only_wire {
         let mut md = String::new();
+        wire_report(&mut md, &wire_actions(&server, &o).await?)?;
         loads_report(&mut md, &page_loads(&root, &o).await?)?;
         println!("{md}");
         return Ok(());
     }
-    let server = fixtures::FixtureServer::start();
 
     let data = tempfile::tempdir()?;
     let settings = BrowserSettings { headless: true, chromium: Some(o.chromium.clone()), ..Default::default() };
@@ -613,15 +595,115 @@ async fn main() -> Result<()> {
     let run = halley(&core, &server, &o).await;
     core.close().await;
     let run = run?;
+    let wire = wire_actions(&server, &o).await?;
     let loads = page_loads(&root, &o).await?;
     // Let Halley's Chromium finish exiting before Playwright's starts.
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
 
     let pw = playwright(&root, &run, &o, &server)?;
-    let table = report(&run, &loads, &pw, &o, &root)?;
+    let table = report(&run, &wire, &loads, &pw, &o, &root)?;
     println!("{table}");
     if o.write_doc {
         write_doc(&root, &table)?;
+    }
+    Ok(())
+}
+
+/// The actions timed with the wire gate off (a bench build's knob: no
+/// interception, no relay) and on (the product), in one run.
+struct Wire {
+    off: Actions,
+    on: Actions,
+}
+
+/// Time the actions in two browsers, the gate off and on, taking turns:
+/// two rounds of half the runs each, so a change in the machine's load
+/// weighs on both alike.
+async fn wire_actions(server: &fixtures::FixtureServer, o: &Options) -> Result<Wire> {
+    let mut cores = Vec::new();
+    for off in [true, false] {
+        let data = tempfile::tempdir()?;
+        let settings = BrowserSettings {
+            headless: true,
+            chromium: Some(o.chromium.clone()),
+            bench_wire_off: off,
+            ..Default::default()
+        };
+        let core = halley::host::open_core_full(DataDir::at(data.path()), Registry::builtin()?, settings).await?;
+        cores.push((data, core));
+    }
+    let half = o.action_runs.div_ceil(2);
+    let mut rounds: [Vec<Actions>; 2] = [Vec::new(), Vec::new()];
+    let mut failed = None;
+    'rounds: for _ in 0..2 {
+        for (k, (_, core)) in cores.iter().enumerate() {
+            eprintln!("[halley] actions with the wire gate {}", if k == 0 { "off" } else { "on" });
+            match actions(core, server, half).await {
+                Ok(a) => rounds[k].push(a),
+                Err(e) => {
+                    failed = Some(e);
+                    break 'rounds;
+                }
+            }
+        }
+    }
+    for (_, core) in cores {
+        core.close().await;
+    }
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let [off, on] = rounds.map(merged);
+    Ok(Wire {
+        off: off.ok_or_else(|| anyhow!("no actions timed"))?,
+        on: on.ok_or_else(|| anyhow!("no actions timed"))?,
+    })
+}
+
+/// Rounds of the same actions as one: their samples together.
+fn merged(rounds: Vec<Actions>) -> Option<Actions> {
+    let mut rounds = rounds.into_iter();
+    let mut all = rounds.next()?;
+    for round in rounds {
+        let more = round.actions.into_iter().chain([round.watched_navigate]);
+        for (a, more) in all.actions.iter_mut().chain([&mut all.watched_navigate]).zip(more) {
+            a.samples.extend(more.samples);
+            a.time = Stats::of(&a.samples);
+        }
+        all.trivial = round.trivial;
+    }
+    Some(all)
+}
+
+/// The wire gate's cost on each action: off and on side by side.
+fn wire_report(md: &mut String, w: &Wire) -> Result<()> {
+    writeln!(
+        md,
+        "\n**The gate at the wire, action latency** (issue 27: every request an action makes the page send is held \
+         and graded; aim: at most {:.0} % added). Two browsers in this run, the gate off (a bench build's knob: no \
+         interception, no relay; never in the product) and on (the product), taking turns in two rounds; ms, \
+         median / p90.\n",
+        WIRE_COST_AIM * 100.0
+    )?;
+    writeln!(md, "| Action | gate off | gate on | added (medians) | ≤ {:.0} % |", WIRE_COST_AIM * 100.0)?;
+    writeln!(md, "| --- | ---: | ---: | ---: | :---: |")?;
+    let mut row = |name: &str, off: Stats, on: Stats| -> Result<()> {
+        let added = on.median / off.median - 1.0;
+        writeln!(
+            md,
+            "| {name} | {} / {} | {} / {} | {:+.1} % | {} |",
+            ms(off.median),
+            ms(off.p90),
+            ms(on.median),
+            ms(on.p90),
+            added * 100.0,
+            verdict(added <= WIRE_COST_AIM)
+        )?;
+        Ok(())
+    };
+    let on = w.on.actions.iter().chain([&w.on.watched_navigate]);
+    for (off, on) in w.off.actions.iter().chain([&w.off.watched_navigate]).zip(on) {
+        row(off.name, off.time, on.time)?;
     }
     Ok(())
 }

@@ -570,26 +570,41 @@ impl Listening {
 /// TLS (`wss://`). Refused, the socket's server receives nothing at all
 /// (not even the handshake) and the model is told; approved (the
 /// control), the handshake arrives (with the order in its address; over
-/// TLS, its ClientHello: the test's server speaks no TLS). The browser's
-/// own connections (to its vendor's servers) are not asked about.
+/// TLS, its ClientHello: the test's server speaks no TLS). The same when
+/// a worker of the page opens the socket, or a frame of another site (out
+/// of process) does. The browser's own connections (to its vendor's
+/// servers) are not asked about.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_order_sent_over_a_websocket_to_another_site_is_asked_about() {
     if !have_browser() {
         return;
     }
     let site = FixtureServer::start();
-    for (scheme, yes) in [("ws", false), ("ws", true), ("wss", false), ("wss", true)] {
+    let frame = format!("&via=frame&to={}", elsewhere(&site));
+    let cases = [
+        ("ws", false, ""),
+        ("ws", true, ""),
+        ("wss", false, ""),
+        ("wss", true, ""),
+        ("ws", false, "&via=worker"),
+        ("ws", true, "&via=worker"),
+        ("ws", false, frame.as_str()),
+        ("ws", true, frame.as_str()),
+    ];
+    for (scheme, yes, via) in cases {
         let socket = Listening::tcp();
-        let page = format!("{}?ws={scheme}://localhost:{}", site.url("hostile/socket-order.html"), socket.port);
+        let page = format!("{}?ws={scheme}://localhost:{}{via}", site.url("hostile/socket-order.html"), socket.port);
         let tmp = tempfile::tempdir().unwrap();
         let confirmer = Scripted::new(&[yes]);
         let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
         let r = core.call_tool(&cx, "browser_navigate", json!({"url": page})).await;
         assert!(r.is_ok(), "{r:?}");
+        // The frame of another site must have loaded before it is told.
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         let r = core.call_tool(&cx, "browser_click", json!({"selector": "#save"})).await;
         tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
         let asked = confirmer.asked.lock().unwrap().clone();
-        assert_eq!(asked.len(), 1, "{scheme}, answer {yes}: the socket was asked about: {asked:#?}");
+        assert_eq!(asked.len(), 1, "{scheme}{via}, answer {yes}: the socket was asked about: {asked:#?}");
         let to = asked[0].destination.clone().unwrap_or_default();
         assert!(to.contains(&format!("localhost:{}", socket.port)), "{:?}", asked[0]);
         let got = socket.got();
@@ -598,9 +613,9 @@ async fn an_order_sent_over_a_websocket_to_another_site_is_asked_about() {
                 "ws" => g.starts_with("GET /live?order=laptop-abc"),
                 _ => g.starts_with('\u{16}'),
             };
-            assert!(got.iter().any(handshake), "approved: {got:?}");
+            assert!(got.iter().any(handshake), "{scheme}{via}, approved: {got:?}");
         } else {
-            assert!(got.is_empty(), "refused, yet the socket's server got {got:?}");
+            assert!(got.is_empty(), "{scheme}{via}: refused, yet the socket's server got {got:?}");
             let told = match &r.error {
                 Some(e) => e.code.as_str() == "denied" && e.message.contains("CONNECT"),
                 None => {
@@ -608,7 +623,7 @@ async fn an_order_sent_over_a_websocket_to_another_site_is_asked_about() {
                     next.error.as_ref().is_some_and(|e| e.code.as_str() == "denied")
                 }
             };
-            assert!(told, "the model was not told: {r:?}");
+            assert!(told, "{scheme}{via}: the model was not told: {r:?}");
         }
         core.close().await;
     }
