@@ -90,6 +90,10 @@ pub(crate) struct Hub {
     /// Whether the browser's interception pauses every request (some tab is
     /// watched) or none ([`Hub::fit`]); held while it is changed.
     wide: tokio::sync::Mutex<bool>,
+    /// Benchmarks only (feature `bench-knobs`): no interception, and the
+    /// actions run without a watch, to time what the gate costs.
+    #[cfg(feature = "bench-knobs")]
+    ungated: bool,
 }
 
 /// How long a verdict on an opening stands for the same address.
@@ -118,6 +122,8 @@ impl Hub {
             judged: Mutex::default(),
             unreachable: Mutex::default(),
             wide: tokio::sync::Mutex::new(false),
+            #[cfg(feature = "bench-knobs")]
+            ungated: false,
         });
         let mut paused = browser.event_listener::<EventRequestPaused>().await.map_err(|e| cdp_error(e, true))?;
         let weak = Arc::downgrade(&hub);
@@ -152,7 +158,26 @@ impl Hub {
             judged: Mutex::default(),
             unreachable: Mutex::default(),
             wide: tokio::sync::Mutex::new(false),
+            #[cfg(feature = "bench-knobs")]
+            ungated: false,
         })
+    }
+
+    /// Benchmarks only: a hub for a browser the gate does not watch at all
+    /// (its actions run unwatched; see [`Hub::ungated`]).
+    #[cfg(feature = "bench-knobs")]
+    pub fn ungated() -> Arc<Hub> {
+        let mut hub = Hub::detached();
+        if let Some(hub) = Arc::get_mut(&mut hub) {
+            hub.ungated = true;
+        }
+        hub
+    }
+
+    /// Benchmarks only: whether the actions on this browser run unwatched.
+    #[cfg(feature = "bench-knobs")]
+    pub fn is_ungated(&self) -> bool {
+        self.ungated
     }
 
     /// Whether this hub intercepts a live browser (not [`Hub::detached`]).

@@ -169,8 +169,8 @@ pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
     let browser = Arc::new(browser);
     #[cfg(feature = "bench-knobs")]
     if options.bench_wire_off {
-        // A hub with no browser: every guarded action fails closed.
-        let hub = super::hub::Hub::detached();
+        // No interception, and the actions run unwatched.
+        let hub = super::hub::Hub::ungated();
         return Ok(Connected { browser, hub, pump, gone, owned: process.is_some(), process, relay });
     }
     let hub = match super::hub::Hub::start(&browser).await {

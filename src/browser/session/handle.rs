@@ -35,6 +35,13 @@ impl TabHandle {
     pub fn check_alive(&self) -> Result<()> {
         if self.gone.load(Ordering::SeqCst) { Err(crashed()) } else { Ok(()) }
     }
+
+    /// Benchmarks only (feature `bench-knobs`): the browser was started
+    /// with the gate at the wire off, and its actions run unwatched.
+    #[cfg(feature = "bench-knobs")]
+    pub fn ungated(&self) -> bool {
+        self.hub.is_ungated()
+    }
 }
 
 /// A CDP failure as a Halley error: `browser_crashed` when the browser is

@@ -72,6 +72,11 @@ pub(super) async fn guarded<T>(
     given: &[String],
     work: impl Future<Output = Result<T>>,
 ) -> Result<T> {
+    // Benchmarks only: what the action costs without the gate at the wire.
+    #[cfg(feature = "bench-knobs")]
+    if tab.ungated() {
+        return work.await;
+    }
     let mut slot = tab.wire.lock().await;
     if let Some(late) = slot.as_ref().map(Idle::blocked).filter(|b| !b.is_empty()) {
         // The model must know before it goes on: its last action's page
