@@ -219,6 +219,9 @@ async fn launch(options: &BrowserOptions) -> Result<(Browser, Handler, Process, 
             return Err(launch_error(no, status));
         }
     };
+    // Chromium runs now (a wrapper script has become it): its own host
+    // rules, for the names the relay resolves.
+    relay.resolve_as(process.pid());
     let connected = tokio::time::timeout(CONNECT_BOUND, Browser::connect_with_config(address, handler_config)).await;
     match connected {
         Ok(Ok((browser, handler))) => Ok((browser, handler, process, relay)),

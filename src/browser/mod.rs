@@ -5,6 +5,7 @@
 //! lives in an isolated world the page cannot tamper with.
 
 pub mod extract;
+mod host_rules;
 mod hub;
 pub(crate) mod keys;
 mod launch;

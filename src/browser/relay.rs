@@ -16,6 +16,9 @@
 //! judged like a request (asking the user during an action). Refused, it
 //! is closed before any byte reaches the server.
 //!
+//! Names are resolved here (Chromium sends them through SOCKS5), under the
+//! browser's own `--host-resolver-rules` ([`HostRules`]).
+//!
 //! A browser Halley attached to (`--cdp-url`) does not go through it.
 
 use std::sync::{Arc, OnceLock, Weak};
@@ -25,6 +28,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
+use super::host_rules::{HostRules, Mapped};
 use super::hub::Hub;
 
 /// How long a connection may take to reach its server.
@@ -39,6 +43,8 @@ pub(crate) struct Relay {
     /// The hub that judges openings, known once the browser is connected
     /// (before, while Chromium starts, every connection goes on).
     hub: Arc<OnceLock<Weak<Hub>>>,
+    /// The browser's host rules, known once it runs (before, none).
+    rules: Arc<OnceLock<HostRules>>,
     task: JoinHandle<()>,
 }
 
@@ -48,7 +54,9 @@ impl Relay {
         let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
         let port = listener.local_addr()?.port();
         let hub: Arc<OnceLock<Weak<Hub>>> = Arc::default();
+        let rules: Arc<OnceLock<HostRules>> = Arc::default();
         let judge = Arc::clone(&hub);
+        let names = Arc::clone(&rules);
         let task = tokio::spawn(async move {
             loop {
                 let client = match listener.accept().await {
@@ -60,20 +68,26 @@ impl Relay {
                         continue;
                     }
                 };
-                let judge = Arc::clone(&judge);
+                let (judge, names) = (Arc::clone(&judge), Arc::clone(&names));
                 tokio::spawn(async move {
-                    if let Err(e) = serve(client, &judge).await {
+                    if let Err(e) = serve(client, &judge, &names).await {
                         tracing::debug!("relay: {e}");
                     }
                 });
             }
         });
-        Ok(Relay { port, hub, task })
+        Ok(Relay { port, hub, rules, task })
     }
 
     /// Chromium's flags that send every connection through the relay.
     pub fn flags(&self) -> [String; 2] {
         [format!("--proxy-server=socks5://127.0.0.1:{}", self.port), "--proxy-bypass-list=<-loopback>".to_owned()]
+    }
+
+    /// Resolve names as the browser `pid` was told to (its command line's
+    /// `--host-resolver-rules`).
+    pub fn resolve_as(&self, pid: u32) {
+        let _ = self.rules.set(HostRules::of_process(pid));
     }
 
     /// From now on, `hub` judges the openings.
@@ -101,7 +115,7 @@ const NO_ADDRESS_TYPE: u8 = 0x08;
 /// read before anything is connected, to tell what it is ([`Seen`]); a
 /// WebSocket or a call goes only if the tab's watch lets it; then bytes
 /// both ways until either side ends.
-async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>) -> std::io::Result<()> {
+async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>, rules: &OnceLock<HostRules>) -> std::io::Result<()> {
     let asked = tokio::time::timeout(HANDSHAKE_BOUND, request(&mut client)).await;
     let (host, port) = match asked {
         Ok(Ok(Ok(to))) => to,
@@ -112,7 +126,7 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>) -> std::io::Res
     let hub = hub.get().and_then(Weak::upgrade);
     let judge = hub.clone().filter(|hub| !hub.admits(&host, port));
     let Some(judge) = judge else {
-        let mut upstream = match connect(&host, port).await {
+        let mut upstream = match connect(rules, &host, port).await {
             Ok(upstream) => upstream,
             Err((code, why)) => {
                 if let Some(hub) = &hub {
@@ -139,7 +153,7 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>) -> std::io::Res
     {
         return Ok(());
     }
-    let mut upstream = match connect(&host, port).await {
+    let mut upstream = match connect(rules, &host, port).await {
         Ok(upstream) => upstream,
         Err((_, why)) => {
             judge.unreachable(&host, port, why);
@@ -151,10 +165,16 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>) -> std::io::Res
     tokio::io::copy_bidirectional(&mut client, &mut upstream).await.map(|_| ())
 }
 
-/// Connect to the server, or the SOCKS reply code that says why not and
-/// the name Chromium gives that network error.
-async fn connect(host: &str, port: u16) -> Result<TcpStream, (u8, &'static str)> {
-    match tokio::time::timeout(CONNECT_BOUND, TcpStream::connect((host, port))).await {
+/// Connect to the server (where the browser's host rules send it), or the
+/// SOCKS reply code that says why not and the name Chromium gives that
+/// network error.
+async fn connect(rules: &OnceLock<HostRules>, host: &str, port: u16) -> Result<TcpStream, (u8, &'static str)> {
+    let (host, port) = match rules.get().map_or(Mapped::Same, |r| r.map(host)) {
+        Mapped::Same => (host.to_owned(), port),
+        Mapped::To(other, to) => (other, to.unwrap_or(port)),
+        Mapped::NotFound => return Err((UNREACHABLE, "ERR_NAME_NOT_RESOLVED")),
+    };
+    match tokio::time::timeout(CONNECT_BOUND, TcpStream::connect((host.as_str(), port))).await {
         Ok(Ok(stream)) => {
             let _ = stream.set_nodelay(true);
             Ok(stream)

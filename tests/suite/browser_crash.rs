@@ -186,3 +186,47 @@ async fn the_browser_gets_halleys_flags_as_written() {
     assert!(!cmd.contains("----"), "a flag Chromium ignores (----): {cmd}");
     core.close().await;
 }
+
+/// The browser's own host rules hold through the relay it connects by
+/// (issue 27): Chromium sends names, not addresses, through SOCKS5, so
+/// the relay resolves them as the browser was told to. A name mapped to
+/// the fixture site loads it; a name mapped to `~NOTFOUND` fails at once,
+/// named as Chromium names it, with no lookup of the real name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browsers_host_rules_hold_through_its_relay() {
+    if !have_browser() {
+        return;
+    }
+    let site = crate::common::fixtures::FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let chromium = halley::browser::find_chromium(None).unwrap();
+    let wrapper = tmp.path().join("chromium");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nexec '{}' --host-resolver-rules=\"MAP shop.test 127.0.0.1, MAP *.gone.test ~NOTFOUND\" \"$@\"\n",
+            chromium.display()
+        ),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let settings = BrowserSettings { chromium: Some(wrapper), headless: true, ..BrowserSettings::default() };
+    let core =
+        halley::host::open_core_full(DataDir::at(tmp.path().join("data")), Registry::builtin().unwrap(), settings)
+            .await
+            .unwrap();
+    let mapped = site.url("shop-vn.html").replace("127.0.0.1", "shop.test");
+    let r = core.call_tool(&cli(), "browser_navigate", json!({"url": mapped})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let text = core.call_tool(&cli(), "browser_read_text", json!({"selector": "h1"})).await;
+    assert!(!text.data["text"].as_str().unwrap_or_default().is_empty(), "{text:?}");
+    let began = std::time::Instant::now();
+    let r = core.call_tool(&cli(), "browser_navigate", json!({"url": "http://www.gone.test/"})).await;
+    let err = r.error.expect("a name mapped to ~NOTFOUND does not load");
+    assert!(err.message.contains("ERR_NAME_NOT_RESOLVED"), "{}", err.message);
+    assert!(began.elapsed() < std::time::Duration::from_secs(5), "not at once: {:?}", began.elapsed());
+    core.close().await;
+}
