@@ -210,16 +210,28 @@ fn raise(window: &WebviewWindow) {
 }
 
 /// The user must act in the browser: ask the core to bring its window and
-/// the challenge's tab to the front.
+/// the challenge's tab to the front, then the hand-off window above it
+/// (the browser coming forward would hide it otherwise).
 fn bring_challenge_tab_forward(app: &AppHandle, id: String) {
     let Ok(host) = app.state::<Shell>().host().cloned() else {
         return;
     };
+    let app = app.clone();
     tauri::async_runtime::spawn(async move {
         if let Err(e) = host.handle(Op::ShowChallenge { id }).await {
             eprintln!("halley-desktop: cannot show the challenge's tab: {e}");
         }
+        keep_in_front(&app, Kind::Challenge);
     });
+}
+
+/// The dialog of this kind, if open, raised above the other windows (the
+/// managed browser just brought forward).
+pub fn keep_in_front(app: &AppHandle, kind: Kind) {
+    if let Some(window) = app.get_webview_window(kind.label()) {
+        let _ = window.set_always_on_top(true);
+        raise(&window);
+    }
 }
 
 /// Percent-encode everything but unreserved characters.

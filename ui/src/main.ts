@@ -17,7 +17,8 @@
 //   data-rule, .remove-rule), #rule-site, #rule-tool, #rule-decision, #rule-add,
 //   #first-run, #retry, #palette-open, #palette (dialog), #palette-search,
 //   #palette-list (.palette-item with data-tool), #palette-args, #palette-run,
-//   #palette-result, #watches-open (its unread count in .unread-count),
+//   #palette-result, #ask-page, #summarise-page, #compare-tabs, #task-tabs,
+//   #tab-mentions (hooks in chat/tabs-view.ts), #watches-open (its unread count in .unread-count),
 //   #watches (hooks in watches-view.ts), #back-to-chat, #not-connected,
 //   .open-view (a creator skill's step: opens #creator-dialog, hooks in
 //   creator-view.ts).
@@ -40,6 +41,7 @@ import { renderInUse, renderModelList } from "./models/models-view";
 import { paletteQuery } from "./palette/palette";
 import { button, fillList, formatTime, renderHeader, renderNotConnected } from "./view";
 import { createWatchesView } from "./watches/watches-view";
+import { createTabsComposer } from "./chat/tabs-view";
 import "./style.css";
 
 type View = "chat" | "conversations" | "settings" | "watches";
@@ -154,7 +156,19 @@ function start(root: HTMLElement, lang: Lang): void {
   });
   const send = h("button", { id: "send", type: "submit", class: "primary" }, t("send"));
   const stop = h("button", { id: "stop", type: "button", class: "danger", "aria-label": t("stopHint"), title: t("stopHint") }, "■ " + t("stop"));
-  const composerForm = h("form", { id: "composer-form", class: "composer" }, composer, h("div", { class: "composer-actions" }, stop, send));
+  const tabsComposer = createTabsComposer(
+    composer,
+    t,
+    (text, tabs) => sendMessage(text, tabs),
+    (message) => dispatch({ kind: "failed", message }),
+  );
+  const composerForm = h(
+    "form",
+    { id: "composer-form", class: "composer" },
+    tabsComposer.chips,
+    composer,
+    h("div", { class: "composer-actions" }, tabsComposer.actions, stop, send),
+  );
   const chatView = h("section", { id: "chat", class: "view view-chat" }, scroller, composerForm);
 
   // ---- Other views ----
@@ -227,22 +241,34 @@ function start(root: HTMLElement, lang: Lang): void {
     for (const v of VIEWS) views[v].hidden = v !== view;
     if (view === "conversations") loadConversations();
     if (view === "watches") watches.refresh();
-    if (view === "settings") settingsView.replaceChildren(backBtn(), renderSettings(t, () => void checkModel()));
+    if (view === "settings")
+      settingsView.replaceChildren(
+        backBtn(),
+        renderSettings(t, (saved) => {
+          // A new language applies at once: the panel is drawn again in it,
+          // on the same conversation and view (no restart).
+          const next = saved.language === "en" || saved.language === "vi" ? saved.language : pickLanguage(navigator.language);
+          if (next !== lang) return relaunch({ conversationId: state.conversationId, view });
+          void checkModel();
+        }),
+      );
     if (view === "chat") composer.focus();
     else views[view].querySelector<HTMLElement>("button, input, select, textarea")?.focus();
   };
 
   // ---- Actions ----
-  const sendMessage = (): void => {
-    const text = composer.value.trim();
+  // `about`: the tabs a one-click start is about; else the composer's chips.
+  function sendMessage(typed?: string, about?: string[]): void {
+    const text = (typed ?? composer.value).trim();
     if (text === "" || state.running) return;
-    composer.value = "";
+    const tabs = about ?? tabsComposer.take();
+    if (typed === undefined) composer.value = "";
     dispatch({ kind: "sent", text });
-    request({ type: "send_message", text, conversation_id: state.conversationId }, "run_started").then(
+    request({ type: "send_message", text, conversation_id: state.conversationId, tabs }, "run_started").then(
       (r) => dispatch({ kind: "run_started", runId: r.run_id, conversationId: r.conversation_id }),
       (error: unknown) => dispatch({ kind: "send_failed", message: t("errorPrefix", { error: toOpError(error).message }) }),
     );
-  };
+  }
   const stopRun = (): void => {
     if (!state.running) return;
     sendOp({ type: "stop" }).catch((error: unknown) =>
@@ -401,9 +427,38 @@ function start(root: HTMLElement, lang: Lang): void {
     if (v) show(v);
   });
 
-  show("chat");
+  const resumed = takeResume();
+  show(resumed?.view ?? "chat");
+  if (resumed?.conversationId) openConversation(resumed.conversationId);
   render();
   void checkModel();
+}
+
+/** What the panel shows, kept across a redraw in another language. */
+interface Resume {
+  conversationId: string | null;
+  view: View;
+}
+const RESUME_KEY = "halley.resume";
+
+/** Draw the panel again (the new language is read from the settings),
+ * coming back to the same conversation and view. */
+function relaunch(keep: Resume): void {
+  sessionStorage.setItem(RESUME_KEY, JSON.stringify(keep));
+  location.reload();
+}
+
+function takeResume(): Resume | null {
+  const raw = sessionStorage.getItem(RESUME_KEY);
+  sessionStorage.removeItem(RESUME_KEY);
+  if (raw === null) return null;
+  try {
+    const v = JSON.parse(raw) as Partial<Resume>;
+    const view = VIEWS.find((x) => x === v.view) ?? "chat";
+    return { conversationId: typeof v.conversationId === "string" ? v.conversationId : null, view };
+  } catch {
+    return null;
+  }
 }
 
 async function boot(root: HTMLElement): Promise<void> {

@@ -34,6 +34,18 @@ describe("steps a person reads", () => {
     expect(stepSentence(done("watch_list", {}, {}), en, "en")).toBe("Ran watch_list");
   });
 
+  it("says what a hand-off waits for, and where, while it waits", () => {
+    const waiting = { ...startedCall("r1", "c9", "human_solve_challenge", { challenge_type: "captcha", timeout_ms: 60000 }), currentUrl: "http://127.0.0.1:8080/captcha.html" };
+    expect(stepSentence(waiting, en, "en")).toBe("Waiting for you to solve the CAPTCHA on 127.0.0.1");
+    expect(stepSentence(waiting, vi, "vi")).toBe("Đang chờ bạn giải CAPTCHA trên 127.0.0.1");
+    const otp = startedCall("r1", "c9", "human_solve_challenge", { challenge_type: "otp" });
+    expect(stepSentence(otp, en, "en")).toBe("Waiting for you to enter the one-time code on this page");
+    const odd = startedCall("r1", "c9", "human_solve_challenge", { challenge_type: "<b>x</b>" });
+    expect(stepSentence(odd, vi, "vi")).toBe("Đang chờ bạn hoàn tất bước kiểm tra trên trang này");
+    const solved = done("human_solve_challenge", { challenge_type: "captcha" }, { outcome: "resolved" }, "https://shop.vn/login");
+    expect(stepSentence(solved, en, "en")).toBe("Waited for you to solve a check — shop.vn");
+  });
+
   it("says a declined step was declined, not an error", () => {
     const row = finishedCall(
       startedCall("r1", "c1", "browser_click", { selector: "#buy-now" }),
