@@ -28,7 +28,7 @@ pub async fn op(webview: Webview, shell: State<'_, Shell>, op: Op) -> Result<Rep
     let reply = host.handle(op).await.map_err(|e| e.to_wire())?;
     if shows_browser {
         // The browser came forward: the hand-off window stays above it.
-        dialogs::keep_in_front(webview.app_handle(), dialogs::Kind::Challenge);
+        dialogs::keep_in_front_soon(webview.app_handle(), dialogs::Kind::Challenge).await;
     }
     if let Reply::Settings { settings, .. } = &reply {
         // Another language applies at once to the tray and notifications.

@@ -221,16 +221,43 @@ fn bring_challenge_tab_forward(app: &AppHandle, id: String) {
         if let Err(e) = host.handle(Op::ShowChallenge { id }).await {
             eprintln!("halley-desktop: cannot show the challenge's tab: {e}");
         }
-        keep_in_front(&app, Kind::Challenge);
+        keep_in_front_soon(&app, Kind::Challenge).await;
     });
 }
 
+/// [`keep_in_front`] now and once more a moment later: the browser's own
+/// raise lands after its CDP answer.
+pub async fn keep_in_front_soon(app: &AppHandle, kind: Kind) {
+    keep_in_front(app, kind);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    keep_in_front(app, kind);
+}
+
 /// The dialog of this kind, if open, raised above the other windows (the
-/// managed browser just brought forward).
+/// managed browser just brought forward): focus alone does not restack a
+/// window on every desktop (nor without a window manager), so its GDK
+/// window is raised too, on the main thread.
 pub fn keep_in_front(app: &AppHandle, kind: Kind) {
-    if let Some(window) = app.get_webview_window(kind.label()) {
-        let _ = window.set_always_on_top(true);
-        raise(&window);
+    let Some(window) = app.get_webview_window(kind.label()) else {
+        return;
+    };
+    let _ = window.set_always_on_top(true);
+    raise(&window);
+    #[cfg(target_os = "linux")]
+    {
+        let on_main = window.clone();
+        let restacked = window.run_on_main_thread(move || {
+            use gtk::prelude::{GtkWindowExt, WidgetExt};
+            if let Ok(gtk_window) = on_main.gtk_window() {
+                gtk_window.present();
+                if let Some(gdk) = gtk_window.window() {
+                    gdk.raise();
+                }
+            }
+        });
+        if let Err(e) = restacked {
+            eprintln!("halley-desktop: cannot raise the {} dialog: {e}", kind.label());
+        }
     }
 }
 
