@@ -67,8 +67,12 @@ fn send(app: &AppHandle, summary: &str, body: String, target: Target) {
     let app = app.clone();
     let summary = summary.to_owned();
     let spawned = std::thread::Builder::new().name("notification".into()).spawn(move || {
-        let shown =
-            Notification::new().appname("Halley").summary(&summary).body(&body).action("default", words::OPEN_HALLEY.get()).show();
+        let shown = Notification::new()
+            .appname("Halley")
+            .summary(&summary)
+            .body(&body)
+            .action("default", words::OPEN_HALLEY.get())
+            .show();
         match shown {
             Ok(handle) => handle.wait_for_action(|action| {
                 if action == "default" {

@@ -10,8 +10,8 @@ use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Emitter, Manager, Wry};
 
 use crate::shell::Shell;
-use crate::words;
 use crate::windows::{self, PANEL};
+use crate::words;
 
 const OPEN: &str = "open";
 const WATCHES: &str = "watches";

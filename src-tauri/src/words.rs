@@ -66,8 +66,10 @@ pub const QUIT: Text = Text { en: "Quit", vi: "Thoát" };
 pub const FINISHED: Text = Text { en: "Halley finished the task", vi: "Halley đã xong việc" };
 pub const STOPPED: Text = Text { en: "Halley stopped the task", vi: "Halley đã dừng việc" };
 pub const FAILED: Text = Text { en: "Halley could not finish the task", vi: "Halley không làm xong việc" };
-pub const SEE_WHAT_HAPPENED: Text =
-    Text { en: "Open the panel to see what happened.", vi: "Mở bảng điều khiển để xem chuyện gì đã xảy ra." };
+pub const SEE_WHAT_HAPPENED: Text = Text {
+    en: "Open the panel to see what happened.",
+    vi: "Mở bảng điều khiển để xem chuyện gì đã xảy ra.",
+};
 pub const ASKS_FIRST: Text = Text { en: "Halley asks before it acts", vi: "Halley hỏi bạn trước khi làm" };
 pub const NEEDS_HELP: Text = Text { en: "Halley needs your help", vi: "Halley cần bạn giúp" };
 pub const IN_TRAY: Text = Text { en: "Halley is running in the tray", vi: "Halley đang chạy ở khay hệ thống" };

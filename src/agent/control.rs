@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use crate::gate::{ChallengeAnswer, ChallengeRequest, ConfirmationRequest, Confirmer};
 use crate::context::StillThere;
+use crate::gate::{ChallengeAnswer, ChallengeRequest, ConfirmationRequest, Confirmer};
 use crate::tools::catalogue::safety::ConfirmResultV1;
 
 /// What the user is being asked while the run waits.

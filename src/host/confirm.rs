@@ -11,9 +11,9 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
+use crate::context::StillThere;
 use crate::error::{Error, Result};
 use crate::gate::confirm::ANSWER_WITHIN;
-use crate::context::StillThere;
 use crate::gate::{ChallengeAnswer, ChallengeRequest, ConfirmationRequest, Confirmer};
 use crate::protocol::Event;
 use crate::tools::catalogue::safety::ConfirmResultV1;

@@ -12,7 +12,9 @@
 //   result), .shot (screenshot thumbnail button), #image-overlay (dialog),
 //   #new-chat, #conversations-open, #conversations (list; .conversation buttons
 //   with data-id), #settings-open, #settings-form, #preset, #base-url, #model,
-//   #api-key, #api-key-save, #api-key-delete, #api-key-state, #chromium,
+//   #api-key, #api-key-delete, #api-key-state, #chromium, #settings-menu
+//   (buttons with data-section), #check-model-status, #first-run-provider,
+//   #first-run-key, #first-run-use, #first-run-status,
 //   #language, #autostart, #settings-save, #check-model, #rules (.rule with
 //   data-rule, .remove-rule), #rule-site, #rule-tool, #rule-decision, #rule-add,
 //   #first-run, #retry, #palette-open, #palette (dialog), #palette-search,
@@ -29,7 +31,7 @@ import { createPalette } from "./palette/palette-view";
 import { h, present } from "./dom";
 import { pickLanguage, translator, type Lang, type Translate } from "./i18n";
 import { isConnected, onEvent, onNavigate, request, sendOp } from "./ipc";
-import { toOpError, type ModelStatus } from "./protocol";
+import { PRESETS, toOpError, type ModelStatus } from "./protocol";
 import { initialState, reduce, runIds, type Action, type PanelState } from "./state";
 import { renderBanners, renderMessages, renderTimeline, type OpenView, type Shots } from "./chat/chat-view";
 import { linkTarget } from "./chat/markdown";
@@ -321,12 +323,38 @@ function start(root: HTMLElement, lang: Lang): void {
     const toSettings = h("button", { type: "button", class: "secondary", "data-testid": "first-run-settings" }, t("settingsOpen"));
     retry.addEventListener("click", () => void checkModel());
     toSettings.addEventListener("click", () => show("settings"));
+    // A provider and its key, chosen here: saved, then the model checked again.
+    const provider = h("select", { id: "first-run-provider", "aria-label": t("preset") }, ...PRESETS.map((p) => h("option", { value: p }, p)));
+    provider.value = "openai";
+    const key = h("input", { id: "first-run-key", type: "password", autocomplete: "off", spellcheck: "false", placeholder: t("apiKey"), "aria-label": t("apiKey") });
+    const use = h("button", { id: "first-run-use", type: "button", class: "secondary" }, t("firstRunUse"));
+    const said = h("p", { id: "first-run-status", class: "form-status", role: "status" });
+    use.addEventListener("click", () => {
+      const typed = key.value.trim();
+      key.value = "";
+      use.disabled = true;
+      said.className = "form-status";
+      said.textContent = t("checking");
+      request({ type: "get_settings" }, "settings")
+        .then((r) => request({ type: "save_settings", settings: { ...r.settings, preset: provider.value, base_url: null, model: null } }, "settings"))
+        .then(() => (typed !== "" ? request({ type: "save_api_key", key: typed }, "settings").then(() => undefined) : undefined))
+        .then(() => checkModel())
+        .catch((error: unknown) => {
+          said.className = "form-status error";
+          said.textContent = t("errorPrefix", { error: toOpError(error).message });
+        })
+        .finally(() => {
+          use.disabled = false;
+        });
+    });
     firstRun.replaceChildren(
       ...present(
       h("h2", { id: "first-run-title" }, t("firstRunTitle")),
       s.message !== null ? h("p", { class: "model-message" }, s.message) : null,
       h("p", {}, t("firstRunBody")),
       h("ol", {}, h("li", {}, t("firstRunOllama")), h("li", {}, t("firstRunOpenAi"))),
+      h("div", { class: "first-run-provider" }, provider, key, h("div", { class: "row" }, use)),
+      said,
       h("p", { class: "hint" }, t("firstRunEndpoint", { url: s.base_url })),
       h("p", {}, t("firstRunTools")),
       h("div", { class: "row" }, retry, toSettings),

@@ -18,7 +18,9 @@ pub const UI_TIMEOUT: Duration = Duration::from_secs(30);
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 
 pub fn app_bin() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_halley-desktop"))
+    // Set for the integration tests; the bench example that shares these
+    // helpers starts the app its own way.
+    Path::new(option_env!("CARGO_BIN_EXE_halley-desktop").unwrap_or("halley-desktop"))
 }
 
 pub fn skip_reason() -> Result<Option<String>> {
@@ -63,19 +65,20 @@ impl App {
         App::start_with(model, name, &[])
     }
 
-    /// [`App::start`] with `extra` variables (`HALLEY_HEADLESS=0`: a
-    /// Chromium window on the display).
+    /// [`App::start`] with `extra` variables, which win over its own
+    /// (`HALLEY_HEADLESS=0`: a Chromium window on the display).
     pub fn start_with(model: &ModelServer, name: &str, extra: &[(&str, &str)]) -> Result<App> {
         super::wait_no_app()?;
         let artifacts = artifacts_dir(app_bin())?;
         let env = AppEnv::new()?;
         let mut vars = env.vars()?;
-        vars.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), PathBuf::from(v))));
         vars.push(("OPENAI_BASE_URL".into(), PathBuf::from(model.base_url())));
         vars.push(("HALLEY_MODEL".into(), PathBuf::from("m")));
         vars.push(("OPENAI_API_KEY".into(), PathBuf::new()));
         let api_port = super::driver::free_port()?;
         vars.push(("HALLEY_API_PORT".into(), PathBuf::from(api_port.to_string())));
+        // Last: they win over the above.
+        vars.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), PathBuf::from(v))));
         let driver = TauriDriver::start(&vars, &artifacts.join(format!("e2e-{name}-driver.log")))?;
         let panel = driver.launch(app_bin(), &[]).context("launching the app through tauri-driver")?;
         panel.wait_script(r#"return document.body.dataset.ready === "1";"#, UI_TIMEOUT)?;
@@ -126,4 +129,3 @@ impl App {
         super::wait_no_app()
     }
 }
-

@@ -411,7 +411,8 @@ fn an_api_key_saved_in_settings_is_in_the_keyring_only() -> Result<()> {
     app.panel.click(&open)?;
     let field = app.panel.wait_visible("#api-key", UI_TIMEOUT)?;
     app.panel.send_keys(&field, key)?;
-    let save = app.panel.find("#api-key-save")?;
+    // The settings' one Save takes the key too.
+    let save = app.panel.find("#settings-save")?;
     app.panel.click(&save)?;
     app.panel.wait_script(r##"return document.querySelector("#api-key").value === "";"##, UI_TIMEOUT)?;
     app.panel.wait_text("#dialog-status, .form-status", UI_TIMEOUT, |t| !t.trim().is_empty())?;
@@ -463,7 +464,7 @@ fn the_search_settings_and_the_brave_key_from_the_settings() -> Result<()> {
     app.panel.wait_text("#settings-status", UI_TIMEOUT, |t| !t.trim().is_empty())?;
     // The Brave key goes to the keyring, and the field is cleared.
     app.panel.send_keys(&app.panel.find("#brave-key")?, &key)?;
-    click("#brave-key-save")?;
+    click("#settings-save")?;
     app.panel.wait_script(
         r##"return document.querySelector("#brave-key-state").classList.contains("saved");"##,
         UI_TIMEOUT,

@@ -25,19 +25,17 @@ fn in_vietnamese(app: &App) -> Result<bool> {
 fn hand_off_above_chromium() -> Result<bool> {
     let windows = x11::top_level_windows()?;
     let viewable = |w: &x11::Window| x11::is_viewable(&w.id);
-    let dialog = windows
-        .iter()
-        .position(|w| w.name.as_deref() == Some(CHALLENGE_TITLE) && viewable(w))
-        .with_context(|| {
+    let dialog =
+        windows.iter().position(|w| w.name.as_deref() == Some(CHALLENGE_TITLE) && viewable(w)).with_context(|| {
             let seen: Vec<String> = windows
                 .iter()
                 .map(|w| format!("{:?} {:?} {} viewable={}", w.name, w.class, w.id, x11::is_viewable(&w.id)))
                 .collect();
             format!("the hand-off window is not on screen; windows: {seen:#?}")
         })?;
-    let chromium = windows.iter().position(|w| {
-        w.class.iter().any(|c| c.eq_ignore_ascii_case("chromium")) && w.rect.width > 100 && viewable(w)
-    });
+    let chromium = windows
+        .iter()
+        .position(|w| w.class.iter().any(|c| c.eq_ignore_ascii_case("chromium")) && w.rect.width > 100 && viewable(w));
     Ok(chromium.is_none_or(|c| dialog < c))
 }
 
@@ -69,7 +67,11 @@ fn the_captcha_hand_off_is_in_front_and_an_early_done_is_told_not_taken() -> Res
 
     // The step in the chat: what it waits for, and where.
     let step = r#"#timeline .call[data-tool="human_solve_challenge"]"#;
-    let want = if vi { "Đang chờ bạn giải CAPTCHA trên 127.0.0.1" } else { "Waiting for you to solve the CAPTCHA on 127.0.0.1" };
+    let want = if vi {
+        "Đang chờ bạn giải CAPTCHA trên 127.0.0.1"
+    } else {
+        "Waiting for you to solve the CAPTCHA on 127.0.0.1"
+    };
     app.panel.wait_text(step, RUN_TIMEOUT, |t| t.contains(want))?;
     let banner = app.panel.wait_text(".banner-challenge", UI_TIMEOUT, |t| !t.is_empty())?;
     assert_eq!(banner, want);
@@ -79,7 +81,8 @@ fn the_captcha_hand_off_is_in_front_and_an_early_done_is_told_not_taken() -> Res
     app.panel.wait_visible("#done", UI_TIMEOUT)?;
     // In front of the browser the core brought forward, and still after a
     // while (the browser's raise comes after the window opens).
-    app.panel.wait_for("the hand-off window above Chromium", UI_TIMEOUT, |_| Ok(hand_off_above_chromium()?.then_some(())))?;
+    app.panel
+        .wait_for("the hand-off window above Chromium", UI_TIMEOUT, |_| Ok(hand_off_above_chromium()?.then_some(())))?;
     std::thread::sleep(Duration::from_millis(1500));
     assert!(hand_off_above_chromium()?, "the browser came over the hand-off window");
     // "Show browser": the tab comes forward, the window stays above it.
@@ -149,7 +152,12 @@ fn skills_run_from_a_form_made_from_their_schema_without_json() -> Result<()> {
         &[],
     )?;
     let first = first.as_array().context("the list")?.clone();
-    assert!(first.iter().all(|row| row[0].as_str().is_some_and(|n| n.starts_with("travel_") || n.starts_with("shopping_") || n.starts_with("creator_"))), "{first:?}");
+    assert!(
+        first.iter().all(|row| row[0]
+            .as_str()
+            .is_some_and(|n| n.starts_with("travel_") || n.starts_with("shopping_") || n.starts_with("creator_"))),
+        "{first:?}"
+    );
     let names: Vec<&str> = first.iter().filter_map(|row| row[1].as_str()).collect();
     assert!(names.iter().all(|n| !n.contains('_')), "{names:?}");
     assert!(names.contains(&if vi { "Theo dõi giá" } else { "Track a price" }), "{names:?}");
@@ -159,7 +167,11 @@ fn skills_run_from_a_form_made_from_their_schema_without_json() -> Result<()> {
     let (query, track) = if vi { ("theo doi gia", "Theo dõi giá") } else { ("track a price", "Track a price") };
     pick_in_palette(&app, query, "shopping_track_price")?;
     assert_eq!(s.text(&s.find(".palette-tool-name")?)?, track);
-    assert_eq!(s.find_all("#palette-args")?.iter().filter(|e| s.is_displayed(e).unwrap_or(false)).count(), 0, "JSON is not shown by default");
+    assert_eq!(
+        s.find_all("#palette-args")?.iter().filter(|e| s.is_displayed(e).unwrap_or(false)).count(),
+        0,
+        "JSON is not shown by default"
+    );
     // Empty, then wrong: the messages are under the fields; nothing runs.
     s.click(&s.find("#palette-run")?)?;
     let required = if vi { "Hãy điền ô này." } else { "Fill this in." };
@@ -175,7 +187,8 @@ fn skills_run_from_a_form_made_from_their_schema_without_json() -> Result<()> {
     // The amount reads as money once typed.
     s.wait_script(r##"return document.querySelector("#pf-target_price_vnd").value === "21.490.000 ₫";"##, UI_TIMEOUT)?;
     s.click(&s.find("#palette-run")?)?;
-    let url_error = s.wait_text(r#".form-field[data-field="url"] .field-error"#, UI_TIMEOUT, |t| !t.is_empty() && t != required)?;
+    let url_error =
+        s.wait_text(r#".form-field[data-field="url"] .field-error"#, UI_TIMEOUT, |t| !t.is_empty() && t != required)?;
     assert!(url_error.contains("https://"), "{url_error}");
     let pattern = s.text(&s.find(r#".form-field[data-field="frequency"] .field-error"#)?)?;
     assert!(pattern.contains("30m"), "{pattern}");
@@ -283,7 +296,8 @@ fn ask_about_this_page_and_tabs_reads_them_through_the_fence() -> Result<()> {
     let asked = &requests[before];
     let reads = fenced_reads(asked);
     assert!(reads.iter().any(|r| r.contains("ThinkPad")), "the page was not read through the fence: {reads:?}");
-    let user = asked["messages"].as_array().and_then(|m| m.iter().rfind(|m| m["role"] == "user")).context("a user message")?;
+    let user =
+        asked["messages"].as_array().and_then(|m| m.iter().rfind(|m| m["role"] == "user")).context("a user message")?;
     assert_eq!(user["content"], want, "page text outside the fence");
     s.wait_count(r#"#timeline .call[data-tool="browser_read_text"][data-status="ok"]"#, 1, UI_TIMEOUT)?;
 
@@ -315,5 +329,179 @@ fn ask_about_this_page_and_tabs_reads_them_through_the_fence() -> Result<()> {
     let joined = reads.join("\n");
     assert!(joined.contains("21.490.000") && joined.contains("ThinkPad"), "{joined}");
     crate::common::capture_panel(s, &app.artifacts, "ask-tabs")?;
+    app.stop()
+}
+
+/// The placeholders cut off and the elements wider than the settings view,
+/// as the panel draws them now (empty when none).
+const SETTINGS_FIT: &str = r##"
+    const view = document.querySelector("#settings-view");
+    const out = [];
+    if (view.scrollWidth > view.clientWidth + 1) out.push(`view ${view.scrollWidth} > ${view.clientWidth}`);
+    const page = document.scrollingElement;
+    if (page.scrollWidth > page.clientWidth + 1) out.push(`page ${page.scrollWidth} > ${page.clientWidth}`);
+    const right = view.getBoundingClientRect().right + 0.5;
+    const ctx = document.createElement("canvas").getContext("2d");
+    for (const e of view.querySelectorAll("input[placeholder], textarea[placeholder]")) {
+      const r = e.getBoundingClientRect();
+      if (r.width === 0) continue;
+      if (r.right > right) out.push(`wide: #${e.id}`);
+      const cs = getComputedStyle(e);
+      ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      const room = e.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+      if (ctx.measureText(e.placeholder).width > room + 1) out.push(`cut: #${e.id} "${e.placeholder}"`);
+    }
+    return out;"##;
+
+/// Item 6: the settings in sections with a menu, one way of saving (the
+/// keys typed are saved by it too), the endpoint and model in use shown,
+/// Test connection saying success and failure beside its button, nothing
+/// cut off or wider than the panel at its smallest width; and the first-run
+/// card, when no model answers, choosing a provider and its key in place.
+#[test]
+fn settings_have_a_menu_one_save_and_test_connection_in_place() -> Result<()> {
+    let Some(_desktop) = desktop_or_skip()? else {
+        return Ok(());
+    };
+    let model = ModelServer::start(vec![]);
+    let app = App::start(&model, "settings-sections")?;
+    let s = &app.panel;
+    let vi = in_vietnamese(&app)?;
+    s.click(&s.wait_visible("#settings-open", UI_TIMEOUT)?)?;
+    s.wait_visible("#settings-menu", UI_TIMEOUT)?;
+    let sections = s.execute(
+        r##"return [...document.querySelectorAll("#settings-menu button")].map(b => b.dataset.section);"##,
+        &[],
+    )?;
+    assert_eq!(
+        sections,
+        json!([
+            "settings-model",
+            "search-settings",
+            "settings-browser",
+            "settings-rules",
+            "settings-mcp",
+            "settings-api",
+            "settings-accounts"
+        ])
+    );
+    // The menu takes you to a section.
+    s.click(&s.find(r#"#settings-menu button[data-section="settings-accounts"]"#)?)?;
+    s.wait_script(
+        r##"const r = document.querySelector("#settings-accounts").getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight / 2;"##,
+        UI_TIMEOUT,
+    )?;
+    // One way of saving.
+    let saves = s.execute(r##"return [...document.querySelectorAll("#settings-view button")].filter(b => /save/i.test(b.id)).map(b => b.id);"##, &[])?;
+    assert_eq!(saves, json!(["settings-save"]));
+
+    // Test connection: success in place, with the endpoint and model in use.
+    s.click(&s.find(r#"#settings-menu button[data-section="settings-model"]"#)?)?;
+    s.click(&s.find("#check-model")?)?;
+    let ok = s.wait_text("#check-model-status", UI_TIMEOUT, |t| t.contains(&model.base_url()))?;
+    assert!(s.attribute(&s.find("#check-model-status")?, "class")?.unwrap_or_default().contains("ok"), "{ok}");
+    let in_use = s.wait_text("#model-in-use", UI_TIMEOUT, |t| !t.is_empty())?;
+    assert!(in_use.contains(&model.base_url()), "{in_use}");
+
+    // Nothing cut off or too wide at the panel's smallest width.
+    let (x, y, _, h) = s.window_rect()?;
+    s.set_window_rect(x, y, 320, h)?;
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(s.execute(SETTINGS_FIT, &[])?, json!([]), "at 320 px");
+    crate::common::capture_panel(s, &app.artifacts, "settings-sections")?;
+
+    // The server gone: the failure in place.
+    drop(model);
+    s.click(&s.find("#check-model")?)?;
+    let failed = s.wait_text("#check-model-status", UI_TIMEOUT, |t| !t.is_empty() && !t.contains("…"))?;
+    assert!(s.attribute(&s.find("#check-model-status")?, "class")?.unwrap_or_default().contains("error"), "{failed}");
+    let _ = vi;
+    app.stop()
+}
+
+/// Item 6, the first run: no model answers; the card offers a provider and
+/// its key in place; "Use this provider" saves both (the key in the keyring)
+/// and checks again, saying what it found on the card.
+#[test]
+fn the_first_run_card_chooses_a_provider_and_key_in_place() -> Result<()> {
+    let Some(_desktop) = desktop_or_skip()? else {
+        return Ok(());
+    };
+    let gone = ModelServer::start(vec![]);
+    let dead = gone.base_url();
+    drop(gone);
+    let model = ModelServer::start(vec![]);
+    let app = App::start_with(&model, "first-run", &[("OPENAI_BASE_URL", &dead)])?;
+    let s = &app.panel;
+    s.wait_visible("#first-run-provider", RUN_TIMEOUT)?;
+    s.execute(r##"document.querySelector("#first-run-provider").value = "openrouter";"##, &[])?;
+    let key = format!("sk-or-e2e-{}", &uuid::Uuid::new_v4().simple().to_string()[..10]);
+    s.send_keys(&s.find("#first-run-key")?, &key)?;
+    s.click(&s.find("#first-run-use")?)?;
+    s.wait_script(r##"return document.querySelector("#first-run-key") === null || document.querySelector("#first-run-key").value === "";"##, UI_TIMEOUT)?;
+    // Saved: the provider in the settings, the key in the keyring only.
+    s.wait_for("the provider saved", UI_TIMEOUT, |s| {
+        s.click(&s.find("#settings-open")?)?;
+        let preset = s.execute(r##"return document.querySelector("#preset")?.value ?? "";"##, &[])?;
+        let saved = s.execute(
+            r##"return document.querySelector("#api-key-state")?.classList.contains("saved") ?? false;"##,
+            &[],
+        )?;
+        s.click(&s.find("[data-testid=back-to-chat]")?)?;
+        Ok((preset == json!("openrouter") && saved == json!(true)).then_some(()))
+    })?;
+    let found = std::process::Command::new("secret-tool").args(["search", "--all", "service", "halley"]).output()?;
+    assert!(String::from_utf8_lossy(&found.stdout).contains(&key), "the key is not in the keyring");
+    let _ = std::process::Command::new("secret-tool").args(["clear", "service", "halley"]).status();
+    app.stop()
+}
+
+/// Item 9: another language applies at once, without a restart: the panel
+/// (on the same view), the palette's names and the tray menu.
+#[test]
+fn switching_the_language_applies_at_once_to_the_panel_palette_and_tray() -> Result<()> {
+    let Some(_desktop) = desktop_or_skip()? else {
+        return Ok(());
+    };
+    let watcher = crate::common::tray::StatusNotifierWatcher::start()?;
+    let model = ModelServer::start(vec![]);
+    let app = App::start(&model, "language-live")?;
+    let s = &app.panel;
+    let menu = watcher.wait_item(UI_TIMEOUT)?;
+    let labels = |menu: &crate::common::tray::TrayMenu| -> Result<Vec<String>> {
+        Ok(menu.entries()?.into_iter().map(|e| e.label).filter(|l| !l.is_empty()).collect())
+    };
+    let (from, to, want_tray, want_title, want_track) = if in_vietnamese(&app)? {
+        ("vi", "en", vec!["Open panel", "Watches", "Pause agent", "Quit"], "Settings", "Track a price")
+    } else {
+        ("en", "vi", vec!["Mở bảng điều khiển", "Theo dõi", "Tạm dừng trợ lý", "Thoát"], "Cài đặt", "Theo dõi giá")
+    };
+    assert_ne!(labels(&menu)?, want_tray);
+    let api = app.wait_api()?;
+    s.click(&s.wait_visible("#settings-open", UI_TIMEOUT)?)?;
+    s.wait_visible("#language", UI_TIMEOUT)?;
+    s.execute(&format!(r##"document.querySelector("#language").value = "{to}";"##), &[])?;
+    s.click(&s.find("#settings-save")?)?;
+    // The panel again, in the other language, on the settings.
+    s.wait_script(
+        &format!(r#"return document.documentElement.lang === "{to}" && document.body.dataset.ready === "1";"#),
+        UI_TIMEOUT,
+    )?;
+    s.wait_text("#settings-title", UI_TIMEOUT, |t| t == want_title)?;
+    assert_eq!(s.execute(r##"return document.querySelector("#language").value;"##, &[])?, json!(to));
+    // The palette too.
+    s.click(&s.find("#palette-open")?)?;
+    let names =
+        s.wait_text(r#".palette-item[data-tool="shopping_track_price"] .palette-name"#, UI_TIMEOUT, |t| !t.is_empty())?;
+    assert_eq!(names, want_track);
+    // The tray at once, with no restart (the same local API still serves).
+    watcher.wait_item(UI_TIMEOUT)?;
+    let deadline = std::time::Instant::now() + UI_TIMEOUT;
+    while labels(&menu)? != want_tray {
+        assert!(std::time::Instant::now() < deadline, "the tray says {:?}", labels(&menu)?);
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(app.wait_api()?, api);
+    let _ = from;
     app.stop()
 }
