@@ -415,7 +415,7 @@ fn an_api_key_saved_in_settings_is_in_the_keyring_only() -> Result<()> {
     let save = app.panel.find("#settings-save")?;
     app.panel.click(&save)?;
     app.panel.wait_script(r##"return document.querySelector("#api-key").value === "";"##, UI_TIMEOUT)?;
-    app.panel.wait_text("#dialog-status, .form-status", UI_TIMEOUT, |t| !t.trim().is_empty())?;
+    app.panel.wait_text("#settings-status", UI_TIMEOUT, |t| !t.trim().is_empty() && !t.ends_with('…'))?;
 
     // In the Secret Service...
     let found = Command::new("secret-tool").args(["search", "--all", "service", "halley"]).output()?;

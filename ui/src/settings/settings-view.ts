@@ -325,14 +325,14 @@ function renderRules(t: Translate): HTMLElement {
     );
   };
 
-  const site = h("input", { id: "rule-site", type: "text", autocomplete: "off", spellcheck: "false", placeholder: t("ruleSitePlaceholder") });
+  const site = h("input", { id: "rule-site", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "*.shop.vn" });
   const tool = h("input", { id: "rule-tool", type: "text", autocomplete: "off", spellcheck: "false", placeholder: t("ruleToolPlaceholder") });
   const decision = h("select", { id: "rule-decision" }, ...DECISIONS.map((d, i) => option(d, t(decisionKey(d)), i === 0)));
   const add = h("button", { id: "rule-add", type: "submit" }, t("ruleAdd"));
   const form = h(
     "form",
     { class: "rule-form" },
-    field("rule-site", t("ruleSite"), site),
+    field("rule-site", t("ruleSite"), site, t("ruleSitePlaceholder")),
     field("rule-tool", t("ruleTool"), tool),
     field("rule-decision", t("ruleDecision"), decision),
     h("div", { class: "row" }, add),
