@@ -248,6 +248,15 @@ pub fn check_rule(rule: &TriggerRule) -> Result<()> {
 
 /// What the rule says, for people: `price ≤ 19.990.000 ₫`.
 pub fn describe(rule: &TriggerRule, currency: Option<&str>) -> String {
+    describe_in(rule, currency, false)
+}
+
+/// [`describe`] in Vietnamese when `vi` (an alert the user reads): `giá ≤
+/// 19.990.000 ₫`, `giá giảm 9,8 % trở lên so với lần báo trước`.
+pub fn describe_in(rule: &TriggerRule, currency: Option<&str>, vi: bool) -> String {
+    if vi {
+        return describe_vi(rule, currency);
+    }
     let field = field_of(rule);
     let shown = |v: &RuleValue| match (field, number_of(v)) {
         ("price", Some(n)) => money(n, currency),
@@ -272,6 +281,38 @@ pub fn describe(rule: &TriggerRule, currency: Option<&str>) -> String {
         }
         TriggerOp::AllTimeLow => "lowest price ever seen".to_owned(),
         TriggerOp::BackInStock => "back in stock".to_owned(),
+    }
+}
+
+fn describe_vi(rule: &TriggerRule, currency: Option<&str>) -> String {
+    let field = match field_of(rule) {
+        "price" => "giá",
+        "in_stock" => "còn hàng",
+        other => other,
+    };
+    let shown = |v: &RuleValue| match (field_of(rule), number_of(v)) {
+        ("price", Some(n)) => money(n, currency),
+        _ => value_text(v),
+    };
+    let value = rule.value.as_ref().map(shown).unwrap_or_default();
+    match rule.op {
+        TriggerOp::Lt => format!("{field} < {value}"),
+        TriggerOp::Le => format!("{field} ≤ {value}"),
+        TriggerOp::Gt => format!("{field} > {value}"),
+        TriggerOp::Ge => format!("{field} ≥ {value}"),
+        TriggerOp::Eq => format!("{field} = {value}"),
+        TriggerOp::Ne => format!("{field} ≠ {value}"),
+        TriggerOp::Contains => format!("{field} có \"{value}\""),
+        TriggerOp::Changed => format!("{field} đã thay đổi"),
+        TriggerOp::DropPct => {
+            let pct = rule.value.as_ref().map(value_text).unwrap_or_default().replace('.', ",");
+            match rule.against.unwrap_or_default() {
+                DropAgainst::Created => format!("giá giảm {pct} % trở lên so với lúc bắt đầu theo dõi"),
+                DropAgainst::LastAlert => format!("giá giảm {pct} % trở lên so với lần báo trước"),
+            }
+        }
+        TriggerOp::AllTimeLow => "giá thấp nhất từng thấy".to_owned(),
+        TriggerOp::BackInStock => "có hàng lại".to_owned(),
     }
 }
 

@@ -474,6 +474,7 @@ fn switching_the_language_applies_at_once_to_the_panel_palette_and_tray() -> Res
         return Ok(());
     };
     let watcher = crate::common::tray::StatusNotifierWatcher::start()?;
+    let site = FixtureServer::start();
     let model = ModelServer::start(vec![]);
     let app = App::start(&model, "language-live")?;
     let s = &app.panel;
@@ -512,6 +513,24 @@ fn switching_the_language_applies_at_once_to_the_panel_palette_and_tray() -> Res
         std::thread::sleep(Duration::from_millis(200));
     }
     assert_eq!(app.wait_api()?, api);
+    // A dialog opened now speaks it too.
+    s.click(&s.find("#palette-close")?)?;
+    s.click(&s.find("#settings-view [data-testid=back-to-chat]")?)?;
+    for turn in [
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("shop-vn.html")}))]),
+        Turn::tool_calls(vec![ToolCall::new("browser_click", json!({"selector": "#buy-now"}))]),
+        Turn::text("Xong."),
+    ] {
+        model.push(turn);
+    }
+    s.send_task("Mua laptop này", UI_TIMEOUT)?;
+    let dialog = s.wait_new_window(std::slice::from_ref(&app.panel_handle), RUN_TIMEOUT)?;
+    s.wait_visible("#headline", UI_TIMEOUT)?;
+    assert_eq!(s.execute("return document.documentElement.lang;", &[])?, json!(to));
+    s.click(&s.find("#deny")?)
+        .or_else(|e| if format!("{e:#}").contains("no such window") { Ok(()) } else { Err(e) })?;
+    s.wait_for("the dialog to close", UI_TIMEOUT, |s| Ok((!s.window_handles()?.contains(&dialog)).then_some(())))?;
+    s.switch_to_window(&app.panel_handle)?;
     let _ = from;
     app.stop()
 }
