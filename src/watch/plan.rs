@@ -37,38 +37,24 @@ fn shown(v: Option<Value>) -> String {
 fn message(f: &rules::Firing, reading: &Reading, previous: Option<&Reading>, vi: bool) -> String {
     let cur = reading.currency.as_deref().or(previous.and_then(|p| p.currency.as_deref()));
     let field = f.rule.field.as_deref().unwrap_or("price");
-    if vi {
-        let description = rules::describe_in(&f.rule, cur, true);
-        return match f.rule.op {
-            TriggerOp::BackInStock => match reading.price {
-                Some(p) => format!("có hàng lại, giá {}", format::money(p, cur)),
-                None => "có hàng lại".to_owned(),
-            },
-            TriggerOp::Changed if field != "price" => {
-                format!("{field}: {} → {}", shown(previous.and_then(|p| p.get(field))), shown(reading.get(field)))
-            }
-            _ if f.on_price => match reading.price {
-                Some(p) => {
-                    format!("{} ({description})", format::change_in(previous.and_then(|r| r.price), p, cur, true))
-                }
-                None => description,
-            },
-            _ => format!("{description} (hiện: {})", shown(reading.get(field))),
-        };
-    }
+    // In the user's language: Vietnamese when `vi`.
+    let description = if vi { rules::describe_in(&f.rule, cur, true) } else { f.description.clone() };
     match f.rule.op {
-        TriggerOp::BackInStock => match reading.price {
-            Some(p) => format!("back in stock at {}", format::money(p, cur)),
-            None => "back in stock".to_owned(),
+        TriggerOp::BackInStock => match (reading.price, vi) {
+            (Some(p), false) => format!("back in stock at {}", format::money(p, cur)),
+            (Some(p), true) => format!("có hàng lại, giá {}", format::money(p, cur)),
+            (None, false) => "back in stock".to_owned(),
+            (None, true) => "có hàng lại".to_owned(),
         },
         TriggerOp::Changed if field != "price" => {
             format!("{field}: {} → {}", shown(previous.and_then(|p| p.get(field))), shown(reading.get(field)))
         }
         _ if f.on_price => match reading.price {
-            Some(p) => format!("{} ({})", format::change(previous.and_then(|r| r.price), p, cur), f.description),
-            None => f.description.clone(),
+            Some(p) => format!("{} ({description})", format::change_in(previous.and_then(|r| r.price), p, cur, vi)),
+            None => description,
         },
-        _ => format!("{} (now {})", f.description, shown(reading.get(field))),
+        _ if vi => format!("{description} (hiện: {})", shown(reading.get(field))),
+        _ => format!("{description} (now {})", shown(reading.get(field))),
     }
 }
 

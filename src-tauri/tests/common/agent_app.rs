@@ -10,7 +10,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 
 use super::driver::{AppEnv, TauriDriver, tauri_driver_path};
-use super::model_server::ModelServer;
+use super::fixtures::FixtureServer;
+use super::model_server::{ModelServer, ToolCall, Turn};
 use super::webdriver::Session;
 use super::{artifacts_dir, no_display};
 
@@ -128,4 +129,33 @@ impl App {
         drop(self.env);
         super::wait_no_app()
     }
+}
+
+/// The model's script for "buy the laptop": look, click Buy, then say so.
+pub fn buy_script(site: &FixtureServer) -> Vec<Turn> {
+    vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", serde_json::json!({"url": site.url("shop-vn.html")}))]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "browser_click",
+            serde_json::json!({"selector": "#buy-now", "_reasoningForCall": "Người dùng muốn mua ngay"}),
+        )]),
+        Turn::text("Xong: tôi đã làm theo câu trả lời của bạn."),
+    ]
+}
+
+/// The model's script for a CAPTCHA: open the fixture's page, which the
+/// (simulated) user solves after `solve_after_ms`, hand it over for at most
+/// `timeout_ms`, then say it is past.
+pub fn captcha_script(site: &FixtureServer, solve_after_ms: u32, timeout_ms: u32) -> Vec<Turn> {
+    vec![
+        Turn::tool_calls(vec![ToolCall::new(
+            "browser_navigate",
+            serde_json::json!({"url": site.url(&format!("captcha.html?solve_after={solve_after_ms}"))}),
+        )]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "human_solve_challenge",
+            serde_json::json!({"challenge_type": "captcha", "page_hint": "Xác minh bảo mật", "timeout_ms": timeout_ms}),
+        )]),
+        Turn::text("Đã qua bước xác minh."),
+    ]
 }

@@ -11,24 +11,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::common::agent_app::{App, RUN_TIMEOUT, UI_TIMEOUT, desktop_or_skip, skip_reason};
+use crate::common::agent_app::{
+    App, RUN_TIMEOUT, UI_TIMEOUT, buy_script, captcha_script, desktop_or_skip, skip_reason,
+};
 use crate::common::dbus::NotificationMonitor;
 use crate::common::fixtures::FixtureServer;
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
-
-/// The model's script for "buy the laptop": look, click Buy, then say so.
-fn buy_script(site: &FixtureServer) -> Vec<Turn> {
-    vec![
-        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("shop-vn.html")}))]),
-        Turn::tool_calls(vec![ToolCall::new(
-            "browser_click",
-            json!({"selector": "#buy-now", "_reasoningForCall": "Người dùng muốn mua ngay"}),
-        )]),
-        Turn::text("Xong: tôi đã làm theo câu trả lời của bạn."),
-    ]
-}
 
 #[test]
 fn a_task_streams_in_the_panel_and_a_purchase_waits_for_the_native_dialog() -> Result<()> {
@@ -520,17 +510,7 @@ fn a_captcha_opens_the_hand_off_window_which_closes_when_the_challenge_is_gone()
     };
     let site = FixtureServer::start();
     // The (simulated) user solves the CAPTCHA in the browser after 6 s.
-    let model = ModelServer::start(vec![
-        Turn::tool_calls(vec![ToolCall::new(
-            "browser_navigate",
-            json!({"url": site.url("captcha.html?solve_after=6000")}),
-        )]),
-        Turn::tool_calls(vec![ToolCall::new(
-            "human_solve_challenge",
-            json!({"challenge_type": "captcha", "page_hint": "Xác minh bảo mật", "timeout_ms": 60000}),
-        )]),
-        Turn::text("Đã qua bước xác minh."),
-    ]);
+    let model = ModelServer::start(captcha_script(&site, 6000, 60000));
     let app = App::start(&model, "challenge")?;
     app.panel.send_task("Đăng nhập giúp tôi", UI_TIMEOUT)?;
     let known = vec![app.panel_handle.clone()];

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::common::agent_app::{App, RUN_TIMEOUT, UI_TIMEOUT, desktop_or_skip};
+use crate::common::agent_app::{App, RUN_TIMEOUT, UI_TIMEOUT, buy_script, captcha_script, desktop_or_skip};
 use crate::common::fixtures::FixtureServer;
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
 use crate::common::x11;
@@ -50,17 +50,7 @@ fn the_captcha_hand_off_is_in_front_and_an_early_done_is_told_not_taken() -> Res
         return Ok(());
     };
     let site = FixtureServer::start();
-    let model = ModelServer::start(vec![
-        Turn::tool_calls(vec![ToolCall::new(
-            "browser_navigate",
-            json!({"url": site.url("captcha.html?solve_after=25000")}),
-        )]),
-        Turn::tool_calls(vec![ToolCall::new(
-            "human_solve_challenge",
-            json!({"challenge_type": "captcha", "page_hint": "Xác minh bảo mật", "timeout_ms": 90000}),
-        )]),
-        Turn::text("Đã qua bước xác minh."),
-    ]);
+    let model = ModelServer::start(captcha_script(&site, 25000, 90000));
     let app = App::start_with(&model, "challenge-done", &[("HALLEY_HEADLESS", "0")])?;
     let vi = in_vietnamese(&app)?;
     app.panel.send_task("Đăng nhập giúp tôi", UI_TIMEOUT)?;
@@ -516,11 +506,7 @@ fn switching_the_language_applies_at_once_to_the_panel_palette_and_tray() -> Res
     // A dialog opened now speaks it too.
     s.click(&s.find("#palette-close")?)?;
     s.click(&s.find("#settings-view [data-testid=back-to-chat]")?)?;
-    for turn in [
-        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("shop-vn.html")}))]),
-        Turn::tool_calls(vec![ToolCall::new("browser_click", json!({"selector": "#buy-now"}))]),
-        Turn::text("Xong."),
-    ] {
+    for turn in buy_script(&site) {
         model.push(turn);
     }
     s.send_task("Mua laptop này", UI_TIMEOUT)?;

@@ -13,6 +13,7 @@ import {
 } from "../../src/palette/schema-form";
 import { translator } from "../../src/i18n";
 import skills from "./skills.json";
+import { toolSpec } from "../fixtures";
 import type { ToolSpec } from "../../src/protocol";
 
 const en = translator("en");
@@ -137,21 +138,7 @@ describe("VND amounts and numbers as people write them", () => {
 });
 
 describe("the palette's list", () => {
-  const spec = (name: string, kind: ToolSpec["kind"], description = ""): ToolSpec => ({
-    name,
-    description,
-    kind,
-    executor: "builtin",
-    status: "available",
-    permission_scope: "READ_ONLY",
-    risk_level: "low",
-    requires_confirmation: false,
-    parameters: {},
-    output_schema: {},
-    page_content: false,
-    edits_memory: false,
-    asks_user: false,
-  });
+  const spec = (name: string, kind: ToolSpec["kind"], description = ""): ToolSpec => toolSpec({ name, kind, description });
 
   it("names every skill in both languages, and other tools by their words", () => {
     for (const name of Object.keys(SKILLS)) {
