@@ -41,7 +41,7 @@ function secretField(
     say: (text: string, cls?: string) => void;
     fail: (error: unknown) => void;
   },
-): { element: HTMLElement; show: (saved: boolean) => void; take: () => Promise<void> } {
+): { element: HTMLElement; show: (saved: boolean) => void; take: () => string; store: (key: string) => Promise<void> } {
   const input = h("input", {
     id: o.id,
     type: "password",
@@ -57,12 +57,15 @@ function secretField(
     state.className = `key-state ${saved ? "saved" : ""}`;
     keyDelete.hidden = !saved;
   };
-  const take = async (): Promise<void> => {
+  // Taken when Save is pressed (what is typed afterwards is not part of
+  // it), and cleared whatever happens: the key never stays on screen.
+  const take = (): string => {
     const key = input.value.trim();
-    // The field is cleared whatever happens: the key never stays on screen.
     input.value = "";
-    if (key === "") return;
-    show(await o.save(key));
+    return key;
+  };
+  const store = async (key: string): Promise<void> => {
+    if (key !== "") show(await o.save(key));
   };
   keyDelete.addEventListener("click", () => o.forget().then(show, o.fail));
   const element = h(
@@ -73,7 +76,7 @@ function secretField(
     state,
     o.hint !== undefined ? h("p", { class: "hint", id: `${o.id}-hint` }, o.hint) : null,
   );
-  return { element, show, take };
+  return { element, show, take, store };
 }
 
 export function ruleLabel(rule: GateRuleRow, t: Translate): string {
@@ -229,11 +232,12 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
     e.preventDefault();
     save.disabled = true;
     say(t("saving"));
+    const [modelKey, searchKey] = [apiKey.take(), braveKey.take()];
     request({ type: "save_settings", settings: read() }, "settings")
       .then(async (r) => {
         // The keys go to the keyring for the provider just saved.
-        await apiKey.take();
-        await braveKey.take();
+        await apiKey.store(modelKey);
+        await braveKey.store(searchKey);
         fill(r.settings, await keySaved("api"), await keySaved("search"));
         say(t("saved"), "ok");
         onSaved(r.settings);
