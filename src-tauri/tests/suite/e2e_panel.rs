@@ -212,6 +212,31 @@ fn skills_run_from_a_form_made_from_their_schema_without_json() -> Result<()> {
     assert_eq!(travel, json!(["SELECT", ["", "flight", "hotel"], "date", "1"]));
     s.click(&s.find("#palette-close")?)?;
 
+    // Files from the store: one stored through its own form, then picked
+    // in the visa form's documents, by name.
+    let dir = tempfile::tempdir()?;
+    let scan = dir.path().join("ho-chieu.pdf");
+    std::fs::write(&scan, b"%PDF-1.4\n% passport scan for the e2e test\n%%EOF\n")?;
+    pick_in_palette(&app, if vi { "luu mot tep" } else { "store a file" }, "files_store")?;
+    s.send_keys(&s.find("#pf-file_path")?, &scan.display().to_string())?;
+    s.send_keys(&s.find("#pf-tags")?, "travel\npassport")?;
+    s.click(&s.find("#palette-run")?)?;
+    let stored = s.wait_text("[data-testid=palette-status]", RUN_TIMEOUT, |t| !t.is_empty())?;
+    assert_eq!(stored.to_lowercase(), "ok", "{}", s.text(&s.find("#palette-result")?)?);
+    s.click(&s.find("#palette-close")?)?;
+    pick_in_palette(&app, if vi { "bieu mau du lich" } else { "travel form" }, "travel_fill_forms")?;
+    let doc = s.wait_visible(r#"[data-files="docs"] label"#, UI_TIMEOUT)?;
+    assert!(s.text(&doc)?.contains("ho-chieu.pdf"), "{}", s.text(&doc)?);
+    s.click(&s.find(r#"[data-files="docs"] input[type="checkbox"]"#)?)?;
+    s.send_keys(&s.find("#pf-form_url")?, "https://evisa.example/apply")?;
+    s.click(&s.find("#palette-mode-json")?)?;
+    let json_text = s.execute(r##"return document.querySelector("#palette-args").value;"##, &[])?;
+    let args: serde_json::Value = serde_json::from_str(json_text.as_str().context("the JSON view")?)?;
+    let docs = args["docs"].as_array().context("docs")?;
+    assert!(docs.len() == 1 && docs[0].as_str().is_some_and(|d| d.starts_with("file-")), "{args}");
+    assert_eq!(args["form_url"], "https://evisa.example/apply");
+    s.click(&s.find("#palette-close")?)?;
+
     // Creator: the calendar runs from the form.
     pick_in_palette(&app, if vi { "lich noi dung" } else { "content calendar" }, "creator_plan_calendar")?;
     s.send_keys(&s.find("#pf-channels")?, "youtube\ntiktok")?;

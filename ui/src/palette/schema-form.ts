@@ -76,7 +76,8 @@ function flatten(s: Schema): Schema {
 }
 
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
-const speaksOfStore = (d: string): boolean => /files_store|file:\/\//i.test(d);
+/** A field that takes stored files (their files_store ids), not a path to read. */
+const speaksOfStore = (d: string): boolean => /files_store/i.test(d);
 /** A whole-VND amount: `budget_vnd`, `max_price_vnd`, `target_price_vnd`. */
 const isMoney = (name: string): boolean => /(^|_)vnd$/i.test(name);
 

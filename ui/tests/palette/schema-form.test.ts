@@ -51,6 +51,9 @@ describe("the form of a skill's JSON Schema", () => {
     const post = kinds(fieldsOf(SKILLS["creator_schedule_post"]));
     expect(post).toMatchObject({ media_refs: "files", schedule_time: "datetime", visibility: "choice", description: "long-text" });
     expect(kinds(fieldsOf(SKILLS["shopping_prepare_checkout"]))).toMatchObject({ selected_option: "group", address_ref: "file", place_order: "boolean" });
+    // A path to read is text, not a stored file.
+    const store = { type: "object", properties: { file_path: { type: "string", description: "The file to store: a `file://` URL or a plain path." } }, required: ["file_path"] };
+    expect(kinds(fieldsOf(store))).toEqual({ file_path: "text" });
     const compare = fieldsOf(SKILLS["shopping_compare_options"]);
     expect(compare[0]).toMatchObject({ name: "items", kind: "groups", minItems: 2 });
     expect(kinds(compare[0]!.fields)).toEqual({ "items.url": "text", "items.variant": "text" });
