@@ -344,6 +344,22 @@ fn ask_about_this_page_and_tabs_reads_them_through_the_fence() -> Result<()> {
     let joined = reads.join("\n");
     assert!(joined.contains("21.490.000") && joined.contains("ThinkPad"), "{joined}");
     crate::common::capture_panel(s, &app.artifacts, "ask-tabs")?;
+
+    // "Ask about this page": the page in front becomes a chip; the question
+    // typed next is about it.
+    s.wait_script(r##"return !document.querySelector("#send").disabled;"##, RUN_TIMEOUT)?;
+    s.click(&s.find("#ask-page")?)?;
+    let chip = s.wait_visible("#task-tabs .task-tab", UI_TIMEOUT)?;
+    let page = s.attribute(&chip, "title")?.unwrap_or_default();
+    assert!(page.contains("/shop-"), "{page}");
+    model.push(Turn::text("Trang này bán laptop."));
+    let before = model.requests().len();
+    s.send_task("Trang này bán gì?", UI_TIMEOUT)?;
+    s.wait_text(".msg.assistant:last-of-type", RUN_TIMEOUT, |t| t.contains("bán laptop"))?;
+    let reads = fenced_reads(&model.requests()[before]);
+    let texts: Vec<&String> = reads.iter().filter(|r| r.contains("source=browser_read_text")).collect();
+    assert_eq!(texts.len(), 1, "{reads:?}");
+    assert!(texts[0].contains("ThinkPad") || texts[0].contains("21.490.000"), "{texts:?}");
     app.stop()
 }
 
