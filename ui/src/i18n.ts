@@ -453,6 +453,7 @@ const en = {
   conversationsNoMatch: "No task matches this search.",
   // Steps a person reads (chat/steps.ts)
   "step.opened": "Opened {page}",
+  "step.switched": "Went to the tab {page}",
   "step.opening": "Opening {page}",
   "step.aPage": "a page",
   "step.readPrice": "Read the price: {price}",
@@ -1072,6 +1073,7 @@ const vi: Table = {
   conversationSearchPlaceholder: "Từ khoá, trang web (tiki.vn) hoặc ngày (27/11/2026)",
   conversationsNoMatch: "Không có việc nào khớp với tìm kiếm này.",
   "step.opened": "Đã mở {page}",
+  "step.switched": "Đã chuyển sang thẻ {page}",
   "step.opening": "Đang mở {page}",
   "step.aPage": "một trang",
   "step.readPrice": "Đã đọc giá: {price}",

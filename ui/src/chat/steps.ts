@@ -124,6 +124,12 @@ export function stepSentence(row: CallRow, t: Translate, lang: Lang): string {
       if (price !== null) return t("step.readPrice", { price });
       return on(t("step.readPage"));
     }
+    case "browser_switch_tab": {
+      const tab = isObj(result["tab"]) ? result["tab"] : {};
+      const page = pageName(str(tab["url"]) ?? url, str(tab["title"])) ?? str(args["tab_id"]) ?? t("step.aPage");
+      return on(t("step.switched", { page }));
+    }
+    case "browser_read_text":
     case "browser_get_text":
     case "browser_snapshot":
     case "browser_detect_state":

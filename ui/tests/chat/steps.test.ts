@@ -32,6 +32,12 @@ describe("steps a person reads", () => {
     expect(stepSentence(clicked, en, "en")).toBe("Clicked “Mua ngay” — shop.vn");
     expect(stepSentence(done("web_search", { query: "laptop 14 inch" }, {}), vi, "vi")).toBe("Đã tìm trên web “laptop 14 inch”");
     expect(stepSentence(done("watch_list", {}, {}), en, "en")).toBe("Ran watch_list");
+    // The reads of "Ask about this page": the tab, then its text.
+    const tabUrl = "http://127.0.0.1:8080/shop-us.html";
+    const switched = done("browser_switch_tab", { tab_id: "tab-2" }, { tab: { id: "tab-2", title: "Acme", url: tabUrl, current: true } }, tabUrl);
+    expect(stepSentence(switched, en, "en")).toBe("Went to the tab shop-us.html — 127.0.0.1");
+    expect(stepSentence(switched, vi, "vi")).toBe("Đã chuyển sang thẻ shop-us.html — 127.0.0.1");
+    expect(stepSentence(done("browser_read_text", {}, { text: "x", truncated: false }, tabUrl), vi, "vi")).toBe("Đã đọc trang — 127.0.0.1");
   });
 
   it("says what a hand-off waits for, and where, while it waits", () => {
