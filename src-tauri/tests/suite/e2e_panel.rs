@@ -522,6 +522,8 @@ fn switching_the_language_applies_at_once_to_the_panel_palette_and_tray() -> Res
     let api = app.wait_api()?;
     s.click(&s.wait_visible("#settings-open", UI_TIMEOUT)?)?;
     s.wait_visible("#language", UI_TIMEOUT)?;
+    // The saved settings have filled the form (else they would overwrite the choice).
+    s.wait_text("#api-key-state", UI_TIMEOUT, |t| !t.trim().is_empty())?;
     s.execute(&format!(r##"document.querySelector("#language").value = "{to}";"##), &[])?;
     s.click(&s.find("#settings-save")?)?;
     // The panel again, in the other language, on the settings.
