@@ -1,7 +1,10 @@
 //! The panel a person would use (issue 29, items 5 to 9), driven over
 //! WebDriver in the real app with the scripted model and the fixture site:
 //! the CAPTCHA hand-off in front of the browser that tells a too-early
-//! Done. Run under `scripts/with-session.sh`.
+//! Done; skills run from a form made from their schema; questions about the
+//! open tabs read through the fence; the settings' sections, one Save and
+//! Test connection; the first-run card; the language switched live. Run
+//! under `scripts/with-session.sh`.
 
 use std::time::Duration;
 
@@ -498,13 +501,15 @@ fn the_first_run_card_chooses_a_provider_and_key_in_place() -> Result<()> {
 }
 
 /// Item 9: another language applies at once, without a restart: the panel
-/// (on the same view), the palette's names and the tray menu.
+/// (on the same view), the palette's names, the tray menu, a confirmation
+/// dialog opened afterwards and the run's end notification.
 #[test]
 fn switching_the_language_applies_at_once_to_the_panel_palette_and_tray() -> Result<()> {
     let Some(_desktop) = desktop_or_skip()? else {
         return Ok(());
     };
     let watcher = crate::common::tray::StatusNotifierWatcher::start()?;
+    let monitor = crate::common::dbus::NotificationMonitor::start()?;
     let site = FixtureServer::start();
     let model = ModelServer::start(vec![]);
     let app = App::start(&model, "language-live")?;
@@ -560,6 +565,11 @@ fn switching_the_language_applies_at_once_to_the_panel_palette_and_tray() -> Res
         .or_else(|e| if format!("{e:#}").contains("no such window") { Ok(()) } else { Err(e) })?;
     s.wait_for("the dialog to close", UI_TIMEOUT, |s| Ok((!s.window_handles()?.contains(&dialog)).then_some(())))?;
     s.switch_to_window(&app.panel_handle)?;
+    // The run's end is notified in it as well.
+    s.wait_text(".msg.assistant:last-of-type", RUN_TIMEOUT, |t| t.contains("Xong"))?;
+    let finished = if to == "vi" { "Halley đã xong việc" } else { "Halley finished the task" };
+    let seen = monitor.wait_for(UI_TIMEOUT, |n| n.app_name.to_lowercase().contains("halley") && n.summary == finished);
+    assert!(seen.is_ok(), "{:?}", monitor.notifications());
     let _ = from;
     app.stop()
 }
