@@ -226,6 +226,10 @@ mod tests {
     }
 }
 
+/// Whether a challenge handed to the user still shows on its page, read
+/// from the page when called.
+pub type StillThere<'a> = &'a (dyn Fn() -> BoxFuture<'a, bool> + Send + Sync);
+
 /// Who answers confirmation requests.
 pub trait Confirmer: Send + Sync + std::fmt::Debug {
     fn confirm<'a>(
@@ -234,12 +238,15 @@ pub trait Confirmer: Send + Sync + std::fmt::Debug {
     ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>>;
 
     /// Tell the user a challenge (CAPTCHA, OTP, 2FA, login) waits for them
-    /// and resolve when they say they are done or give up. Without anyone
-    /// to tell, it never resolves: the page is watched until the challenge
-    /// is gone or the time is up.
+    /// and resolve when they say they are done or give up. A "done" while
+    /// `still_there` (the page read now) says the challenge is on the page
+    /// is told back to them and the wait goes on. Without anyone to tell,
+    /// it never resolves: the page is watched until the challenge is gone or
+    /// the time is up.
     fn challenge<'a>(
         &'a self,
         _request: &'a ChallengeRequest,
+        _still_there: StillThere<'a>,
     ) -> Pin<Box<dyn Future<Output = ChallengeAnswer> + Send + 'a>> {
         Box::pin(std::future::pending())
     }

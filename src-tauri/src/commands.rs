@@ -4,11 +4,12 @@
 use halley::error::WireError;
 use halley::protocol::{Event, Op, Reply};
 use halley::tools::ToolSpec;
-use tauri::{AppHandle, State, Webview};
+use tauri::{AppHandle, Manager, State, Webview};
 use tauri_plugin_autostart::ManagerExt;
 
 use crate::dialogs::{self, Dialogs};
 use crate::shell::{Shell, not_available};
+use crate::{tray, words};
 
 /// Carry out one [`Op`] in the core: its [`Reply`], or the core's error as
 /// `{code, message}`. The dialogs may only answer their own question.
@@ -23,7 +24,21 @@ pub async fn op(webview: Webview, shell: State<'_, Shell>, op: Op) -> Result<Rep
         .to_wire());
     }
     let host = shell.host()?.clone();
-    host.handle(op).await.map_err(|e| e.to_wire())
+    let shows_browser = matches!(op, Op::ShowChallenge { .. });
+    let reply = host.handle(op).await.map_err(|e| e.to_wire())?;
+    if shows_browser {
+        // The browser came forward: the hand-off window stays above it.
+        dialogs::keep_in_front_soon(webview.app_handle(), dialogs::Kind::Challenge).await;
+    }
+    if let Reply::Settings { settings, .. } = &reply {
+        // Another language applies at once to the tray and notifications.
+        let lang = words::from_setting(settings.language.as_deref());
+        if lang != words::current() {
+            words::set(lang);
+            tray::relabel(webview.app_handle());
+        }
+    }
+    Ok(reply)
 }
 
 /// Which window may send which op: the panel anything, a dialog only the
@@ -74,7 +89,7 @@ mod tests {
             user_edits: Default::default(),
             reason: String::new(),
         };
-        let send = Op::SendMessage { text: "hi".into(), conversation_id: None };
+        let send = Op::SendMessage { text: "hi".into(), conversation_id: None, tabs: vec![] };
         let challenge = Op::AnswerChallenge { id: "h1".into(), done: true };
         assert!(allowed("panel", &send));
         assert!(allowed("confirm", &answer));

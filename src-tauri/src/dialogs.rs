@@ -13,6 +13,7 @@ use halley::protocol::{Event, Op};
 use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindow, WebviewWindowBuilder, WindowEvent};
 
 use crate::shell::Shell;
+use crate::words;
 
 pub const CONFIRM: &str = "confirm";
 pub const CHALLENGE: &str = "challenge";
@@ -35,13 +36,18 @@ impl Kind {
         }
     }
 
-    /// The page relative to the app's root, with the question's id.
-    fn page(self, id: &str) -> String {
+    /// The page relative to the app's root, with the question's id and the
+    /// language to speak (the settings' language now, `words::current`).
+    fn page(self, id: &str, lang: words::Lang) -> String {
         let page = match self {
             Kind::Confirm => "confirm.html",
             Kind::Challenge => "challenge.html",
         };
-        format!("{page}?id={}", query_escape(id))
+        let lang = match lang {
+            words::Lang::En => "en",
+            words::Lang::Vi => "vi",
+        };
+        format!("{page}?id={}&lang={lang}", query_escape(id))
     }
 
     fn title(self) -> &'static str {
@@ -159,8 +165,9 @@ fn closed(app: &AppHandle, kind: Kind, id: &str) {
         show_next(app, kind);
         return;
     };
-    let replaced =
-        next.and_then(|next| window.url().ok()?.join(&kind.page(&next)).ok()).map(|url| window.navigate(url));
+    let replaced = next
+        .and_then(|next| window.url().ok()?.join(&kind.page(&next, words::current())).ok())
+        .map(|url| window.navigate(url));
     match replaced {
         Some(Ok(())) => raise(&window),
         _ => {
@@ -172,7 +179,7 @@ fn closed(app: &AppHandle, kind: Kind, id: &str) {
 }
 
 fn open(app: &AppHandle, kind: Kind, id: &str) -> tauri::Result<()> {
-    let window = WebviewWindowBuilder::new(app, kind.label(), WebviewUrl::App(kind.page(id).into()))
+    let window = WebviewWindowBuilder::new(app, kind.label(), WebviewUrl::App(kind.page(id, words::current()).into()))
         .title(kind.title())
         .inner_size(440.0, 560.0)
         .min_inner_size(360.0, 400.0)
@@ -210,16 +217,55 @@ fn raise(window: &WebviewWindow) {
 }
 
 /// The user must act in the browser: ask the core to bring its window and
-/// the challenge's tab to the front.
+/// the challenge's tab to the front, then the hand-off window above it
+/// (the browser coming forward would hide it otherwise).
 fn bring_challenge_tab_forward(app: &AppHandle, id: String) {
     let Ok(host) = app.state::<Shell>().host().cloned() else {
         return;
     };
+    let app = app.clone();
     tauri::async_runtime::spawn(async move {
         if let Err(e) = host.handle(Op::ShowChallenge { id }).await {
             eprintln!("halley-desktop: cannot show the challenge's tab: {e}");
         }
+        keep_in_front_soon(&app, Kind::Challenge).await;
     });
+}
+
+/// [`keep_in_front`] now and once more a moment later: the browser's own
+/// raise lands after its CDP answer.
+pub async fn keep_in_front_soon(app: &AppHandle, kind: Kind) {
+    keep_in_front(app, kind);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    keep_in_front(app, kind);
+}
+
+/// The dialog of this kind, if open, raised above the other windows (the
+/// managed browser just brought forward): focus alone does not restack a
+/// window on every desktop (nor without a window manager), so its GDK
+/// window is raised too, on the main thread.
+pub fn keep_in_front(app: &AppHandle, kind: Kind) {
+    let Some(window) = app.get_webview_window(kind.label()) else {
+        return;
+    };
+    let _ = window.set_always_on_top(true);
+    raise(&window);
+    #[cfg(target_os = "linux")]
+    {
+        let on_main = window.clone();
+        let restacked = window.run_on_main_thread(move || {
+            use gtk::prelude::{GtkWindowExt, WidgetExt};
+            if let Ok(gtk_window) = on_main.gtk_window() {
+                gtk_window.present();
+                if let Some(gdk) = gtk_window.window() {
+                    gdk.raise();
+                }
+            }
+        });
+        if let Err(e) = restacked {
+            eprintln!("halley-desktop: cannot raise the {} dialog: {e}", kind.label());
+        }
+    }
 }
 
 /// Percent-encode everything but unreserved characters.
@@ -241,7 +287,7 @@ mod tests {
 
     #[test]
     fn pages_carry_the_escaped_id() {
-        assert_eq!(Kind::Confirm.page("c-1"), "confirm.html?id=c-1");
-        assert_eq!(Kind::Challenge.page("a b&c"), "challenge.html?id=a%20b%26c");
+        assert_eq!(Kind::Confirm.page("c-1", words::Lang::En), "confirm.html?id=c-1&lang=en");
+        assert_eq!(Kind::Challenge.page("a b&c", words::Lang::Vi), "challenge.html?id=a%20b%26c&lang=vi");
     }
 }

@@ -13,6 +13,7 @@ mod shutdown;
 mod tray;
 mod webview;
 mod windows;
+mod words;
 
 use std::sync::Arc;
 
@@ -41,6 +42,14 @@ fn main() -> anyhow::Result<()> {
             shutdown::exit_on_signals(handle.clone());
             let shell = tauri::async_runtime::block_on(Shell::open());
             let host = shell.host().ok().cloned();
+            // The tray and the notifications speak the user's language.
+            let saved = host.as_ref().and_then(|h| {
+                match tauri::async_runtime::block_on(h.handle(halley::protocol::Op::GetSettings)) {
+                    Ok(halley::protocol::Reply::Settings { settings, .. }) => settings.language,
+                    _ => None,
+                }
+            });
+            words::set(words::from_setting(saved.as_deref()));
             app.manage(shell);
             app.manage(dialogs::Dialogs::default());
             app.manage(windows::Dock::default());

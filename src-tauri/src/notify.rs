@@ -11,6 +11,7 @@ use tauri::{AppHandle, Url};
 
 use crate::dialogs::{self, Kind};
 use crate::windows;
+use crate::words;
 
 /// What a click on the notification brings forward.
 #[derive(Debug, Clone, Copy)]
@@ -25,26 +26,20 @@ pub fn on_event(app: &AppHandle, event: &Event) {
     match event {
         Event::RunEnded { status, .. } if !focused => {
             let summary = match status {
-                RunStatus::Completed => "Halley finished the task",
-                RunStatus::Cancelled => "Halley stopped the task",
-                _ => "Halley could not finish the task",
+                RunStatus::Completed => words::FINISHED.get(),
+                RunStatus::Cancelled => words::STOPPED.get(),
+                _ => words::FAILED.get(),
             };
-            send(app, summary, "Open the panel to see what happened.".into(), Target::Panel);
+            send(app, summary, words::SEE_WHAT_HAPPENED.get().into(), Target::Panel);
         }
         Event::ConfirmationWaiting { request } if !visible => {
             let place = request.origin.as_deref().or(request.url.as_deref()).and_then(site);
-            let body = match place {
-                Some(site) => format!("{} on {site} waits for your approval.", request.tool),
-                None => format!("{} waits for your approval.", request.tool),
-            };
-            send(app, "Halley asks before it acts", body, Target::Dialog(Kind::Confirm));
+            let body = words::waits_approval(&request.tool, place.as_deref());
+            send(app, words::ASKS_FIRST.get(), body, Target::Dialog(Kind::Confirm));
         }
         Event::ChallengeWaiting { request, .. } if !visible => {
-            let body = match site(&request.url) {
-                Some(site) => format!("A {} on {site} needs you in the browser.", request.challenge_type),
-                None => format!("A {} needs you in the browser.", request.challenge_type),
-            };
-            send(app, "Halley needs your help", body, Target::Dialog(Kind::Challenge));
+            let body = words::needs_you(request.challenge_type.as_str(), site(&request.url).as_deref());
+            send(app, words::NEEDS_HELP.get(), body, Target::Dialog(Kind::Challenge));
         }
         _ => {}
     }
@@ -59,12 +54,7 @@ pub fn tray_hint_once(app: &AppHandle) {
     }
     layout.tray_hint_shown = true;
     windows::save_layout(app, &layout);
-    send(
-        app,
-        "Halley is running in the tray",
-        "Open the panel from the tray icon; Quit there stops Halley.".into(),
-        Target::Panel,
-    );
+    send(app, words::IN_TRAY.get(), words::IN_TRAY_BODY.get().into(), Target::Panel);
 }
 
 /// Just the host of a URL: no path or query (they may carry tokens).
@@ -77,8 +67,12 @@ fn send(app: &AppHandle, summary: &str, body: String, target: Target) {
     let app = app.clone();
     let summary = summary.to_owned();
     let spawned = std::thread::Builder::new().name("notification".into()).spawn(move || {
-        let shown =
-            Notification::new().appname("Halley").summary(&summary).body(&body).action("default", "Open Halley").show();
+        let shown = Notification::new()
+            .appname("Halley")
+            .summary(&summary)
+            .body(&body)
+            .action("default", words::OPEN_HALLEY.get())
+            .show();
         match shown {
             Ok(handle) => handle.wait_for_action(|action| {
                 if action == "default" {

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
+use crate::context::StillThere;
 use crate::gate::{ChallengeAnswer, ChallengeRequest, ConfirmationRequest, Confirmer};
 use crate::tools::catalogue::safety::ConfirmResultV1;
 
@@ -61,10 +62,11 @@ impl Confirmer for Observed {
     fn challenge<'a>(
         &'a self,
         request: &'a ChallengeRequest,
+        still_there: StillThere<'a>,
     ) -> Pin<Box<dyn Future<Output = ChallengeAnswer> + Send + 'a>> {
         Box::pin(async move {
             let _ = self.tx.send(Waiting::Challenge(request.clone()));
-            let answer = self.inner.challenge(request).await;
+            let answer = self.inner.challenge(request, still_there).await;
             let _ = self.tx.send(Waiting::Answered);
             answer
         })

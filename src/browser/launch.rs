@@ -380,6 +380,7 @@ fn launch_command(options: &BrowserOptions) -> Result<(PathBuf, Vec<String>, Han
 /// - after a crash Chromium offers to restore the last session and opens a
 ///   tab of its own for it; Halley restores the tabs itself, so the profile
 ///   is marked as cleanly closed;
+/// - no offer to translate the page (issue 29: on every Vietnamese page);
 /// - Chromium's password manager and autofill are off: what the agent types
 ///   into pages (a passport number through `{{profile...}}`, a login) is
 ///   never kept by Chromium in `Login Data` or `Web Data` (Halley's profile
@@ -413,6 +414,12 @@ fn prepare_preferences(profile: &Path) {
     set(&mut value, &["autofill", "enabled"], false.into());
     set(&mut value, &["autofill", "profile_enabled"], false.into());
     set(&mut value, &["autofill", "credit_card_enabled"], false.into());
+    // No "Translate this page?" offer on every Vietnamese page (the
+    // `Translate` feature flag turns off the service; the prompt is the
+    // profile's `translate.enabled`, which Chromium's TranslateEnabled
+    // policy sets).
+    set(&mut value, &["translate", "enabled"], false.into());
+    set(&mut value, &["translate_blocked_languages"], serde_json::json!(["vi", "en"]));
     // WebRTC only over the relay (TCP), never straight out over UDP: a
     // call to a new site is seen there like any other connection.
     set(&mut value, &["webrtc", "ip_handling_policy"], "disable_non_proxied_udp".into());
@@ -559,6 +566,8 @@ mod tests {
         assert_eq!(v["credentials_enable_service"], false);
         assert_eq!(v["profile"]["password_manager_enabled"], false);
         assert_eq!(v["autofill"]["profile_enabled"], false);
+        assert_eq!(v["translate"]["enabled"], false, "no translate prompt");
+        assert_eq!(v["translate_blocked_languages"], serde_json::json!(["vi", "en"]));
         // Chromium's own values are kept; a crash is marked clean again.
         std::fs::write(
             &prefs,

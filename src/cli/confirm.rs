@@ -84,19 +84,31 @@ impl Confirmer for Prompt {
     fn challenge<'a>(
         &'a self,
         request: &'a ChallengeRequest,
+        still_there: crate::context::StillThere<'a>,
     ) -> Pin<Box<dyn Future<Output = ChallengeAnswer> + Send + 'a>> {
         let hint = request.page_hint.as_deref().map(|h| format!(" ({h})")).unwrap_or_default();
-        let text = format!(
+        let mut text = format!(
             "\nHalley hands this to you: a {} on {}{hint}, in {} of the browser.\n\
              Solve it there; Halley goes on when it is gone. Type `cancel` and Enter to give up: ",
             request.challenge_type, request.url, request.tab_id
         );
         Box::pin(async move {
-            match ask_line(text).await {
-                Some(line) if matches!(fold(line.trim()).as_str(), "cancel" | "huy" | "q") => ChallengeAnswer::GaveUp,
-                Some(_) => ChallengeAnswer::Done,
-                // No terminal after all: only the page can tell.
-                None => std::future::pending().await,
+            loop {
+                match ask_line(text).await {
+                    Some(line) if matches!(fold(line.trim()).as_str(), "cancel" | "huy" | "q") => {
+                        return ChallengeAnswer::GaveUp;
+                    }
+                    Some(_) if still_there().await => {
+                        text = format!(
+                            "The page still shows the {}. Solve it in the browser, then press Enter \
+                             (or type `cancel`): ",
+                            request.challenge_type
+                        );
+                    }
+                    Some(_) => return ChallengeAnswer::Done,
+                    // No terminal after all: only the page can tell.
+                    None => return std::future::pending().await,
+                }
             }
         })
     }

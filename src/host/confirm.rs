@@ -9,8 +9,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot};
 
+use crate::context::StillThere;
 use crate::error::{Error, Result};
 use crate::gate::confirm::ANSWER_WITHIN;
 use crate::gate::{ChallengeAnswer, ChallengeRequest, ConfirmationRequest, Confirmer};
@@ -21,8 +22,9 @@ use crate::tools::catalogue::safety::ConfirmResultV1;
 #[derive(Debug)]
 enum Asked {
     Confirmation(oneshot::Sender<ConfirmResultV1>),
-    /// The sender, and the tab holding the challenge.
-    Challenge(oneshot::Sender<ChallengeAnswer>, String),
+    /// Where the user's answers go (each with where to say whether the
+    /// challenge is still on the page), and the tab holding it.
+    Challenge(mpsc::UnboundedSender<(ChallengeAnswer, oneshot::Sender<bool>)>, String),
 }
 
 /// Asks through [`Event`]s; answered with [`ChannelConfirmer::answer_confirmation`]
@@ -55,20 +57,20 @@ impl ChannelConfirmer {
         }
     }
 
-    /// Answer challenge `id` (`done`: the user says they solved it).
-    pub fn answer_challenge(&self, id: &str, done: bool) -> Result<()> {
-        let mut waiting = self.waiting();
-        match waiting.remove(id) {
-            Some(Asked::Challenge(tx, _)) => {
-                let answer = if done { ChallengeAnswer::Done } else { ChallengeAnswer::GaveUp };
-                tx.send(answer).map_err(|_| gone("challenge", id))
-            }
-            Some(other) => {
-                waiting.insert(id.to_owned(), other);
-                Err(gone("challenge", id))
-            }
-            None => Err(gone("challenge", id)),
-        }
+    /// Answer challenge `id` (`done`: the user says they solved it). The
+    /// page is read: `Ok(true)` when it still shows the challenge, which
+    /// then still waits; `Ok(false)` when the hand-off is over.
+    pub async fn answer_challenge(&self, id: &str, done: bool) -> Result<bool> {
+        let tx = match self.waiting().get(id) {
+            Some(Asked::Challenge(tx, _)) => tx.clone(),
+            _ => return Err(gone("challenge", id)),
+        };
+        let (said, heard) = oneshot::channel();
+        let answer = if done { ChallengeAnswer::Done } else { ChallengeAnswer::GaveUp };
+        tx.send((answer, said)).map_err(|_| gone("challenge", id))?;
+        // A wait that ends meanwhile (the page cleared, the time ran out)
+        // drops the sender: the hand-off is over.
+        Ok(heard.await.unwrap_or(false))
     }
 
     /// The tab of waiting challenge `id`.
@@ -156,15 +158,26 @@ impl Confirmer for ChannelConfirmer {
     fn challenge<'a>(
         &'a self,
         request: &'a ChallengeRequest,
+        still_there: StillThere<'a>,
     ) -> Pin<Box<dyn Future<Output = ChallengeAnswer> + Send + 'a>> {
         Box::pin(async move {
             let id = uuid::Uuid::new_v4().to_string();
-            let (tx, rx) = oneshot::channel();
+            let (tx, mut rx) = mpsc::unbounded_channel();
             self.waiting().insert(id.clone(), Asked::Challenge(tx, request.tab_id.clone()));
             let _closing = Closing { confirmer: self, id: id.clone(), approved: None };
             self.send(Event::ChallengeWaiting { id, request: request.clone() });
-            // The challenge tool watches the page and its own time limit.
-            rx.await.unwrap_or(ChallengeAnswer::GaveUp)
+            // The challenge tool watches the page and its own time limit;
+            // "done" is checked against the page here, so the window can say
+            // the challenge is still there and go on waiting.
+            loop {
+                let Some((answer, said)) = rx.recv().await else { return ChallengeAnswer::GaveUp };
+                if answer == ChallengeAnswer::Done && still_there().await {
+                    let _ = said.send(true);
+                    continue;
+                }
+                let _ = said.send(false);
+                return answer;
+            }
         })
     }
 
@@ -209,7 +222,7 @@ mod tests {
         let c2 = std::sync::Arc::clone(&c);
         let waiter = tokio::spawn(async move { c2.confirm(&req).await });
         assert!(matches!(rx.recv().await.unwrap(), Event::ConfirmationWaiting { .. }));
-        assert_eq!(c.answer_challenge("c1", true).unwrap_err().code(), crate::error::ErrorCode::NotFound);
+        assert_eq!(c.answer_challenge("c1", true).await.unwrap_err().code(), crate::error::ErrorCode::NotFound);
         c.answer_confirmation("c1", ConfirmResultV1 { approved: true, ..denied("") }).unwrap();
         assert!(waiter.await.unwrap().approved);
         assert_eq!(rx.recv().await.unwrap(), Event::ConfirmationClosed { id: "c1".into(), approved: true });
@@ -233,10 +246,48 @@ mod tests {
             page_hint: None,
             run_id: None,
         };
-        let dropped = tokio::time::timeout(Duration::from_millis(50), c.challenge(&challenge)).await;
+        let never = || -> futures::future::BoxFuture<'_, bool> { Box::pin(async { true }) };
+        let dropped = tokio::time::timeout(Duration::from_millis(50), c.challenge(&challenge, &never)).await;
         assert!(dropped.is_err());
         let Event::ChallengeWaiting { id, .. } = rx.recv().await.unwrap() else { panic!("not a challenge") };
         assert_eq!(rx.recv().await.unwrap(), Event::ChallengeClosed { id });
         assert!(c.waiting_ids().is_empty());
+    }
+
+    /// Done while the page still shows the challenge: the one who answered
+    /// hears so, the question still waits (no closing event); Done once the
+    /// page is clear ends it; an answer to a closed question is `not_found`.
+    #[tokio::test]
+    async fn done_while_the_challenge_is_still_there_is_told_and_keeps_waiting() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let (tx, mut rx) = broadcast::channel(16);
+        let c = std::sync::Arc::new(ChannelConfirmer::new(tx));
+        let present = std::sync::Arc::new(AtomicBool::new(true));
+        let challenge = ChallengeRequest {
+            tab_id: "tab-1".into(),
+            url: "https://shop.vn/login".into(),
+            challenge_type: crate::tools::catalogue::safety::ChallengeType::Captcha,
+            page_hint: None,
+            run_id: None,
+        };
+        let (c2, p2) = (std::sync::Arc::clone(&c), std::sync::Arc::clone(&present));
+        let waiter = tokio::spawn(async move {
+            let probe = move || -> futures::future::BoxFuture<'_, bool> {
+                let p = std::sync::Arc::clone(&p2);
+                Box::pin(async move { p.load(Ordering::SeqCst) })
+            };
+            c2.challenge(&challenge, &probe).await
+        });
+        let Event::ChallengeWaiting { id, .. } = rx.recv().await.unwrap() else { panic!("not a challenge") };
+        assert!(c.answer_challenge(&id, true).await.unwrap(), "the page still shows it");
+        assert!(c.answer_challenge(&id, true).await.unwrap(), "asked twice, still there");
+        assert_eq!(c.waiting_ids(), vec![id.clone()]);
+        assert!(rx.try_recv().is_err(), "no closing event while it still waits");
+        assert_eq!(c.challenge_tab(&id).unwrap(), "tab-1");
+        present.store(false, Ordering::SeqCst);
+        assert!(!c.answer_challenge(&id, true).await.unwrap());
+        assert_eq!(waiter.await.unwrap(), ChallengeAnswer::Done);
+        assert_eq!(rx.recv().await.unwrap(), Event::ChallengeClosed { id: id.clone() });
+        assert_eq!(c.answer_challenge(&id, false).await.unwrap_err().code(), crate::error::ErrorCode::NotFound);
     }
 }

@@ -165,7 +165,7 @@ impl Host {
     pub async fn handle_as(self: &Arc<Self>, caller: &Caller, op: Op) -> Result<Reply> {
         let store = self.core.store();
         match op {
-            Op::SendMessage { text, conversation_id } => self.send_message(text, conversation_id).await,
+            Op::SendMessage { text, conversation_id, tabs } => self.send_message(text, conversation_id, tabs).await,
             Op::Stop { run_id } => {
                 self.stop(run_id.as_deref())?;
                 Ok(Reply::Done)
@@ -232,8 +232,8 @@ impl Host {
                 Ok(Reply::Done)
             }
             Op::AnswerChallenge { id, done } => {
-                self.confirmer.answer_challenge(&id, done)?;
-                Ok(Reply::Done)
+                let still_there = self.confirmer.answer_challenge(&id, done).await?;
+                Ok(Reply::ChallengeAnswered { still_there })
             }
             Op::ShowChallenge { id } => {
                 let tab = self.confirmer.challenge_tab(&id)?;

@@ -53,7 +53,12 @@ pub struct RunRequest {
     /// Its client-tool calls go to this client key (a Letta agent's
     /// requester) instead of the clients that registered the tools.
     pub client: Option<String>,
+    /// Open tabs the task is about, read before the first turn.
+    pub tabs: Vec<String>,
 }
+
+/// The most tabs one task may be about ("Compare these tabs").
+const MAX_TABS: usize = 8;
 
 impl RunRequest {
     /// A run of `front_end` on `text`, in a new conversation, asking the
@@ -69,6 +74,7 @@ impl RunRequest {
             model: RunModel::Saved,
             limits: RunLimits::default(),
             client: None,
+            tabs: Vec::new(),
         }
     }
 }
@@ -151,7 +157,9 @@ impl Host {
         }
         let begun = match resumed {
             Some((run, conversation_id)) => Ok(Start::Resume { run_id: run.id, conversation_id }),
-            None => begin_run(&self.core, &request.text, conversation.as_deref()).await.map(Start::Task),
+            None => begin_run(&self.core, &request.text, conversation.as_deref())
+                .await
+                .map(|begun| Start::Task(begun.about_tabs(request.tabs.clone()))),
         };
         let cancel = Cancel::new();
         let info = {
@@ -188,8 +196,19 @@ impl Host {
     }
 
     /// `SendMessage`: a panel run.
-    pub(super) async fn send_message(self: &Arc<Self>, text: String, conversation: Option<String>) -> Result<Reply> {
-        let request = RunRequest { conversation_id: conversation, ..RunRequest::new(FrontEnd::Panel, text) };
+    pub(super) async fn send_message(
+        self: &Arc<Self>,
+        text: String,
+        conversation: Option<String>,
+        tabs: Vec<String>,
+    ) -> Result<Reply> {
+        if tabs.len() > MAX_TABS {
+            return Err(Error::invalid_arguments(format!(
+                "a task can be about {MAX_TABS} tabs at most, not {}",
+                tabs.len()
+            )));
+        }
+        let request = RunRequest { conversation_id: conversation, tabs, ..RunRequest::new(FrontEnd::Panel, text) };
         let info = self.start_run(request).await?;
         Ok(Reply::RunStarted { run_id: info.run_id, conversation_id: info.conversation_id })
     }

@@ -16,6 +16,13 @@ pub enum Op {
         #[serde(default)]
         #[ts(optional = nullable)]
         conversation_id: Option<String>,
+        /// Open tabs (`browser_list_tabs` ids) the task is about ("Ask about
+        /// this page", `@tab`): each is read with the browser tools before
+        /// the model's first turn, fenced like any page text, and shown as
+        /// steps. A tab that is gone is a failed step, not a refused task.
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        tabs: Vec<String>,
     },
     /// Cancel run `run_id`, or (without one) every run the panel started;
     /// no other run is touched. Replies [`Reply::Done`] (`not_found` for a

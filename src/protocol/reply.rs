@@ -7,6 +7,11 @@ use super::*;
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Reply {
     Done,
+    /// A challenge answered: `still_there` when the user said done while
+    /// the page still shows it (it still waits for them).
+    ChallengeAnswered {
+        still_there: bool,
+    },
     RunStarted {
         run_id: String,
         conversation_id: String,

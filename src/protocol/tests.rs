@@ -5,7 +5,7 @@ use serde_json::json;
 #[test]
 fn ops_read_from_the_json_a_front_end_sends() {
     let op: Op = serde_json::from_value(json!({"type": "send_message", "text": "Giá laptop?"})).unwrap();
-    assert_eq!(op, Op::SendMessage { text: "Giá laptop?".into(), conversation_id: None });
+    assert_eq!(op, Op::SendMessage { text: "Giá laptop?".into(), conversation_id: None, tabs: vec![] });
     let op: Op = serde_json::from_value(json!({"type": "answer_confirmation", "id": "c1", "approved": true})).unwrap();
     assert_eq!(
         op,

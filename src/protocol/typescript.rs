@@ -319,4 +319,24 @@ mod tests {
             );
         }
     }
+
+    /// The skills' argument schemas as the palette's form tests read them
+    /// (`ui/tests/palette/skills.json`), kept equal to the catalogue; `make
+    /// protocol` writes it.
+    #[test]
+    fn the_skills_schemas_the_ui_tests_read_are_up_to_date() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/tests/palette/skills.json");
+        let skills: serde_json::Map<String, serde_json::Value> = crate::tools::catalogue::catalogue()
+            .into_iter()
+            .filter(|t| t.kind == crate::tools::ToolKind::Skill)
+            .map(|t| (t.name.clone(), t.parameters.clone()))
+            .collect();
+        let fresh = format!("{}\n", serde_json::to_string_pretty(&skills).unwrap());
+        if std::env::var_os("HALLEY_WRITE_PROTOCOL").is_some() {
+            std::fs::write(&path, &fresh).unwrap();
+            return;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(committed == fresh, "ui/tests/palette/skills.json is stale: run `make protocol` to regenerate it");
+    }
 }

@@ -38,11 +38,18 @@ pub fn money(amount: f64, currency: Option<&str>) -> String {
 
 /// `21.490.000 ₫ → 19.990.000 ₫ (−7 %)`; without an old price just the new one.
 pub fn change(old: Option<f64>, new: f64, currency: Option<&str>) -> String {
+    change_in(old, new, currency, false)
+}
+
+/// [`change`] with the percentage written the Vietnamese way when `vi`
+/// (`−9,8 %`).
+pub fn change_in(old: Option<f64>, new: f64, currency: Option<&str>, vi: bool) -> String {
     match old {
         Some(old) if old > 0.0 && (old - new).abs() > f64::EPSILON => {
             let pct = (new - old) / old * 100.0;
             let shown = if pct.abs() >= 10.0 { format!("{:.0}", pct.abs()) } else { format!("{:.1}", pct.abs()) };
             let shown = shown.strip_suffix(".0").unwrap_or(&shown);
+            let shown = if vi { shown.replace('.', ",") } else { shown.to_owned() };
             let sign = if pct < 0.0 { "−" } else { "+" };
             format!("{} → {} ({sign}{shown} %)", money(old, currency), money(new, currency))
         }
@@ -94,6 +101,8 @@ mod tests {
     fn formats_changes() {
         assert_eq!(change(Some(21_490_000.0), 19_990_000.0, Some("VND")), "21.490.000 ₫ → 19.990.000 ₫ (−7 %)");
         assert_eq!(change(Some(100.0), 80.0, Some("USD")), "$100.00 → $80.00 (−20 %)");
+        assert_eq!(change_in(Some(1_000_000.0), 902_000.0, Some("VND"), true), "1.000.000 ₫ → 902.000 ₫ (−9,8 %)");
+        assert_eq!(change_in(Some(1_000_000.0), 902_000.0, Some("VND"), false), "1.000.000 ₫ → 902.000 ₫ (−9.8 %)");
         assert_eq!(change(None, 80.0, Some("USD")), "$80.00");
     }
 }

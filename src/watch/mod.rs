@@ -153,7 +153,9 @@ pub async fn check_watch(ctx: &Services, row: &WatchRow) -> Result<WatchCheck> {
 /// A check's reading written: the observation, the watch's state and its
 /// alerts in one transaction (sent by whoever delivers).
 async fn finish(ctx: &Services, row: &WatchRow, rules: &[TriggerRule], outcome: Outcome) -> Result<WatchCheck> {
-    let planned = plan(row, rules, outcome, &now());
+    // The alert is written in the user's language, as they read it.
+    let vi = crate::notify::buttons::vietnamese(&ctx.store).await;
+    let planned = plan(row, rules, outcome, &now(), vi);
     ctx.store.watches().apply_check(&row.id, &planned.write).await?;
     Ok(planned.check)
 }

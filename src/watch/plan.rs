@@ -34,22 +34,27 @@ fn shown(v: Option<Value>) -> String {
 }
 
 /// The alert's text for a rule that fired.
-fn message(f: &rules::Firing, reading: &Reading, previous: Option<&Reading>) -> String {
+fn message(f: &rules::Firing, reading: &Reading, previous: Option<&Reading>, vi: bool) -> String {
     let cur = reading.currency.as_deref().or(previous.and_then(|p| p.currency.as_deref()));
     let field = f.rule.field.as_deref().unwrap_or("price");
+    // In the user's language: Vietnamese when `vi`.
+    let description = if vi { rules::describe_in(&f.rule, cur, true) } else { f.description.clone() };
     match f.rule.op {
-        TriggerOp::BackInStock => match reading.price {
-            Some(p) => format!("back in stock at {}", format::money(p, cur)),
-            None => "back in stock".to_owned(),
+        TriggerOp::BackInStock => match (reading.price, vi) {
+            (Some(p), false) => format!("back in stock at {}", format::money(p, cur)),
+            (Some(p), true) => format!("có hàng lại, giá {}", format::money(p, cur)),
+            (None, false) => "back in stock".to_owned(),
+            (None, true) => "có hàng lại".to_owned(),
         },
         TriggerOp::Changed if field != "price" => {
             format!("{field}: {} → {}", shown(previous.and_then(|p| p.get(field))), shown(reading.get(field)))
         }
         _ if f.on_price => match reading.price {
-            Some(p) => format!("{} ({})", format::change(previous.and_then(|r| r.price), p, cur), f.description),
-            None => f.description.clone(),
+            Some(p) => format!("{} ({description})", format::change_in(previous.and_then(|r| r.price), p, cur, vi)),
+            None => description,
         },
-        _ => format!("{} (now {})", f.description, shown(reading.get(field))),
+        _ if vi => format!("{description} (hiện: {})", shown(reading.get(field))),
+        _ => format!("{description} (now {})", shown(reading.get(field))),
     }
 }
 
@@ -68,7 +73,8 @@ fn seconds_between(from: &str, to: &str) -> Option<i64> {
 
 /// Works out a check's consequences (pure): health, rules, alerts, the
 /// watch's new state.
-pub fn plan(row: &WatchRow, rules: &[TriggerRule], outcome: Outcome, at: &str) -> Planned {
+/// The alerts' texts are in Vietnamese when `vi` (the user's language).
+pub fn plan(row: &WatchRow, rules: &[TriggerRule], outcome: Outcome, at: &str, vi: bool) -> Planned {
     let previous: Option<Reading> = row.last_value.clone().and_then(|v| serde_json::from_value(v).ok());
     let states: BTreeMap<String, RuleState> = serde_json::from_value(row.rule_state.clone()).unwrap_or_default();
     let mut write = CheckWrite {
@@ -140,7 +146,7 @@ pub fn plan(row: &WatchRow, rules: &[TriggerRule], outcome: Outcome, at: &str) -
                     // Rules act on the trusted part of the reading only.
                     let eval = rules::evaluate(rules, &reading.trusted(), &memory);
                     for f in &eval.fired {
-                        let body = message(f, &reading, previous.as_ref());
+                        let body = message(f, &reading, previous.as_ref(), vi);
                         pending.push(alert(&f.key, f.value.clone(), f.description.clone(), body, &mut fired));
                         rule_fired = true;
                         if f.on_price {

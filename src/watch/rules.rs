@@ -248,30 +248,51 @@ pub fn check_rule(rule: &TriggerRule) -> Result<()> {
 
 /// What the rule says, for people: `price ≤ 19.990.000 ₫`.
 pub fn describe(rule: &TriggerRule, currency: Option<&str>) -> String {
+    describe_in(rule, currency, false)
+}
+
+/// [`describe`] in Vietnamese when `vi` (an alert the user reads): `giá ≤
+/// 19.990.000 ₫`, `giá giảm 9,8 % trở lên so với lần báo trước`.
+pub fn describe_in(rule: &TriggerRule, currency: Option<&str>, vi: bool) -> String {
     let field = field_of(rule);
     let shown = |v: &RuleValue| match (field, number_of(v)) {
         ("price", Some(n)) => money(n, currency),
         _ => value_text(v),
     };
     let value = rule.value.as_ref().map(shown).unwrap_or_default();
-    match rule.op {
-        TriggerOp::Lt => format!("{field} < {value}"),
-        TriggerOp::Le => format!("{field} ≤ {value}"),
-        TriggerOp::Gt => format!("{field} > {value}"),
-        TriggerOp::Ge => format!("{field} ≥ {value}"),
-        TriggerOp::Eq => format!("{field} = {value}"),
-        TriggerOp::Ne => format!("{field} ≠ {value}"),
-        TriggerOp::Contains => format!("{field} contains \"{value}\""),
-        TriggerOp::Changed => format!("{field} changed"),
-        TriggerOp::DropPct => {
+    let name = match (vi, field) {
+        (true, "price") => "giá",
+        (true, "in_stock") => "còn hàng",
+        _ => field,
+    };
+    match (rule.op, vi) {
+        (TriggerOp::Lt, _) => format!("{name} < {value}"),
+        (TriggerOp::Le, _) => format!("{name} ≤ {value}"),
+        (TriggerOp::Gt, _) => format!("{name} > {value}"),
+        (TriggerOp::Ge, _) => format!("{name} ≥ {value}"),
+        (TriggerOp::Eq, _) => format!("{name} = {value}"),
+        (TriggerOp::Ne, _) => format!("{name} ≠ {value}"),
+        (TriggerOp::Contains, false) => format!("{name} contains \"{value}\""),
+        (TriggerOp::Contains, true) => format!("{name} có \"{value}\""),
+        (TriggerOp::Changed, false) => format!("{name} changed"),
+        (TriggerOp::Changed, true) => format!("{name} đã thay đổi"),
+        (TriggerOp::DropPct, _) => {
             let pct = rule.value.as_ref().map(value_text).unwrap_or_default();
-            match rule.against.unwrap_or_default() {
-                DropAgainst::Created => format!("price down {pct} % or more since the watch was created"),
-                DropAgainst::LastAlert => format!("price down {pct} % or more since the last alert"),
+            match (rule.against.unwrap_or_default(), vi) {
+                (DropAgainst::Created, false) => format!("price down {pct} % or more since the watch was created"),
+                (DropAgainst::LastAlert, false) => format!("price down {pct} % or more since the last alert"),
+                (DropAgainst::Created, true) => {
+                    format!("giá giảm {} % trở lên so với lúc bắt đầu theo dõi", pct.replace('.', ","))
+                }
+                (DropAgainst::LastAlert, true) => {
+                    format!("giá giảm {} % trở lên so với lần báo trước", pct.replace('.', ","))
+                }
             }
         }
-        TriggerOp::AllTimeLow => "lowest price ever seen".to_owned(),
-        TriggerOp::BackInStock => "back in stock".to_owned(),
+        (TriggerOp::AllTimeLow, false) => "lowest price ever seen".to_owned(),
+        (TriggerOp::AllTimeLow, true) => "giá thấp nhất từng thấy".to_owned(),
+        (TriggerOp::BackInStock, false) => "back in stock".to_owned(),
+        (TriggerOp::BackInStock, true) => "có hàng lại".to_owned(),
     }
 }
 

@@ -42,7 +42,7 @@ async fn run(store: &Store, id: &str, outcomes: Vec<Outcome>) -> Vec<(Vec<String
         let row = store.watches().get(id).await.unwrap().unwrap();
         let (_, rules) = target_of(&row).unwrap();
         let at = format!("2026-01-01T{:02}:00:00.000Z", i + 1);
-        let planned = plan(&row, &rules, o, &at);
+        let planned = plan(&row, &rules, o, &at, false);
         store.watches().apply_check(id, &planned.write).await.unwrap();
         out.push((planned.check.fired_rules.iter().map(|f| f.rule.clone()).collect(), planned.check.health));
     }
@@ -73,11 +73,33 @@ async fn alerts_once_re_arms_and_writes_state_observation_and_alerts_together() 
     let w2 = store.watches().create(&new_watch()).await.unwrap();
     let row = store.watches().get(&w2.id).await.unwrap().unwrap();
     let (_, rules) = target_of(&row).unwrap();
-    let mut planned = plan(&row, &rules, read(19e6), "2026-01-01T09:00:00.000Z");
+    let mut planned = plan(&row, &rules, read(19e6), "2026-01-01T09:00:00.000Z", false);
     let (_, first) = store.watches().apply_check(&w2.id, &planned.write).await.unwrap();
     planned.write.observation.observed_at = "2026-01-01T09:00:01.000Z".into();
     let (_, again) = store.watches().apply_check(&w2.id, &planned.write).await.unwrap();
     assert_eq!((first.len(), again.len()), (1, 0));
+}
+
+/// An alert the user reads is in their language: the rule and the change
+/// in Vietnamese, the percentage with a decimal comma.
+#[tokio::test]
+async fn an_alert_is_written_in_vietnamese_for_a_vietnamese_user() {
+    let (_dir, store) = open_temp().await;
+    let watch = NewWatch {
+        trigger_rules: json!([{"op": "drop_pct", "value": 5, "against": "last_alert"}, {"op": "<=", "value": 19_990_000}]),
+        ..new_watch()
+    };
+    let w = store.watches().create(&watch).await.unwrap();
+    for (i, (price, vi)) in [(20_000_000.0, true), (18_040_000.0, true)].into_iter().enumerate() {
+        let row = store.watches().get(&w.id).await.unwrap().unwrap();
+        let (_, rules) = target_of(&row).unwrap();
+        let planned = plan(&row, &rules, read(price), &format!("2026-01-01T0{}:00:00.000Z", i + 1), vi);
+        store.watches().apply_check(&w.id, &planned.write).await.unwrap();
+    }
+    let bodies: Vec<String> =
+        store.watch_alerts().list(Some(&w.id), 10).await.unwrap().into_iter().map(|a| a.body).collect();
+    assert!(bodies.contains(&"20.000.000 ₫ → 18.040.000 ₫ (−9,8 %) (giá ≤ 19.990.000 ₫)".to_owned()), "{bodies:?}");
+    assert!(bodies.iter().all(|b| !b.contains("price") && !b.contains("9.8")), "{bodies:?}");
 }
 
 #[tokio::test]

@@ -214,7 +214,10 @@ async fn a_python_client_runs_its_function_for_a_task_typed_in_the_panel() {
     assert_eq!(ready.as_deref(), Some("listening"));
 
     let mut events = s.host.subscribe();
-    s.host.handle(Op::SendMessage { text: "Tìm ghi chú về phở".into(), conversation_id: None }).await.unwrap();
+    s.host
+        .handle(Op::SendMessage { text: "Tìm ghi chú về phở".into(), conversation_id: None, tabs: vec![] })
+        .await
+        .unwrap();
     let mut tokens = String::new();
     let mut asked = None;
     let answer = loop {

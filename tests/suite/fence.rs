@@ -64,7 +64,7 @@ async fn the_hidden_instruction_page_never_reaches_the_model_unfenced() {
     assert!(tool.page_content, "a blueprint run by a page reader declares page content");
 
     let mut rx = host.subscribe();
-    host.handle(Op::SendMessage { text: "Xem trang này".into(), conversation_id: None }).await.unwrap();
+    host.handle(Op::SendMessage { text: "Xem trang này".into(), conversation_id: None, tabs: vec![] }).await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(90);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());

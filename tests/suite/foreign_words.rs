@@ -214,7 +214,7 @@ async fn a_client_tools_words_reach_the_model_only_fenced_and_its_registration_s
     let model = ModelServer::start(vec![Turn::text("Vâng.")]);
     use_model(&s, &model, "m").await;
     let mut events = s.host.subscribe();
-    s.host.handle(Op::SendMessage { text: "Tìm ghi chú".into(), conversation_id: None }).await.unwrap();
+    s.host.handle(Op::SendMessage { text: "Tìm ghi chú".into(), conversation_id: None, tabs: vec![] }).await.unwrap();
     loop {
         match tokio::time::timeout(Duration::from_secs(30), events.recv()).await.unwrap().unwrap() {
             Event::RunEnded { .. } => break,

@@ -76,13 +76,34 @@ fn started(reply: Reply) -> (String, String) {
     }
 }
 
+/// A task about more tabs than "Compare these tabs" takes is refused with
+/// a clear error before anything is recorded or read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_about_too_many_tabs_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = ModelServer::start(vec![]);
+    let host = host_with_model(tmp.path(), &model.base_url(), None).await;
+    let tabs: Vec<String> = (1..=9).map(|i| format!("tab-{i}")).collect();
+    let err = host.handle(Op::SendMessage { text: "So sánh".into(), conversation_id: None, tabs }).await.unwrap_err();
+    assert_eq!(err.code(), halley::ErrorCode::InvalidArguments, "{err}");
+    assert!(err.message().contains("8 tabs at most"), "{err}");
+    assert!(model.requests().is_empty());
+    let Reply::Conversations { conversations } =
+        host.handle(Op::ListConversations { limit: 10, query: None }).await.unwrap()
+    else {
+        panic!("not conversations")
+    };
+    assert!(conversations.is_empty(), "a refused task was recorded");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_message_streams_tokens_and_the_run_ends_completed() {
     let tmp = tempfile::tempdir().unwrap();
     let model = ModelServer::start(vec![Turn::text("Giá hiện tại là 21.490.000 ₫ nhé")]);
     let host = host_with_model(tmp.path(), &model.base_url(), None).await;
     let mut rx = host.subscribe();
-    let reply = host.handle(Op::SendMessage { text: "Giá laptop?".into(), conversation_id: None }).await.unwrap();
+    let reply =
+        host.handle(Op::SendMessage { text: "Giá laptop?".into(), conversation_id: None, tabs: vec![] }).await.unwrap();
     let (run_id, conversation_id) = started(reply);
     let events = until_ended(&host, &mut rx, Duration::from_secs(30), |_| None).await;
     let tokens: String = events
@@ -142,8 +163,9 @@ async fn a_submit_waits_for_the_user_deny_sends_nothing_approve_sends_once() {
     let mut rx = host.subscribe();
 
     // Denied: nothing reaches the site.
-    let (_, conversation) =
-        started(host.handle(Op::SendMessage { text: "Mua laptop".into(), conversation_id: None }).await.unwrap());
+    let (_, conversation) = started(
+        host.handle(Op::SendMessage { text: "Mua laptop".into(), conversation_id: None, tabs: vec![] }).await.unwrap(),
+    );
     let mut asked = Vec::new();
     let events = until_ended(&host, &mut rx, Duration::from_secs(60), |ev| match ev {
         Event::ConfirmationWaiting { request } => {
@@ -166,8 +188,9 @@ async fn a_submit_waits_for_the_user_deny_sends_nothing_approve_sends_once() {
     assert_eq!(host.handle(answer(&asked[0], true)).await.unwrap_err().code(), ErrorCode::NotFound);
 
     // Approved, in the same conversation: exactly one POST.
-    let reply =
-        host.handle(Op::SendMessage { text: "Mua đi".into(), conversation_id: Some(conversation.clone()) }).await;
+    let reply = host
+        .handle(Op::SendMessage { text: "Mua đi".into(), conversation_id: Some(conversation.clone()), tabs: vec![] })
+        .await;
     let (run_id, same) = started(reply.unwrap());
     assert_eq!(same, conversation);
     let events = until_ended(&host, &mut rx, Duration::from_secs(60), |ev| match ev {
@@ -203,7 +226,9 @@ async fn the_panel_is_told_the_scope_the_gate_graded_each_call() {
     ]);
     let host = host_with_model(tmp.path(), &model.base_url(), Some("m")).await;
     let mut rx = host.subscribe();
-    started(host.handle(Op::SendMessage { text: "Mua laptop".into(), conversation_id: None }).await.unwrap());
+    started(
+        host.handle(Op::SendMessage { text: "Mua laptop".into(), conversation_id: None, tabs: vec![] }).await.unwrap(),
+    );
     let events = until_ended(&host, &mut rx, Duration::from_secs(60), |ev| match ev {
         Event::ConfirmationWaiting { request } => Some(answer(&request.id, false)),
         _ => None,
@@ -249,8 +274,11 @@ async fn stop_cancels_the_run_and_a_pause_refuses_new_messages() {
     let model = ModelServer::start(vec![Turn::text("chậm quá").delay_ms(10_000)]);
     let host = host_with_model(tmp.path(), &model.base_url(), Some("m")).await;
     let mut rx = host.subscribe();
-    started(host.handle(Op::SendMessage { text: "Chờ nhé".into(), conversation_id: None }).await.unwrap());
-    let busy = host.handle(Op::SendMessage { text: "Thêm".into(), conversation_id: None }).await.unwrap_err();
+    started(
+        host.handle(Op::SendMessage { text: "Chờ nhé".into(), conversation_id: None, tabs: vec![] }).await.unwrap(),
+    );
+    let busy =
+        host.handle(Op::SendMessage { text: "Thêm".into(), conversation_id: None, tabs: vec![] }).await.unwrap_err();
     assert_eq!(busy.code(), ErrorCode::InvalidArguments);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let t = Instant::now();
@@ -261,7 +289,10 @@ async fn stop_cancels_the_run_and_a_pause_refuses_new_messages() {
 
     assert_eq!(host.handle(Op::SetPaused { paused: true }).await.unwrap(), Reply::Done);
     assert_eq!(rx.recv().await.unwrap(), Event::Paused { paused: true });
-    let refused = host.handle(Op::SendMessage { text: "Làm tiếp".into(), conversation_id: None }).await.unwrap_err();
+    let refused = host
+        .handle(Op::SendMessage { text: "Làm tiếp".into(), conversation_id: None, tabs: vec![] })
+        .await
+        .unwrap_err();
     assert_eq!(refused.code(), ErrorCode::InvalidArguments);
     host.handle(Op::SetPaused { paused: false }).await.unwrap();
     assert_eq!(rx.recv().await.unwrap(), Event::Paused { paused: false });
@@ -291,8 +322,9 @@ async fn no_model_is_said_clearly_and_quickly() {
 
     // A run ends failed with the same message, never hangs.
     let mut rx = host.subscribe();
-    let (run_id, _) =
-        started(host.handle(Op::SendMessage { text: "Xin chào".into(), conversation_id: None }).await.unwrap());
+    let (run_id, _) = started(
+        host.handle(Op::SendMessage { text: "Xin chào".into(), conversation_id: None, tabs: vec![] }).await.unwrap(),
+    );
     let events = until_ended(&host, &mut rx, Duration::from_secs(10), |_| None).await;
     let error = events.iter().find_map(|e| match e {
         Event::Agent { event: AgentEvent::Error { code, message, .. }, .. } => Some((*code, message.clone())),

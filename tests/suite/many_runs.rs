@@ -127,7 +127,8 @@ async fn three_runs_at_once_each_with_its_own_questions_tabs_and_audit() {
     let mut rx = host.subscribe();
     let mut seen = Vec::new();
 
-    let reply = host.handle(Op::SendMessage { text: "Mua laptop".into(), conversation_id: None }).await.unwrap();
+    let reply =
+        host.handle(Op::SendMessage { text: "Mua laptop".into(), conversation_id: None, tabs: vec![] }).await.unwrap();
     let Reply::RunStarted { run_id: panel, .. } = reply else { panic!("{reply:?}") };
     // The panel's question waits; the panel does not answer yet.
     events_until(&mut rx, &mut seen, Duration::from_secs(60), |evs| {
@@ -257,7 +258,8 @@ async fn a_tool_registered_while_a_run_goes_is_offered_from_its_next_turn() {
     ]);
     let host = open_host(tmp.path(), &model).await;
     let mut rx = host.subscribe();
-    let reply = host.handle(Op::SendMessage { text: "Tóm tắt giá".into(), conversation_id: None }).await.unwrap();
+    let reply =
+        host.handle(Op::SendMessage { text: "Tóm tắt giá".into(), conversation_id: None, tabs: vec![] }).await.unwrap();
     let Reply::RunStarted { run_id, .. } = reply else { panic!("{reply:?}") };
     let deadline = Instant::now() + Duration::from_secs(30);
     while model.request_count() == 0 {

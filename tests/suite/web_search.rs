@@ -286,7 +286,9 @@ async fn the_model_gets_the_search_results_fenced() {
     };
     let host = host_with(tmp.path(), search, Some(&model)).await;
     let mut rx = host.subscribe();
-    host.handle(Op::SendMessage { text: "Giá iPhone 16 bao nhiêu?".into(), conversation_id: None }).await.unwrap();
+    host.handle(Op::SendMessage { text: "Giá iPhone 16 bao nhiêu?".into(), conversation_id: None, tabs: vec![] })
+        .await
+        .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -325,7 +327,7 @@ async fn a_search_stopped_while_the_captcha_waits_closes_its_tab() {
     };
     let host = host_with(tmp.path(), search, Some(&model)).await;
     let mut rx = host.subscribe();
-    host.handle(Op::SendMessage { text: "Giá iPhone 16?".into(), conversation_id: None }).await.unwrap();
+    host.handle(Op::SendMessage { text: "Giá iPhone 16?".into(), conversation_id: None, tabs: vec![] }).await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());

@@ -12,12 +12,15 @@
 //   result), .shot (screenshot thumbnail button), #image-overlay (dialog),
 //   #new-chat, #conversations-open, #conversations (list; .conversation buttons
 //   with data-id), #settings-open, #settings-form, #preset, #base-url, #model,
-//   #api-key, #api-key-save, #api-key-delete, #api-key-state, #chromium,
+//   #api-key, #api-key-delete, #api-key-state, #chromium, #settings-menu
+//   (buttons with data-section), #check-model-status, #first-run-provider,
+//   #first-run-key, #first-run-use, #first-run-status,
 //   #language, #autostart, #settings-save, #check-model, #rules (.rule with
 //   data-rule, .remove-rule), #rule-site, #rule-tool, #rule-decision, #rule-add,
 //   #first-run, #retry, #palette-open, #palette (dialog), #palette-search,
 //   #palette-list (.palette-item with data-tool), #palette-args, #palette-run,
-//   #palette-result, #watches-open (its unread count in .unread-count),
+//   #palette-result, #ask-page, #summarise-page, #compare-tabs, #task-tabs,
+//   #tab-mentions (hooks in chat/tabs-view.ts), #watches-open (its unread count in .unread-count),
 //   #watches (hooks in watches-view.ts), #back-to-chat, #not-connected,
 //   .open-view (a creator skill's step: opens #creator-dialog, hooks in
 //   creator-view.ts).
@@ -28,7 +31,7 @@ import { createPalette } from "./palette/palette-view";
 import { h, present } from "./dom";
 import { pickLanguage, translator, type Lang, type Translate } from "./i18n";
 import { isConnected, onEvent, onNavigate, request, sendOp } from "./ipc";
-import { toOpError, type ModelStatus } from "./protocol";
+import { PRESETS, toOpError, type ModelStatus } from "./protocol";
 import { initialState, reduce, runIds, type Action, type PanelState } from "./state";
 import { renderBanners, renderMessages, renderTimeline, type OpenView, type Shots } from "./chat/chat-view";
 import { linkTarget } from "./chat/markdown";
@@ -40,6 +43,7 @@ import { renderInUse, renderModelList } from "./models/models-view";
 import { paletteQuery } from "./palette/palette";
 import { button, fillList, formatTime, renderHeader, renderNotConnected } from "./view";
 import { createWatchesView } from "./watches/watches-view";
+import { createTabsComposer } from "./chat/tabs-view";
 import "./style.css";
 
 type View = "chat" | "conversations" | "settings" | "watches";
@@ -154,7 +158,19 @@ function start(root: HTMLElement, lang: Lang): void {
   });
   const send = h("button", { id: "send", type: "submit", class: "primary" }, t("send"));
   const stop = h("button", { id: "stop", type: "button", class: "danger", "aria-label": t("stopHint"), title: t("stopHint") }, "■ " + t("stop"));
-  const composerForm = h("form", { id: "composer-form", class: "composer" }, composer, h("div", { class: "composer-actions" }, stop, send));
+  const tabsComposer = createTabsComposer(
+    composer,
+    t,
+    (text, tabs) => sendMessage(text, tabs),
+    (message) => dispatch({ kind: "failed", message }),
+  );
+  const composerForm = h(
+    "form",
+    { id: "composer-form", class: "composer" },
+    tabsComposer.chips,
+    composer,
+    h("div", { class: "composer-actions" }, tabsComposer.actions, stop, send),
+  );
   const chatView = h("section", { id: "chat", class: "view view-chat" }, scroller, composerForm);
 
   // ---- Other views ----
@@ -227,22 +243,34 @@ function start(root: HTMLElement, lang: Lang): void {
     for (const v of VIEWS) views[v].hidden = v !== view;
     if (view === "conversations") loadConversations();
     if (view === "watches") watches.refresh();
-    if (view === "settings") settingsView.replaceChildren(backBtn(), renderSettings(t, () => void checkModel()));
+    if (view === "settings")
+      settingsView.replaceChildren(
+        backBtn(),
+        renderSettings(t, (saved) => {
+          // A new language applies at once: the panel is drawn again in it,
+          // on the same conversation and view (no restart).
+          const next = saved.language === "en" || saved.language === "vi" ? saved.language : pickLanguage(navigator.language);
+          if (next !== lang) return relaunch({ conversationId: state.conversationId, view });
+          void checkModel();
+        }),
+      );
     if (view === "chat") composer.focus();
     else views[view].querySelector<HTMLElement>("button, input, select, textarea")?.focus();
   };
 
   // ---- Actions ----
-  const sendMessage = (): void => {
-    const text = composer.value.trim();
+  // `about`: the tabs a one-click start is about; else the composer's chips.
+  function sendMessage(typed?: string, about?: string[]): void {
+    const text = (typed ?? composer.value).trim();
     if (text === "" || state.running) return;
-    composer.value = "";
+    const tabs = about ?? tabsComposer.take();
+    if (typed === undefined) composer.value = "";
     dispatch({ kind: "sent", text });
-    request({ type: "send_message", text, conversation_id: state.conversationId }, "run_started").then(
+    request({ type: "send_message", text, conversation_id: state.conversationId, tabs }, "run_started").then(
       (r) => dispatch({ kind: "run_started", runId: r.run_id, conversationId: r.conversation_id }),
       (error: unknown) => dispatch({ kind: "send_failed", message: t("errorPrefix", { error: toOpError(error).message }) }),
     );
-  };
+  }
   const stopRun = (): void => {
     if (!state.running) return;
     sendOp({ type: "stop" }).catch((error: unknown) =>
@@ -295,12 +323,38 @@ function start(root: HTMLElement, lang: Lang): void {
     const toSettings = h("button", { type: "button", class: "secondary", "data-testid": "first-run-settings" }, t("settingsOpen"));
     retry.addEventListener("click", () => void checkModel());
     toSettings.addEventListener("click", () => show("settings"));
+    // A provider and its key, chosen here: saved, then the model checked again.
+    const provider = h("select", { id: "first-run-provider", "aria-label": t("preset") }, ...PRESETS.map((p) => h("option", { value: p }, p)));
+    provider.value = "openai";
+    const key = h("input", { id: "first-run-key", type: "password", autocomplete: "off", spellcheck: "false", placeholder: t("apiKey"), "aria-label": t("apiKey") });
+    const use = h("button", { id: "first-run-use", type: "button", class: "secondary" }, t("firstRunUse"));
+    const said = h("p", { id: "first-run-status", class: "form-status", role: "status" });
+    use.addEventListener("click", () => {
+      const typed = key.value.trim();
+      key.value = "";
+      use.disabled = true;
+      said.className = "form-status";
+      said.textContent = t("checking");
+      request({ type: "get_settings" }, "settings")
+        .then((r) => request({ type: "save_settings", settings: { ...r.settings, preset: provider.value, base_url: null, model: null } }, "settings"))
+        .then(() => (typed !== "" ? request({ type: "save_api_key", key: typed }, "settings").then(() => undefined) : undefined))
+        .then(() => checkModel())
+        .catch((error: unknown) => {
+          said.className = "form-status error";
+          said.textContent = t("errorPrefix", { error: toOpError(error).message });
+        })
+        .finally(() => {
+          use.disabled = false;
+        });
+    });
     firstRun.replaceChildren(
       ...present(
       h("h2", { id: "first-run-title" }, t("firstRunTitle")),
       s.message !== null ? h("p", { class: "model-message" }, s.message) : null,
       h("p", {}, t("firstRunBody")),
       h("ol", {}, h("li", {}, t("firstRunOllama")), h("li", {}, t("firstRunOpenAi"))),
+      h("div", { class: "first-run-provider" }, provider, key, h("div", { class: "row" }, use)),
+      said,
       h("p", { class: "hint" }, t("firstRunEndpoint", { url: s.base_url })),
       h("p", {}, t("firstRunTools")),
       h("div", { class: "row" }, retry, toSettings),
@@ -401,9 +455,38 @@ function start(root: HTMLElement, lang: Lang): void {
     if (v) show(v);
   });
 
-  show("chat");
+  const resumed = takeResume();
+  show(resumed?.view ?? "chat");
+  if (resumed?.conversationId) openConversation(resumed.conversationId);
   render();
   void checkModel();
+}
+
+/** What the panel shows, kept across a redraw in another language. */
+interface Resume {
+  conversationId: string | null;
+  view: View;
+}
+const RESUME_KEY = "halley.resume";
+
+/** Draw the panel again (the new language is read from the settings),
+ * coming back to the same conversation and view. */
+function relaunch(keep: Resume): void {
+  sessionStorage.setItem(RESUME_KEY, JSON.stringify(keep));
+  location.reload();
+}
+
+function takeResume(): Resume | null {
+  const raw = sessionStorage.getItem(RESUME_KEY);
+  sessionStorage.removeItem(RESUME_KEY);
+  if (raw === null) return null;
+  try {
+    const v = JSON.parse(raw) as Partial<Resume>;
+    const view = VIEWS.find((x) => x === v.view) ?? "chat";
+    return { conversationId: typeof v.conversationId === "string" ? v.conversationId : null, view };
+  } catch {
+    return null;
+  }
 }
 
 async function boot(root: HTMLElement): Promise<void> {

@@ -481,7 +481,18 @@ export type ModelWarning =
  * A request from a front end.
  */
 export type Op =
-  | { "type": "send_message", text: string, conversation_id?: string | null }
+  | {
+    "type": "send_message",
+    text: string,
+    conversation_id?: string | null,
+    /**
+     * Open tabs (`browser_list_tabs` ids) the task is about ("Ask about
+     * this page", `@tab`): each is read with the browser tools before
+     * the model's first turn, fenced like any page text, and shown as
+     * steps. A tab that is gone is a failed step, not a refused task.
+     */
+    tabs?: Array<string>,
+  }
   | { "type": "stop", run_id?: string | null }
   | { "type": "list_runs" }
   | { "type": "stored_tool", name: string }
@@ -652,6 +663,7 @@ export type PlainReason =
  */
 export type Reply =
   | { "type": "done" }
+  | { "type": "challenge_answered", still_there: boolean }
   | { "type": "run_started", run_id: string, conversation_id: string }
   | { "type": "conversations", conversations: Array<ConversationSummary> }
   | { "type": "conversation", id: string, title: string, messages: Array<ChatMessage> }

@@ -177,11 +177,19 @@ function applyEvent(state: PanelState, event: Event): PanelState {
       return addConfirmation(state, event.request);
     case "confirmation_closed":
       return { ...state, confirmations: state.confirmations.filter((c) => c.id !== event.id) };
-    case "challenge_waiting":
+    case "challenge_waiting": {
+      // The hand-off step says what it waits for and where ("Waiting for
+      // you to solve the CAPTCHA on shop.vn"): its page is the question's.
+      const runId = event.request.run_id;
+      const calls = state.calls.map((c) =>
+        c.runId === runId && c.status === "running" && c.tool === "human_solve_challenge" ? { ...c, currentUrl: event.request.url } : c,
+      );
       return {
         ...state,
+        calls,
         challenges: [...state.challenges.filter((c) => c.id !== event.id), { id: event.id, request: event.request }],
       };
+    }
     case "challenge_closed":
       return { ...state, challenges: state.challenges.filter((c) => c.id !== event.id) };
     case "paused":

@@ -1,5 +1,5 @@
 // Shared test data: events and results shaped as the core serialises them.
-import type { ConfirmationRequest, Event, ToolResultV2 } from "../src/protocol";
+import type { ConfirmationRequest, Event, ToolResultV2, ToolSpec } from "../src/protocol";
 
 export function result(over: Partial<ToolResultV2> = {}): ToolResultV2 {
   return {
@@ -40,6 +40,25 @@ export function confirmation(over: Partial<ConfirmationRequest> = {}): Confirmat
     site: "tiki.vn",
     target: "Đặt hàng",
     plain: [{ kind: "payment" }, { kind: "personal_data", what: ["Số thẻ"] }],
+    ...over,
+  };
+}
+
+/** A tool's spec with the catalogue's defaults: a read-only built-in primitive. */
+export function toolSpec(over: Partial<ToolSpec> & Pick<ToolSpec, "name">): ToolSpec {
+  return {
+    description: "",
+    kind: "primitive",
+    executor: "builtin",
+    status: "available",
+    permission_scope: "READ_ONLY",
+    risk_level: "low",
+    requires_confirmation: false,
+    parameters: {},
+    output_schema: {},
+    page_content: false,
+    edits_memory: false,
+    asks_user: false,
     ...over,
   };
 }

@@ -159,6 +159,19 @@ describe("waiting for the user", () => {
   });
 });
 
+describe("a hand-off step", () => {
+  it("takes the page of the challenge it waits for, for its sentence", () => {
+    const s = run([
+      { kind: "sent", text: "Đăng nhập" },
+      { kind: "run_started", runId: "r1", conversationId: "conv1" },
+      ev({ type: "tool_call", id: "t1", name: "human_solve_challenge", arguments: { challenge_type: "captcha" } }),
+      { kind: "event", event: { type: "challenge_waiting", id: "ch1", request: { tab_id: "tab-2", url: "https://vietjetair.com/login", challenge_type: "captcha", page_hint: null, run_id: "r1" } } },
+      { kind: "event", event: { type: "challenge_waiting", id: "ch2", request: { tab_id: "tab-3", url: "https://other.vn/", challenge_type: "otp", page_hint: null, run_id: "r9" } } },
+    ]);
+    expect(s.calls.map((c) => [c.tool, c.currentUrl])).toEqual([["human_solve_challenge", "https://vietjetair.com/login"]]);
+  });
+});
+
 describe("runs of other front ends", () => {
   it("shows a watch's or an API client's question but not its conversation", () => {
     const s = run([

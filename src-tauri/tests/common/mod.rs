@@ -4,6 +4,7 @@
 //! monitor, a stand-in tray host, the X11 windows. Each test crate uses a part of it.
 #![allow(dead_code)]
 
+pub mod agent_app;
 pub mod dbus;
 pub mod driver;
 #[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]

@@ -11,132 +11,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::common::agent_app::{
+    App, RUN_TIMEOUT, UI_TIMEOUT, buy_script, captcha_script, desktop_or_skip, skip_reason,
+};
 use crate::common::dbus::NotificationMonitor;
-use crate::common::driver::{AppEnv, TauriDriver, tauri_driver_path};
 use crate::common::fixtures::FixtureServer;
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
-use crate::common::webdriver::Session;
-use crate::common::{artifacts_dir, no_display};
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
-
-const UI_TIMEOUT: Duration = Duration::from_secs(30);
-const RUN_TIMEOUT: Duration = Duration::from_secs(60);
-
-fn app_bin() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_halley-desktop"))
-}
-
-fn skip_reason() -> Result<Option<String>> {
-    if let Some(why) = no_display() {
-        return Ok(Some(why.to_owned()));
-    }
-    if !Path::new("/usr/bin/chromium").exists() && std::env::var_os("HALLEY_CHROMIUM").is_none() {
-        return Ok(Some("no chromium".to_owned()));
-    }
-    if let Err(e) = tauri_driver_path() {
-        if std::env::var_os("HALLEY_TEST_SESSION").is_some() {
-            return Err(e);
-        }
-        return Ok(Some(format!("{e:#}")));
-    }
-    Ok(None)
-}
-
-/// The session's desktop, this test's turn on it; none (the reason
-/// printed) when the test cannot run here.
-fn desktop_or_skip() -> Result<Option<std::sync::MutexGuard<'static, ()>>> {
-    if let Some(why) = skip_reason()? {
-        eprintln!("skipped: {why}");
-        return Ok(None);
-    }
-    crate::common::desktop().map(Some)
-}
-
-/// The app with its own data dir, pointed at `model` (no key in the env),
-/// its local API on a free port.
-struct App {
-    env: AppEnv,
-    driver: TauriDriver,
-    panel: Session,
-    panel_handle: String,
-    artifacts: PathBuf,
-    api_port: u16,
-}
-
-impl App {
-    fn start(model: &ModelServer, name: &str) -> Result<App> {
-        crate::common::wait_no_app()?;
-        let artifacts = artifacts_dir(app_bin())?;
-        let env = AppEnv::new()?;
-        let mut vars = env.vars()?;
-        vars.push(("OPENAI_BASE_URL".into(), PathBuf::from(model.base_url())));
-        vars.push(("HALLEY_MODEL".into(), PathBuf::from("m")));
-        vars.push(("OPENAI_API_KEY".into(), PathBuf::new()));
-        let api_port = crate::common::driver::free_port()?;
-        vars.push(("HALLEY_API_PORT".into(), PathBuf::from(api_port.to_string())));
-        let driver = TauriDriver::start(&vars, &artifacts.join(format!("e2e-{name}-driver.log")))?;
-        let panel = driver.launch(app_bin(), &[]).context("launching the app through tauri-driver")?;
-        panel.wait_script(r#"return document.body.dataset.ready === "1";"#, UI_TIMEOUT)?;
-        let panel_handle = panel.window_handle()?;
-        Ok(App { env, driver, panel, panel_handle, artifacts, api_port })
-    }
-
-    /// Saves a PNG of the panel as the user sees it on screen as an
-    /// artifact and checks it is not blank.
-    fn screenshot(&self, name: &str) -> Result<PathBuf> {
-        crate::common::capture_panel(&self.panel, &self.artifacts, name)
-    }
-
-    /// Answers the confirmation dialog with `button` (`#approve`/`#deny`)
-    /// and goes back to the panel.
-    fn answer_dialog(&self, button: &str) -> Result<String> {
-        self.panel.answer_dialog(&self.panel_handle, button, RUN_TIMEOUT)
-    }
-
-    /// The app's local API token, as `halley api token` prints it for the
-    /// app's data dir (the same keyring entry the app serves with).
-    fn api_token(&self) -> Result<String> {
-        let cli = app_bin().with_file_name("halley");
-        let out = Command::new(&cli).args(["api", "token"]).envs(self.env.vars()?).output()?;
-        if !out.status.success() {
-            bail!("halley api token: {}", String::from_utf8_lossy(&out.stderr));
-        }
-        Ok(String::from_utf8(out.stdout)?.trim().to_owned())
-    }
-
-    /// Wait until the app's local API listens; its base URL.
-    fn wait_api(&self) -> Result<String> {
-        let base = format!("http://127.0.0.1:{}", self.api_port);
-        let deadline = std::time::Instant::now() + UI_TIMEOUT;
-        while std::net::TcpStream::connect(("127.0.0.1", self.api_port)).is_err() {
-            if std::time::Instant::now() > deadline {
-                bail!("the app's local API never listened on {base}");
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        Ok(base)
-    }
-
-    fn stop(self) -> Result<()> {
-        let _ = self.panel.delete();
-        self.driver.stop()?;
-        drop(self.env);
-        crate::common::wait_no_app()
-    }
-}
-
-/// The model's script for "buy the laptop": look, click Buy, then say so.
-fn buy_script(site: &FixtureServer) -> Vec<Turn> {
-    vec![
-        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("shop-vn.html")}))]),
-        Turn::tool_calls(vec![ToolCall::new(
-            "browser_click",
-            json!({"selector": "#buy-now", "_reasoningForCall": "Người dùng muốn mua ngay"}),
-        )]),
-        Turn::text("Xong: tôi đã làm theo câu trả lời của bạn."),
-    ]
-}
 
 #[test]
 fn a_task_streams_in_the_panel_and_a_purchase_waits_for_the_native_dialog() -> Result<()> {
@@ -519,10 +401,11 @@ fn an_api_key_saved_in_settings_is_in_the_keyring_only() -> Result<()> {
     app.panel.click(&open)?;
     let field = app.panel.wait_visible("#api-key", UI_TIMEOUT)?;
     app.panel.send_keys(&field, key)?;
-    let save = app.panel.find("#api-key-save")?;
+    // The settings' one Save takes the key too.
+    let save = app.panel.find("#settings-save")?;
     app.panel.click(&save)?;
     app.panel.wait_script(r##"return document.querySelector("#api-key").value === "";"##, UI_TIMEOUT)?;
-    app.panel.wait_text("#dialog-status, .form-status", UI_TIMEOUT, |t| !t.trim().is_empty())?;
+    app.panel.wait_text("#settings-status", UI_TIMEOUT, |t| !t.trim().is_empty() && !t.ends_with('…'))?;
 
     // In the Secret Service...
     let found = Command::new("secret-tool").args(["search", "--all", "service", "halley"]).output()?;
@@ -568,10 +451,10 @@ fn the_search_settings_and_the_brave_key_from_the_settings() -> Result<()> {
     app.panel.execute(r##"document.querySelector("#search-order").value = "searxng,duckduckgo";"##, &[])?;
     app.panel.send_keys(&app.panel.find("#searxng-url")?, "https://searx.example.org/")?;
     click("#settings-save")?;
-    app.panel.wait_text("#settings-status", UI_TIMEOUT, |t| !t.trim().is_empty())?;
+    app.panel.wait_text("#settings-status", UI_TIMEOUT, |t| !t.trim().is_empty() && !t.ends_with('…'))?;
     // The Brave key goes to the keyring, and the field is cleared.
     app.panel.send_keys(&app.panel.find("#brave-key")?, &key)?;
-    click("#brave-key-save")?;
+    click("#settings-save")?;
     app.panel.wait_script(
         r##"return document.querySelector("#brave-key-state").classList.contains("saved");"##,
         UI_TIMEOUT,
@@ -627,17 +510,7 @@ fn a_captcha_opens_the_hand_off_window_which_closes_when_the_challenge_is_gone()
     };
     let site = FixtureServer::start();
     // The (simulated) user solves the CAPTCHA in the browser after 6 s.
-    let model = ModelServer::start(vec![
-        Turn::tool_calls(vec![ToolCall::new(
-            "browser_navigate",
-            json!({"url": site.url("captcha.html?solve_after=6000")}),
-        )]),
-        Turn::tool_calls(vec![ToolCall::new(
-            "human_solve_challenge",
-            json!({"challenge_type": "captcha", "page_hint": "Xác minh bảo mật", "timeout_ms": 60000}),
-        )]),
-        Turn::text("Đã qua bước xác minh."),
-    ]);
+    let model = ModelServer::start(captcha_script(&site, 6000, 60000));
     let app = App::start(&model, "challenge")?;
     app.panel.send_task("Đăng nhập giúp tôi", UI_TIMEOUT)?;
     let known = vec![app.panel_handle.clone()];

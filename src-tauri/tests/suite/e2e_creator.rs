@@ -153,6 +153,8 @@ fn palette_call(app: &App, tool: &str, args: &Value) -> Result<()> {
     panel.send_keys(&search, tool)?;
     let item = panel.wait_visible(&format!(r#"#palette-list .palette-item[data-tool="{tool}"]"#), UI_TIMEOUT)?;
     panel.click(&item)?;
+    // The JSON arguments are the advanced view (the form is the default).
+    panel.click(&panel.wait_visible("#palette-mode-json", UI_TIMEOUT)?)?;
     let text = panel.wait_visible("#palette-args", UI_TIMEOUT)?;
     // The arguments replace the template, as a paste does.
     panel.execute("arguments[0].value = arguments[1];", &[text.to_json(), json!(args.to_string())])?;

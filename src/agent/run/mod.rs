@@ -104,6 +104,20 @@ pub struct BegunRun {
     task: String,
     /// The conversation's messages before this task, as the model reads them.
     history: Vec<Value>,
+    /// Open tabs the task is about, read before the first turn.
+    tabs: Vec<String>,
+}
+
+impl BegunRun {
+    /// The task is about these open tabs (the panel's "Ask about this
+    /// page", `@tab`): each is read with `browser_switch_tab` and
+    /// `browser_read_text` before the model's first turn, as if it had
+    /// called them, so the page reaches it fenced like any page text and the
+    /// user sees the reads as steps.
+    pub fn about_tabs(mut self, tabs: Vec<String>) -> BegunRun {
+        self.tabs = tabs;
+        self
+    }
 }
 
 /// Record the start of a run on `task`, in a new conversation or going on
@@ -136,7 +150,14 @@ pub async fn begin_run(core: &Core, task: &str, conversation: Option<&str>) -> R
             tool_name: None,
         })
         .await?;
-    Ok(BegunRun { run_id: run.id, conversation_id: conversation.id, agent_id, task: task.to_owned(), history })
+    Ok(BegunRun {
+        run_id: run.id,
+        conversation_id: conversation.id,
+        agent_id,
+        task: task.to_owned(),
+        history,
+        tabs: Vec::new(),
+    })
 }
 
 /// Drive a run [`begin_run`] recorded to its end, in the context `cx`.
@@ -149,10 +170,11 @@ pub async fn drive_run(
     cx: &CallContext,
     mut on_event: impl FnMut(AgentEvent),
 ) -> Result<RunOutcome> {
-    let BegunRun { run_id, conversation_id, agent_id, task, history } = begun;
+    let BegunRun { run_id, conversation_id, agent_id, task, history, tabs } = begun;
     let ids = (run_id, conversation_id, agent_id);
     let mut loop_ = Loop::start(core, client, model, limits, cx, ids, history);
     loop_.push_task(&task);
+    loop_.read_tabs(&tabs, &mut on_event).await?;
     loop_.drive(&mut on_event).await
 }
 

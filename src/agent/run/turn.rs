@@ -77,6 +77,8 @@ pub(super) struct Loop<'a> {
     /// asked again, shorter; the second ends the run.
     cut_short: u32,
     rx: Option<mpsc::UnboundedReceiver<Waiting>>,
+    /// Whether every call of the last batch [`Loop::run_calls`] ran succeeded.
+    last_ok: bool,
     /// Pending writes of the run's paused/running status, in order.
     status_writes: Option<tokio::task::JoinHandle<()>>,
     /// Provider traces being written.
@@ -127,6 +129,7 @@ impl<'a> Loop<'a> {
             unreadable: 0,
             cut_short: 0,
             rx: Some(rx),
+            last_ok: true,
             status_writes: None,
             trace_writes: Vec::new(),
         }
@@ -412,6 +415,52 @@ impl<'a> Loop<'a> {
         }
     }
 
+    /// The open tabs the task is about, each read before the first turn as
+    /// the model would read it: `browser_switch_tab`, then (when the tab is
+    /// there) `browser_read_text`, each recorded as an assistant call and
+    /// run through the gate. The text reaches the model fenced like any page
+    /// text, and the user sees the reads as steps. A stop (cancel) ends the
+    /// reading; the turns then see the cancel.
+    pub(super) async fn read_tabs(&mut self, tabs: &[String], on_event: &mut impl FnMut(AgentEvent)) -> Result<()> {
+        for tab in tabs {
+            let switched = self.call_for_user("browser_switch_tab", json!({"tab_id": tab}), on_event).await?;
+            if switched != Some(true) {
+                if switched.is_none() {
+                    return Ok(());
+                }
+                continue;
+            }
+            if self.call_for_user("browser_read_text", json!({}), on_event).await?.is_none() {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// One call made for the user's task (not by the model), recorded and
+    /// run as the model's are: whether it succeeded, `None` when the run
+    /// must stop.
+    async fn call_for_user(
+        &mut self,
+        name: &str,
+        args: Value,
+        on_event: &mut impl FnMut(AgentEvent),
+    ) -> Result<Option<bool>> {
+        let out = ToolCallOut {
+            id: format!("call_{}", uuid::Uuid::new_v4().simple()),
+            name: name.to_owned(),
+            arguments: args.to_string(),
+        };
+        let p = calls::prepare(&out);
+        let calls_json = vec![
+            json!({"id": p.id, "type": "function", "function": {"name": p.name, "arguments": p.history_arguments}}),
+        ];
+        self.record(Role::Assistant, None, Some(Value::Array(calls_json.clone())), None).await?;
+        self.messages.push(json!({"role": "assistant", "content": null, "tool_calls": calls_json}));
+        let stop = self.run_calls(vec![p], None, on_event).await?;
+        Ok(if stop.is_some() { None } else { Some(self.last_ok) })
+    }
+
     /// Run one turn's calls and put their results in the history; `Some`
     /// when the run must stop (cancelled, too many failures, a loop).
     pub(super) async fn run_calls(
@@ -468,7 +517,9 @@ impl<'a> Loop<'a> {
         };
         let mut stop = None;
         let mut images = Vec::new();
+        self.last_ok = true;
         for Executed { call, result, effects, duration_ms, .. } in executed? {
+            self.last_ok &= result.is_ok();
             on_event(AgentEvent::ToolResult {
                 id: call.id.clone(),
                 name: call.name.clone(),

@@ -48,7 +48,9 @@ pub(super) async fn solve(call: &mut Call<'_>, args: HumanSolveChallengeArgs) ->
     let deadline = Instant::now() + Duration::from_millis(args.timeout_ms.into());
     // The user may take minutes: other runs use the browser meanwhile (the
     // tab stays this run's).
-    let outcome = call.unlocked(wait_for_user(&tab, confirmer.challenge(&request), deadline)).await?;
+    // The user's "done" is checked against the page before it is taken.
+    let still_there = || -> futures::future::BoxFuture<'_, bool> { Box::pin(present(&tab)) };
+    let outcome = call.unlocked(wait_for_user(&tab, confirmer.challenge(&request, &still_there), deadline)).await?;
     let (url, title) = page::url_and_title(&tab).await;
     call.guard()?.note_url(&tab.id, &url, &title);
     Ok(output(&HumanSolveChallengeOutput { outcome })?.at(url))

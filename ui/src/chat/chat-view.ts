@@ -6,7 +6,7 @@ import { h } from "../dom";
 import { callStatusKey, type Lang, type Translate } from "../i18n";
 import type { ChatItem, PanelState } from "../state";
 import { markdownNodes } from "./markdown";
-import { stepDetails, stepOutcome, stepSentence } from "./steps";
+import { challengeWaitSentence, hostOf, stepDetails, stepOutcome, stepSentence } from "./steps";
 import { resultView, type ResultView } from "./result-table";
 import { callScopeBadge, durationLabel, groupByRun, nestSteps, screenshots, type CallRow } from "./timeline";
 import { scopeBadge, riskBadge } from "../view";
@@ -52,7 +52,7 @@ export function renderBanners(state: PanelState, t: Translate): Node[] {
   }
   for (const c of state.challenges) {
     out.push(
-      h("p", { class: "banner banner-challenge", role: "status" }, t("challengeWaiting", { type: c.request.challenge_type, url: c.request.url })),
+      h("p", { class: "banner banner-challenge", role: "status" }, challengeWaitSentence(c.request.challenge_type, hostOf(c.request.url), t)),
     );
   }
   return out;

@@ -4,7 +4,7 @@
 // and what it read, typed or sent for when the step is opened, the user's
 // values masked. A step the user declined says so; it is not an error.
 
-import type { Lang, Translate } from "../i18n";
+import { challengeWaitKey, type Lang, type Translate } from "../i18n";
 import type { Json } from "../protocol";
 import { formatMoney } from "../watches/watches";
 import type { CallRow } from "./timeline";
@@ -99,6 +99,11 @@ function priceRead(row: CallRow, lang: Lang): string | null {
   return formatMoney(price, str(data["currency"]) ?? "VND", lang);
 }
 
+/** What a hand-off waits for: "Waiting for you to solve the CAPTCHA on shop.vn". */
+export function challengeWaitSentence(type: string, host: string | null, t: Translate): string {
+  return t(challengeWaitKey(type), { site: host ?? t("step.waitPage") });
+}
+
 /** The step as one short sentence in the user's language. */
 export function stepSentence(row: CallRow, t: Translate, lang: Lang): string {
   const args = isObj(row.arguments) ? row.arguments : {};
@@ -119,6 +124,12 @@ export function stepSentence(row: CallRow, t: Translate, lang: Lang): string {
       if (price !== null) return t("step.readPrice", { price });
       return on(t("step.readPage"));
     }
+    case "browser_switch_tab": {
+      const tab = isObj(result["tab"]) ? result["tab"] : {};
+      const page = pageName(str(tab["url"]) ?? url, str(tab["title"])) ?? str(args["tab_id"]) ?? t("step.aPage");
+      return on(t("step.switched", { page }));
+    }
+    case "browser_read_text":
     case "browser_get_text":
     case "browser_snapshot":
     case "browser_detect_state":
@@ -152,6 +163,7 @@ export function stepSentence(row: CallRow, t: Translate, lang: Lang): string {
     case "web_search":
       return t("step.searched", { query: `“${str(args["query"]) ?? ""}”` });
     case "human_solve_challenge":
+      if (!done) return challengeWaitSentence(str(args["challenge_type"]) ?? "other", host, t);
       return on(t("step.challenge"));
     case "user_profile_get":
       return t("step.profile");

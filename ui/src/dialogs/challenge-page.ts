@@ -3,12 +3,14 @@
 // AnswerChallenge (Done / Cancel) or ShowChallenge ("Show browser").
 // Reads `?id=` and the request (base64url JSON) from `?request=`, or from
 // the next ChallengeWaiting event with that id.
+// Done while the page still shows the challenge: the window says so in
+// #dialog-status and keeps waiting.
 // Hooks: #done, #cancel, #show-browser, #challenge-url, #dialog-status.
 
 import { decodeParam, isChallengeRequest } from "./confirm";
 import { frame, pageLanguage } from "./dialog-page";
 import { h } from "../dom";
-import { challengeKey, type Translate } from "../i18n";
+import { challengeKey, challengeStillKey, type Translate } from "../i18n";
 import { closeWindow, dialogRequest, onEvent, sendOp } from "../ipc";
 import { toOpError, type ChallengeRequest } from "../protocol";
 
@@ -25,7 +27,20 @@ function show(id: string, req: ChallengeRequest, body: HTMLElement, status: HTML
   const answer = (ok: boolean): void => {
     done.disabled = true;
     cancel.disabled = true;
-    sendOp({ type: "answer_challenge", id, done: ok }).then(() => closeWindow(), fail);
+    status.className = "form-status";
+    status.textContent = ok ? t("challengeChecking") : "";
+    sendOp({ type: "answer_challenge", id, done: ok }).then((reply) => {
+      if (reply.type === "challenge_answered" && reply.still_there) {
+        // The page still shows it: say so here and keep waiting.
+        status.className = "form-status error";
+        status.textContent = t(challengeStillKey(req.challenge_type));
+        done.disabled = false;
+        cancel.disabled = false;
+        done.focus();
+        return;
+      }
+      void closeWindow();
+    }, fail);
   };
   done.addEventListener("click", () => answer(true));
   cancel.addEventListener("click", () => answer(false));

@@ -1,18 +1,22 @@
-// The `/` command palette: a modal dialog listing the tools (ListTools),
-// searchable; picking one opens its JSON arguments (a template from its
-// schema) and runs it with CallTool, showing the ToolResultV2. Works without
-// a model.
+// The `/` command palette: a modal dialog listing the skills and tools
+// (ListTools) by their names in the user's language, searchable; picking one
+// opens a form made from its JSON Schema (form-view.ts; the JSON arguments
+// only as the advanced view) and runs it with CallTool, showing the
+// ToolResultV2. Works without a model. Hooks: #palette-search, .palette-item
+// [data-tool], #palette-form, #palette-mode-json, #palette-args, #palette-run.
 
-import { filterTools } from "./catalogue";
+import { filterTools, humanTool, paletteOrder } from "./catalogue";
+import { createSchemaForm, type SchemaForm, type StoredFile } from "./form-view";
+import { fieldsOf } from "./schema-form";
 import { h, present } from "../dom";
 import { statusKey, type Lang, type Translate } from "../i18n";
 import { creatorViewFits, hasCreatorView } from "../creator/creator";
 import { renderCreatorView } from "../creator/creator-view";
-import { request } from "../ipc";
+import { callTool, request } from "../ipc";
 import { renderResultView } from "../chat/chat-view";
-import { parseArguments, templateText } from "./palette";
+import { parseArguments } from "./palette";
 import { resultView } from "../chat/result-table";
-import { toOpError, type Json, type ToolResultV2 } from "../protocol";
+import { toOpError, type Json, type JsonObject, type ToolResultV2 } from "../protocol";
 import type { ToolSpec } from "../protocol";
 import { riskBadge, scopeBadge } from "../view";
 
@@ -44,7 +48,15 @@ export function createPalette(t: Translate, lang: Lang, onClose: () => void): Pa
   const pickPane = h("div", { class: "palette-pick" }, search, listStatus, list);
 
   const toolHead = h("div", { class: "palette-tool" });
-  const args = h("textarea", { id: "palette-args", rows: "8", spellcheck: "false", autocomplete: "off" });
+  const formBox = h("div", { class: "palette-form-box" });
+  const args = h("textarea", { id: "palette-args", rows: "8", spellcheck: "false", autocomplete: "off", "aria-label": t("paletteArgs") });
+  const jsonBox = h("div", { class: "palette-json" }, h("label", { for: "palette-args" }, t("paletteArgs")), args);
+  jsonBox.hidden = true;
+  const modeForm = h("button", { id: "palette-mode-form", type: "button", class: "tab", "aria-pressed": "true" }, t("paletteForm"));
+  const modeJson = h("button", { id: "palette-mode-json", type: "button", class: "tab", "aria-pressed": "false" }, t("paletteJson"));
+  const formStatus = h("p", { id: "palette-form-status", class: "form-status error", role: "status" });
+  let form: SchemaForm | null = null;
+  let storedFiles: Promise<StoredFile[]> | null = null;
   const run = h("button", { id: "palette-run", type: "button", class: "primary" }, t("paletteRun"));
   const back = h("button", { id: "palette-back", type: "button", class: "secondary" }, "← " + t("paletteSearch"));
   const result = h("div", { id: "palette-result", "aria-live": "polite" });
@@ -52,8 +64,10 @@ export function createPalette(t: Translate, lang: Lang, onClose: () => void): Pa
     "div",
     { class: "palette-args" },
     toolHead,
-    h("label", { for: "palette-args" }, t("paletteArgs")),
-    args,
+    h("div", { class: "row mode-switch", role: "group" }, modeForm, modeJson),
+    formBox,
+    jsonBox,
+    formStatus,
     h("div", { class: "row" }, run, back),
     result,
   );
@@ -70,7 +84,10 @@ export function createPalette(t: Translate, lang: Lang, onClose: () => void): Pa
 
   const renderList = (): void => {
     if (tools === null) return;
-    shown = filterTools(tools, search.value);
+    shown = filterTools(paletteOrder(tools), search.value, "all", (tool) => {
+      const human = humanTool(tool, t);
+      return `${human.title} ${human.description}`;
+    });
     active = Math.min(active, Math.max(0, shown.length - 1));
     if (shown.length === 0) {
       list.replaceChildren(h("li", { class: "empty" }, t("paletteEmpty")));
@@ -88,8 +105,16 @@ export function createPalette(t: Translate, lang: Lang, onClose: () => void): Pa
             "aria-selected": String(i === active),
             "data-tool": tool.name,
           },
-          h("div", { class: "row" }, h("code", {}, tool.name), scopeBadge(tool.permission_scope, t), tool.status === "planned" ? h("span", { class: "status status-planned" }, t(statusKey("planned"))) : null),
-          h("div", { class: "palette-desc" }, tool.description),
+          h(
+            "div",
+            { class: "row" },
+            h("strong", { class: "palette-name" }, humanTool(tool, t).title),
+            h("span", { class: `kind-tag kind-${tool.kind}` }, t(tool.kind === "skill" ? "paletteSkills" : tool.kind === "custom" ? "paletteCustom" : "paletteTools")),
+            scopeBadge(tool.permission_scope, t),
+            tool.status === "planned" ? h("span", { class: "status status-planned" }, t(statusKey("planned"))) : null,
+          ),
+          h("div", { class: "palette-desc" }, humanTool(tool, t).description),
+          h("code", { class: "palette-code" }, tool.name),
         );
         li.addEventListener("click", () => pick(tool));
         return li;
@@ -99,17 +124,67 @@ export function createPalette(t: Translate, lang: Lang, onClose: () => void): Pa
     list.querySelector(".active")?.scrollIntoView({ block: "nearest" });
   };
 
+  const stored = (): Promise<StoredFile[]> => {
+    storedFiles ??= callTool("files_get", { limit: 200 }).then(
+      (data) => {
+        const files = typeof data === "object" && data !== null && !Array.isArray(data) ? data["files"] : null;
+        if (!Array.isArray(files)) return [];
+        return files.flatMap((f) => {
+          if (typeof f !== "object" || f === null || Array.isArray(f)) return [];
+          const id = f["id"], name = f["name"], tags = f["tags"];
+          if (typeof id !== "string" || typeof name !== "string") return [];
+          return [{ id, name, tags: Array.isArray(tags) ? tags.filter((x): x is string => typeof x === "string") : [] }];
+        });
+      },
+      () => [],
+    );
+    return storedFiles;
+  };
+
+  const setMode = (json: boolean): void => {
+    if (form === null) return;
+    formStatus.textContent = "";
+    if (json && jsonBox.hidden) {
+      // The form's arguments so far, as JSON (what is not valid yet is left out).
+      const built = form.read();
+      args.value = JSON.stringify(built.ok ? built.value : {}, null, 2);
+    } else if (!json && formBox.hidden) {
+      const parsed = parseArguments(args.value);
+      if (!parsed.ok) {
+        formStatus.textContent = t("paletteInvalid", { error: parsed.error });
+        return;
+      }
+      form.fill(parsed.value);
+    }
+    jsonBox.hidden = !json;
+    formBox.hidden = json;
+    modeForm.setAttribute("aria-pressed", String(!json));
+    modeJson.setAttribute("aria-pressed", String(json));
+    if (json) args.focus();
+    else form.focus();
+  };
+
   const pick = (tool: ToolSpec): void => {
     picked = tool;
+    const human = humanTool(tool, t);
     toolHead.replaceChildren(
-      h("div", { class: "row" }, h("code", { class: "call-tool" }, tool.name), scopeBadge(tool.permission_scope, t), riskBadge(tool.risk_level, t)),
-      h("p", { class: "palette-desc" }, tool.description),
+      h("div", { class: "row" }, h("h3", { class: "palette-tool-name" }, human.title), scopeBadge(tool.permission_scope, t), riskBadge(tool.risk_level, t)),
+      h("p", { class: "palette-desc" }, human.description),
     );
-    args.value = templateText(tool.parameters);
+    const fields = fieldsOf(tool.parameters);
+    const needsFiles = JSON.stringify(fields).includes('"kind":"file');
+    form = createSchemaForm(fields, t, lang, needsFiles ? stored() : Promise.resolve([]));
+    formBox.replaceChildren(form.element);
+    args.value = "{}";
+    formStatus.textContent = "";
     result.replaceChildren();
     pickPane.hidden = true;
     argsPane.hidden = false;
-    args.focus();
+    jsonBox.hidden = true;
+    formBox.hidden = false;
+    modeForm.setAttribute("aria-pressed", "true");
+    modeJson.setAttribute("aria-pressed", "false");
+    form.focus();
   };
 
   // A skill's structured result as its own view (the creator skills) or
@@ -142,7 +217,17 @@ export function createPalette(t: Translate, lang: Lang, onClose: () => void): Pa
 
   const runTool = (): void => {
     if (picked === null) return;
-    const parsed = parseArguments(args.value);
+    formStatus.textContent = "";
+    let parsed: { ok: true; value: JsonObject } | { ok: false; error: string };
+    if (!jsonBox.hidden || form === null) parsed = parseArguments(args.value);
+    else {
+      const built = form.read();
+      if (!built.ok) {
+        formStatus.textContent = t("paletteFixFields");
+        return;
+      }
+      parsed = built;
+    }
     if (!parsed.ok) {
       result.replaceChildren(h("p", { class: "error", role: "alert" }, t("paletteInvalid", { error: parsed.error })));
       return;
@@ -180,6 +265,14 @@ export function createPalette(t: Translate, lang: Lang, onClose: () => void): Pa
       runTool();
     }
   });
+  argsPane.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && e.target !== args) {
+      e.preventDefault();
+      runTool();
+    }
+  });
+  modeForm.addEventListener("click", () => setMode(false));
+  modeJson.addEventListener("click", () => setMode(true));
   run.addEventListener("click", runTool);
   back.addEventListener("click", () => {
     argsPane.hidden = true;
@@ -208,6 +301,8 @@ export function createPalette(t: Translate, lang: Lang, onClose: () => void): Pa
     open(query = "") {
       if (tools === null) load();
       picked = null;
+      form = null;
+      storedFiles = null;
       argsPane.hidden = true;
       pickPane.hidden = false;
       search.value = query;

@@ -46,7 +46,7 @@ export function renderAccounts(t: Translate): HTMLElement {
   };
 
   const provider = h("select", { id: "account-provider" }, ...PROVIDERS.map((p) => h("option", { value: p }, p)));
-  const issuer = h("input", { id: "account-issuer", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "https://accounts.example.com" });
+  const issuer = h("input", { id: "account-issuer", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "https://id.example" });
   const clientId = h("input", { id: "account-client-id", type: "text", autocomplete: "off", spellcheck: "false" });
   const clientSecret = h("input", { id: "account-client-secret", type: "password", autocomplete: "off", spellcheck: "false" });
   const scopes = h("input", { id: "account-scopes", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "openid email" });
@@ -55,7 +55,7 @@ export function renderAccounts(t: Translate): HTMLElement {
     "form",
     { class: "account-form" },
     field("account-provider", t("accountProvider"), provider),
-    field("account-issuer", t("accountIssuer"), issuer),
+    field("account-issuer", t("accountIssuer"), issuer, t("accountIssuerHint")),
     field("account-client-id", t("accountClientId"), clientId),
     field("account-client-secret", t("accountClientSecret"), clientSecret),
     field("account-scopes", t("accountScopes"), scopes),

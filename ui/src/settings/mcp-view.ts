@@ -106,7 +106,7 @@ export function renderMcpServers(t: Translate): HTMLElement {
   };
 
   const name = h("input", { id: "mcp-name", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "files" });
-  const command = h("input", { id: "mcp-command", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "npx -y @modelcontextprotocol/server-filesystem ~/Documents" });
+  const command = h("input", { id: "mcp-command", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "npx -y …" });
   const url = h("input", { id: "mcp-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "https://example.com/mcp" });
   const headers = h("textarea", { id: "mcp-headers", rows: "2", autocomplete: "off", spellcheck: "false", placeholder: "Authorization: Bearer …" });
   const add = h("button", { id: "mcp-add", type: "submit" }, t("mcpAdd"));
@@ -114,7 +114,7 @@ export function renderMcpServers(t: Translate): HTMLElement {
     "form",
     { class: "mcp-form" },
     field("mcp-name", t("mcpName"), name),
-    field("mcp-command", t("mcpCommand"), command),
+    field("mcp-command", t("mcpCommand"), command, t("mcpCommandHint")),
     field("mcp-url", t("mcpUrl"), url),
     field("mcp-headers", t("mcpHeadersField"), headers),
     h("div", { class: "row" }, add),

@@ -24,8 +24,9 @@ function option(value: string, label: string, selected: boolean): HTMLOptionElem
   return o;
 }
 
-/** A secret's field: typed, sent to the OS keyring, cleared at once, never
- * shown again; Save and Forget, and whether one is saved. */
+/** A secret's field: typed, sent to the OS keyring by the settings' one
+ * Save (`take` hands it over and clears the field at once), never shown
+ * again; Forget, and whether one is saved. */
 function secretField(
   t: Translate,
   o: {
@@ -40,7 +41,7 @@ function secretField(
     say: (text: string, cls?: string) => void;
     fail: (error: unknown) => void;
   },
-): { element: HTMLElement; show: (saved: boolean) => void } {
+): { element: HTMLElement; show: (saved: boolean) => void; take: () => string; store: (key: string) => Promise<void> } {
   const input = h("input", {
     id: o.id,
     type: "password",
@@ -49,7 +50,6 @@ function secretField(
     placeholder: o.placeholder,
     "aria-describedby": `${o.hint !== undefined ? `${o.id}-hint ` : ""}${o.id}-state`,
   });
-  const keySave = h("button", { id: `${o.id}-save`, type: "button" }, t("apiKeySave"));
   const keyDelete = h("button", { id: `${o.id}-delete`, type: "button", class: "secondary" }, t("apiKeyDelete"));
   const state = h("p", { id: `${o.id}-state`, class: "key-state", "data-testid": `${o.id}-state` });
   const show = (saved: boolean): void => {
@@ -57,33 +57,26 @@ function secretField(
     state.className = `key-state ${saved ? "saved" : ""}`;
     keyDelete.hidden = !saved;
   };
-  const save = (): void => {
+  // Taken when Save is pressed (what is typed afterwards is not part of
+  // it), and cleared whatever happens: the key never stays on screen.
+  const take = (): string => {
     const key = input.value.trim();
-    // The field is cleared whatever happens: the key never stays on screen.
     input.value = "";
-    if (key === "") return;
-    o.save(key).then((saved) => {
-      show(saved);
-      o.say(o.savedText, "ok");
-    }, o.fail);
+    return key;
   };
-  keySave.addEventListener("click", save);
-  input.addEventListener("keydown", (e) => {
-    if (e.key === "Enter") {
-      e.preventDefault();
-      save();
-    }
-  });
+  const store = async (key: string): Promise<void> => {
+    if (key !== "") show(await o.save(key));
+  };
   keyDelete.addEventListener("click", () => o.forget().then(show, o.fail));
   const element = h(
     "div",
     { class: "field" },
     h("label", { for: o.id }, o.label),
-    h("div", { class: "row" }, input, keySave, keyDelete),
+    h("div", { class: "row" }, input, keyDelete),
     state,
     o.hint !== undefined ? h("p", { class: "hint", id: `${o.id}-hint` }, o.hint) : null,
   );
-  return { element, show };
+  return { element, show, take, store };
 }
 
 export function ruleLabel(rule: GateRuleRow, t: Translate): string {
@@ -100,7 +93,7 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
 
   const preset = h("select", { id: "preset" }, option("", t("presetCustom"), true), ...PRESETS.map((p) => option(p, p, false)));
   const baseUrl = h("input", { id: "base-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "http://127.0.0.1:11434/v1" });
-  const model = h("input", { id: "model", type: "text", autocomplete: "off", spellcheck: "false", placeholder: t("modelPlaceholder") });
+  const model = h("input", { id: "model", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "qwen2.5:7b" });
   const apiKey = secretField(t, {
     id: "api-key",
     label: t("apiKey"),
@@ -125,10 +118,10 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
     fail,
   });
   const searchOrder = h("select", { id: "search-order" }, ...SEARCH_ORDERS.map((v, i) => option(v, orderLabel(v, t("searchOrderAuto")), i === 0)));
-  const searxngUrl = h("input", { id: "searxng-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: t("searxngUrlPlaceholder") });
+  const searxngUrl = h("input", { id: "searxng-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "https://searx.example.org" });
   const duckduckgoUrl = h("input", { id: "duckduckgo-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "https://html.duckduckgo.com" });
   const braveUrl = h("input", { id: "brave-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "https://api.search.brave.com" });
-  const chromium = h("input", { id: "chromium", type: "text", autocomplete: "off", spellcheck: "false", placeholder: t("chromiumPlaceholder") });
+  const chromium = h("input", { id: "chromium", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "/usr/bin/chromium" });
   const language = h(
     "select",
     { id: "language" },
@@ -139,6 +132,12 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
   const autostart = h("input", { id: "autostart", type: "checkbox" });
   const save = h("button", { id: "settings-save", type: "submit", class: "primary" }, t("save"));
   const check = h("button", { id: "check-model", type: "button", class: "secondary" }, t("checkModel"));
+  // What the test found, beside its button.
+  const checkResult = h("p", { id: "check-model-status", class: "form-status", role: "status" });
+  const checkSays = (text: string, cls: string): void => {
+    checkResult.className = `form-status ${cls}`;
+    checkResult.textContent = text;
+  };
 
   // What the endpoint serves and what a run uses (filled from CheckModel).
   const modelInfo = h("div", { class: "model-info", id: "model-info", "aria-live": "polite" });
@@ -194,16 +193,16 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
   const form = h(
     "form",
     { class: "settings-form", id: "settings-form", "aria-labelledby": "settings-title" },
-    h("h2", { id: "settings-title" }, t("settingsTitle")),
     h(
       "fieldset",
-      {},
+      { id: "settings-model" },
       h("legend", {}, t("modelSection")),
       field("preset", t("preset"), preset),
-      field("base-url", t("baseUrl"), baseUrl),
-      field("model", t("modelName"), model),
+      field("base-url", t("baseUrl"), baseUrl, t("baseUrlHint")),
+      field("model", t("modelName"), model, t("modelPlaceholder")),
       apiKey.element,
       h("div", { class: "row" }, check),
+      checkResult,
       modelInfo,
     ),
     h(
@@ -212,46 +211,91 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
       h("legend", {}, t("searchSection")),
       h("p", { class: "hint" }, t("searchHint")),
       field("search-order", t("searchOrder"), searchOrder),
-      field("searxng-url", t("searxngUrl"), searxngUrl),
+      field("searxng-url", t("searxngUrl"), searxngUrl, t("searxngUrlPlaceholder")),
       braveKey.element,
       field("duckduckgo-url", t("duckduckgoUrl"), duckduckgoUrl),
       field("brave-url", t("braveUrl"), braveUrl),
     ),
     h(
       "fieldset",
-      {},
+      { id: "settings-browser" },
       h("legend", {}, t("browserSection")),
-      field("chromium", t("chromium"), chromium),
+      field("chromium", t("chromium"), chromium, t("chromiumPlaceholder")),
       field("language", t("language"), language),
       h("div", { class: "check" }, autostart, h("label", { for: "autostart" }, t("autostart"))),
     ),
-    h("div", { class: "row" }, save),
-    status,
+    // The one way of saving: everything above, the keys typed included.
+    h("div", { class: "row settings-save-row" }, save, status),
   );
 
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    request({ type: "save_settings", settings: read() }, "settings").then((r) => {
-      fill(r.settings, r.api_key_saved, r.search_key_saved);
-      say(t("saved"), "ok");
-      onSaved(r.settings);
-      checkStatus().catch(() => undefined);
-      // The login item lives with the OS, not in the core's settings.
-      setAutostart(r.settings.autostart).catch(fail);
-    }, fail);
+    save.disabled = true;
+    say(t("saving"));
+    const [modelKey, searchKey] = [apiKey.take(), braveKey.take()];
+    request({ type: "save_settings", settings: read() }, "settings")
+      .then(async (r) => {
+        // The keys go to the keyring for the provider just saved.
+        await apiKey.store(modelKey);
+        await braveKey.store(searchKey);
+        fill(r.settings, await keySaved("api"), await keySaved("search"));
+        say(t("saved"), "ok");
+        onSaved(r.settings);
+        checkStatus().catch(() => undefined);
+        // The login item lives with the OS, not in the core's settings.
+        setAutostart(r.settings.autostart).catch(fail);
+      })
+      .catch(fail)
+      .finally(() => {
+        save.disabled = false;
+      });
   });
+  const keySaved = (which: "api" | "search"): Promise<boolean> =>
+    request({ type: "get_settings" }, "settings").then((r) => (which === "api" ? r.api_key_saved : r.search_key_saved));
   check.addEventListener("click", () => {
-    say(t("loadingList"));
-    checkStatus().then((s) => {
-      if (s.reachable) say(t("modelReachable", { url: s.base_url, model: s.model ?? "?" }), "ok");
-      else say(s.message ?? t("firstRunTitle"), "error");
-    }, fail);
+    checkSays(t("checking"), "");
+    check.disabled = true;
+    checkStatus()
+      .then(
+        (s) => {
+          if (s.reachable) checkSays(t("modelReachable", { url: s.base_url, model: s.model ?? "?" }), "ok");
+          else checkSays(s.message ?? t("firstRunTitle"), "error");
+        },
+        (error: unknown) => checkSays(t("errorPrefix", { error: toOpError(error).message }), "error"),
+      )
+      .finally(() => {
+        check.disabled = false;
+      });
   });
 
   request({ type: "get_settings" }, "settings").then((r) => fill(r.settings, r.api_key_saved, r.search_key_saved), fail);
   checkStatus().catch(() => undefined);
 
-  return h("div", { class: "settings" }, form, renderRules(t), renderMcpServers(t), renderLocalApi(t), renderAccounts(t));
+  const sections: [string, string, HTMLElement][] = [
+    ["settings-model", t("modelSection"), form],
+    ["search-settings", t("searchSection"), form],
+    ["settings-browser", t("browserSection"), form],
+    ["settings-rules", t("rulesTitle"), h("div", { id: "settings-rules" }, renderRules(t))],
+    ["settings-mcp", t("mcpTitle"), h("div", { id: "settings-mcp" }, renderMcpServers(t))],
+    ["settings-api", t("apiTitle"), h("div", { id: "settings-api" }, renderLocalApi(t))],
+    ["settings-accounts", t("accountsTitle"), h("div", { id: "settings-accounts" }, renderAccounts(t))],
+  ];
+  // A menu of the sections: each button scrolls its section into view.
+  const menu = h(
+    "nav",
+    { id: "settings-menu", class: "settings-menu", "aria-label": t("settingsTitle") },
+    ...sections.map(([id, label]) => {
+      const b = h("button", { type: "button", class: "secondary", "data-section": id }, label);
+      b.addEventListener("click", () => {
+        const target = document.getElementById(id);
+        target?.scrollIntoView({ block: "start", behavior: "instant" });
+        target?.querySelector<HTMLElement>("input, select, textarea, button")?.focus({ preventScroll: true });
+      });
+      return b;
+    }),
+  );
+  const blocks = [...new Set(sections.map(([, , el]) => el))];
+  return h("div", { class: "settings" }, h("h2", { id: "settings-title" }, t("settingsTitle")), menu, ...blocks);
 }
 
 function renderRules(t: Translate): HTMLElement {
@@ -285,14 +329,14 @@ function renderRules(t: Translate): HTMLElement {
     );
   };
 
-  const site = h("input", { id: "rule-site", type: "text", autocomplete: "off", spellcheck: "false", placeholder: t("ruleSitePlaceholder") });
+  const site = h("input", { id: "rule-site", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "*.shop.vn" });
   const tool = h("input", { id: "rule-tool", type: "text", autocomplete: "off", spellcheck: "false", placeholder: t("ruleToolPlaceholder") });
   const decision = h("select", { id: "rule-decision" }, ...DECISIONS.map((d, i) => option(d, t(decisionKey(d)), i === 0)));
   const add = h("button", { id: "rule-add", type: "submit" }, t("ruleAdd"));
   const form = h(
     "form",
     { class: "rule-form" },
-    field("rule-site", t("ruleSite"), site),
+    field("rule-site", t("ruleSite"), site, t("ruleSitePlaceholder")),
     field("rule-tool", t("ruleTool"), tool),
     field("rule-decision", t("ruleDecision"), decision),
     h("div", { class: "row" }, add),

@@ -113,6 +113,17 @@ export function formatMoney(amount: number, currency: string | null, lang: Lang)
   }
 }
 
+/** A percentage the user's way: "9,8 %" in Vietnamese, "9.8 %" in English (at most one decimal). */
+export function formatPercent(value: number, lang: Lang): string {
+  const n = new Intl.NumberFormat(lang === "vi" ? "vi-VN" : "en-US", { maximumFractionDigits: 1 }).format(value);
+  return `${n} %`;
+}
+
+/** A plain number the user's way ("1.234,5" in Vietnamese, "1,234.5" in English). */
+export function formatNumber(value: number, lang: Lang): string {
+  return new Intl.NumberFormat(lang === "vi" ? "vi-VN" : "en-US", { maximumFractionDigits: 2 }).format(value);
+}
+
 const SYMBOLS: Record<string, string> = { "<": "<", "<=": "≤", ">": ">", ">=": "≥", "==": "=", "!=": "≠" };
 
 /** A rule in words, e.g. `price ≤ 19.990.000 ₫`, `drop of 10 % or more`. */
@@ -125,7 +136,7 @@ export function ruleText(rule: WatchRule, t: Translate, lang: Lang, currency: st
   if (symbol !== undefined) return `${fieldName} ${symbol} ${value}`;
   switch (rule.op) {
     case "drop_pct":
-      return t("ruleDropPct", { pct: value });
+      return t("ruleDropPct", { pct: typeof rule.value === "number" ? formatPercent(rule.value, lang) : value });
     case "all_time_low":
       return t("ruleAllTimeLow");
     case "back_in_stock":

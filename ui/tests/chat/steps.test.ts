@@ -32,6 +32,24 @@ describe("steps a person reads", () => {
     expect(stepSentence(clicked, en, "en")).toBe("Clicked “Mua ngay” — shop.vn");
     expect(stepSentence(done("web_search", { query: "laptop 14 inch" }, {}), vi, "vi")).toBe("Đã tìm trên web “laptop 14 inch”");
     expect(stepSentence(done("watch_list", {}, {}), en, "en")).toBe("Ran watch_list");
+    // The reads of "Ask about this page": the tab, then its text.
+    const tabUrl = "http://127.0.0.1:8080/shop-us.html";
+    const switched = done("browser_switch_tab", { tab_id: "tab-2" }, { tab: { id: "tab-2", title: "Acme", url: tabUrl, current: true } }, tabUrl);
+    expect(stepSentence(switched, en, "en")).toBe("Went to the tab shop-us.html — 127.0.0.1");
+    expect(stepSentence(switched, vi, "vi")).toBe("Đã chuyển sang thẻ shop-us.html — 127.0.0.1");
+    expect(stepSentence(done("browser_read_text", {}, { text: "x", truncated: false }, tabUrl), vi, "vi")).toBe("Đã đọc trang — 127.0.0.1");
+  });
+
+  it("says what a hand-off waits for, and where, while it waits", () => {
+    const waiting = { ...startedCall("r1", "c9", "human_solve_challenge", { challenge_type: "captcha", timeout_ms: 60000 }), currentUrl: "http://127.0.0.1:8080/captcha.html" };
+    expect(stepSentence(waiting, en, "en")).toBe("Waiting for you to solve the CAPTCHA on 127.0.0.1");
+    expect(stepSentence(waiting, vi, "vi")).toBe("Đang chờ bạn giải CAPTCHA trên 127.0.0.1");
+    const otp = startedCall("r1", "c9", "human_solve_challenge", { challenge_type: "otp" });
+    expect(stepSentence(otp, en, "en")).toBe("Waiting for you to enter the one-time code on this page");
+    const odd = startedCall("r1", "c9", "human_solve_challenge", { challenge_type: "<b>x</b>" });
+    expect(stepSentence(odd, vi, "vi")).toBe("Đang chờ bạn hoàn tất bước kiểm tra trên trang này");
+    const solved = done("human_solve_challenge", { challenge_type: "captcha" }, { outcome: "resolved" }, "https://shop.vn/login");
+    expect(stepSentence(solved, en, "en")).toBe("Waited for you to solve a check — shop.vn");
   });
 
   it("says a declined step was declined, not an error", () => {

@@ -1,24 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { filterTools, groupByKind, matches, normalise, scopeClass, scopeLevel } from "../../src/palette/catalogue";
 import type { ToolSpec } from "../../src/protocol";
+import { toolSpec } from "../fixtures";
 
-function tool(over: Partial<ToolSpec> & Pick<ToolSpec, "name">): ToolSpec {
-  return {
-    description: "",
-    kind: "primitive",
-    executor: "builtin",
-    status: "available",
-    permission_scope: "READ_ONLY",
-    risk_level: "low",
-    requires_confirmation: false,
-    parameters: {},
-    output_schema: {},
-    page_content: false,
-    edits_memory: false,
-    asks_user: false,
-    ...over,
-  };
-}
+const tool = toolSpec;
 
 const TOOLS: ToolSpec[] = [
   tool({ name: "navigate", description: "Open a URL in the managed browser", status: "planned", needs: "the browser" }),

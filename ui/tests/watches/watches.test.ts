@@ -81,6 +81,8 @@ describe("ruleText", () => {
     expect(ruleText({ op: "<=", value: "19.990.000 ₫" }, en, "en", "VND")).toBe("price ≤ 19.990.000 ₫");
     expect(plain(ruleText({ op: "<", value: 19990000 }, vi, "vi", "VND"))).toBe("giá < 19.990.000 ₫");
     expect(ruleText({ op: "drop_pct", value: 10 }, en, "en", null)).toBe("price drops by 10 % or more");
+    expect(ruleText({ op: "drop_pct", value: 9.8 }, vi, "vi", null)).toBe("giá giảm từ 9,8 % trở lên");
+    expect(ruleText({ op: "drop_pct", value: 9.8 }, en, "en", null)).toBe("price drops by 9.8 % or more");
     expect(ruleText({ op: "changed", field: "status" }, vi, "vi", null)).toBe("status thay đổi");
     expect(ruleText({ op: "back_in_stock" }, en, "en", null)).toBe("back in stock");
     expect(ruleText({ op: "all_time_low" }, vi, "vi", null)).toBe("giá thấp nhất từ trước tới nay");
