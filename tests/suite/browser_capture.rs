@@ -366,11 +366,11 @@ fn price_classes_left_as_they_are() {
     assert_eq!(compare["data"]["currency"], "EUR");
     // A pick among the row's amounts: under watch::TRUSTED (0.7), so a price rule waits on it.
     assert_eq!(compare["confidence"]["price"].as_f64(), Some(0.6), "{compare}");
-    assert!(notes(&compare).unwrap_or_default().contains("a row comparing 3 amounts"), "{compare}");
+    assert!(notes(compare).unwrap_or_default().contains("a row comparing 3 amounts"), "{compare}");
     let unit = s.ok(3);
     assert_eq!(unit["data"]["price"].as_f64(), Some(29.0), "the headline's per-unit amount: {unit}");
     assert!(unit["confidence"]["price"].as_f64().unwrap() < 0.7, "a judgement among several amounts: {unit}");
-    assert!(notes(&unit).unwrap_or_default().contains("different values"), "{unit}");
+    assert!(notes(unit).unwrap_or_default().contains("different values"), "{unit}");
 }
 
 #[test]
