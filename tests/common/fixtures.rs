@@ -183,6 +183,11 @@ pub struct WatchedPage {
     /// A product's shipping fee (VND) and coupon, shown when set.
     pub shipping: Option<u64>,
     pub coupon: Option<String>,
+    /// Other things on the product page say "unavailable": its chat widget, its
+    /// pickup at a store, one of its sizes.
+    pub unavailable_elsewhere: bool,
+    /// What the page's structured offer says when it is not `in_stock` (a stale offer).
+    pub offer_in_stock: Option<bool>,
 }
 
 type Pages = Arc<Mutex<std::collections::HashMap<String, WatchedPage>>>;
@@ -666,6 +671,14 @@ fn extras(p: &WatchedPage) -> String {
     if let Some(code) = &p.coupon {
         out.push_str(&format!("\n<dl><dt>Coupon</dt><dd>{}</dd></dl>", escape(code)));
     }
+    if p.unavailable_elsewhere {
+        out.push_str(concat!(
+            "\n<div class=\"variant-picker\"><label>Kích thước</label><ul><li>S</li><li>M</li>",
+            "<li class=\"disabled\">XL — Unavailable to select</li></ul></div>",
+            "\n<p class=\"pickup\">Hết hàng tại cửa hàng Quận 1</p>",
+            "\n<div id=\"live-chat\" class=\"chat-widget\"><p>Chat is unavailable</p></div>"
+        ));
+    }
     out
 }
 
@@ -677,7 +690,7 @@ async fn watched(State(app): State<App>, UrlPath(name): UrlPath<String>) -> Resp
     let Some(p) = found.filter(|p| !p.gone) else {
         return (StatusCode::NOT_FOUND, Html(page("Không tìm thấy trang", "<h1>404</h1>"))).into_response();
     };
-    let stock = if p.in_stock { "InStock" } else { "OutOfStock" };
+    let stock = if p.offer_in_stock.unwrap_or(p.in_stock) { "InStock" } else { "OutOfStock" };
     let stock_text = if p.in_stock { "Còn hàng" } else { "Hết hàng" };
     let ld = |name: &str, price: u64| {
         format!(

@@ -295,6 +295,7 @@ fn availability_is_the_products_own() {
         "stock-elsewhere.html",
         "stock-out.html",
         "stock-conflict.html",
+        "stock-reserve.html",
     ];
     let mut steps = Vec::new();
     for p in pages {
@@ -331,6 +332,45 @@ fn availability_is_the_products_own() {
     assert_eq!(conflict["data"]["availability"], "InStock", "a tie is never out of stock: {conflict}");
     assert_eq!(conflict["confidence"]["availability"].as_f64(), Some(0.65), "{conflict}");
     assert!(notes(conflict).unwrap_or_default().contains("conflict"), "{conflict}");
+    let reserve = page(7);
+    assert_eq!(reserve["data"]["availability"], "OutOfStock", "it cannot be bought now, only reserved: {reserve}");
+    assert_eq!(reserve["confidence"]["availability"].as_f64(), Some(0.55), "{reserve}");
+    assert!(notes(reserve).unwrap_or_default().contains("nie je možné produkt kúpiť"), "{reserve}");
+    assert_eq!(reserve["data"]["price"].as_f64(), Some(54.5));
+}
+
+/// The price failure classes of the development pages that are left as
+/// they are (issue 30; docs/benchmarks.md): a page of "from" amounts only,
+/// where the product's own column of a comparison row is read; a per-unit
+/// "lowest price from" headline above quantity tiers, read with low
+/// confidence. (The third class, peso amounts with a thousands dot, is
+/// `offers.html`.)
+#[test]
+fn price_classes_left_as_they_are() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let schema = json!({"price": "number", "currency": "string"});
+    let mut steps = Vec::new();
+    for p in ["price-compare-from.html", "price-unit-from.html"] {
+        steps.push(step("browser_navigate", json!({"url": site.url(&format!("extract/{p}"))})));
+        steps.push(step("browser_extract", json!({"schema": schema})));
+    }
+    let s = h.browse(&steps, &[]);
+    let notes =
+        |v: &Value| v["notes"].as_array().map(|n| n.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" | "));
+    let compare = s.ok(1);
+    assert_eq!(compare["data"]["price"].as_f64(), Some(98.65), "the product's own column: {compare}");
+    assert_eq!(compare["data"]["currency"], "EUR");
+    // A pick among the row's amounts: under watch::TRUSTED (0.7), so a price rule waits on it.
+    assert_eq!(compare["confidence"]["price"].as_f64(), Some(0.6), "{compare}");
+    assert!(notes(compare).unwrap_or_default().contains("a row comparing 3 amounts"), "{compare}");
+    let unit = s.ok(3);
+    assert_eq!(unit["data"]["price"].as_f64(), Some(29.0), "the headline's per-unit amount: {unit}");
+    assert!(unit["confidence"]["price"].as_f64().unwrap() < 0.7, "a judgement among several amounts: {unit}");
+    assert!(notes(unit).unwrap_or_default().contains("different values"), "{unit}");
 }
 
 #[test]

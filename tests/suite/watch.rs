@@ -203,6 +203,59 @@ fn a_page_that_disappears_breaks_once_and_recovers_once() {
 }
 
 #[test]
+fn back_in_stock_alerts_once_on_the_products_own_evidence_never_on_other_things_or_a_conflict() {
+    let server = FixtureServer::start();
+    let notes = monitor();
+    let h = Halley::new();
+    let name = label("Restock");
+    // Out of stock, while its chat, its pickup at a store and one of its sizes also say "unavailable".
+    let page = WatchedPage { in_stock: false, unavailable_elsewhere: true, ..product("Giày chạy bộ", 1_290_000) };
+    server.set_page("restock", page);
+    let url = server.url("watched/restock");
+    let created = ok_json(&h.run(&[
+        "watch",
+        "create",
+        &url,
+        "--rule",
+        r#"{"op":"back_in_stock"}"#,
+        "--label",
+        &name,
+        "--cooldown",
+        "0m",
+        "--json",
+    ]));
+    let id = created["watch_id"].as_str().unwrap().to_owned();
+    let first = &created["check"];
+    assert_eq!((&first["in_stock"], &first["health"]), (&json!(false), &json!("ok")), "{created}");
+
+    // A stale offer says in stock, the product's own line still says "Hết hàng": a conflict, read in stock with
+    // low confidence. The reading is kept, the watch is degraded and says why, the rule waits.
+    server.change_page("restock", |p| p.offer_in_stock = Some(true));
+    let conflict = poll(&h, &id);
+    assert_eq!((&conflict["in_stock"], &conflict["health"]), (&json!(true), &json!("degraded")), "{conflict}");
+    assert!(fired(&conflict).is_empty(), "no alert on a low-confidence reading: {conflict}");
+    let why = conflict["error"].as_str().unwrap_or_default();
+    assert!(why.contains("in_stock") && why.contains("conflict"), "{conflict}");
+
+    // Really back: the offer, the line and the page agree; the chat, the store and the size still say
+    // "unavailable". One alert.
+    server.change_page("restock", |p| {
+        p.in_stock = true;
+        p.offer_in_stock = None;
+    });
+    let back = poll(&h, &id);
+    assert_eq!((&back["in_stock"], &back["health"]), (&json!(true), &json!("ok")), "{back}");
+    assert_eq!(fired(&back), vec!["back_in_stock"], "{back}");
+    let again = poll(&h, &id);
+    assert_eq!((&again["in_stock"], fired(&again).len()), (&json!(true), 0), "once: {again}");
+    if let Some(bodies) = seen(notes.as_ref(), &name, 1) {
+        assert_eq!(bodies.len(), 1, "{bodies:?}");
+    }
+    let alerts = ok_json(&h.run(&["watch", "show", &id]))["alerts"].as_array().unwrap().len();
+    assert_eq!(alerts, 1);
+}
+
+#[test]
 fn a_trip_status_or_gate_change_alerts() {
     let server = FixtureServer::start();
     let h = Halley::new();

@@ -177,11 +177,14 @@ struct Candidate {
     /// Its confidence, when the field's module weighed the evidence itself
     /// (availability): then other candidates do not lower it again.
     fixed: Option<f64>,
+    /// Confidence it loses whatever the other candidates say: a pick among
+    /// several amounts it holds itself (a row comparing several products).
+    doubt: f64,
 }
 
 impl Candidate {
     fn new(value: Value, source: Source) -> Self {
-        Self { value, source, currency: None, hint: Hint::Plain, note: None, fixed: None }
+        Self { value, source, currency: None, hint: Hint::Plain, note: None, fixed: None, doubt: 0.0 }
     }
 
     fn with_currency(mut self, currency: Option<String>) -> Self {
@@ -427,7 +430,7 @@ fn resolve(page: &Page<'_>, spec: &FieldSpec, ty: ExtractFieldType, out: &mut Br
             distinct.push((&v.value, c.source));
         }
     }
-    let mut confidence = winner.fixed.unwrap_or_else(|| winner.source.confidence());
+    let mut confidence = winner.fixed.unwrap_or_else(|| winner.source.confidence()) - winner.doubt;
     if distinct.len() > 1 && winner.fixed.is_none() {
         let more = MORE_VALUES_PENALTY * (distinct.len() - 2) as f64;
         confidence -= (DISAGREEMENT_PENALTY + more).min(MAX_PENALTY);

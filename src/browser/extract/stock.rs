@@ -142,10 +142,123 @@ fn state_value(in_stock: bool) -> Value {
     Value::String(if in_stock { "InStock" } else { "OutOfStock" }.into())
 }
 
+/// Sentences saying the product cannot be bought now (folded): "Momentálne
+/// nie je možné produkt kúpiť, ale je možné ho rezervovať" (it can only be
+/// reserved), "This item cannot be purchased". They count only where they
+/// end the line's first clause ([`not_purchasable`]): "This item cannot be
+/// purchased with a gift card" says something else.
+const NOT_PURCHASABLE: &[&str] = &[
+    "cannot be purchased",
+    "can not be purchased",
+    "cannot be bought",
+    "cannot be ordered",
+    "can no longer be ordered",
+    "can no longer be purchased",
+    "not available for purchase",
+    "not available to buy",
+    "nicht bestellbar",
+    "nicht mehr bestellbar",
+    "nicht kaufbar",
+    "ne peut pas etre achete",
+    "ne peut plus etre commande",
+    "no se puede comprar",
+    "non acquistabile",
+    "non e acquistabile",
+    "nie mozna kupic",
+    "nie je mozne kupit",
+    "nie je mozne produkt kupit",
+    "produkt nie je mozne kupit",
+    "nelze koupit",
+    "nelze zakoupit",
+    "neni mozne koupit",
+    "neni mozne produkt koupit",
+];
+
+/// Words of time that may follow a [`NOT_PURCHASABLE`] sentence (folded).
+const FOR_NOW: &[&str] = &[
+    "at the moment",
+    "at present",
+    "right now",
+    "currently",
+    "now",
+    "momentan",
+    "derzeit",
+    "zurzeit",
+    "momentalne",
+    "aktualne",
+    "en este momento",
+    "al momento",
+    "obecnie",
+];
+
+/// The line's first clause when it says the product cannot be bought now
+/// (a [`NOT_PURCHASABLE`] sentence ending it, but for words of time).
+fn not_purchasable(line: &str) -> Option<String> {
+    let clause = line.split([',', ';', '.', '!', '?', '(']).next()?.trim();
+    let f = fold(clause);
+    let mut t = f.trim();
+    if t.chars().count() > STANDALONE_LINE {
+        return None;
+    }
+    while let Some(rest) = FOR_NOW.iter().find_map(|w| t.strip_suffix(w).filter(|r| r.ends_with(' '))) {
+        t = rest.trim_end();
+    }
+    // Before it only the product as its subject and words of time: "Gift
+    // cards cannot be purchased" is not about the product.
+    let subject = |w: &str| SUBJECT.contains(&w) || FOR_NOW.contains(&w);
+    NOT_PURCHASABLE
+        .iter()
+        .filter_map(|p| t.strip_suffix(p))
+        .any(|rest| {
+            rest.chars().next_back().is_none_or(|c| !c.is_alphanumeric()) && rest.split_whitespace().all(subject)
+        })
+        .then(|| clause.to_string())
+}
+
+/// The words that may stand before a [`NOT_PURCHASABLE`] sentence as its
+/// subject: the product (folded).
+const SUBJECT: &[&str] = &[
+    "this",
+    "the",
+    "item",
+    "product",
+    "article",
+    "unfortunately",
+    "sorry",
+    "dieser",
+    "dieses",
+    "der",
+    "das",
+    "artikel",
+    "produkt",
+    "leider",
+    "ce",
+    "cet",
+    "produit",
+    "article",
+    "el",
+    "este",
+    "producto",
+    "questo",
+    "il",
+    "prodotto",
+    "ten",
+    "tento",
+    "tovar",
+    "zbozi",
+    "bohuzial",
+    "zial",
+    "niestety",
+];
+
 /// A stock phrase standing alone on a line (`In stock.`, `Only 2 left in
 /// stock.`, `Disponibile presso questi venditori.`): the line starts with
-/// the phrase, or the phrase is a good part of a short line.
+/// the phrase, or the phrase is a good part of a short line; or the line
+/// begins by saying the product cannot be bought now ([`not_purchasable`]).
 fn standalone(line: &str) -> Option<(bool, String)> {
+    if let Some(clause) = not_purchasable(line) {
+        return Some((false, clause));
+    }
     let f = fold(line);
     let t = f.trim().trim_matches(|c: char| !c.is_alphanumeric());
     let len = t.chars().count();
@@ -171,9 +284,9 @@ fn standalone(line: &str) -> Option<(bool, String)> {
 }
 
 /// The stock phrases the page runtime looks for (folded): out of stock
-/// first, then in stock.
+/// first (with the sentences saying it cannot be bought), then in stock.
 pub static PHRASES: LazyLock<Vec<&'static str>> =
-    LazyLock::new(|| OUT_OF_STOCK.iter().chain(IN_STOCK).copied().collect());
+    LazyLock::new(|| OUT_OF_STOCK.iter().chain(NOT_PURCHASABLE).chain(IN_STOCK).copied().collect());
 
 /// Words of a line that speaks of something else than the product's own
 /// stock (folded; whole words where words have spaces): a chat, a store or
@@ -642,6 +755,31 @@ mod tests {
             "text": "Lamp\nSold out"
         }));
         assert_eq!(got(&out), (Some("OutOfStock".into()), Some(0.7)));
+    }
+
+    #[test]
+    fn a_product_that_cannot_be_bought_now_is_out_of_stock() {
+        let s = |l: &str| standalone(l);
+        assert_eq!(
+            s("Momentálne nie je možné produkt kúpiť, ale je možné ho rezervovať"),
+            Some((false, "Momentálne nie je možné produkt kúpiť".to_owned()))
+        );
+        assert_eq!(s("This item cannot be purchased at the moment.").map(|(b, _)| b), Some(false));
+        assert_eq!(s("Derzeit nicht bestellbar").map(|(b, _)| b), Some(false));
+        // Something else it cannot be bought with, or a limit: not its stock.
+        assert_eq!(s("This item cannot be purchased with a gift card"), None);
+        assert_eq!(s("Cannot be purchased together with other offers, sorry"), None);
+        assert_eq!(s("Gift cards cannot be purchased online"), None);
+        assert_eq!(s("Gift cards cannot be purchased"), None);
+        // The whole page: the offer (stale) says in stock, the product's own line and its disabled button say it
+        // cannot be bought: two against one, out of stock, less sure (watches wait on it).
+        let out = availability_of(serde_json::json!({
+            "jsonld": in_stock_offer(),
+            "buy": [{"text": "Add to cart", "disabled": true}],
+            "text": "Lamp\nThis product cannot be bought at the moment, but you can reserve it in a store\n$49.00"
+        }));
+        assert_eq!(out.data["availability"], "OutOfStock", "{out:?}");
+        assert_eq!(out.confidence["availability"], 0.55, "{out:?}");
     }
 
     #[test]

@@ -274,7 +274,15 @@ fn entity_prices(e: &Obj, kinds: &[PriceKind], source: Source) -> Vec<Candidate>
         for (kind, value, currency) in offer_prices(o) {
             if kinds.contains(&kind) {
                 let hint = if kind == PriceKind::High { Hint::HighPrice } else { Hint::Plain };
-                out.push(Candidate { value: value.clone(), source, currency, hint, note: None, fixed: None });
+                out.push(Candidate {
+                    value: value.clone(),
+                    source,
+                    currency,
+                    hint,
+                    note: None,
+                    fixed: None,
+                    doubt: 0.0,
+                });
             }
         }
     }

@@ -48,8 +48,19 @@ const LABEL_MATCH: f64 = 0.5;
 /// fields the labels that best match its name (ties all kept, in page order).
 pub(super) fn pair_candidates(pairs: &[Pair], spec: &FieldSpec, source: Source) -> Vec<Candidate> {
     let candidate = |p: &Pair| {
-        Candidate::new(Value::String(p.value.clone()), source)
-            .with_currency(detect_currency(&p.value).map(str::to_owned))
+        let mut c = Candidate::new(Value::String(p.value.clone()), source)
+            .with_currency(detect_currency(&p.value).map(str::to_owned));
+        // A row of a table comparing several products (`Price | From $39.99 |
+        // $34.99 | $44.99`, cells joined by ` | `): its first cell is often
+        // the product itself, but which is a guess: less sure, so that a
+        // watch waits on it (dropping the row cost a page whose first column
+        // is the product: docs/benchmarks.md).
+        let priced_cells = p.value.split(" | ").filter(|cell| cell.chars().any(|c| c.is_ascii_digit())).count();
+        if matches!(spec.concept, Some(Concept::Price | Concept::Total)) && priced_cells > 1 {
+            c.doubt = super::DISAGREEMENT_PENALTY;
+            c.note = Some(format!("a row comparing {priced_cells} amounts; took its first cell, less sure"));
+        }
+        c
     };
     if let Some(concept) = spec.concept {
         for tier in tiers(concept) {
@@ -319,6 +330,7 @@ pub(super) fn fragment_candidates(prices: &[PriceFragment], spec: &FieldSpec) ->
                     hint,
                     note: None,
                     fixed: None,
+                    doubt: 0.0,
                 }
             })
             .collect();

@@ -281,3 +281,17 @@ fn availability_as_text_is_a_stock_state_or_missing() {
     assert_eq!(out.data.get("availability"), None);
     assert_eq!(out.missing_fields, vec!["availability".to_string()]);
 }
+
+#[test]
+fn a_row_comparing_several_products_prices_this_one_less_surely() {
+    // Its first cell is read (often the product itself), under the trust a watch needs (0.7).
+    let out = run(
+        json!({"lang": "de", "pairs": [["Preis", "Ab 98,65 € | 105,99 € | 109,99 €"]]}),
+        json!({"price": "number"}),
+    );
+    assert_eq!((out.data["price"].as_f64(), out.confidence["price"]), (Some(98.65), 0.6), "{out:?}");
+    assert!(out.notes.iter().any(|n| n.contains("a row comparing 3 amounts")), "{:?}", out.notes);
+    // A label whose value is one price with its old one is no comparison.
+    let out = run(json!({"pairs": [["Giá", "21.490.000 ₫ 25.990.000 ₫"]]}), json!({"price": "number"}));
+    assert_eq!((out.data["price"].as_f64(), out.confidence["price"]), (Some(21_490_000.0), 0.75), "{out:?}");
+}
