@@ -878,8 +878,8 @@ async fn load(core: &Core, url: String) -> Result<f64> {
 fn loads_report(md: &mut String, l: &Loads) -> Result<()> {
     writeln!(
         md,
-        "\n**Page loads of real sites with the wire gate** (its interception: every request of every tab is paused \
-         and continued by Halley; aim: at most {:.0} % added). One saved product page of each of {} sites \
+        "\n**Page loads of real sites with the wire gate** (its interception, which pauses every request while a tab \
+         is watched and none while none is, and its relay; aim: at most {:.0} % added). One saved product page of each of {} sites \
          (products-dev), served on loopback (other hosts fail at once), `browser_navigate` until `domcontentloaded` \
          (some saved pages never reach `load` with their sites' hosts failing) from a blank page, {} loads of each page per setting; three browsers side by side, the settings taking turns \
          page by page. Off: a bench build's knob (feature `bench-knobs`), never in the product.{}\n",

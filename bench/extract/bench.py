@@ -217,7 +217,14 @@ def main():
     with open(wrapper, "w") as f:
         f.write(f'#!/bin/sh\nexec "{sys.executable}" "{os.path.abspath(__file__)}" --wrap "{real}" "$@"\n')
     os.chmod(wrapper, 0o755)
-    env = dict(os.environ, HALLEY_BENCH_STAMPS=stamps, HALLEY_BENCH_LINES=kept)
+    # Saved pages name their sites' hosts: those fail at once (no network
+    # here), as in bench/browse, instead of each load waiting on them.
+    chromium = os.path.join(work, "chromium")
+    with open(chromium, "w") as f:
+        real_chromium = os.environ.get("HALLEY_CHROMIUM") or "/usr/bin/chromium"
+        f.write(f'#!/bin/sh\nexec {real_chromium} --host-resolver-rules="MAP * ~NOTFOUND , EXCLUDE 127.0.0.1" "$@"\n')
+    os.chmod(chromium, 0o755)
+    env = dict(os.environ, HALLEY_BENCH_STAMPS=stamps, HALLEY_BENCH_LINES=kept, HALLEY_CHROMIUM=chromium)
     out = subprocess.run([sys.executable, score_py, wrapper] + rest, capture_output=True, text=True, env=env)
     sys.stdout.write(out.stdout)
     sys.stderr.write(out.stderr)
