@@ -110,8 +110,8 @@ export function renderChart(history: Observation[], t: Translate, lang: Lang, cu
   const axes = [
     svg("line", { class: "axis", x1: String(left), y1: String(CHART.pad), x2: String(left), y2: String(base) }),
     svg("line", { class: "axis", x1: String(left), y1: String(base), x2: String(right), y2: String(base) }),
-    text("axis-label price-high", left - 4, chartY(range.hi, range) + 4, "end", money(range.hi)),
-    range.hi !== range.lo ? text("axis-label price-low", left - 4, chartY(range.lo, range) + 4, "end", money(range.lo)) : null,
+    text("axis-label price-high", left - 6, chartY(range.hi, range) + 4, "end", money(range.hi)),
+    range.hi !== range.lo ? text("axis-label price-low", left - 6, chartY(range.lo, range) + 4, "end", money(range.lo)) : null,
     first !== undefined ? text("axis-label date-first", left, base + 15, "start", day(first.at)) : null,
     last !== undefined && points.length > 1 ? text("axis-label date-last", right, base + 15, "end", day(last.at)) : null,
   ].filter((e): e is SVGElement => e !== null);

@@ -177,7 +177,7 @@ export interface ChartBox {
   bottom?: number;
 }
 
-export const CHART: ChartBox = { width: 360, height: 150, pad: 10, left: 84, bottom: 24 };
+export const CHART: ChartBox = { width: 360, height: 150, pad: 10, left: 92, bottom: 24 };
 
 /** The prices the chart's vertical axis spans: the checks' and the target's. */
 export interface ChartRange {
