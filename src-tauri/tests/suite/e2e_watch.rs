@@ -37,7 +37,7 @@ fn wait_tray_label(menu: &TrayMenu, label: &str) -> Result<()> {
 /// Clicks the first element matching `css`. The view re-renders when the
 /// watches change (`Event::Watches`), so an element found just before may
 /// be gone by the click: it is found again then.
-fn click(panel: &Session, css: &str) -> Result<()> {
+pub(crate) fn click(panel: &Session, css: &str) -> Result<()> {
     let deadline = Instant::now() + UI_TIMEOUT;
     loop {
         let el = panel.wait_visible(css, UI_TIMEOUT)?;
@@ -53,7 +53,7 @@ fn gone(error: &str) -> bool {
     error.contains("stale element") || error.contains("no such element")
 }
 
-fn type_into(panel: &Session, css: &str, text: &str) -> Result<()> {
+pub(crate) fn type_into(panel: &Session, css: &str, text: &str) -> Result<()> {
     let el = panel.wait_visible(css, UI_TIMEOUT)?;
     panel.clear(&el)?;
     panel.send_keys(&el, text)

@@ -9,7 +9,7 @@
 //! `scripts/with-session.sh`). `HALLEY_SCREENSHOTS_DIR` writes elsewhere.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use serde_json::json;
@@ -19,6 +19,7 @@ use crate::common::fixtures::{FixtureServer, WatchedPage};
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
 use crate::common::webdriver::Session;
 use crate::common::{image_deviation, image_size, path_str, run, x11};
+use crate::suite::e2e_watch::{click, type_into};
 
 /// The panel's size in the pictures (its default width, a modest height).
 const PANEL: (i64, i64) = (420, 760);
@@ -68,29 +69,6 @@ fn shoot(s: &Session, dir: &Path, name: &str) -> Result<PathBuf> {
         bail!("{} is {size:?}, the window {width}x{height}", shot.display());
     }
     Ok(shot)
-}
-
-/// Clicks the first element matching `css`, found again if a re-render
-/// replaced it just before the click.
-fn click(s: &Session, css: &str) -> Result<()> {
-    let deadline = Instant::now() + UI_TIMEOUT;
-    loop {
-        let el = s.wait_visible(css, UI_TIMEOUT)?;
-        match s.click(&el) {
-            Err(e) if is_gone(&format!("{e:#}")) && Instant::now() < deadline => {}
-            done => return done,
-        }
-    }
-}
-
-fn is_gone(error: &str) -> bool {
-    error.contains("stale element") || error.contains("no such element")
-}
-
-fn type_into(s: &Session, css: &str, text: &str) -> Result<()> {
-    let el = s.wait_visible(css, UI_TIMEOUT)?;
-    s.clear(&el)?;
-    s.send_keys(&el, text)
 }
 
 /// The model's Markdown answer: a heading, emphasis, a list, a table and a link.
