@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps mcp-peers ui build run test lint protocol icons bench bench-agent bench-tokens bench-api playwright-mcp bench-desktop bench-extract bench-browse bench-watch bench-injection dist fuzz soak crashpoints
+.PHONY: help deps mcp-peers ui build run test lint protocol screenshots icons bench bench-agent bench-tokens bench-api playwright-mcp bench-desktop bench-extract bench-browse bench-watch bench-injection dist fuzz soak crashpoints
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -47,6 +47,9 @@ run: build ## Open the desktop app (or explain the CLI when there is no display)
 test: deps ui mcp-peers ## Run the UI unit tests, then every Rust test in a throwaway desktop session
 	cd ui && $(NPM) test
 	scripts/with-session.sh $(CARGO) test --workspace
+
+screenshots: deps ui ## Pictures of each panel view in English and Vietnamese into docs/screenshots (the real app, scripted model, fixture site)
+	scripts/with-session.sh $(CARGO) test -p halley-desktop --test all -- --ignored --exact suite::screenshots::screenshots_of_each_view_in_both_languages --nocapture
 
 protocol: ## Regenerate ui/src/protocol.gen.ts (the UI's types) from the Rust protocol types
 	HALLEY_WRITE_PROTOCOL=1 $(CARGO) test --workspace --lib protocol::typescript

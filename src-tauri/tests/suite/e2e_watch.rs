@@ -37,7 +37,7 @@ fn wait_tray_label(menu: &TrayMenu, label: &str) -> Result<()> {
 /// Clicks the first element matching `css`. The view re-renders when the
 /// watches change (`Event::Watches`), so an element found just before may
 /// be gone by the click: it is found again then.
-fn click(panel: &Session, css: &str) -> Result<()> {
+pub(crate) fn click(panel: &Session, css: &str) -> Result<()> {
     let deadline = Instant::now() + UI_TIMEOUT;
     loop {
         let el = panel.wait_visible(css, UI_TIMEOUT)?;
@@ -53,7 +53,7 @@ fn gone(error: &str) -> bool {
     error.contains("stale element") || error.contains("no such element")
 }
 
-fn type_into(panel: &Session, css: &str, text: &str) -> Result<()> {
+pub(crate) fn type_into(panel: &Session, css: &str, text: &str) -> Result<()> {
     let el = panel.wait_visible(css, UI_TIMEOUT)?;
     panel.clear(&el)?;
     panel.send_keys(&el, text)
@@ -112,6 +112,33 @@ fn a_watch_created_in_the_panel_alerts_once_and_the_view_shows_it() -> Result<()
     click(panel, "#watch-list .watch .watch-history")?;
     let points = panel.wait_count("#watch-list .watch-chart svg circle.point", 3, UI_TIMEOUT)?;
     assert_eq!(points.len(), 3);
+    // Its axes (the highest and lowest price, the first and last check's
+    // dates), the target as a line inside the plot, the check that alerted marked.
+    let chart = panel.execute(
+        r##"const c = document.querySelector("#watch-list .watch-chart svg");
+            const txt = (sel) => (c.querySelector(sel)?.textContent ?? "").replace(/\u00a0/g, " ");
+            const target = c.querySelector("line.target");
+            return {
+              axes: c.querySelectorAll("line.axis").length,
+              high: txt(".price-high"), low: txt(".price-low"),
+              first: txt(".date-first"), last: txt(".date-last"),
+              target: target?.dataset.price ?? null, label: txt(".target-label"),
+              inside: target ? c.getBBox().height > 0 && Number(target.getAttribute("y1")) > 0 : false,
+              alerts: [...c.querySelectorAll("circle.point.alert")].map((p) => p.dataset.price),
+            };"##,
+        &[],
+    )?;
+    assert_eq!(chart["axes"], 2, "{chart}");
+    assert_eq!(chart["high"], "21.490.000 ₫", "{chart}");
+    assert_eq!(chart["low"], "18.990.000 ₫", "{chart}");
+    let year = panel.execute("return String(new Date().getFullYear());", &[])?;
+    let year = year.as_str().unwrap_or_default().to_owned();
+    assert!(chart["first"].as_str().is_some_and(|d| d.contains(&year)), "{chart}");
+    assert!(chart["last"].as_str().is_some_and(|d| d.contains(&year)), "{chart}");
+    assert_eq!(chart["target"], "19990000", "{chart}");
+    assert!(chart["label"].as_str().is_some_and(|l| l.ends_with("19.990.000 ₫")), "{chart}");
+    assert_eq!(chart["inside"], true, "{chart}");
+    assert_eq!(chart["alerts"], serde_json::json!(["18990000"]), "only the check that alerted: {chart}");
     let artifacts = crate::common::artifacts_dir(Path::new(env!("CARGO_BIN_EXE_halley-desktop")))?;
     crate::common::capture_panel(panel, &artifacts, "watches")?;
     sleep(Duration::from_secs(3));
@@ -126,16 +153,25 @@ fn a_watch_created_in_the_panel_alerts_once_and_the_view_shows_it() -> Result<()
 
     // Edited in the panel: a new name, target and frequency, saved through
     // `watch_update`; the list shows them.
+    // The cooldown is shown.
+    let cooldown = panel.wait_text("#watch-list .watch .watch-cooldown", UI_TIMEOUT, |t| !t.is_empty())?;
+    assert!(!cooldown.contains("6h"), "{cooldown}");
     click(panel, "#watch-list .watch .watch-edit")?;
+    // Setting a target, the current price is in view.
+    let now = panel.wait_text("#watch-list .watch-edit-form .edit-current", UI_TIMEOUT, |t| !t.is_empty())?;
+    assert!(now.contains("18.990.000 ₫"), "{now}");
     let edited = format!("{label} (sửa)");
     type_into(panel, "#watch-list .watch-edit-form .edit-label", &edited)?;
     type_into(panel, "#watch-list .watch-edit-form .edit-below", "17.990.000 ₫")?;
     let every = panel.wait_visible("#watch-list .watch-edit-form .edit-frequency option[value='1d']", UI_TIMEOUT)?;
     panel.click(&every)?;
+    let quiet = panel.wait_visible("#watch-list .watch-edit-form .edit-cooldown option[value='6h']", UI_TIMEOUT)?;
+    panel.click(&quiet)?;
     click(panel, "#watch-list .watch-edit-form .edit-save")?;
     panel.wait_text("#watch-list .watch .watch-rules", UI_TIMEOUT, |t| t.contains("17.990.000 ₫"))?;
     panel.wait_text("#watch-list .watch .watch-name", UI_TIMEOUT, |t| t == edited)?;
     panel.wait_text("#watch-list .watch .watch-times", UI_TIMEOUT, |t| t.contains("1d"))?;
+    panel.wait_text("#watch-list .watch .watch-cooldown", UI_TIMEOUT, |t| t.contains("6h"))?;
     assert_eq!(panel.find_all("#watch-list .watch-edit-form")?.len(), 0, "the form closes once saved");
 
     // Deleting is DESTRUCTIVE: the gate asks in its dialog. Denied, the

@@ -5,5 +5,6 @@ mod e2e_panel;
 mod e2e_shell;
 mod e2e_watch;
 mod notify;
+mod screenshots;
 mod signals;
 mod window;

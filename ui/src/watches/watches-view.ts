@@ -25,6 +25,10 @@ import {
   CHART,
   FREQUENCIES,
   chartPoints,
+  chartRange,
+  chartY,
+  COOLDOWNS,
+  targetPrice,
   createArgs,
   editArgs,
   editForm,
@@ -84,23 +88,52 @@ function svg(tag: string, attrs: Record<string, string>, ...children: Node[]): S
   return el;
 }
 
-/** The price-history chart: a line through one dot per priced check. */
-export function renderChart(history: Observation[], t: Translate, lang: Lang, currency: string | null): Element[] {
-  const points = chartPoints(history);
-  if (points.length === 0) return [h("p", { class: "empty" }, t("watchNoHistory"))];
+/** The price-history chart: a line through one dot per priced check, the
+ * checks that alerted marked; the price axis with the highest and lowest
+ * price, the first and last check's dates under it, the target as a dashed
+ * line. */
+export function renderChart(history: Observation[], t: Translate, lang: Lang, currency: string | null, target: number | null = null): Element[] {
+  const points = chartPoints(history, CHART, target);
+  const range = chartRange(history, target);
+  if (points.length === 0 || range === null) return [h("p", { class: "empty" }, t("watchNoHistory"))];
   const money = (p: number): string => formatMoney(p, currency, lang);
   const prices = points.map((p) => p.price);
   const label = t("watchChartLabel", { count: points.length, low: money(Math.min(...prices)), high: money(Math.max(...prices)) });
+  const left = CHART.left ?? CHART.pad;
+  const base = CHART.height - (CHART.bottom ?? CHART.pad);
+  const right = CHART.width - CHART.pad;
+  const text = (cls: string, x: number, y: number, anchor: string, words: string): SVGElement =>
+    svg("text", { class: cls, x: String(x), y: String(y), "text-anchor": anchor }, document.createTextNode(words));
+  const day = (at: string): string => formatTime(at, lang);
+  const first = points[0];
+  const last = points[points.length - 1];
+  const axes = [
+    svg("line", { class: "axis", x1: String(left), y1: String(CHART.pad), x2: String(left), y2: String(base) }),
+    svg("line", { class: "axis", x1: String(left), y1: String(base), x2: String(right), y2: String(base) }),
+    text("axis-label price-high", left - 6, chartY(range.hi, range) + 4, "end", money(range.hi)),
+    range.hi !== range.lo ? text("axis-label price-low", left - 6, chartY(range.lo, range) + 4, "end", money(range.lo)) : null,
+    first !== undefined ? text("axis-label date-first", left, base + 15, "start", day(first.at)) : null,
+    last !== undefined && points.length > 1 ? text("axis-label date-last", right, base + 15, "end", day(last.at)) : null,
+  ].filter((e): e is SVGElement => e !== null);
+  const targetLine =
+    target === null
+      ? []
+      : [
+          svg("line", { class: "target", x1: String(left), y1: String(chartY(target, range)), x2: String(right), y2: String(chartY(target, range)), "data-price": String(target) }),
+          text("target-label", right - 2, chartY(target, range) - 4, "end", t("watchChartTarget", { price: money(target) })),
+        ];
   const chart = svg(
     "svg",
     { class: "chart", viewBox: `0 0 ${CHART.width} ${CHART.height}`, role: "img", "aria-label": label },
     svg("title", {}, document.createTextNode(label)),
+    ...axes,
+    ...targetLine,
     svg("path", { class: "line", d: linePath(points) }),
     ...points.map((p) =>
       svg(
         "circle",
-        { class: "point", cx: String(p.x), cy: String(p.y), r: "3", "data-price": String(p.price) },
-        svg("title", {}, document.createTextNode(`${formatTime(p.at, lang)}: ${money(p.price)}`)),
+        { class: p.fired ? "point alert" : "point", cx: String(p.x), cy: String(p.y), r: p.fired ? "5" : "3", "data-price": String(p.price) },
+        svg("title", {}, document.createTextNode(`${formatTime(p.at, lang)}: ${money(p.price)}${p.fired ? ` (${t("watchChartAlert")})` : ""}`)),
       ),
     ),
   );
@@ -152,7 +185,7 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
   const loadChart = (w: WatchInfo, into: HTMLElement): void => {
     into.replaceChildren(h("p", { class: "loading", role: "status" }, t("loadingList")));
     callTool("watch_history", { watch_id: w.watch_id, limit: 200 }).then(
-      (data) => into.replaceChildren(...renderChart(readHistory(data), t, lang, w.currency)),
+      (data) => into.replaceChildren(...renderChart(readHistory(data), t, lang, w.currency, targetPrice(w))),
       (error: unknown) => into.replaceChildren(h("p", { class: "error", role: "alert" }, t("errorPrefix", { error: toOpError(error).message }))),
     );
   };
@@ -173,6 +206,13 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
     const every = [...new Set<string>([...FREQUENCIES, w.frequency])];
     const frequency = h("select", { id: id("frequency"), class: "edit-frequency" }, ...every.map((f) => h("option", { value: f }, t("watchEvery", { every: f }))));
     frequency.value = w.frequency;
+    const cooldowns = [...new Set<string>([...COOLDOWNS, w.cooldown].filter((c) => c !== ""))];
+    const cooldown = h(
+      "select",
+      { id: id("cooldown"), class: "edit-cooldown" },
+      ...cooldowns.map((c) => h("option", { value: c }, c === "0m" ? t("watchCooldownNone") : c)),
+    );
+    cooldown.value = w.cooldown;
     const from = input("start", { type: "datetime-local" }, start.start);
     const until = input("end", { type: "datetime-local" }, start.end);
     const save = h("button", { type: "submit", class: "primary edit-save" }, t("watchSave"));
@@ -183,7 +223,9 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
       { class: "watch-edit-form", "aria-label": t("watchEditTitle", { name: watchName(w) }) },
       field(id("label"), t("watchLabel"), label),
       field(id("below"), t("watchBelowEdit"), below, t("watchBelowEditHint")),
+      h("p", { class: "hint edit-current" }, w.price !== null ? t("watchCurrentPrice", { price: formatMoney(w.price, w.currency, lang) }) : t("watchNoPrice")),
       field(id("frequency"), t("watchFrequency"), frequency),
+      field(id("cooldown"), t("watchCooldown"), cooldown, t("watchCooldownHint")),
       field(id("start"), t("watchWindowStart"), from),
       field(id("end"), t("watchWindowEnd"), until),
       h("div", { class: "row" }, save, cancel),
@@ -192,7 +234,7 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
     cancel.addEventListener("click", close);
     submitsTool(form, save, editLine, t, {
       tool: "watch_update",
-      parse: () => editArgs(w, { label: label.value, below: below.value, frequency: frequency.value, start: from.value, end: until.value }, lang),
+      parse: () => editArgs(w, { label: label.value, below: below.value, frequency: frequency.value, start: from.value, end: until.value, cooldown: cooldown.value }, lang),
       working: "watchSaving",
       quiet: "watchEditNothing",
       done: () => {
@@ -269,6 +311,8 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
         t("watchLastCheck", { time: w.last_checked_at !== null ? formatTime(w.last_checked_at, lang) : t("watchNever") }),
         " · ",
         paused ? t("watchPaused") : t("watchNextCheck", { time: formatTime(w.next_check_at, lang), every: w.frequency }),
+        w.cooldown !== "" ? " · " : "",
+        w.cooldown !== "" ? h("span", { class: "watch-cooldown" }, w.cooldown === "0m" ? t("watchCooldownNone") : t("watchCooldownShown", { cooldown: w.cooldown })) : "",
       ),
       h("ul", { class: "watch-rules", "aria-label": t("watchRules") }, ...w.trigger_rules.map((r) => h("li", {}, ruleText(r, t, lang, w.currency)))),
       h("div", { class: "row watch-actions" }, check, toggle, editBtn, historyBtn, del),

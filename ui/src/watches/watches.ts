@@ -31,6 +31,8 @@ export interface WatchInfo {
   currency: string | null;
   in_stock: boolean | null;
   frequency: string;
+  /** After an alert, no other for this long (e.g. `1h`; `0m`: none). */
+  cooldown: string;
   trigger_rules: WatchRule[];
   /** When it checks: not before `start`, not after `end` (RFC 3339). */
   window: { start: string | null; end: string | null } | null;
@@ -41,6 +43,8 @@ export interface Observation {
   checked_at: string;
   price: number | null;
   currency: string | null;
+  /** A rule fired at this check (an alert point on the chart). */
+  fired?: boolean;
 }
 
 const isObject = (v: Json | undefined): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -77,6 +81,7 @@ export function readWatches(data: Json): WatchInfo[] {
         currency: text(w.currency),
         in_stock: typeof w.in_stock === "boolean" ? w.in_stock : null,
         frequency: text(w.frequency) ?? "",
+        cooldown: text(w.cooldown) ?? "",
         trigger_rules: list(w.trigger_rules).flatMap((r) => readRule(r) ?? []),
         window: isObject(w.window) ? { start: text(w.window.start), end: text(w.window.end) } : null,
       },
@@ -90,7 +95,7 @@ export function readHistory(data: Json): Observation[] {
   return list(data.observations)
     .flatMap((o): Observation[] =>
       isObject(o) && typeof o.checked_at === "string"
-        ? [{ checked_at: o.checked_at, price: num(o.price), currency: text(o.currency) }]
+        ? [{ checked_at: o.checked_at, price: num(o.price), currency: text(o.currency), fired: list(o.fired_rules).length > 0 }]
         : [],
     )
     .reverse();
@@ -158,34 +163,89 @@ export interface ChartPoint {
   y: number;
   price: number;
   at: string;
+  /** A rule fired at this check. */
+  fired: boolean;
 }
 
 export interface ChartBox {
   width: number;
   height: number;
   pad: number;
+  /** Room for the price axis' labels on the left (default: `pad`). */
+  left?: number;
+  /** Room for the dates under the plot (default: `pad`). */
+  bottom?: number;
 }
 
-export const CHART: ChartBox = { width: 360, height: 120, pad: 10 };
+export const CHART: ChartBox = { width: 360, height: 150, pad: 10, left: 92, bottom: 24 };
+
+/** The prices the chart's vertical axis spans: the checks' and the target's. */
+export interface ChartRange {
+  lo: number;
+  hi: number;
+}
+
+const priced = (history: Observation[]): (Observation & { price: number })[] =>
+  history.filter((o): o is Observation & { price: number } => o.price !== null);
+
+/** The lowest and highest of the checks' prices and the target; `null` for no priced check. */
+export function chartRange(history: Observation[], target: number | null = null): ChartRange | null {
+  const prices = priced(history).map((o) => o.price);
+  if (prices.length === 0) return null;
+  if (target !== null) prices.push(target);
+  return { lo: Math.min(...prices), hi: Math.max(...prices) };
+}
+
+const round = (v: number): number => Math.round(v * 10) / 10;
+
+/** Where `price` is drawn, in the SVG's user units (a flat range: the middle). */
+export function chartY(price: number, range: ChartRange, box: ChartBox = CHART): number {
+  const top = box.pad;
+  const innerH = box.height - top - (box.bottom ?? box.pad);
+  if (range.hi === range.lo) return round(top + innerH / 2);
+  return round(top + (innerH * (range.hi - price)) / (range.hi - range.lo));
+}
 
 /** One point per check that read a price, oldest on the left, the lowest
- * price at the bottom; a flat history is drawn across the middle. */
-export function chartPoints(history: Observation[], box: ChartBox = CHART): ChartPoint[] {
-  const priced = history.filter((o): o is Observation & { price: number } => o.price !== null);
-  if (priced.length === 0) return [];
-  const prices = priced.map((o) => o.price);
-  const lo = Math.min(...prices);
-  const hi = Math.max(...prices);
-  const innerW = box.width - 2 * box.pad;
-  const innerH = box.height - 2 * box.pad;
-  const round = (v: number): number => Math.round(v * 10) / 10;
-  return priced.map((o, i) => ({
-    x: round(box.pad + (priced.length === 1 ? innerW / 2 : (innerW * i) / (priced.length - 1))),
-    y: round(hi === lo ? box.height / 2 : box.pad + (innerH * (hi - o.price)) / (hi - lo)),
+ * price (or the target, when lower) at the bottom; a flat history is drawn
+ * across the middle. */
+export function chartPoints(history: Observation[], box: ChartBox = CHART, target: number | null = null): ChartPoint[] {
+  const checks = priced(history);
+  const range = chartRange(history, target);
+  if (range === null) return [];
+  const left = box.left ?? box.pad;
+  const innerW = box.width - left - box.pad;
+  return checks.map((o, i) => ({
+    x: round(left + (checks.length === 1 ? innerW / 2 : (innerW * i) / (checks.length - 1))),
+    y: chartY(o.price, range, box),
     price: o.price,
     at: o.checked_at,
+    fired: o.fired === true,
   }));
 }
+
+/** An amount as the user typed it: `19.990.000 ₫`, `19990000`, `$1,299.99`;
+ * `null` when it holds no number. */
+export function parseAmount(text: string): number | null {
+  const numeric = text.replace(/[^\d.,]/g, "");
+  if (!/\d/.test(numeric)) return null;
+  // VND (or dots/commas grouping thousands): whole units, every separator dropped.
+  const grouped = /^\d{1,3}([.,]\d{3})+$/.test(numeric);
+  if (/₫|đ|vnd/i.test(text) || grouped) return Number(numeric.replace(/[.,]/g, ""));
+  const n = Number(numeric.replace(/,/g, ""));
+  return Number.isFinite(n) ? n : null;
+}
+
+/** The watch's target price: its "at or below" rule's amount (a number, or
+ * as typed). */
+export function targetPrice(w: WatchInfo): number | null {
+  const value = w.trigger_rules.find(isTarget)?.value;
+  if (typeof value === "number") return value;
+  return typeof value === "string" ? parseAmount(value) : null;
+}
+
+/** The cooldowns the edit form offers. */
+export const COOLDOWNS = ["0m", "30m", "1h", "6h", "1d"] as const;
 
 /** The SVG path through the points (`M x y L x y ...`); empty for none. */
 export function linePath(points: ChartPoint[]): string {
@@ -254,6 +314,8 @@ export interface EditForm {
   /** `datetime-local` values (empty: none). */
   start: string;
   end: string;
+  /** e.g. `1h`; `0m`: none. */
+  cooldown: string;
 }
 
 /** The edit form's values for `w` as it is. */
@@ -267,6 +329,7 @@ export function editForm(w: WatchInfo, lang: Lang): EditForm {
     frequency: w.frequency,
     start: toLocalInput(w.window?.start ?? null),
     end: toLocalInput(w.window?.end ?? null),
+    cooldown: w.cooldown,
   };
 }
 
@@ -290,6 +353,7 @@ export function editArgs(w: WatchInfo, form: EditForm, lang: Lang): FormResult {
     args.trigger_rules = rules;
   }
   if (form.frequency !== was.frequency && /^\d+[mhd]$/.test(form.frequency)) args.frequency = form.frequency;
+  if (form.cooldown !== was.cooldown && /^\d+[mhd]$/.test(form.cooldown)) args.cooldown = form.cooldown;
   if (form.start !== was.start || form.end !== was.end) {
     const window: JsonObject = {};
     for (const [key, value] of [["start", form.start], ["end", form.end]] as const) {

@@ -2,6 +2,10 @@ import { describe, expect, it } from "vitest";
 import { translator } from "../../src/i18n";
 import {
   chartPoints,
+  chartRange,
+  chartY,
+  parseAmount,
+  targetPrice,
   createArgs,
   editArgs,
   editForm,
@@ -126,8 +130,8 @@ describe("the price-history chart", () => {
   it("reads watch_history newest first and gives it oldest first", () => {
     const data = { observations: [{ checked_at: "new", price: 2 }, { checked_at: "old", price: 1, currency: "VND" }, { nope: 1 }] };
     expect(readHistory(data)).toEqual([
-      { checked_at: "old", price: 1, currency: "VND" },
-      { checked_at: "new", price: 2, currency: null },
+      { checked_at: "old", price: 1, currency: "VND", fired: false },
+      { checked_at: "new", price: 2, currency: null, fired: false },
     ]);
   });
 });
@@ -163,6 +167,7 @@ describe("the edit form", () => {
     currency: "VND",
     in_stock: true,
     frequency: "6h",
+    cooldown: "1h",
     trigger_rules: [
       { op: "<=", value: 19_990_000, field: null, against: null },
       { op: "drop_pct", value: 10, field: null, against: "last_alert" },
@@ -171,7 +176,7 @@ describe("the edit form", () => {
   };
 
   it("starts from the watch as it is, the target written as money", () => {
-    expect(editForm(watch, "vi")).toEqual({ label: "Laptop", below: "19.990.000 ₫", frequency: "6h", start: "", end: "" });
+    expect(editForm(watch, "vi")).toEqual({ label: "Laptop", below: "19.990.000 ₫", frequency: "6h", start: "", end: "", cooldown: "1h" });
     expect(editArgs(watch, editForm(watch, "en"), "en")).toEqual({ ok: false, error: "watchEditNothing" });
   });
 
@@ -214,5 +219,58 @@ describe("the edit form", () => {
     expect(toLocalInput(fromLocalInput(start))).toBe(start);
     expect(fromLocalInput("")).toBeNull();
     expect(toLocalInput("not a time")).toBe("");
+  });
+});
+
+describe("the chart's axes, target and alerts", () => {
+  const history: Observation[] = [
+    { checked_at: "2026-11-20T08:00:00Z", price: 21_490_000, currency: "VND", fired: false },
+    { checked_at: "2026-11-22T08:00:00Z", price: 20_990_000, currency: "VND", fired: false },
+    { checked_at: "2026-11-24T08:00:00Z", price: 19_490_000, currency: "VND", fired: true },
+  ];
+
+  it("spans the target too, so its line is inside the plot", () => {
+    expect(chartRange(history, 18_000_000)).toEqual({ lo: 18_000_000, hi: 21_490_000 });
+    expect(chartRange(history, null)).toEqual({ lo: 19_490_000, hi: 21_490_000 });
+    expect(chartRange([], 1)).toBeNull();
+    const box = { width: 100, height: 50, pad: 5 };
+    const points = chartPoints(history, box, 18_000_000);
+    expect(points.map((p) => p.y)).toEqual([5, 10.7, 27.9]);
+    expect(chartY(18_000_000, { lo: 18_000_000, hi: 21_490_000 }, box)).toBe(45);
+    expect(points.map((p) => p.fired)).toEqual([false, false, true]);
+  });
+
+  it("leaves room for the price labels on the left and the dates underneath", () => {
+    const points = chartPoints(history, { width: 200, height: 100, pad: 10, left: 60, bottom: 20 });
+    expect(points.map((p) => [p.x, p.y])).toEqual([
+      [60, 10],
+      [125, 27.5],
+      [190, 80],
+    ]);
+  });
+
+  it("reads the target from the at-or-below rule, a number only", () => {
+    const w = readWatches({ watches: [{ watch_id: "a", trigger_rules: [{ op: "<=", value: 19_990_000 }], cooldown: "1h" }] })[0];
+    expect(w && targetPrice(w)).toBe(19_990_000);
+    expect(w?.cooldown).toBe("1h");
+    const typed = readWatches({ watches: [{ watch_id: "b", trigger_rules: [{ op: "<=", value: "19.990.000 ₫" }] }] })[0];
+    expect(typed && targetPrice(typed)).toBe(19_990_000);
+    const words = readWatches({ watches: [{ watch_id: "c", trigger_rules: [{ op: "<=", value: "cheap" }, { op: "drop_pct", value: 10 }] }] })[0];
+    expect(words && targetPrice(words)).toBeNull();
+    expect([parseAmount("19990000"), parseAmount("$1,299.99"), parseAmount("499"), parseAmount("21,490,000 VND"), parseAmount("—")]).toEqual([
+      19_990_000, 1299.99, 499, 21_490_000, null,
+    ]);
+    expect(readHistory({ observations: [{ checked_at: "x", price: 1, fired_rules: ["<= 2"] }] })[0]?.fired).toBe(true);
+  });
+});
+
+describe("the cooldown in the edit form", () => {
+  const watch = readWatches({ watches: [{ watch_id: "c1", label: "L", frequency: "6h", cooldown: "1h", trigger_rules: [{ op: "<=", value: 5 }] }] })[0] as WatchInfo;
+
+  it("is sent only when changed, and only a duration", () => {
+    expect(editArgs(watch, { ...editForm(watch, "en"), cooldown: "1d" }, "en")).toEqual({ ok: true, args: { watch_id: "c1", cooldown: "1d" } });
+    expect(editArgs(watch, { ...editForm(watch, "en"), cooldown: "0m" }, "en")).toEqual({ ok: true, args: { watch_id: "c1", cooldown: "0m" } });
+    expect(editArgs(watch, { ...editForm(watch, "en"), cooldown: "soon" }, "en")).toEqual({ ok: false, error: "watchEditNothing" });
+    expect(editArgs(watch, editForm(watch, "en"), "en")).toEqual({ ok: false, error: "watchEditNothing" });
   });
 });
