@@ -243,7 +243,7 @@ fn history(reply: Reply, json: bool) -> Result<(), Error> {
 fn search(reply: Reply, json: bool) -> Result<(), Error> {
     let Reply::ArchivalHits { hits, note } = reply else { return Err(unexpected()) };
     if let Some(note) = &note {
-        eprintln!("note: {note}");
+        super::warn(note);
     }
     if json {
         return print_json(&hits);

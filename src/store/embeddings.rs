@@ -170,15 +170,16 @@ impl Embeddings<'_> {
     /// that happened.
     pub async fn set_config(&self, config: &EmbedderConfig) -> Result<bool> {
         let mut tx = self.store.begin_write().await?;
-        let old: Option<(String, String, String, String, String, i64, Option<i64>)> = sqlx::query_as(
-            "SELECT api, base_url, model, query_prefix, passage_prefix, input_type, dim FROM memory_embedder WHERE id = 1",
+        let old: Option<ConfigRow> = sqlx::query_as(
+            "SELECT api, base_url, model, query_prefix, passage_prefix, input_type, remote, dim
+             FROM memory_embedder WHERE id = 1",
         )
         .fetch_optional(&mut *tx)
         .await?;
         let old_key =
-            old.as_ref().map(|(api, base, model, qp, pp, it, _)| format!("{api}|{base}|{model}|{qp}|{pp}|{it}"));
+            old.as_ref().map(|(api, base, model, qp, pp, it, _, _)| format!("{api}|{base}|{model}|{qp}|{pp}|{it}"));
         let changed = old_key.as_deref() != Some(config.key().as_str());
-        let dim = if changed { None } else { old.and_then(|o| o.6) };
+        let dim = if changed { None } else { old.and_then(|o| o.7) };
         sqlx::query(
             "INSERT INTO memory_embedder
                 (id, api, base_url, model, query_prefix, passage_prefix, input_type, remote, dim, updated_at)
@@ -593,7 +594,7 @@ mod tests {
         store.embeddings().finish(&key, &[(a.id.clone(), vec![3.0, 4.0])]).await.unwrap();
         let claimed = store.embeddings().claim(&key, 8, false).await.unwrap();
         assert_eq!(claimed.len(), 1);
-        store.embeddings().fail(&[b.id.clone()], "connection refused").await.unwrap();
+        store.embeddings().fail(std::slice::from_ref(&b.id), "connection refused").await.unwrap();
         let failed = store.embeddings().status(&b.id).await.unwrap().unwrap();
         assert_eq!(
             (failed.status.as_str(), failed.error.as_deref(), failed.attempts),
