@@ -155,6 +155,9 @@ async fn main() -> Result<()> {
                 Err(_) => Vec::new(),
             };
             let hit = found.contains(&ids[*answer]);
+            if !hit {
+                eprintln!("bench-memory: {} missed {q:?} (shares words: {shares})", modes[m].0);
+            }
             for g in [0, if shares { 2 } else { 1 }] {
                 recall[m][g].1 += 1;
                 recall[m][g].0 += u32::from(hit);

