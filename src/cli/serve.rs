@@ -62,6 +62,8 @@ pub async fn serve(args: ServeArgs, data_dir: Option<&Path>, browser: BrowserSet
     eprintln!("halley: the local API listens on http://{} (token: `halley api token`)", server.addr());
     // A long-lived host checks the due watches, like the desktop app.
     let _watches = host.start_watch_scheduler(crate::host::watches::DEFAULT_TICK);
+    // And embeds the archival passages waiting for the embedder.
+    let _embedder = host.start_embedder(crate::host::memory::EMBED_TICK);
     let stop = signals.recv().await;
     eprintln!("\nhalley: {}: stopping the runs and closing the browser", stop.name());
     server.stop().await;

@@ -3,10 +3,15 @@
 //! and archival passages, for the default agent.
 
 use crate::builtin::memory::blocks::{self as memory, ACTOR_USER, DEFAULT_BLOCK_LIMIT};
+use crate::builtin::memory::embedder;
 use crate::error::{Error, Result};
-use crate::protocol::{ArchivalHitView, MemoryBlockView, MemoryChange, Reply};
+use crate::protocol::{
+    ArchivalHitView, ArchivalSearchMode, EmbedFailure, EmbedderApiKind, EmbedderSettingsView, MemoryBlockView,
+    MemoryChange, MemoryEmbedderView, Reply,
+};
 use crate::store::Store;
 use crate::store::blocks::{BlockRow, char_count};
+use crate::store::embeddings::EmbedderApi;
 
 /// The largest character limit a block is given here.
 pub const MAX_BLOCK_LIMIT: i64 = 100_000;
@@ -70,27 +75,101 @@ pub async fn history(store: &Store, label: Option<&str>, limit: u32) -> Result<R
     Ok(Reply::MemoryHistory { changes })
 }
 
-/// Archival passages matching `query` (and carrying every tag of `tags`),
-/// at most `limit` (1 to [`MAX_SEARCH_LIMIT`]).
-pub async fn search(store: &Store, query: &str, tags: &[String], limit: u32) -> Result<Reply> {
+/// Archival passages for `query` (by words and meaning, or as `mode`
+/// says; carrying every tag of `tags`, stored in `[since, until)`), at most
+/// `limit` (1 to [`MAX_SEARCH_LIMIT`]).
+pub async fn search(
+    store: &Store,
+    query: &str,
+    tags: Vec<String>,
+    limit: u32,
+    mode: ArchivalSearchMode,
+    since: Option<String>,
+    until: Option<String>,
+) -> Result<Reply> {
     let agent = memory::default_agent(store).await?;
     let limit = limit.clamp(1, MAX_SEARCH_LIMIT);
-    let hits = store
-        .archival()
-        .search(&agent, query, tags, limit)
-        .await?
+    let mode = match mode {
+        ArchivalSearchMode::Both => embedder::Mode::Both,
+        ArchivalSearchMode::Words => embedder::Mode::Words,
+        ArchivalSearchMode::Meaning => embedder::Mode::Meaning,
+    };
+    let filter = embedder::Filter { tags, since, until };
+    let found = embedder::search(store, &agent, query, &filter, mode, limit as usize).await?;
+    let hits = found
+        .hits
         .into_iter()
         .map(|h| ArchivalHitView {
+            snippet: h.snippet.unwrap_or_else(|| start_of(&h.passage.text)),
             id: h.passage.id,
             agent_id: h.passage.agent_id,
             text: h.passage.text,
             tags: h.passage.tags,
             created_at: h.passage.created_at,
-            snippet: h.snippet,
             score: h.score,
+            word_rank: h.word_rank,
+            meaning_rank: h.meaning_rank,
+            similarity: h.similarity,
         })
         .collect();
-    Ok(Reply::ArchivalHits { hits })
+    Ok(Reply::ArchivalHits { hits, note: found.note })
+}
+
+/// The first words of a passage, for one found by meaning alone.
+fn start_of(text: &str) -> String {
+    let mut out: String = text.chars().take(160).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// The embedder and the passages' statuses.
+pub async fn embedder(store: &Store) -> Result<Reply> {
+    Ok(Reply::MemoryEmbedder { embedder: embedder_view(embedder::state(store).await?) })
+}
+
+/// Set the embedder (asked for one embedding first).
+pub async fn set_embedder(store: &Store, input: embedder::EmbedderInput) -> Result<Reply> {
+    Ok(Reply::MemoryEmbedder { embedder: embedder_view(embedder::set(store, input).await?) })
+}
+
+/// Embed what waits now, the failed passages too.
+pub async fn embed(store: &Store) -> Result<Reply> {
+    let report = embedder::embed_pending(store, true).await?;
+    Ok(Reply::ArchivalEmbedded { embedded: report.embedded, failed: report.failed, error: report.error })
+}
+
+/// The store's API kind for the protocol's.
+pub fn api_of(kind: EmbedderApiKind) -> EmbedderApi {
+    match kind {
+        EmbedderApiKind::Ollama => EmbedderApi::Ollama,
+        EmbedderApiKind::Openai => EmbedderApi::Openai,
+    }
+}
+
+fn embedder_view(state: embedder::EmbedderState) -> MemoryEmbedderView {
+    let settings = state.embedder.map(|c| EmbedderSettingsView {
+        api: match c.api {
+            EmbedderApi::Ollama => EmbedderApiKind::Ollama,
+            EmbedderApi::Openai => EmbedderApiKind::Openai,
+        },
+        base_url: c.base_url,
+        model: c.model,
+        query_prefix: c.query_prefix,
+        passage_prefix: c.passage_prefix,
+        input_type: c.input_type,
+        remote: c.remote,
+        dim: c.dim,
+    });
+    MemoryEmbedderView {
+        settings,
+        pending: state.counts.pending,
+        embedding: state.counts.embedding,
+        done: state.counts.done,
+        failed: state.counts.failed,
+        failures: state.failed.into_iter().map(|(passage_id, error)| EmbedFailure { passage_id, error }).collect(),
+    }
 }
 
 /// Store `text` as an archival passage with `tags`.
@@ -111,6 +190,61 @@ fn view(b: BlockRow) -> MemoryBlockView {
         char_limit: b.char_limit,
         updated_at: b.updated_at,
     }
+}
+
+/// How often the embedder's worker looks for passages to embed.
+pub const EMBED_TICK: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The background embedding of a long-lived host; dropping it stops it.
+#[derive(Debug)]
+pub struct EmbedWorker {
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for EmbedWorker {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl super::Host {
+    /// Embed the archival passages waiting (new ones, those of a changed
+    /// model, the failed whose time to try again came) every `tick`, in
+    /// batches, until the host closes. A pass that fails leaves its batch
+    /// `failed` with the reason; it is tried again later.
+    pub fn start_embedder(self: &std::sync::Arc<Self>, tick: std::time::Duration) -> EmbedWorker {
+        let host = std::sync::Arc::downgrade(self);
+        let task = tokio::spawn(async move {
+            loop {
+                {
+                    let Some(host) = host.upgrade() else { return };
+                    if host.closing() {
+                        return;
+                    }
+                    if !host.is_paused() {
+                        let store = host.core().store();
+                        if let Err(e) = embed_pass(store).await {
+                            tracing::warn!("embedder: {}", e.message());
+                        }
+                    }
+                }
+                tokio::time::sleep(tick).await;
+            }
+        });
+        EmbedWorker { task }
+    }
+}
+
+async fn embed_pass(store: &Store) -> Result<()> {
+    let Some(config) = store.embeddings().config().await? else { return Ok(()) };
+    if !store.embeddings().has_work(&config.key()).await? {
+        return Ok(());
+    }
+    let report = embedder::embed_pending(store, false).await?;
+    if let Some(e) = report.error {
+        tracing::warn!("embedder: {} passage(s) failed: {e}", report.failed);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

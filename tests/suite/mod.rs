@@ -32,6 +32,7 @@ mod local_servers;
 mod many_runs;
 mod mcp;
 mod memory;
+mod memory_meaning;
 mod model_server;
 mod no_browser_left;
 mod oauth;

@@ -45,11 +45,28 @@ export type ArchivalHitView = {
   text: string,
   tags: Array<string>,
   created_at: string,
-  /** The best-matching part of the text, matches in `[` `]`, cuts as `…`. */
+  /**
+   * The best-matching part of the text, matches in `[` `]`, cuts as `…`
+   * (for a passage found by meaning alone: its start).
+   */
   snippet: string,
-  /** bm25 score: lower (more negative) is a better match. */
+  /**
+   * The fused score (reciprocal-rank fusion of the word and meaning
+   * rankings): higher is a better match.
+   */
   score: number,
+  /** Its rank among the word matches (1 = best), if it is one. */
+  word_rank?: number,
+  /** Its rank by meaning (1 = nearest), if it was ranked by meaning. */
+  meaning_rank?: number,
+  /** Cosine similarity to the query, if it was ranked by meaning. */
+  similarity?: number,
 };
+
+/**
+ * Which rankings an archival search uses.
+ */
+export type ArchivalSearchMode = "both" | "words" | "meaning";
 
 /**
  * Something a call produced that lives outside the result: a screenshot, a
@@ -209,6 +226,33 @@ export type ConfirmationRequest = {
  * A conversation in the list.
  */
 export type ConversationSummary = { id: string, title: string, updated_at: string };
+
+/**
+ * A passage that failed to embed, and why.
+ */
+export type EmbedFailure = { passage_id: string, error: string };
+
+/**
+ * The API an embedder speaks.
+ */
+export type EmbedderApiKind = "ollama" | "openai";
+
+/**
+ * An embedder's settings.
+ */
+export type EmbedderSettingsView = {
+  api: EmbedderApiKind,
+  base_url: string,
+  model: string,
+  query_prefix: string,
+  passage_prefix: string,
+  /** `input_type: query|passage` is sent. */
+  input_type: boolean,
+  /** Not on this machine (the user allowed it). */
+  remote: boolean,
+  /** The vectors' length, read from the first answer. */
+  dim: number | null,
+};
 
 /**
  * Stable, machine-readable error codes. Serialized in `snake_case`; these
@@ -394,6 +438,21 @@ export type MemoryChange = {
   /** `null` when the change created the block. */
   old_value: string | null,
   new_value: string,
+};
+
+/**
+ * The embedder of archival memory as the user set it, and how far the
+ * passages are.
+ */
+export type MemoryEmbedderView = {
+  /** `null` when none is set (archival search is by words only). */
+  settings: EmbedderSettingsView | null,
+  pending: number,
+  embedding: number,
+  done: number,
+  failed: number,
+  /** The latest failures: passage id and reason. */
+  failures: Array<EmbedFailure>,
 };
 
 /**
@@ -628,7 +687,30 @@ export type Op =
   | { "type": "memory_blocks" }
   | { "type": "set_memory_block", label: string, value: string, limit?: number | null }
   | { "type": "memory_history", label?: string | null, limit?: number }
-  | { "type": "search_archival", query: string, tags?: Array<string>, limit?: number }
+  | {
+    "type": "search_archival",
+    query: string,
+    tags?: Array<string>,
+    limit?: number,
+    /** Words and meaning fused (the default), or one of them alone. */
+    mode?: ArchivalSearchMode,
+    /** Stored on or after this date (`2026-02-10`) or RFC 3339 time. */
+    since?: string | null,
+    /** Stored before this date (that day excluded) or time. */
+    until?: string | null,
+  }
+  | { "type": "memory_embedder" }
+  | {
+    "type": "set_memory_embedder",
+    base_url: string,
+    model: string,
+    api?: EmbedderApiKind | null,
+    query_prefix?: string,
+    passage_prefix?: string,
+    input_type?: boolean,
+    allow_remote?: boolean,
+  }
+  | { "type": "embed_archival" }
   | { "type": "add_archival", text: string, tags?: Array<string> };
 
 /**
@@ -727,7 +809,9 @@ export type Reply =
   | { "type": "memory_blocks", blocks: Array<MemoryBlockView> }
   | { "type": "memory_block_set", block: MemoryBlockView, created: boolean }
   | { "type": "memory_history", changes: Array<MemoryChange> }
-  | { "type": "archival_hits", hits: Array<ArchivalHitView> }
+  | { "type": "archival_hits", hits: Array<ArchivalHitView>, note?: string }
+  | { "type": "memory_embedder", embedder: MemoryEmbedderView }
+  | { "type": "archival_embedded", embedded: number, failed: number, error?: string }
   | { "type": "archival_added", id: string };
 
 export type ResultStatus = "ok" | "error";

@@ -7,6 +7,7 @@
 pub use crate::tools::catalogue::memory::*;
 
 pub mod blocks;
+pub mod embedder;
 
 use self::blocks::{self as memory, ACTOR_AGENT};
 use crate::error::{Error, Result};
@@ -51,9 +52,12 @@ pub async fn search(store: &Store, args: ArchivalMemorySearchArgs) -> Result<Arc
     check_tags(&args.tags)?;
     let agent = memory::default_agent(store).await?;
     let limit = args.limit.clamp(1, 50);
-    let hits = store.archival().search(&agent, &args.query, &args.tags, limit).await?;
+    let filter = embedder::Filter { tags: args.tags, since: args.since, until: args.until };
+    let found = embedder::search(store, &agent, &args.query, &filter, embedder::Mode::Both, limit as usize).await?;
     let secrets = secrets::secret_values(store).await?;
-    Ok(ArchivalMemorySearchOutput { passages: hits.into_iter().map(|h| passage(h.passage, &secrets)).collect() })
+    let passages =
+        found.hits.into_iter().map(|h| Passage { score: Some(h.score), ..passage(h.passage, &secrets) }).collect();
+    Ok(ArchivalMemorySearchOutput { passages, note: found.note })
 }
 
 fn check_tags(tags: &[String]) -> Result<()> {
@@ -75,7 +79,13 @@ fn block_output(block: BlockRow) -> CoreMemoryOutput {
 }
 
 fn passage(row: PassageRow, secrets: &[crate::gate::action::SecretValue]) -> Passage {
-    Passage { id: row.id, text: secrets::mask(&row.text, secrets), tags: row.tags, created_at: row.created_at }
+    Passage {
+        id: row.id,
+        text: secrets::mask(&row.text, secrets),
+        tags: row.tags,
+        created_at: row.created_at,
+        score: None,
+    }
 }
 
 #[cfg(test)]
@@ -136,7 +146,11 @@ mod tests {
         assert_eq!((p.text.as_str(), p.tags.clone()), ("Khách sạn Mường Thanh Đà Nẵng", vec!["travel".to_owned()]));
         insert(&store, parse(json!({"content": "Mua laptop ASUS"}))).await.unwrap();
         let found = search(&store, parse(json!({"query": "khach san da nang"}))).await.unwrap();
-        assert_eq!(found, ArchivalMemorySearchOutput { passages: vec![p.clone()] });
+        let ids: Vec<&str> = found.passages.iter().map(|x| x.id.as_str()).collect();
+        assert_eq!(ids, vec![p.id.as_str()]);
+        assert_eq!(found.passages[0].text, p.text);
+        assert!(found.passages[0].score.is_some_and(|s| s > 0.0));
+        assert_eq!(found.note.as_deref(), Some("no embedder is set: searched by words only"));
         let found = search(&store, parse(json!({"query": "khach san", "tags": ["shopping"]}))).await.unwrap();
         assert_eq!(found.passages, vec![]);
         let err = search(&store, parse(json!({"query": "?!"}))).await.unwrap_err();

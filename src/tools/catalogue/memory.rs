@@ -41,7 +41,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "archival_memory_search",
             Scope::ReadOnly,
             Risk::Low,
-            "Full-text search of archival memory, best match first; case and Vietnamese diacritics do not matter (`khach san` finds `khách sạn`). Optionally only passages with given tags. Returns {id, text, tags, created_at} for each passage.",
+            "Search archival memory by meaning and by words, best match first: a question in English finds a Vietnamese passage and a paraphrase finds its original (when an embedder is set); case and Vietnamese diacritics do not matter (`khach san` finds `khách sạn`). Optionally only passages with given tags, or stored since/until a date. Returns {id, text, tags, created_at, score} for each passage.",
         )),
     ]
 }
@@ -109,9 +109,10 @@ pub struct ArchivalMemoryInsertArgs {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ArchivalMemorySearchArgs {
-    /// Words to look for, in any language; case and Vietnamese diacritics
-    /// do not matter (`khach san` finds `khách sạn`). Passages holding every
-    /// word come first; if none does, passages holding any of them.
+    /// What to look for, in any language: a question or words. Passages
+    /// meaning the same are found even without a shared word (when an
+    /// embedder is set); for words, case and Vietnamese diacritics do not
+    /// matter (`khach san` finds `khách sạn`).
     #[schemars(length(min = 1, max = 500))]
     pub query: String,
     /// Only passages carrying every one of these tags.
@@ -122,6 +123,15 @@ pub struct ArchivalMemorySearchArgs {
     #[serde(default = "default_limit")]
     #[schemars(range(min = 1, max = 50))]
     pub limit: u32,
+    /// Only passages stored on or after this date (`2026-02-10`) or time
+    /// (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 40))]
+    pub since: Option<String>,
+    /// Only passages stored before this date (that day excluded) or time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 40))]
+    pub until: Option<String>,
 }
 
 fn default_limit() -> u32 {
@@ -138,6 +148,10 @@ pub struct Passage {
     pub tags: Vec<String>,
     /// When it was stored (RFC 3339, UTC).
     pub created_at: String,
+    /// In a search: how well it matches (reciprocal-rank fusion of the
+    /// word and meaning rankings; higher is better).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
 }
 
 /// `data` of `archival_memory_search`.
@@ -145,4 +159,8 @@ pub struct Passage {
 pub struct ArchivalMemorySearchOutput {
     /// Best match first.
     pub passages: Vec<Passage>,
+    /// Said when meaning could not be used (no embedder set, the embedder
+    /// down, passages not embedded yet): the search was by words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
