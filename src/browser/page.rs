@@ -24,6 +24,10 @@ use crate::tools::catalogue::navigation::WaitUntil;
 /// How long after an action a navigation it caused is expected to start.
 const NAV_START_WINDOW: Duration = Duration::from_millis(60);
 
+/// How long a page that showed no navigation within [`NAV_START_WINDOW`]
+/// is given to run two more tasks and show whether one is on its way.
+const BUSY_PAGE_WITHIN: Duration = Duration::from_secs(2);
+
 /// Poll interval of waits.
 const POLL: Duration = Duration::from_millis(25);
 
@@ -124,22 +128,32 @@ impl NavWatch {
     /// After an action whose navigation, if any, only the page's own
     /// script starts (a `change` handler's `this.form.submit()`, a
     /// `location` set): [`NavWatch::settle`], without waiting its window
-    /// when the page shows none coming. The renderer announces a
-    /// navigation it starts (`Page.frameRequestedNavigation`) from the
-    /// page's task that starts it, which a script's `submit()` queues
-    /// behind itself; so once two more tasks of the page have run (their
-    /// answer comes after any event the page sent before it) and neither
-    /// that nor a start of loading was seen, none is on its way. A slower
-    /// script (a timer) is not waited for here either way: what it sends
-    /// is judged by the tab's watch (`builtin::browser::wire`). When the
-    /// page cannot say within the window, the window is waited.
+    /// when the page shows none coming ([`NavWatch::shown_by_page`]). A
+    /// slower script (a timer) is not waited for here either way: what it
+    /// sends is judged by the tab's watch (`builtin::browser::wire`).
     pub async fn settle_if_requested(mut self, tab: &TabHandle, timeout: Duration) -> Result<bool> {
+        match self.shown_by_page(tab, NAV_START_WINDOW).await {
+            Some(Shown::Nothing) => Ok(false),
+            Some(Shown::Started) => self.settle_from(tab, timeout, true).await,
+            Some(Shown::Requested) | None => self.settle_from(tab, timeout, false).await,
+        }
+    }
+
+    /// Whether the page shows a navigation of its main frame on its way,
+    /// once two more of its tasks have run: the renderer announces a
+    /// navigation it starts (`Page.frameRequestedNavigation`, then
+    /// `Page.frameStartedLoading`) from the page's task that starts it,
+    /// which a script's `submit()` or a form's default action queues
+    /// behind the input that caused it; the answer to a script comes after
+    /// any event the page sent before it. `None`: the page did not run
+    /// them within `within` (it is busy).
+    async fn shown_by_page(&mut self, tab: &TabHandle, within: Duration) -> Option<Shown> {
         const TWO_TASKS: &str = "new Promise(r => { const a = new MessageChannel(); a.port1.onmessage = () => { \
              const b = new MessageChannel(); b.port1.onmessage = () => r(true); b.port2.postMessage(0); }; \
              a.port2.postMessage(0); })";
-        let probed = tokio::time::timeout(NAV_START_WINDOW, runtime::eval(tab, TWO_TASKS, true)).await;
+        let probed = tokio::time::timeout(within, runtime::eval(tab, TWO_TASKS, true)).await;
         if !matches!(probed, Ok(Ok(Some(Value::Bool(true))))) {
-            return self.settle_from(tab, timeout, false).await;
+            return None;
         }
         let main = tab.page.mainframe().await.ok().flatten();
         let is_main = |id: &chromiumoxide::cdp::browser_protocol::page::FrameId| main.as_ref().is_none_or(|m| m == id);
@@ -151,28 +165,45 @@ impl NavWatch {
         while let Some(Some(ev)) = self.started.next().now_or_never() {
             started |= is_main(&ev.frame_id);
         }
-        if !requested && !started {
-            return Ok(false);
-        }
-        self.settle_from(tab, timeout, started).await
+        Some(match (started, requested) {
+            (true, _) => Shown::Started,
+            (false, true) => Shown::Requested,
+            (false, false) => Shown::Nothing,
+        })
     }
 
-    /// [`NavWatch::settle`]; `started`: the main frame's loading was seen
-    /// starting already.
+    /// Whether the main frame starts loading within the window.
+    async fn starts_within(&mut self, tab: &TabHandle, window: Duration) -> bool {
+        let main = tab.page.mainframe().await.ok().flatten();
+        let is_main = |id: &chromiumoxide::cdp::browser_protocol::page::FrameId| main.as_ref().is_none_or(|m| m == id);
+        tokio::time::timeout(window, async {
+            while let Some(ev) = self.started.next().await {
+                if is_main(&ev.frame_id) {
+                    return true;
+                }
+            }
+            false
+        })
+        .await
+        .unwrap_or(false)
+    }
+
+    /// [`NavWatch::settle`]; `started`: the main frame's navigation was
+    /// seen on its way already. When none starts within the window, the
+    /// page is asked as in [`NavWatch::shown_by_page`], given longer: on a
+    /// machine under load the start of a form's navigation can come after
+    /// the window, and an action that missed it would end while what it
+    /// sent is still on its way.
     async fn settle_from(mut self, tab: &TabHandle, timeout: Duration, started: bool) -> Result<bool> {
         let main = tab.page.mainframe().await.ok().flatten();
         let is_main = |id: &chromiumoxide::cdp::browser_protocol::page::FrameId| main.as_ref().is_none_or(|m| m == id);
         let start = started
-            || tokio::time::timeout(NAV_START_WINDOW, async {
-                while let Some(ev) = self.started.next().await {
-                    if is_main(&ev.frame_id) {
-                        return true;
-                    }
-                }
-                false
-            })
-            .await
-            .unwrap_or(false);
+            || self.starts_within(tab, NAV_START_WINDOW).await
+            || match self.shown_by_page(tab, BUSY_PAGE_WITHIN).await {
+                Some(Shown::Started) => true,
+                Some(Shown::Requested) => self.starts_within(tab, BUSY_PAGE_WITHIN).await,
+                Some(Shown::Nothing) | None => false,
+            };
         if !start {
             return Ok(false);
         }
@@ -193,6 +224,15 @@ impl NavWatch {
         }
         Ok(committed)
     }
+}
+
+/// What the page showed of a navigation of its main frame.
+enum Shown {
+    Nothing,
+    /// Requested (it may still be cancelled, or stay in the document).
+    Requested,
+    /// Its loading started.
+    Started,
 }
 
 /// A real click: move, press, release at a point (top-level CSS pixels).

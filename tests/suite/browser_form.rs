@@ -149,3 +149,31 @@ fn form_errors_are_clear() {
     assert_eq!(again.ok(1)["file_name"], "visa.pdf");
     assert_eq!(again.err(2), "file_not_found");
 }
+
+/// A page busy right after the click sends its form late, as a machine
+/// under load delays a navigation's start past the click's usual window:
+/// the click still waits for it (the page is asked once it has run two
+/// more tasks), so the form reaches the site, once, while the action that
+/// sent it is the one judging it, and the click says it navigated.
+#[test]
+fn a_form_sent_late_by_a_busy_page_is_the_clicks_own_navigation() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let s = h.browse(
+        &[
+            step("browser_navigate", json!({"url": site.url("busy-login.html")})),
+            step("browser_type", json!({"selector": "#username", "text": "ha@example.vn"})),
+            step("browser_click", json!({"selector": "#login-button"})),
+        ],
+        &["--yes"],
+    );
+    assert_eq!(s.run.code, 0, "{}", s.run.stderr);
+    assert_eq!(s.ok(2)["navigated"], true, "{:?}", s.ok(2));
+    let posts = site.posts();
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    assert_eq!(posts[0].path, "/login");
+    assert_eq!(posts[0].field("username"), Some("ha@example.vn"));
+}

@@ -329,16 +329,20 @@ async fn a_search_stopped_while_the_captcha_waits_closes_its_tab() {
     let mut rx = host.subscribe();
     host.handle(Op::SendMessage { text: "Giá iPhone 16?".into(), conversation_id: None, tabs: vec![] }).await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
+    // What the run told, to say why if it ends otherwise.
+    let mut told = Vec::new();
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match tokio::time::timeout(left, rx.recv()).await.expect("no challenge").unwrap() {
             Event::ChallengeWaiting { .. } => {
+                told.push("challenge waiting; stopped".to_owned());
                 host.handle(Op::Stop { run_id: None }).await.unwrap();
             }
-            Event::RunEnded { status, .. } => {
-                assert_eq!(status, halley::protocol::RunStatus::Cancelled);
+            Event::RunEnded { status, stop_reason, .. } => {
+                assert_eq!(status, halley::protocol::RunStatus::Cancelled, "{stop_reason:?} after {told:#?}");
                 break;
             }
+            Event::Agent { event, .. } => told.push(format!("{event:?}").chars().take(600).collect()),
             _ => {}
         }
     }

@@ -180,9 +180,22 @@ impl Session {
     /// Clicks the element, scrolled into the middle of its scrolling
     /// panel first (WebKit's driver refuses an element outside the view of
     /// a nested scroll container as not interactable).
+    ///
+    /// A click WebKitWebDriver refuses as "intercepted" (another element,
+    /// such as the sticky settings menu while the layout settles, is on top
+    /// of the element's centre) was never dispatched, so it is tried again
+    /// for a short while before the error is returned.
     pub fn click(&self, el: &Element) -> Result<()> {
-        self.execute("arguments[0].scrollIntoView({block: 'center'});", &[el.to_json()])?;
-        self.cmd("POST", &format!("/element/{}/click", el.0), None).map(drop)
+        let deadline = Instant::now() + Duration::from_secs(3);
+        loop {
+            self.execute("arguments[0].scrollIntoView({block: 'center'});", &[el.to_json()])?;
+            match self.cmd("POST", &format!("/element/{}/click", el.0), None) {
+                Err(e) if Instant::now() < deadline && format!("{e:#}").contains("element click intercepted") => {
+                    sleep(Duration::from_millis(150));
+                }
+                other => return other.map(drop),
+            }
+        }
     }
 
     /// Types `text` into the element (focusing it first).
