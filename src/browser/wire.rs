@@ -110,14 +110,26 @@ impl WireWatch {
         self.held.recv().await
     }
 
-    /// Let `request` go, or fail it.
+    /// Let `request` go, or fail it. Letting go is not awaited: the
+    /// watch judges the next request while the browser is told (a page's
+    /// loads held for a look at their address go on side by side, not one
+    /// browser round trip after another); a failure is, so that it is done
+    /// before anything after it.
     pub async fn decide(&self, request: &Outgoing, verdict: Verdict) {
         let id = request.id.clone();
         if let Ok(mut pending) = self.route.undecided.lock() {
             pending.retain(|p| *p != id);
         }
-        if let Err(e) = self.hub.decide(&self.route, id, verdict == Verdict::Continue).await {
-            tracing::debug!("wire: cannot decide on {} {}: {e}", request.method, request.url);
+        let what = format!("{} {}", request.method, request.url);
+        if verdict == Verdict::Continue {
+            let (hub, route) = (Arc::clone(&self.hub), Arc::clone(&self.route));
+            tokio::spawn(async move {
+                if let Err(e) = hub.decide(&route, id, true).await {
+                    tracing::debug!("wire: cannot let {what} go: {e}");
+                }
+            });
+        } else if let Err(e) = self.hub.decide(&self.route, id, false).await {
+            tracing::debug!("wire: cannot fail {what}: {e}");
         }
     }
 
