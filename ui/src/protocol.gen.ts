@@ -959,6 +959,12 @@ export type Settings = {
   language: string | null,
   /** Start Halley (in the tray) when the user logs in. */
   autostart: boolean,
+  /**
+   * Open the managed browser's tabs again when the desktop app starts
+   * (by their addresses; a page that answered a form is not reopened).
+   * On unless turned off.
+   */
+  reopen_tabs?: boolean,
   /** Where `web_search` searches (the Brave key is in the OS keyring). */
   search: SearchSettings,
 };
