@@ -359,6 +359,7 @@ impl Host {
                 memory::set_embedder(store, input).await
             }
             Op::EmbedArchival => memory::embed(store).await,
+            Op::ListArchival { limit } => memory::passages(store, limit).await,
             Op::AddArchival { text, tags } => memory::add(store, &text, &tags).await,
             Op::RemoveMcpServer { name } => {
                 self.core.remove_mcp_server(&name).await?;
