@@ -57,9 +57,7 @@ fn statuses(s: &Session) -> Result<Vec<(String, String)>> {
     )?;
     Ok(v.as_array()
         .map(|a| {
-            a.iter()
-                .map(|p| (p[0].as_str().unwrap_or("").to_owned(), p[1].as_str().unwrap_or("").to_owned()))
-                .collect()
+            a.iter().map(|p| (p[0].as_str().unwrap_or("").to_owned(), p[1].as_str().unwrap_or("").to_owned())).collect()
         })
         .unwrap_or_default())
 }
@@ -76,16 +74,17 @@ pub(crate) fn search(s: &Session, query: &str, mode: &str) -> Result<Vec<(String
         &[],
     )?;
     s.click(&s.find("#memory-search-go")?)?;
-    s.wait_script(r##"return document.querySelector("#memory-search-status").classList.contains("ok");"##, RUN_TIMEOUT)?;
+    s.wait_script(
+        r##"return document.querySelector("#memory-search-status").classList.contains("ok");"##,
+        RUN_TIMEOUT,
+    )?;
     let v = s.execute(
         r##"return [...document.querySelectorAll("#memory-results .memory-hit")].map((h) => [h.dataset.id, h.querySelector(".hit-score").textContent]);"##,
         &[],
     )?;
     Ok(v.as_array()
         .map(|a| {
-            a.iter()
-                .map(|p| (p[0].as_str().unwrap_or("").to_owned(), p[1].as_str().unwrap_or("").to_owned()))
-                .collect()
+            a.iter().map(|p| (p[0].as_str().unwrap_or("").to_owned(), p[1].as_str().unwrap_or("").to_owned())).collect()
         })
         .unwrap_or_default())
 }
@@ -145,7 +144,9 @@ fn the_memory_view_shows_each_passage_status_and_finds_by_meaning() -> Result<()
         Ok(now.iter().any(|(id, st)| id == &new && st == "failed").then_some(()))
     })?;
     let error = s.execute(
-        &format!(r#"return document.querySelector('#passage-list .passage[data-id="{new}"] .passage-error').textContent;"#),
+        &format!(
+            r#"return document.querySelector('#passage-list .passage[data-id="{new}"] .passage-error').textContent;"#
+        ),
         &[],
     )?;
     assert!(error.as_str().is_some_and(|e| e.starts_with("Why: ") && e.len() > 10), "{error}");
