@@ -141,12 +141,20 @@ fn the_tabs_come_back_after_a_restart_but_never_a_page_that_answered_a_form() ->
     assert_eq!(site.hits("checkout"), 1);
     assert_eq!(site.hits("account.html"), 1);
 
-    // Turned off: the kept tabs are forgotten, and the next start opens none.
+    // Turned off in the settings: the kept tabs are forgotten, and the next
+    // start opens none.
     let reply = op(s, &json!({"type": "get_settings"}))?;
-    let mut settings = reply.get("settings").cloned().context("no settings")?;
-    assert_eq!(settings.get("reopen_tabs"), Some(&Value::Bool(true)), "{settings}");
-    settings["reopen_tabs"] = Value::Bool(false);
-    op(s, &json!({"type": "save_settings", "settings": settings}))?;
+    assert_eq!(reply["settings"].get("reopen_tabs"), Some(&Value::Bool(true)), "{reply}");
+    s.click(&s.wait_visible("#settings-open", UI_TIMEOUT)?)?;
+    // The saved settings have filled the form (else they would overwrite the choice).
+    s.wait_text("#api-key-state", UI_TIMEOUT, |t| !t.trim().is_empty())?;
+    assert_eq!(s.execute(r##"return document.querySelector("#reopen-tabs").checked;"##, &[])?, json!(true));
+    s.execute(r##"document.querySelector("#reopen-tabs").scrollIntoView({block: "center"});"##, &[])?;
+    s.click(&s.find("#reopen-tabs")?)?;
+    s.click(&s.find("#settings-save")?)?;
+    s.wait_script(r##"return document.querySelector("#settings-status").classList.contains("ok");"##, UI_TIMEOUT)?;
+    let reply = op(s, &json!({"type": "get_settings"}))?;
+    assert_eq!(reply["settings"].get("reopen_tabs"), Some(&Value::Bool(false)), "{reply}");
     wait_until("tabs.json to be removed", UI_TIMEOUT, || Ok((!data_dir.join("tabs.json").exists()).then_some(())))?;
     app.stop()?;
     let hits = site.hits("shop-vn.html");
