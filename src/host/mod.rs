@@ -498,18 +498,18 @@ impl Host {
     /// Halley started it) and the store.
     pub async fn close(&self) {
         self.closing.store(true, std::sync::atomic::Ordering::SeqCst);
-        // The tabs as the user left them, before a stopped run's last
-        // moves and before the browser closes.
-        if self.keeping_tabs.load(std::sync::atomic::Ordering::SeqCst)
-            && let Err(e) = self.save_tabs().await
-        {
-            tracing::warn!("cannot keep the tabs for the next start: {}", e.to_wire().message);
-        }
         self.stop_all();
         self.confirmer.refuse_all();
         let until = Instant::now() + CLOSE_WAIT;
         while !self.runs().going.is_empty() && Instant::now() < until {
             tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        // The tabs as the user left them, before the browser closes (a call
+        // still holding it past a second: the last save stands).
+        if self.keeping_tabs.load(std::sync::atomic::Ordering::SeqCst)
+            && let Err(e) = self.save_tabs().await
+        {
+            tracing::warn!("cannot keep the tabs for the next start: {}", e.to_wire().message);
         }
         self.core.close().await;
     }

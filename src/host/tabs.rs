@@ -28,6 +28,9 @@ pub const TABS_FILE: &str = "tabs.json";
 /// How often the tabs are written while the app runs.
 const KEEP_EVERY: Duration = Duration::from_secs(3);
 
+/// How long a save waits for a call that holds the browser.
+const BROWSER_WAIT: Duration = Duration::from_secs(1);
+
 /// At most this many tabs are kept.
 const MAX_KEPT: usize = 50;
 
@@ -127,7 +130,8 @@ impl Host {
                 _ => Ok(()),
             };
         }
-        let Some(open) = self.core.browser().open_tabs().await? else { return Ok(()) };
+        // A call holding the browser longer (a slow page) skips this turn.
+        let Some(open) = self.core.browser().open_tabs(BROWSER_WAIT).await? else { return Ok(()) };
         let kept = to_keep(&open, &self.confirmer.challenge_tabs());
         write_kept(self.core.data_dir().root(), &kept).await
     }

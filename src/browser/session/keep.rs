@@ -33,11 +33,12 @@ pub struct OpenTab {
 
 impl BrowserSession {
     /// The user's tabs as the browser shows them now, in their order
-    /// (`None`: no browser runs). The tabs a background run opened behind
-    /// the user's are left out: they close when the run ends.
-    pub async fn open_tabs(&self) -> Result<Option<Vec<OpenTab>>> {
+    /// (`None`: no browser runs, or a call kept it longer than `wait`). The
+    /// tabs a background run opened behind the user's are left out: they
+    /// close when the run ends.
+    pub async fn open_tabs(&self, wait: Duration) -> Result<Option<Vec<OpenTab>>> {
         // Never (re)starts the browser: a dead one is left for the next call.
-        let Ok(mut state) = tokio::time::timeout(super::WINDOW_WAIT, self.state.lock()).await else {
+        let Ok(mut state) = tokio::time::timeout(wait, self.state.lock()).await else {
             return Ok(None);
         };
         if state.crashed || !state.conn.as_mut().is_some_and(super::super::launch::Connected::alive) {
