@@ -50,10 +50,11 @@ impl Kind {
         format!("{page}?id={}&lang={lang}", query_escape(id))
     }
 
+    /// The window's title, in the language spoken now.
     fn title(self) -> &'static str {
         match self {
-            Kind::Confirm => "Halley: confirm",
-            Kind::Challenge => "Halley: your turn in the browser",
+            Kind::Confirm => words::CONFIRM_TITLE.get(),
+            Kind::Challenge => words::CHALLENGE_TITLE.get(),
         }
     }
 }
@@ -169,7 +170,11 @@ fn closed(app: &AppHandle, kind: Kind, id: &str) {
         .and_then(|next| window.url().ok()?.join(&kind.page(&next, words::current())).ok())
         .map(|url| window.navigate(url));
     match replaced {
-        Some(Ok(())) => raise(&window),
+        Some(Ok(())) => {
+            // The language may have changed since the window opened.
+            let _ = window.set_title(kind.title());
+            raise(&window);
+        }
         _ => {
             if let Err(e) = window.destroy() {
                 eprintln!("halley-desktop: cannot close the {} dialog: {e}", kind.label());

@@ -58,7 +58,14 @@ fn main() -> anyhow::Result<()> {
                 eprintln!("halley-desktop: no tray icon: {e}");
             }
             if let Some(host) = host {
-                forward_events(handle.clone(), host);
+                forward_events(handle.clone(), Arc::clone(&host));
+                // The browser's tabs of the last time, open again (unless
+                // the setting is off), and kept while the app runs.
+                tauri::async_runtime::spawn(async move {
+                    if let Err(e) = host.keep_tabs().await {
+                        eprintln!("halley-desktop: the last tabs are not reopened: {}", e.to_wire().message);
+                    }
+                });
             }
             windows::watch_panel(&handle);
             if std::env::args().any(|a| a == TRAY_FLAG) {
@@ -109,7 +116,11 @@ fn forward_events(app: AppHandle, host: Arc<Host>) {
             }
             dialogs::on_event(&app, &event);
             tray::on_event(&app, &event);
-            notify::on_event(&app, &event);
+            // Only asked when it decides: the panel on screen, not focused.
+            let browser_focused = matches!(event, Event::RunEnded { .. })
+                && windows::panel_state(&app) == (true, false)
+                && host.browser_focused().await;
+            notify::on_event(&app, &event, browser_focused);
         }
     });
 }

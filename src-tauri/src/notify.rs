@@ -1,5 +1,7 @@
 //! Native notifications (notify-rust, the desktop's notification service):
-//! a run ended while the panel is hidden or in the background; a
+//! a run ended while the panel is not in front of the user (hidden,
+//! minimised, or the user in another program: neither the panel, one of
+//! its dialogs nor the managed browser docked beside it has the focus); a
 //! confirmation or a challenge waits while the panel is hidden; once, that
 //! Halley keeps running in the tray. Clicking one opens the panel (and the
 //! waiting dialog). They name a tool, a status or a site, never page content,
@@ -20,11 +22,18 @@ enum Target {
     Dialog(Kind),
 }
 
-/// Notify about the core's event if the user would otherwise miss it.
-pub fn on_event(app: &AppHandle, event: &Event) {
-    let (visible, focused) = windows::panel_state(app);
+/// Whether the user is in front of Halley: the panel on screen and the
+/// focus in it, in one of its dialogs, or in the managed browser beside it.
+pub fn in_front(visible: bool, app_focused: bool, browser_focused: bool) -> bool {
+    visible && (app_focused || browser_focused)
+}
+
+/// Notify about the core's event if the user would otherwise miss it
+/// (`browser_focused`: the managed browser's window has the focus).
+pub fn on_event(app: &AppHandle, event: &Event, browser_focused: bool) {
+    let (visible, _) = windows::panel_state(app);
     match event {
-        Event::RunEnded { status, .. } if !focused => {
+        Event::RunEnded { status, .. } if !in_front(visible, windows::app_focused(app), browser_focused) => {
             let summary = match status {
                 RunStatus::Completed => words::FINISHED.get(),
                 RunStatus::Cancelled => words::STOPPED.get(),
@@ -97,6 +106,18 @@ fn open(app: &AppHandle, target: Target) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_end_of_a_task_is_told_only_when_the_panel_is_not_in_front() {
+        // Hidden or minimised: whatever has the focus.
+        assert!(!in_front(false, false, false));
+        assert!(!in_front(false, true, true));
+        // On screen, the user in the panel, a dialog or the browser beside it.
+        assert!(in_front(true, true, false));
+        assert!(in_front(true, false, true));
+        // On screen, the user in another program.
+        assert!(!in_front(true, false, false));
+    }
 
     #[test]
     fn only_the_host_of_a_page_is_named() {

@@ -56,6 +56,11 @@ pub fn panel_state(app: &AppHandle) -> (bool, bool) {
     (visible, visible && panel.is_focused().unwrap_or(false))
 }
 
+/// Whether one of the app's windows (the panel, a dialog) has the focus.
+pub fn app_focused(app: &AppHandle) -> bool {
+    app.webview_windows().values().any(|w| w.is_visible().unwrap_or(false) && w.is_focused().unwrap_or(false))
+}
+
 /// Hide the panel instead of closing it (Halley stays in the tray), and
 /// follow its moves and resizes.
 pub fn watch_panel(app: &AppHandle) {

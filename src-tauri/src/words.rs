@@ -78,6 +78,12 @@ pub const IN_TRAY_BODY: Text = Text {
     vi: "Mở bảng điều khiển từ biểu tượng ở khay; chọn Thoát ở đó để tắt Halley.",
 };
 pub const OPEN_HALLEY: Text = Text { en: "Open Halley", vi: "Mở Halley" };
+/// The dialogs' window titles (the taskbar's and the window list's words;
+/// the pages say the same in `document.title`: `ui/src/i18n.ts`'s
+/// `confirmWindowTitle` / `challengeWindowTitle`).
+pub const CONFIRM_TITLE: Text = Text { en: "Halley: confirm", vi: "Halley: xác nhận" };
+pub const CHALLENGE_TITLE: Text =
+    Text { en: "Halley: your turn in the browser", vi: "Halley: đến lượt bạn trong trình duyệt" };
 
 /// The tray's "Watches" item: `Watches (3 new alerts)` when some are unread.
 pub fn watches(unread: u32, lang: Lang) -> String {
@@ -130,5 +136,18 @@ mod tests {
         assert_eq!(watches(0, Lang::Vi), "Theo dõi");
         assert_eq!(QUIT.in_(Lang::Vi), "Thoát");
         assert_eq!(FINISHED.in_(Lang::En), "Halley finished the task");
+    }
+
+    #[test]
+    fn the_dialog_titles_speak_both_languages_as_the_pages_do() {
+        assert_eq!(CONFIRM_TITLE.in_(Lang::Vi), "Halley: xác nhận");
+        assert_eq!(CHALLENGE_TITLE.in_(Lang::Vi), "Halley: đến lượt bạn trong trình duyệt");
+        // The same words as the UI's tables (the page's own title).
+        let ui = include_str!("../../ui/src/i18n.ts");
+        for text in [CONFIRM_TITLE, CHALLENGE_TITLE] {
+            for words in [text.en, text.vi] {
+                assert!(ui.contains(&format!("\"{words}\"")), "ui/src/i18n.ts lacks {words:?}");
+            }
+        }
     }
 }

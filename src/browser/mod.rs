@@ -21,4 +21,4 @@ pub mod window;
 pub(crate) mod wire;
 
 pub use launch::{BrowserOptions, CHROMIUM_ENV, find_chromium};
-pub use session::BrowserSession;
+pub use session::{BrowserSession, OpenTab};

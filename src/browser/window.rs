@@ -63,3 +63,10 @@ async fn window_of(page: &Page) -> Result<(WindowId, Bounds)> {
     })?;
     Ok((answer.result.window_id, answer.result.bounds.clone()))
 }
+
+/// Whether the browser's window has the keyboard focus: the user is in it
+/// (`document.hasFocus()` of the page shown).
+pub async fn has_focus(page: &Page) -> Result<bool> {
+    let focused = page.evaluate("document.hasFocus()").await.map_err(|e| cdp_error(e, true))?;
+    Ok(focused.into_value::<bool>().unwrap_or(false))
+}

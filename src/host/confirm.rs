@@ -81,6 +81,17 @@ impl ChannelConfirmer {
         }
     }
 
+    /// The tabs of the challenges waiting now (hand-offs to the user).
+    pub fn challenge_tabs(&self) -> Vec<String> {
+        self.waiting()
+            .values()
+            .filter_map(|a| match a {
+                Asked::Challenge(_, tab) => Some(tab.clone()),
+                Asked::Confirmation(_) => None,
+            })
+            .collect()
+    }
+
     /// The ids of the questions waiting now.
     pub fn waiting_ids(&self) -> Vec<String> {
         self.waiting().keys().cloned().collect()

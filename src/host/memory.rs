@@ -6,8 +6,8 @@ use crate::builtin::memory::blocks::{self as memory, ACTOR_USER, DEFAULT_BLOCK_L
 use crate::builtin::memory::embedder;
 use crate::error::{Error, Result};
 use crate::protocol::{
-    ArchivalHitView, ArchivalSearchMode, EmbedFailure, EmbedderApiKind, EmbedderSettingsView, MemoryBlockView,
-    MemoryChange, MemoryEmbedderView, Reply,
+    ArchivalHitView, ArchivalPassageView, ArchivalSearchMode, EmbedFailure, EmbedStatusView, EmbedderApiKind,
+    EmbedderSettingsView, MemoryBlockView, MemoryChange, MemoryEmbedderView, Reply,
 };
 use crate::store::Store;
 use crate::store::blocks::{BlockRow, char_count};
@@ -170,6 +170,33 @@ fn embedder_view(state: embedder::EmbedderState) -> MemoryEmbedderView {
         failed: state.counts.failed,
         failures: state.failed.into_iter().map(|(passage_id, error)| EmbedFailure { passage_id, error }).collect(),
     }
+}
+
+/// The latest `limit` passages (1 to [`MAX_SEARCH_LIMIT`]) with their
+/// embedding status, newest first.
+pub async fn passages(store: &Store, limit: u32) -> Result<Reply> {
+    let agent = memory::default_agent(store).await?;
+    let key = store.embeddings().config().await?.map(|c| c.key());
+    let (rows, total) =
+        store.embeddings().recent_passages(&agent, key.as_deref(), limit.clamp(1, MAX_SEARCH_LIMIT)).await?;
+    let passages = rows
+        .into_iter()
+        .map(|r| ArchivalPassageView {
+            status: match r.status.as_str() {
+                "embedding" => EmbedStatusView::Embedding,
+                "done" => EmbedStatusView::Done,
+                "failed" => EmbedStatusView::Failed,
+                _ => EmbedStatusView::Pending,
+            },
+            id: r.id,
+            text: r.text,
+            tags: r.tags,
+            created_at: r.created_at,
+            error: r.error,
+            retry_at: r.retry_at,
+        })
+        .collect();
+    Ok(Reply::ArchivalPassages { passages, total })
 }
 
 /// Store `text` as an archival passage with `tags`.

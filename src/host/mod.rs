@@ -18,6 +18,7 @@ pub mod models;
 mod ops;
 mod run;
 pub mod settings;
+pub mod tabs;
 pub mod watches;
 
 pub use compose::{handlers, open_core, open_core_full, open_core_with, stored_registry};
@@ -102,6 +103,8 @@ pub struct Host {
     closing: AtomicBool,
     /// The desktop panel is there to ask the user ([`Host::set_has_panel`]).
     has_panel: AtomicBool,
+    /// The user's tabs are kept for the next start ([`Host::keep_tabs`]).
+    keeping_tabs: AtomicBool,
     /// The local API served with this host, if any: its port and the token
     /// it accepts (a rotation replaces it at once).
     local_api: crate::secrets::token::Live,
@@ -133,6 +136,7 @@ impl Host {
             paused: AtomicBool::new(false),
             closing: AtomicBool::new(false),
             has_panel: AtomicBool::new(false),
+            keeping_tabs: AtomicBool::new(false),
             local_api: crate::secrets::token::Live::default(),
         }))
     }
@@ -355,6 +359,7 @@ impl Host {
                 memory::set_embedder(store, input).await
             }
             Op::EmbedArchival => memory::embed(store).await,
+            Op::ListArchival { limit } => memory::passages(store, limit).await,
             Op::AddArchival { text, tags } => memory::add(store, &text, &tags).await,
             Op::RemoveMcpServer { name } => {
                 self.core.remove_mcp_server(&name).await?;
@@ -458,6 +463,20 @@ impl Host {
         window::set_bounds(&page, to).await
     }
 
+    /// Whether the managed browser's window has the focus now: the user is
+    /// in it (false for a headless browser, or none running; never waits
+    /// more than a second).
+    pub async fn browser_focused(&self) -> bool {
+        if self.headless() {
+            return false;
+        }
+        let read = async {
+            let page = self.core.browser().window_page(None, false).await.ok()??;
+            window::has_focus(&page).await.ok()
+        };
+        tokio::time::timeout(Duration::from_secs(1), read).await.ok().flatten().unwrap_or(false)
+    }
+
     /// Bring the browser's window and tab `tab` to the front.
     async fn show_tab(&self, tab: &str) -> Result<()> {
         if self.headless() {
@@ -474,7 +493,8 @@ impl Host {
         self.closing.load(std::sync::atomic::Ordering::SeqCst)
     }
 
-    /// Stop every run, refuse waiting questions, close the browser (if
+    /// Stop every run, refuse waiting questions, keep the tabs for the next
+    /// start (when [`Host::keep_tabs`] was called), close the browser (if
     /// Halley started it) and the store.
     pub async fn close(&self) {
         self.closing.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -483,6 +503,13 @@ impl Host {
         let until = Instant::now() + CLOSE_WAIT;
         while !self.runs().going.is_empty() && Instant::now() < until {
             tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        // The tabs as the user left them, before the browser closes (a call
+        // still holding it past a second: the last save stands).
+        if self.keeping_tabs.load(std::sync::atomic::Ordering::SeqCst)
+            && let Err(e) = self.save_tabs().await
+        {
+            tracing::warn!("cannot keep the tabs for the next start: {}", e.to_wire().message);
         }
         self.core.close().await;
     }

@@ -54,6 +54,7 @@ fn tidy(settings: Settings) -> Result<Settings> {
         chromium: blank(settings.chromium),
         language: blank(settings.language).map(|l| l.to_ascii_lowercase()),
         autostart: settings.autostart,
+        reopen_tabs: settings.reopen_tabs,
         search: crate::protocol::tidy_search_settings(settings.search)?,
     };
     if let Some(p) = &settings.preset

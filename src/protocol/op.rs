@@ -463,6 +463,13 @@ pub enum Op {
     /// Embed the passages waiting now (the failed ones too), batch after
     /// batch. Replies [`Reply::ArchivalEmbedded`].
     EmbedArchival,
+    /// The latest `limit` archival passages (1 to 100), newest first, each
+    /// with its embedding status. Replies [`Reply::ArchivalPassages`].
+    ListArchival {
+        #[serde(default = "default_limit")]
+        #[ts(as = "Option<_>", optional)]
+        limit: u32,
+    },
     /// Store a passage in archival memory, with `tags` to find it by.
     /// Replies [`Reply::ArchivalAdded`]; `invalid_arguments` for an empty
     /// text.

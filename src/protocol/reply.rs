@@ -188,6 +188,12 @@ pub enum Reply {
         #[ts(optional)]
         error: Option<String>,
     },
+    /// The latest archival passages with their embedding status, and how
+    /// many there are in all.
+    ArchivalPassages {
+        passages: Vec<ArchivalPassageView>,
+        total: i64,
+    },
     /// The archival passage stored.
     ArchivalAdded {
         id: String,
@@ -385,6 +391,38 @@ pub struct EmbedderSettingsView {
     pub remote: bool,
     /// The vectors' length, read from the first answer.
     pub dim: Option<i64>,
+}
+
+/// Where a passage is in being embedded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum EmbedStatusView {
+    /// Waiting for the embedder (or for one to be set).
+    Pending,
+    /// Being embedded now.
+    Embedding,
+    /// Found by meaning.
+    Done,
+    /// The embedder failed (`error` says why); tried again later.
+    Failed,
+}
+
+/// An archival passage with its embedding status.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ArchivalPassageView {
+    pub id: String,
+    pub text: String,
+    pub tags: Vec<String>,
+    pub created_at: String,
+    pub status: EmbedStatusView,
+    /// Why embedding it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<String>,
+    /// When a failed passage is tried again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub retry_at: Option<String>,
 }
 
 /// A passage that failed to embed, and why.

@@ -4,7 +4,7 @@
 use super::*;
 
 /// What a front end can change (no secrets: the API key is in the keyring).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Settings {
     /// `ollama`, `openai`, `lmstudio`, `vllm`, `openrouter`, `gemini`, or none.
     #[serde(default)]
@@ -22,9 +22,34 @@ pub struct Settings {
     /// Start Halley (in the tray) when the user logs in.
     #[serde(default)]
     pub autostart: bool,
+    /// Open the managed browser's tabs again when the desktop app starts
+    /// (by their addresses; a page that answered a form is not reopened).
+    /// On unless turned off.
+    #[serde(default = "on")]
+    #[ts(as = "Option<bool>", optional)]
+    pub reopen_tabs: bool,
     /// Where `web_search` searches (the Brave key is in the OS keyring).
     #[serde(default)]
     pub search: SearchSettings,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            preset: None,
+            base_url: None,
+            model: None,
+            chromium: None,
+            language: None,
+            autostart: false,
+            reopen_tabs: true,
+            search: SearchSettings::default(),
+        }
+    }
+}
+
+fn on() -> bool {
+    true
 }
 
 /// A web search provider of `web_search`.

@@ -100,6 +100,22 @@ pub struct PassageStatus {
     pub updated_at: String,
 }
 
+/// A passage with its processing status (`Embeddings::recent_passages`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct PassageWithStatus {
+    pub id: String,
+    pub text: String,
+    #[sqlx(json)]
+    pub tags: Vec<String>,
+    pub created_at: String,
+    /// `pending`, `embedding`, `done` or `failed`.
+    pub status: String,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// When it is tried again, after a failure.
+    pub retry_at: Option<String>,
+}
+
 /// How many passages are in each status (for the current embedder: a
 /// vector of another one counts as pending).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -372,6 +388,35 @@ impl Embeddings<'_> {
         .bind(passage_id)
         .fetch_optional(self.store.pool())
         .await?)
+    }
+
+    /// The latest `limit` passages of `agent_id`, newest first, each with
+    /// its status for the embedder `key` (a vector of another embedder is
+    /// pending), and how many passages the agent has.
+    pub async fn recent_passages(
+        &self,
+        agent_id: &str,
+        key: Option<&str>,
+        limit: u32,
+    ) -> Result<(Vec<PassageWithStatus>, i64)> {
+        let rows = sqlx::query_as(
+            "SELECT p.id, p.text, p.tags, p.created_at,
+                    CASE WHEN e.status IS NULL OR (e.status = 'done' AND e.embedder IS NOT ?2) THEN 'pending'
+                         ELSE e.status END AS status,
+                    e.error, e.retry_at
+             FROM archival_passages p LEFT JOIN archival_embeddings e ON e.passage_id = p.id
+             WHERE p.agent_id = ?1 ORDER BY p.created_at DESC, p.rowid DESC LIMIT ?3",
+        )
+        .bind(agent_id)
+        .bind(key)
+        .bind(limit)
+        .fetch_all(self.store.pool())
+        .await?;
+        let (total,): (i64,) = sqlx::query_as("SELECT count(*) FROM archival_passages WHERE agent_id = ?1")
+            .bind(agent_id)
+            .fetch_one(self.store.pool())
+            .await?;
+        Ok((rows, total))
     }
 
     /// The failed passages, latest first, at most `limit`.

@@ -353,6 +353,7 @@ async fn settings_round_trip_and_the_api_key_stays_in_the_keyring() {
         chromium: None,
         language: Some("vi".into()),
         autostart: true,
+        reopen_tabs: false,
         search: halley::protocol::SearchSettings {
             order: vec![halley::protocol::SearchProvider::Duckduckgo],
             searxng_url: Some("https://searx.example.org".into()),

@@ -21,7 +21,8 @@
 //   #palette-list (.palette-item with data-tool), #palette-args, #palette-run,
 //   #palette-result, #ask-page, #summarise-page, #compare-tabs, #task-tabs,
 //   #tab-mentions (hooks in chat/tabs-view.ts), #watches-open (its unread count in .unread-count),
-//   #watches (hooks in watches-view.ts), #back-to-chat, #not-connected,
+//   #watches (hooks in watches-view.ts), #memory-open, #memory-view (hooks in
+//   memory/memory-view.ts), #back-to-chat, #not-connected,
 //   .open-view (a creator skill's step: opens #creator-dialog, hooks in
 //   creator-view.ts).
 // Keys: Enter sends, Shift+Enter new line, Esc stops the run or closes the open
@@ -43,11 +44,12 @@ import { renderInUse, renderModelList } from "./models/models-view";
 import { paletteQuery } from "./palette/palette";
 import { button, fillList, formatTime, renderHeader, renderNotConnected } from "./view";
 import { createWatchesView } from "./watches/watches-view";
+import { createMemoryView } from "./memory/memory-view";
 import { createTabsComposer } from "./chat/tabs-view";
 import "./style.css";
 
-type View = "chat" | "conversations" | "settings" | "watches";
-const VIEWS: readonly View[] = ["chat", "conversations", "settings", "watches"];
+type View = "chat" | "conversations" | "settings" | "watches" | "memory";
+const VIEWS: readonly View[] = ["chat", "conversations", "settings", "watches", "memory"];
 
 async function chooseLanguage(): Promise<Lang> {
   if (isConnected()) {
@@ -125,6 +127,7 @@ function start(root: HTMLElement, lang: Lang): void {
   const paletteOpen = button("palette-open", "/", "icon", t("paletteOpen"));
   const settingsOpen = button("settings-open", "⚙", "icon", t("settingsOpen"));
   const watchesOpen = button("watches-open", "★", "icon", t("watchesOpen"));
+  const memoryOpen = button("memory-open", "◉", "icon", t("memoryOpen"));
   const unreadCount = h("span", { class: "unread-count", "aria-hidden": "true" });
   watchesOpen.append(unreadCount);
   const showUnread = (unread: number): void => {
@@ -133,7 +136,7 @@ function start(root: HTMLElement, lang: Lang): void {
     watchesOpen.setAttribute("aria-label", label);
     watchesOpen.title = label;
   };
-  const header = renderHeader(t, newChat, convOpen, watchesOpen, paletteOpen, settingsOpen);
+  const header = renderHeader(t, newChat, convOpen, watchesOpen, memoryOpen, paletteOpen, settingsOpen);
 
   // ---- Chat view ----
   const banners = h("div", { id: "banners", class: "banners" });
@@ -204,10 +207,17 @@ function start(root: HTMLElement, lang: Lang): void {
   const settingsView = h("section", { id: "settings-view", class: "view" });
   const watches = createWatchesView(t, lang, backBtn);
   const watchesView = watches.element;
-  const views: Record<View, HTMLElement> = { chat: chatView, conversations: convView, settings: settingsView, watches: watchesView };
+  const memory = createMemoryView(t, lang, backBtn);
+  const views: Record<View, HTMLElement> = {
+    chat: chatView,
+    conversations: convView,
+    settings: settingsView,
+    watches: watchesView,
+    memory: memory.element,
+  };
 
   const palette = createPalette(t, lang, () => composer.focus());
-  const mainEl = h("main", { class: "panel" }, chatView, convView, settingsView, watchesView);
+  const mainEl = h("main", { class: "panel" }, chatView, convView, settingsView, watchesView, memory.element);
   root.replaceChildren(header, banners, mainEl, palette.element, overlay, creatorDialog);
   if (!isConnected()) root.insertBefore(renderNotConnected(t), banners);
 
@@ -243,6 +253,7 @@ function start(root: HTMLElement, lang: Lang): void {
     for (const v of VIEWS) views[v].hidden = v !== view;
     if (view === "conversations") loadConversations();
     if (view === "watches") watches.refresh();
+    memory.setActive(view === "memory");
     if (view === "settings")
       settingsView.replaceChildren(
         backBtn(),
@@ -425,6 +436,7 @@ function start(root: HTMLElement, lang: Lang): void {
   convOpen.addEventListener("click", () => show(view === "conversations" ? "chat" : "conversations"));
   settingsOpen.addEventListener("click", () => show(view === "settings" ? "chat" : "settings"));
   watchesOpen.addEventListener("click", () => show(view === "watches" ? "chat" : "watches"));
+  memoryOpen.addEventListener("click", () => show(view === "memory" ? "chat" : "memory"));
   paletteOpen.addEventListener("click", () => palette.open());
   document.addEventListener("keydown", (e) => {
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") {

@@ -64,6 +64,21 @@ export type ArchivalHitView = {
 };
 
 /**
+ * An archival passage with its embedding status.
+ */
+export type ArchivalPassageView = {
+  id: string,
+  text: string,
+  tags: Array<string>,
+  created_at: string,
+  status: EmbedStatusView,
+  /** Why embedding it failed. */
+  error?: string,
+  /** When a failed passage is tried again. */
+  retry_at?: string,
+};
+
+/**
  * Which rankings an archival search uses.
  */
 export type ArchivalSearchMode = "both" | "words" | "meaning";
@@ -231,6 +246,11 @@ export type ConversationSummary = { id: string, title: string, updated_at: strin
  * A passage that failed to embed, and why.
  */
 export type EmbedFailure = { passage_id: string, error: string };
+
+/**
+ * Where a passage is in being embedded.
+ */
+export type EmbedStatusView = "pending" | "embedding" | "done" | "failed";
 
 /**
  * The API an embedder speaks.
@@ -711,6 +731,7 @@ export type Op =
     allow_remote?: boolean,
   }
   | { "type": "embed_archival" }
+  | { "type": "list_archival", limit?: number }
   | { "type": "add_archival", text: string, tags?: Array<string> };
 
 /**
@@ -812,6 +833,7 @@ export type Reply =
   | { "type": "archival_hits", hits: Array<ArchivalHitView>, note?: string }
   | { "type": "memory_embedder", embedder: MemoryEmbedderView }
   | { "type": "archival_embedded", embedded: number, failed: number, error?: string }
+  | { "type": "archival_passages", passages: Array<ArchivalPassageView>, total: number }
   | { "type": "archival_added", id: string };
 
 export type ResultStatus = "ok" | "error";
@@ -959,6 +981,12 @@ export type Settings = {
   language: string | null,
   /** Start Halley (in the tray) when the user logs in. */
   autostart: boolean,
+  /**
+   * Open the managed browser's tabs again when the desktop app starts
+   * (by their addresses; a page that answered a form is not reopened).
+   * On unless turned off.
+   */
+  reopen_tabs?: boolean,
   /** Where `web_search` searches (the Brave key is in the OS keyring). */
   search: SearchSettings,
 };

@@ -7,6 +7,7 @@
 pub mod agent_app;
 pub mod dbus;
 pub mod driver;
+pub mod embedder;
 #[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
 #[path = "../../../tests/common/fixtures.rs"]
 pub mod fixtures;

@@ -172,6 +172,34 @@ pub fn request_close(id: &str) -> Result<()> {
     Ok(())
 }
 
+/// Takes the keyboard focus away from every window (`SetInputFocus` to
+/// None), as when the user goes to another program: the app's windows get
+/// FocusOut. (The session has no window manager to do it.)
+pub fn focus_nothing() -> Result<()> {
+    set_input_focus(0)
+}
+
+/// Gives window `id` the keyboard focus, as a window manager does when the
+/// user clicks it.
+pub fn focus(id: &str) -> Result<()> {
+    let window = u32::from_str_radix(id.trim_start_matches("0x"), 16).with_context(|| format!("bad window id {id}"))?;
+    set_input_focus(window)
+}
+
+fn set_input_focus(window: u32) -> Result<()> {
+    let mut x = Connection::open()?;
+    // revert-to: Parent (1 is PointerRoot; None for no window).
+    let revert = if window == 0 { 0 } else { 2 };
+    let mut request = vec![SET_INPUT_FOCUS, revert];
+    request.extend_from_slice(&3u16.to_le_bytes());
+    request.extend_from_slice(&window.to_le_bytes());
+    request.extend_from_slice(&0u32.to_le_bytes()); // time: CurrentTime
+    x.stream.write_all(&request)?;
+    x.round_trip(&[GET_INPUT_FOCUS, 0, 1, 0]).context("SetInputFocus")?;
+    Ok(())
+}
+
+const SET_INPUT_FOCUS: u8 = 42;
 const INTERN_ATOM: u8 = 16;
 const SEND_EVENT: u8 = 25;
 const GET_INPUT_FOCUS: u8 = 43;

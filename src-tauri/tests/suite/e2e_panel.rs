@@ -561,6 +561,10 @@ fn switching_the_language_applies_at_once_to_the_panel_palette_and_tray() -> Res
     let dialog = s.wait_new_window(std::slice::from_ref(&app.panel_handle), RUN_TIMEOUT)?;
     s.wait_visible("#headline", UI_TIMEOUT)?;
     assert_eq!(s.execute("return document.documentElement.lang;", &[])?, json!(to));
+    // Its window title too (the window list's words), and the page's own.
+    let title = if to == "vi" { "Halley: xác nhận" } else { "Halley: confirm" };
+    x11::wait_window("the dialog's window in the new language", UI_TIMEOUT, |w| w.name.as_deref() == Some(title))?;
+    assert_eq!(s.title()?, title);
     s.click(&s.find("#deny")?)
         .or_else(|e| if format!("{e:#}").contains("no such window") { Ok(()) } else { Err(e) })?;
     s.wait_for("the dialog to close", UI_TIMEOUT, |s| Ok((!s.window_handles()?.contains(&dialog)).then_some(())))?;

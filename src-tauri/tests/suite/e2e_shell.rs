@@ -98,7 +98,7 @@ impl App {
     }
 
     /// The app pointed at the scripted `model`.
-    fn with_model(env: &AppEnv, name: &str, model: &ModelServer, extra: &[(&str, &str)]) -> Result<App> {
+    pub(crate) fn with_model(env: &AppEnv, name: &str, model: &ModelServer, extra: &[(&str, &str)]) -> Result<App> {
         let base = model.base_url();
         let mut vars = vec![("OPENAI_BASE_URL", base.as_str()), ("HALLEY_MODEL", "m"), ("OPENAI_API_KEY", "")];
         vars.extend_from_slice(extra);
@@ -115,7 +115,7 @@ impl App {
 
     /// Closes the panel as the user does (its close button): it hides, and
     /// the page knows it is hidden.
-    fn close_panel(&self) -> Result<()> {
+    pub(crate) fn close_panel(&self) -> Result<()> {
         let panel = self.panel_window()?;
         x11::request_close(&panel.id)?;
         x11::wait_map_state(&panel.id, "IsUnMapped", UI_TIMEOUT).context("the closed panel is still on screen")?;

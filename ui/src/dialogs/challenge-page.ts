@@ -64,7 +64,7 @@ function show(id: string, req: ChallengeRequest, body: HTMLElement, status: HTML
 
 function main(root: HTMLElement): void {
   const { t } = pageLanguage(location.search);
-  const { body, status } = frame(root, t("challengeTitle"), t);
+  const { body, status } = frame(root, t("challengeTitle"), t, t("challengeWindowTitle"));
   const params = new URLSearchParams(location.search);
   const id = params.get("id");
   const request = decodeParam(params.get("request"), isChallengeRequest);

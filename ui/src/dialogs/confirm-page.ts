@@ -216,7 +216,7 @@ function show(req: ConfirmationRequest, body: HTMLElement, footer: HTMLElement, 
 
 function main(root: HTMLElement): void {
   const { t, lang } = pageLanguage(location.search);
-  const { body, status } = frame(root, t("confirmTitle"), t);
+  const { body, status } = frame(root, t("confirmTitle"), t, t("confirmWindowTitle"));
   // The buttons stay in view below the scrolling body, whatever the size.
   const footer = h("footer", { class: "dialog-footer" });
   root.append(footer);

@@ -13,8 +13,9 @@ export function pageLanguage(search: string): { lang: Lang; t: Translate } {
   return { lang, t: translator(lang) };
 }
 
-/** The page frame: a title bar, the body, and a status line for errors. */
-export function frame(root: HTMLElement, title: string, t: Translate): { body: HTMLElement; status: HTMLElement } {
+/** The page frame: a title bar, the body, and a status line for errors;
+ * `windowTitle` is the window's (as the shell names it, in the page's language). */
+export function frame(root: HTMLElement, title: string, t: Translate, windowTitle: string): { body: HTMLElement; status: HTMLElement } {
   const body = h("div", { class: "dialog-body" });
   const status = h("p", { class: "form-status", role: "status", id: "dialog-status" });
   root.replaceChildren(
@@ -23,6 +24,6 @@ export function frame(root: HTMLElement, title: string, t: Translate): { body: H
     body,
     status,
   );
-  document.title = `Halley: ${title}`;
+  document.title = windowTitle;
   return { body, status };
 }

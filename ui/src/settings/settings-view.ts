@@ -130,6 +130,7 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
     option("vi", "Tiếng Việt", false),
   );
   const autostart = h("input", { id: "autostart", type: "checkbox" });
+  const reopenTabs = h("input", { id: "reopen-tabs", type: "checkbox" });
   const save = h("button", { id: "settings-save", type: "submit", class: "primary" }, t("save"));
   const check = h("button", { id: "check-model", type: "button", class: "secondary" }, t("checkModel"));
   // What the test found, beside its button.
@@ -166,6 +167,7 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
     chromium.value = s.chromium ?? "";
     language.value = s.language ?? "";
     autostart.checked = s.autostart;
+    reopenTabs.checked = s.reopen_tabs !== false;
     const order = orderValue(s.search.order);
     if (![...searchOrder.options].some((o) => o.value === order)) searchOrder.append(option(order, orderLabel(order, t("searchOrderAuto")), false));
     searchOrder.value = order;
@@ -182,6 +184,7 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
     chromium: orNull(chromium.value),
     language: orNull(language.value),
     autostart: autostart.checked,
+    reopen_tabs: reopenTabs.checked,
     search: {
       order: parseOrder(searchOrder.value),
       searxng_url: orNull(searxngUrl.value),
@@ -223,6 +226,7 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
       field("chromium", t("chromium"), chromium, t("chromiumPlaceholder")),
       field("language", t("language"), language),
       h("div", { class: "check" }, autostart, h("label", { for: "autostart" }, t("autostart"))),
+      h("div", { class: "check" }, reopenTabs, h("label", { for: "reopen-tabs" }, t("reopenTabs"))),
     ),
     // The one way of saving: everything above, the keys typed included.
     h("div", { class: "row settings-save-row" }, save, status),

@@ -1,0 +1,292 @@
+// The Memory view: what Halley remembers outside the conversation and how
+// it is found again. Sections, each a <section class="memory-section"> with
+// its entry in the menu (a Sources section, files grouped into knowledge
+// bases, is added beside them the same way):
+//   - the embedder (model, address, how far the passages are; set it here;
+//     "Embed now");
+//   - search (words, meaning, or both fused: Op::SearchArchival) with each
+//     hit's score and why it was found;
+//   - the archival passages, newest first, each with its embedding status
+//     (waiting, embedding, done, failed with its reason).
+// Everything goes through ops (ipc.ts); while the view is open it reads
+// them again every 2 s (passages the agent stores, statuses moving on).
+//
+// Stable hooks for e2e tests: #memory-view, #memory-menu (buttons with
+// data-section), #memory-embedder, #embedder-state, #memory-counts,
+// #memory-embed, #embedder-form, #embedder-url, #embedder-model,
+// #embedder-query-prefix, #embedder-passage-prefix, #embedder-input-type,
+// #embedder-remote,
+// #embedder-save, #embedder-status, #memory-search-form, #memory-query,
+// #memory-mode, #memory-search-go, #memory-search-note, #memory-results
+// (.memory-hit with data-id; .hit-score, .hit-snippet, .hit-why),
+// #memory-passages, #memory-total, #passage-list (.passage with data-id and
+// data-status; .passage-status, .passage-error, .passage-text).
+
+import { h } from "../dom";
+import type { Lang, Translate } from "../i18n";
+import { request } from "../ipc";
+import type { ArchivalHitView, ArchivalPassageView, MemoryEmbedderView } from "../protocol";
+import { field, fillList, formatTime, statusLine } from "../view";
+import { SEARCH_MODES, embedStatusKey, formatScore, hitReasons, modeKey, parseMode, snippetPieces, statusCounts } from "./memory";
+
+export interface MemoryView {
+  element: HTMLElement;
+  /** Read the embedder and the passages again. */
+  refresh(): void;
+  /** The view is shown (reads again every 2 s) or hidden (stops). */
+  setActive(active: boolean): void;
+}
+
+/** How often the passages and statuses are read again while the view is open. */
+const POLL_MS = 2000;
+/** How many passages the list shows. */
+const SHOWN = 100;
+
+export function createMemoryView(t: Translate, lang: Lang, back: () => HTMLButtonElement): MemoryView {
+  // ---- Embedder ----
+  const embedderState = h("p", { id: "embedder-state", class: "embedder-state" });
+  const counts = h("p", { id: "memory-counts", class: "hint" });
+  const embedNow = h("button", { id: "memory-embed", type: "button", class: "secondary" }, t("memoryEmbedNow"));
+  const embedLine = statusLine("memory-embed-status", t);
+  const url = h("input", { id: "embedder-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "http://127.0.0.1:11434" });
+  const model = h("input", { id: "embedder-model", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "nomic-embed-text" });
+  const queryPrefix = h("input", { id: "embedder-query-prefix", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "query: " });
+  const passagePrefix = h("input", { id: "embedder-passage-prefix", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "passage: " });
+  const inputType = h("input", { id: "embedder-input-type", type: "checkbox" });
+  const remote = h("input", { id: "embedder-remote", type: "checkbox" });
+  const save = h("button", { id: "embedder-save", type: "submit", class: "primary" }, t("memoryEmbedderSave"));
+  const saveLine = statusLine("embedder-status", t);
+  const form = h(
+    "form",
+    { id: "embedder-form", class: "embedder-form" },
+    field("embedder-url", t("memoryEmbedderUrl"), url),
+    field("embedder-model", t("memoryEmbedderModel"), model),
+    field("embedder-query-prefix", t("memoryQueryPrefix"), queryPrefix),
+    field("embedder-passage-prefix", t("memoryPassagePrefix"), passagePrefix, t("memoryPrefixHint")),
+    h("div", { class: "check" }, inputType, h("label", { for: "embedder-input-type" }, t("memoryInputType"))),
+    h("div", { class: "check" }, remote, h("label", { for: "embedder-remote" }, t("memoryEmbedderRemote"))),
+    h("div", { class: "row" }, save),
+    saveLine.status,
+  );
+  const embedderSection = h(
+    "section",
+    { id: "memory-embedder", class: "memory-section", "aria-labelledby": "memory-embedder-title" },
+    h("h3", { id: "memory-embedder-title" }, t("memoryEmbedderTitle")),
+    embedderState,
+    counts,
+    h("div", { class: "row" }, embedNow),
+    embedLine.status,
+    h("details", { class: "embedder-edit" }, h("summary", {}, t("memoryEmbedderChange")), form),
+  );
+
+  // ---- Search ----
+  const query = h("input", { id: "memory-query", type: "search", autocomplete: "off", spellcheck: "false", placeholder: t("memoryQueryPlaceholder") });
+  const mode = h("select", { id: "memory-mode" }, ...SEARCH_MODES.map((m) => h("option", { value: m }, t(modeKey(m)))));
+  const go = h("button", { id: "memory-search-go", type: "submit", class: "primary" }, t("memorySearch"));
+  const note = h("p", { id: "memory-search-note", class: "hint" });
+  note.hidden = true;
+  const results = h("ol", { id: "memory-results", class: "memory-results" });
+  const searchLine = statusLine("memory-search-status", t);
+  const searchForm = h(
+    "form",
+    { id: "memory-search-form", class: "memory-search-form", role: "search" },
+    field("memory-query", t("memoryQuery"), query),
+    field("memory-mode", t("memoryMode"), mode),
+    h("div", { class: "row" }, go),
+  );
+  const searchSection = h(
+    "section",
+    { id: "memory-search", class: "memory-section", "aria-labelledby": "memory-search-title" },
+    h("h3", { id: "memory-search-title" }, t("memorySearchTitle")),
+    searchForm,
+    searchLine.status,
+    note,
+    results,
+  );
+
+  // ---- Passages ----
+  const total = h("p", { id: "memory-total", class: "hint" });
+  const passageList = h("ul", { id: "passage-list", class: "passage-list" });
+  const passagesSection = h(
+    "section",
+    { id: "memory-passages", class: "memory-section", "aria-labelledby": "memory-passages-title" },
+    h("h3", { id: "memory-passages-title" }, t("memoryPassagesTitle")),
+    total,
+    passageList,
+  );
+
+  // The sections and their menu (a new section: one more entry here).
+  const sections: [HTMLElement, string][] = [
+    [embedderSection, t("memoryEmbedderTitle")],
+    [searchSection, t("memorySearchTitle")],
+    [passagesSection, t("memoryPassagesTitle")],
+  ];
+  const menu = h(
+    "nav",
+    { id: "memory-menu", class: "section-menu", "aria-label": t("memoryTitle") },
+    ...sections.map(([section, label]) => {
+      const b = h("button", { type: "button", class: "secondary", "data-section": section.id }, label);
+      b.addEventListener("click", () => section.scrollIntoView({ block: "start" }));
+      return b;
+    }),
+  );
+  const element = h(
+    "section",
+    { id: "memory-view", class: "view memory-view", "aria-labelledby": "memory-title" },
+    back(),
+    h("h2", { id: "memory-title" }, t("memoryTitle")),
+    h("p", { class: "hint" }, t("memoryIntro")),
+    menu,
+    ...sections.map(([section]) => section),
+  );
+
+  // ---- Reading ----
+  let active = false;
+  let timer = 0;
+  let filled = false;
+  const showEmbedder = (e: MemoryEmbedderView): void => {
+    const s = e.settings;
+    embedderState.textContent =
+      s === null
+        ? t("memoryNoEmbedder")
+        : t("memoryEmbedderIs", { model: s.model, url: s.base_url, dim: s.dim === null ? "?" : String(s.dim) });
+    embedderState.dataset.set = s === null ? "0" : "1";
+    counts.textContent = statusCounts(e, t);
+    embedNow.disabled = s === null;
+    if (!filled && s !== null) {
+      filled = true;
+      url.value = s.base_url;
+      model.value = s.model;
+      queryPrefix.value = s.query_prefix;
+      passagePrefix.value = s.passage_prefix;
+      inputType.checked = s.input_type;
+      remote.checked = s.remote;
+    }
+  };
+  const renderPassage = (p: ArchivalPassageView): HTMLElement =>
+    h(
+      "li",
+      { class: "passage", "data-id": p.id, "data-status": p.status },
+      h(
+        "div",
+        { class: "passage-head" },
+        h("span", { class: `badge passage-status status-${p.status}` }, t(embedStatusKey(p.status))),
+        h("time", { class: "passage-date", datetime: p.created_at }, formatTime(p.created_at, lang)),
+        p.tags.length > 0 ? h("span", { class: "passage-tags" }, p.tags.map((tag) => `#${tag}`).join(" ")) : null,
+      ),
+      h("p", { class: "passage-text" }, p.text.length > 400 ? `${p.text.slice(0, 399)}…` : p.text),
+      p.status === "failed"
+        ? h(
+            "p",
+            { class: "passage-error" },
+            t("memoryFailedBecause", { error: p.error ?? "?" }) +
+              (p.retry_at !== undefined ? " " + t("memoryRetryAt", { time: formatTime(p.retry_at, lang) }) : ""),
+          )
+        : null,
+    );
+  const schedule = (): void => {
+    window.clearTimeout(timer);
+    if (active) timer = window.setTimeout(refresh, POLL_MS);
+  };
+  function refresh(): void {
+    Promise.all([
+      request({ type: "memory_embedder" }, "memory_embedder"),
+      request({ type: "list_archival", limit: SHOWN }, "archival_passages"),
+    ])
+      .then(([{ embedder }, { passages, total: n }]) => {
+        showEmbedder(embedder);
+        total.textContent = t("memoryTotal", { count: n, shown: passages.length });
+        fillList(passageList, passages, t("memoryNoPassages"), renderPassage);
+        schedule();
+      })
+      .catch((e: unknown) => {
+        embedLine.fail(e);
+        schedule();
+      });
+  }
+
+  // ---- Actions ----
+  embedNow.addEventListener("click", () => {
+    embedNow.disabled = true;
+    embedLine.say(t("memoryEmbedding"), "pending");
+    request({ type: "embed_archival" }, "archival_embedded")
+      .then((r) => {
+        const said = t("memoryEmbedded", { embedded: r.embedded, failed: r.failed });
+        embedLine.say(r.error !== undefined ? `${said} ${t("memoryFailedBecause", { error: r.error })}` : said, r.failed > 0 ? "error" : "ok");
+      })
+      .catch(embedLine.fail)
+      .finally(() => {
+        embedNow.disabled = false;
+        refresh();
+      });
+  });
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    save.disabled = true;
+    saveLine.say(t("memoryEmbedderTesting"), "pending");
+    request(
+      {
+        type: "set_memory_embedder",
+        base_url: url.value.trim(),
+        model: model.value.trim(),
+        query_prefix: queryPrefix.value,
+        passage_prefix: passagePrefix.value,
+        input_type: inputType.checked,
+        allow_remote: remote.checked,
+      },
+      "memory_embedder",
+    )
+      .then(({ embedder }) => {
+        saveLine.say(t("memoryEmbedderSaved"), "ok");
+        showEmbedder(embedder);
+        refresh();
+      })
+      .catch(saveLine.fail)
+      .finally(() => {
+        save.disabled = false;
+      });
+  });
+  const renderHit = (hit: ArchivalHitView): HTMLElement =>
+    h(
+      "li",
+      { class: "memory-hit", "data-id": hit.id },
+      h(
+        "div",
+        { class: "hit-head" },
+        h("span", { class: "hit-score", title: t("memoryScoreHint") }, t("memoryScore", { score: formatScore(hit.score, lang) })),
+        h("span", { class: "hit-why" }, hitReasons(hit, lang, t).join(" · ")),
+      ),
+      h("p", { class: "hit-snippet" }, ...snippetPieces(hit.snippet).map((p) => (p.match ? h("mark", {}, p.text) : document.createTextNode(p.text)))),
+    );
+  searchForm.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = query.value.trim();
+    if (text === "") {
+      searchLine.say(t("memoryQueryEmpty"), "error");
+      return;
+    }
+    go.disabled = true;
+    searchLine.say(t("memorySearching"), "pending");
+    request({ type: "search_archival", query: text, mode: parseMode(mode.value), limit: 10 }, "archival_hits")
+      .then(({ hits, note: why }) => {
+        searchLine.say(t("memoryFound", { count: hits.length }), "ok");
+        note.hidden = why === undefined;
+        note.textContent = why ?? "";
+        fillList(results, hits, t("memoryNoHits"), renderHit);
+      })
+      .catch(searchLine.fail)
+      .finally(() => {
+        go.disabled = false;
+      });
+  });
+
+  return {
+    element,
+    refresh,
+    setActive(on: boolean): void {
+      active = on;
+      if (on) refresh();
+      else window.clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,60 @@
+// Pure logic of the Memory view: the passages' statuses as words and
+// counts, the embedder as one line, the search modes and a hit's score in
+// the user's language. The view (memory-view.ts) reads these.
+
+import type { Lang, MessageKey, Translate } from "../i18n";
+import type { ArchivalHitView, ArchivalSearchMode, EmbedStatusView, MemoryEmbedderView } from "../protocol";
+
+/** The search modes, as the select lists them: both fused first. */
+export const SEARCH_MODES: readonly ArchivalSearchMode[] = ["both", "words", "meaning"];
+
+export const modeKey = (mode: ArchivalSearchMode): MessageKey => `memoryMode.${mode}`;
+export const embedStatusKey = (status: EmbedStatusView): MessageKey => `embedStatus.${status}`;
+
+/** A mode from the select's value (anything else: both). */
+export function parseMode(value: string): ArchivalSearchMode {
+  return SEARCH_MODES.find((m) => m === value) ?? "both";
+}
+
+/** The counts line: "12 done · 3 waiting · 1 failed" (only the non-zero ones; all zero: none). */
+export function statusCounts(e: MemoryEmbedderView, t: Translate): string {
+  const parts: string[] = [];
+  const add = (n: number, key: MessageKey): void => {
+    if (n > 0) parts.push(t(key, { count: n }));
+  };
+  add(e.done, "memoryCount.done");
+  add(e.embedding, "memoryCount.embedding");
+  add(e.pending, "memoryCount.pending");
+  add(e.failed, "memoryCount.failed");
+  return parts.length === 0 ? t("memoryCount.none") : parts.join(" · ");
+}
+
+/** A number as the language writes it (`0,0312` in Vietnamese). */
+export function formatScore(score: number, lang: Lang): string {
+  return new Intl.NumberFormat(lang === "vi" ? "vi-VN" : "en-US", { maximumSignificantDigits: 3 }).format(score);
+}
+
+/** Why a hit was found: its word rank, its meaning rank and similarity, as the language says them. */
+export function hitReasons(hit: ArchivalHitView, lang: Lang, t: Translate): string[] {
+  const out: string[] = [];
+  if (hit.word_rank !== undefined) out.push(t("memoryHit.words", { rank: hit.word_rank }));
+  if (hit.meaning_rank !== undefined) {
+    const similarity = hit.similarity !== undefined ? formatScore(hit.similarity, lang) : "?";
+    out.push(t("memoryHit.meaning", { rank: hit.meaning_rank, similarity }));
+  }
+  return out;
+}
+
+/** The text a search shows of a hit: its snippet with the `[match]` marks as pieces to highlight. */
+export function snippetPieces(snippet: string): { text: string; match: boolean }[] {
+  const out: { text: string; match: boolean }[] = [];
+  const re = /\[([^\][]*)\]/gu;
+  let last = 0;
+  for (let m = re.exec(snippet); m !== null; m = re.exec(snippet)) {
+    if (m.index > last) out.push({ text: snippet.slice(last, m.index), match: false });
+    out.push({ text: m[1] ?? "", match: true });
+    last = m.index + m[0].length;
+  }
+  if (last < snippet.length) out.push({ text: snippet.slice(last), match: false });
+  return out;
+}
