@@ -401,12 +401,19 @@ fn candidates(
             let same_name = have == want
                 || (name.ends_with('…') && want.starts_with(&have))
                 || (want.chars().count() >= 45 && have.starts_with(&want));
-            if kind == target.role && same_name && !out.iter().any(|(o, _)| *o == r) {
+            if same_kind(&kind, &target.role) && same_name && !out.iter().any(|(o, _)| *o == r) {
                 out.push((r, section.clone()));
             }
         }
     }
     Ok(out)
+}
+
+/// Whether a snapshot line's kind is the description's role: the same, or
+/// a text field's input type (`date`, `email`...) for a `textbox`.
+fn same_kind(kind: &str, role: &str) -> bool {
+    const FIELDS: &[&str] = &["textbox", "searchbox", "date", "datetime-local", "email", "number", "password", "tel", "time", "url", "month", "week"];
+    kind == role || (FIELDS.contains(&kind) && FIELDS.contains(&role))
 }
 
 /// The step's arguments aimed at the element found.

@@ -215,31 +215,45 @@ pub(super) fn parse_item(text: &str, want_ref: Option<&str>) -> Option<(String, 
     None
 }
 
-/// The element an element tool acted on, described from its own report
-/// (`data.element`), else from the snapshot line of its ref, else from a
-/// role or text selector.
+/// What an element tool reports it acted on: `button "Đặt hàng" [e8]`
+/// (role, name, ref), as its ref, role and name.
+pub(super) fn parse_report(text: &str) -> Option<(String, String, Option<String>)> {
+    let text = text.trim();
+    let open = text.rfind(" [e")?;
+    let r = text[open + 2..].strip_suffix(']')?;
+    if !r[1..].chars().all(|c| c.is_ascii_digit()) || r.len() < 2 {
+        return None;
+    }
+    let head = &text[..open];
+    let (role, rest) = head.split_once(' ').unwrap_or((head, ""));
+    let name = rest.trim().strip_prefix('"').and_then(|n| n.strip_suffix('"')).map(str::to_owned);
+    (!role.is_empty()).then(|| (r.to_owned(), role.to_owned(), name.filter(|n| !n.is_empty())))
+}
+
+/// The element an element tool acted on, described from the snapshot line
+/// of the ref it reports (the snapshot's kind and name, and its landmark),
+/// else from its own report, else from a role selector.
 fn describe_target(tool: &str, args: &Value, data: &Value, seen: &Seen) -> Option<TargetDescription> {
     let selector = args["selector"].as_str().map(str::to_owned);
     let element_ref = args["ref"].as_str().map(str::to_owned);
     if selector.is_none() && element_ref.is_none() {
         return None;
     }
-    let reported = data["element"].as_str().and_then(|e| parse_item(e, None));
-    let from_ref = element_ref.as_deref().and_then(|r| seen.by_ref(r));
+    let reported = data["element"].as_str().and_then(|e| parse_report(e).or_else(|| parse_item(e, None)));
+    let acted_ref = reported.as_ref().map(|(r, _, _)| r.clone()).or_else(|| element_ref.clone());
     let (mut role, mut name, mut landmark) = (None, None, None);
-    if let Some((r, kind, n)) = reported {
-        role = Some(kind);
-        name = n;
-        landmark = seen.by_ref(&r).and_then(|(_, l)| l);
-    }
-    if let Some((line, land)) = from_ref {
-        if role.is_none() {
-            if let Some((_, kind, n)) = parse_item(&line, element_ref.as_deref()) {
-                role = Some(kind);
-                name = n;
-            }
+    if let Some((line, land)) = acted_ref.as_deref().and_then(|r| seen.by_ref(r)) {
+        if let Some((_, kind, n)) = parse_item(&line, acted_ref.as_deref()) {
+            role = Some(kind);
+            name = n;
         }
-        landmark = landmark.or(land);
+        landmark = land;
+    }
+    if role.is_none() {
+        if let Some((_, r, n)) = reported {
+            role = Some(r);
+            name = n;
+        }
     }
     if role.is_none() {
         if let Some((r, n)) = selector.as_deref().and_then(role_selector) {

@@ -5,7 +5,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use super::answer::{self, NumberStyle, ReadValue};
-use super::save::parse_item;
+use super::save::{parse_item, parse_report};
 use super::*;
 
 #[test]
@@ -18,6 +18,12 @@ fn items_are_read_from_snapshot_lines_and_reports() {
     assert_eq!(parse_item(line, Some("e4")), Some(("e4".into(), "link".into(), Some("Giỏ hàng".into()))));
     assert_eq!(parse_item(r#"[e7] textbox placeholder="Tìm""#, None), Some(("e7".into(), "textbox".into(), None)));
     assert_eq!(parse_item("no item here [x1] nope", None), None);
+    assert_eq!(
+        parse_report(r#"textbox "Số lượng" [e1]"#),
+        Some(("e1".into(), "textbox".into(), Some("Số lượng".into())))
+    );
+    assert_eq!(parse_report("button [e9]"), Some(("e9".into(), "button".into(), None)));
+    assert_eq!(parse_report("button \"x\""), None);
 }
 
 #[test]
