@@ -711,7 +711,24 @@ export type Op =
     allow_remote?: boolean,
   }
   | { "type": "embed_archival" }
-  | { "type": "add_archival", text: string, tags?: Array<string> };
+  | { "type": "add_archival", text: string, tags?: Array<string> }
+  | { "type": "save_routine", run_id: string, name: string }
+  | { "type": "list_routines" }
+  | { "type": "show_routine", name: string }
+  | { "type": "delete_routine", name: string }
+  | {
+    "type": "edit_routine_params",
+    name: string,
+    rename?: Array<[string, string]>,
+    set?: Array<[string, string]>,
+    require?: Array<string>,
+  }
+  | {
+    "type": "run_routine",
+    name: string,
+    params?: Array<[string, string]>,
+    after_interrupted?: boolean,
+  };
 
 /**
  * What a tool may do to the world, from harmless to hard to undo
@@ -782,6 +799,9 @@ export type Reply =
   | { "type": "account_user_info", name: string, userinfo: JsonValue }
   | { "type": "account_disconnected", name: string, revoked: boolean | null }
   | { "type": "account_records", accounts: Array<JsonValue> }
+  | { "type": "routine", routine: JsonValue }
+  | { "type": "routines", routines: Array<JsonValue> }
+  | { "type": "routine_replayed", report: JsonValue }
   | {
     "type": "mcp_server_attached",
     name: string,
