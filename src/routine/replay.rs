@@ -193,10 +193,12 @@ pub async fn replay(core: &Core, base: CallContext, name: &str, options: ReplayO
         duration_ms: u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
     let report_json = serde_json::to_value(&report).unwrap_or_default();
-    store.routines().end_replay(&journal.id, status, &report_json).await?;
     let (run_status, reason) =
         if status == "completed" { (RunStatus::Completed, Some(StopReason::EndTurn)) } else { (RunStatus::Failed, None) };
     store.runs().set_status(&run.id, run_status, reason).await?;
+    // The replay's last write: until it is durable a crash leaves the
+    // replay `running`, reported by the next one.
+    store.routines().end_replay(&journal.id, status, &report_json).await?;
     core.browser().release(&run.id).await;
     Ok(report)
 }
@@ -263,10 +265,13 @@ fn fill_params(args: &mut Value, values: &HashMap<String, String>) {
 }
 
 /// Replays of this routine a process left `running`: settled
-/// `interrupted`. One cut at a step that may have taken effect stops this
-/// replay (`cancelled`, naming the step) until the user says they checked
-/// it (`after_interrupted`); one that is still going in a live process is
-/// refused.
+/// `interrupted`. One cut once a step that may reach a site had started
+/// (a step recorded SUBMIT or above, or any step once the user had
+/// approved something in that replay) stops this replay (`cancelled`,
+/// naming the step) until the user says they checked it
+/// (`after_interrupted`): a new replay would do it again. One cut before
+/// (its steps only changed the browser, lost with it) is settled and the
+/// routine replays. One still going in a live process is refused.
 async fn settle_interrupted(
     store: &Store,
     routine_id: &str,
@@ -286,20 +291,35 @@ async fn settle_interrupted(
         let at = r.step.and_then(|s| usize::try_from(s).ok());
         let step = at.and_then(|s| plan.steps.get(s));
         let what = match (at, step) {
-            (Some(at), Some(step)) => format!(
-                "step {} ({}{})",
-                at + 1,
-                step.tool,
-                step.target.as_ref().map(|t| format!(" on {}", t.describe())).unwrap_or_default()
-            ),
+            (Some(at), Some(step)) => describe_step(at, step),
             _ => "its start".to_owned(),
         };
-        if r.in_flight && !after_interrupted {
+        // What may have reached a site: a step recorded SUBMIT or above
+        // that had started (in flight or done), or anything once the user
+        // had approved something in that replay.
+        let approved = match &r.run_id {
+            Some(run) => store
+                .confirmations()
+                .for_run(run)
+                .await?
+                .iter()
+                .any(|c| c.status == crate::store::confirmations::ConfirmationStatus::Approved),
+            None => false,
+        };
+        let started = at.map_or(0, |s| s + 1).min(plan.steps.len());
+        let reached = plan.steps[..started].iter().rposition(|s| s.recorded_scope >= PermissionScope::Submit);
+        let risky = match (reached, approved) {
+            (Some(k), _) => Some(describe_step(k, &plan.steps[k])),
+            (None, true) => Some("a step you had approved".to_owned()),
+            (None, false) => None,
+        };
+        if let Some(risky) = risky.filter(|_| !after_interrupted) {
             return Err(Error::new(
                 ErrorCode::Cancelled,
                 format!(
-                    "the last replay of `{name}` ({}) was cut short during {what}, which may have taken effect; it \
-                     was not run again. Check the site, then replay with --after-interrupted",
+                    "the last replay of `{name}` ({}) was cut short at {what}, after {risky} had started: it may \
+                     have reached the site, and nothing was run again. Check the site, then replay with \
+                     --after-interrupted",
                     r.id
                 ),
             ));
@@ -310,8 +330,18 @@ async fn settle_interrupted(
     Ok(notes)
 }
 
+/// `step 3 (browser_click on button "Đặt hàng" in form #checkout)`.
+fn describe_step(i: usize, step: &Step) -> String {
+    format!(
+        "step {} ({}{})",
+        i + 1,
+        step.tool,
+        step.target.as_ref().map(|t| format!(" on {}", t.describe())).unwrap_or_default()
+    )
+}
+
 async fn settle(store: &Store, r: &ReplayRow, what: &str) -> Result<()> {
-    let report = json!({"interrupted_at": what, "may_have_taken_effect": r.in_flight});
+    let report = json!({"interrupted_at": what, "step_in_flight": r.in_flight});
     store.routines().end_replay(&r.id, "interrupted", &report).await?;
     if let Some(run) = &r.run_id {
         // Already ended is fine: the process may have ended it first.

@@ -185,7 +185,7 @@ fn order_page(button_id: &str, label: &str) -> String {
 
 /// Record "order 2" with a rule that allows the submit, then drop the rule:
 /// the routine's submit must ask again at every replay.
-fn record_order(h: &Halley, site: &FixtureServer) -> String {
+pub(crate) fn record_order(h: &Halley, site: &FixtureServer) -> String {
     site.set_html("order", &order_page("buy", "Đặt hàng"));
     // One rule lifts the click (PAYMENT), the other the request it sends (SUBMIT).
     let origin = site.origin();
