@@ -85,7 +85,14 @@ pub enum RoutineCommand {
         /// effect and you checked it: settle it and replay.
         #[arg(long)]
         after_interrupted: bool,
+        /// What you approve in this replay is approved for the next ones,
+        /// bound to the exact request (destination, fields and values, an
+        /// amount no higher): anything different asks again.
+        #[arg(long)]
+        remember_approval: bool,
     },
+    /// Drop a routine's standing approvals: every replay asks again.
+    ForgetApprovals { name: String },
 }
 
 pub async fn run(cmd: RoutineCommand, data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
@@ -118,8 +125,12 @@ pub async fn run(cmd: RoutineCommand, data_dir: Option<&Path>, browser: BrowserS
                 Ok(Reply::Routines { routines }) => {
                     for r in &routines {
                         let plan = &r["plan"];
-                        let params: Vec<&str> =
-                            plan["params"].as_array().into_iter().flatten().filter_map(|p| p["name"].as_str()).collect();
+                        let params: Vec<&str> = plan["params"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|p| p["name"].as_str())
+                            .collect();
                         out(&format!(
                             "{}  {} steps  params: {}  (from {})",
                             r["name"].as_str().unwrap_or(""),
@@ -171,7 +182,16 @@ pub async fn run(cmd: RoutineCommand, data_dir: Option<&Path>, browser: BrowserS
                 other => done(other),
             }
         }
-        RoutineCommand::Run { name, params, json, confirm, allow_origins, after_interrupted } => {
+        RoutineCommand::ForgetApprovals { name } => {
+            match ask(&dir, browser, Op::ForgetRoutineApprovals { name: name.clone() }, &unknown(&name)).await {
+                Ok(Reply::Routine { .. }) => {
+                    out(&format!("routine `{name}` has no standing approval now: its replays ask again"));
+                    ExitCode::SUCCESS
+                }
+                other => done(other),
+            }
+        }
+        RoutineCommand::Run { name, params, json, confirm, allow_origins, after_interrupted, remember_approval } => {
             let params = match parse_pairs(&params, "--param") {
                 Ok(p) => p,
                 Err(e) => return fail(&e, EXIT_USAGE),
@@ -180,7 +200,8 @@ pub async fn run(cmd: RoutineCommand, data_dir: Option<&Path>, browser: BrowserS
                 return fail(&Error::not_found(unknown(&name)), EXIT_USAGE);
             }
             let caller = cli_caller(confirmer(confirm, false), allow_origins);
-            replay(dir, browser, caller, Op::RunRoutine { name, params, after_interrupted }, json).await
+            let op = Op::RunRoutine { name, params, after_interrupted, remember_approval };
+            replay(dir, browser, caller, op, json).await
         }
     }
 }
@@ -312,6 +333,14 @@ fn print_routine(routine: &Value) {
         ));
     }
     print_params(plan);
+    for a in plan["standing"].as_array().into_iter().flatten() {
+        out(&format!(
+            "standing approval: {} ({}) since {}",
+            a["summary"].as_str().unwrap_or(""),
+            a["scope"].as_str().unwrap_or(""),
+            a["approved_at"].as_str().unwrap_or("")
+        ));
+    }
     if let Some(t) = plan["answer"]["text"].as_str() {
         out(&format!("answer: {t}"));
     }

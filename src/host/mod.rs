@@ -369,10 +369,11 @@ impl Host {
             Op::EditRoutineParams { name, rename, set, require } => {
                 self.edit_routine_params(&name, crate::routine::ParamEdits { rename, set, require }).await
             }
-            Op::RunRoutine { name, params, after_interrupted } => {
-                let options = crate::routine::ReplayOptions { params, after_interrupted };
+            Op::RunRoutine { name, params, after_interrupted, remember_approval } => {
+                let options = crate::routine::ReplayOptions { params, after_interrupted, remember_approval };
                 self.run_routine(caller, &name, options).await
             }
+            Op::ForgetRoutineApprovals { name } => self.forget_routine_approvals(&name).await,
             Op::ApiInfo => {
                 let secrets = crate::secrets::SecretStore::os()?;
                 let token = crate::secrets::token::get_or_create(&secrets, self.core.data_dir()).await?;

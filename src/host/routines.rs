@@ -58,6 +58,16 @@ impl Host {
         self.show_routine(name).await
     }
 
+    /// [`Op::ForgetRoutineApprovals`](crate::protocol::Op::ForgetRoutineApprovals).
+    pub(super) async fn forget_routine_approvals(&self, name: &str) -> Result<Reply> {
+        let store = self.core.store();
+        let row = routine::find(store, name).await?;
+        let mut plan = routine::plan_of(&row)?;
+        plan.standing.clear();
+        store.routines().set_plan(name, &value(&plan)?).await?;
+        self.show_routine(name).await
+    }
+
     /// [`Op::RunRoutine`](crate::protocol::Op::RunRoutine): refused while the
     /// agent is paused.
     pub(super) async fn run_routine(&self, caller: &Caller, name: &str, options: ReplayOptions) -> Result<Reply> {

@@ -471,7 +471,7 @@ pub enum Op {
         #[serde(default)]
         #[ts(as = "Option<_>", optional)]
         tags: Vec<String>,
-    },    // [ops: routines]
+    }, // [ops: routines]
     /// Keep finished run `run_id` as routine `name`: its calls as a plan
     /// (targets described by role, name and landmark; profile values as
     /// placeholders), the parameters proposed from it and its answer as a
@@ -509,7 +509,9 @@ pub enum Op {
     /// too, with the step and why); `not_found` for an unknown routine,
     /// `invalid_arguments` for a parameter unknown, missing or bad,
     /// `cancelled` when its last replay was cut short at a step that may
-    /// have taken effect (until `after_interrupted`).
+    /// have taken effect (until `after_interrupted`). A question whose
+    /// request has the shape of one of the routine's standing approvals is
+    /// answered yes without asking.
     RunRoutine {
         name: String,
         #[serde(default)]
@@ -518,7 +520,16 @@ pub enum Op {
         #[serde(default)]
         #[ts(as = "Option<_>", optional)]
         after_interrupted: bool,
+        /// Keep what the user approves in this replay as the routine's
+        /// standing approvals: later replays sending exactly the same
+        /// request (destination, fields, an amount no higher) are not asked.
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        remember_approval: bool,
     },
+    /// Drop a routine's standing approvals: its replays ask again. Replies
+    /// [`Reply::Routine`]; `not_found` for an unknown routine.
+    ForgetRoutineApprovals { name: String },
 }
 
 fn default_limit() -> u32 {

@@ -99,15 +99,20 @@ pub fn build(answer: &str, values: &[ReadValue]) -> Template {
     // Strings written verbatim in the answer, the longest first.
     let mut strings: Vec<&ReadValue> = values.iter().filter(|v| v.value.is_string()).collect();
     strings.sort_by_key(|v| std::cmp::Reverse(v.value.as_str().map_or(0, str::len)));
-    for v in strings.iter().rev().collect::<Vec<_>>().into_iter().rev() {
+    for v in &strings {
         let s = v.value.as_str().unwrap_or_default();
         // A number's text (`21.490.000 ₫`) is matched as a number below.
         if s.chars().filter(char::is_ascii_digit).count() * 2 >= s.chars().count() {
             continue;
         }
-        let latest = values.iter().rev().find(|w| w.value == v.value).unwrap_or(v);
+        let latest = values.iter().rev().find(|w| w.value == v.value).unwrap_or(*v);
         split_on(&mut pieces, s, || {
-            slots.push(Slot { step: latest.step, pointer: latest.pointer.clone(), recorded: s.to_owned(), number: None });
+            slots.push(Slot {
+                step: latest.step,
+                pointer: latest.pointer.clone(),
+                recorded: s.to_owned(),
+                number: None,
+            });
             slots.len() - 1
         });
     }
@@ -209,13 +214,11 @@ fn numbers_in(text: &str) -> Vec<(usize, usize, f64, NumberStyle)> {
         let start = i;
         let mut end = i;
         while end < bytes.len() {
-            if bytes[end].is_ascii_digit() {
-                end += 1;
-            } else if matches!(bytes[end], b'.' | b',') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
-                end += 1;
-            } else {
+            let separator = matches!(bytes[end], b'.' | b',') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit);
+            if !(bytes[end].is_ascii_digit() || separator) {
                 break;
             }
+            end += 1;
         }
         if bytes.get(end).is_some_and(u8::is_ascii_alphabetic) {
             i = end;
@@ -246,7 +249,7 @@ fn read_token(token: &str) -> Option<(f64, NumberStyle)> {
     if grouped && (seps.len() > 1 || token.split(last).next().is_some_and(|h| h.len() <= 3)) {
         return Some((digits.parse().ok()?, NumberStyle { group: Some(last), decimal: other(last), decimals: 0 }));
     }
-    if !all_same && kinds[..kinds.len() - 1].iter().any(|c| *c == last) {
+    if !all_same && kinds[..kinds.len() - 1].contains(&last) {
         return None;
     }
     let group = kinds.first().copied().filter(|c| *c != last);
@@ -269,10 +272,8 @@ pub fn render_number(value: f64, style: NumberStyle) -> String {
     };
     let mut grouped = String::new();
     for (n, c) in int.chars().enumerate() {
-        if n > 0 && (int.len() - n) % 3 == 0 {
-            if let Some(g) = style.group {
-                grouped.push(g);
-            }
+        if let Some(g) = style.group.filter(|_| n > 0 && (int.len() - n) % 3 == 0) {
+            grouped.push(g);
         }
         grouped.push(c);
     }

@@ -21,6 +21,7 @@ use serde_json::Value;
 pub use self::replay::{ReplayOptions, replay};
 pub use self::save::save;
 use crate::error::{Error, Result};
+use crate::protocol::ConfirmationRequest;
 use crate::store::Store;
 use crate::store::routines::RoutineRow;
 use crate::tools::PermissionScope;
@@ -43,6 +44,74 @@ pub struct Plan {
     /// Calls of the run not kept, and why (a snapshot only the model needed).
     #[serde(default)]
     pub left_out: Vec<String>,
+    /// Requests the user approved once for every replay, each bound to its
+    /// exact shape ([`StandingApproval`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub standing: Vec<StandingApproval>,
+}
+
+/// A question the user answered yes for every replay of the routine
+/// (`--remember-approval`): it is answered yes again only for a request of
+/// exactly this shape: the same tool, a scope no higher, the same site and
+/// destination, the same fields with the same values, and an amount in the
+/// same currency no higher than approved (none when none was). Anything
+/// else is asked as usual.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StandingApproval {
+    pub tool: String,
+    pub scope: PermissionScope,
+    #[serde(default)]
+    pub site: Option<String>,
+    #[serde(default)]
+    pub destination: Option<String>,
+    /// (name, value as shown: sensitive ones masked), sorted.
+    #[serde(default)]
+    pub fields: Vec<(String, String)>,
+    #[serde(default)]
+    pub amount: Option<f64>,
+    #[serde(default)]
+    pub currency: Option<String>,
+    /// What the user approved, as they were shown it.
+    pub summary: String,
+    pub approved_at: String,
+}
+
+impl StandingApproval {
+    /// The shape of `request`, approved now.
+    pub fn of(request: &ConfirmationRequest) -> StandingApproval {
+        StandingApproval {
+            tool: request.tool.clone(),
+            scope: request.scope,
+            site: request.site.clone(),
+            destination: request.destination.clone(),
+            fields: fields_of(request),
+            amount: request.amount.as_ref().map(|a| a.value),
+            currency: request.amount.as_ref().and_then(|a| a.currency.clone()),
+            summary: request.action_summary.clone(),
+            approved_at: crate::store::now(),
+        }
+    }
+
+    /// Whether `request` has this approval's shape (see the type).
+    pub fn covers(&self, request: &ConfirmationRequest) -> bool {
+        let amount_ok = match (self.amount, request.amount.as_ref()) {
+            (None, None) => true,
+            (Some(max), Some(a)) => a.currency == self.currency && a.value <= max,
+            _ => false,
+        };
+        request.tool == self.tool
+            && request.scope <= self.scope
+            && request.site == self.site
+            && request.destination == self.destination
+            && fields_of(request) == self.fields
+            && amount_ok
+    }
+}
+
+fn fields_of(request: &ConfirmationRequest) -> Vec<(String, String)> {
+    let mut fields: Vec<(String, String)> = request.fields.iter().map(|f| (f.name.clone(), f.value.clone())).collect();
+    fields.sort();
+    fields
 }
 
 /// One tool call of the plan.
@@ -173,7 +242,9 @@ fn not_replayable(tool: &str) -> Option<&'static str> {
         return None;
     }
     Some(match tool {
-        "browser_switch_tab" | "browser_close_tab" => "it names a tab by an id that lives only as long as the run's browser",
+        "browser_switch_tab" | "browser_close_tab" => {
+            "it names a tab by an id that lives only as long as the run's browser"
+        }
         "browser_retry" => "it runs another call chosen at the time",
         "human_solve_challenge" => "it hands the page to a person",
         t if t.starts_with("memory_") || t.starts_with("core_memory") || t.starts_with("archival_") => {
@@ -280,9 +351,8 @@ fn unknown_param(plan: &Plan, name: &str) -> Error {
 }
 
 fn check_param_name(name: &str) -> Result<()> {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let ok =
+        !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
     if ok {
         Ok(())
     } else {

@@ -7,20 +7,27 @@
 //! extraction.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::save::parse_item;
-use super::{Param, ParamKind, Plan, Step, TargetDescription, answer, find, plan_of, reads, rewrite_strings};
-use crate::context::CallContext;
+use super::{
+    Param, ParamKind, Plan, StandingApproval, Step, TargetDescription, answer, find, plan_of, reads, rewrite_strings,
+};
+use crate::context::{CallContext, Confirmer, StillThere};
 use crate::core::Core;
 use crate::error::{Error, ErrorCode, Result, WireError};
+use crate::protocol::{ChallengeAnswer, ChallengeRequest, ConfirmationRequest};
 use crate::store::Store;
 use crate::store::routines::ReplayRow;
 use crate::store::runs::{RunStatus, StopReason};
 use crate::store::tool_calls::{NewToolCall, ToolCallStatus};
+use crate::tools::catalogue::safety::ConfirmResultV1;
 use crate::tools::{PermissionScope, ToolResultV2};
 use crate::vocab::text::fold;
 
@@ -32,6 +39,71 @@ pub struct ReplayOptions {
     /// The user checked what an interrupted replay may have done: settle it
     /// and go on.
     pub after_interrupted: bool,
+    /// Keep what the user approves in this replay as the routine's standing
+    /// approvals ([`super::StandingApproval`]).
+    pub remember_approval: bool,
+}
+
+/// The caller's confirmer behind the routine's standing approvals: a
+/// request of an approved shape is answered yes without asking; any other
+/// goes to the caller's confirmer, and what a person approves there is
+/// learned when the replay was asked to remember it.
+#[derive(Debug)]
+struct Standing {
+    inner: Arc<dyn Confirmer>,
+    approvals: Vec<StandingApproval>,
+    remember: bool,
+    learned: Mutex<Vec<StandingApproval>>,
+    notes: Mutex<Vec<String>>,
+}
+
+impl Standing {
+    fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+        m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Confirmer for Standing {
+    fn confirm<'a>(
+        &'a self,
+        request: &'a ConfirmationRequest,
+    ) -> Pin<Box<dyn Future<Output = ConfirmResultV1> + Send + 'a>> {
+        Box::pin(async move {
+            if let Some(a) = self.approvals.iter().find(|a| a.covers(request)) {
+                Self::lock(&self.notes).push(format!(
+                    "{} ({}) approved by the routine's standing approval of {}",
+                    request.action_summary, request.scope, a.approved_at
+                ));
+                return ConfirmResultV1 {
+                    approved: true,
+                    user_edits: serde_json::Map::new(),
+                    reason: format!("the routine's standing approval of {} (same request shape)", a.approved_at),
+                };
+            }
+            let answer = self.inner.confirm(request).await;
+            // Only a person's plain yes is remembered (not `--yes`, not an edited one).
+            if self.remember && answer.approved && answer.user_edits.is_empty() && self.inner.answered_by() == "user" {
+                Self::lock(&self.learned).push(StandingApproval::of(request));
+            }
+            answer
+        })
+    }
+
+    fn challenge<'a>(
+        &'a self,
+        request: &'a ChallengeRequest,
+        still_there: StillThere<'a>,
+    ) -> Pin<Box<dyn Future<Output = ChallengeAnswer> + Send + 'a>> {
+        self.inner.challenge(request, still_there)
+    }
+
+    fn answered_by(&self) -> &'static str {
+        self.inner.answered_by()
+    }
+
+    fn waits_for_client(&self, tool: Option<&str>) {
+        self.inner.waits_for_client(tool);
+    }
 }
 
 /// What a replay did.
@@ -108,8 +180,20 @@ pub async fn replay(core: &Core, base: CallContext, name: &str, options: ReplayO
     let run = store.runs().create(&agent, None).await?;
     let params_json = serde_json::to_value(&values).unwrap_or_default();
     let journal = store.routines().begin_replay(&row.id, Some(&run.id), &params_json).await?;
+    let standing = Arc::new(Standing {
+        inner: Arc::clone(&base.confirmer),
+        approvals: plan.standing.clone(),
+        remember: options.remember_approval,
+        learned: Mutex::default(),
+        notes: Mutex::default(),
+    });
     // No model: no language, no model-assisted extraction.
-    let cx = base.with_run(run.id.clone()).with_fallback(None).with_language(None).with_steps(None);
+    let cx = base
+        .with_run(run.id.clone())
+        .with_fallback(None)
+        .with_language(None)
+        .with_steps(None)
+        .with_confirmer(Arc::clone(&standing) as Arc<dyn Confirmer>);
 
     let mut outcomes = Vec::new();
     let mut results: Vec<Option<Value>> = vec![None; plan.steps.len()];
@@ -172,6 +256,18 @@ pub async fn replay(core: &Core, base: CallContext, name: &str, options: ReplayO
         }
     }
 
+    notes.extend(Standing::lock(&standing.notes).drain(..));
+    let learned: Vec<StandingApproval> = Standing::lock(&standing.learned).drain(..).collect();
+    if !learned.is_empty() {
+        let mut kept = plan.clone();
+        for a in learned {
+            notes.push(format!("remembered for every replay: {} ({})", a.summary, a.scope));
+            kept.standing.retain(|s| !(s.tool == a.tool && s.destination == a.destination && s.site == a.site));
+            kept.standing.push(a);
+        }
+        let value = serde_json::to_value(&kept).map_err(|e| Error::internal("cannot write the plan").with_source(e))?;
+        store.routines().set_plan(&row.name, &value).await?;
+    }
     let answer = match (&plan.answer, status) {
         (Some(template), "completed") => {
             let (text, missing) = answer::render(template, &results);
@@ -193,8 +289,11 @@ pub async fn replay(core: &Core, base: CallContext, name: &str, options: ReplayO
         duration_ms: u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
     let report_json = serde_json::to_value(&report).unwrap_or_default();
-    let (run_status, reason) =
-        if status == "completed" { (RunStatus::Completed, Some(StopReason::EndTurn)) } else { (RunStatus::Failed, None) };
+    let (run_status, reason) = if status == "completed" {
+        (RunStatus::Completed, Some(StopReason::EndTurn))
+    } else {
+        (RunStatus::Failed, None)
+    };
     store.runs().set_status(&run.id, run_status, reason).await?;
     // The replay's last write: until it is durable a crash leaves the
     // replay `running`, reported by the next one.
@@ -243,10 +342,7 @@ fn check_value(param: &Param, value: &str) -> Result<()> {
     if param.kind == ParamKind::Url
         && !url::Url::parse(value).is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
     {
-        return Err(Error::invalid_arguments(format!(
-            "--param `{}`: `{value}` is not an http(s) address",
-            param.name
-        )));
+        return Err(Error::invalid_arguments(format!("--param `{}`: `{value}` is not an http(s) address", param.name)));
     }
     Ok(())
 }
@@ -442,7 +538,20 @@ fn candidates(
 /// Whether a snapshot line's kind is the description's role: the same, or
 /// a text field's input type (`date`, `email`...) for a `textbox`.
 fn same_kind(kind: &str, role: &str) -> bool {
-    const FIELDS: &[&str] = &["textbox", "searchbox", "date", "datetime-local", "email", "number", "password", "tel", "time", "url", "month", "week"];
+    const FIELDS: &[&str] = &[
+        "textbox",
+        "searchbox",
+        "date",
+        "datetime-local",
+        "email",
+        "number",
+        "password",
+        "tel",
+        "time",
+        "url",
+        "month",
+        "week",
+    ];
     kind == role || (FIELDS.contains(&kind) && FIELDS.contains(&role))
 }
 

@@ -107,7 +107,7 @@ pub async fn save(store: &Store, run_id: &str, name: &str) -> Result<RoutineView
         .and_then(|m| m.content.clone())
         .map(|t| mask(&t, &secrets))
         .unwrap_or_default();
-    let plan = Plan { version: PLAN_VERSION, task, steps, params, answer, left_out };
+    let plan = Plan { version: PLAN_VERSION, task, steps, params, answer, left_out, standing: Vec::new() };
     let value = serde_json::to_value(&plan).map_err(|e| Error::internal("cannot write the plan").with_source(e))?;
     let row = store.routines().create(name, Some(run_id), &value).await?;
     RoutineView::from_row(row)
@@ -249,17 +249,17 @@ fn describe_target(tool: &str, args: &Value, data: &Value, seen: &Seen) -> Optio
         }
         landmark = land;
     }
-    if role.is_none() {
-        if let Some((_, r, n)) = reported {
-            role = Some(r);
-            name = n;
-        }
+    if role.is_none()
+        && let Some((_, r, n)) = reported
+    {
+        role = Some(r);
+        name = n;
     }
-    if role.is_none() {
-        if let Some((r, n)) = selector.as_deref().and_then(role_selector) {
-            role = Some(r);
-            name = n;
-        }
+    if role.is_none()
+        && let Some((r, n)) = selector.as_deref().and_then(role_selector)
+    {
+        role = Some(r);
+        name = n;
     }
     let role = role.unwrap_or_else(|| if tool == "browser_type" { "textbox".into() } else { "element".into() });
     let name = name.map(|n| n.trim_end_matches('…').trim().to_owned()).filter(|n| !n.is_empty());
@@ -283,7 +283,11 @@ fn role_selector(selector: &str) -> Option<(String, Option<String>)> {
         return None;
     }
     let name = rest.find("name=").map(|at| {
-        rest[at + 5..].trim_start_matches(['"', '\'']).trim_end_matches([']', ' ']).trim_end_matches(['"', '\'']).to_owned()
+        rest[at + 5..]
+            .trim_start_matches(['"', '\''])
+            .trim_end_matches([']', ' '])
+            .trim_end_matches(['"', '\''])
+            .to_owned()
     });
     Some((role.to_ascii_lowercase(), name))
 }
@@ -338,10 +342,12 @@ fn kind_of_text(text: &str) -> ParamKind {
     let t = text.trim();
     let digits_and = |seps: &[char]| t.chars().all(|c| c.is_ascii_digit() || seps.contains(&c));
     let parts: Vec<&str> = t.split(['-', '/', '.']).collect();
-    if parts.len() == 3 && digits_and(&['-', '/', '.']) && parts.iter().all(|p| (1..=4).contains(&p.len())) {
-        if parts.iter().any(|p| p.len() == 4) {
-            return ParamKind::Date;
-        }
+    if parts.len() == 3
+        && digits_and(&['-', '/', '.'])
+        && parts.iter().all(|p| (1..=4).contains(&p.len()))
+        && parts.iter().any(|p| p.len() == 4)
+    {
+        return ParamKind::Date;
     }
     if !t.is_empty() && digits_and(&['.', ',', ' ']) && t.chars().any(|c| c.is_ascii_digit()) {
         return ParamKind::Number;

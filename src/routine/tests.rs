@@ -59,7 +59,15 @@ fn numbers_keep_their_style() {
 }
 
 fn plan_with(params: Vec<Param>) -> Plan {
-    Plan { version: PLAN_VERSION, task: String::new(), steps: vec![], params, answer: None, left_out: vec![] }
+    Plan {
+        version: PLAN_VERSION,
+        task: String::new(),
+        steps: vec![],
+        params,
+        answer: None,
+        left_out: vec![],
+        standing: vec![],
+    }
 }
 
 #[test]
@@ -119,4 +127,57 @@ fn tools_that_cannot_be_replayed_say_why() {
     assert!(not_replayable("browser_switch_tab").unwrap().contains("tab"));
     assert!(not_replayable("core_memory_append").unwrap().contains("memory"));
     assert!(not_replayable("shop__order").unwrap().contains("MCP"));
+}
+
+fn order_request(qty: &str, destination: &str, amount: Option<f64>) -> crate::protocol::ConfirmationRequest {
+    use crate::protocol::{AmountSource, ConfirmAmount, ConfirmField, ConfirmKind};
+    crate::protocol::ConfirmationRequest {
+        id: "c-1".into(),
+        tool: "browser_click".into(),
+        action_summary: "Đặt hàng".into(),
+        fields: vec![
+            ConfirmField { name: "qty".into(), label: "Số lượng".into(), value: qty.into(), masked: false },
+            ConfirmField { name: "phone".into(), label: "SĐT".into(), value: "••••4567".into(), masked: true },
+        ],
+        destination: Some(destination.into()),
+        url: Some("https://shop.vn/cart".into()),
+        origin: Some("https://shop.vn".into()),
+        page_total: None,
+        risks: vec![],
+        scope: PermissionScope::Payment,
+        risk_level: crate::tools::RiskLevel::High,
+        expires_at: String::new(),
+        run_id: None,
+        kind: ConfirmKind::Pay,
+        amount: amount.map(|value| ConfirmAmount {
+            value,
+            currency: Some("VND".into()),
+            source: AmountSource::Request,
+        }),
+        site: Some("shop.vn".into()),
+        target: Some("Đặt hàng".into()),
+        plain: vec![],
+    }
+}
+
+#[test]
+fn a_standing_approval_covers_its_exact_shape_and_lower_amounts() {
+    let approved = StandingApproval::of(&order_request("2", "https://shop.vn/checkout", Some(21_490_000.0)));
+    assert!(approved.covers(&order_request("2", "https://shop.vn/checkout", Some(21_490_000.0))));
+    assert!(approved.covers(&order_request("2", "https://shop.vn/checkout", Some(19_990_000.0))), "cheaper");
+    assert!(!approved.covers(&order_request("2", "https://shop.vn/checkout", Some(21_490_001.0))), "dearer");
+    assert!(!approved.covers(&order_request("2", "https://shop.vn/checkout", None)), "no amount to check");
+    assert!(!approved.covers(&order_request("3", "https://shop.vn/checkout", Some(1.0))), "another quantity");
+    assert!(!approved.covers(&order_request("2", "https://evil.vn/checkout", Some(1.0))), "elsewhere");
+    let mut publish = order_request("2", "https://shop.vn/checkout", Some(1.0));
+    publish.scope = PermissionScope::Destructive;
+    assert!(!approved.covers(&publish), "a higher scope");
+    let mut extra = order_request("2", "https://shop.vn/checkout", Some(1.0));
+    extra.fields.push(crate::protocol::ConfirmField {
+        name: "note".into(),
+        label: "Ghi chú".into(),
+        value: "x".into(),
+        masked: false,
+    });
+    assert!(!approved.covers(&extra), "another field");
 }

@@ -199,7 +199,10 @@ pub(crate) fn record_order(h: &Halley, site: &FixtureServer) -> String {
     let model = ModelServer::start(vec![
         Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("page/order")}))]),
         Turn::tool_calls(vec![ToolCall::new("browser_snapshot", json!({}))]),
-        Turn::tool_calls(vec![ToolCall::new("browser_type", json!({"selector": "#qty", "text": "2", "clear_first": true}))]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "browser_type",
+            json!({"selector": "#qty", "text": "2", "clear_first": true}),
+        )]),
         Turn::tool_calls(vec![ToolCall::new("browser_click", json!({"selector": "#buy"}))]),
         Turn::text("Đã đặt 2 chiếc."),
     ]);
@@ -269,11 +272,25 @@ async fn open_host(h: &Halley) -> Arc<Host> {
 
 /// `RunRoutine` as the panel sends it, its questions answered `approve`;
 /// the report and the questions asked.
-async fn replay_on(host: &Arc<Host>, params: Vec<(String, String)>, approve: bool) -> (Value, Vec<ConfirmationRequest>) {
+async fn replay_on(
+    host: &Arc<Host>,
+    params: Vec<(String, String)>,
+    approve: bool,
+) -> (Value, Vec<ConfirmationRequest>) {
+    replay_remembering(host, params, approve, false).await
+}
+
+/// [`replay_on`], keeping what is approved as standing approvals when `remember_approval`.
+async fn replay_remembering(
+    host: &Arc<Host>,
+    params: Vec<(String, String)>,
+    approve: bool,
+    remember_approval: bool,
+) -> (Value, Vec<ConfirmationRequest>) {
     let mut rx = host.subscribe();
     let replaying = {
         let host = Arc::clone(host);
-        let op = Op::RunRoutine { name: "đặt hàng".into(), params, after_interrupted: false };
+        let op = Op::RunRoutine { name: "đặt hàng".into(), params, after_interrupted: false, remember_approval };
         tokio::spawn(async move { host.handle(op).await })
     };
     tokio::pin!(replaying);
@@ -376,9 +393,60 @@ async fn an_approved_submit_is_asked_again_and_a_changed_page_is_handled_honestl
 
     let err = {
         let host = open_host(&h).await;
-        let e = host.handle(Op::RunRoutine { name: "nope".into(), params: vec![], after_interrupted: false }).await;
+        let op =
+            Op::RunRoutine { name: "nope".into(), params: vec![], after_interrupted: false, remember_approval: false };
+        let e = host.handle(op).await;
         host.close().await;
         e.unwrap_err()
     };
     assert_eq!(err.code(), ErrorCode::NotFound);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standing_approval_covers_only_the_request_it_approved() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    record_order(&h, &site);
+    let host = open_host(&h).await;
+    let five = || vec![("so_luong".to_owned(), "5".to_owned())];
+
+    // Approved once, remembered.
+    let (report, asked) = replay_remembering(&host, five(), true, true).await;
+    assert_eq!((report["status"].as_str(), asked.len()), (Some("completed"), 1), "{report}");
+    assert!(report["notes"].to_string().contains("remembered for every replay"), "{report}");
+    let Reply::Routine { routine } = host.handle(Op::ShowRoutine { name: "đặt hàng".into() }).await.unwrap() else {
+        panic!()
+    };
+    let standing = &routine["plan"]["standing"][0];
+    assert_eq!(standing["destination"], site.url("checkout"), "{routine}");
+    assert_eq!(standing["fields"], json!([["qty", "5"]]));
+    assert_eq!(site.posts().len(), 2);
+
+    // The same order again: not asked (a question would be refused here).
+    let (report, asked) = replay_on(&host, five(), false).await;
+    assert_eq!((report["status"].as_str(), asked.len()), (Some("completed"), 0), "{report}");
+    assert!(report["notes"].to_string().contains("standing approval"), "{report}");
+    assert_eq!((site.posts().len(), site.posts().last().unwrap().field("qty")), (3, Some("5")));
+
+    // Another quantity: another request, asked again (refused: nothing sent).
+    let (report, asked) = replay_on(&host, vec![("so_luong".into(), "6".into())], false).await;
+    assert_eq!((report["status"].as_str(), asked.len()), (Some("stopped"), 1), "{report}");
+    assert_eq!(site.posts().len(), 3);
+
+    // Same button, same quantity, but the form now goes elsewhere: asked.
+    site.set_html("order", &order_page("buy", "Đặt hàng").replace("action=\"/checkout\"", "action=\"/submit\""));
+    let (report, asked) = replay_on(&host, five(), false).await;
+    assert_eq!((report["status"].as_str(), asked.len()), (Some("stopped"), 1), "{report}");
+    assert_eq!(site.posts().len(), 3);
+
+    // Forgotten: the original order asks again.
+    site.set_html("order", &order_page("buy", "Đặt hàng"));
+    host.handle(Op::ForgetRoutineApprovals { name: "đặt hàng".into() }).await.unwrap();
+    let (report, asked) = replay_on(&host, five(), false).await;
+    assert_eq!((report["status"].as_str(), asked.len()), (Some("stopped"), 1), "{report}");
+    assert_eq!(site.posts().len(), 3);
+    host.close().await;
 }
