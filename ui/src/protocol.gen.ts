@@ -728,7 +728,14 @@ export type Op =
     name: string,
     params?: Array<[string, string]>,
     after_interrupted?: boolean,
-  };
+    /**
+     * Keep what the user approves in this replay as the routine's
+     * standing approvals: later replays sending exactly the same
+     * request (destination, fields, an amount no higher) are not asked.
+     */
+    remember_approval?: boolean,
+  }
+  | { "type": "forget_routine_approvals", name: string };
 
 /**
  * What a tool may do to the world, from harmless to hard to undo
