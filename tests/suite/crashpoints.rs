@@ -169,6 +169,33 @@ fn count(data: &Path, query: &'static str) -> i64 {
     sql(data, async move |c| sqlx::query_scalar::<_, i64>(query).fetch_one(c).await.unwrap())
 }
 
+/// `halley ARGS...` on a terminal (`script` gives it a pty) answering `y`
+/// to `answers` questions; its exit status (`script -e`: 128 + the signal
+/// for a killed one) and everything it printed.
+fn in_terminal(args: Vec<String>, env: &[(&str, String)], answers: usize) -> (std::process::ExitStatus, String) {
+    let line = std::iter::once(env!("CARGO_BIN_EXE_halley").to_owned())
+        .chain(args)
+        .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut child =
+        scenario_env(Command::new("script").args(["-q", "-e", "-c", &format!("exec {line}"), "/dev/null"]), env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        let _ = stdin.write_all("y\n".repeat(answers).as_bytes());
+        // Kept open: `script` ends the session when its input does.
+        std::mem::forget(stdin);
+    }
+    let out = child.wait_with_output().unwrap();
+    (out.status, String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// What a sweep did, printed as a table row.
 struct Sweep {
     scenario: &'static str,
@@ -498,27 +525,7 @@ fn crash_points_run_with_a_confirmed_submit() {
             "--max-steps".into(),
             "64".into(),
         ]);
-        let line = std::iter::once(env!("CARGO_BIN_EXE_halley").to_owned())
-            .chain(args)
-            .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
-            .collect::<Vec<_>>()
-            .join(" ");
-        let mut child =
-            scenario_env(Command::new("script").args(["-q", "-e", "-c", &format!("exec {line}"), "/dev/null"]), env)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-        {
-            use std::io::Write;
-            let mut stdin = child.stdin.take().unwrap();
-            let _ = stdin.write_all("y\n".repeat(4).as_bytes());
-            // Kept open: `script` ends the session when its input does.
-            std::mem::forget(stdin);
-        }
-        let out = child.wait_with_output().unwrap();
-        (out.status, String::from_utf8_lossy(&out.stdout).into_owned())
+        in_terminal(args, env, 4)
     };
 
     let template = made_database(&h);
@@ -1058,27 +1065,8 @@ fn crash_points_routine_replay_with_an_order() {
             .map(|s| (*s).to_owned())
             .collect();
         args.extend(extra.iter().map(|s| (*s).to_owned()));
-        let line = std::iter::once(env!("CARGO_BIN_EXE_halley").to_owned())
-            .chain(args)
-            .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
-            .collect::<Vec<_>>()
-            .join(" ");
-        // A terminal for the order's question (`script` gives a pty), answered yes.
-        let mut child =
-            scenario_env(Command::new("script").args(["-q", "-e", "-c", &format!("exec {line}"), "/dev/null"]), env)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-        {
-            use std::io::Write;
-            let mut stdin = child.stdin.take().unwrap();
-            let _ = stdin.write_all("y\n".repeat(2).as_bytes());
-            std::mem::forget(stdin);
-        }
-        let out = child.wait_with_output().unwrap();
-        (out.status, String::from_utf8_lossy(&out.stdout).into_owned())
+        // A terminal for the order's question, answered yes.
+        in_terminal(args, env, 2)
     };
 
     let (counting, log) = counting_copy(&template, &work);
