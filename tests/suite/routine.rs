@@ -450,3 +450,34 @@ async fn a_standing_approval_covers_only_the_request_it_approved() {
     assert_eq!(site.posts().len(), 3);
     host.close().await;
 }
+
+#[test]
+fn profile_values_never_reach_the_plan_in_clear() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    site.set_page("laptop", product("Laptop ASUS Vivobook 15", 21_490_000));
+    let h = Halley::new();
+    let set = h.call("user_profile_set", &json!({"set": {"contact.phone": "0901234567"}}));
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    // The user's own words hold the number; the model repeats it.
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("watched/laptop")}))]),
+        Turn::tool_calls(vec![ToolCall::new("browser_extract", json!({"schema": {"price": "number"}}))]),
+        Turn::text("Giá 21.490.000 ₫; tôi sẽ báo qua số 090 123 4567."),
+    ]);
+    let run_id = record(&h, &model, "Xem giá rồi báo tôi qua số 0901234567");
+    let saved = h.run(&["routine", "save", &run_id, "--name", "báo giá", "--json"]);
+    assert_eq!(saved.code, 0, "{}", saved.stderr);
+    let plan = saved.json()["plan"].clone();
+    let text = plan.to_string();
+    assert!(!text.contains("0901234567") && !text.contains("090 123 4567"), "{text}");
+    assert_eq!(plan["task"], "Xem giá rồi báo tôi qua số {{profile.contact.phone}}");
+    assert_eq!(plan["answer"]["text"], "Giá {{slot.0}} ₫; tôi sẽ báo qua số {{profile.contact.phone}}.");
+    drop(model);
+    site.change_page("laptop", |p| p.price = 20_990_000);
+    let run = replay(&h, "báo giá", &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.json()["answer"], "Giá 20.990.000 ₫; tôi sẽ báo qua số {{profile.contact.phone}}.");
+}
