@@ -20,6 +20,7 @@ pub mod notify;
 pub mod oauth;
 pub mod paths;
 pub mod protocol;
+pub mod routine;
 pub mod search;
 pub mod secrets;
 pub mod skills;

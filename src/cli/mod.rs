@@ -9,6 +9,7 @@ mod mcp;
 mod memory;
 mod model_keys;
 mod models;
+mod routine;
 mod rules;
 mod run;
 mod runs;
@@ -109,6 +110,10 @@ pub enum Command {
     /// Search API key (OS keyring).
     #[command(subcommand)]
     Search(search::SearchCommand),
+    /// Routines: a finished run kept as a plan and replayed without the
+    /// model, every step still gated.
+    #[command(subcommand)]
+    Routine(routine::RoutineCommand),
     /// Print where Halley keeps its data.
     Paths {
         /// Print JSON.
@@ -148,6 +153,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Mcp(cmd) => mcp::run(cmd, cli.data_dir.as_deref(), browser).await,
         Command::Auth(cmd) => auth::run(cmd, cli.data_dir.as_deref(), browser).await,
         Command::Search(cmd) => search::run(cmd, cli.data_dir.as_deref()).await,
+        Command::Routine(cmd) => routine::run(cmd, cli.data_dir.as_deref(), browser).await,
         Command::Paths { json } => paths(cli.data_dir.as_deref(), json),
     }
 }

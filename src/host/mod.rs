@@ -16,6 +16,7 @@ mod mcp_servers;
 pub mod memory;
 pub mod models;
 mod ops;
+mod routines;
 mod run;
 pub mod settings;
 pub mod tabs;
@@ -365,6 +366,19 @@ impl Host {
                 self.core.remove_mcp_server(&name).await?;
                 ops::mcp_servers(&self.core).await
             }
+            // [ops: routines]
+            Op::SaveRoutine { run_id, name } => self.save_routine(&run_id, &name).await,
+            Op::ListRoutines => self.list_routines().await,
+            Op::ShowRoutine { name } => self.show_routine(&name).await,
+            Op::DeleteRoutine { name } => self.delete_routine(&name).await,
+            Op::EditRoutineParams { name, rename, set, require } => {
+                self.edit_routine_params(&name, crate::routine::ParamEdits { rename, set, require }).await
+            }
+            Op::RunRoutine { name, params, after_interrupted, remember_approval } => {
+                let options = crate::routine::ReplayOptions { params, after_interrupted, remember_approval };
+                self.run_routine(caller, &name, options).await
+            }
+            Op::ForgetRoutineApprovals { name } => self.forget_routine_approvals(&name).await,
             Op::ApiInfo => {
                 let secrets = crate::secrets::SecretStore::os()?;
                 let token = crate::secrets::token::get_or_create(&secrets, self.core.data_dir()).await?;

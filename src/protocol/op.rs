@@ -478,7 +478,65 @@ pub enum Op {
         #[serde(default)]
         #[ts(as = "Option<_>", optional)]
         tags: Vec<String>,
+    }, // [ops: routines]
+    /// Keep finished run `run_id` as routine `name`: its calls as a plan
+    /// (targets described by role, name and landmark; profile values as
+    /// placeholders), the parameters proposed from it and its answer as a
+    /// template. Replies [`Reply::Routine`]; `not_found` for an unknown run,
+    /// `invalid_arguments` for a run that did not complete, one that used a
+    /// tool a replay cannot redo (named), or a name taken.
+    SaveRoutine { run_id: String, name: String },
+    /// Every routine. Replies [`Reply::Routines`].
+    ListRoutines,
+    /// One routine with its plan and its latest replays. Replies
+    /// [`Reply::Routine`]; `not_found` for an unknown routine.
+    ShowRoutine { name: String },
+    /// Delete a routine and its replays' records. Replies [`Reply::Done`];
+    /// `not_found` for an unknown routine.
+    DeleteRoutine { name: String },
+    /// Edit a routine's parameters: rename (`old`, `new`), set defaults
+    /// (`name`, `value`), require some at each replay. Replies
+    /// [`Reply::Routine`]; `invalid_arguments` naming an unknown parameter.
+    EditRoutineParams {
+        name: String,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        rename: Vec<(String, String)>,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        set: Vec<(String, String)>,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        require: Vec<String>,
     },
+    /// Replay routine `name` without the model, each step through the gate
+    /// as a live call (the caller's confirmer answers its questions),
+    /// `params` (`name`, `value`) over its defaults. Replies
+    /// [`Reply::RoutineReplayed`] when it ends (stopped or failed replays
+    /// too, with the step and why); `not_found` for an unknown routine,
+    /// `invalid_arguments` for a parameter unknown, missing or bad,
+    /// `cancelled` when its last replay was cut short at a step that may
+    /// have taken effect (until `after_interrupted`). A question whose
+    /// request has the shape of one of the routine's standing approvals is
+    /// answered yes without asking.
+    RunRoutine {
+        name: String,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        params: Vec<(String, String)>,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        after_interrupted: bool,
+        /// Keep what the user approves in this replay as the routine's
+        /// standing approvals: later replays sending exactly the same
+        /// request (destination, fields, an amount no higher) are not asked.
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        remember_approval: bool,
+    },
+    /// Drop a routine's standing approvals: its replays ask again. Replies
+    /// [`Reply::Routine`]; `not_found` for an unknown routine.
+    ForgetRoutineApprovals { name: String },
 }
 
 fn default_limit() -> u32 {

@@ -112,6 +112,20 @@ pub enum Reply {
     AccountRecords {
         accounts: Vec<Value>,
     },
+    /// A routine: its name, id, source run, plan (steps, parameters, the
+    /// answer's template) and, when shown, its latest replays.
+    Routine {
+        routine: Value,
+    },
+    /// Every routine, by name.
+    Routines {
+        routines: Vec<Value>,
+    },
+    /// A replay's report: its status, the answer written from the template,
+    /// each step's outcome, where and why it stopped (with a screenshot).
+    RoutineReplayed {
+        report: Value,
+    },
     /// An MCP server attached, with its tools as the model sees them
     /// (`server__tool`), in the order the server listed them.
     McpServerAttached {

@@ -28,6 +28,7 @@ pub mod messages;
 pub mod oauth;
 pub mod profile;
 pub mod provider_traces;
+pub mod routines;
 pub mod runs;
 pub mod settings;
 pub mod steps;

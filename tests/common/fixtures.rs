@@ -191,6 +191,8 @@ pub struct WatchedPage {
 }
 
 type Pages = Arc<Mutex<std::collections::HashMap<String, WatchedPage>>>;
+/// Whole pages a test writes (`/page/{name}`, `FixtureServer::set_html`).
+type Htmls = Arc<Mutex<std::collections::HashMap<String, String>>>;
 
 fn lock(log: &Log) -> MutexGuard<'_, Vec<Recorded>> {
     log.lock().unwrap_or_else(|e| e.into_inner())
@@ -202,6 +204,7 @@ pub struct FixtureServer {
     other: SocketAddr,
     log: Log,
     pages: Pages,
+    htmls: Htmls,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -220,6 +223,7 @@ impl FixtureServer {
         let other = other_l.local_addr().expect("local addr");
         let log = Log::default();
         let pages = Pages::default();
+        let htmls = Htmls::default();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = |host| {
             router(App {
@@ -228,6 +232,7 @@ impl FixtureServer {
                 other: format!("http://{other}"),
                 log: log.clone(),
                 pages: pages.clone(),
+                htmls: htmls.clone(),
             })
         };
         let (main_app, other_app) = (app(Host::Main), app(Host::Other));
@@ -246,7 +251,7 @@ impl FixtureServer {
                 rt.shutdown_background();
             })
             .expect("spawn fixture server");
-        FixtureServer { main, other, log, pages, stop: Some(stop), thread: Some(thread) }
+        FixtureServer { main, other, log, pages, htmls, stop: Some(stop), thread: Some(thread) }
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -298,6 +303,11 @@ impl FixtureServer {
         change(pages.entry(name.to_owned()).or_default());
     }
 
+    /// Serve `html` at `/page/{name}` from now on (replacing what was there).
+    pub fn set_html(&self, name: &str, html: &str) {
+        self.htmls.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_owned(), html.to_owned());
+    }
+
     /// Forget what was recorded.
     pub fn clear(&self) {
         lock(&self.log).clear();
@@ -337,6 +347,7 @@ struct App {
     other: String,
     log: Log,
     pages: Pages,
+    htmls: Htmls,
 }
 
 /// The parsed form of the current request, for handlers that echo it.
@@ -371,6 +382,7 @@ fn router(app: App) -> Router {
         .route("/collect", any(collect))
         .route("/cross-frame", get(cross_frame))
         .route("/watched/{name}", get(watched))
+        .route("/page/{name}", get(written))
         .route("/searxng/search", get(searxng))
         .route("/searxng-down/search", get(|| async { (StatusCode::INTERNAL_SERVER_ERROR, "upstream error") }))
         .route("/brave/res/v1/web/search", get(brave))
@@ -731,6 +743,14 @@ async fn watched(State(app): State<App>, UrlPath(name): UrlPath<String>) -> Resp
         ),
     };
     Html(html).into_response()
+}
+
+async fn written(State(app): State<App>, UrlPath(name): UrlPath<String>) -> Response {
+    let found = app.htmls.lock().unwrap_or_else(|e| e.into_inner()).get(&name).cloned();
+    match found {
+        Some(html) => Html(html).into_response(),
+        None => (StatusCode::NOT_FOUND, Html(page("Không tìm thấy trang", "<h1>404</h1>"))).into_response(),
+    }
 }
 
 async fn status(UrlPath(code): UrlPath<u16>) -> Response {

@@ -169,6 +169,33 @@ fn count(data: &Path, query: &'static str) -> i64 {
     sql(data, async move |c| sqlx::query_scalar::<_, i64>(query).fetch_one(c).await.unwrap())
 }
 
+/// `halley ARGS...` on a terminal (`script` gives it a pty) answering `y`
+/// to `answers` questions; its exit status (`script -e`: 128 + the signal
+/// for a killed one) and everything it printed.
+fn in_terminal(args: Vec<String>, env: &[(&str, String)], answers: usize) -> (std::process::ExitStatus, String) {
+    let line = std::iter::once(env!("CARGO_BIN_EXE_halley").to_owned())
+        .chain(args)
+        .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut child =
+        scenario_env(Command::new("script").args(["-q", "-e", "-c", &format!("exec {line}"), "/dev/null"]), env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        let _ = stdin.write_all("y\n".repeat(answers).as_bytes());
+        // Kept open: `script` ends the session when its input does.
+        std::mem::forget(stdin);
+    }
+    let out = child.wait_with_output().unwrap();
+    (out.status, String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// What a sweep did, printed as a table row.
 struct Sweep {
     scenario: &'static str,
@@ -498,27 +525,7 @@ fn crash_points_run_with_a_confirmed_submit() {
             "--max-steps".into(),
             "64".into(),
         ]);
-        let line = std::iter::once(env!("CARGO_BIN_EXE_halley").to_owned())
-            .chain(args)
-            .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
-            .collect::<Vec<_>>()
-            .join(" ");
-        let mut child =
-            scenario_env(Command::new("script").args(["-q", "-e", "-c", &format!("exec {line}"), "/dev/null"]), env)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-        {
-            use std::io::Write;
-            let mut stdin = child.stdin.take().unwrap();
-            let _ = stdin.write_all("y\n".repeat(4).as_bytes());
-            // Kept open: `script` ends the session when its input does.
-            std::mem::forget(stdin);
-        }
-        let out = child.wait_with_output().unwrap();
-        (out.status, String::from_utf8_lossy(&out.stdout).into_owned())
+        in_terminal(args, env, 4)
     };
 
     let template = made_database(&h);
@@ -1031,6 +1038,81 @@ fn crash_points_oauth_refresh() {
     let (status, out, err) = halley(&last, &["auth", "check", "--all"], &[]);
     let worked = out.lines().filter(|l| l.contains("signed in as")).count();
     sweep.check(status.success() && worked == accounts.len(), || format!("after the sweep: {out}{err}"));
+    sweep.report();
+    assert!(sweep.kills > 0);
+}
+
+// ------------------------------------------------ (e) a routine's replay
+
+/// (e) A routine's replay with an approved order (`halley routine run` on
+/// a terminal answered yes), killed at its chosen points, then replayed
+/// again as the user would: the form is never POSTed twice on its own. A
+/// replay cut during the order step (or after an approval) is reported
+/// and refused until `--after-interrupted`; one cut earlier is done again.
+#[test]
+fn crash_points_routine_replay_with_an_order() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    let work = h.tmp.path().join("kills");
+    crate::suite::routine::record_order(&h, &site);
+    let template = h.data_dir();
+    let replay = |data: &Path, extra: &[&str], env: &[(&str, String)]| {
+        let mut args: Vec<String> = ["--data-dir", &path(data), "--headless", "routine", "run", "đặt hàng", "--json"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        args.extend(extra.iter().map(|s| (*s).to_owned()));
+        // A terminal for the order's question, answered yes.
+        in_terminal(args, env, 2)
+    };
+
+    let (counting, log) = counting_copy(&template, &work);
+    let posts = site.posts().len();
+    let (status, out) = replay(&counting, &[], &[("HALLEY_CRASH_LOG", path(&log))]);
+    assert!(status.success(), "{status:?} {out}");
+    assert_eq!(site.posts().len(), posts + 1, "the approved replay orders once: {out}");
+    let points = read_points(&log);
+    let order = points.iter().find(|p| p.name == "before side effect: tool browser_click").unwrap().n;
+    let mut sweep = Sweep::new("routine replay + order", points.len());
+
+    for point in chosen(&points, 6, "browser_click") {
+        let data = kill_copy(&template, &work, &point);
+        let posts = site.posts().len();
+        let (status, out) = replay(&data, &[], &[("HALLEY_CRASH_AT", point.n.to_string())]);
+        sweep.check(status.code() == Some(137), || format!("point {point:?} did not kill: {status:?} {out}"));
+        sweep.killed(&point);
+        kill_left_behind(&data);
+        sweep.check(integrity_ok(&data), || format!("integrity after a kill at {point:?}"));
+        let killed_sent = site.posts().len() - posts;
+        sweep.check(killed_sent <= 1, || format!("the killed replay POSTed {killed_sent} times at {point:?}"));
+
+        // The user replays again, without saying they checked anything.
+        let (status, again) = replay(&data, &[], &[]);
+        let sent = site.posts().len() - posts;
+        sweep.check(sent <= 1, || format!("the order was POSTed {sent} times after a kill at {point:?}: {again}"));
+        if status.success() {
+            sweep.check(sent == 1, || format!("a completed replay after {point:?} sent {sent}: {again}"));
+        } else {
+            // Refused: the cut replay is reported, naming its order step.
+            sweep.check(again.contains("[cancelled]") && again.contains("after step 3 (browser_click"), || {
+                format!("after a kill at {point:?} the replay neither ran nor said why: {again}")
+            });
+            sweep.check(sent == killed_sent, || format!("the refused replay sent something after {point:?}"));
+            // The user checked: told so, the routine replays.
+            let (status, checked) = replay(&data, &["--after-interrupted"], &[]);
+            sweep.check(status.success(), || format!("--after-interrupted after {point:?}: {checked}"));
+        }
+        if point.n < order {
+            // Killed before the order left: nothing of it reached the site.
+            sweep.check(killed_sent == 0, || format!("POSTed before its side effect point {point:?}"));
+        }
+        let unsettled = count(&data, "SELECT COUNT(*) FROM routine_replays WHERE status = 'running'");
+        sweep.check(unsettled == 0, || format!("{unsettled} replays left running after {point:?}"));
+        let _ = std::fs::remove_dir_all(&data);
+    }
     sweep.report();
     assert!(sweep.kills > 0);
 }

@@ -38,6 +38,7 @@ mod no_browser_left;
 mod oauth;
 mod ollama;
 mod ollama_models;
+mod routine;
 mod runs_traces;
 mod shopping_skills;
 mod soak;

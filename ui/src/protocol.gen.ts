@@ -732,7 +732,31 @@ export type Op =
   }
   | { "type": "embed_archival" }
   | { "type": "list_archival", limit?: number }
-  | { "type": "add_archival", text: string, tags?: Array<string> };
+  | { "type": "add_archival", text: string, tags?: Array<string> }
+  | { "type": "save_routine", run_id: string, name: string }
+  | { "type": "list_routines" }
+  | { "type": "show_routine", name: string }
+  | { "type": "delete_routine", name: string }
+  | {
+    "type": "edit_routine_params",
+    name: string,
+    rename?: Array<[string, string]>,
+    set?: Array<[string, string]>,
+    require?: Array<string>,
+  }
+  | {
+    "type": "run_routine",
+    name: string,
+    params?: Array<[string, string]>,
+    after_interrupted?: boolean,
+    /**
+     * Keep what the user approves in this replay as the routine's
+     * standing approvals: later replays sending exactly the same
+     * request (destination, fields, an amount no higher) are not asked.
+     */
+    remember_approval?: boolean,
+  }
+  | { "type": "forget_routine_approvals", name: string };
 
 /**
  * What a tool may do to the world, from harmless to hard to undo
@@ -803,6 +827,9 @@ export type Reply =
   | { "type": "account_user_info", name: string, userinfo: JsonValue }
   | { "type": "account_disconnected", name: string, revoked: boolean | null }
   | { "type": "account_records", accounts: Array<JsonValue> }
+  | { "type": "routine", routine: JsonValue }
+  | { "type": "routines", routines: Array<JsonValue> }
+  | { "type": "routine_replayed", report: JsonValue }
   | {
     "type": "mcp_server_attached",
     name: string,

@@ -83,6 +83,10 @@ pub struct FindMatch {
     pub element_ref: Option<String>,
     /// The snapshot line.
     pub line: String,
+    /// The landmark the line sits in, as the snapshot heads it
+    /// (`## form #checkout`), when it is not a table row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
 }
 
 /// `data` of `browser_find`.

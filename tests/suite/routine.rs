@@ -1,0 +1,483 @@
+//! Routines end to end on real Chromium and the fixture site: a run
+//! recorded with the scripted model is saved, the model server is stopped,
+//! and the routine replays through the gate (`halley routine`, and the
+//! host's `RunRoutine` op as the panel sends it).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use halley::core::BrowserSettings;
+use halley::host::Host;
+use halley::protocol::{ConfirmationRequest, Event, Op, Reply};
+use halley::{DataDir, ErrorCode};
+use pretty_assertions::assert_eq;
+use serde_json::{Map, Value, json};
+
+use crate::common::browser::have_browser;
+use crate::common::fixtures::{FixtureServer, WatchedPage};
+use crate::common::model_server::{ModelServer, ToolCall, Turn};
+use crate::common::{Halley, Run};
+
+/// `halley run TASK` against `model`, and the id of the run it recorded.
+fn record(h: &Halley, model: &ModelServer, task: &str) -> String {
+    let run = h.run_model(task, &model.base_url(), &["--confirm", "deny"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let last = run.events().last().cloned().unwrap();
+    assert_eq!(last["type"], "final", "{}", run.stdout);
+    last["run_id"].as_str().unwrap().to_owned()
+}
+
+fn replay(h: &Halley, name: &str, extra: &[&str]) -> Run {
+    let mut args = vec!["--headless", "routine", "run", name, "--json", "--confirm", "deny"];
+    args.extend_from_slice(extra);
+    h.run(&args)
+}
+
+fn product(name: &str, price: u64) -> WatchedPage {
+    WatchedPage { name: name.into(), price, in_stock: true, ..WatchedPage::default() }
+}
+
+#[test]
+fn a_saved_routine_reads_the_current_price_without_the_model() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    site.set_page("laptop", product("Laptop ASUS Vivobook 15", 21_490_000));
+    site.set_page("phone", product("Điện thoại Galaxy A55", 8_990_000));
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("watched/laptop")}))]),
+        Turn::tool_calls(vec![ToolCall::new("browser_snapshot", json!({}))]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "browser_extract",
+            json!({"schema": {"name": "string", "price": "number"}}),
+        )]),
+        Turn::text("Laptop ASUS Vivobook 15 giá 21.490.000 ₫."),
+    ]);
+    let h = Halley::new();
+    let run_id = record(&h, &model, "Laptop này giá bao nhiêu?");
+    assert_eq!(model.request_count(), 4);
+    drop(model); // the model server is stopped: nothing answers there any more
+
+    let saved = h.run(&["routine", "save", &run_id, "--name", "giá laptop", "--json"]);
+    assert_eq!(saved.code, 0, "{}", saved.stderr);
+    let routine = saved.json();
+    let plan = &routine["plan"];
+    let tools: Vec<&str> = plan["steps"].as_array().unwrap().iter().map(|s| s["tool"].as_str().unwrap()).collect();
+    assert_eq!(tools, vec!["browser_navigate", "browser_extract"], "the snapshot is left out: {plan}");
+    assert_eq!(plan["steps"][0]["args"], json!({"url": "{{param.url}}"}));
+    assert_eq!(
+        plan["params"],
+        json!([{"name": "url", "kind": "url", "default": site.url("watched/laptop"),
+                "used_in": "step 1 browser_navigate url"}])
+    );
+    assert_eq!(plan["answer"]["text"], "{{slot.0}} giá {{slot.1}} ₫.");
+    assert_eq!(plan["answer"]["slots"][1]["pointer"], "/data/price");
+
+    // The page changed since: the replay reads the price it shows now.
+    site.change_page("laptop", |p| p.price = 19_990_000);
+    let first = replay(&h, "giá laptop", &[]);
+    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    let report = first.json();
+    assert_eq!(report["status"], "completed");
+    assert_eq!(report["answer"], "Laptop ASUS Vivobook 15 giá 19.990.000 ₫.");
+    assert_eq!(report["steps"].as_array().unwrap().len(), 2);
+
+    // Another product through the parameter.
+    let other = replay(&h, "giá laptop", &["--param", &format!("url={}", site.url("watched/phone"))]);
+    assert_eq!(other.code, 0, "{}\n{}", other.stdout, other.stderr);
+    assert_eq!(other.json()["answer"], "Điện thoại Galaxy A55 giá 8.990.000 ₫.");
+
+    // Each replay is a run of its own, its calls in the timeline.
+    let shown = h.run(&["runs", "show", report["run_id"].as_str().unwrap(), "--json"]);
+    assert_eq!(shown.code, 0, "{}", shown.stderr);
+    let shown = shown.json();
+    assert_eq!(shown["status"], "completed");
+    let calls: Vec<&str> =
+        shown["tool_calls"].as_array().unwrap().iter().map(|c| c["tool"].as_str().unwrap()).collect();
+    assert_eq!(calls, vec!["browser_navigate", "browser_extract"]);
+
+    let listed = h.run(&["routine", "list", "--json"]);
+    assert_eq!(listed.json().as_array().unwrap().len(), 1);
+    let show = h.run(&["routine", "show", "giá laptop", "--json"]);
+    assert_eq!(show.json()["replays"].as_array().unwrap().len(), 2, "{}", show.stdout);
+}
+
+#[test]
+fn bad_input_gets_clear_errors() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    site.set_page("laptop", product("Laptop", 10_000_000));
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("watched/laptop")}))]),
+        Turn::text("Đã mở trang."),
+    ]);
+    let h = Halley::new();
+    let run_id = record(&h, &model, "Mở trang");
+    let saved = h.run(&["routine", "save", &run_id, "--name", "mở"]);
+    assert_eq!(saved.code, 0, "{}", saved.stderr);
+
+    let cases: [(&[&str], i32, &str); 8] = [
+        (&["routine", "run", "không có"], 2, "[not_found]: no routine `không có`; there are: mở"),
+        (&["routine", "run", "mở", "--param", "url"], 2, "is not NAME=VALUE"),
+        (&["routine", "run", "mở", "--param", "colour=đỏ"], 2, "no parameter `colour`; it takes: url"),
+        (&["routine", "run", "mở", "--param", "url=file:///etc/passwd"], 2, "not an http(s) address"),
+        (&["routine", "save", "run-nope", "--name", "x"], 2, "[not_found]: no run `run-nope`"),
+        (&["routine", "save", &run_id, "--name", "mở"], 2, "a routine named `mở` exists already"),
+        (&["routine", "params", "mở", "--rename", "nope=x"], 2, "no parameter `nope`"),
+        (&["routine", "delete", "không có"], 2, "[not_found]"),
+    ];
+    for (args, code, message) in cases {
+        let run = h.run(args);
+        assert_eq!(run.code, code, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(message), "{args:?}: {}", run.stderr);
+    }
+    // A parameter made required must be given.
+    let required = h.run(&["routine", "params", "mở", "--require", "url"]);
+    assert_eq!(required.code, 0, "{}", required.stderr);
+    assert!(required.stdout.contains("param url (url) (required)"), "{}", required.stdout);
+    let missing = h.run(&["routine", "run", "mở"]);
+    assert_eq!(missing.code, 2);
+    assert!(missing.stderr.contains("missing parameter `url`"), "{}", missing.stderr);
+
+    // A run that failed cannot be saved.
+    let broken = ModelServer::start(vec![Turn::http_error(500, None); 4]);
+    let failed = h.run_model("Hỏng", &broken.base_url(), &[]);
+    assert_ne!(failed.code, 0);
+    let failed_id = h.run(&["runs", "list", "--json"]).json()[0]["id"].as_str().unwrap().to_owned();
+    let refused = h.run(&["routine", "save", &failed_id, "--name", "hỏng"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(refused.stderr.contains("did not complete (it is failed"), "{}", refused.stderr);
+
+    // A run that used a tool a replay cannot redo: named.
+    let memory = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("watched/laptop")}))]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "core_memory_append",
+            json!({"label": "human", "content": "Thích laptop mỏng"}),
+        )]),
+        Turn::text("Đã ghi nhớ."),
+    ]);
+    let memory_run = record(&h, &memory, "Nhớ giúp tôi");
+    let refused = h.run(&["routine", "save", &memory_run, "--name", "nhớ"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("it used `core_memory_append`, which cannot be replayed (it edits the model's memory)"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(h.run(&["routine", "list", "--json"]).json().as_array().unwrap().len(), 1, "nothing more was saved");
+}
+
+/// The order form: a quantity and a submit button posting to `/checkout`.
+fn order_page(button_id: &str, label: &str) -> String {
+    format!(
+        r#"<!doctype html><html lang="vi"><head><meta charset="utf-8"><title>Đặt hàng</title></head>
+<body><main><h1>Giỏ hàng</h1>
+<form id="checkout" action="/checkout" method="post">
+<label for="qty">Số lượng</label> <input id="qty" name="qty" value="1">
+<button id="{button_id}" type="submit">{label}</button>
+</form></main></body></html>"#
+    )
+}
+
+/// Record "order 2" with a rule that allows the submit, then drop the rule:
+/// the routine's submit must ask again at every replay.
+pub(crate) fn record_order(h: &Halley, site: &FixtureServer) -> String {
+    site.set_html("order", &order_page("buy", "Đặt hàng"));
+    // One rule lifts the click (PAYMENT), the other the request it sends (SUBMIT).
+    let origin = site.origin();
+    for extra in [&["--min-scope", "payment"][..], &[]] {
+        let mut args = vec!["rules", "add", "--site", &origin, "--tool", "browser_click"];
+        args.extend_from_slice(extra);
+        args.push("allow");
+        let rule = h.run(&args);
+        assert_eq!(rule.code, 0, "{}", rule.stderr);
+    }
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("page/order")}))]),
+        Turn::tool_calls(vec![ToolCall::new("browser_snapshot", json!({}))]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "browser_type",
+            json!({"selector": "#qty", "text": "2", "clear_first": true}),
+        )]),
+        Turn::tool_calls(vec![ToolCall::new("browser_click", json!({"selector": "#buy"}))]),
+        Turn::text("Đã đặt 2 chiếc."),
+    ]);
+    let run_id = record(h, &model, "Đặt 2 chiếc");
+    let shown = h.run(&["runs", "show", &run_id, "--json"]).json();
+    assert_eq!(site.posts().len(), 1, "the recorded run submitted once: {}", shown["messages"]);
+    for rule in h.run(&["rules", "list", "--json"]).json().as_array().unwrap() {
+        assert_eq!(h.run(&["rules", "remove", rule["id"].as_str().unwrap()]).code, 0);
+    }
+    let saved = h.run(&["routine", "save", &run_id, "--name", "đặt hàng", "--json"]);
+    assert_eq!(saved.code, 0, "{}", saved.stderr);
+    let plan = saved.json()["plan"].clone();
+    let click = &plan["steps"][2];
+    // "Đặt hàng" places an order: the gate grades it PAYMENT.
+    assert_eq!(click["recorded_scope"], "PAYMENT", "{plan}");
+    assert_eq!(
+        (&click["target"]["role"], &click["target"]["name"], &click["target"]["selector"]),
+        (&json!("button"), &json!("Đặt hàng"), &json!("#buy")),
+        "{plan}"
+    );
+    assert_eq!(plan["steps"][1]["target"]["label"], "Số lượng", "{plan}");
+    assert_eq!(click["target"]["landmark"], "## form #checkout", "{plan}");
+    let names: Vec<&str> = plan["params"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, vec!["url", "so_luong"]);
+    run_id
+}
+
+#[test]
+fn a_submit_step_asks_at_every_replay_and_a_refusal_sends_nothing() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    record_order(&h, &site);
+    for n in 1..=2 {
+        let run = replay(&h, "đặt hàng", &["--param", "so_luong=3"]);
+        assert_eq!(run.code, 1, "replay {n}: {}\n{}", run.stdout, run.stderr);
+        let report = run.json();
+        assert_eq!(report["status"], "stopped");
+        assert_eq!((report["stopped"]["step"].as_u64(), &report["stopped"]["code"]), (Some(3), &json!("denied")));
+        assert!(report["stopped"]["screenshot"].as_str().is_some_and(|s| s.starts_with("file://")), "{report}");
+        assert_eq!(report["steps"][2]["scope"], "PAYMENT");
+        assert_eq!(report["steps"][2]["found_by"], "description");
+        assert!(run.stderr.contains("[denied]"), "{}", run.stderr);
+        assert_eq!(site.posts().len(), 1, "replay {n}: nothing reached the server");
+    }
+    // Each replay went to the confirmer at the submit (nobody was there to
+    // say yes): one refusal per replay, in each replay's own run.
+    let audit = h.run(&["audit", "--json"]).json();
+    let refused: Vec<&str> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["tool"] == "browser_click" && e["decision"] == "deny" && e["effective"] == "PAYMENT")
+        .filter(|e| e["reason"].as_str().is_some_and(|r| r.contains("no one was there to confirm it")))
+        .map(|e| e["run_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(refused.len(), 2, "{audit}");
+    assert_ne!(refused[0], refused[1]);
+}
+
+async fn open_host(h: &Halley) -> Arc<Host> {
+    let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    Host::open(DataDir::at(h.data_dir()), browser).await.unwrap()
+}
+
+/// `RunRoutine` as the panel sends it, its questions answered `approve`;
+/// the report and the questions asked.
+async fn replay_on(
+    host: &Arc<Host>,
+    params: Vec<(String, String)>,
+    approve: bool,
+) -> (Value, Vec<ConfirmationRequest>) {
+    replay_remembering(host, params, approve, false).await
+}
+
+/// [`replay_on`], keeping what is approved as standing approvals when `remember_approval`.
+async fn replay_remembering(
+    host: &Arc<Host>,
+    params: Vec<(String, String)>,
+    approve: bool,
+    remember_approval: bool,
+) -> (Value, Vec<ConfirmationRequest>) {
+    let mut rx = host.subscribe();
+    let replaying = {
+        let host = Arc::clone(host);
+        let op = Op::RunRoutine { name: "đặt hàng".into(), params, after_interrupted: false, remember_approval };
+        tokio::spawn(async move { host.handle(op).await })
+    };
+    tokio::pin!(replaying);
+    let mut asked = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
+    loop {
+        tokio::select! {
+            done = &mut replaying => {
+                let Reply::RoutineReplayed { report } = done.unwrap().unwrap() else { panic!("not a report") };
+                return (report, asked);
+            }
+            ev = rx.recv() => {
+                if let Ok(Event::ConfirmationWaiting { request }) = ev {
+                    let reason = if approve { String::new() } else { "không".into() };
+                    let answer = Op::AnswerConfirmation {
+                        id: request.id.clone(), approved: approve, user_edits: Map::new(), reason,
+                    };
+                    assert_eq!(host.handle(answer).await.unwrap(), Reply::Done);
+                    asked.push(request);
+                }
+            }
+            () = tokio::time::sleep_until(deadline) => panic!("the replay did not end in time"),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approved_submit_is_asked_again_and_a_changed_page_is_handled_honestly() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    record_order(&h, &site);
+    let host = open_host(&h).await;
+
+    // Approved twice: asked twice, two orders with the replay's quantity.
+    for n in 1..=2 {
+        let (report, asked) = replay_on(&host, vec![("so_luong".into(), format!("{}", n + 3))], true).await;
+        assert_eq!(report["status"], "completed", "{report}");
+        assert_eq!(report["answer"], "Đã đặt 2 chiếc.", "no value read: the answer is the run's");
+        assert_eq!(asked.len(), 1, "replay {n} asks at the submit");
+        assert_eq!(asked[0].scope, halley::tools::PermissionScope::Payment);
+        let last = site.posts().last().cloned().unwrap();
+        assert_eq!((last.path.as_str(), last.field("qty")), ("/checkout", Some(format!("{}", n + 3).as_str())));
+    }
+    assert_eq!(site.posts().len(), 3);
+
+    // The button got a new id, same role and name: re-found by its description.
+    site.set_html("order", &order_page("dat-hang-moi", "Đặt hàng"));
+    let (report, asked) = replay_on(&host, vec![], true).await;
+    assert_eq!(report["status"], "completed", "{report}");
+    assert_eq!(report["steps"][2]["found_by"], "description");
+    assert_eq!(asked.len(), 1);
+    assert_eq!(site.posts().len(), 4);
+
+    // An adversary relabels the buttons: `#buy` now deletes the account and
+    // nothing is called "Đặt hàng". The SUBMIT step is never clicked on a
+    // look-alike: the replay stops with its report, nothing asked or sent.
+    site.set_html(
+        "order",
+        &order_page("buy", "Xóa tài khoản").replace("</form>", "</form><button id=\"dat\">Đặt hàng ngay</button>"),
+    );
+    let (report, asked) = replay_on(&host, vec![], true).await;
+    assert_eq!(report["status"], "stopped", "{report}");
+    assert_eq!(report["stopped"]["step"], 3);
+    assert_eq!(report["stopped"]["code"], "element_not_found");
+    assert!(report["stopped"]["why"].as_str().unwrap().contains("no button \"Đặt hàng\""), "{report}");
+    assert!(report["stopped"]["screenshot"].as_str().is_some_and(|s| s.starts_with("file://")));
+    assert!(asked.is_empty(), "{asked:?}");
+    assert_eq!(site.posts().len(), 4, "nothing reached the server");
+
+    // Another "Đặt hàng" in another landmark: the recorded one is told
+    // apart by its landmark.
+    site.set_html(
+        "order",
+        &order_page("a", "Đặt hàng").replace(
+            "</main>",
+            "</main><footer><form action=\"/submit\" method=\"post\"><button>Đặt hàng</button></form></footer>",
+        ),
+    );
+    let (report, asked) = replay_on(&host, vec![], true).await;
+    assert_eq!(report["status"], "completed", "{report}");
+    assert_eq!(asked.len(), 1);
+    assert_eq!(site.posts().last().unwrap().path, "/checkout");
+    assert_eq!(site.posts().len(), 5);
+
+    // Two of them in the same form: the SUBMIT step cannot tell which, so
+    // it stops rather than pick one.
+    site.set_html(
+        "order",
+        &order_page("a", "Đặt hàng").replace("</form>", "<button name=\"gift\">Đặt hàng</button></form>"),
+    );
+    let (report, asked) = replay_on(&host, vec![], true).await;
+    assert_eq!(report["status"], "stopped", "{report}");
+    assert!(report["stopped"]["why"].as_str().unwrap().contains("cannot tell which"), "{report}");
+    assert!(asked.is_empty());
+    assert_eq!(site.posts().len(), 5);
+    host.close().await;
+
+    let err = {
+        let host = open_host(&h).await;
+        let op =
+            Op::RunRoutine { name: "nope".into(), params: vec![], after_interrupted: false, remember_approval: false };
+        let e = host.handle(op).await;
+        host.close().await;
+        e.unwrap_err()
+    };
+    assert_eq!(err.code(), ErrorCode::NotFound);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standing_approval_covers_only_the_request_it_approved() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    record_order(&h, &site);
+    let host = open_host(&h).await;
+    let five = || vec![("so_luong".to_owned(), "5".to_owned())];
+
+    // Approved once, remembered.
+    let (report, asked) = replay_remembering(&host, five(), true, true).await;
+    assert_eq!((report["status"].as_str(), asked.len()), (Some("completed"), 1), "{report}");
+    assert!(report["notes"].to_string().contains("remembered for every replay"), "{report}");
+    let Reply::Routine { routine } = host.handle(Op::ShowRoutine { name: "đặt hàng".into() }).await.unwrap() else {
+        panic!()
+    };
+    let standing = &routine["plan"]["standing"][0];
+    assert_eq!(standing["destination"], site.url("checkout"), "{routine}");
+    assert_eq!(standing["fields"], json!([["qty", "5"]]));
+    assert_eq!(site.posts().len(), 2);
+
+    // The same order again: not asked (a question would be refused here).
+    let (report, asked) = replay_on(&host, five(), false).await;
+    assert_eq!((report["status"].as_str(), asked.len()), (Some("completed"), 0), "{report}");
+    assert!(report["notes"].to_string().contains("standing approval"), "{report}");
+    assert_eq!((site.posts().len(), site.posts().last().unwrap().field("qty")), (3, Some("5")));
+
+    // Another quantity: another request, asked again (refused: nothing sent).
+    let (report, asked) = replay_on(&host, vec![("so_luong".into(), "6".into())], false).await;
+    assert_eq!((report["status"].as_str(), asked.len()), (Some("stopped"), 1), "{report}");
+    assert_eq!(site.posts().len(), 3);
+
+    // Same button, same quantity, but the form now goes elsewhere: asked.
+    site.set_html("order", &order_page("buy", "Đặt hàng").replace("action=\"/checkout\"", "action=\"/submit\""));
+    let (report, asked) = replay_on(&host, five(), false).await;
+    assert_eq!((report["status"].as_str(), asked.len()), (Some("stopped"), 1), "{report}");
+    assert_eq!(site.posts().len(), 3);
+
+    // Forgotten: the original order asks again.
+    site.set_html("order", &order_page("buy", "Đặt hàng"));
+    host.handle(Op::ForgetRoutineApprovals { name: "đặt hàng".into() }).await.unwrap();
+    let (report, asked) = replay_on(&host, five(), false).await;
+    assert_eq!((report["status"].as_str(), asked.len()), (Some("stopped"), 1), "{report}");
+    assert_eq!(site.posts().len(), 3);
+    host.close().await;
+}
+
+#[test]
+fn profile_values_never_reach_the_plan_in_clear() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    site.set_page("laptop", product("Laptop ASUS Vivobook 15", 21_490_000));
+    let h = Halley::new();
+    let set = h.call("user_profile_set", &json!({"set": {"contact.phone": "0901234567"}}));
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    // The user's own words hold the number; the model repeats it.
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("watched/laptop")}))]),
+        Turn::tool_calls(vec![ToolCall::new("browser_extract", json!({"schema": {"price": "number"}}))]),
+        Turn::text("Giá 21.490.000 ₫; tôi sẽ báo qua số 090 123 4567."),
+    ]);
+    let run_id = record(&h, &model, "Xem giá rồi báo tôi qua số 0901234567");
+    let saved = h.run(&["routine", "save", &run_id, "--name", "báo giá", "--json"]);
+    assert_eq!(saved.code, 0, "{}", saved.stderr);
+    let plan = saved.json()["plan"].clone();
+    let text = plan.to_string();
+    assert!(!text.contains("0901234567") && !text.contains("090 123 4567"), "{text}");
+    assert_eq!(plan["task"], "Xem giá rồi báo tôi qua số {{profile.contact.phone}}");
+    assert_eq!(plan["answer"]["text"], "Giá {{slot.0}} ₫; tôi sẽ báo qua số {{profile.contact.phone}}.");
+    drop(model);
+    site.change_page("laptop", |p| p.price = 20_990_000);
+    let run = replay(&h, "báo giá", &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.json()["answer"], "Giá 20.990.000 ₫; tôi sẽ báo qua số {{profile.contact.phone}}.");
+}
