@@ -60,7 +60,13 @@ impl Relay {
         let task = tokio::spawn(async move {
             loop {
                 let client = match listener.accept().await {
-                    Ok((client, _)) => client,
+                    Ok((client, _)) => {
+                        // Bytes both ways as they come: Nagle's wait for an
+                        // acknowledgement before a small write would add a
+                        // delayed ACK's time to responses the browser waits on.
+                        let _ = client.set_nodelay(true);
+                        client
+                    }
                     Err(e) => {
                         // Out of descriptors, say: not a busy loop.
                         tracing::debug!("relay: {e}");
@@ -138,7 +144,7 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>, rules: &OnceLoc
         // A socket may live long: it does not keep the hub.
         drop(hub);
         reply(&mut client, GRANTED).await?;
-        return tokio::io::copy_bidirectional(&mut client, &mut upstream).await.map(|_| ());
+        return relay(&mut client, &mut upstream).await;
     };
     drop(hub);
     // Granted before it is made: the first bytes say what it is.
@@ -162,7 +168,14 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>, rules: &OnceLoc
     };
     drop(judge);
     upstream.write_all(&first).await?;
-    tokio::io::copy_bidirectional(&mut client, &mut upstream).await.map(|_| ())
+    relay(&mut client, &mut upstream).await
+}
+
+/// Bytes both ways until either side ends, in buffers as large as a
+/// loopback read gives at once (tokio's default is 8 KiB).
+async fn relay(client: &mut TcpStream, upstream: &mut TcpStream) -> std::io::Result<()> {
+    const BUFFER: usize = 64 * 1024;
+    tokio::io::copy_bidirectional_with_sizes(client, upstream, BUFFER, BUFFER).await.map(|_| ())
 }
 
 /// Connect to the server (where the browser's host rules send it), or the
