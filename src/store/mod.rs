@@ -30,6 +30,7 @@ pub mod profile;
 pub mod provider_traces;
 pub mod runs;
 pub mod settings;
+pub mod sources;
 pub mod steps;
 pub mod tool_calls;
 pub mod tools;
