@@ -2,7 +2,7 @@
 -- knowledge base of the user's files attached to an agent ("Visa Nhật
 -- 2026"); each file in it is read to text, cut into overlapping passages
 -- and embedded, so archival search finds it by words and by meaning.
---   * sources: name (unique per agent, case-insensitive for ASCII),
+--   * sources: name (unique per agent, case aside),
 --     description, when made;
 --   * source_files: a stored file (files) put into a source, and how far
 --     its reading went: pending -> extracting -> extracted (its passages
@@ -16,9 +16,12 @@ CREATE TABLE sources (
     id          TEXT PRIMARY KEY NOT NULL,
     agent_id    TEXT NOT NULL REFERENCES agents(id) ON DELETE CASCADE,
     name        TEXT NOT NULL CHECK (trim(name) <> '' AND name = trim(name)),
+    -- The name lowercased in code (Vietnamese letters too: `HỒ SƠ` is
+    -- `hồ sơ`, which SQLite's NOCASE would not see), NFC.
+    name_key    TEXT NOT NULL CHECK (name_key <> ''),
     description TEXT NOT NULL DEFAULT '',
     created_at  TEXT NOT NULL,
-    UNIQUE (agent_id, name COLLATE NOCASE)
+    UNIQUE (agent_id, name_key)
 );
 
 CREATE TABLE source_files (

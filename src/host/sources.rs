@@ -78,11 +78,8 @@ async fn files_of(store: &Store, source: &SourceRow) -> Result<Reply> {
     let key = store.embeddings().config().await?.map(|c| c.key());
     let rows = store.sources().files(&source.id, key.as_deref()).await?;
     let passages = rows.iter().map(|r| r.passages).sum();
-    let summary = SourceSummary {
-        source: source.clone(),
-        files: i64::try_from(rows.len()).unwrap_or(i64::MAX),
-        passages,
-    };
+    let summary =
+        SourceSummary { source: source.clone(), files: i64::try_from(rows.len()).unwrap_or(i64::MAX), passages };
     let files = rows.into_iter().map(|r| file_view(r, key.is_some())).collect();
     Ok(Reply::SourceFiles { source: view(summary), files })
 }

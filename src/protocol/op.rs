@@ -494,21 +494,14 @@ pub enum Op {
     /// is stored when one of them is missing. Replies
     /// [`Reply::SourceFiles`] (the source's files); `not_found` for an
     /// unknown source, `file_not_found` for a missing file.
-    AddToSource {
-        name: String,
-        paths: Vec<String>,
-    },
+    AddToSource { name: String, paths: Vec<String> },
     /// The files of source `name` with their processing status. Replies
     /// [`Reply::SourceFiles`]; `not_found` for an unknown source.
-    SourceFiles {
-        name: String,
-    },
+    SourceFiles { name: String },
     /// Delete source `name` and the passages read out of its files (the
     /// stored files stay). Replies [`Reply::SourceDeleted`]; `not_found`
     /// for an unknown source.
-    DeleteSource {
-        name: String,
-    },
+    DeleteSource { name: String },
 }
 
 fn default_limit() -> u32 {

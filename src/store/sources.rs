@@ -101,6 +101,12 @@ impl Store {
     }
 }
 
+/// What names are compared by: lowercase, NFC (`HỒ SƠ` is `hồ sơ`).
+fn name_key(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    name.trim().nfc().flat_map(char::to_lowercase).collect()
+}
+
 /// `name` trimmed, or why it is not a source name.
 pub fn check_name(name: &str) -> Result<String> {
     let name = name.trim();
@@ -131,7 +137,8 @@ impl Sources<'_> {
         }
         super::returned(
             sqlx::query_as(
-                "INSERT INTO sources (id, agent_id, name, description, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
+                "INSERT INTO sources (id, agent_id, name, name_key, description, created_at)
+                 VALUES (?1, ?2, ?3, ?6, ?4, ?5)
                  RETURNING id, agent_id, name, description, created_at",
             )
             .bind(new_id("source"))
@@ -139,19 +146,20 @@ impl Sources<'_> {
             .bind(&name)
             .bind(description)
             .bind(now())
+            .bind(name_key(&name))
             .fetch_all(self.store.pool())
             .await?,
         )
     }
 
-    /// The source of `agent_id` named `name` (case aside for ASCII letters).
+    /// The source of `agent_id` named `name` (case aside).
     pub async fn by_name(&self, agent_id: &str, name: &str) -> Result<Option<SourceRow>> {
         Ok(sqlx::query_as(
             "SELECT id, agent_id, name, description, created_at FROM sources
-             WHERE agent_id = ?1 AND name = ?2 COLLATE NOCASE",
+             WHERE agent_id = ?1 AND name_key = ?2",
         )
         .bind(agent_id)
-        .bind(name.trim())
+        .bind(name_key(name))
         .fetch_optional(self.store.pool())
         .await?)
     }
@@ -190,7 +198,7 @@ impl Sources<'_> {
             "SELECT s.id, s.agent_id, s.name, s.description, s.created_at,
                 (SELECT count(*) FROM source_files sf WHERE sf.source_id = s.id) AS files,
                 (SELECT count(*) FROM archival_passages p WHERE p.source_id = s.id) AS passages
-             FROM sources s WHERE s.agent_id = ?1 ORDER BY s.name COLLATE NOCASE",
+             FROM sources s WHERE s.agent_id = ?1 ORDER BY s.name_key",
         )
         .bind(agent_id)
         .fetch_all(self.store.pool())
@@ -432,7 +440,7 @@ mod tests {
         let agent = agent(&store).await;
         let visa = store.sources().create(&agent, " Visa Nhật 2026 ", "Hồ sơ xin visa").await.unwrap();
         assert_eq!(visa.name, "Visa Nhật 2026");
-        let err = store.sources().create(&agent, "visa nhật 2026", "").await.unwrap_err();
+        let err = store.sources().create(&agent, "VISA NHẬT 2026", "").await.unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidArguments, "{}", err.message());
         assert_eq!(store.sources().create(&agent, " ", "").await.unwrap_err().code(), ErrorCode::InvalidArguments);
         let err = store.sources().named(&agent, "Nope").await.unwrap_err();
@@ -471,7 +479,8 @@ mod tests {
         assert_eq!(store.archival().count(&agent).await.unwrap(), 0);
         assert!(store.archival().search(&agent, "so du", &[], 5).await.unwrap().is_empty());
         assert!(store.files().get(&f).await.unwrap().is_some());
-        let (left,): (i64,) = sqlx::query_as("SELECT count(*) FROM archival_embeddings").fetch_one(store.pool()).await.unwrap();
+        let (left,): (i64,) =
+            sqlx::query_as("SELECT count(*) FROM archival_embeddings").fetch_one(store.pool()).await.unwrap();
         assert_eq!(left, 0);
     }
 

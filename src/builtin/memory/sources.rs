@@ -470,7 +470,10 @@ mod tests {
             p
         };
         let empty = write("empty.pdf", b"");
-        assert_eq!(read_file(&empty, "empty.pdf", "application/pdf").await, Reading::Failed("the file is empty".into()));
+        assert_eq!(
+            read_file(&empty, "empty.pdf", "application/pdf").await,
+            Reading::Failed("the file is empty".into())
+        );
         let elf = write("ls.pdf", b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0");
         let Reading::Failed(why) = read_file(&elf, "ls.pdf", "application/pdf").await else { panic!("read") };
         assert!(why.contains("not a PDF") && why.contains("a program"), "{why}");
