@@ -336,15 +336,7 @@ async fn a_long_lived_host_reads_and_embeds_files_in_the_background() {
     let host = halley::host::Host::open(halley::DataDir::at(h.data_dir()), halley::core::BrowserSettings::default())
         .await
         .unwrap();
-    let set = Op::SetMemoryEmbedder {
-        base_url: recorder.base_url(),
-        model: "multilingual-e5-small".into(),
-        api: None,
-        query_prefix: String::new(),
-        passage_prefix: String::new(),
-        input_type: true,
-        allow_remote: false,
-    };
+    let set = recorder.set_op();
     assert!(matches!(host.handle(set).await, Ok(Reply::MemoryEmbedder { .. })));
     host.handle(Op::CreateSource { name: "Visa".into(), description: String::new() }).await.unwrap();
     let add = Op::AddToSource { name: "Visa".into(), paths: vec![guide.display().to_string()] };

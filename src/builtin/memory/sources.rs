@@ -83,7 +83,8 @@ pub async fn read_pending(store: &Store) -> Result<ReadReport> {
     let mut report = ReadReport::default();
     while let Some(file) = store.sources().claim().await? {
         match read_file(Path::new(&file.stored_path), &file.name, &file.mime).await {
-            Reading::Text { pages, parts } => match passages_of(&parts) {
+            // Cutting a long text is CPU work: off the async threads.
+            Reading::Text { pages, parts } => match blocking(move || passages_of(&parts)).await {
                 Ok(passages) => {
                     report.passages += passages.len() as u64;
                     store.sources().finish(&file, pages, &passages).await?;
@@ -106,6 +107,13 @@ pub async fn read_pending(store: &Store) -> Result<ReadReport> {
         }
     }
     Ok(report)
+}
+
+/// `f` on a blocking thread; a panic in it is a reason, not a crash.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> std::result::Result<T, String> + Send + 'static,
+) -> std::result::Result<T, String> {
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| Err(format!("reading the file failed: {e}")))
 }
 
 fn passages_of(parts: &[(Option<i64>, String)]) -> std::result::Result<Vec<NewPassage>, String> {
@@ -202,8 +210,13 @@ pub async fn read_file(path: &Path, name: &str, mime: &str) -> Reading {
         )),
         Kind::Html => match tokio::fs::read(path).await {
             Ok(bytes) => {
-                let lines = crate::vocab::html::visible_lines(&String::from_utf8_lossy(&bytes));
-                Reading::Text { pages: None, parts: vec![(None, lines.join("\n"))] }
+                let text = blocking(move || Ok(crate::vocab::html::visible_lines(&String::from_utf8_lossy(&bytes))))
+                    .await
+                    .map(|lines| lines.join("\n"));
+                match text {
+                    Ok(text) => Reading::Text { pages: None, parts: vec![(None, text)] },
+                    Err(why) => Reading::Failed(why),
+                }
             }
             Err(e) => Reading::Failed(format!("the stored copy cannot be read: {e}")),
         },
