@@ -71,7 +71,10 @@ fn ok(h: &Halley, args: &[&str]) -> String {
 }
 
 /// `source files NAME --json`, by file name: (status, error, pages, passages).
-fn files(h: &Halley, source: &str) -> Vec<(String, String, Option<String>, Option<i64>, i64)> {
+/// A file as `source files --json` lists it: name, status, error, pages, passages.
+type FileRow = (String, String, Option<String>, Option<i64>, i64);
+
+fn files(h: &Halley, source: &str) -> Vec<FileRow> {
     let run = h.run(&["source", "files", source, "--json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     run.json()
@@ -281,7 +284,7 @@ fn bad_files_fail_or_are_skipped_with_a_reason_and_bad_input_is_refused() {
     std::fs::write(&empty, "Ghi chú: mang theo hộ chiếu bản gốc.").unwrap();
     ok(&h, &["source", "add", "Hồ sơ", paths[2]]);
     ok(&h, &["memory", "embed"]);
-    let (_, status, _, _, passages) = files(&h, "Hồ sơ").into_iter().filter(|f| f.0 == "empty.txt").last().unwrap();
+    let (_, status, _, _, passages) = files(&h, "Hồ sơ").into_iter().find(|f| f.0 == "empty.txt").unwrap();
     assert_eq!((status.as_str(), passages), ("embedding", 1));
 }
 
