@@ -280,12 +280,14 @@ fn bad_files_fail_or_are_skipped_with_a_reason_and_bad_input_is_refused() {
     assert_eq!((found.len(), &found[0]["file"]), (1, &json!("trang.html")), "{found:?}");
     assert!(!found[0]["text"].as_str().unwrap().contains("var x"), "{found:?}");
 
-    // A failed file added again is read again.
+    // The file written since is other content: a file of its own in the
+    // source, read; the empty one stays failed.
     std::fs::write(&empty, "Ghi chú: mang theo hộ chiếu bản gốc.").unwrap();
     ok(&h, &["source", "add", "Hồ sơ", paths[2]]);
     ok(&h, &["memory", "embed"]);
-    let (_, status, _, _, passages) = files(&h, "Hồ sơ").into_iter().find(|f| f.0 == "empty.txt").unwrap();
-    assert_eq!((status.as_str(), passages), ("embedding", 1));
+    let both: Vec<(String, i64)> =
+        files(&h, "Hồ sơ").into_iter().filter(|f| f.0 == "empty.txt").map(|f| (f.1, f.4)).collect();
+    assert_eq!(both, vec![("failed".to_owned(), 0), ("embedding".to_owned(), 1)]);
 }
 
 #[test]
