@@ -26,6 +26,8 @@ APT_PACKAGES=(
   webkit2gtk-driver
   # mksquashfs: the AppImage's filesystem (make dist, its test)
   squashfs-tools
+  # text out of the PDFs put into memory's sources (pdftotext, pdfinfo)
+  poppler-utils
 )
 
 missing=()

@@ -324,7 +324,22 @@ pub async fn store(ctx: &Services, args: FilesStoreArgs) -> Result<FileOutput> {
         note: args.note.clone(),
     };
     let (row, existed) = ctx.store.files().upsert_with_tags(&new, &tags, args.note.as_deref()).await?;
-    Ok(FileOutput { file: to_stored(ctx, row).await?, deduplicated: existed })
+    let source = match args.source.as_deref() {
+        Some(name) => Some(crate::builtin::memory::sources::attach(&ctx.store, name, &row, true).await?.name),
+        None => None,
+    };
+    Ok(FileOutput { file: to_stored(ctx, row).await?, deduplicated: existed, source })
+}
+
+/// The `files_store` tool: [`store`], the file put into the source the call
+/// names, else [`FILES_SOURCE`](crate::builtin::memory::sources::FILES_SOURCE),
+/// to be read into memory in the background.
+pub async fn store_tool(ctx: &Services, mut args: FilesStoreArgs) -> Result<FileOutput> {
+    if let Some(name) = &args.source {
+        crate::store::sources::check_name(name)?;
+    }
+    args.source = Some(args.source.take().unwrap_or_else(|| crate::builtin::memory::sources::FILES_SOURCE.to_owned()));
+    store(ctx, args).await
 }
 
 /// `files_get`: one file by id, files carrying all given tags, or the most
@@ -372,7 +387,7 @@ pub async fn tag(ctx: &Services, args: FilesTagArgs) -> Result<FileOutput> {
         _ => return Err(Error::invalid_arguments("give exactly one of `id` or `file_path`")),
     };
     let row = ctx.store.files().retag(&id, &add, &remove, args.note.as_deref()).await?;
-    Ok(FileOutput { file: to_stored(ctx, row).await?, deduplicated: false })
+    Ok(FileOutput { file: to_stored(ctx, row).await?, deduplicated: false, source: None })
 }
 
 #[cfg(test)]

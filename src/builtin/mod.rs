@@ -33,7 +33,7 @@ pub fn handlers() -> Vec<(String, Arc<dyn Handler>)> {
         ("normalize_compare", handle!(|c| to_output(&crate::compare::normalize_compare(&c.parse()?)?))),
         ("user_profile_get", handle!(|c| to_output(&profile::get(&c.services.store, c.parse()?).await?))),
         ("user_profile_set", handle!(|c| to_output(&profile::set(&c.services.store, c.parse()?).await?))),
-        ("files_store", handle!(|c| to_output(&files::store(c.services, c.parse()?).await?))),
+        ("files_store", handle!(|c| to_output(&files::store_tool(c.services, c.parse()?).await?))),
         ("files_get", handle!(|c| to_output(&files::get(c.services, c.parse()?).await?))),
         ("files_tag", handle!(|c| to_output(&files::tag(c.services, c.parse()?).await?))),
         ("request_user_confirmation", handle!(|c| to_output(&confirm::request(c.services, c.cx, c.parse()?).await?))),

@@ -63,6 +63,9 @@ pub enum MemoryCommand {
         /// Only passages stored before this date (that day excluded) or time.
         #[arg(long, value_name = "DATE")]
         until: Option<String>,
+        /// Only passages read out of this source's files (`halley source list`).
+        #[arg(long, value_name = "NAME")]
+        source: Option<String>,
         /// How many passages at most.
         #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100))]
         limit: u32,
@@ -73,7 +76,8 @@ pub enum MemoryCommand {
     /// The embedder that lets archival search find by meaning.
     #[command(subcommand)]
     Embedder(EmbedderCommand),
-    /// Embed the passages waiting now (the failed ones too) and say how it went.
+    /// Read the sources' files waiting, embed the passages waiting now (the
+    /// failed ones too) and say how it went.
     Embed,
     /// Store a passage in archival memory.
     Add {
@@ -147,13 +151,13 @@ pub async fn run(cmd: MemoryCommand, data_dir: Option<&Path>) -> ExitCode {
         MemoryCommand::History { label, json, limit } => {
             host.handle(Op::MemoryHistory { label, limit }).await.and_then(|r| history(r, json))
         }
-        MemoryCommand::Search { query, tags, mode, since, until, limit, json } => {
+        MemoryCommand::Search { query, tags, mode, since, until, source, limit, json } => {
             let mode = match mode.as_str() {
                 "words" => ArchivalSearchMode::Words,
                 "meaning" => ArchivalSearchMode::Meaning,
                 _ => ArchivalSearchMode::Both,
             };
-            let op = Op::SearchArchival { query, tags, limit, mode, since, until };
+            let op = Op::SearchArchival { query, tags, limit, mode, since, until, source };
             host.handle(op).await.and_then(|r| search(r, json))
         }
         MemoryCommand::Embedder(EmbedderCommand::Show { json }) => {
@@ -251,10 +255,14 @@ fn search(reply: Reply, json: bool) -> Result<(), Error> {
     if hits.is_empty() {
         out("no passages found");
     }
-    for ArchivalHitView { id, tags, created_at, snippet, score, similarity, .. } in &hits {
+    for ArchivalHitView { id, tags, created_at, snippet, score, similarity, source, file, page, .. } in &hits {
         let tags = if tags.is_empty() { String::new() } else { format!("  [{}]", tags.join(", ")) };
         let similarity = similarity.map_or_else(String::new, |s| format!("  similarity {s:.3}"));
         out(&format!("{id}  {created_at}{tags}  score {score:.4}{similarity}"));
+        if let (Some(source), Some(file)) = (source, file) {
+            let page = page.map_or_else(String::new, |p| format!(", page {p}"));
+            out(&format!("  from {file}{page} ({source})"));
+        }
         out(&format!("  {}", one_line(snippet)));
     }
     Ok(())
@@ -296,7 +304,14 @@ fn embedder(reply: Reply, json: bool) -> Result<(), Error> {
 }
 
 fn embedded(reply: Reply) -> Result<(), Error> {
-    let Reply::ArchivalEmbedded { embedded, failed, error } = reply else { return Err(unexpected()) };
+    let Reply::ArchivalEmbedded { embedded, failed, error, files_read, files_skipped, files_failed } = reply else {
+        return Err(unexpected());
+    };
+    if files_read + files_skipped + files_failed > 0 {
+        out(&format!(
+            "read {files_read} file(s), {files_skipped} skipped, {files_failed} failed (`halley source files NAME`)"
+        ));
+    }
     out(&format!("embedded {embedded} passage(s), {failed} failed"));
     match error {
         Some(e) => Err(Error::new(ErrorCode::ModelUnavailable, format!("{failed} passage(s) failed: {e}"))),
@@ -315,7 +330,7 @@ fn one_line(text: &str) -> String {
     if text.is_empty() { "(empty)".to_owned() } else { text.lines().collect::<Vec<_>>().join(" / ") }
 }
 
-fn print_json<T: Serialize>(value: &T) -> Result<(), Error> {
+pub(super) fn print_json<T: Serialize>(value: &T) -> Result<(), Error> {
     let text =
         serde_json::to_string_pretty(value).map_err(|e| Error::internal("cannot serialise output").with_source(e))?;
     out(&text);

@@ -16,6 +16,7 @@ mod runs;
 mod search;
 mod serve;
 mod signals;
+mod source;
 mod tools;
 mod watch;
 
@@ -87,6 +88,10 @@ pub enum Command {
     /// The agent's memory: core blocks (always in the prompt), their history, archival passages.
     #[command(subcommand)]
     Memory(memory::MemoryCommand),
+    /// Memory's sources: your files (PDF, HTML, text) grouped into knowledge
+    /// bases the agent searches by words and meaning, citing file and page.
+    #[command(subcommand)]
+    Source(source::SourceCommand),
     /// What the agent did: runs, their steps and messages.
     #[command(subcommand)]
     Runs(runs::RunsCommand),
@@ -146,6 +151,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Run(args) => run::run(args, cli.data_dir.as_deref(), browser).await,
         Command::Chat(opts) => run::chat(opts, cli.data_dir.as_deref(), browser).await,
         Command::Memory(cmd) => memory::run(cmd, cli.data_dir.as_deref()).await,
+        Command::Source(cmd) => source::run(cmd, cli.data_dir.as_deref()).await,
         Command::Runs(cmd) => runs::run(cmd, cli.data_dir.as_deref()).await,
         Command::Serve(args) => serve::serve(args, cli.data_dir.as_deref(), browser).await,
         Command::Api(cmd) => serve::api(cmd, cli.data_dir.as_deref()).await,

@@ -3,7 +3,7 @@
 //! and archival passages, for the default agent.
 
 use crate::builtin::memory::blocks::{self as memory, ACTOR_USER, DEFAULT_BLOCK_LIMIT};
-use crate::builtin::memory::embedder;
+use crate::builtin::memory::{embedder, sources};
 use crate::error::{Error, Result};
 use crate::protocol::{
     ArchivalHitView, ArchivalPassageView, ArchivalSearchMode, EmbedFailure, EmbedStatusView, EmbedderApiKind,
@@ -76,16 +76,14 @@ pub async fn history(store: &Store, label: Option<&str>, limit: u32) -> Result<R
 }
 
 /// Archival passages for `query` (by words and meaning, or as `mode`
-/// says; carrying every tag of `tags`, stored in `[since, until)`), at most
-/// `limit` (1 to [`MAX_SEARCH_LIMIT`]).
+/// says; as `filter` restricts them: tags, dates, source), at most `limit`
+/// (1 to [`MAX_SEARCH_LIMIT`]).
 pub async fn search(
     store: &Store,
     query: &str,
-    tags: Vec<String>,
+    filter: embedder::Filter,
     limit: u32,
     mode: ArchivalSearchMode,
-    since: Option<String>,
-    until: Option<String>,
 ) -> Result<Reply> {
     let agent = memory::default_agent(store).await?;
     let limit = limit.clamp(1, MAX_SEARCH_LIMIT);
@@ -94,12 +92,15 @@ pub async fn search(
         ArchivalSearchMode::Words => embedder::Mode::Words,
         ArchivalSearchMode::Meaning => embedder::Mode::Meaning,
     };
-    let filter = embedder::Filter { tags, since, until };
     let found = embedder::search(store, &agent, query, &filter, mode, limit as usize).await?;
     let hits = found
         .hits
         .into_iter()
         .map(|h| ArchivalHitView {
+            source: h.origin.as_ref().map(|o| o.source.clone()),
+            file: h.origin.as_ref().map(|o| o.file.clone()),
+            file_id: h.origin.as_ref().map(|o| o.file_id.clone()),
+            page: h.origin.as_ref().and_then(|o| o.page),
             snippet: h.snippet.unwrap_or_else(|| start_of(&h.passage.text)),
             id: h.passage.id,
             agent_id: h.passage.agent_id,
@@ -134,10 +135,19 @@ pub async fn set_embedder(store: &Store, input: embedder::EmbedderInput) -> Resu
     Ok(Reply::MemoryEmbedder { embedder: embedder_view(embedder::set(store, input).await?) })
 }
 
-/// Embed what waits now, the failed passages too.
+/// Read the sources' files waiting, then embed what waits now, the failed
+/// passages too.
 pub async fn embed(store: &Store) -> Result<Reply> {
+    let read = sources::read_pending(store).await?;
     let report = embedder::embed_pending(store, true).await?;
-    Ok(Reply::ArchivalEmbedded { embedded: report.embedded, failed: report.failed, error: report.error })
+    Ok(Reply::ArchivalEmbedded {
+        embedded: report.embedded,
+        failed: report.failed,
+        error: report.error,
+        files_read: read.read,
+        files_skipped: read.skipped,
+        files_failed: read.failed,
+    })
 }
 
 /// The store's API kind for the protocol's.
@@ -235,9 +245,10 @@ impl Drop for EmbedWorker {
 }
 
 impl super::Host {
-    /// Embed the archival passages waiting (new ones, those of a changed
-    /// model, the failed whose time to try again came) every `tick`, in
-    /// batches, until the host closes. A pass that fails leaves its batch
+    /// Read the sources' files waiting into passages, and embed the
+    /// archival passages waiting (new ones, those of a changed model, the
+    /// failed whose time to try again came) every `tick`, in batches, until
+    /// the host closes. A pass that fails leaves its batch
     /// `failed` with the reason; it is tried again later.
     pub fn start_embedder(self: &std::sync::Arc<Self>, tick: std::time::Duration) -> EmbedWorker {
         let host = std::sync::Arc::downgrade(self);
@@ -263,6 +274,16 @@ impl super::Host {
 }
 
 async fn embed_pass(store: &Store) -> Result<()> {
+    if store.sources().has_work().await? {
+        let read = sources::read_pending(store).await?;
+        tracing::info!(
+            "sources: {} file(s) read into {} passage(s), {} skipped, {} failed",
+            read.read,
+            read.passages,
+            read.skipped,
+            read.failed
+        );
+    }
     let Some(config) = store.embeddings().config().await? else { return Ok(()) };
     if !store.embeddings().has_work(&config.key()).await? {
         return Ok(());

@@ -20,6 +20,7 @@ mod routines;
 mod run;
 pub mod settings;
 pub mod tabs;
+mod sources;
 pub mod watches;
 
 pub use compose::{handlers, open_core, open_core_full, open_core_with, stored_registry};
@@ -343,8 +344,9 @@ impl Host {
             Op::MemoryBlocks => memory::blocks(store).await,
             Op::SetMemoryBlock { label, value, limit } => memory::set(store, &label, &value, limit).await,
             Op::MemoryHistory { label, limit } => memory::history(store, label.as_deref(), limit).await,
-            Op::SearchArchival { query, tags, limit, mode, since, until } => {
-                memory::search(store, &query, tags, limit, mode, since, until).await
+            Op::SearchArchival { query, tags, limit, mode, since, until, source } => {
+                let filter = crate::builtin::memory::embedder::Filter { tags, since, until, source };
+                memory::search(store, &query, filter, limit, mode).await
             }
             Op::MemoryEmbedder => memory::embedder(store).await,
             Op::SetMemoryEmbedder { base_url, model, api, query_prefix, passage_prefix, input_type, allow_remote } => {
@@ -362,6 +364,11 @@ impl Host {
             Op::EmbedArchival => memory::embed(store).await,
             Op::ListArchival { limit } => memory::passages(store, limit).await,
             Op::AddArchival { text, tags } => memory::add(store, &text, &tags).await,
+            Op::CreateSource { name, description } => sources::create(store, &name, &description).await,
+            Op::ListSources => sources::list(store).await,
+            Op::AddToSource { name, paths } => sources::add(self.core.services(), &name, &paths).await,
+            Op::SourceFiles { name } => sources::files(store, &name).await,
+            Op::DeleteSource { name } => sources::delete(store, &name).await,
             Op::RemoveMcpServer { name } => {
                 self.core.remove_mcp_server(&name).await?;
                 ops::mcp_servers(&self.core).await

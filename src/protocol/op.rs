@@ -429,6 +429,11 @@ pub enum Op {
         #[serde(default)]
         #[ts(optional = nullable)]
         until: Option<String>,
+        /// Only the passages read out of this source's files (its name);
+        /// `not_found` when there is no such source.
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        source: Option<String>,
     },
     /// The embedder of archival memory and the passages' statuses. Replies
     /// [`Reply::MemoryEmbedder`].
@@ -460,8 +465,9 @@ pub enum Op {
         #[ts(as = "Option<_>", optional)]
         allow_remote: bool,
     },
-    /// Embed the passages waiting now (the failed ones too), batch after
-    /// batch. Replies [`Reply::ArchivalEmbedded`].
+    /// Read the sources' files waiting now into passages, then embed the
+    /// passages waiting (the failed ones too), batch after batch. Replies
+    /// [`Reply::ArchivalEmbedded`].
     EmbedArchival,
     /// The latest `limit` archival passages (1 to 100), newest first, each
     /// with its embedding status. Replies [`Reply::ArchivalPassages`].
@@ -537,6 +543,30 @@ pub enum Op {
     /// Drop a routine's standing approvals: its replays ask again. Replies
     /// [`Reply::Routine`]; `not_found` for an unknown routine.
     ForgetRoutineApprovals { name: String },
+    /// Make a source (a knowledge base of the user's files attached to the
+    /// agent). Replies [`Reply::Source`]; `invalid_arguments` for a bad
+    /// name or one taken (case aside).
+    CreateSource {
+        name: String,
+        #[serde(default)]
+        #[ts(as = "Option<_>", optional)]
+        description: String,
+    },
+    /// The sources, by name. Replies [`Reply::Sources`].
+    ListSources,
+    /// Store the files at `paths` (absolute paths or `file://` URLs) and
+    /// put them into source `name`, to be read in the background. Nothing
+    /// is stored when one of them is missing. Replies
+    /// [`Reply::SourceFiles`] (the source's files); `not_found` for an
+    /// unknown source, `file_not_found` for a missing file.
+    AddToSource { name: String, paths: Vec<String> },
+    /// The files of source `name` with their processing status. Replies
+    /// [`Reply::SourceFiles`]; `not_found` for an unknown source.
+    SourceFiles { name: String },
+    /// Delete source `name` and the passages read out of its files (the
+    /// stored files stay). Replies [`Reply::SourceDeleted`]; `not_found`
+    /// for an unknown source.
+    DeleteSource { name: String },
 }
 
 fn default_limit() -> u32 {

@@ -201,6 +201,14 @@ pub enum Reply {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         error: Option<String>,
+        /// Sources' files read into passages first, skipped (images, other
+        /// kinds) and failed (their reasons are in the sources' file lists).
+        #[serde(default)]
+        files_read: u64,
+        #[serde(default)]
+        files_skipped: u64,
+        #[serde(default)]
+        files_failed: u64,
     },
     /// The latest archival passages with their embedding status, and how
     /// many there are in all.
@@ -211,6 +219,24 @@ pub enum Reply {
     /// The archival passage stored.
     ArchivalAdded {
         id: String,
+    },
+    /// A source made.
+    Source {
+        source: SourceView,
+    },
+    /// The sources, by name.
+    Sources {
+        sources: Vec<SourceView>,
+    },
+    /// A source's files, in the order they were added, with their status.
+    SourceFiles {
+        source: SourceView,
+        files: Vec<SourceFileView>,
+    },
+    /// A source deleted with its passages.
+    SourceDeleted {
+        name: String,
+        passages: i64,
     },
 }
 
@@ -375,6 +401,75 @@ pub struct ArchivalHitView {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub similarity: Option<f32>,
+    /// For a passage read out of a file: its source's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub source: Option<String>,
+    /// For a passage read out of a file: the file's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub file: Option<String>,
+    /// For a passage read out of a file: the stored file's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub file_id: Option<String>,
+    /// For a passage read out of a PDF: its page (1 = the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub page: Option<i64>,
+}
+
+/// A source: a knowledge base of the user's files attached to the agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SourceView {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub created_at: String,
+    pub files: i64,
+    /// Passages read out of its files.
+    pub passages: i64,
+}
+
+/// How far a source's file is: waiting to be read, being read, its
+/// passages being embedded, done (found by words and meaning), skipped (an
+/// image: no OCR; a kind Halley does not read) or failed (with the reason).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceFileStatus {
+    Pending,
+    Extracting,
+    Embedding,
+    Done,
+    Skipped,
+    Failed,
+}
+
+/// A file of a source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SourceFileView {
+    pub file_id: String,
+    pub name: String,
+    pub mime: String,
+    pub size: i64,
+    pub status: SourceFileStatus,
+    /// Why it was skipped or failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<String>,
+    /// What else to know (no embedder set: found by words only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub note: Option<String>,
+    /// Its pages, once read (PDF).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub pages: Option<i64>,
+    /// Passages read out of it.
+    pub passages: i64,
+    /// Of those, embedded with the current embedder.
+    pub embedded: i64,
+    pub added_at: String,
 }
 
 /// The embedder of archival memory as the user set it, and how far the

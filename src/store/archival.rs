@@ -85,6 +85,19 @@ impl Archival<'_> {
     /// when none does, passages holding any of them. A query without a
     /// single word (only punctuation) is an `invalid_arguments` error.
     pub async fn search(&self, agent_id: &str, query: &str, tags: &[String], limit: u32) -> Result<Vec<ArchivalHit>> {
+        self.search_in(agent_id, query, tags, None, limit).await
+    }
+
+    /// [`Self::search`] among the passages read out of source `source_id`
+    /// only, when given.
+    pub async fn search_in(
+        &self,
+        agent_id: &str,
+        query: &str,
+        tags: &[String],
+        source_id: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<ArchivalHit>> {
         let terms = query_terms(query);
         if terms.is_empty() {
             return Err(Error::invalid_arguments(format!(
@@ -92,14 +105,21 @@ impl Archival<'_> {
             )));
         }
         let tags = normalize_tags(tags);
-        let all = self.run_search(agent_id, &terms.join(" "), &tags, limit).await?;
+        let all = self.run_search(agent_id, &terms.join(" "), &tags, source_id, limit).await?;
         if !all.is_empty() || terms.len() == 1 {
             return Ok(all);
         }
-        self.run_search(agent_id, &terms.join(" OR "), &tags, limit).await
+        self.run_search(agent_id, &terms.join(" OR "), &tags, source_id, limit).await
     }
 
-    async fn run_search(&self, agent_id: &str, fts: &str, tags: &[String], limit: u32) -> Result<Vec<ArchivalHit>> {
+    async fn run_search(
+        &self,
+        agent_id: &str,
+        fts: &str,
+        tags: &[String],
+        source_id: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<ArchivalHit>> {
         Ok(sqlx::query_as(
             "SELECT p.id, p.agent_id, p.text, p.tags, p.created_at,
                     snippet(archival_fts, 0, '[', ']', '…', 24) AS snippet, bm25(archival_fts) AS score
@@ -107,6 +127,7 @@ impl Archival<'_> {
              WHERE archival_fts MATCH ?1 AND p.agent_id = ?2
                AND (SELECT count(*) FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?3)))
                    = json_array_length(?3)
+               AND (?5 IS NULL OR p.source_id = ?5)
              ORDER BY score, p.seq DESC
              LIMIT ?4",
         )
@@ -114,6 +135,7 @@ impl Archival<'_> {
         .bind(agent_id)
         .bind(Json(tags))
         .bind(limit)
+        .bind(source_id)
         .fetch_all(self.store.pool())
         .await?)
     }

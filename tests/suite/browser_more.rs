@@ -107,6 +107,21 @@ fn downloads_land_in_the_files_store() {
     assert_eq!(s.err(5), "timeout", "a page on another site opens, it does not download");
     assert_eq!(s.err(6), "invalid_arguments");
     assert!(!h.data_dir().join("downloads").read_dir().unwrap().any(|e| e.is_ok()), "no leftovers");
+
+    // The downloads went into memory's "Downloads" source, read there.
+    let listed = h.run(&["source", "files", "Downloads", "--json"]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    let names: Vec<String> =
+        listed.json().as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(names, vec!["booking.pdf", "đơn hàng.csv"]);
+    let embed = h.run(&["memory", "embed"]);
+    assert!(embed.stdout.contains("read 2 file(s)"), "{}\n{}", embed.stdout, embed.stderr);
+    let found = h.run(&["memory", "search", "HLY-2024-0815", "--json"]);
+    let first = found.json()[0].clone();
+    assert_eq!(
+        (&first["file"], &first["page"], &first["source"]),
+        (&json!("booking.pdf"), &json!(1), &json!("Downloads"))
+    );
 }
 
 #[test]

@@ -303,15 +303,7 @@ async fn a_long_lived_host_embeds_in_the_background_and_resumes_after_an_outage(
     )
     .await
     .unwrap();
-    let set = Op::SetMemoryEmbedder {
-        base_url: recorder.base_url(),
-        model: "multilingual-e5-small".into(),
-        api: None,
-        query_prefix: String::new(),
-        passage_prefix: String::new(),
-        input_type: true,
-        allow_remote: false,
-    };
+    let set = recorder.set_op();
     assert!(matches!(host.handle(set).await, Ok(Reply::MemoryEmbedder { .. })));
     let _worker = host.start_embedder(std::time::Duration::from_millis(200));
     for p in &PASSAGES[..3] {

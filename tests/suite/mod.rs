@@ -33,6 +33,7 @@ mod many_runs;
 mod mcp;
 mod memory;
 mod memory_meaning;
+mod memory_sources;
 mod model_server;
 mod no_browser_left;
 mod oauth;

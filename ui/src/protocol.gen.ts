@@ -61,6 +61,14 @@ export type ArchivalHitView = {
   meaning_rank?: number,
   /** Cosine similarity to the query, if it was ranked by meaning. */
   similarity?: number,
+  /** For a passage read out of a file: its source's name. */
+  source?: string,
+  /** For a passage read out of a file: the file's name. */
+  file?: string,
+  /** For a passage read out of a file: the stored file's id. */
+  file_id?: string,
+  /** For a passage read out of a PDF: its page (1 = the first). */
+  page?: number,
 };
 
 /**
@@ -718,6 +726,11 @@ export type Op =
     since?: string | null,
     /** Stored before this date (that day excluded) or time. */
     until?: string | null,
+    /**
+     * Only the passages read out of this source's files (its name);
+     * `not_found` when there is no such source.
+     */
+    source?: string | null,
   }
   | { "type": "memory_embedder" }
   | {
@@ -756,7 +769,12 @@ export type Op =
      */
     remember_approval?: boolean,
   }
-  | { "type": "forget_routine_approvals", name: string };
+  | { "type": "forget_routine_approvals", name: string }
+  | { "type": "create_source", name: string, description?: string }
+  | { "type": "list_sources" }
+  | { "type": "add_to_source", name: string, paths: Array<string> }
+  | { "type": "source_files", name: string }
+  | { "type": "delete_source", name: string };
 
 /**
  * What a tool may do to the world, from harmless to hard to undo
@@ -859,9 +877,25 @@ export type Reply =
   | { "type": "memory_history", changes: Array<MemoryChange> }
   | { "type": "archival_hits", hits: Array<ArchivalHitView>, note?: string }
   | { "type": "memory_embedder", embedder: MemoryEmbedderView }
-  | { "type": "archival_embedded", embedded: number, failed: number, error?: string }
+  | {
+    "type": "archival_embedded",
+    embedded: number,
+    failed: number,
+    error?: string,
+    /**
+     * Sources' files read into passages first, skipped (images, other
+     * kinds) and failed (their reasons are in the sources' file lists).
+     */
+    files_read: number,
+    files_skipped: number,
+    files_failed: number,
+  }
   | { "type": "archival_passages", passages: Array<ArchivalPassageView>, total: number }
-  | { "type": "archival_added", id: string };
+  | { "type": "archival_added", id: string }
+  | { "type": "source", source: SourceView }
+  | { "type": "sources", sources: Array<SourceView> }
+  | { "type": "source_files", source: SourceView, files: Array<SourceFileView> }
+  | { "type": "source_deleted", name: string, passages: number };
 
 export type ResultStatus = "ok" | "error";
 
@@ -1016,6 +1050,48 @@ export type Settings = {
   reopen_tabs?: boolean,
   /** Where `web_search` searches (the Brave key is in the OS keyring). */
   search: SearchSettings,
+};
+
+/**
+ * How far a source's file is: waiting to be read, being read, its
+ * passages being embedded, done (found by words and meaning), skipped (an
+ * image: no OCR; a kind Halley does not read) or failed (with the reason).
+ */
+export type SourceFileStatus = "pending" | "extracting" | "embedding" | "done" | "skipped" | "failed";
+
+/**
+ * A file of a source.
+ */
+export type SourceFileView = {
+  file_id: string,
+  name: string,
+  mime: string,
+  size: number,
+  status: SourceFileStatus,
+  /** Why it was skipped or failed. */
+  error?: string,
+  /** What else to know (no embedder set: found by words only). */
+  note?: string,
+  /** Its pages, once read (PDF). */
+  pages?: number,
+  /** Passages read out of it. */
+  passages: number,
+  /** Of those, embedded with the current embedder. */
+  embedded: number,
+  added_at: string,
+};
+
+/**
+ * A source: a knowledge base of the user's files attached to the agent.
+ */
+export type SourceView = {
+  id: string,
+  name: string,
+  description: string,
+  created_at: string,
+  files: number,
+  /** Passages read out of its files. */
+  passages: number,
 };
 
 /**

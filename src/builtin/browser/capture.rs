@@ -232,6 +232,7 @@ pub(super) async fn keep_file(call: &Call<'_>, bytes: &[u8], name: &str, tag: &s
             tags: vec![tag.to_owned()],
             note: None,
             name: Some(name.to_owned()),
+            source: None,
         },
     )
     .await?;

@@ -212,6 +212,8 @@ pub(super) async fn download(call: &mut Call<'_>, args: BrowserDownloadArgs) -> 
             tags: vec!["download".into()],
             note: Some(format!("downloaded from {}", begin.url)),
             name: Some(name.clone()),
+            // Read into memory in the background (a PDF's text, a page's).
+            source: Some(crate::builtin::memory::sources::DOWNLOADS_SOURCE.to_owned()),
         },
     )
     .await;

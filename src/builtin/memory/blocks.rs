@@ -54,9 +54,13 @@ pub async fn default_agent(store: &Store) -> Result<String> {
     Ok(id)
 }
 
+/// Sources named in the prompt at most.
+const MAX_SOURCES_SHOWN: usize = 20;
+
 /// The memory section of the system prompt: every block as
 /// `<label chars="N/limit">value</label>`, the latest block changes, and
-/// how many archival passages there are. The user's sensitive profile
+/// how many archival passages there are, and the sources of the user's
+/// files. The user's sensitive profile
 /// values, should a block hold one, appear only as placeholders.
 pub async fn core_memory_prompt(store: &Store, agent_id: &str) -> Result<String> {
     let blocks = store.blocks().for_agent(agent_id).await?;
@@ -87,8 +91,21 @@ pub async fn core_memory_prompt(store: &Store, agent_id: &str) -> Result<String>
     let noun = if passages == 1 { "passage" } else { "passages" };
     out.push_str(&format!(
         "Archival memory: {passages} {noun} outside this prompt. Look things up there with \
-         archival_memory_search; keep lasting facts there with archival_memory_insert.\n</memory>"
+         archival_memory_search; keep lasting facts there with archival_memory_insert.\n"
     ));
+    let sources = store.sources().list(agent_id).await?;
+    if !sources.is_empty() {
+        let named: Vec<String> =
+            sources.iter().take(MAX_SOURCES_SHOWN).map(|s| format!("{} ({} files)", s.source.name, s.files)).collect();
+        let more = sources.len().saturating_sub(MAX_SOURCES_SHOWN);
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        out.push_str(&format!(
+            "Sources: the user's files, read into archival memory (archival_memory_search finds them; its `source` \
+             argument searches one); name the file and page of a passage you use: {}{more}.\n",
+            named.join(", ")
+        ));
+    }
+    out.push_str("</memory>");
     let secrets = secrets::secret_values(store).await?;
     Ok(secrets::mask(&out, &secrets))
 }
@@ -302,6 +319,22 @@ Recent changes, newest first:
 Archival memory: 1 passage outside this prompt. Look things up there with archival_memory_search; keep lasting facts there with archival_memory_insert.
 </memory>";
         assert_eq!(prompt, expected.replace("251", &char_count(DEFAULT_PERSONA).to_string()));
+    }
+
+    #[tokio::test]
+    async fn the_prompt_names_the_sources_to_search_and_cite() {
+        let (_dir, store) = open_temp().await;
+        let id = default_agent(&store).await.unwrap();
+        assert!(!core_memory_prompt(&store, &id).await.unwrap().contains("Sources:"));
+        store.sources().create(&id, "Visa Nhật 2026", "").await.unwrap();
+        store.sources().create(&id, "Downloads", "").await.unwrap();
+        let prompt = core_memory_prompt(&store, &id).await.unwrap();
+        assert!(
+            prompt.contains(
+                "name the file and page of a passage you use: Downloads (0 files), Visa Nhật 2026 (0 files).\n</memory>"
+            ),
+            "{prompt}"
+        );
     }
 
     #[tokio::test]

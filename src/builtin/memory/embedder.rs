@@ -21,6 +21,7 @@ use crate::gate::secrets;
 use crate::store::Store;
 use crate::store::archival::PassageRow;
 use crate::store::embeddings::{EmbedderApi, EmbedderConfig, StatusCounts};
+use crate::store::sources::Origin;
 
 /// Passages per request to the embedder.
 pub const BATCH: u32 = 32;
@@ -414,6 +415,9 @@ pub struct Filter {
     pub since: Option<String>,
     /// Stored before (RFC 3339 or `YYYY-MM-DD`: that day excluded).
     pub until: Option<String>,
+    /// Only the passages read out of the files of this source (its name;
+    /// `not_found` when the agent has no such source).
+    pub source: Option<String>,
 }
 
 /// A passage found.
@@ -430,6 +434,8 @@ pub struct Hit {
     pub similarity: Option<f32>,
     /// The best-matching words, for a word match.
     pub snippet: Option<String>,
+    /// Where it came from, when it was read out of a source's file.
+    pub origin: Option<Origin>,
 }
 
 /// The result of [`search`].
@@ -464,18 +470,24 @@ pub async fn search(
         ));
     }
 
-    // The passages the filter allows (None: all).
-    let among: Option<HashSet<String>> = if filter.tags.is_empty() && since.is_none() && until.is_none() {
-        None
-    } else {
-        Some(allowed(store, agent_id, &filter.tags, since.as_deref(), until.as_deref()).await?)
+    let source_id = match filter.source.as_deref() {
+        Some(name) => Some(store.sources().named(agent_id, name).await?.id),
+        None => None,
     };
+    // The passages the filter allows (None: all).
+    let among: Option<HashSet<String>> =
+        if filter.tags.is_empty() && since.is_none() && until.is_none() && source_id.is_none() {
+            None
+        } else {
+            let (since, until) = (since.as_deref(), until.as_deref());
+            Some(allowed(store, agent_id, &filter.tags, since, until, source_id.as_deref()).await?)
+        };
 
     let mut words: Vec<(PassageRow, String)> = Vec::new();
     if mode != Mode::Meaning {
         // More candidates when a date filter will drop some of them.
         let take = u32::try_from(if among.is_some() { CANDIDATES * 4 } else { CANDIDATES }).unwrap_or(200);
-        match store.archival().search(agent_id, query, &filter.tags, take).await {
+        match store.archival().search_in(agent_id, query, &filter.tags, source_id.as_deref(), take).await {
             Ok(hits) => {
                 words = hits
                     .into_iter()
@@ -536,6 +548,7 @@ pub async fn search(
                 meaning_rank: None,
                 similarity: None,
                 snippet: Some(snippet),
+                origin: None,
             },
         );
     }
@@ -562,6 +575,7 @@ pub async fn search(
                     meaning_rank: Some(r),
                     similarity: Some(similarity),
                     snippet: None,
+                    origin: None,
                 },
             );
         }
@@ -574,6 +588,12 @@ pub async fn search(
             .then(a.word_rank.unwrap_or(u32::MAX).cmp(&b.word_rank.unwrap_or(u32::MAX)))
     });
     hits.truncate(limit);
+    let ids: Vec<String> = hits.iter().map(|h| h.passage.id.clone()).collect();
+    let mut origins: HashMap<String, Origin> =
+        store.sources().origins(&ids).await?.into_iter().map(|o| (o.passage_id.clone(), o)).collect();
+    for hit in &mut hits {
+        hit.origin = origins.remove(&hit.passage.id);
+    }
     Ok(Found { hits, note })
 }
 
@@ -604,13 +624,14 @@ async fn nearest(
 }
 
 /// The passages of `agent_id` with every tag of `tags`, stored in
-/// `[since, until)`.
+/// `[since, until)`, read out of source `source_id` when given.
 async fn allowed(
     store: &Store,
     agent_id: &str,
     tags: &[String],
     since: Option<&str>,
     until: Option<&str>,
+    source_id: Option<&str>,
 ) -> Result<HashSet<String>> {
     let tags = crate::store::file_tags::normalize_tags(tags);
     let rows: Vec<(String,)> = sqlx::query_as(
@@ -618,12 +639,14 @@ async fn allowed(
          WHERE p.agent_id = ?1
            AND (SELECT count(*) FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?2)))
                = json_array_length(?2)
-           AND (?3 IS NULL OR p.created_at >= ?3) AND (?4 IS NULL OR p.created_at < ?4)",
+           AND (?3 IS NULL OR p.created_at >= ?3) AND (?4 IS NULL OR p.created_at < ?4)
+           AND (?5 IS NULL OR p.source_id = ?5)",
     )
     .bind(agent_id)
     .bind(sqlx::types::Json(&tags))
     .bind(since)
     .bind(until)
+    .bind(source_id)
     .fetch_all(store.pool())
     .await?;
     Ok(rows.into_iter().map(|(id,)| id).collect())

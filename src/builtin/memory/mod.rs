@@ -8,6 +8,7 @@ pub use crate::tools::catalogue::memory::*;
 
 pub mod blocks;
 pub mod embedder;
+pub mod sources;
 
 use self::blocks::{self as memory, ACTOR_AGENT};
 use crate::error::{Error, Result};
@@ -52,11 +53,24 @@ pub async fn search(store: &Store, args: ArchivalMemorySearchArgs) -> Result<Arc
     check_tags(&args.tags)?;
     let agent = memory::default_agent(store).await?;
     let limit = args.limit.clamp(1, 50);
-    let filter = embedder::Filter { tags: args.tags, since: args.since, until: args.until };
+    let filter = embedder::Filter { tags: args.tags, since: args.since, until: args.until, source: args.source };
     let found = embedder::search(store, &agent, &args.query, &filter, embedder::Mode::Both, limit as usize).await?;
     let secrets = secrets::secret_values(store).await?;
-    let passages =
-        found.hits.into_iter().map(|h| Passage { score: Some(h.score), ..passage(h.passage, &secrets) }).collect();
+    let passages = found
+        .hits
+        .into_iter()
+        .map(|h| {
+            let origin = h.origin;
+            Passage {
+                score: Some(h.score),
+                source: origin.as_ref().map(|o| o.source.clone()),
+                file: origin.as_ref().map(|o| o.file.clone()),
+                file_id: origin.as_ref().map(|o| o.file_id.clone()),
+                page: origin.and_then(|o| o.page),
+                ..passage(h.passage, &secrets)
+            }
+        })
+        .collect();
     Ok(ArchivalMemorySearchOutput { passages, note: found.note })
 }
 
@@ -85,6 +99,10 @@ fn passage(row: PassageRow, secrets: &[crate::gate::action::SecretValue]) -> Pas
         tags: row.tags,
         created_at: row.created_at,
         score: None,
+        source: None,
+        file: None,
+        file_id: None,
+        page: None,
     }
 }
 

@@ -20,6 +20,13 @@ pub struct FilesStoreArgs {
     /// Display name; defaults to the file's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The source (a knowledge base of the user's files, made if new, e.g.
+    /// "Visa Nhật 2026") to put the file in: its text (PDF, HTML, plain
+    /// text) is read in the background and found by `archival_memory_search`.
+    /// Default: "Files".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 100))]
+    pub source: Option<String>,
 }
 
 /// Arguments of `files_get`: by id, or by tags (files carrying all of them).
@@ -86,6 +93,10 @@ pub struct FileOutput {
     /// (the existing record is returned, with the new tags and note).
     #[serde(default)]
     pub deduplicated: bool,
+    /// `files_store` only: the source the file was put in; its text is read
+    /// in the background (`halley source files NAME` shows how far).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// `data` of `files_get`.

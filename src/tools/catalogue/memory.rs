@@ -41,7 +41,7 @@ pub(super) fn tools() -> Vec<ToolSpec> {
             "archival_memory_search",
             Scope::ReadOnly,
             Risk::Low,
-            "Search archival memory by meaning and by words, best match first: a question in English finds a Vietnamese passage and a paraphrase finds its original (when an embedder is set); case and Vietnamese diacritics do not matter (`khach san` finds `khách sạn`). Optionally only passages with given tags, or stored since/until a date. Returns {id, text, tags, created_at, score} for each passage.",
+            "Search archival memory by meaning and by words, best match first: a question in English finds a Vietnamese passage and a paraphrase finds its original (when an embedder is set); case and Vietnamese diacritics do not matter (`khach san` finds `khách sạn`). Also searches the user's files put into sources (PDF, HTML, text: `files_store`, downloads); optionally only one `source`, only passages with given tags, or stored since/until a date. Returns {id, text, tags, created_at, score} for each passage, and for a passage from a file its `source`, `file` and `page`: cite them when you use it (\"visa.pdf, page 2\").",
         )),
     ]
 }
@@ -132,6 +132,11 @@ pub struct ArchivalMemorySearchArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 40))]
     pub until: Option<String>,
+    /// Only passages read out of the files of this source (its name, e.g.
+    /// "Visa Nhật 2026", "Files", "Downloads").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 100))]
+    pub source: Option<String>,
 }
 
 fn default_limit() -> u32 {
@@ -152,6 +157,18 @@ pub struct Passage {
     /// word and meaning rankings; higher is better).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
+    /// For a passage read out of a file: the source holding the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// For a passage read out of a file: the file's name, to cite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// For a passage read out of a file: the stored file's id (`files_get`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_id: Option<String>,
+    /// For a passage read out of a PDF: its page (1 = the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<i64>,
 }
 
 /// `data` of `archival_memory_search`.

@@ -15,7 +15,8 @@ mod pairs;
 mod prices;
 mod stock;
 mod structured;
-mod text;
+
+use crate::vocab::html as text;
 
 use dom_query::{Document, NodeRef};
 use serde_json::Value;

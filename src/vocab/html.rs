@@ -1,12 +1,21 @@
-//! Visible text: which elements are hidden or never text, element names,
-//! and the text of a node as lines or one line, white space collapsed.
+//! Visible text of HTML: which elements are hidden or never text, element
+//! names, and the text of a node as lines or one line, white space
+//! collapsed. Watches read fetched pages with it (`watch/html`), memory's
+//! sources the HTML files put into them ([`visible_lines`]).
 
 use dom_query::NodeRef;
+
+/// The visible text of a whole HTML document as lines (see [`lines_of`]).
+pub fn visible_lines(html: &str) -> Vec<String> {
+    let doc = dom_query::Document::from(html);
+    let root = doc.root();
+    lines_of(&root)
+}
 
 /// Elements whose content is never text.
 const SKIP: [&str; 8] = ["script", "style", "template", "noscript", "head", "svg", "iframe", "object"];
 /// Elements that start a new line of text.
-pub(super) const BLOCKS: [&str; 32] = [
+pub(crate) const BLOCKS: [&str; 32] = [
     "address",
     "article",
     "aside",
@@ -46,16 +55,16 @@ pub(crate) fn name_of(node: &NodeRef<'_>) -> String {
 }
 
 /// Collapses white space.
-pub(super) fn clean(s: &str) -> String {
+pub(crate) fn clean(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-pub(super) fn cut(s: String, max: usize) -> String {
+pub(crate) fn cut(s: String, max: usize) -> String {
     if s.chars().count() <= max { s } else { s.chars().take(max).collect() }
 }
 
 /// Not shown, as far as the markup says.
-pub(super) fn hidden(node: &NodeRef<'_>) -> bool {
+pub(crate) fn hidden(node: &NodeRef<'_>) -> bool {
     if !node.is_element() {
         return false;
     }
@@ -102,7 +111,7 @@ fn text_of(node: &NodeRef<'_>, out: &mut String) {
 }
 
 /// The text nodes under `scope` that are not hidden, in document order.
-pub(super) fn text_nodes<'a>(scope: &NodeRef<'a>) -> Vec<NodeRef<'a>> {
+pub(crate) fn text_nodes<'a>(scope: &NodeRef<'a>) -> Vec<NodeRef<'a>> {
     let mut stack = vec![*scope];
     let mut texts = Vec::new();
     while let Some(n) = stack.pop() {
