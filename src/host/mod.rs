@@ -19,8 +19,8 @@ mod ops;
 mod routines;
 mod run;
 pub mod settings;
-pub mod tabs;
 mod sources;
+pub mod tabs;
 pub mod watches;
 
 pub use compose::{handlers, open_core, open_core_full, open_core_with, stored_registry};

@@ -482,8 +482,7 @@ impl<'a> Loop<'a> {
         let store = self.core.store().clone();
         let (conversation_id, run_id) = (self.conversation_id.clone(), self.run_id.clone());
         let journal = Journal::new(&store, &registry, (&conversation_id, &run_id), step_id);
-        let exec = calls::execute_all(self.core, &registry, &cx, prepared, &journal);
-        tokio::pin!(exec);
+        let mut exec = Box::pin(calls::execute_all(self.core, &registry, &cx, prepared, &journal));
         let executed = loop {
             // Questions first: a call answered at once (nobody to ask) ends
             // in the same poll that queued its question.
@@ -499,6 +498,10 @@ impl<'a> Loop<'a> {
             self.waiting(w, on_event);
         }
         let Some(executed) = executed else {
+            // The calls still going end here, before anything is written: one
+            // left unpolled in the middle of a write would keep the database's
+            // write lock, and the writes below would wait on it in vain.
+            drop(exec);
             // Every call gets a result in the history, or the conversation
             // could not go on with another run; calls that ended keep theirs.
             for p in &asked {
