@@ -366,15 +366,16 @@ impl Host {
             Op::AddArchival { text, tags } => memory::add(store, &text, &tags).await,
             Op::CreateSource { name, description } => sources::create(store, &name, &description).await,
             Op::ListSources => sources::list(store).await,
-            Op::AddToSource { name, paths } => sources::add(self.core.services(), &name, &paths).await,
+            Op::AddToSource { name, paths } => Box::pin(sources::add(self.core.services(), &name, &paths)).await,
             Op::SourceFiles { name } => sources::files(store, &name).await,
             Op::DeleteSource { name } => sources::delete(store, &name).await,
             Op::RemoveMcpServer { name } => {
                 self.core.remove_mcp_server(&name).await?;
                 ops::mcp_servers(&self.core).await
             }
-            // [ops: routines]
-            Op::SaveRoutine { run_id, name } => self.save_routine(&run_id, &name).await,
+            // [ops: routines] (their futures on the heap: a replay's steps are
+            // whole tool calls, which would make every op's future as large)
+            Op::SaveRoutine { run_id, name } => Box::pin(self.save_routine(&run_id, &name)).await,
             Op::ListRoutines => self.list_routines().await,
             Op::ShowRoutine { name } => self.show_routine(&name).await,
             Op::DeleteRoutine { name } => self.delete_routine(&name).await,
@@ -383,7 +384,7 @@ impl Host {
             }
             Op::RunRoutine { name, params, after_interrupted, remember_approval } => {
                 let options = crate::routine::ReplayOptions { params, after_interrupted, remember_approval };
-                self.run_routine(caller, &name, options).await
+                Box::pin(self.run_routine(caller, &name, options)).await
             }
             Op::ForgetRoutineApprovals { name } => self.forget_routine_approvals(&name).await,
             Op::ApiInfo => {
