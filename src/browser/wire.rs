@@ -120,16 +120,15 @@ impl WireWatch {
         if let Ok(mut pending) = self.route.undecided.lock() {
             pending.retain(|p| *p != id);
         }
-        let what = format!("{} {}", request.method, request.url);
         if verdict == Verdict::Continue {
             let (hub, route) = (Arc::clone(&self.hub), Arc::clone(&self.route));
             tokio::spawn(async move {
-                if let Err(e) = hub.decide(&route, id, true).await {
-                    tracing::debug!("wire: cannot let {what} go: {e}");
+                if let Err(e) = hub.decide(&route, id.clone(), true).await {
+                    tracing::debug!("wire: cannot let request {} go: {e}", id.as_ref());
                 }
             });
         } else if let Err(e) = self.hub.decide(&self.route, id, false).await {
-            tracing::debug!("wire: cannot fail {what}: {e}");
+            tracing::debug!("wire: cannot fail {} {}: {e}", request.method, request.url);
         }
     }
 
