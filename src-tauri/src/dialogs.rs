@@ -70,6 +70,11 @@ pub struct Dialogs {
 struct Inner {
     waiting: Vec<(Kind, String, Event)>,
     shown: HashMap<Kind, String>,
+    /// Which window of each kind is the open one: a window destroyed late,
+    /// after a new one took its label, must not forget the new one's
+    /// question (its answer would then never close it).
+    opened: HashMap<Kind, u64>,
+    windows: u64,
 }
 
 impl Dialogs {
@@ -184,14 +189,37 @@ fn closed(app: &AppHandle, kind: Kind, id: &str) {
 }
 
 fn open(app: &AppHandle, kind: Kind, id: &str) -> tauri::Result<()> {
-    let window = WebviewWindowBuilder::new(app, kind.label(), WebviewUrl::App(kind.page(id, words::current()).into()))
+    let dialogs = app.state::<Dialogs>();
+    // Taken before the window exists: an older window's end may come
+    // while this one is built.
+    let (serial, before) = {
+        let mut inner = dialogs.lock();
+        inner.windows += 1;
+        let serial = inner.windows;
+        (serial, inner.opened.insert(kind, serial))
+    };
+    let built = WebviewWindowBuilder::new(app, kind.label(), WebviewUrl::App(kind.page(id, words::current()).into()))
         .title(kind.title())
         .inner_size(440.0, 560.0)
         .min_inner_size(360.0, 400.0)
         .always_on_top(true)
         .focused(true)
         .center()
-        .build()?;
+        .build();
+    let window = match built {
+        Ok(window) => window,
+        Err(e) => {
+            // The older window (if any) is still the one whose end counts.
+            let mut inner = dialogs.lock();
+            if inner.opened.get(&kind) == Some(&serial) {
+                match before {
+                    Some(before) => inner.opened.insert(kind, before),
+                    None => inner.opened.remove(&kind),
+                };
+            }
+            return Err(e);
+        }
+    };
     let handle = app.clone();
     window.on_window_event(move |event| {
         if !matches!(event, WindowEvent::Destroyed) {
@@ -202,7 +230,16 @@ fn open(app: &AppHandle, kind: Kind, id: &str) -> tauri::Result<()> {
         // `closed` as its question is over. Either way another question of
         // the same kind that came meanwhile gets the window, once the old
         // one is gone.
-        let was = handle.state::<Dialogs>().lock().shown.remove(&kind);
+        let was = {
+            let dialogs = handle.state::<Dialogs>();
+            let mut inner = dialogs.lock();
+            if inner.opened.get(&kind) != Some(&serial) {
+                // An older window, gone after the open one took its place.
+                return;
+            }
+            inner.opened.remove(&kind);
+            inner.shown.remove(&kind)
+        };
         let handle = handle.clone();
         tauri::async_runtime::spawn(async move {
             tokio::time::sleep(REOPEN_DELAY).await;
