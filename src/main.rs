@@ -19,7 +19,7 @@ fn main() -> ExitCode {
         .init();
     halley::crashpoint::init();
     let cli = halley::cli::Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match halley::runtime() {
         Ok(rt) => rt,
         Err(e) => {
             tracing::error!("cannot start the async runtime: {e}");

@@ -32,6 +32,10 @@ const TRAY_FLAG: &str = "--tray";
 
 fn main() -> anyhow::Result<()> {
     webview::ensure_software_rendering();
+    // Tauri's tasks run on this runtime (stacks large enough for a debug
+    // build's futures); it lives as long as the app.
+    let runtime = halley::runtime()?;
+    tauri::async_runtime::set(runtime.handle().clone());
     let app = tauri::Builder::default()
         // First, so that a second launch stops before anything else runs.
         .plugin(tauri_plugin_single_instance::init(|app, _args, _cwd| windows::show_panel(app)))
