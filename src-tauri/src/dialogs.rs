@@ -77,6 +77,54 @@ struct Inner {
     windows: u64,
 }
 
+impl Inner {
+    /// A window of `kind` is about to be built: its serial, and the one it
+    /// replaces (to put back if it cannot be built).
+    fn opening(&mut self, kind: Kind) -> (u64, Option<u64>) {
+        self.windows += 1;
+        (self.windows, self.opened.insert(kind, self.windows))
+    }
+
+    /// Window `serial` of `kind` could not be built: the older one (if
+    /// any) is still the one whose end counts.
+    fn not_built(&mut self, kind: Kind, serial: u64, before: Option<u64>) {
+        if self.opened.get(&kind) == Some(&serial) {
+            match before {
+                Some(before) => self.opened.insert(kind, before),
+                None => self.opened.remove(&kind),
+            };
+        }
+    }
+
+    /// Window `serial` of `kind` is gone: `Some(was)` (the question it
+    /// showed, if any) when it was the open one; `None` for an older
+    /// window gone after the open one took its label, whose question must
+    /// not be forgotten (its answer would then never close it).
+    fn gone(&mut self, kind: Kind, serial: u64) -> Option<Option<String>> {
+        if self.opened.get(&kind) != Some(&serial) {
+            return None;
+        }
+        self.opened.remove(&kind);
+        Some(self.shown.remove(&kind))
+    }
+
+    /// Question `id` is over: forgotten. `None` when no window shows it;
+    /// else `Some(next)`: the next waiting question of the kind, which the
+    /// window shows now, or none (the window closes).
+    fn over(&mut self, kind: Kind, id: &str) -> Option<Option<String>> {
+        self.waiting.retain(|(_, i, _)| i != id);
+        if self.shown.get(&kind).map(String::as_str) != Some(id) {
+            return None;
+        }
+        let next = self.waiting.iter().find(|(k, _, _)| *k == kind).map(|(_, i, _)| i.clone());
+        match &next {
+            Some(next) => self.shown.insert(kind, next.clone()),
+            None => self.shown.remove(&kind),
+        };
+        Some(next)
+    }
+}
+
 impl Dialogs {
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
@@ -153,18 +201,8 @@ fn show_next_but(app: &AppHandle, kind: Kind, skip: Option<&str>) {
 /// same kind, or closes.
 fn closed(app: &AppHandle, kind: Kind, id: &str) {
     let dialogs = app.state::<Dialogs>();
-    let next = {
-        let mut inner = dialogs.lock();
-        inner.waiting.retain(|(_, i, _)| i != id);
-        if inner.shown.get(&kind).map(String::as_str) != Some(id) {
-            return;
-        }
-        let next = inner.waiting.iter().find(|(k, _, _)| *k == kind).map(|(_, i, _)| i.clone());
-        match &next {
-            Some(next) => inner.shown.insert(kind, next.clone()),
-            None => inner.shown.remove(&kind),
-        };
-        next
+    let Some(next) = dialogs.lock().over(kind, id) else {
+        return;
     };
     let Some(window) = app.get_webview_window(kind.label()) else {
         dialogs.lock().shown.remove(&kind);
@@ -192,12 +230,7 @@ fn open(app: &AppHandle, kind: Kind, id: &str) -> tauri::Result<()> {
     let dialogs = app.state::<Dialogs>();
     // Taken before the window exists: an older window's end may come
     // while this one is built.
-    let (serial, before) = {
-        let mut inner = dialogs.lock();
-        inner.windows += 1;
-        let serial = inner.windows;
-        (serial, inner.opened.insert(kind, serial))
-    };
+    let (serial, before) = dialogs.lock().opening(kind);
     let built = WebviewWindowBuilder::new(app, kind.label(), WebviewUrl::App(kind.page(id, words::current()).into()))
         .title(kind.title())
         .inner_size(440.0, 560.0)
@@ -209,14 +242,7 @@ fn open(app: &AppHandle, kind: Kind, id: &str) -> tauri::Result<()> {
     let window = match built {
         Ok(window) => window,
         Err(e) => {
-            // The older window (if any) is still the one whose end counts.
-            let mut inner = dialogs.lock();
-            if inner.opened.get(&kind) == Some(&serial) {
-                match before {
-                    Some(before) => inner.opened.insert(kind, before),
-                    None => inner.opened.remove(&kind),
-                };
-            }
+            dialogs.lock().not_built(kind, serial, before);
             return Err(e);
         }
     };
@@ -230,15 +256,9 @@ fn open(app: &AppHandle, kind: Kind, id: &str) -> tauri::Result<()> {
         // `closed` as its question is over. Either way another question of
         // the same kind that came meanwhile gets the window, once the old
         // one is gone.
-        let was = {
-            let dialogs = handle.state::<Dialogs>();
-            let mut inner = dialogs.lock();
-            if inner.opened.get(&kind) != Some(&serial) {
-                // An older window, gone after the open one took its place.
-                return;
-            }
-            inner.opened.remove(&kind);
-            inner.shown.remove(&kind)
+        let Some(was) = handle.state::<Dialogs>().lock().gone(kind, serial) else {
+            // An older window, gone after the open one took its label.
+            return;
         };
         let handle = handle.clone();
         tauri::async_runtime::spawn(async move {
@@ -326,6 +346,55 @@ fn query_escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn waiting(inner: &mut Inner, id: &str) {
+        let event = Event::ChallengeClosed { id: id.to_owned() };
+        inner.waiting.push((Kind::Confirm, id.to_owned(), event));
+    }
+
+    /// The e2e flake of 2026-11-28: the next question came while the last
+    /// one's window was being destroyed, got a new window, and the old
+    /// window's late end forgot it: answered, it never closed.
+    #[test]
+    fn an_old_window_gone_late_does_not_forget_the_new_windows_question() {
+        let mut inner = Inner::default();
+        waiting(&mut inner, "c1");
+        inner.shown.insert(Kind::Confirm, "c1".into());
+        let (first, _) = inner.opening(Kind::Confirm);
+        // c1 answered, nothing else waits: its window closes.
+        assert_eq!(inner.over(Kind::Confirm, "c1"), Some(None));
+        // c2 comes before the old window's end: a new window shows it.
+        waiting(&mut inner, "c2");
+        inner.shown.insert(Kind::Confirm, "c2".into());
+        let (second, before) = inner.opening(Kind::Confirm);
+        assert_eq!(before, Some(first));
+        // The old window's end, late, is not the open one's.
+        assert_eq!(inner.gone(Kind::Confirm, first), None);
+        // c2 answered: its window closes (it did not before the fix).
+        assert_eq!(inner.over(Kind::Confirm, "c2"), Some(None));
+        assert_eq!(inner.gone(Kind::Confirm, second), Some(None));
+    }
+
+    #[test]
+    fn a_window_closed_by_the_user_gives_its_question_back_and_a_failed_build_keeps_the_old_one() {
+        let mut inner = Inner::default();
+        waiting(&mut inner, "c1");
+        waiting(&mut inner, "c2");
+        inner.shown.insert(Kind::Confirm, "c1".into());
+        let (first, _) = inner.opening(Kind::Confirm);
+        // An answer shows the next waiting question in the same window.
+        assert_eq!(inner.over(Kind::Confirm, "c1"), Some(Some("c2".into())));
+        // A question no window shows changes nothing.
+        waiting(&mut inner, "c3");
+        assert_eq!(inner.over(Kind::Confirm, "c3"), None);
+        // A window that cannot be built leaves the open one counting.
+        let (failed, before) = inner.opening(Kind::Confirm);
+        inner.not_built(Kind::Confirm, failed, before);
+        // The user closes the window: its question (still waiting) is
+        // passed over once when the next window opens.
+        assert_eq!(inner.gone(Kind::Confirm, first), Some(Some("c2".into())));
+        assert_eq!(inner.gone(Kind::Confirm, first), None);
+    }
 
     #[test]
     fn pages_carry_the_escaped_id() {
