@@ -14,11 +14,12 @@
 mod answer;
 mod replay;
 mod save;
+pub mod schedule;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use self::replay::{ReplayOptions, replay};
+pub use self::replay::{ReplayOptions, ReplayReport, replay};
 pub use self::save::save;
 use crate::error::{Error, Result};
 use crate::protocol::ConfirmationRequest;

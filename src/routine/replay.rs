@@ -42,6 +42,9 @@ pub struct ReplayOptions {
     /// Keep what the user approves in this replay as the routine's standing
     /// approvals ([`super::StandingApproval`]).
     pub remember_approval: bool,
+    /// Started by the routine's schedule (the host's scheduler), not by a
+    /// person: journaled as such.
+    pub scheduled: bool,
 }
 
 /// The caller's confirmer behind the routine's standing approvals: a
@@ -176,10 +179,11 @@ pub async fn replay(core: &Core, base: CallContext, name: &str, options: ReplayO
     let mut notes = settle_interrupted(store, &row.id, &plan, name, options.after_interrupted).await?;
 
     let began = Instant::now();
+    let trigger = if options.scheduled { "schedule" } else { "user" };
     let agent = crate::builtin::memory::blocks::default_agent(store).await?;
     let run = store.runs().create(&agent, None).await?;
     let params_json = serde_json::to_value(&values).unwrap_or_default();
-    let journal = store.routines().begin_replay(&row.id, Some(&run.id), &params_json).await?;
+    let journal = store.routines().begin_replay(&row.id, Some(&run.id), &params_json, trigger).await?;
     let standing = Arc::new(Standing {
         inner: Arc::clone(&base.confirmer),
         approvals: plan.standing.clone(),
