@@ -481,3 +481,227 @@ fn profile_values_never_reach_the_plan_in_clear() {
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert_eq!(run.json()["answer"], "Giá 20.990.000 ₫; tôi sẽ báo qua số {{profile.contact.phone}}.");
 }
+
+/// Record "what does the laptop cost" with the scripted model and save it
+/// as routine `giá laptop`; the model server is stopped when it returns.
+fn record_price(h: &Halley, site: &FixtureServer) {
+    site.set_page("laptop", product("Laptop ASUS Vivobook 15", 21_490_000));
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("watched/laptop")}))]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "browser_extract",
+            json!({"schema": {"name": "string", "price": "number"}}),
+        )]),
+        Turn::text("Laptop ASUS Vivobook 15 giá 21.490.000 ₫."),
+    ]);
+    let run_id = record(h, &model, "Laptop này giá bao nhiêu?");
+    drop(model);
+    let saved = h.run(&["routine", "save", &run_id, "--name", "giá laptop"]);
+    assert_eq!(saved.code, 0, "{}", saved.stderr);
+}
+
+/// Make routine `name`'s schedule due now (as the watches' scheduler test
+/// moves a watch's next check), as time passing would.
+async fn make_due(host: &Host, name: &str) {
+    sqlx::query(
+        "UPDATE routine_schedules SET next_run_at = '2000-01-01T00:00:00.000Z'
+         WHERE routine_id = (SELECT id FROM routines WHERE name = ?1)",
+    )
+    .bind(name)
+    .execute(host.core().store().pool())
+    .await
+    .unwrap();
+}
+
+/// The next `Event::Routines` telling a replay of `name` ended: its status.
+async fn replay_ended(rx: &mut tokio::sync::broadcast::Receiver<Event>, name: &str) -> String {
+    tokio::time::timeout(Duration::from_secs(90), async {
+        loop {
+            if let Ok(Event::Routines { name: n, status: Some(status) }) = rx.recv().await
+                && n == name
+            {
+                return status;
+            }
+        }
+    })
+    .await
+    .expect("a scheduled replay ended")
+}
+
+/// The inbox's alerts of routine `name`, newest first.
+async fn routine_alerts(host: &Arc<Host>, name: &str) -> Vec<Value> {
+    let Reply::Routine { routine } = host.handle(Op::ShowRoutine { name: name.into() }).await.unwrap() else {
+        panic!("not a routine")
+    };
+    let Reply::Alerts { alerts, .. } = host.handle(Op::ListAlerts { limit: 50 }).await.unwrap() else {
+        panic!("not alerts")
+    };
+    alerts
+        .into_iter()
+        .filter(|a| a.routine_id.as_deref() == routine["id"].as_str())
+        .map(|a| serde_json::to_value(a).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_schedule_commands_check_their_input() {
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    if !have_browser() {
+        return;
+    }
+    record_price(&h, &site);
+    for (args, said) in [
+        (&["routine", "schedule", "giá laptop", "--every", "1w"][..], "bad period"),
+        (&["routine", "schedule", "giá laptop", "--every", "30s"], "at most every 1m"),
+        (&["routine", "schedule", "giá laptop"], "--every"),
+        (&["routine", "schedule", "nope", "--every", "1d"], "no routine `nope`"),
+        (&["routine", "pause", "giá laptop"], "has no schedule"),
+        (&["routine", "schedule", "giá laptop", "--off"], "has no schedule"),
+    ] {
+        let run = h.run(args);
+        assert_eq!(run.code, 2, "{args:?}: {}\n{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains(said), "{args:?}: {}", run.stderr);
+    }
+    let set = h.run(&["routine", "schedule", "giá laptop", "--every", "6h"]);
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    assert!(set.stdout.contains("every 6h, next run"), "{}", set.stdout);
+    let paused = h.run(&["routine", "pause", "giá laptop"]);
+    assert!(paused.stdout.contains("every 6h, paused"), "{}", paused.stdout);
+    let shown = h.run(&["routine", "show", "giá laptop", "--json"]).json();
+    assert_eq!((&shown["schedule"]["every"], &shown["schedule"]["paused"]), (&json!("6h"), &json!(true)));
+    assert_eq!(shown["schedule"]["next_run_at"], Value::Null, "paused: no next run");
+    let resumed = h.run(&["routine", "resume", "giá laptop"]);
+    assert!(resumed.stdout.contains("every 6h, next run"), "{}", resumed.stdout);
+    let off = h.run(&["routine", "schedule", "giá laptop", "--off"]);
+    assert_eq!(off.code, 0, "{}", off.stderr);
+    assert!(off.stdout.contains("not scheduled"), "{}", off.stdout);
+    assert_eq!(h.run(&["routine", "show", "giá laptop", "--json"]).json()["schedule"], Value::Null);
+}
+
+/// A scheduled routine runs in the long-lived host's scheduler (the one
+/// that checks the watches) with the model server stopped; each result
+/// lands in the inbox, a changed price is a notification, a paused
+/// schedule runs nothing, and `routine show` tells the schedule, the last
+/// result, the next run and the history.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scheduled_routine_replays_in_the_host_and_its_results_reach_the_inbox() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    record_price(&h, &site);
+    let host = open_host(&h).await;
+    let mut rx = host.subscribe();
+    let name = "giá laptop";
+    let scheduled = host.handle(Op::ScheduleRoutine { name: name.into(), every: "1d".into() }).await.unwrap();
+    let Reply::Routine { routine } = scheduled else { panic!("{scheduled:?}") };
+    assert_eq!(routine["schedule"]["every"], "1d");
+
+    // Due at once: the scheduler's first pass replays it.
+    site.change_page("laptop", |p| p.price = 20_490_000);
+    let scheduler = host.start_watch_scheduler(Duration::from_millis(300));
+    assert_eq!(replay_ended(&mut rx, name).await, "completed");
+    let alerts = routine_alerts(&host, name).await;
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert_eq!((&alerts[0]["title"], &alerts[0]["rule"]), (&json!(name), &json!("routine:result")));
+    assert_eq!(alerts[0]["message"], "Laptop ASUS Vivobook 15 giá 20.490.000 ₫.");
+    assert_eq!(alerts[0]["read"], false);
+
+    // Not due again for a day: later passes run nothing.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(routine_alerts(&host, name).await.len(), 1);
+
+    // A day later (moved), the price changed: the inbox and a notification.
+    site.change_page("laptop", |p| p.price = 18_990_000);
+    make_due(&host, name).await;
+    assert_eq!(replay_ended(&mut rx, name).await, "completed");
+    let alerts = routine_alerts(&host, name).await;
+    assert_eq!(alerts.len(), 2, "{alerts:?}");
+    assert_eq!((&alerts[0]["title"], &alerts[0]["rule"]), (&json!("giá laptop: changed"), &json!("routine:changed")));
+    assert_eq!(
+        alerts[0]["message"],
+        "Laptop ASUS Vivobook 15 giá 18.990.000 ₫.\nBefore: Laptop ASUS Vivobook 15 giá 20.490.000 ₫."
+    );
+    assert!(alerts[0]["sent_at"].is_string(), "handed to the notification daemon: {alerts:?}");
+
+    // Paused: due, but nothing runs.
+    host.handle(Op::PauseRoutine { name: name.into(), paused: true }).await.unwrap();
+    make_due(&host, name).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(routine_alerts(&host, name).await.len(), 2);
+    drop(scheduler);
+
+    let Reply::Routine { routine } = host.handle(Op::ShowRoutine { name: name.into() }).await.unwrap() else {
+        panic!()
+    };
+    assert_eq!(routine["schedule"]["paused"], true);
+    assert_eq!(routine["schedule"]["last_status"], "completed");
+    assert_eq!(routine["last"]["answer"], "Laptop ASUS Vivobook 15 giá 18.990.000 ₫.");
+    assert_eq!(routine["last"]["trigger"], "schedule");
+    let replays = routine["replays"].as_array().unwrap();
+    assert_eq!(replays.len(), 2);
+    assert!(replays.iter().all(|r| r["trigger"] == "schedule" && r["status"] == "completed"), "{routine}");
+    // Each replay a run in the background, its calls in the timeline.
+    let run_id = replays[0]["run_id"].as_str().unwrap();
+    let Reply::Timeline { calls } = host.handle(Op::RunTimeline { run_id: run_id.into() }).await.unwrap() else {
+        panic!("no timeline")
+    };
+    let tools: Vec<&str> = calls.iter().map(|c| c.tool.as_str()).collect();
+    assert_eq!(tools, vec!["browser_navigate", "browser_extract"]);
+    host.close().await;
+
+    // The CLI shows the schedule, the last result, the history.
+    let shown = h.run(&["routine", "show", name]);
+    assert!(shown.stdout.contains("schedule: every 1d, paused"), "{}", shown.stdout);
+    assert!(shown.stdout.contains("last result: completed"), "{}", shown.stdout);
+    assert!(shown.stdout.contains("18.990.000"), "{}", shown.stdout);
+    assert_eq!(shown.stdout.matches("(schedule)").count(), 2, "{}", shown.stdout);
+}
+
+/// A scheduled routine with a submit step asks in the panel (the question
+/// is pending, nothing reaches the page's server); denied, nothing is sent
+/// and the stop is in the inbox.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scheduled_submit_asks_and_a_refusal_sends_nothing() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    record_order(&h, &site);
+    let host = open_host(&h).await;
+    let mut rx = host.subscribe();
+    host.handle(Op::ScheduleRoutine { name: "đặt hàng".into(), every: "1d".into() }).await.unwrap();
+    let scheduler = host.start_watch_scheduler(Duration::from_millis(300));
+    let request = tokio::time::timeout(Duration::from_secs(90), async {
+        loop {
+            if let Ok(Event::ConfirmationWaiting { request }) = rx.recv().await {
+                return request;
+            }
+        }
+    })
+    .await
+    .expect("the scheduled replay asks");
+    assert_eq!(request.scope, halley::tools::PermissionScope::Payment);
+    assert_eq!(request.tool, "browser_click");
+    // Pending: the question waits, and the order has not been sent.
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(site.posts().len(), 1, "only the recorded run's order");
+    let answer = Op::AnswerConfirmation {
+        id: request.id.clone(),
+        approved: false,
+        user_edits: Map::new(),
+        reason: "không".into(),
+    };
+    assert_eq!(host.handle(answer).await.unwrap(), Reply::Done);
+    assert_eq!(replay_ended(&mut rx, "đặt hàng").await, "stopped");
+    assert_eq!(site.posts().len(), 1, "denied: nothing reached the server");
+    let alerts = routine_alerts(&host, "đặt hàng").await;
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert_eq!((&alerts[0]["title"], &alerts[0]["rule"]), (&json!("đặt hàng: stopped"), &json!("routine:stopped")));
+    assert!(alerts[0]["message"].as_str().unwrap().starts_with("Stopped at step 3 (browser_click)"), "{alerts:?}");
+    drop(scheduler);
+    host.close().await;
+}
