@@ -180,7 +180,9 @@ async fn main() -> anyhow::Result<()> {
          first chunk + {STREAM_MS} ms of streamed chunks per turn; median of {LIVE_RUNS} live runs and {REPLAYS} \
          replays; real headless Chromium, loopback fixture site\n"
     );
-    println!("| Routine | live: time | live: model requests | live: tokens | replay: time | replay: model requests | replay: tokens | replay faster |");
+    println!(
+        "| Routine | live: time | live: model requests | live: tokens | replay: time | replay: model requests | replay: tokens | replay faster |"
+    );
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let mut result = Ok(());
     for r in &ROUTINES {

@@ -40,7 +40,7 @@ impl Host {
         let rows = self.core.store().routines().list().await?;
         let mut routines = Vec::with_capacity(rows.len());
         for row in rows {
-            routines.push(self.routine_json(row, 1).await?);
+            routines.push(self.routine_json(row, SHOWN_REPLAYS).await?);
         }
         Ok(Reply::Routines { routines })
     }

@@ -12,40 +12,20 @@ use crate::store::Store;
 use crate::store::routines::ScheduleRow;
 use crate::store::watch_alerts::{AlertChannel, AlertRow, NewAlert};
 
-/// The shortest period a schedule takes, in seconds: a minute, unless the
-/// test-only `HALLEY_ROUTINE_MIN_EVERY_SECS` lowers it (the tests' and the
-/// desktop e2e's schedules of a few seconds).
-pub fn min_every() -> i64 {
-    std::env::var("HALLEY_ROUTINE_MIN_EVERY_SECS").ok().and_then(|s| s.parse::<i64>().ok()).map_or(60, |s| s.max(1))
-}
-
-/// `1d`, `6h`, `30m` (the watches' periods) and, for the tests' knob only,
-/// `5s`, to seconds; `invalid_arguments` for anything else or a period
-/// shorter than [`min_every`].
+/// `1d`, `6h`, `30m` (the watches' periods: a minute at least) to
+/// seconds; `invalid_arguments` for anything else.
 pub fn parse_every(text: &str) -> Result<i64> {
-    let t = text.trim();
-    let secs = match t.strip_suffix('s').map(str::parse::<i64>) {
-        Some(Ok(n)) if n > 0 => n,
-        _ => crate::watch::parse_period(t, false).map_err(|_| {
-            Error::invalid_arguments(format!(
-                "bad period {text:?}: write a number and a unit, `m` (minutes), `h` (hours) or `d` (days), e.g. \
-                 `30m`, `6h`, `1d`"
-            ))
-        })?,
-    };
-    let min = min_every();
-    if secs < min {
-        return Err(Error::invalid_arguments(format!(
-            "a routine runs at most every {}: `{text}` is shorter",
-            every_text(min)
-        )));
-    }
-    Ok(secs)
+    crate::watch::parse_period(text, false).map_err(|_| {
+        Error::invalid_arguments(format!(
+            "bad period {text:?}: write a number and a unit, `m` (minutes), `h` (hours) or `d` (days), e.g. `30m`, \
+             `6h`, `1d`"
+        ))
+    })
 }
 
-/// `86400` → `1d` (seconds below a minute as `Ns`).
+/// `86400` → `1d`.
 pub fn every_text(secs: i64) -> String {
-    if secs % 60 == 0 { crate::watch::period_text(secs) } else { format!("{secs}s") }
+    crate::watch::period_text(secs)
 }
 
 /// The time `secs` after `at` (both RFC 3339, as the store writes them).
@@ -194,7 +174,7 @@ mod tests {
             assert_eq!(e.code(), crate::error::ErrorCode::InvalidArguments, "{bad}");
         }
         assert_eq!(every_text(86_400), "1d");
-        assert_eq!(every_text(90), "90s");
+        assert_eq!(every_text(90 * 60), "90m");
         assert_eq!(after("2026-01-01T00:00:00.000Z", 3600), "2026-01-01T01:00:00.000Z");
     }
 
