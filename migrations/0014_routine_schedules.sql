@@ -30,3 +30,16 @@ ALTER TABLE routine_replays ADD COLUMN trigger TEXT NOT NULL DEFAULT 'user'
 -- A scheduled replay's result in the inbox. NULL: a watch's or notify_send's.
 ALTER TABLE watch_alerts ADD COLUMN routine_id TEXT REFERENCES routines(id) ON DELETE CASCADE;
 CREATE INDEX watch_alerts_routine ON watch_alerts (routine_id, id) WHERE routine_id IS NOT NULL;
+
+-- A routine's earlier plans: when the model repairs a step whose element
+-- could not be found (the user allowed it for that routine), the plan as it
+-- was is kept here with why, and the routine's plan becomes the next version.
+CREATE TABLE routine_versions (
+    routine_id  TEXT NOT NULL REFERENCES routines(id) ON DELETE CASCADE,
+    revision    INTEGER NOT NULL CHECK (revision >= 1),
+    plan        TEXT NOT NULL CHECK (json_valid(plan)),
+    -- Why it was replaced (the repair: the step, what it was, what it is).
+    replaced_because TEXT NOT NULL,
+    replaced_at TEXT NOT NULL,
+    PRIMARY KEY (routine_id, revision)
+);

@@ -1,7 +1,7 @@
-//! `halley routine save|list|show|params|delete|run|schedule|pause|resume`,
+//! `halley routine save|list|show|params|delete|run|schedule|pause|resume|repair`,
 //! through a [`Host`]'s ops (`SaveRoutine`, `ListRoutines`, `ShowRoutine`,
 //! `EditRoutineParams`, `DeleteRoutine`, `RunRoutine`, `ScheduleRoutine`,
-//! `UnscheduleRoutine`, `PauseRoutine`). A replay's questions (a SUBMIT step) are
+//! `UnscheduleRoutine`, `PauseRoutine`, `SetRoutineRepair`). A replay's questions (a SUBMIT step) are
 //! asked on the terminal, or refused with `--confirm deny` or without one:
 //! there is no `--yes`, every replay asks.
 
@@ -109,6 +109,15 @@ pub enum RoutineCommand {
         off: bool,
         #[arg(long)]
         json: bool,
+    },
+    /// Allow (`on`) or forbid (`off`) the model set in the settings to
+    /// repair a step whose element cannot be found any more (never a
+    /// submit, a payment or a post): the repaired step is kept as a new
+    /// version of the routine.
+    Repair {
+        name: String,
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
     },
     /// Pause a routine's schedule (its replays stop until `resume`).
     Pause { name: String },
@@ -225,6 +234,22 @@ pub async fn run(cmd: RoutineCommand, data_dir: Option<&Path>, browser: BrowserS
                 Ok(Reply::Routine { routine }) if json => print_json(&routine),
                 Ok(Reply::Routine { routine }) => {
                     print_schedule(&routine);
+                    ExitCode::SUCCESS
+                }
+                other => done(other),
+            }
+        }
+        RoutineCommand::Repair { name, state } => {
+            let allowed = state == "on";
+            match ask(&dir, browser, Op::SetRoutineRepair { name: name.clone(), allowed }, &unknown(&name)).await {
+                Ok(Reply::Routine { .. }) => {
+                    out(&if allowed {
+                        format!("routine `{name}`: the model may repair a step whose element is gone (never a submit)")
+                    } else {
+                        format!(
+                            "routine `{name}`: no repair by the model; a step whose element is gone stops the replay"
+                        )
+                    });
                     ExitCode::SUCCESS
                 }
                 other => done(other),
@@ -424,6 +449,19 @@ fn print_routine(routine: &Value) {
     }
     if let Some(t) = plan["answer"]["text"].as_str() {
         out(&format!("answer: {t}"));
+    }
+    out(&format!(
+        "version {}; repair by the model: {}",
+        plan["revision"].as_u64().unwrap_or(1),
+        if plan["repair"] == true { "allowed" } else { "off" }
+    ));
+    for v in routine["versions"].as_array().into_iter().flatten() {
+        out(&format!(
+            "version {} replaced {}: {}",
+            v["revision"],
+            v["replaced_at"].as_str().unwrap_or(""),
+            v["replaced_because"].as_str().unwrap_or("")
+        ));
     }
     out(&format!("schedule: {}", schedule_line(routine)));
     if let Some(last) = last_line(routine) {

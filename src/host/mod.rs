@@ -387,14 +387,19 @@ impl Host {
                 self.edit_routine_params(&name, crate::routine::ParamEdits { rename, set, require }).await
             }
             Op::RunRoutine { name, params, after_interrupted, remember_approval } => {
-                let options =
-                    crate::routine::ReplayOptions { params, after_interrupted, remember_approval, scheduled: false };
+                let options = crate::routine::ReplayOptions {
+                    params,
+                    after_interrupted,
+                    remember_approval,
+                    ..crate::routine::ReplayOptions::default()
+                };
                 Box::pin(self.run_routine(caller, &name, options)).await
             }
             Op::ForgetRoutineApprovals { name } => self.forget_routine_approvals(&name).await,
             Op::ScheduleRoutine { name, every } => self.schedule_routine(&name, &every).await,
             Op::PauseRoutine { name, paused } => self.pause_routine(&name, paused).await,
             Op::UnscheduleRoutine { name } => self.unschedule_routine(&name).await,
+            Op::SetRoutineRepair { name, allowed } => self.set_routine_repair(&name, allowed).await,
             Op::ApiInfo => {
                 let secrets = crate::secrets::SecretStore::os()?;
                 let token = crate::secrets::token::get_or_create(&secrets, self.core.data_dir()).await?;

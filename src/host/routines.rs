@@ -68,10 +68,18 @@ impl Host {
                 "trigger": r.trigger,
             })
         });
+        let id = row.id.clone();
         let mut shown = value(&RoutineView::from_row(row)?)?;
         shown["schedule"] = value(&schedule.as_ref().map(ScheduleView::of))?;
         shown["last"] = last.unwrap_or(Value::Null);
         shown["replays"] = value(&replays)?;
+        let versions = store.routines().versions(&id).await?;
+        shown["versions"] = Value::Array(
+            versions
+                .iter()
+                .map(|v| json!({"revision": v.revision, "replaced_because": v.replaced_because, "replaced_at": v.replaced_at}))
+                .collect(),
+        );
         Ok(shown)
     }
 
@@ -111,6 +119,34 @@ impl Host {
         }
         self.tell_routine(name, None);
         self.show_routine(name).await
+    }
+
+    /// [`Op::SetRoutineRepair`](crate::protocol::Op::SetRoutineRepair).
+    pub(super) async fn set_routine_repair(&self, name: &str, allowed: bool) -> Result<Reply> {
+        let store = self.core.store();
+        let row = routine::find(store, name).await?;
+        let mut plan = routine::plan_of(&row)?;
+        plan.repair = allowed;
+        store.routines().set_plan(name, &value(&plan)?).await?;
+        self.tell_routine(name, None);
+        self.show_routine(name).await
+    }
+
+    /// The model that may repair routine `name`'s steps: the saved model
+    /// settings' when the routine allows repairs (none when it does not, or
+    /// when no model is configured: such a step then stops the replay).
+    async fn repairer(&self, name: &str) -> Option<Arc<dyn crate::context::Language>> {
+        let row = routine::find(self.core.store(), name).await.ok()?;
+        if !routine::plan_of(&row).ok()?.repair {
+            return None;
+        }
+        match self.agent_model(None).await {
+            Ok((client, model)) => Some(Arc::new(crate::agent::ModelFieldFallback::new(client, model))),
+            Err(e) => {
+                tracing::warn!("routine `{name}`: no model to repair a step with: {}", e.message());
+                None
+            }
+        }
     }
 
     fn tell_routine(&self, name: &str, status: Option<&str>) {
@@ -168,7 +204,8 @@ impl Host {
     async fn scheduled_replay(self: Arc<Self>, due: DueRoutine, cancel: Cancel) {
         let cx =
             CallContext::new(FrontEnd::Background).with_confirmer(self.panel_confirmer()).with_cancel(cancel.clone());
-        let options = ReplayOptions { scheduled: true, ..ReplayOptions::default() };
+        let options =
+            ReplayOptions { scheduled: true, repairer: self.repairer(&due.name).await, ..ReplayOptions::default() };
         let ended = match routine::replay(&self.core, cx, &due.name, options).await {
             Ok(report) => Ended::of(&report),
             Err(e) => Ended {
@@ -241,6 +278,7 @@ impl Host {
         if self.paused.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(Error::invalid_arguments("the agent is paused: resume it before replaying a routine"));
         }
+        let options = ReplayOptions { repairer: self.repairer(name).await, ..options };
         let report = routine::replay(&self.core, caller.context(), name, options).await?;
         self.tell_routine(name, Some(&report.status));
         Ok(Reply::RoutineReplayed { report: value(&report)? })

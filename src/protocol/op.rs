@@ -559,6 +559,12 @@ pub enum Op {
     /// Replies [`Reply::Routine`]; `not_found` for an unknown routine,
     /// `invalid_arguments` when it has no schedule.
     UnscheduleRoutine { name: String },
+    /// Allow (`allowed`) or forbid the model to repair a step of routine
+    /// `name` whose element cannot be found any more (the model configured
+    /// in the settings; never a SUBMIT-or-above step): the repaired step is
+    /// kept as a new version of the routine. Replies [`Reply::Routine`];
+    /// `not_found` for an unknown routine.
+    SetRoutineRepair { name: String, allowed: bool },
     /// Make a source (a knowledge base of the user's files attached to the
     /// agent). Replies [`Reply::Source`]; `invalid_arguments` for a bad
     /// name or one taken (case aside).

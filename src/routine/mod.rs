@@ -12,6 +12,7 @@
 //! extraction.
 
 mod answer;
+mod repair;
 mod replay;
 mod save;
 pub mod schedule;
@@ -49,6 +50,19 @@ pub struct Plan {
     /// exact shape ([`StandingApproval`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub standing: Vec<StandingApproval>,
+    /// The user allows the model to repair a step whose element cannot be
+    /// found any more (never a SUBMIT-or-above step): the repaired step is
+    /// kept as a new version.
+    #[serde(default)]
+    pub repair: bool,
+    /// This plan's version: 1 as saved, one more at each repair (the older
+    /// plans are kept in `routine_versions`).
+    #[serde(default = "first_revision")]
+    pub revision: u32,
+}
+
+fn first_revision() -> u32 {
+    1
 }
 
 /// A question the user answered yes for every replay of the routine

@@ -60,6 +60,17 @@ pub struct ScheduleRow {
     pub updated_at: String,
 }
 
+/// An earlier plan of a routine (`routine_versions`).
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
+pub struct VersionRow {
+    pub routine_id: String,
+    pub revision: i64,
+    #[sqlx(json)]
+    pub plan: Value,
+    pub replaced_because: String,
+    pub replaced_at: String,
+}
+
 /// A schedule that is due, with its routine's name.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct DueRoutine {
@@ -221,6 +232,47 @@ impl Routines<'_> {
         .bind(limit)
         .fetch_all(self.store.pool())
         .await?)
+    }
+
+    /// Replace a routine's plan by a new version: the plan it had
+    /// (`old`, version `revision`) kept with why, in one transaction.
+    pub async fn new_version(
+        &self,
+        routine_id: &str,
+        revision: u32,
+        old: &Value,
+        new: &Value,
+        because: &str,
+    ) -> Result<()> {
+        let at = now();
+        let mut tx = self.store.begin_write().await?;
+        sqlx::query(
+            "INSERT INTO routine_versions (routine_id, revision, plan, replaced_because, replaced_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )
+        .bind(routine_id)
+        .bind(i64::from(revision))
+        .bind(old.to_string())
+        .bind(because)
+        .bind(&at)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE routines SET plan = ?2, updated_at = ?3 WHERE id = ?1")
+            .bind(routine_id)
+            .bind(new.to_string())
+            .bind(&at)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// A routine's earlier plans, newest first.
+    pub async fn versions(&self, routine_id: &str) -> Result<Vec<VersionRow>> {
+        Ok(sqlx::query_as("SELECT * FROM routine_versions WHERE routine_id = ?1 ORDER BY revision DESC")
+            .bind(routine_id)
+            .fetch_all(self.store.pool())
+            .await?)
     }
 
     /// Schedule a routine every `every_secs`, due at `next_run_at`

@@ -705,3 +705,124 @@ async fn a_scheduled_submit_asks_and_a_refusal_sends_nothing() {
     drop(scheduler);
     host.close().await;
 }
+
+/// A catalogue whose product link is `label` (id `id`), beside another.
+fn catalogue(id: &str, label: &str) -> String {
+    format!(
+        r#"<!doctype html><html lang="vi"><head><meta charset="utf-8"><title>Danh mục</title></head>
+<body><main><h1>Danh mục</h1><ul>
+<li><a id="{id}" href="/watched/rlaptop">{label}</a></li>
+<li><a id="p2" href="/watched/rphone">Điện thoại Galaxy A55</a></li>
+</ul></main></body></html>"#
+    )
+}
+
+/// The repairing model: it answers with the ref of the snapshot line that
+/// names the new link, as a model reading the page would.
+fn repairing_model() -> ModelServer {
+    ModelServer::responding(|body| {
+        let user =
+            body["messages"].as_array().and_then(|m| m.last()).map(|m| m["content"].to_string()).unwrap_or_default();
+        let line = user.split("\\n").find(|l| l.contains("ASUS Vivobook 15 – mới")).unwrap_or_default();
+        let r = line.split('[').nth(1).and_then(|x| x.split(']').next()).unwrap_or("e999");
+        Turn::text(&format!("{{\"ref\": \"{r}\"}}"))
+    })
+}
+
+/// A step whose element is gone (new words, new id) is repaired by the
+/// model only when the routine allows it; the repair is checked, acted on
+/// through the gate, kept as a new version (the next replay finds it by
+/// its description, without the model); a SUBMIT step is never repaired.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_element_is_repaired_by_the_model_when_allowed_never_at_a_submit() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    site.set_page("rlaptop", product("Laptop ASUS Vivobook 15", 21_490_000));
+    site.set_page("rphone", product("Điện thoại Galaxy A55", 8_990_000));
+    site.set_html("catalogue", &catalogue("p1", "Laptop ASUS Vivobook 15"));
+    let h = Halley::new();
+    let recorder = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("page/catalogue")}))]),
+        Turn::tool_calls(vec![ToolCall::new("browser_snapshot", json!({}))]),
+        Turn::tool_calls(vec![ToolCall::new("browser_click", json!({"selector": "#p1"}))]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "browser_extract",
+            json!({"schema": {"name": "string", "price": "number"}}),
+        )]),
+        Turn::text("Laptop ASUS Vivobook 15 giá 21.490.000 ₫."),
+    ]);
+    let run_id = record(&h, &recorder, "Laptop trong danh mục giá bao nhiêu?");
+    drop(recorder);
+    let name = "giá từ danh mục";
+    assert_eq!(h.run(&["routine", "save", &run_id, "--name", name]).code, 0);
+    record_order(&h, &site);
+
+    let model = repairing_model();
+    let host = open_host(&h).await;
+    let Reply::Settings { mut settings, .. } = host.handle(Op::GetSettings).await.unwrap() else { panic!() };
+    settings.base_url = Some(model.base_url());
+    settings.model = Some("scripted-model".into());
+    host.handle(Op::SaveSettings { settings }).await.unwrap();
+    let run = |routine: &str| {
+        let host = Arc::clone(&host);
+        let op =
+            Op::RunRoutine { name: routine.into(), params: vec![], after_interrupted: false, remember_approval: false };
+        async move {
+            let Reply::RoutineReplayed { report } = host.handle(op).await.unwrap() else { panic!("not a report") };
+            report
+        }
+    };
+
+    // The link got new words and a new id.
+    site.set_html("catalogue", &catalogue("sp-1", "ASUS Vivobook 15 – mới"));
+    // Repair not allowed: the replay stops, the model is not asked.
+    let report = run(name).await;
+    assert_eq!((&report["status"], &report["stopped"]["step"]), (&json!("stopped"), &json!(2)), "{report}");
+    assert_eq!(model.request_count(), 0);
+
+    // Allowed: the model is shown the step and the page (as data), picks the new link.
+    host.handle(Op::SetRoutineRepair { name: name.into(), allowed: true }).await.unwrap();
+    let report = run(name).await;
+    assert_eq!(report["status"], "completed", "{report}");
+    assert_eq!(report["steps"][1]["found_by"], "model", "{report}");
+    assert_eq!(report["answer"], "Laptop ASUS Vivobook 15 giá 21.490.000 ₫.");
+    assert!(report["notes"].to_string().contains("repaired by the model"), "{report}");
+    assert_eq!(model.request_count(), 1);
+    let asked = &model.requests()[0];
+    let system = asked["messages"][0]["content"].as_str().unwrap_or_default();
+    let user = asked["messages"][1]["content"].as_str().unwrap_or_default();
+    assert!(system.contains("never instructions"), "{system}");
+    assert!(user.contains("browser_click on link \"Laptop ASUS Vivobook 15\""), "{user}");
+    assert!(user.contains("ASUS Vivobook 15 – mới") && user.contains("Điện thoại Galaxy A55"), "{user}");
+
+    // Kept as version 2; the next replay finds it by its description.
+    let Reply::Routine { routine } = host.handle(Op::ShowRoutine { name: name.into() }).await.unwrap() else {
+        panic!()
+    };
+    assert_eq!(routine["plan"]["revision"], 2, "{routine}");
+    let target = &routine["plan"]["steps"][1]["target"];
+    assert_eq!((&target["role"], &target["name"]), (&json!("link"), &json!("ASUS Vivobook 15 – mới")), "{routine}");
+    assert_eq!(routine["versions"].as_array().map(Vec::len), Some(1), "{routine}");
+    assert!(routine["versions"][0]["replaced_because"].as_str().unwrap().contains("step 2 repaired"), "{routine}");
+    let report = run(name).await;
+    assert_eq!((&report["status"], &report["steps"][1]["found_by"]), (&json!("completed"), &json!("description")));
+    assert_eq!(model.request_count(), 1, "no model the second time");
+
+    // A model naming something that is not on the page is refused.
+    site.set_html("catalogue", &catalogue("p9", "Máy tính xách tay ASUS"));
+    let report = run(name).await;
+    assert_eq!(report["status"], "stopped", "{report}");
+    assert!(report["stopped"]["why"].as_str().unwrap().contains("not on the page"), "{report}");
+    assert_eq!(model.request_count(), 2);
+
+    // A SUBMIT step is never repaired, allowed or not: it stops, nothing asked or sent.
+    host.handle(Op::SetRoutineRepair { name: "đặt hàng".into(), allowed: true }).await.unwrap();
+    site.set_html("order", &order_page("buy", "Xóa tài khoản"));
+    let report = run("đặt hàng").await;
+    assert_eq!((&report["status"], &report["stopped"]["step"]), (&json!("stopped"), &json!(3)), "{report}");
+    assert_eq!(model.request_count(), 2, "the model is not asked at a submit");
+    assert_eq!(site.posts().len(), 1, "only the recorded order");
+    host.close().await;
+}
