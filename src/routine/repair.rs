@@ -164,7 +164,7 @@ mod tests {
             tool: tool.into(),
             args: json!({"selector": "#p1"}),
             target: None,
-            recorded_scope: PermissionScope::Navigate,
+            recorded_scope: PermissionScope::WriteNonDestructive,
             url: None,
         }
     }

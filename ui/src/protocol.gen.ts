@@ -774,6 +774,7 @@ export type Op =
   | { "type": "schedule_routine", name: string, every: string }
   | { "type": "pause_routine", name: string, paused: boolean }
   | { "type": "unschedule_routine", name: string }
+  | { "type": "set_routine_repair", name: string, allowed: boolean }
   | { "type": "create_source", name: string, description?: string }
   | { "type": "list_sources" }
   | { "type": "add_to_source", name: string, paths: Array<string> }
