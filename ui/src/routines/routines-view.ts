@@ -12,7 +12,7 @@
 // .routine-resume, .routine-delete, form.routine-run-form with
 // input.param-input[data-param] and .routine-run, .routine-result,
 // form.routine-schedule-form with input.schedule-every, .schedule-save,
-// .schedule-off, details.routine-history with li.replay (data-status,
+// .schedule-off, input.routine-repair (checkbox), details.routine-history with li.replay (data-status,
 // data-trigger)), #routines-status; #save-routine-dialog, #routine-name,
 // #routine-save, #routine-save-status, #routine-saved-params (li.saved-param
 // with data-param), #routine-save-close.
@@ -202,6 +202,10 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
       request({ type: "delete_routine", name: r.name }, "done").then(() => refresh(), fail);
     });
     actions.push(del);
+    const repairId = `repair-${r.name}`.replace(/[^\w-]/g, "_");
+    const repair = h("input", { id: repairId, type: "checkbox", class: "routine-repair" });
+    repair.checked = r.repair;
+    repair.addEventListener("change", () => change({ type: "set_routine_repair", name: r.name, allowed: repair.checked }));
     const msg = said.get(r.name);
     const result = h("p", { class: `form-status routine-result ${msg?.cls ?? ""}`, role: "status" }, msg?.text ?? "");
     const history = h(
@@ -246,6 +250,7 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
       h("p", { class: "routine-next" }, next),
       h("p", { class: "routine-last" }, lastText(r)),
       h("div", { class: "row" }, ...actions),
+      h("div", { class: "check" }, repair, h("label", { for: repairId }, t("routineRepair", { version: r.revision }))),
       form,
       result,
       renderScheduleForm(r),

@@ -43,6 +43,10 @@ export interface RoutineInfo {
   task: string;
   steps: number;
   params: RoutineParam[];
+  /** The model may repair a step whose element is gone (never a submit). */
+  repair: boolean;
+  /** The plan's version (one more at each repair). */
+  revision: number;
   schedule: RoutineSchedule | null;
   last: RoutineLast | null;
   replays: RoutineReplay[];
@@ -66,6 +70,8 @@ export function readRoutine(v: Json): RoutineInfo {
     name: str(r.name) ?? "",
     task: str(plan.task) ?? "",
     steps: arr(plan.steps).length,
+    repair: plan.repair === true,
+    revision: typeof plan.revision === "number" ? plan.revision : 1,
     params: arr(plan.params).map((p) => {
       const o = obj(p);
       return { name: str(o.name) ?? "", kind: str(o.kind) ?? "text", default: str(o.default), usedIn: str(o.used_in) ?? "" };

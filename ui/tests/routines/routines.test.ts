@@ -29,6 +29,7 @@ describe("routines", () => {
     const r = readRoutine(shown);
     expect(r.name).toBe("giá laptop");
     expect(r.steps).toBe(2);
+    expect([r.repair, r.revision]).toEqual([false, 1]);
     expect(r.params.map((p) => [p.name, p.default])).toEqual([
       ["url", "http://127.0.0.1:8080/watched/laptop"],
       ["so_luong", null],
