@@ -209,6 +209,28 @@ pub enum ParamKind {
     Text,
 }
 
+/// The snapshot's kinds of a text field (a `textbox` and its input types).
+const TEXT_FIELDS: &[&str] = &[
+    "textbox",
+    "searchbox",
+    "date",
+    "datetime-local",
+    "email",
+    "number",
+    "password",
+    "tel",
+    "time",
+    "url",
+    "month",
+    "week",
+];
+
+/// Whether an element of this snapshot kind is a form field (described by
+/// its label) rather than something clicked (described by its text).
+fn is_field(kind: &str) -> bool {
+    !matches!(kind, "button" | "link" | "clickable" | "menuitem" | "tab" | "option" | "element")
+}
+
 /// Tools a plan keeps and replays.
 const REPLAYED: &[&str] = &[
     "browser_navigate",

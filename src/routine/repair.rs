@@ -13,7 +13,7 @@
 use serde_json::{Value, json};
 
 use super::save::parse_item;
-use super::{Step, TargetDescription};
+use super::{Step, TEXT_FIELDS, TargetDescription, is_field};
 use crate::context::{CallContext, Language};
 use crate::core::Core;
 use crate::vocab::json::first_object;
@@ -110,7 +110,7 @@ fn check(step: &Step, r: &str, lines: &[(String, Option<String>)]) -> std::resul
     let Some(name) = name else {
         return Err(format!("the model named {kind} {r}, which has no name to find it again by"));
     };
-    let field = !matches!(kind.as_str(), "button" | "link" | "clickable" | "menuitem" | "tab" | "option" | "element");
+    let field = is_field(&kind);
     Ok(Repaired {
         target: TargetDescription {
             label: Some(name.clone()).filter(|_| field),
@@ -127,24 +127,8 @@ fn check(step: &Step, r: &str, lines: &[(String, Option<String>)]) -> std::resul
 
 /// Whether an element of this kind is one `tool` acts on.
 fn fits(tool: &str, kind: &str) -> bool {
-    const FIELDS: &[&str] = &[
-        "textbox",
-        "searchbox",
-        "combobox",
-        "date",
-        "datetime-local",
-        "email",
-        "number",
-        "password",
-        "tel",
-        "time",
-        "url",
-        "month",
-        "week",
-        "textarea",
-    ];
     match tool {
-        "browser_type" => FIELDS.contains(&kind),
+        "browser_type" => TEXT_FIELDS.contains(&kind) || matches!(kind, "combobox" | "textarea"),
         "browser_select_option" => matches!(kind, "combobox" | "listbox" | "select"),
         "browser_check" | "browser_uncheck" => matches!(kind, "checkbox" | "radio" | "switch"),
         "browser_upload_file" => kind == "file",

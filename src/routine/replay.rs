@@ -18,7 +18,8 @@ use serde_json::{Value, json};
 use super::repair::{Repaired, repair};
 use super::save::parse_item;
 use super::{
-    Param, ParamKind, Plan, StandingApproval, Step, TargetDescription, answer, find, plan_of, reads, rewrite_strings,
+    Param, ParamKind, Plan, StandingApproval, Step, TEXT_FIELDS, TargetDescription, answer, find, plan_of, reads,
+    rewrite_strings,
 };
 use crate::context::{CallContext, Confirmer, Language, StillThere};
 use crate::core::Core;
@@ -621,21 +622,7 @@ fn candidates(
 /// Whether a snapshot line's kind is the description's role: the same, or
 /// a text field's input type (`date`, `email`...) for a `textbox`.
 fn same_kind(kind: &str, role: &str) -> bool {
-    const FIELDS: &[&str] = &[
-        "textbox",
-        "searchbox",
-        "date",
-        "datetime-local",
-        "email",
-        "number",
-        "password",
-        "tel",
-        "time",
-        "url",
-        "month",
-        "week",
-    ];
-    kind == role || (FIELDS.contains(&kind) && FIELDS.contains(&role))
+    kind == role || (TEXT_FIELDS.contains(&kind) && TEXT_FIELDS.contains(&role))
 }
 
 /// The step's arguments aimed at the element found.

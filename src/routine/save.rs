@@ -273,7 +273,7 @@ fn describe_target(tool: &str, args: &Value, data: &Value, seen: &Seen) -> Optio
     }
     let role = role.unwrap_or_else(|| if tool == "browser_type" { "textbox".into() } else { "element".into() });
     let name = name.map(|n| n.trim_end_matches('…').trim().to_owned()).filter(|n| !n.is_empty());
-    let field = !matches!(role.as_str(), "button" | "link" | "clickable" | "menuitem" | "tab" | "option" | "element");
+    let field = super::is_field(&role);
     Some(TargetDescription {
         label: name.clone().filter(|_| field),
         text: name.clone().filter(|_| !field),
