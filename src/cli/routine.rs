@@ -1,6 +1,7 @@
-//! `halley routine save|list|show|params|delete|run`, through a [`Host`]'s
-//! ops (`SaveRoutine`, `ListRoutines`, `ShowRoutine`, `EditRoutineParams`,
-//! `DeleteRoutine`, `RunRoutine`). A replay's questions (a SUBMIT step) are
+//! `halley routine save|list|show|params|delete|run|schedule|pause|resume|repair`,
+//! through a [`Host`]'s ops (`SaveRoutine`, `ListRoutines`, `ShowRoutine`,
+//! `EditRoutineParams`, `DeleteRoutine`, `RunRoutine`, `ScheduleRoutine`,
+//! `UnscheduleRoutine`, `PauseRoutine`, `SetRoutineRepair`). A replay's questions (a SUBMIT step) are
 //! asked on the terminal, or refused with `--confirm deny` or without one:
 //! there is no `--yes`, every replay asks.
 
@@ -93,6 +94,35 @@ pub enum RoutineCommand {
     },
     /// Drop a routine's standing approvals: every replay asks again.
     ForgetApprovals { name: String },
+    /// Replay a routine on a schedule, in the long-lived host (the desktop
+    /// app, `halley serve`): the first replay at once, then every `--every`.
+    /// Its questions go to the panel and a notification (nobody answering
+    /// is a refusal), its result to the inbox; a change of the values it
+    /// reads, or a stop, is also a notification. `--off` removes the schedule.
+    Schedule {
+        name: String,
+        /// `1d`, `6h`, `30m` (at least a minute).
+        #[arg(long, value_name = "PERIOD", required_unless_present = "off", conflicts_with = "off")]
+        every: Option<String>,
+        /// Take the routine off its schedule.
+        #[arg(long)]
+        off: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Allow (`on`) or forbid (`off`) the model set in the settings to
+    /// repair a step whose element cannot be found any more (never a
+    /// submit, a payment or a post): the repaired step is kept as a new
+    /// version of the routine.
+    Repair {
+        name: String,
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
+    /// Pause a routine's schedule (its replays stop until `resume`).
+    Pause { name: String },
+    /// Resume a paused schedule: the next replay is due at once.
+    Resume { name: String },
 }
 
 pub async fn run(cmd: RoutineCommand, data_dir: Option<&Path>, browser: BrowserSettings) -> ExitCode {
@@ -132,12 +162,16 @@ pub async fn run(cmd: RoutineCommand, data_dir: Option<&Path>, browser: BrowserS
                             .filter_map(|p| p["name"].as_str())
                             .collect();
                         out(&format!(
-                            "{}  {} steps  params: {}  (from {})",
+                            "{}  {} steps  params: {}  (from {})  {}",
                             r["name"].as_str().unwrap_or(""),
                             plan["steps"].as_array().map_or(0, Vec::len),
                             if params.is_empty() { "none".to_owned() } else { params.join(", ") },
-                            r["source_run_id"].as_str().unwrap_or("?")
+                            r["source_run_id"].as_str().unwrap_or("?"),
+                            schedule_line(r)
                         ));
+                        if let Some(last) = last_line(r) {
+                            out(&format!("    last: {last}"));
+                        }
                     }
                     ExitCode::SUCCESS
                 }
@@ -191,6 +225,38 @@ pub async fn run(cmd: RoutineCommand, data_dir: Option<&Path>, browser: BrowserS
                 other => done(other),
             }
         }
+        RoutineCommand::Schedule { name, every, off, json } => {
+            let op = match every {
+                Some(every) if !off => Op::ScheduleRoutine { name: name.clone(), every },
+                _ => Op::UnscheduleRoutine { name: name.clone() },
+            };
+            match ask(&dir, browser, op, &unknown(&name)).await {
+                Ok(Reply::Routine { routine }) if json => print_json(&routine),
+                Ok(Reply::Routine { routine }) => {
+                    print_schedule(&routine);
+                    ExitCode::SUCCESS
+                }
+                other => done(other),
+            }
+        }
+        RoutineCommand::Repair { name, state } => {
+            let allowed = state == "on";
+            match ask(&dir, browser, Op::SetRoutineRepair { name: name.clone(), allowed }, &unknown(&name)).await {
+                Ok(Reply::Routine { .. }) => {
+                    out(&if allowed {
+                        format!("routine `{name}`: the model may repair a step whose element is gone (never a submit)")
+                    } else {
+                        format!(
+                            "routine `{name}`: no repair by the model; a step whose element is gone stops the replay"
+                        )
+                    });
+                    ExitCode::SUCCESS
+                }
+                other => done(other),
+            }
+        }
+        RoutineCommand::Pause { name } => pause(&dir, browser, name, true).await,
+        RoutineCommand::Resume { name } => pause(&dir, browser, name, false).await,
         RoutineCommand::Run { name, params, json, confirm, allow_origins, after_interrupted, remember_approval } => {
             let params = match parse_pairs(&params, "--param") {
                 Ok(p) => p,
@@ -204,6 +270,46 @@ pub async fn run(cmd: RoutineCommand, data_dir: Option<&Path>, browser: BrowserS
             replay(dir, browser, caller, op, json).await
         }
     }
+}
+
+async fn pause(dir: &DataDir, browser: BrowserSettings, name: String, paused: bool) -> ExitCode {
+    match ask(dir, browser, Op::PauseRoutine { name: name.clone(), paused }, &unknown(&name)).await {
+        Ok(Reply::Routine { routine }) => {
+            print_schedule(&routine);
+            ExitCode::SUCCESS
+        }
+        other => done(other),
+    }
+}
+
+/// `every 1d, next 2026-…` / `paused` / `not scheduled`.
+fn schedule_line(routine: &Value) -> String {
+    let s = &routine["schedule"];
+    match s["every"].as_str() {
+        None => "not scheduled".to_owned(),
+        Some(every) if s["paused"] == true => format!("every {every}, paused"),
+        Some(every) => format!("every {every}, next run {}", s["next_run_at"].as_str().unwrap_or("?")),
+    }
+}
+
+fn print_schedule(routine: &Value) {
+    out(&format!("routine `{}`: {}", routine["name"].as_str().unwrap_or(""), schedule_line(routine)));
+}
+
+/// The last replay: `completed 2026-…: the answer` / `stopped …: why`.
+fn last_line(routine: &Value) -> Option<String> {
+    let last = routine["last"].as_object()?;
+    let status = last.get("status").and_then(Value::as_str).unwrap_or("");
+    let when = last.get("ended_at").or_else(|| last.get("started_at")).and_then(Value::as_str).unwrap_or("");
+    let what = match last.get("answer").and_then(Value::as_str) {
+        Some(a) => a.to_owned(),
+        None => last
+            .get("stopped")
+            .and_then(|s| s.get("why"))
+            .and_then(Value::as_str)
+            .map_or_else(String::new, str::to_owned),
+    };
+    Some(format!("{status} {when}: {what}"))
 }
 
 fn unknown(name: &str) -> String {
@@ -343,6 +449,37 @@ fn print_routine(routine: &Value) {
     }
     if let Some(t) = plan["answer"]["text"].as_str() {
         out(&format!("answer: {t}"));
+    }
+    out(&format!(
+        "version {}; repair by the model: {}",
+        plan["revision"].as_u64().unwrap_or(1),
+        if plan["repair"] == true { "allowed" } else { "off" }
+    ));
+    for v in routine["versions"].as_array().into_iter().flatten() {
+        out(&format!(
+            "version {} replaced {}: {}",
+            v["revision"],
+            v["replaced_at"].as_str().unwrap_or(""),
+            v["replaced_because"].as_str().unwrap_or("")
+        ));
+    }
+    out(&format!("schedule: {}", schedule_line(routine)));
+    if let Some(last) = last_line(routine) {
+        out(&format!("last result: {last}"));
+    }
+    for r in routine["replays"].as_array().into_iter().flatten() {
+        let what = r["report"]["answer"]
+            .as_str()
+            .or_else(|| r["report"]["stopped"]["why"].as_str())
+            .or_else(|| r["report"]["interrupted_at"].as_str())
+            .unwrap_or("");
+        out(&format!(
+            "replay {}  {}  {} ({})  {what}",
+            r["id"].as_str().unwrap_or(""),
+            r["started_at"].as_str().unwrap_or(""),
+            r["status"].as_str().unwrap_or(""),
+            r["trigger"].as_str().unwrap_or("")
+        ));
     }
 }
 

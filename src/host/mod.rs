@@ -110,6 +110,9 @@ pub struct Host {
     /// The local API served with this host, if any: its port and the token
     /// it accepts (a rotation replaces it at once).
     local_api: crate::secrets::token::Live,
+    /// The scheduled replays going on in this host, by routine id, with
+    /// their cancel switches (the tray's pause and closing stop them).
+    replaying: std::sync::Mutex<std::collections::HashMap<String, crate::context::Cancel>>,
 }
 
 /// How long [`Host::close`] lets a stopped run record its end.
@@ -140,6 +143,7 @@ impl Host {
             has_panel: AtomicBool::new(false),
             keeping_tabs: AtomicBool::new(false),
             local_api: crate::secrets::token::Live::default(),
+            replaying: std::sync::Mutex::default(),
         }))
     }
 
@@ -383,10 +387,19 @@ impl Host {
                 self.edit_routine_params(&name, crate::routine::ParamEdits { rename, set, require }).await
             }
             Op::RunRoutine { name, params, after_interrupted, remember_approval } => {
-                let options = crate::routine::ReplayOptions { params, after_interrupted, remember_approval };
+                let options = crate::routine::ReplayOptions {
+                    params,
+                    after_interrupted,
+                    remember_approval,
+                    ..crate::routine::ReplayOptions::default()
+                };
                 Box::pin(self.run_routine(caller, &name, options)).await
             }
             Op::ForgetRoutineApprovals { name } => self.forget_routine_approvals(&name).await,
+            Op::ScheduleRoutine { name, every } => self.schedule_routine(&name, &every).await,
+            Op::PauseRoutine { name, paused } => self.pause_routine(&name, paused).await,
+            Op::UnscheduleRoutine { name } => self.unschedule_routine(&name).await,
+            Op::SetRoutineRepair { name, allowed } => self.set_routine_repair(&name, allowed).await,
             Op::ApiInfo => {
                 let secrets = crate::secrets::SecretStore::os()?;
                 let token = crate::secrets::token::get_or_create(&secrets, self.core.data_dir()).await?;

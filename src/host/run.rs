@@ -294,6 +294,7 @@ impl Host {
     /// Cancel every run, whoever started it.
     pub(super) fn stop_all(&self) {
         self.runs().going.values().for_each(|r| r.cancel.cancel());
+        self.stop_scheduled_replays();
     }
 
     /// `SetPaused`: a pause cancels every run and refuses new ones.

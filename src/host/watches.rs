@@ -6,7 +6,8 @@
 //! pause holds it. After a pass that checked something, [`Event::Watches`]
 //! tells the front ends the unread alert count (the tray's badge); so does
 //! a front end's direct call of a watch tool that changes something, and
-//! the panel's alert inbox ops (list, mark read) are here too.
+//! the panel's alert inbox ops (list, mark read) are here too. The same
+//! pass starts the routines whose schedule is due (`host::routines`).
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -82,6 +83,8 @@ async fn pass(host: &Weak<Host>, last_unread: &mut Option<u32>) -> bool {
     if host.is_paused() || host.closing() {
         return true;
     }
+    // The routines due now start first, each on a task of its own.
+    host.run_due_routines().await;
     // The pass's browser checks run (and release) their own tabs' runs.
     let cx = CallContext::new(FrontEnd::Background).with_run(format!("watch-scheduler-{}", uuid::Uuid::new_v4()));
     let result = host.core().call_tool(&cx, "watch_poll", json!({})).await;

@@ -37,6 +37,10 @@ pub enum Event {
     /// the panel called a watch tool or marked alerts read; `unread` is how
     /// many alerts nobody has read (the tray's count).
     Watches { checked: u32, unread: u32 },
+    /// A routine changed: a replay of it ended (`status`: `completed`,
+    /// `stopped`, `failed`), or its schedule was set, paused or removed
+    /// (`status` none). The panel's Routines view reads them again.
+    Routines { name: String, status: Option<String> },
     /// A sign-in started by `ConnectAccount`: the page to sign in at
     /// (opened in the managed browser too).
     AccountSignIn { provider: String, url: String },

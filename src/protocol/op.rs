@@ -543,6 +543,28 @@ pub enum Op {
     /// Drop a routine's standing approvals: its replays ask again. Replies
     /// [`Reply::Routine`]; `not_found` for an unknown routine.
     ForgetRoutineApprovals { name: String },
+    /// Replay routine `name` on a schedule, every `every` (`1d`, `6h`,
+    /// `30m`; at least a minute), the first replay at once: the long-lived
+    /// host's scheduler (the desktop app, `halley serve`) runs it in the
+    /// background, its questions going to the panel and a notification, its
+    /// result to the inbox. A paused schedule resumes. Replies
+    /// [`Reply::Routine`]; `not_found` for an unknown routine,
+    /// `invalid_arguments` for a bad period.
+    ScheduleRoutine { name: String, every: String },
+    /// Pause (`paused`) or resume a routine's schedule (resumed: due at
+    /// once). Replies [`Reply::Routine`]; `not_found` for an unknown
+    /// routine, `invalid_arguments` when it has no schedule.
+    PauseRoutine { name: String, paused: bool },
+    /// Take a routine off its schedule (its replays' history stays).
+    /// Replies [`Reply::Routine`]; `not_found` for an unknown routine,
+    /// `invalid_arguments` when it has no schedule.
+    UnscheduleRoutine { name: String },
+    /// Allow (`allowed`) or forbid the model to repair a step of routine
+    /// `name` whose element cannot be found any more (the model configured
+    /// in the settings; never a SUBMIT-or-above step): the repaired step is
+    /// kept as a new version of the routine. Replies [`Reply::Routine`];
+    /// `not_found` for an unknown routine.
+    SetRoutineRepair { name: String, allowed: bool },
     /// Make a source (a knowledge base of the user's files attached to the
     /// agent). Replies [`Reply::Source`]; `invalid_arguments` for a bad
     /// name or one taken (case aside).

@@ -12,13 +12,15 @@
 //! extraction.
 
 mod answer;
+mod repair;
 mod replay;
 mod save;
+pub mod schedule;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use self::replay::{ReplayOptions, replay};
+pub use self::replay::{ReplayOptions, ReplayReport, replay};
 pub use self::save::save;
 use crate::error::{Error, Result};
 use crate::protocol::ConfirmationRequest;
@@ -48,6 +50,19 @@ pub struct Plan {
     /// exact shape ([`StandingApproval`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub standing: Vec<StandingApproval>,
+    /// The user allows the model to repair a step whose element cannot be
+    /// found any more (never a SUBMIT-or-above step): the repaired step is
+    /// kept as a new version.
+    #[serde(default)]
+    pub repair: bool,
+    /// This plan's version: 1 as saved, one more at each repair (the older
+    /// plans are kept in `routine_versions`).
+    #[serde(default = "first_revision")]
+    pub revision: u32,
+}
+
+fn first_revision() -> u32 {
+    1
 }
 
 /// A question the user answered yes for every replay of the routine
@@ -192,6 +207,28 @@ pub enum ParamKind {
     Date,
     Number,
     Text,
+}
+
+/// The snapshot's kinds of a text field (a `textbox` and its input types).
+const TEXT_FIELDS: &[&str] = &[
+    "textbox",
+    "searchbox",
+    "date",
+    "datetime-local",
+    "email",
+    "number",
+    "password",
+    "tel",
+    "time",
+    "url",
+    "month",
+    "week",
+];
+
+/// Whether an element of this snapshot kind is a form field (described by
+/// its label) rather than something clicked (described by its text).
+fn is_field(kind: &str) -> bool {
+    !matches!(kind, "button" | "link" | "clickable" | "menuitem" | "tab" | "option" | "element")
 }
 
 /// Tools a plan keeps and replays.

@@ -15,11 +15,13 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::repair::{Repaired, repair};
 use super::save::parse_item;
 use super::{
-    Param, ParamKind, Plan, StandingApproval, Step, TargetDescription, answer, find, plan_of, reads, rewrite_strings,
+    Param, ParamKind, Plan, StandingApproval, Step, TEXT_FIELDS, TargetDescription, answer, find, plan_of, reads,
+    rewrite_strings,
 };
-use crate::context::{CallContext, Confirmer, StillThere};
+use crate::context::{CallContext, Confirmer, Language, StillThere};
 use crate::core::Core;
 use crate::error::{Error, ErrorCode, Result, WireError};
 use crate::protocol::{ChallengeAnswer, ChallengeRequest, ConfirmationRequest};
@@ -42,6 +44,13 @@ pub struct ReplayOptions {
     /// Keep what the user approves in this replay as the routine's standing
     /// approvals ([`super::StandingApproval`]).
     pub remember_approval: bool,
+    /// Started by the routine's schedule (the host's scheduler), not by a
+    /// person: journaled as such.
+    pub scheduled: bool,
+    /// The model that may repair a step whose element cannot be found, when
+    /// the routine allows it (`Plan::repair`); none: such a step stops the
+    /// replay.
+    pub repairer: Option<Arc<dyn Language>>,
 }
 
 /// The caller's confirmer behind the routine's standing approvals: a
@@ -176,10 +185,11 @@ pub async fn replay(core: &Core, base: CallContext, name: &str, options: ReplayO
     let mut notes = settle_interrupted(store, &row.id, &plan, name, options.after_interrupted).await?;
 
     let began = Instant::now();
+    let trigger = if options.scheduled { "schedule" } else { "user" };
     let agent = crate::builtin::memory::blocks::default_agent(store).await?;
     let run = store.runs().create(&agent, None).await?;
     let params_json = serde_json::to_value(&values).unwrap_or_default();
-    let journal = store.routines().begin_replay(&row.id, Some(&run.id), &params_json).await?;
+    let journal = store.routines().begin_replay(&row.id, Some(&run.id), &params_json, trigger).await?;
     let standing = Arc::new(Standing {
         inner: Arc::clone(&base.confirmer),
         approvals: plan.standing.clone(),
@@ -196,6 +206,7 @@ pub async fn replay(core: &Core, base: CallContext, name: &str, options: ReplayO
         .with_confirmer(Arc::clone(&standing) as Arc<dyn Confirmer>);
 
     let mut outcomes = Vec::new();
+    let mut repaired: Vec<(usize, TargetDescription)> = Vec::new();
     let mut results: Vec<Option<Value>> = vec![None; plan.steps.len()];
     let mut stopped = None;
     let mut status = "completed";
@@ -208,17 +219,28 @@ pub async fn replay(core: &Core, base: CallContext, name: &str, options: ReplayO
         let mut args = step.args.clone();
         fill_params(&mut args, &values);
         let mut found_by = None;
+        // The target the model chose for this step, kept once it worked.
+        let mut fixed: Option<TargetDescription> = None;
         if let Some(target) = &step.target {
             match locate(core, &cx, step, target).await {
                 Ok((located, how)) => {
                     retarget(&mut args, located);
                     found_by = Some(how.to_owned());
                 }
-                Err(why) => {
-                    stopped = Some(stop(core, &cx, i, step, ErrorCode::ElementNotFound, why).await);
-                    status = "stopped";
-                    break;
-                }
+                Err(why) => match try_repair(core, &cx, &plan, &options, step, target, &why).await {
+                    Some(Ok(r)) => {
+                        notes.push(repaired_note(i, target, &r, &why));
+                        retarget(&mut args, r.located);
+                        found_by = Some("model".to_owned());
+                        fixed = Some(r.target);
+                    }
+                    failed => {
+                        let why = failed.and_then(Result::err).map_or(why.clone(), |no| format!("{why}; {no}"));
+                        stopped = Some(stop(core, &cx, i, step, ErrorCode::ElementNotFound, why).await);
+                        status = "stopped";
+                        break;
+                    }
+                },
             }
         }
         let side_effect =
@@ -226,7 +248,27 @@ pub async fn replay(core: &Core, base: CallContext, name: &str, options: ReplayO
         store.routines().step_started(&journal.id, i, side_effect).await?;
         let started_at = crate::store::now();
         let t0 = Instant::now();
-        let result = core.call_tool(&cx, &step.tool, args.clone()).await;
+        let mut result = core.call_tool(&cx, &step.tool, args.clone()).await;
+        // The recorded selector (the fallback below SUBMIT) found nothing
+        // either: nothing was done, so the model may repair it and the step
+        // is tried once more on its pick.
+        if let (Some(target), Some(err), None) = (&step.target, &result.error, &fixed)
+            && err.code == ErrorCode::ElementNotFound
+        {
+            let why = err.message.clone();
+            if let Some(Ok(r)) = try_repair(core, &cx, &plan, &options, step, target, &why).await {
+                notes.push(repaired_note(i, target, &r, &why));
+                retarget(&mut args, r.located);
+                found_by = Some("model".to_owned());
+                fixed = Some(r.target);
+                result = core.call_tool(&cx, &step.tool, args.clone()).await;
+            }
+        }
+        if result.is_ok()
+            && let Some(t) = fixed.take()
+        {
+            repaired.push((i, t));
+        }
         let duration_ms = u64::try_from(t0.elapsed().as_millis()).unwrap_or(u64::MAX);
         record_call(store, &run.id, i, step, &args, &result, duration_ms, &started_at).await?;
         store.routines().step_ended(&journal.id, i).await?;
@@ -258,15 +300,30 @@ pub async fn replay(core: &Core, base: CallContext, name: &str, options: ReplayO
 
     notes.extend(Standing::lock(&standing.notes).drain(..));
     let learned: Vec<StandingApproval> = Standing::lock(&standing.learned).drain(..).collect();
-    if !learned.is_empty() {
-        let mut kept = plan.clone();
-        for a in learned {
-            notes.push(format!("remembered for every replay: {} ({})", a.summary, a.scope));
-            kept.standing.retain(|s| !(s.tool == a.tool && s.destination == a.destination && s.site == a.site));
-            kept.standing.push(a);
+    let mut kept = plan.clone();
+    for a in &learned {
+        notes.push(format!("remembered for every replay: {} ({})", a.summary, a.scope));
+        kept.standing.retain(|s| !(s.tool == a.tool && s.destination == a.destination && s.site == a.site));
+        kept.standing.push(a.clone());
+    }
+    let to_json =
+        |p: &Plan| serde_json::to_value(p).map_err(|e| Error::internal("cannot write the plan").with_source(e));
+    if repaired.is_empty() {
+        if !learned.is_empty() {
+            store.routines().set_plan(&row.name, &to_json(&kept)?).await?;
         }
-        let value = serde_json::to_value(&kept).map_err(|e| Error::internal("cannot write the plan").with_source(e))?;
-        store.routines().set_plan(&row.name, &value).await?;
+    } else {
+        // The repaired steps as a new version; the plan as it was kept.
+        let mut because = Vec::new();
+        for (i, t) in &repaired {
+            let was = plan.steps[*i].target.as_ref().map_or_else(String::new, TargetDescription::describe);
+            because.push(format!("step {} repaired by the model: {was} → {}", i + 1, t.describe()));
+            kept.steps[*i].target = Some(t.clone());
+        }
+        kept.revision = plan.revision.saturating_add(1);
+        let because = because.join("; ");
+        store.routines().new_version(&row.id, plan.revision, &row.plan, &to_json(&kept)?, &because).await?;
+        notes.push(format!("{because}: kept as version {}", kept.revision));
     }
     let answer = match (&plan.answer, status) {
         (Some(template), "completed") => {
@@ -358,6 +415,33 @@ fn fill_params(args: &mut Value, values: &HashMap<String, String>) {
         }
         out
     });
+}
+
+/// The model's repair of step `step`, when the routine allows it, a model
+/// is there and the step is below SUBMIT (`None`: not attempted).
+async fn try_repair(
+    core: &Core,
+    cx: &CallContext,
+    plan: &Plan,
+    options: &ReplayOptions,
+    step: &Step,
+    target: &TargetDescription,
+    why: &str,
+) -> Option<std::result::Result<Repaired, String>> {
+    if !plan.repair || step.recorded_scope >= PermissionScope::Submit {
+        return None;
+    }
+    let language = options.repairer.as_ref()?;
+    Some(repair(core, cx, language.as_ref(), step, target, why).await)
+}
+
+fn repaired_note(i: usize, target: &TargetDescription, r: &Repaired, why: &str) -> String {
+    format!(
+        "step {}: {} was not found ({why}); the model chose {} instead",
+        i + 1,
+        target.describe(),
+        r.target.describe()
+    )
 }
 
 /// Replays of this routine a process left `running`: settled
@@ -538,21 +622,7 @@ fn candidates(
 /// Whether a snapshot line's kind is the description's role: the same, or
 /// a text field's input type (`date`, `email`...) for a `textbox`.
 fn same_kind(kind: &str, role: &str) -> bool {
-    const FIELDS: &[&str] = &[
-        "textbox",
-        "searchbox",
-        "date",
-        "datetime-local",
-        "email",
-        "number",
-        "password",
-        "tel",
-        "time",
-        "url",
-        "month",
-        "week",
-    ];
-    kind == role || (FIELDS.contains(&kind) && FIELDS.contains(&role))
+    kind == role || (TEXT_FIELDS.contains(&kind) && TEXT_FIELDS.contains(&role))
 }
 
 /// The step's arguments aimed at the element found.

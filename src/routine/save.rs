@@ -107,7 +107,17 @@ pub async fn save(store: &Store, run_id: &str, name: &str) -> Result<RoutineView
         .and_then(|m| m.content.clone())
         .map(|t| mask(&t, &secrets))
         .unwrap_or_default();
-    let plan = Plan { version: PLAN_VERSION, task, steps, params, answer, left_out, standing: Vec::new() };
+    let plan = Plan {
+        version: PLAN_VERSION,
+        task,
+        steps,
+        params,
+        answer,
+        left_out,
+        standing: Vec::new(),
+        repair: false,
+        revision: 1,
+    };
     let value = serde_json::to_value(&plan).map_err(|e| Error::internal("cannot write the plan").with_source(e))?;
     let row = store.routines().create(name, Some(run_id), &value).await?;
     RoutineView::from_row(row)
@@ -263,7 +273,7 @@ fn describe_target(tool: &str, args: &Value, data: &Value, seen: &Seen) -> Optio
     }
     let role = role.unwrap_or_else(|| if tool == "browser_type" { "textbox".into() } else { "element".into() });
     let name = name.map(|n| n.trim_end_matches('…').trim().to_owned()).filter(|n| !n.is_empty());
-    let field = !matches!(role.as_str(), "button" | "link" | "clickable" | "menuitem" | "tab" | "option" | "element");
+    let field = super::is_field(&role);
     Some(TargetDescription {
         label: name.clone().filter(|_| field),
         text: name.clone().filter(|_| !field),

@@ -67,6 +67,8 @@ fn plan_with(params: Vec<Param>) -> Plan {
         answer: None,
         left_out: vec![],
         standing: vec![],
+        repair: false,
+        revision: 1,
     }
 }
 

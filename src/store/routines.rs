@@ -40,6 +40,44 @@ pub struct ReplayRow {
     pub report: Option<Value>,
     pub started_at: String,
     pub ended_at: Option<String>,
+    /// `user` (a replay asked for) or `schedule` (the host's scheduler).
+    pub trigger: String,
+}
+
+/// A routine's schedule (`routine_schedules`).
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
+pub struct ScheduleRow {
+    pub routine_id: String,
+    pub every_secs: i64,
+    pub paused: bool,
+    /// When it is due next (RFC 3339, UTC).
+    pub next_run_at: String,
+    pub last_run_at: Option<String>,
+    /// The last scheduled replay's status and answer.
+    pub last_status: Option<String>,
+    pub last_answer: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// An earlier plan of a routine (`routine_versions`).
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
+pub struct VersionRow {
+    pub routine_id: String,
+    pub revision: i64,
+    #[sqlx(json)]
+    pub plan: Value,
+    pub replaced_because: String,
+    pub replaced_at: String,
+}
+
+/// A schedule that is due, with its routine's name.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct DueRoutine {
+    pub routine_id: String,
+    pub name: String,
+    pub every_secs: i64,
+    pub next_run_at: String,
 }
 
 /// Accessor for the `routines` and `routine_replays` tables.
@@ -109,12 +147,18 @@ impl Routines<'_> {
         Ok(done.rows_affected() > 0)
     }
 
-    /// Start a replay (status `running`).
-    pub async fn begin_replay(&self, routine_id: &str, run_id: Option<&str>, params: &Value) -> Result<ReplayRow> {
+    /// Start a replay (status `running`); `trigger`: `user` or `schedule`.
+    pub async fn begin_replay(
+        &self,
+        routine_id: &str,
+        run_id: Option<&str>,
+        params: &Value,
+        trigger: &str,
+    ) -> Result<ReplayRow> {
         super::returned(
             sqlx::query_as(
-                "INSERT INTO routine_replays (id, routine_id, run_id, status, params, pid, started_at)
-                 VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?6) RETURNING *",
+                "INSERT INTO routine_replays (id, routine_id, run_id, status, params, pid, started_at, trigger)
+                 VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7) RETURNING *",
             )
             .bind(new_id("replay"))
             .bind(routine_id)
@@ -122,6 +166,7 @@ impl Routines<'_> {
             .bind(params.to_string())
             .bind(i64::from(std::process::id()))
             .bind(now())
+            .bind(trigger)
             .fetch_all(self.store.pool())
             .await?,
         )
@@ -188,6 +233,150 @@ impl Routines<'_> {
         .fetch_all(self.store.pool())
         .await?)
     }
+
+    /// Replace a routine's plan by a new version: the plan it had
+    /// (`old`, version `revision`) kept with why, in one transaction.
+    pub async fn new_version(
+        &self,
+        routine_id: &str,
+        revision: u32,
+        old: &Value,
+        new: &Value,
+        because: &str,
+    ) -> Result<()> {
+        let at = now();
+        let mut tx = self.store.begin_write().await?;
+        sqlx::query(
+            "INSERT INTO routine_versions (routine_id, revision, plan, replaced_because, replaced_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )
+        .bind(routine_id)
+        .bind(i64::from(revision))
+        .bind(old.to_string())
+        .bind(because)
+        .bind(&at)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE routines SET plan = ?2, updated_at = ?3 WHERE id = ?1")
+            .bind(routine_id)
+            .bind(new.to_string())
+            .bind(&at)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// A routine's earlier plans, newest first.
+    pub async fn versions(&self, routine_id: &str) -> Result<Vec<VersionRow>> {
+        Ok(sqlx::query_as("SELECT * FROM routine_versions WHERE routine_id = ?1 ORDER BY revision DESC")
+            .bind(routine_id)
+            .fetch_all(self.store.pool())
+            .await?)
+    }
+
+    /// Schedule a routine every `every_secs`, due at `next_run_at`
+    /// (active: a paused schedule resumes). Its last result is kept.
+    pub async fn set_schedule(&self, routine_id: &str, every_secs: i64, next_run_at: &str) -> Result<ScheduleRow> {
+        let at = now();
+        super::returned(
+            sqlx::query_as(
+                "INSERT INTO routine_schedules (routine_id, every_secs, paused, next_run_at, created_at, updated_at)
+                 VALUES (?1, ?2, 0, ?3, ?4, ?4)
+                 ON CONFLICT (routine_id) DO UPDATE SET every_secs = ?2, paused = 0, next_run_at = ?3,
+                     updated_at = ?4
+                 RETURNING *",
+            )
+            .bind(routine_id)
+            .bind(every_secs)
+            .bind(next_run_at)
+            .bind(at)
+            .fetch_all(self.store.pool())
+            .await?,
+        )
+    }
+
+    /// A routine's schedule, if it has one.
+    pub async fn schedule(&self, routine_id: &str) -> Result<Option<ScheduleRow>> {
+        Ok(sqlx::query_as("SELECT * FROM routine_schedules WHERE routine_id = ?1")
+            .bind(routine_id)
+            .fetch_optional(self.store.pool())
+            .await?)
+    }
+
+    /// Pause or resume a schedule (resumed: due at `next_run_at`). `None`
+    /// when the routine has no schedule.
+    pub async fn pause_schedule(
+        &self,
+        routine_id: &str,
+        paused: bool,
+        next_run_at: Option<&str>,
+    ) -> Result<Option<ScheduleRow>> {
+        Ok(sqlx::query_as(
+            "UPDATE routine_schedules SET paused = ?2, next_run_at = coalesce(?3, next_run_at), updated_at = ?4
+             WHERE routine_id = ?1 RETURNING *",
+        )
+        .bind(routine_id)
+        .bind(paused)
+        .bind(next_run_at)
+        .bind(now())
+        .fetch_optional(self.store.pool())
+        .await?)
+    }
+
+    /// Remove a routine's schedule; `false` when it had none.
+    pub async fn remove_schedule(&self, routine_id: &str) -> Result<bool> {
+        let done = sqlx::query("DELETE FROM routine_schedules WHERE routine_id = ?1")
+            .bind(routine_id)
+            .execute(self.store.pool())
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// The active schedules due at `at` (RFC 3339, as [`now`] writes),
+    /// most overdue first.
+    pub async fn due(&self, at: &str) -> Result<Vec<DueRoutine>> {
+        Ok(sqlx::query_as(
+            "SELECT s.routine_id, r.name, s.every_secs, s.next_run_at
+             FROM routine_schedules s JOIN routines r ON r.id = s.routine_id
+             WHERE s.paused = 0 AND s.next_run_at <= ?1 ORDER BY s.next_run_at",
+        )
+        .bind(at)
+        .fetch_all(self.store.pool())
+        .await?)
+    }
+
+    /// Claim a due replay: its next run moved to `next`, its start written
+    /// `at`, only while it is still due as `was` (another process claiming
+    /// it first makes this `false`).
+    pub async fn claim_due(&self, routine_id: &str, was: &str, at: &str, next: &str) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE routine_schedules SET next_run_at = ?4, last_run_at = ?3
+             WHERE routine_id = ?1 AND next_run_at = ?2 AND paused = 0",
+        )
+        .bind(routine_id)
+        .bind(was)
+        .bind(at)
+        .bind(next)
+        .execute(self.store.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// A scheduled replay's outcome, what the next one compares with (an
+    /// answer only replaces the last one when there is one).
+    pub async fn set_last_result(&self, routine_id: &str, status: &str, answer: Option<&str>) -> Result<()> {
+        sqlx::query(
+            "UPDATE routine_schedules SET last_status = ?2, last_answer = coalesce(?3, last_answer)
+             WHERE routine_id = ?1",
+        )
+        .bind(routine_id)
+        .bind(status)
+        .bind(answer)
+        .execute(self.store.pool())
+        .await?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -206,7 +395,7 @@ mod tests {
         assert_eq!(again.code(), ErrorCode::InvalidArguments);
         assert_eq!(store.routines().get("giá laptop").await.unwrap().unwrap().id, r.id);
 
-        let replay = store.routines().begin_replay(&r.id, None, &json!({"url": "x"})).await.unwrap();
+        let replay = store.routines().begin_replay(&r.id, None, &json!({"url": "x"}), "user").await.unwrap();
         store.routines().step_started(&replay.id, 2, true).await.unwrap();
         let left = store.routines().running_replays(&r.id).await.unwrap();
         assert_eq!((left.len(), left[0].step, left[0].in_flight), (1, Some(2), true));
@@ -219,5 +408,36 @@ mod tests {
         assert!(store.routines().delete("giá laptop").await.unwrap());
         assert!(!store.routines().delete("giá laptop").await.unwrap());
         assert_eq!(store.routines().set_plan("giá laptop", &json!({})).await.unwrap_err().code(), ErrorCode::NotFound);
+    }
+
+    #[tokio::test]
+    async fn a_schedule_is_due_claimed_once_paused_and_removed_with_its_routine() {
+        let (_dir, store) = open_temp().await;
+        let r = store.routines().create("giá", None, &json!({"steps": []})).await.unwrap();
+        let s = store.routines().set_schedule(&r.id, 3600, "2026-01-01T00:00:00.000Z").await.unwrap();
+        assert_eq!((s.every_secs, s.paused, s.last_status), (3600, false, None));
+        let routines = store.routines();
+        assert!(routines.due("2025-12-31T23:59:59.999Z").await.unwrap().is_empty());
+        let due = routines.due("2026-01-01T00:00:00.000Z").await.unwrap();
+        assert_eq!((due.len(), due[0].name.as_str()), (1, "giá"));
+        let (was, at, next) = (&due[0].next_run_at, "2026-01-01T00:00:01.000Z", "2026-01-01T01:00:01.000Z");
+        assert!(routines.claim_due(&r.id, was, at, next).await.unwrap());
+        assert!(!routines.claim_due(&r.id, was, at, next).await.unwrap(), "claimed once");
+        assert!(routines.due("2026-01-01T00:30:00.000Z").await.unwrap().is_empty());
+
+        routines.set_last_result(&r.id, "completed", Some("19.990.000 ₫")).await.unwrap();
+        routines.set_last_result(&r.id, "stopped", None).await.unwrap();
+        let s = routines.schedule(&r.id).await.unwrap().unwrap();
+        assert_eq!((s.last_status.as_deref(), s.last_answer.as_deref()), (Some("stopped"), Some("19.990.000 ₫")));
+
+        let paused = routines.pause_schedule(&r.id, true, None).await.unwrap().unwrap();
+        assert!(paused.paused);
+        assert!(routines.due("2027-01-01T00:00:00.000Z").await.unwrap().is_empty(), "paused: never due");
+        routines.pause_schedule(&r.id, false, Some("2026-02-01T00:00:00.000Z")).await.unwrap();
+        assert_eq!(routines.due("2026-02-01T00:00:00.000Z").await.unwrap().len(), 1);
+
+        assert!(routines.delete("giá").await.unwrap());
+        assert!(routines.schedule(&r.id).await.unwrap().is_none(), "gone with its routine");
+        assert!(!routines.remove_schedule(&r.id).await.unwrap());
     }
 }

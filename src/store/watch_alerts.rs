@@ -41,6 +41,8 @@ pub struct AlertRow {
     /// The notification button pressed (`open`, `snooze`, `stop`), once.
     pub action: Option<String>,
     pub action_at: Option<String>,
+    /// The routine whose scheduled replay this is the result of.
+    pub routine_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +54,8 @@ pub struct NewAlert {
     pub body: String,
     pub url: Option<String>,
     pub channel: AlertChannel,
+    /// A scheduled replay's result: its routine.
+    pub routine_id: Option<String>,
 }
 
 /// Accessor for the `watch_alerts` table.
@@ -76,8 +80,8 @@ pub(crate) async fn insert_in(
     let sent = (alert.channel == AlertChannel::InApp).then_some(at.as_str());
     Ok(sqlx::query_as(
         "INSERT INTO watch_alerts (watch_id, observation_id, rule, value, title, body, url, channel, created_at,
-             sent_at, delivered)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+             sent_at, delivered, routine_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
          ON CONFLICT (watch_id, rule, value) DO NOTHING RETURNING *",
     )
     .bind(alert.watch_id.as_deref())
@@ -91,6 +95,7 @@ pub(crate) async fn insert_in(
     .bind(&at)
     .bind(sent)
     .bind(sent.map(|_| true))
+    .bind(alert.routine_id.as_deref())
     .fetch_optional(&mut **tx)
     .await?)
 }
@@ -272,6 +277,7 @@ mod tests {
             body: "21.490.000 ₫ → 19.990.000 ₫".into(),
             url: None,
             channel: AlertChannel::Push,
+            routine_id: None,
         }
     }
 

@@ -227,6 +227,7 @@ pub fn plan(row: &WatchRow, rules: &[TriggerRule], outcome: Outcome, at: &str, v
             } else {
                 AlertChannel::Push
             },
+            routine_id: None,
         });
     }
     typed.health = write.health;

@@ -245,6 +245,7 @@ pub fn alert(a: AlertRow) -> WatchAlert {
         sent_at: a.sent_at,
         read: a.read_at.is_some(),
         action: a.action,
+        routine_id: a.routine_id,
     }
 }
 
@@ -287,6 +288,7 @@ pub async fn notify_send(ctx: &Services, args: NotifySendArgs) -> Result<NotifyS
             body: args.message.clone(),
             url: args.url.clone(),
             channel,
+            routine_id: None,
         })
         .await?
         .ok_or_else(|| Error::internal("the notification was recorded twice"))?;

@@ -57,6 +57,7 @@ pub struct Turn {
     nameless_call: bool,
     huge_args: Option<usize>,
     pub(super) delay_ms: u64,
+    stream_ms: u64,
     held: bool,
     usage: Option<(u64, u64)>,
 }
@@ -138,6 +139,14 @@ impl Turn {
     /// Wait this long before the first byte (status line included).
     pub fn delay_ms(mut self, ms: u64) -> Turn {
         self.delay_ms = ms;
+        self
+    }
+
+    /// Spread a streamed answer's chunks evenly over this long after the
+    /// first one, as a real server generating tokens does (with
+    /// [`Turn::delay_ms`] as its time to the first token).
+    pub fn stream_ms(mut self, ms: u64) -> Turn {
+        self.stream_ms = ms;
         self
     }
 
@@ -396,14 +405,21 @@ async fn chat(State(log): State<Log>, req: Request) -> Response {
         parts.truncate((parts.len() / 2).max(1));
     }
     let cut = turn.cut;
-    let items = parts.into_iter().map(|p| Ok::<_, std::io::Error>(Bytes::from(p)));
+    let gap = Duration::from_millis(turn.stream_ms / u64::try_from(parts.len().max(2) - 1).unwrap_or(1));
+    let paced = stream && turn.stream_ms > 0;
+    let items = futures::stream::iter(parts.into_iter().enumerate()).then(move |(i, p)| async move {
+        if paced && i > 0 {
+            tokio::time::sleep(gap).await;
+        }
+        Ok::<_, std::io::Error>(Bytes::from(p))
+    });
     // A cut answer pauses (so hyper flushes what was sent) and then fails,
     // which makes hyper drop the connection mid-body.
     let tail = futures::stream::iter(cut.then_some(())).then(|()| async {
         tokio::time::sleep(Duration::from_millis(50)).await;
         Err(std::io::Error::other("scripted cut"))
     });
-    let body = Body::from_stream(futures::stream::iter(items).chain(tail));
+    let body = Body::from_stream(items.chain(tail));
     ([(header::CONTENT_TYPE, content_type), (header::CACHE_CONTROL, "no-cache")], body).into_response()
 }
 

@@ -481,3 +481,348 @@ fn profile_values_never_reach_the_plan_in_clear() {
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert_eq!(run.json()["answer"], "Giá 20.990.000 ₫; tôi sẽ báo qua số {{profile.contact.phone}}.");
 }
+
+/// Record "what does the laptop cost" with the scripted model and save it
+/// as routine `giá laptop`; the model server is stopped when it returns.
+fn record_price(h: &Halley, site: &FixtureServer) {
+    site.set_page("laptop", product("Laptop ASUS Vivobook 15", 21_490_000));
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("watched/laptop")}))]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "browser_extract",
+            json!({"schema": {"name": "string", "price": "number"}}),
+        )]),
+        Turn::text("Laptop ASUS Vivobook 15 giá 21.490.000 ₫."),
+    ]);
+    let run_id = record(h, &model, "Laptop này giá bao nhiêu?");
+    drop(model);
+    let saved = h.run(&["routine", "save", &run_id, "--name", "giá laptop"]);
+    assert_eq!(saved.code, 0, "{}", saved.stderr);
+}
+
+/// Make routine `name`'s schedule due now (as the watches' scheduler test
+/// moves a watch's next check), as time passing would.
+async fn make_due(host: &Host, name: &str) {
+    sqlx::query(
+        "UPDATE routine_schedules SET next_run_at = '2000-01-01T00:00:00.000Z'
+         WHERE routine_id = (SELECT id FROM routines WHERE name = ?1)",
+    )
+    .bind(name)
+    .execute(host.core().store().pool())
+    .await
+    .unwrap();
+}
+
+/// The next `Event::Routines` telling a replay of `name` ended: its status.
+async fn replay_ended(rx: &mut tokio::sync::broadcast::Receiver<Event>, name: &str) -> String {
+    tokio::time::timeout(Duration::from_secs(90), async {
+        loop {
+            if let Ok(Event::Routines { name: n, status: Some(status) }) = rx.recv().await
+                && n == name
+            {
+                return status;
+            }
+        }
+    })
+    .await
+    .expect("a scheduled replay ended")
+}
+
+/// The inbox's alerts of routine `name`, newest first.
+async fn routine_alerts(host: &Arc<Host>, name: &str) -> Vec<Value> {
+    let Reply::Routine { routine } = host.handle(Op::ShowRoutine { name: name.into() }).await.unwrap() else {
+        panic!("not a routine")
+    };
+    let Reply::Alerts { alerts, .. } = host.handle(Op::ListAlerts { limit: 50 }).await.unwrap() else {
+        panic!("not alerts")
+    };
+    alerts
+        .into_iter()
+        .filter(|a| a.routine_id.as_deref() == routine["id"].as_str())
+        .map(|a| serde_json::to_value(a).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_schedule_commands_check_their_input() {
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    if !have_browser() {
+        return;
+    }
+    record_price(&h, &site);
+    for (args, said) in [
+        (&["routine", "schedule", "giá laptop", "--every", "1w"][..], "bad period"),
+        (&["routine", "schedule", "giá laptop", "--every", "30s"], "bad period"),
+        (&["routine", "schedule", "giá laptop"], "--every"),
+        (&["routine", "schedule", "nope", "--every", "1d"], "no routine `nope`"),
+        (&["routine", "pause", "giá laptop"], "has no schedule"),
+        (&["routine", "schedule", "giá laptop", "--off"], "has no schedule"),
+    ] {
+        let run = h.run(args);
+        assert_eq!(run.code, 2, "{args:?}: {}\n{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains(said), "{args:?}: {}", run.stderr);
+    }
+    let set = h.run(&["routine", "schedule", "giá laptop", "--every", "6h"]);
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    assert!(set.stdout.contains("every 6h, next run"), "{}", set.stdout);
+    let paused = h.run(&["routine", "pause", "giá laptop"]);
+    assert!(paused.stdout.contains("every 6h, paused"), "{}", paused.stdout);
+    let shown = h.run(&["routine", "show", "giá laptop", "--json"]).json();
+    assert_eq!((&shown["schedule"]["every"], &shown["schedule"]["paused"]), (&json!("6h"), &json!(true)));
+    assert_eq!(shown["schedule"]["next_run_at"], Value::Null, "paused: no next run");
+    let resumed = h.run(&["routine", "resume", "giá laptop"]);
+    assert!(resumed.stdout.contains("every 6h, next run"), "{}", resumed.stdout);
+    let off = h.run(&["routine", "schedule", "giá laptop", "--off"]);
+    assert_eq!(off.code, 0, "{}", off.stderr);
+    assert!(off.stdout.contains("not scheduled"), "{}", off.stdout);
+    assert_eq!(h.run(&["routine", "show", "giá laptop", "--json"]).json()["schedule"], Value::Null);
+}
+
+/// A scheduled routine runs in the long-lived host's scheduler (the one
+/// that checks the watches) with the model server stopped; each result
+/// lands in the inbox, a changed price is a notification, a paused
+/// schedule runs nothing, and `routine show` tells the schedule, the last
+/// result, the next run and the history.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scheduled_routine_replays_in_the_host_and_its_results_reach_the_inbox() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    record_price(&h, &site);
+    let host = open_host(&h).await;
+    let mut rx = host.subscribe();
+    let name = "giá laptop";
+    let scheduled = host.handle(Op::ScheduleRoutine { name: name.into(), every: "1d".into() }).await.unwrap();
+    let Reply::Routine { routine } = scheduled else { panic!("{scheduled:?}") };
+    assert_eq!(routine["schedule"]["every"], "1d");
+
+    // Due at once: the scheduler's first pass replays it.
+    site.change_page("laptop", |p| p.price = 20_490_000);
+    let scheduler = host.start_watch_scheduler(Duration::from_millis(300));
+    assert_eq!(replay_ended(&mut rx, name).await, "completed");
+    let alerts = routine_alerts(&host, name).await;
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert_eq!((&alerts[0]["title"], &alerts[0]["rule"]), (&json!(name), &json!("routine:result")));
+    assert_eq!(alerts[0]["message"], "Laptop ASUS Vivobook 15 giá 20.490.000 ₫.");
+    assert_eq!(alerts[0]["read"], false);
+
+    // Not due again for a day: later passes run nothing.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(routine_alerts(&host, name).await.len(), 1);
+
+    // A day later (moved), the price changed: the inbox and a notification.
+    site.change_page("laptop", |p| p.price = 18_990_000);
+    make_due(&host, name).await;
+    assert_eq!(replay_ended(&mut rx, name).await, "completed");
+    let alerts = routine_alerts(&host, name).await;
+    assert_eq!(alerts.len(), 2, "{alerts:?}");
+    assert_eq!((&alerts[0]["title"], &alerts[0]["rule"]), (&json!("giá laptop: changed"), &json!("routine:changed")));
+    assert_eq!(
+        alerts[0]["message"],
+        "Laptop ASUS Vivobook 15 giá 18.990.000 ₫.\nBefore: Laptop ASUS Vivobook 15 giá 20.490.000 ₫."
+    );
+    assert!(alerts[0]["sent_at"].is_string(), "handed to the notification daemon: {alerts:?}");
+
+    // Paused: due, but nothing runs.
+    host.handle(Op::PauseRoutine { name: name.into(), paused: true }).await.unwrap();
+    make_due(&host, name).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(routine_alerts(&host, name).await.len(), 2);
+    drop(scheduler);
+
+    let Reply::Routine { routine } = host.handle(Op::ShowRoutine { name: name.into() }).await.unwrap() else {
+        panic!()
+    };
+    assert_eq!(routine["schedule"]["paused"], true);
+    assert_eq!(routine["schedule"]["last_status"], "completed");
+    assert_eq!(routine["last"]["answer"], "Laptop ASUS Vivobook 15 giá 18.990.000 ₫.");
+    assert_eq!(routine["last"]["trigger"], "schedule");
+    let replays = routine["replays"].as_array().unwrap();
+    assert_eq!(replays.len(), 2);
+    assert!(replays.iter().all(|r| r["trigger"] == "schedule" && r["status"] == "completed"), "{routine}");
+    // Each replay a run in the background, its calls in the timeline.
+    let run_id = replays[0]["run_id"].as_str().unwrap();
+    let Reply::Timeline { calls } = host.handle(Op::RunTimeline { run_id: run_id.into() }).await.unwrap() else {
+        panic!("no timeline")
+    };
+    let tools: Vec<&str> = calls.iter().map(|c| c.tool.as_str()).collect();
+    assert_eq!(tools, vec!["browser_navigate", "browser_extract"]);
+    host.close().await;
+
+    // The CLI shows the schedule, the last result, the history.
+    let shown = h.run(&["routine", "show", name]);
+    assert!(shown.stdout.contains("schedule: every 1d, paused"), "{}", shown.stdout);
+    assert!(shown.stdout.contains("last result: completed"), "{}", shown.stdout);
+    assert!(shown.stdout.contains("18.990.000"), "{}", shown.stdout);
+    assert_eq!(shown.stdout.matches("(schedule)").count(), 2, "{}", shown.stdout);
+}
+
+/// A scheduled routine with a submit step asks in the panel (the question
+/// is pending, nothing reaches the page's server); denied, nothing is sent
+/// and the stop is in the inbox.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scheduled_submit_asks_and_a_refusal_sends_nothing() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let h = Halley::new();
+    record_order(&h, &site);
+    let host = open_host(&h).await;
+    let mut rx = host.subscribe();
+    host.handle(Op::ScheduleRoutine { name: "đặt hàng".into(), every: "1d".into() }).await.unwrap();
+    let scheduler = host.start_watch_scheduler(Duration::from_millis(300));
+    let request = tokio::time::timeout(Duration::from_secs(90), async {
+        loop {
+            if let Ok(Event::ConfirmationWaiting { request }) = rx.recv().await {
+                return request;
+            }
+        }
+    })
+    .await
+    .expect("the scheduled replay asks");
+    assert_eq!(request.scope, halley::tools::PermissionScope::Payment);
+    assert_eq!(request.tool, "browser_click");
+    // Pending: the question waits, and the order has not been sent.
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(site.posts().len(), 1, "only the recorded run's order");
+    let answer = Op::AnswerConfirmation {
+        id: request.id.clone(),
+        approved: false,
+        user_edits: Map::new(),
+        reason: "không".into(),
+    };
+    assert_eq!(host.handle(answer).await.unwrap(), Reply::Done);
+    assert_eq!(replay_ended(&mut rx, "đặt hàng").await, "stopped");
+    assert_eq!(site.posts().len(), 1, "denied: nothing reached the server");
+    let alerts = routine_alerts(&host, "đặt hàng").await;
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert_eq!((&alerts[0]["title"], &alerts[0]["rule"]), (&json!("đặt hàng: stopped"), &json!("routine:stopped")));
+    assert!(alerts[0]["message"].as_str().unwrap().starts_with("Stopped at step 3 (browser_click)"), "{alerts:?}");
+    drop(scheduler);
+    host.close().await;
+}
+
+/// A catalogue whose product link is `label` (id `id`), beside another.
+fn catalogue(id: &str, label: &str) -> String {
+    format!(
+        r#"<!doctype html><html lang="vi"><head><meta charset="utf-8"><title>Danh mục</title></head>
+<body><main><h1>Danh mục</h1><ul>
+<li><a id="{id}" href="/watched/rlaptop">{label}</a></li>
+<li><a id="p2" href="/watched/rphone">Điện thoại Galaxy A55</a></li>
+</ul></main></body></html>"#
+    )
+}
+
+/// The repairing model: it answers with the ref of the snapshot line that
+/// names the new link, as a model reading the page would.
+fn repairing_model() -> ModelServer {
+    ModelServer::responding(|body| {
+        let user =
+            body["messages"].as_array().and_then(|m| m.last()).map(|m| m["content"].to_string()).unwrap_or_default();
+        let line = user.split("\\n").find(|l| l.contains("ASUS Vivobook 15 – mới")).unwrap_or_default();
+        let r = line.split('[').nth(1).and_then(|x| x.split(']').next()).unwrap_or("e999");
+        Turn::text(&format!("{{\"ref\": \"{r}\"}}"))
+    })
+}
+
+/// A step whose element is gone (new words, new id) is repaired by the
+/// model only when the routine allows it; the repair is checked, acted on
+/// through the gate, kept as a new version (the next replay finds it by
+/// its description, without the model); a SUBMIT step is never repaired.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_element_is_repaired_by_the_model_when_allowed_never_at_a_submit() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    site.set_page("rlaptop", product("Laptop ASUS Vivobook 15", 21_490_000));
+    site.set_page("rphone", product("Điện thoại Galaxy A55", 8_990_000));
+    site.set_html("catalogue", &catalogue("p1", "Laptop ASUS Vivobook 15"));
+    let h = Halley::new();
+    let recorder = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("page/catalogue")}))]),
+        Turn::tool_calls(vec![ToolCall::new("browser_snapshot", json!({}))]),
+        Turn::tool_calls(vec![ToolCall::new("browser_click", json!({"selector": "#p1"}))]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "browser_extract",
+            json!({"schema": {"name": "string", "price": "number"}}),
+        )]),
+        Turn::text("Laptop ASUS Vivobook 15 giá 21.490.000 ₫."),
+    ]);
+    let run_id = record(&h, &recorder, "Laptop trong danh mục giá bao nhiêu?");
+    drop(recorder);
+    let name = "giá từ danh mục";
+    assert_eq!(h.run(&["routine", "save", &run_id, "--name", name]).code, 0);
+    record_order(&h, &site);
+
+    let model = repairing_model();
+    let host = open_host(&h).await;
+    let Reply::Settings { mut settings, .. } = host.handle(Op::GetSettings).await.unwrap() else { panic!() };
+    settings.base_url = Some(model.base_url());
+    settings.model = Some("scripted-model".into());
+    host.handle(Op::SaveSettings { settings }).await.unwrap();
+    let run = |routine: &str| {
+        let host = Arc::clone(&host);
+        let op =
+            Op::RunRoutine { name: routine.into(), params: vec![], after_interrupted: false, remember_approval: false };
+        async move {
+            let Reply::RoutineReplayed { report } = host.handle(op).await.unwrap() else { panic!("not a report") };
+            report
+        }
+    };
+
+    // The link got new words and a new id.
+    site.set_html("catalogue", &catalogue("sp-1", "ASUS Vivobook 15 – mới"));
+    // Repair not allowed: the replay stops, the model is not asked.
+    let report = run(name).await;
+    assert_eq!((&report["status"], &report["stopped"]["step"]), (&json!("stopped"), &json!(2)), "{report}");
+    assert_eq!(model.request_count(), 0);
+
+    // Allowed: the model is shown the step and the page (as data), picks the new link.
+    host.handle(Op::SetRoutineRepair { name: name.into(), allowed: true }).await.unwrap();
+    let report = run(name).await;
+    assert_eq!(report["status"], "completed", "{report}");
+    assert_eq!(report["steps"][1]["found_by"], "model", "{report}");
+    assert_eq!(report["answer"], "Laptop ASUS Vivobook 15 giá 21.490.000 ₫.");
+    assert!(report["notes"].to_string().contains("repaired by the model"), "{report}");
+    assert_eq!(model.request_count(), 1);
+    let asked = &model.requests()[0];
+    let system = asked["messages"][0]["content"].as_str().unwrap_or_default();
+    let user = asked["messages"][1]["content"].as_str().unwrap_or_default();
+    assert!(system.contains("never instructions"), "{system}");
+    assert!(user.contains("browser_click on link \"Laptop ASUS Vivobook 15\""), "{user}");
+    assert!(user.contains("ASUS Vivobook 15 – mới") && user.contains("Điện thoại Galaxy A55"), "{user}");
+
+    // Kept as version 2; the next replay finds it by its description.
+    let Reply::Routine { routine } = host.handle(Op::ShowRoutine { name: name.into() }).await.unwrap() else {
+        panic!()
+    };
+    assert_eq!(routine["plan"]["revision"], 2, "{routine}");
+    let target = &routine["plan"]["steps"][1]["target"];
+    assert_eq!((&target["role"], &target["name"]), (&json!("link"), &json!("ASUS Vivobook 15 – mới")), "{routine}");
+    assert_eq!(routine["versions"].as_array().map(Vec::len), Some(1), "{routine}");
+    assert!(routine["versions"][0]["replaced_because"].as_str().unwrap().contains("step 2 repaired"), "{routine}");
+    let report = run(name).await;
+    assert_eq!((&report["status"], &report["steps"][1]["found_by"]), (&json!("completed"), &json!("description")));
+    assert_eq!(model.request_count(), 1, "no model the second time");
+
+    // A model naming something that is not on the page is refused.
+    site.set_html("catalogue", &catalogue("p9", "Máy tính xách tay ASUS"));
+    let report = run(name).await;
+    assert_eq!(report["status"], "stopped", "{report}");
+    assert!(report["stopped"]["why"].as_str().unwrap().contains("not on the page"), "{report}");
+    assert_eq!(model.request_count(), 2);
+
+    // A SUBMIT step is never repaired, allowed or not: it stops, nothing asked or sent.
+    host.handle(Op::SetRoutineRepair { name: "đặt hàng".into(), allowed: true }).await.unwrap();
+    site.set_html("order", &order_page("buy", "Xóa tài khoản"));
+    let report = run("đặt hàng").await;
+    assert_eq!((&report["status"], &report["stopped"]["step"]), (&json!("stopped"), &json!(3)), "{report}");
+    assert_eq!(model.request_count(), 2, "the model is not asked at a submit");
+    assert_eq!(site.posts().len(), 1, "only the recorded order");
+    host.close().await;
+}

@@ -918,6 +918,7 @@ async fn a_hundred_alerts_are_handed_over_in_well_under_a_second() {
             body: "19.990.000 ₫".into(),
             url: None,
             channel: AlertChannel::Push,
+            routine_id: None,
         };
         store.watch_alerts().insert(&alert).await.unwrap().unwrap();
     }

@@ -22,7 +22,9 @@
 //   #palette-result, #ask-page, #summarise-page, #compare-tabs, #task-tabs,
 //   #tab-mentions (hooks in chat/tabs-view.ts), #watches-open (its unread count in .unread-count),
 //   #watches (hooks in watches-view.ts), #memory-open, #memory-view (hooks in
-//   memory/memory-view.ts), #back-to-chat, #not-connected,
+//   memory/memory-view.ts), #routines-open, #routines-view and
+//   #save-routine-dialog (hooks in routines/routines-view.ts; .save-routine
+//   under a finished answer, data-run), #back-to-chat, #not-connected,
 //   .open-view (a creator skill's step: opens #creator-dialog, hooks in
 //   creator-view.ts).
 // Keys: Enter sends, Shift+Enter new line, Esc stops the run or closes the open
@@ -45,11 +47,12 @@ import { paletteQuery } from "./palette/palette";
 import { button, fillList, formatTime, renderHeader, renderNotConnected } from "./view";
 import { createWatchesView } from "./watches/watches-view";
 import { createMemoryView } from "./memory/memory-view";
+import { createRoutinesView } from "./routines/routines-view";
 import { createTabsComposer } from "./chat/tabs-view";
 import "./style.css";
 
-type View = "chat" | "conversations" | "settings" | "watches" | "memory";
-const VIEWS: readonly View[] = ["chat", "conversations", "settings", "watches", "memory"];
+type View = "chat" | "conversations" | "settings" | "watches" | "memory" | "routines";
+const VIEWS: readonly View[] = ["chat", "conversations", "settings", "watches", "memory", "routines"];
 
 async function chooseLanguage(): Promise<Lang> {
   if (isConnected()) {
@@ -128,6 +131,7 @@ function start(root: HTMLElement, lang: Lang): void {
   const settingsOpen = button("settings-open", "⚙", "icon", t("settingsOpen"));
   const watchesOpen = button("watches-open", "★", "icon", t("watchesOpen"));
   const memoryOpen = button("memory-open", "◉", "icon", t("memoryOpen"));
+  const routinesOpen = button("routines-open", "↻", "icon", t("routinesOpen"));
   const unreadCount = h("span", { class: "unread-count", "aria-hidden": "true" });
   watchesOpen.append(unreadCount);
   const showUnread = (unread: number): void => {
@@ -136,7 +140,7 @@ function start(root: HTMLElement, lang: Lang): void {
     watchesOpen.setAttribute("aria-label", label);
     watchesOpen.title = label;
   };
-  const header = renderHeader(t, newChat, convOpen, watchesOpen, memoryOpen, paletteOpen, settingsOpen);
+  const header = renderHeader(t, newChat, convOpen, watchesOpen, routinesOpen, memoryOpen, paletteOpen, settingsOpen);
 
   // ---- Chat view ----
   const banners = h("div", { id: "banners", class: "banners" });
@@ -208,21 +212,28 @@ function start(root: HTMLElement, lang: Lang): void {
   const watches = createWatchesView(t, lang, backBtn);
   const watchesView = watches.element;
   const memory = createMemoryView(t, lang, backBtn);
+  const routines = createRoutinesView(t, lang, backBtn, () => undefined);
   const views: Record<View, HTMLElement> = {
     chat: chatView,
     conversations: convView,
     settings: settingsView,
     watches: watchesView,
     memory: memory.element,
+    routines: routines.element,
   };
 
   const palette = createPalette(t, lang, () => composer.focus());
-  const mainEl = h("main", { class: "panel" }, chatView, convView, settingsView, watchesView, memory.element);
-  root.replaceChildren(header, banners, mainEl, palette.element, overlay, creatorDialog);
+  const mainEl = h("main", { class: "panel" }, chatView, convView, settingsView, watchesView, memory.element, routines.element);
+  root.replaceChildren(header, banners, mainEl, palette.element, overlay, creatorDialog, routines.dialog);
   if (!isConnected()) root.insertBefore(renderNotConnected(t), banners);
 
   // A link in an answer opens in the managed browser, never in the panel.
   messages.addEventListener("click", (e) => {
+    const saveBtn = e.target instanceof Element ? e.target.closest<HTMLElement>(".save-routine") : null;
+    if (saveBtn?.dataset.run !== undefined) {
+      routines.openSave(saveBtn.dataset.run);
+      return;
+    }
     const url = linkTarget(e.target);
     if (url === null) return;
     e.preventDefault();
@@ -253,6 +264,7 @@ function start(root: HTMLElement, lang: Lang): void {
     for (const v of VIEWS) views[v].hidden = v !== view;
     if (view === "conversations") loadConversations();
     if (view === "watches") watches.refresh();
+    if (view === "routines") routines.refresh();
     memory.setActive(view === "memory");
     if (view === "settings")
       settingsView.replaceChildren(
@@ -437,6 +449,7 @@ function start(root: HTMLElement, lang: Lang): void {
   settingsOpen.addEventListener("click", () => show(view === "settings" ? "chat" : "settings"));
   watchesOpen.addEventListener("click", () => show(view === "watches" ? "chat" : "watches"));
   memoryOpen.addEventListener("click", () => show(view === "memory" ? "chat" : "memory"));
+  routinesOpen.addEventListener("click", () => show(view === "routines" ? "chat" : "routines"));
   paletteOpen.addEventListener("click", () => palette.open());
   document.addEventListener("keydown", (e) => {
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") {
@@ -446,7 +459,7 @@ function start(root: HTMLElement, lang: Lang): void {
     }
     if (e.key === "Escape" && !e.defaultPrevented) {
       // An open <dialog> closes itself on Esc; otherwise Esc stops the run.
-      if (palette.element.open || overlay.open || creatorDialog.open) return;
+      if (palette.element.open || overlay.open || creatorDialog.open || routines.dialog.open) return;
       if (view !== "chat") show("chat");
       else stopRun();
     }
@@ -457,6 +470,10 @@ function start(root: HTMLElement, lang: Lang): void {
       // The tray's count, and the view when it is open.
       showUnread(event.unread);
       if (view === "watches") watches.refresh();
+      return;
+    }
+    if (event.type === "routines") {
+      if (view === "routines") routines.refresh();
       return;
     }
     dispatch({ kind: "event", event });

@@ -334,6 +334,7 @@ export type Event =
   | { "type": "paused", paused: boolean }
   | { "type": "tools_changed" }
   | { "type": "watches", checked: number, unread: number }
+  | { "type": "routines", name: string, status: string | null }
   | { "type": "account_sign_in", provider: string, url: string };
 
 /**
@@ -770,6 +771,10 @@ export type Op =
     remember_approval?: boolean,
   }
   | { "type": "forget_routine_approvals", name: string }
+  | { "type": "schedule_routine", name: string, every: string }
+  | { "type": "pause_routine", name: string, paused: boolean }
+  | { "type": "unschedule_routine", name: string }
+  | { "type": "set_routine_repair", name: string, allowed: boolean }
   | { "type": "create_source", name: string, description?: string }
   | { "type": "list_sources" }
   | { "type": "add_to_source", name: string, paths: Array<string> }
@@ -1263,6 +1268,8 @@ export type WatchAlert = {
   read: boolean,
   /** The notification button the user pressed (`open`, `snooze`, `stop`). */
   action?: string | null,
+  /** A routine's scheduled replay: the routine's id. */
+  routine_id?: string | null,
 };
 
 /**

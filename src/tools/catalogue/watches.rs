@@ -172,6 +172,9 @@ pub struct WatchAlert {
     /// The notification button the user pressed (`open`, `snooze`, `stop`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
+    /// A routine's scheduled replay: the routine's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routine_id: Option<String>,
 }
 
 /// `data` of `watch_history`.

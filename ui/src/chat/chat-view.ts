@@ -32,7 +32,12 @@ function renderItem(item: ChatItem, t: Translate): HTMLElement {
   if (item.role === "error") attrs.role = "alert";
   // An answer is Markdown, rendered and sanitised; everything else is text.
   const body = item.role === "assistant" ? h("div", { class: "text markdown" }, markdownNodes(text)) : h("div", { class: "text" }, text);
-  return h("li", attrs, who !== "" ? h("span", { class: "who" }, who) : null, body);
+  // A finished run's answer can be kept as a routine (main.ts opens the dialog).
+  const save =
+    item.role === "assistant" && item.runId !== null && !item.streaming
+      ? h("button", { type: "button", class: "secondary save-routine", "data-run": item.runId }, t("saveAsRoutine"))
+      : null;
+  return h("li", attrs, who !== "" ? h("span", { class: "who" }, who) : null, body, save);
 }
 
 export function renderMessages(state: PanelState, t: Translate): Node[] {

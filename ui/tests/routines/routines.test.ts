@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { isPeriod, readReport, readRoutine, runParams, statusKey } from "../../src/routines/routines";
+import { MESSAGES } from "../../src/i18n";
+
+// A routine as `ShowRoutine` answers it (host/routines.rs: routine_json).
+const shown = {
+  id: "routine-1",
+  name: "giá laptop",
+  source_run_id: "run-1",
+  plan: {
+    version: 1,
+    task: "Laptop này giá bao nhiêu?",
+    steps: [{ tool: "browser_navigate" }, { tool: "browser_extract" }],
+    params: [
+      { name: "url", kind: "url", default: "http://127.0.0.1:8080/watched/laptop", used_in: "step 1 browser_navigate url" },
+      { name: "so_luong", kind: "number", default: null, used_in: "step 2 browser_type text" },
+    ],
+  },
+  schedule: { every: "1d", every_secs: 86400, paused: false, next_run_at: "2026-11-29T04:00:00.000Z", last_run_at: "2026-11-28T04:00:00.000Z", last_status: "completed", last_answer: "x" },
+  last: { status: "stopped", answer: null, stopped: { step: 3, why: "denied" }, started_at: "2026-11-28T04:00:00.000Z", ended_at: "2026-11-28T04:00:01.000Z", trigger: "schedule" },
+  replays: [
+    { id: "replay-2", status: "stopped", trigger: "schedule", started_at: "2026-11-28T04:00:00.000Z", report: { stopped: { why: "denied" } } },
+    { id: "replay-1", status: "completed", trigger: "user", started_at: "2026-11-27T04:00:00.000Z", report: { answer: "Laptop giá 21.490.000 ₫." } },
+  ],
+};
+
+describe("routines", () => {
+  it("reads a routine with its schedule, last result and history", () => {
+    const r = readRoutine(shown);
+    expect(r.name).toBe("giá laptop");
+    expect(r.steps).toBe(2);
+    expect([r.repair, r.revision]).toEqual([false, 1]);
+    expect(r.params.map((p) => [p.name, p.default])).toEqual([
+      ["url", "http://127.0.0.1:8080/watched/laptop"],
+      ["so_luong", null],
+    ]);
+    expect(r.schedule).toEqual({ every: "1d", paused: false, nextRunAt: "2026-11-29T04:00:00.000Z", lastRunAt: "2026-11-28T04:00:00.000Z" });
+    expect(r.last).toEqual({ status: "stopped", answer: null, why: "denied", at: "2026-11-28T04:00:01.000Z", trigger: "schedule" });
+    expect(r.replays.map((x) => [x.status, x.trigger, x.answer ?? x.why])).toEqual([
+      ["stopped", "schedule", "denied"],
+      ["completed", "user", "Laptop giá 21.490.000 ₫."],
+    ]);
+  });
+
+  it("reads a routine never scheduled nor run, and junk, without throwing", () => {
+    const r = readRoutine({ name: "x", plan: { steps: [] }, schedule: null, last: null, replays: [] });
+    expect([r.schedule, r.last, r.params.length]).toEqual([null, null, 0]);
+    const junk = readRoutine("not an object");
+    expect([junk.name, junk.steps, junk.schedule]).toEqual(["", 0, null]);
+  });
+
+  it("sends only the parameters changed and names the required ones missing", () => {
+    const r = readRoutine(shown);
+    expect(runParams(r.params, { url: "http://127.0.0.1:8080/watched/laptop", so_luong: " 3 " })).toEqual({ params: [["so_luong", "3"]], missing: [] });
+    expect(runParams(r.params, { url: "https://shop.vn/p/2", so_luong: "" })).toEqual({
+      params: [["url", "https://shop.vn/p/2"]],
+      missing: ["so_luong"],
+    });
+    // A default cleared stays the default (not sent).
+    expect(runParams(r.params, { url: "", so_luong: "1" })).toEqual({ params: [["so_luong", "1"]], missing: [] });
+  });
+
+  it("reads a replay's report", () => {
+    expect(readReport({ status: "completed", answer: "19.990.000 ₫" })).toEqual({ status: "completed", answer: "19.990.000 ₫", why: null, step: null });
+    expect(readReport({ status: "stopped", answer: null, stopped: { step: 3, why: "browser_click failed: denied" } })).toEqual({
+      status: "stopped",
+      answer: null,
+      why: "browser_click failed: denied",
+      step: 3,
+    });
+  });
+
+  it("tells a period from anything else and every status has words", () => {
+    for (const ok of ["30m", "6h", "1d", " 12 h "]) expect(isPeriod(ok)).toBe(true);
+    for (const bad of ["", "1w", "d", "1.5h", "-1d", "1d2h"]) expect(isPeriod(bad)).toBe(false);
+    for (const s of ["completed", "stopped", "failed", "running", "interrupted", "weird"]) {
+      expect(MESSAGES.en[statusKey(s)]).toBeTruthy();
+      expect(MESSAGES.vi[statusKey(s)]).toBeTruthy();
+    }
+    expect(MESSAGES.vi.saveAsRoutine).toBe("Lưu thành quy trình");
+  });
+});
