@@ -65,8 +65,15 @@ fn fresh() -> Secret {
 }
 
 /// The token of the install at `dir`, made and saved on first use.
+/// Processes of one install (the desktop app starting, `halley api token`)
+/// take turns ([`one_at_a_time`]): two first uses at once would each make a
+/// token, and one would serve a token the keyring no longer holds.
 pub async fn get_or_create(secrets: &SecretStore, dir: &DataDir) -> Result<Secret> {
     let account = account(dir);
+    if let Some(token) = secrets.get(&account).await? {
+        return Ok(token);
+    }
+    let _turn = one_at_a_time(dir).await?;
     if let Some(token) = secrets.get(&account).await? {
         return Ok(token);
     }
@@ -77,14 +84,49 @@ pub async fn get_or_create(secrets: &SecretStore, dir: &DataDir) -> Result<Secre
 
 /// Replace the token with a new one and return it.
 pub async fn rotate(secrets: &SecretStore, dir: &DataDir) -> Result<Secret> {
+    let _turn = one_at_a_time(dir).await?;
     let token = fresh();
     secrets.set(&account(dir), &token).await?;
     Ok(token)
 }
 
+/// An exclusive lock on the install's `api-token.lock`, held until the
+/// file is dropped (the OS releases it with a process that dies).
+async fn one_at_a_time(dir: &DataDir) -> Result<std::fs::File> {
+    dir.ensure()?;
+    let path = dir.root().join("api-token.lock");
+    let locked = tokio::task::spawn_blocking(move || {
+        let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path)?;
+        file.lock()?;
+        Ok::<_, std::io::Error>(file)
+    })
+    .await
+    .map_err(|e| crate::error::Error::internal(format!("the API token's lock: {e}")))?;
+    locked.map_err(|e| crate::error::Error::internal(format!("cannot lock the API token's file: {e}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two first uses at once (the app starting while `halley api token`
+    /// runs) agree on one token, the one the keyring keeps.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn first_uses_at_once_agree_on_one_token() {
+        let secrets = SecretStore::os().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let dir = DataDir::at(home.path().join("data"));
+        let got = futures::future::join_all((0..8).map(|_| {
+            let (secrets, dir) = (secrets.clone(), dir.clone());
+            tokio::spawn(async move { get_or_create(&secrets, &dir).await.unwrap().expose().to_owned() })
+        }))
+        .await;
+        let kept = secrets.get(&account(&dir)).await.unwrap().unwrap();
+        for token in got {
+            assert_eq!(token.unwrap(), kept.expose());
+        }
+        let _ = secrets.delete(&account(&dir)).await;
+    }
 
     #[test]
     fn tokens_are_long_random_and_per_install() {
