@@ -21,7 +21,8 @@ export interface Shots {
   open(dataUrl: string, alt: string): void;
 }
 
-function renderItem(item: ChatItem, t: Translate): HTMLElement {
+/** `savable`: whether a finished answer offers "Save as routine". */
+function renderItem(item: ChatItem, t: Translate, savable: boolean): HTMLElement {
   const who =
     item.role === "user" ? t("userSays") : item.role === "assistant" ? t("assistantSays") : item.role === "tool" ? t("toolSays", { tool: item.toolName ?? "" }) : "";
   // A notice with no text is the "stopped" line of a cancelled run.
@@ -34,14 +35,18 @@ function renderItem(item: ChatItem, t: Translate): HTMLElement {
   const body = item.role === "assistant" ? h("div", { class: "text markdown" }, markdownNodes(text)) : h("div", { class: "text" }, text);
   // A finished run's answer can be kept as a routine (main.ts opens the dialog).
   const save =
-    item.role === "assistant" && item.runId !== null && !item.streaming
+    savable && item.role === "assistant" && item.runId !== null && !item.streaming
       ? h("button", { type: "button", class: "secondary save-routine", "data-run": item.runId }, t("saveAsRoutine"))
       : null;
   return h("li", attrs, who !== "" ? h("span", { class: "who" }, who) : null, body, save);
 }
 
 export function renderMessages(state: PanelState, t: Translate): Node[] {
-  const items: Node[] = state.messages.map((m) => renderItem(m, t));
+  // The panel's own last run, known to have called no tool (a plain
+  // answer), has nothing to replay: no button. Older runs may have.
+  const nothingToReplay = (runId: string | null): boolean =>
+    runId !== null && runId === state.runId && !state.running && !state.calls.some((c) => c.runId === runId);
+  const items: Node[] = state.messages.map((m) => renderItem(m, t, !nothingToReplay(m.runId)));
   const last = state.messages[state.messages.length - 1];
   if (state.running && !(last?.role === "assistant" && last.streaming)) {
     items.push(h("li", { class: "msg working", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("working")));
