@@ -42,11 +42,10 @@ function renderItem(item: ChatItem, t: Translate, savable: boolean): HTMLElement
 }
 
 export function renderMessages(state: PanelState, t: Translate): Node[] {
-  // The panel's own last run, known to have called no tool (a plain
-  // answer), has nothing to replay: no button. Older runs may have.
-  const nothingToReplay = (runId: string | null): boolean =>
-    runId !== null && runId === state.runId && !state.running && !state.calls.some((c) => c.runId === runId);
-  const items: Node[] = state.messages.map((m) => renderItem(m, t, !nothingToReplay(m.runId)));
+  // Only a run that called tools has steps to replay (the timeline holds
+  // every run of the conversation: live ones, and opened ones once loaded).
+  const replayable = (runId: string | null): boolean => runId !== null && state.calls.some((c) => c.runId === runId);
+  const items: Node[] = state.messages.map((m) => renderItem(m, t, replayable(m.runId)));
   const last = state.messages[state.messages.length - 1];
   if (state.running && !(last?.role === "assistant" && last.streaming)) {
     items.push(h("li", { class: "msg working", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("working")));
