@@ -483,24 +483,22 @@ pub async fn search(
             Some(allowed(store, agent_id, &filter.tags, since, until, source_id.as_deref()).await?)
         };
 
-    let mut words: Vec<(PassageRow, String)> = Vec::new();
+    let mut ranked = crate::store::archival::Ranked::default();
     if mode != Mode::Meaning {
         // More candidates when a date filter will drop some of them.
         let take = u32::try_from(if among.is_some() { CANDIDATES * 4 } else { CANDIDATES }).unwrap_or(200);
-        match store.archival().search_in(agent_id, query, &filter.tags, source_id.as_deref(), take).await {
-            Ok(hits) => {
-                words = hits
-                    .into_iter()
-                    .filter(|h| among.as_ref().is_none_or(|a| a.contains(&h.passage.id)))
-                    .take(CANDIDATES)
-                    .map(|h| (h.passage, h.snippet))
-                    .collect();
+        match store.archival().ranked_in(agent_id, query, &filter.tags, source_id.as_deref(), take).await {
+            Ok(found) => {
+                ranked = found;
+                ranked.hits.retain(|(p, _)| among.as_ref().is_none_or(|a| a.contains(&p.id)));
+                ranked.hits.truncate(CANDIDATES);
             }
             // A query without a word (emoji, punctuation) may still mean something.
             Err(e) if e.code() == ErrorCode::InvalidArguments && mode == Mode::Both && config.is_some() => {}
             Err(e) => return Err(e),
         }
     }
+    let words: Vec<PassageRow> = std::mem::take(&mut ranked.hits).into_iter().map(|(p, _)| p).collect();
 
     let mut meaning: Vec<(String, f32)> = Vec::new();
     if mode != Mode::Words
@@ -512,8 +510,7 @@ pub async fn search(
             Err(e) => return Err(e),
         }
         if note.is_none() {
-            let waiting = store.embeddings().counts(Some(&config.key())).await?;
-            let left = waiting.pending + waiting.embedding + waiting.failed;
+            let left = store.embeddings().not_done(agent_id, &config.key()).await?;
             if left > 0 {
                 note = Some(format!("{left} passage(s) are not embedded yet: found by their words only"));
             }
@@ -530,7 +527,7 @@ pub async fn search(
     let terms = words_of(query);
     let by_meaning = !meaning.is_empty();
     let mut fused: HashMap<String, Hit> = HashMap::new();
-    for (rank, (passage, snippet)) in words.into_iter().enumerate() {
+    for (rank, passage) in words.into_iter().enumerate() {
         let r = rank as u32 + 1;
         let held = words_of(&passage.text);
         let share = if terms.is_empty() || !by_meaning {
@@ -547,7 +544,7 @@ pub async fn search(
                 word_rank: Some(r),
                 meaning_rank: None,
                 similarity: None,
-                snippet: Some(snippet),
+                snippet: None,
                 origin: None,
             },
         );
@@ -564,8 +561,11 @@ pub async fn search(
             None => missing.push((id, r, similarity)),
         }
     }
+    let ids: Vec<&str> = missing.iter().map(|(id, _, _)| id.as_str()).collect();
+    let mut rows: HashMap<String, PassageRow> =
+        store.archival().get_many(&ids).await?.into_iter().map(|p| (p.id.clone(), p)).collect();
     for (id, r, similarity) in missing {
-        if let Some(passage) = store.archival().get(&id).await? {
+        if let Some(passage) = rows.remove(&id) {
             fused.insert(
                 id,
                 Hit {
@@ -588,6 +588,14 @@ pub async fn search(
             .then(a.word_rank.unwrap_or(u32::MAX).cmp(&b.word_rank.unwrap_or(u32::MAX)))
     });
     hits.truncate(limit);
+    // Snippets only for the word matches shown.
+    let shown: Vec<&str> = hits.iter().filter(|h| h.word_rank.is_some()).map(|h| h.passage.id.as_str()).collect();
+    let mut snippets = store.archival().snippets(&ranked, &shown).await?;
+    for hit in &mut hits {
+        if hit.word_rank.is_some() {
+            hit.snippet = snippets.remove(&hit.passage.id);
+        }
+    }
     let ids: Vec<String> = hits.iter().map(|h| h.passage.id.clone()).collect();
     let mut origins: HashMap<String, Origin> =
         store.sources().origins(&ids).await?.into_iter().map(|o| (o.passage_id.clone(), o)).collect();
