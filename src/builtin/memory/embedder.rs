@@ -61,7 +61,11 @@ pub struct EmbedderState {
 /// save it. Nothing is saved when the server does not answer with
 /// embeddings.
 pub async fn set(store: &Store, input: EmbedderInput) -> Result<EmbedderState> {
-    let config = checked(input)?;
+    let chosen = input.api.is_some();
+    let mut config = checked(input)?;
+    if !chosen {
+        detect(&mut config).await;
+    }
     let probe = Client::new(&config).await?.embed(&["Hà Nội".to_owned()], Kind::Passage).await?;
     store.embeddings().set_config(&config).await?;
     if let Some(v) = probe.first() {
@@ -114,6 +118,36 @@ fn checked(input: EmbedderInput) -> Result<EmbedderConfig> {
         remote,
         dim: None,
     })
+}
+
+/// What Ollama's root answers (`GET /`), as the chat client reads it
+/// (`agent::ollama::RUNNING`, a layer above).
+const OLLAMA_RUNNING: &str = "Ollama is running";
+/// How long the root is given to say what it is.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The API of a server the user did not name one for, as the chat client
+/// tells Ollama: a root (`GET /`, the base without its `/v1`) that answers
+/// "Ollama is running" is Ollama, spoken natively (`/api/embed` at the
+/// root); another server that answers is OpenAI-compatible (under `/v1`
+/// when the base has no path); one that does not answer keeps the guess of
+/// [`checked`] (its first embedding then says why it failed).
+async fn detect(config: &mut EmbedderConfig) {
+    let base = config.base_url.trim_end_matches('/');
+    let root = base.strip_suffix("/v1").unwrap_or(base).to_owned();
+    let Ok(url) = url::Url::parse(&root) else { return };
+    let Ok(http) = http_client(is_loopback(&url)) else { return };
+    let Ok(answer) = http.get(format!("{root}/")).timeout(PROBE_TIMEOUT).send().await else { return };
+    let ollama = answer.status().is_success() && answer.text().await.is_ok_and(|t| t.trim() == OLLAMA_RUNNING);
+    if ollama {
+        config.api = EmbedderApi::Ollama;
+        config.base_url = root;
+    } else if config.api == EmbedderApi::Ollama {
+        config.api = EmbedderApi::Openai;
+        if url.path().trim_matches('/').is_empty() {
+            config.base_url = format!("{root}/v1");
+        }
+    }
 }
 
 fn is_loopback(url: &url::Url) -> bool {
