@@ -295,14 +295,14 @@ export function createMemoryView(t: Translate, lang: Lang, back: () => HTMLButto
     });
     const add = h("button", { type: "submit", class: "secondary source-add" }, t("sourceAdd"));
     const addLine = statusLine(`source-add-status-${source.id}`, t);
-    addLine.status.classList.add("source-add-status");
     const addForm = h(
       "form",
       { class: "source-add-form" },
       h("label", {}, t("sourcePaths"), paths),
       h("p", { class: "hint" }, t("sourcePathsHint")),
       h("div", { class: "row" }, add),
-      addLine.status,
+      // A wrapper: the status line's own classes are replaced as it speaks.
+      h("div", { class: "source-add-status" }, addLine.status),
     );
     addForm.addEventListener("submit", (e) => {
       e.preventDefault();
