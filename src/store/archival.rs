@@ -20,6 +20,19 @@ pub const MAX_QUERY_TERMS: usize = 32;
 /// them (`make bench-memory`).
 pub const MAX_SCORED: u32 = 10_000;
 
+/// A word search's ranking (see `Archival::run_search`): ?1 the FTS5
+/// query, ?2 the agent, ?3 the tags (JSON), ?4 the limit, ?5 the source,
+/// ?6 the floor.
+const RANKED_SQL: &str = "SELECT p.seq, p.id, p.agent_id, p.text, p.tags, p.created_at, bm25(archival_fts) AS score
+             FROM archival_fts CROSS JOIN archival_passages p ON p.seq = archival_fts.rowid
+             WHERE archival_fts MATCH ?1 AND archival_fts.rowid > ?6 AND p.agent_id = ?2
+               AND (json_array_length(?3) = 0
+                    OR (SELECT count(*) FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?3)))
+                       = json_array_length(?3))
+               AND (?5 IS NULL OR p.source_id = ?5)
+             ORDER BY score, p.seq DESC
+             LIMIT ?4";
+
 /// One stored passage.
 #[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
 pub struct PassageRow {
@@ -265,26 +278,19 @@ impl Archival<'_> {
     ) -> Result<Ranked> {
         let floor = self.floor(&fts).await?;
         // bm25 inside FTS5, the passage's row read by its key; no snippet
-        // and no look at the tags unless some are asked for.
-        let rows: Vec<RankedRow> = sqlx::query_as(
-            "SELECT p.seq, p.id, p.agent_id, p.text, p.tags, p.created_at, bm25(archival_fts) AS score
-             FROM archival_fts JOIN archival_passages p ON p.seq = archival_fts.rowid
-             WHERE archival_fts MATCH ?1 AND archival_fts.rowid > ?6 AND p.agent_id = ?2
-               AND (json_array_length(?3) = 0
-                    OR (SELECT count(*) FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?3)))
-                       = json_array_length(?3))
-               AND (?5 IS NULL OR p.source_id = ?5)
-             ORDER BY score, p.seq DESC
-             LIMIT ?4",
-        )
-        .bind(&fts)
-        .bind(agent_id)
-        .bind(Json(tags))
-        .bind(limit)
-        .bind(source_id)
-        .bind(floor)
-        .fetch_all(self.store.pool())
-        .await?;
+        // and no look at the tags unless some are asked for. CROSS JOIN
+        // keeps the FTS5 match the outer loop: SQLite's planner would
+        // otherwise walk the agent's passages and run the MATCH once per
+        // passage (minutes over 100,000).
+        let rows: Vec<RankedRow> = sqlx::query_as(RANKED_SQL)
+            .bind(&fts)
+            .bind(agent_id)
+            .bind(Json(tags))
+            .bind(limit)
+            .bind(source_id)
+            .bind(floor)
+            .fetch_all(self.store.pool())
+            .await?;
         let seqs = rows.iter().map(|r| (r.passage.id.clone(), r.seq)).collect();
         Ok(Ranked { hits: rows.into_iter().map(|r| (r.passage, r.score)).collect(), fts, seqs })
     }
@@ -515,6 +521,30 @@ mod tests {
         // Without the cap, the same.
         let found = store.archival().search(&agent, "chuyến visa", &[], 1).await.unwrap();
         assert_eq!(ids(&found), vec![visa.id.as_str()]);
+    }
+
+    #[tokio::test]
+    async fn the_ranking_walks_the_fts5_matches_not_the_agents_passages() {
+        let (_dir, store) = open_temp().await;
+        let agent = agent(&store).await;
+        for i in 0..50 {
+            store.archival().insert(&agent, &format!("ghi chú {i}"), &[]).await.unwrap();
+        }
+        sqlx::query("ANALYZE").execute(store.pool()).await.unwrap();
+        let plan: Vec<(i64, i64, i64, String)> =
+            sqlx::query_as(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {RANKED_SQL}")))
+                .bind("\"ghi\"")
+                .bind(&agent)
+                .bind(Json(Vec::<String>::new()))
+                .bind(5)
+                .bind(None::<String>)
+                .bind(0)
+                .fetch_all(store.pool())
+                .await
+                .unwrap();
+        let steps: Vec<&str> = plan.iter().map(|(_, _, _, d)| d.as_str()).collect();
+        assert!(steps[0].starts_with("SCAN archival_fts VIRTUAL TABLE"), "{steps:?}");
+        assert!(steps.iter().any(|s| s.starts_with("SEARCH p USING INTEGER PRIMARY KEY")), "{steps:?}");
     }
 
     #[test]
