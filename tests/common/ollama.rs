@@ -561,11 +561,8 @@ async fn upstream_vectors(upstream: &str, model: &str, kind: &str, texts: &[&str
         return None;
     }
     let answer: Value = sent.json().await.ok()?;
-    let mut rows: Vec<(u64, Value)> = answer["data"]
-        .as_array()?
-        .iter()
-        .map(|d| (d["index"].as_u64().unwrap_or(0), d["embedding"].clone()))
-        .collect();
+    let mut rows: Vec<(u64, Value)> =
+        answer["data"].as_array()?.iter().map(|d| (d["index"].as_u64().unwrap_or(0), d["embedding"].clone())).collect();
     rows.sort_by_key(|(i, _)| *i);
     (rows.len() == texts.len()).then(|| rows.into_iter().map(|(_, v)| v).collect())
 }
