@@ -517,28 +517,40 @@ pub async fn search(
             Some(allowed(store, agent_id, &filter.tags, since, until, source_id.as_deref()).await?)
         };
 
-    let mut ranked = crate::store::archival::Ranked::default();
-    if mode != Mode::Meaning {
+    // The words' ranking and the query's embedding (an HTTP round trip to
+    // the embedder) and scan, side by side.
+    let by_words = async {
+        if mode == Mode::Meaning {
+            return None;
+        }
         // More candidates when a date filter will drop some of them.
         let take = u32::try_from(if among.is_some() { CANDIDATES * 4 } else { CANDIDATES }).unwrap_or(200);
-        match store.archival().ranked_in(agent_id, query, &filter.tags, source_id.as_deref(), take).await {
-            Ok(found) => {
-                ranked = found;
-                ranked.hits.retain(|(p, _)| among.as_ref().is_none_or(|a| a.contains(&p.id)));
-                ranked.hits.truncate(CANDIDATES);
-            }
-            // A query without a word (emoji, punctuation) may still mean something.
-            Err(e) if e.code() == ErrorCode::InvalidArguments && mode == Mode::Both && config.is_some() => {}
-            Err(e) => return Err(e),
+        Some(store.archival().ranked_in(agent_id, query, &filter.tags, source_id.as_deref(), take).await)
+    };
+    let by_meaning = async {
+        match &config {
+            Some(config) if mode != Mode::Words => Some(nearest(store, config, agent_id, query, among.as_ref()).await),
+            _ => None,
         }
+    };
+    let (by_words, by_meaning) = tokio::join!(by_words, by_meaning);
+    let mut ranked = crate::store::archival::Ranked::default();
+    match by_words {
+        Some(Ok(found)) => {
+            ranked = found;
+            ranked.hits.retain(|(p, _)| among.as_ref().is_none_or(|a| a.contains(&p.id)));
+            ranked.hits.truncate(CANDIDATES);
+        }
+        // A query without a word (emoji, punctuation) may still mean something.
+        Some(Err(e)) if e.code() == ErrorCode::InvalidArguments && mode == Mode::Both && config.is_some() => {}
+        Some(Err(e)) => return Err(e),
+        None => {}
     }
     let words: Vec<PassageRow> = std::mem::take(&mut ranked.hits).into_iter().map(|(p, _)| p).collect();
 
     let mut meaning: Vec<(String, f32)> = Vec::new();
-    if mode != Mode::Words
-        && let Some(config) = &config
-    {
-        match nearest(store, config, agent_id, query, among.as_ref()).await {
+    if let (Some(found), Some(config)) = (by_meaning, &config) {
+        match found {
             Ok(found) => meaning = found,
             Err(e) if mode == Mode::Both => note = Some(format!("searched by words only: {}", e.message())),
             Err(e) => return Err(e),
