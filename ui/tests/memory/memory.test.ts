@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { translator } from "../../src/i18n";
-import { formatScore, hitReasons, parseMode, snippetPieces, statusCounts } from "../../src/memory/memory";
-import type { ArchivalHitView, MemoryEmbedderView } from "../../src/protocol";
+import { fileMoving, fileProgress, formatScore, hitOrigin, hitReasons, parseMode, parsePaths, snippetPieces, statusCounts } from "../../src/memory/memory";
+import type { ArchivalHitView, MemoryEmbedderView, SourceFileView } from "../../src/protocol";
 
 const embedder = (counts: Partial<MemoryEmbedderView>): MemoryEmbedderView => ({
   settings: null,
@@ -59,5 +59,57 @@ describe("the Memory view's words", () => {
   it("reads a mode, else both", () => {
     expect(parseMode("meaning")).toBe("meaning");
     expect(parseMode("javascript:")).toBe("both");
+  });
+
+  it("says where a passage read from a file came from, page included", () => {
+    const hit: ArchivalHitView = {
+      id: "p1",
+      agent_id: "a",
+      text: "Hộ chiếu còn hạn ít nhất 6 tháng",
+      tags: [],
+      created_at: "2026-11-28T00:00:00Z",
+      snippet: "Hộ chiếu còn hạn",
+      score: 0.03,
+      source: "Visa Nhật 2026",
+      file: "visa.pdf",
+      file_id: "file-1",
+      page: 2,
+    };
+    expect(hitOrigin(hit, translator("en"))).toBe("Visa Nhật 2026 › visa.pdf, page 2");
+    expect(hitOrigin(hit, translator("vi"))).toBe("Visa Nhật 2026 › visa.pdf, trang 2");
+    const { page: _page, ...noPage } = hit;
+    expect(hitOrigin({ ...noPage, file: "notes.txt" }, translator("en"))).toBe("Visa Nhật 2026 › notes.txt");
+    // A passage the agent stored: no origin.
+    const { source: _s, file: _f, file_id: _i, ...stored } = noPage;
+    expect(hitOrigin(stored, translator("en"))).toBeNull();
+  });
+
+  it("reads the paths typed, one a line", () => {
+    expect(parsePaths("  /home/an/visa.pdf \r\n\n/home/an/Tài liệu/vé máy bay.pdf\n/home/an/visa.pdf\n   ")).toEqual([
+      "/home/an/visa.pdf",
+      "/home/an/Tài liệu/vé máy bay.pdf",
+    ]);
+    expect(parsePaths(" \n\t\n")).toEqual([]);
+  });
+
+  it("says how far a file is, and whether it may still change", () => {
+    const file: SourceFileView = {
+      file_id: "file-1",
+      name: "visa.pdf",
+      mime: "application/pdf",
+      size: 1200,
+      status: "embedding",
+      pages: 2,
+      passages: 5,
+      embedded: 3,
+      added_at: "2026-11-28T00:00:00Z",
+    };
+    expect(fileProgress(file, translator("en"))).toBe("2 page(s) · 5 passage(s), 3 embedded");
+    expect(fileProgress(file, translator("vi"))).toBe("2 trang · 5 đoạn, đã nhúng 3");
+    const { pages: _pages, ...unread } = file;
+    expect(fileProgress({ ...unread, status: "pending", passages: 0, embedded: 0 }, translator("en"))).toBe("");
+    expect(fileMoving(file)).toBe(true);
+    expect(fileMoving({ ...file, status: "done" })).toBe(false);
+    expect(fileMoving({ ...file, status: "failed", error: "pdftotext: not a PDF" })).toBe(false);
   });
 });
