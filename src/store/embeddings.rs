@@ -488,26 +488,12 @@ fn from_blob(blob: &[u8], out: &mut Vec<f32>) {
     out.extend(blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])));
 }
 
-/// From this many rows a whole-set search first scans the rows' 8-bit
-/// copies (a quarter of the memory to read: the scan is bound by memory,
-/// 154 MB of numbers for 100,000 passages of 384), then ranks the best
-/// [`RERANKED`] by their exact numbers.
-const QUANTISED_FROM: usize = 4_096;
-
-/// Candidates the 8-bit scan keeps for the exact ranking, at least (and
-/// eight times what is asked).
-const RERANKED: usize = 256;
-
 /// The vectors of one agent and one embedder, in one block of memory.
 #[derive(Debug, Default)]
 pub struct VectorSet {
     ids: Vec<String>,
     /// `ids.len() × dim` numbers, row by row.
     data: Vec<f32>,
-    /// The same rows in 8 bits, each row scaled to its largest number
-    /// (`scales`: what one step of 1 is worth in that row).
-    quantised: Vec<i8>,
-    scales: Vec<f32>,
     dim: usize,
     /// The rows' count and highest `gen` when read.
     count: i64,
@@ -515,73 +501,24 @@ pub struct VectorSet {
 }
 
 impl VectorSet {
-    /// Add one row (`dim` numbers).
-    fn push(&mut self, id: String, row: &[f32]) {
-        let (scale, quantised) = quantise(row);
-        self.data.extend_from_slice(row);
-        self.quantised.extend(quantised);
-        self.scales.push(scale);
-        self.ids.push(id);
-    }
-
     /// The `limit` rows most similar to `query` (normalised, `dim` long).
     fn top(&self, query: &[f32], among: Option<&HashSet<String>>, limit: usize) -> Vec<Nearest> {
-        let exact = |i: usize| (dot(&self.data[i * self.dim..(i + 1) * self.dim], query), i);
-        let mut scored: Vec<(f32, usize)> = if among.is_none() && self.ids.len() >= QUANTISED_FROM {
-            // The 8-bit scan picks the candidates; their exact numbers rank them.
-            let (q_scale, q) = quantise(query);
-            let mut rough: Vec<(f32, usize)> = self
-                .quantised
-                .chunks_exact(self.dim)
-                .enumerate()
-                .map(|(i, row)| (dot_i8(row, &q) as f32 * self.scales[i] * q_scale, i))
-                .collect();
-            keep_best(&mut rough, RERANKED.max(limit.saturating_mul(8)));
-            rough.into_iter().map(|(_, i)| exact(i)).collect()
-        } else {
-            (0..self.ids.len()).filter(|i| among.is_none_or(|a| a.contains(&self.ids[*i]))).map(exact).collect()
-        };
-        keep_best(&mut scored, limit);
+        let mut scored: Vec<(f32, usize)> = self
+            .data
+            .chunks_exact(self.dim)
+            .enumerate()
+            .filter(|(i, _)| among.is_none_or(|a| a.contains(&self.ids[*i])))
+            .map(|(i, row)| (dot(row, query), i))
+            .collect();
+        let by_score = |a: &(f32, usize), b: &(f32, usize)| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1));
+        if scored.len() > limit && limit > 0 {
+            scored.select_nth_unstable_by(limit - 1, by_score);
+            scored.truncate(limit);
+        }
+        scored.sort_unstable_by(by_score);
+        scored.truncate(limit);
         scored.into_iter().map(|(s, i)| Nearest { passage_id: self.ids[i].clone(), similarity: s }).collect()
     }
-}
-
-/// The `n` best of `scored` (highest first; ties: the later row first), in order.
-fn keep_best(scored: &mut Vec<(f32, usize)>, n: usize) {
-    let by_score = |a: &(f32, usize), b: &(f32, usize)| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1));
-    if scored.len() > n && n > 0 {
-        scored.select_nth_unstable_by(n - 1, by_score);
-    }
-    scored.truncate(n);
-    scored.sort_unstable_by(by_score);
-}
-
-/// `row` in 8 bits: its largest magnitude becomes 127; the scale is what
-/// one step is worth.
-fn quantise(row: &[f32]) -> (f32, Vec<i8>) {
-    let max = row.iter().fold(0.0_f32, |m, x| m.max(x.abs()));
-    if max == 0.0 || !max.is_finite() {
-        return (0.0, vec![0; row.len()]);
-    }
-    let scale = max / 127.0;
-    #[allow(clippy::cast_possible_truncation)]
-    let q = row.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8).collect();
-    (scale, q)
-}
-
-/// The dot product of two 8-bit rows, in 16 lanes the compiler can keep
-/// in vector registers.
-fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
-    let mut lanes = [0_i32; 16];
-    let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for k in 0..16 {
-            lanes[k] += i32::from(x[k]) * i32::from(y[k]);
-        }
-    }
-    let tail: i32 = ra.iter().zip(rb).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
-    lanes.iter().sum::<i32>() + tail
 }
 
 /// The dot product, in 8 lanes the compiler can keep in vector registers.
@@ -640,16 +577,7 @@ impl VectorCache {
         let topped = kept.filter(|k| k.count + i64::try_from(rows.len()).unwrap_or(i64::MAX) == count);
         let (mut set, rows) = match topped {
             Some(k) => {
-                let set = VectorSet {
-                    ids: k.ids.clone(),
-                    data: k.data.clone(),
-                    quantised: k.quantised.clone(),
-                    scales: k.scales.clone(),
-                    dim: k.dim,
-                    count: 0,
-                    generation: 0,
-                };
-                (set, rows)
+                (VectorSet { ids: k.ids.clone(), data: k.data.clone(), dim: k.dim, count: 0, generation: 0 }, rows)
             }
             None if since == 0 => (VectorSet::default(), rows),
             None => {
@@ -664,7 +592,6 @@ impl VectorCache {
                 (VectorSet::default(), all)
             }
         };
-        let mut row = Vec::new();
         for (id, blob, _) in rows {
             let dim = blob.len() / 4;
             if set.dim == 0 {
@@ -676,9 +603,8 @@ impl VectorCache {
                     format!("passage {id}'s vector has {dim} numbers, the others {}: set the embedder again", set.dim),
                 ));
             }
-            row.clear();
-            from_blob(&blob, &mut row);
-            set.push(id, &row);
+            from_blob(&blob, &mut set.data);
+            set.ids.push(id);
         }
         set.count = count;
         set.generation = generation;
@@ -707,35 +633,6 @@ mod tests {
             input_type: true,
             remote: false,
             dim: None,
-        }
-    }
-
-    /// Over [`QUANTISED_FROM`] rows the 8-bit scan picks the candidates:
-    /// the best found are the exact scan's, in its order, with its numbers.
-    #[test]
-    fn the_8_bit_scan_finds_what_the_exact_scan_finds() {
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut unit = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-        };
-        let dim = 384;
-        let mut set = VectorSet { dim, ..VectorSet::default() };
-        for i in 0..QUANTISED_FROM + 1_000 {
-            let row: Vec<f32> = (0..dim).map(|_| unit()).collect();
-            set.push(format!("p{i}"), &normalized(&row));
-        }
-        for _ in 0..20 {
-            let query = normalized(&(0..dim).map(|_| unit()).collect::<Vec<f32>>());
-            let mut exact: Vec<(f32, usize)> =
-                set.data.chunks_exact(dim).enumerate().map(|(i, r)| (dot(r, &query), i)).collect();
-            keep_best(&mut exact, 50);
-            let found = set.top(&query, None, 50);
-            let want: Vec<(String, f32)> = exact.iter().map(|(s, i)| (format!("p{i}"), *s)).collect();
-            let got: Vec<(String, f32)> = found.iter().map(|n| (n.passage_id.clone(), n.similarity)).collect();
-            assert_eq!(got, want);
         }
     }
 
