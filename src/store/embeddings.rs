@@ -10,6 +10,7 @@
 //! exact search over an index extension are in DEVELOPERS.md ("Memory").
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
@@ -380,9 +381,16 @@ impl Embeddings<'_> {
     }
 
     /// How many passages of `agent_id` have no vector of the embedder `key`
-    /// yet (pending, embedding, failed, or another embedder's): two counts
-    /// over indexes, cheap enough for every search.
+    /// yet (pending, embedding, failed, or another embedder's): the kept
+    /// passage count (`archival_counts`) less the cached vector set's rows
+    /// while its version stands, else two counts over indexes.
     pub async fn not_done(&self, agent_id: &str, key: &str) -> Result<i64> {
+        let (version, passages) = versions(self.store, agent_id).await?;
+        if let Some(set) = self.store.vectors.kept(agent_id, key)
+            && set.version.load(Ordering::Relaxed) == version
+        {
+            return Ok(passages - set.count);
+        }
         let (n,): (i64,) = sqlx::query_as(
             "SELECT (SELECT count(*) FROM archival_passages WHERE agent_id = ?1)
                   - (SELECT count(*) FROM archival_embeddings WHERE agent_id = ?1 AND embedder = ?2 AND status = 'done')",
@@ -498,6 +506,10 @@ pub struct VectorSet {
     /// The rows' count and highest `gen` when read.
     count: i64,
     generation: i64,
+    /// The agent's `archival_counts.version` read before the rows were
+    /// checked; while it stands nothing changed and nothing
+    /// is counted. Moved on in place when a check finds the rows unchanged.
+    version: AtomicI64,
 }
 
 impl VectorSet {
@@ -521,18 +533,15 @@ impl VectorSet {
     }
 }
 
-/// The dot product, in 8 lanes the compiler can keep in vector registers.
+/// The dot product, with the widest SIMD this CPU has (`simsimd`: the
+/// release profile's `opt-level = "s"` leaves a plain loop unvectorised).
 fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut lanes = [0.0_f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for k in 0..8 {
-            lanes[k] += x[k] * y[k];
-        }
+    use simsimd::SpatialSimilarity as _;
+    match f32::dot(a, b) {
+        Some(d) => d as f32,
+        // Lengths that differ (never for a set's rows): the common part.
+        None => a.iter().zip(b).map(|(x, y)| x * y).sum(),
     }
-    let tail: f32 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
-    lanes.iter().sum::<f32>() + tail
 }
 
 /// The vector sets this process read, by agent and embedder.
@@ -543,10 +552,34 @@ pub struct VectorCache {
 
 type VectorRow = (String, Vec<u8>, i64);
 
+/// The agent's `archival_counts` row: its version and passage count (0, 0
+/// when it has no passage yet). One row read by its key.
+async fn versions(store: &Store, agent_id: &str) -> Result<(i64, i64)> {
+    let row: Option<(i64, i64)> = sqlx::query_as("SELECT version, passages FROM archival_counts WHERE agent_id = ?1")
+        .bind(agent_id)
+        .fetch_optional(store.pool())
+        .await?;
+    Ok(row.unwrap_or((0, 0)))
+}
+
 impl VectorCache {
+    /// The set kept for `agent_id` and `key`, however old.
+    fn kept(&self, agent_id: &str, key: &str) -> Option<Arc<VectorSet>> {
+        self.sets.lock().ok().and_then(|s| s.get(&(agent_id.to_owned(), key.to_owned())).cloned())
+    }
+
     /// The set of `agent_id` and `key` as the database holds it now: the
     /// kept one, topped up with the rows written since, or read again.
     async fn current(&self, store: &Store, agent_id: &str, key: &str) -> Result<Arc<VectorSet>> {
+        // Read first: rows read after it are at least as new, so a version
+        // kept with them is never newer than what they hold.
+        let (version, _) = versions(store, agent_id).await?;
+        let kept = self.kept(agent_id, key);
+        if let Some(set) = &kept
+            && set.version.load(Ordering::Relaxed) == version
+        {
+            return Ok(Arc::clone(set));
+        }
         let (count, generation): (i64, i64) = sqlx::query_as(
             "SELECT count(*), coalesce(max(gen), 0) FROM archival_embeddings
              WHERE agent_id = ?1 AND embedder = ?2 AND status = 'done'",
@@ -556,11 +589,11 @@ impl VectorCache {
         .fetch_one(store.pool())
         .await?;
         let slot = (agent_id.to_owned(), key.to_owned());
-        let kept = self.sets.lock().ok().and_then(|s| s.get(&slot).cloned());
         if let Some(set) = &kept
             && set.count == count
             && set.generation == generation
         {
+            set.version.store(version, Ordering::Relaxed);
             return Ok(Arc::clone(set));
         }
         // Only rows written since, when nothing went away meanwhile.
@@ -577,7 +610,7 @@ impl VectorCache {
         let topped = kept.filter(|k| k.count + i64::try_from(rows.len()).unwrap_or(i64::MAX) == count);
         let (mut set, rows) = match topped {
             Some(k) => {
-                (VectorSet { ids: k.ids.clone(), data: k.data.clone(), dim: k.dim, count: 0, generation: 0 }, rows)
+                (VectorSet { ids: k.ids.clone(), data: k.data.clone(), dim: k.dim, ..VectorSet::default() }, rows)
             }
             None if since == 0 => (VectorSet::default(), rows),
             None => {
@@ -608,6 +641,7 @@ impl VectorCache {
         }
         set.count = count;
         set.generation = generation;
+        set.version = AtomicI64::new(version);
         let set = Arc::new(set);
         if let Ok(mut sets) = self.sets.lock() {
             sets.insert(slot, Arc::clone(&set));
@@ -691,6 +725,69 @@ mod tests {
         assert_eq!(store.embeddings().counts(Some(&new_key)).await.unwrap().pending, 2);
         assert!(store.embeddings().nearest(&agent, &new_key, &[0.0, 1.0], None, 5).await.unwrap().is_empty());
         assert_eq!(store.embeddings().claim(&new_key, 8, false).await.unwrap().len(), 2);
+    }
+
+    /// What `not_done` and the vector cache must agree with: counted.
+    async fn counted(store: &Store, agent: &str, key: &str) -> (i64, i64) {
+        sqlx::query_as(
+            "SELECT (SELECT count(*) FROM archival_passages WHERE agent_id = ?1)
+                  - (SELECT count(*) FROM archival_embeddings WHERE agent_id = ?1 AND embedder = ?2 AND status = 'done'),
+                    (SELECT count(*) FROM archival_passages WHERE agent_id = ?1)",
+        )
+        .bind(agent)
+        .bind(key)
+        .fetch_one(store.pool())
+        .await
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_kept_counts_follow_every_write_even_in_plain_sql() {
+        let (_dir, store) = open_temp().await;
+        let agent = agent(&store).await;
+        let other = store.agents().create(&crate::store::agents::NewAgent::named("other")).await.unwrap().id;
+        let first = config("e5");
+        store.embeddings().set_config(&first).await.unwrap();
+        let key = first.key();
+        let check = async |why: &str| {
+            let (left, passages) = counted(&store, &agent, &key).await;
+            assert_eq!(store.embeddings().not_done(&agent, &key).await.unwrap(), left, "{why}");
+            let (_, kept) = versions(&store, &agent).await.unwrap();
+            assert_eq!(kept, passages, "{why}: the kept passage count");
+            let near = store.embeddings().nearest(&agent, &key, &[1.0, 0.0], None, 100).await.unwrap();
+            assert_eq!(i64::try_from(near.len()).unwrap(), passages - left, "{why}: vectors searched");
+        };
+        check("nothing yet").await;
+        let a = store.archival().insert(&agent, "Khách sạn ba sao cạnh Hồ Gươm", &[]).await.unwrap();
+        let b = store.archival().insert(&agent, "Vé tàu Hà Nội - Huế", &[]).await.unwrap();
+        store.archival().insert(&other, "another agent's passage", &[]).await.unwrap();
+        check("two pending").await;
+        store.embeddings().claim(&key, 8, false).await.unwrap();
+        store
+            .embeddings()
+            .finish(&key, &[(a.id.clone(), vec![1.0, 0.0]), (b.id.clone(), vec![0.0, 1.0])])
+            .await
+            .unwrap();
+        check("two done").await;
+        check("two done, from the cache").await;
+        // Behind the store's back: a vector undone, a passage deleted.
+        sqlx::query("UPDATE archival_embeddings SET status = 'pending' WHERE passage_id = ?1")
+            .bind(&a.id)
+            .execute(store.pool())
+            .await
+            .unwrap();
+        check("one undone in SQL").await;
+        sqlx::query("DELETE FROM archival_passages WHERE id = ?1").bind(&b.id).execute(store.pool()).await.unwrap();
+        check("one deleted in SQL").await;
+        sqlx::query("UPDATE archival_passages SET agent_id = ?2 WHERE id = ?1")
+            .bind(&a.id)
+            .bind(&other)
+            .execute(store.pool())
+            .await
+            .unwrap();
+        check("one moved to another agent").await;
+        let (_, others) = versions(&store, &other).await.unwrap();
+        assert_eq!(others, 2);
     }
 
     #[test]
