@@ -378,6 +378,23 @@ async fn an_approved_submit_is_asked_again_and_a_changed_page_is_handled_honestl
     assert_eq!(site.posts().last().unwrap().path, "/checkout");
     assert_eq!(site.posts().len(), 5);
 
+    // The landmark moved: the form has another id and sits in an aside now.
+    // The one "Đặt hàng" left is found by its role and name, and the submit
+    // is still asked, once, and sent where the form says.
+    site.set_html(
+        "order",
+        &order_page("a", "Đặt hàng")
+            .replace("<form id=\"checkout\"", "<form id=\"dat-hang-2\"")
+            .replace("<main>", "<aside>")
+            .replace("</main>", "</aside>"),
+    );
+    let (report, asked) = replay_on(&host, vec![], true).await;
+    assert_eq!(report["status"], "completed", "{report}");
+    assert_eq!(report["steps"][2]["found_by"], "description", "{report}");
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(site.posts().last().unwrap().path, "/checkout");
+    assert_eq!(site.posts().len(), 6);
+
     // Two of them in the same form: the SUBMIT step cannot tell which, so
     // it stops rather than pick one.
     site.set_html(
@@ -388,7 +405,7 @@ async fn an_approved_submit_is_asked_again_and_a_changed_page_is_handled_honestl
     assert_eq!(report["status"], "stopped", "{report}");
     assert!(report["stopped"]["why"].as_str().unwrap().contains("cannot tell which"), "{report}");
     assert!(asked.is_empty());
-    assert_eq!(site.posts().len(), 5);
+    assert_eq!(site.posts().len(), 6);
     host.close().await;
 
     let err = {
