@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -112,6 +112,8 @@ struct Log {
     bodies: Vec<Value>,
     /// The inputs of the requests answered with embeddings.
     embedded: Vec<String>,
+    /// Each request's peer (Halley's end of the connection), in order.
+    peers: Vec<SocketAddr>,
 }
 
 #[derive(Clone)]
@@ -166,7 +168,9 @@ impl Recorder {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
             rt.block_on(async move {
                 let l = tokio::net::TcpListener::from_std(l).expect("tokio listener");
-                tokio::spawn(async move { axum::serve(l, app).await });
+                tokio::spawn(
+                    async move { axum::serve(l, app.into_make_service_with_connect_info::<SocketAddr>()).await },
+                );
                 let _ = stopped.await;
             });
             rt.shutdown_background();
@@ -206,6 +210,11 @@ impl Recorder {
         self.shared.log.lock().expect("lock").bodies.clone()
     }
 
+    /// Each request's peer address, in order: one port per connection.
+    pub fn peers(&self) -> Vec<SocketAddr> {
+        self.shared.log.lock().expect("lock").peers.clone()
+    }
+
     /// Every text embedded (answered with vectors), in order.
     pub fn embedded(&self) -> Vec<String> {
         self.shared.log.lock().expect("lock").embedded.clone()
@@ -218,9 +227,13 @@ impl Drop for Recorder {
     }
 }
 
-async fn forward(State(shared): State<Shared>, body: Bytes) -> Response {
+async fn forward(State(shared): State<Shared>, ConnectInfo(peer): ConnectInfo<SocketAddr>, body: Bytes) -> Response {
     let parsed: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    shared.log.lock().expect("lock").bodies.push(parsed.clone());
+    {
+        let mut log = shared.log.lock().expect("lock");
+        log.bodies.push(parsed.clone());
+        log.peers.push(peer);
+    }
     let answer = *shared.answer.lock().expect("lock");
     if answer == Answer::Garbage {
         return (StatusCode::OK, "<html><body>502 Bad Gateway</body></html>").into_response();

