@@ -1,8 +1,7 @@
-// See run.sh.
 // Page loads of the saved product pages (domcontentloaded), four Chromiums side by side,
 // taking turns page by page: direct; Fetch enabled on the browser session with a pattern
 // that matches nothing (as Halley's hub while no tab is watched); through a minimal
-// SOCKS5 relay (socks.py); both.
+// SOCKS5 relay (relay.py); both. Started by run.sh.
 const { chromium } = require('playwright-core');
 const fs=require('fs');
 (async()=>{
