@@ -68,6 +68,10 @@ pub(crate) struct Route {
     /// requests paused there (decided there).
     own: Mutex<Option<JoinHandle<()>>>,
     paused_own: Mutex<std::collections::HashSet<String>>,
+    /// Keeps [`Route::home`] on the page the tab shows (its main frame's
+    /// navigations), so what a page sends is judged against the page that
+    /// sent it, not the one the last action left.
+    follows: Mutex<Option<JoinHandle<()>>>,
 }
 
 /// The browser's interception, shared by the watches of all its tabs.
@@ -212,11 +216,13 @@ impl Hub {
                 undecided: Arc::default(),
                 own: Mutex::default(),
                 paused_own: Mutex::default(),
+                follows: Mutex::default(),
             });
             routes.live.push(Arc::clone(&route));
             routes.frames.retain(|_, owner| owner.is_some());
             route
         };
+        follow_home(&route).await;
         let before = self.before.lock().is_ok_and(|b| b.contains(&target));
         let on = if before { self.intercept_own(&route).await } else { Ok(()) };
         if let Err(e) = on.and(self.fit().await) {
@@ -268,6 +274,9 @@ impl Hub {
         }
         if let Err(e) = self.fit().await {
             tracing::debug!("wire: the browser's interception stays wide: {e}");
+        }
+        if let Some(follows) = route.follows.lock().ok().and_then(|mut f| f.take()) {
+            follows.abort();
         }
         let own = route.own.lock().ok().and_then(|mut o| o.take());
         if let Some(listener) = own {
@@ -424,7 +433,14 @@ impl Hub {
         if let Ok(mut pending) = route.undecided.lock() {
             pending.push(id.clone());
         }
-        let held = Outgoing { id: id.clone(), method: "CONNECT".into(), url: opening, content_type: None, body: None };
+        let held = Outgoing {
+            id: id.clone(),
+            method: "CONNECT".into(),
+            url: opening,
+            content_type: None,
+            body: None,
+            navigates: false,
+        };
         if route.tx.send(held).is_err() {
             let _ = self.openings.lock().map(|mut o| o.remove(id.as_ref()));
             return false;
@@ -465,6 +481,19 @@ impl Hub {
                         .or_else(|| info.opener_id.as_ref().map(|o| o.as_ref().to_owned()));
                     match up {
                         Some(up) => at = up,
+                        None if info.r#type.contains("worker") => {
+                            // A shared or service worker belongs to no
+                            // tab: a page of its site that is watched
+                            // judges it (a click's message can make it
+                            // order), else the newest watch.
+                            let site = live
+                                .iter()
+                                .rev()
+                                .find(|r| r.home.lock().is_ok_and(|h| !h.is_empty() && same_site(&h, &info.url)))
+                                .or_else(|| live.last())
+                                .cloned();
+                            return site;
+                        }
                         None => {
                             // A tab of its own that nobody watches.
                             self.remember(frame, None);
@@ -504,6 +533,34 @@ impl Hub {
         if let Ok(mut routes) = self.routes.lock() {
             routes.frames.insert(frame.to_owned(), target.map(str::to_owned));
         }
+    }
+}
+
+/// Keep `route`'s home on the URL of the page its tab shows: each
+/// navigation of its main frame, as the tab's session reports it.
+async fn follow_home(route: &Arc<Route>) {
+    use chromiumoxide::cdp::browser_protocol::page::EventFrameNavigated;
+    if let Ok(Some(now)) = route.page.url().await
+        && let Ok(mut home) = route.home.lock()
+        && home.is_empty()
+    {
+        *home = now;
+    }
+    let Ok(mut navigated) = route.page.event_listener::<EventFrameNavigated>().await else { return };
+    let home = Arc::downgrade(&route.home);
+    let task = tokio::spawn(async move {
+        while let Some(event) = navigated.next().await {
+            if event.frame.parent_id.is_some() {
+                continue;
+            }
+            let Some(home) = home.upgrade() else { break };
+            if let Ok(mut home) = home.lock() {
+                event.frame.url.clone_into(&mut home);
+            }
+        }
+    });
+    if let Ok(mut follows) = route.follows.lock() {
+        *follows = Some(task);
     }
 }
 

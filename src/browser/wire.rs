@@ -8,10 +8,12 @@
 //! (`gate::wire`), joined to this by the browser tools
 //! (`builtin::browser::wire`).
 //!
-//! A watch is not turned off when its action ends: it stays on the tab,
-//! judging what the page sends later ([`Idle`]: a timer's order, a slow
-//! handler's POST), until the next action on the tab takes it back, the
-//! run that holds the tab ends, or a minute passes with no action.
+//! A watch is on a tab from the first tool call a run makes on it, and is
+//! not turned off when an action ends: it stays on the tab, judging what
+//! the page sends by itself ([`Idle`]: a page's order as it loads, a
+//! timer's, a slow handler's POST, a worker's), however long after, until
+//! the next action on the tab takes it back or the run that holds the tab
+//! ends.
 //!
 //! The interception itself is the browser's, shared by every tab's watch
 //! ([`Hub`]): what a tab's out-of-process iframes and its popups send is
@@ -27,7 +29,6 @@ use chromiumoxide::cdp::browser_protocol::fetch::{EventRequestPaused, RequestId}
 use std::sync::{Arc, Mutex};
 
 use std::future::Future;
-use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -47,6 +48,9 @@ pub(crate) struct Outgoing {
     pub content_type: Option<String>,
     /// The body as sent (bytes as UTF-8, lossy), if any.
     pub body: Option<String>,
+    /// A document's request (a navigation, a form posted to a frame or the
+    /// tab), not a page's script or resource request.
+    pub navigates: bool,
 }
 
 impl Outgoing {
@@ -96,6 +100,12 @@ impl WireWatch {
         tab.hub.check()?;
         let (route, held) = tab.hub.add(&tab.page, hold_read).await?;
         Ok(WireWatch { hub: Arc::clone(&tab.hub), route, held, stopped: false })
+    }
+
+    /// The URL of the page the tab shows, kept by the hub as the tab
+    /// navigates (shared: read it when a request is judged).
+    pub fn home(&self) -> Arc<Mutex<String>> {
+        Arc::clone(&self.route.home)
     }
 
     /// The page the tab shows now (for `hold_read`).
@@ -191,6 +201,7 @@ pub(super) fn outgoing(event: &EventRequestPaused) -> Outgoing {
         url: request.url.clone(),
         content_type,
         body,
+        navigates: event.resource_type == chromiumoxide::cdp::browser_protocol::network::ResourceType::Document,
     }
 }
 
@@ -200,7 +211,9 @@ pub(crate) type WireSlot = Arc<tokio::sync::Mutex<Option<Idle>>>;
 
 /// A watch judging what a page sends between actions, on a task of its
 /// own, until an action takes it back ([`Idle::take`]), the tab's events
-/// end, or `max` passes (then interception is off).
+/// end (the tab closed) or the run lets the tab go ([`Idle::end`]). It has
+/// no time limit: a page's order a minute after the last action is judged
+/// like one a second after it.
 pub(crate) struct Idle {
     handback: oneshot::Sender<()>,
     task: JoinHandle<Option<WireWatch>>,
@@ -211,7 +224,7 @@ pub(crate) struct Idle {
 impl Idle {
     /// Judge each request `watch` holds with `judge` until taken back;
     /// `judge` names what it blocks.
-    pub fn spawn<F, Fut>(mut watch: WireWatch, max: Duration, judge: F) -> Idle
+    pub fn spawn<F, Fut>(mut watch: WireWatch, judge: F) -> Idle
     where
         F: Fn(Outgoing) -> Fut + Send + 'static,
         Fut: Future<Output = (Verdict, Option<String>)> + Send,
@@ -220,8 +233,6 @@ impl Idle {
         let blocked = Arc::new(Mutex::new(Vec::new()));
         let named = Arc::clone(&blocked);
         let task = tokio::spawn(async move {
-            let until = tokio::time::sleep(max);
-            tokio::pin!(until);
             loop {
                 tokio::select! {
                     biased;
@@ -234,7 +245,6 @@ impl Idle {
                             named.push(why);
                         }
                     }
-                    () = &mut until => break,
                 }
             }
             watch.stop().await;
@@ -248,17 +258,20 @@ impl Idle {
         self.blocked.lock().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default()
     }
 
-    /// The watch back, for the next action (`None`: it had ended).
-    pub async fn take(self) -> Option<WireWatch> {
+    /// The watch back, for the next action (`None`: it had ended), with
+    /// what it blocked and nobody was told yet (a request it was judging
+    /// when asked back is judged first).
+    pub async fn take(self) -> (Option<WireWatch>, Vec<String>) {
         let _ = self.handback.send(());
-        self.task.await.ok().flatten()
+        let watch = self.task.await.ok().flatten();
+        (watch, self.blocked.lock().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default())
     }
 
     /// End it (the run that held the tab is over): what it holds is
     /// failed and interception is off, without waiting here.
     pub fn end(self) {
         tokio::spawn(async move {
-            if let Some(watch) = self.take().await {
+            if let (Some(watch), _) = self.take().await {
                 watch.stop().await;
             }
         });

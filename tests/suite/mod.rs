@@ -47,4 +47,5 @@ mod tool_offer;
 mod travel_skills;
 mod watch;
 mod web_search;
+mod wire_always;
 mod wire_gate;

@@ -121,7 +121,7 @@ impl BrowserTool {
             Ok(guard) => guard,
             Err(e) => return Ran { output: Err(e), grade: None },
         };
-        let mut call = Call { held: Some(guard), ctx, cx, args: args.clone(), grade: None };
+        let mut call = Call { held: Some(guard), ctx, cx, args: args.clone(), grade: None, tool: self, seen: None };
         let output = call.complete(self, args).await;
         Ran { output, grade: call.grade }
     }
@@ -149,6 +149,11 @@ pub(crate) struct Call<'a> {
     pub args: Value,
     /// The most serious grading of the call (`None` until it reaches the gate).
     grade: Option<Grade>,
+    /// The tool called.
+    tool: BrowserTool,
+    /// The last tab the call worked on ([`Call::tab`]): what its page sent
+    /// by itself meanwhile is told at the end of the call.
+    seen: Option<TabHandle>,
 }
 
 impl<'a> Call<'a> {
@@ -170,7 +175,13 @@ impl<'a> Call<'a> {
     /// Dispatch the call; a dead browser or tab is reported as such, and the
     /// user's sensitive values are masked in what the model sees.
     async fn complete(&mut self, tool: BrowserTool, args: Value) -> Result<ToolOutput> {
-        let result = self.dispatch(tool, args).await;
+        let mut result = self.dispatch(tool, args).await;
+        if result.is_ok()
+            && let Some(tab) = self.seen.take()
+            && let Err(blocked) = wire::late(&tab, tool).await
+        {
+            result = Err(blocked);
+        }
         if result.is_err()
             && let Some(guard) = self.held.as_mut()
             && !guard.alive()
@@ -270,8 +281,18 @@ impl<'a> Call<'a> {
         ))
     }
 
+    /// The tab the call works on (the run's current one, or `id`),
+    /// watched from now on ([`wire::watch`]).
     async fn tab(&mut self, id: Option<&str>) -> Result<TabHandle> {
-        self.guard()?.page(id).await
+        let tab = self.guard()?.page(id).await?;
+        self.watched(&tab).await;
+        Ok(tab)
+    }
+
+    /// `tab`'s requests judged from now on, as the call's.
+    async fn watched(&mut self, tab: &TabHandle) {
+        wire::watch(self, tab, self.tool).await;
+        self.seen = Some(tab.clone());
     }
 
     fn guard_options_downloads(&self) -> PathBuf {

@@ -158,6 +158,7 @@ pub(super) async fn new_tab(call: &mut Call<'_>, args: BrowserNewTabArgs) -> Res
     }
     call.gate_plain(BrowserTool::NewTab, args.url.as_deref().map(leaving_for).unwrap_or_default()).await?;
     let tab = call.guard()?.new_tab("about:blank").await?;
+    call.watched(&tab).await;
     if let Some(url) = &args.url {
         let out = load(call, &tab, url, args.wait_until, Duration::from_secs(30)).await?;
         call.guard()?.note_url(&tab.id, &out.url, &out.title);

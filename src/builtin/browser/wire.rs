@@ -21,8 +21,15 @@
 //! moment; the watch then stays on the tab ([`Idle`]) and judges what the
 //! page sends later the same way (a timer's order, a slow handler's POST:
 //! the user is asked, in the action's context, and a refused request is
-//! failed), until the next action takes it back, the run ends, or
-//! [`IDLE_MAX`] passes.
+//! failed), until the next action takes it back or the run ends, however
+//! long that is.
+//!
+//! A tab is watched from the first call a run makes on it ([`watch`]), not
+//! only from its first action: what a page the agent only navigated to,
+//! scrolled or read sends by itself (an order as it loads, another site's
+//! form posted to the shop, a worker's request) is judged the same way,
+//! in that call's context, and told to the model at the end of the call
+//! or at its next call on the tab ([`late`]).
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -57,9 +64,6 @@ const QUIET_STILL: Duration = Duration::from_millis(10);
 /// ...and no longer than this (a page that keeps sending holds the action).
 const QUIET_CAP: Duration = Duration::from_secs(3);
 
-/// How long the watch stays on a tab after its last action.
-const IDLE_MAX: Duration = Duration::from_secs(60);
-
 /// Run `work` (the action on `tab`) with the page's requests held and
 /// graded. `approved`: the binding of the request the user approved for
 /// this action (a form as the dialog showed it), let go once; `given`:
@@ -78,7 +82,16 @@ pub(super) async fn guarded<T>(
         return work.await;
     }
     let mut slot = tab.wire.lock().await;
-    if let Some(late) = slot.as_ref().map(Idle::blocked).filter(|b| !b.is_empty()) {
+    let (kept, late) = match slot.take() {
+        Some(idle) => idle.take().await,
+        None => (None, Vec::new()),
+    };
+    if !late.is_empty() {
+        // Still the tab's watch: judging what the page sends by itself.
+        if let Some(wire) = kept {
+            let judge = Arc::new(Judge::new(call, tool, &wire, &[], None, true));
+            *slot = Some(idle(wire, judge));
+        }
         // The model must know before it goes on: its last action's page
         // tried to send what nobody approved.
         return Err(Error::new(
@@ -92,27 +105,13 @@ pub(super) async fn guarded<T>(
             ),
         ));
     }
-    let kept = match slot.take() {
-        Some(idle) => idle.take().await,
-        None => None,
-    };
     let wire = match kept {
         Some(wire) => wire,
         None => WireWatch::start(tab, carries_elsewhere).await?,
     };
     let (page_url, _) = page::url_and_title(tab).await;
     wire.set_home(&page_url);
-    let judge = Arc::new(Judge {
-        gate: Arc::clone(&call.ctx.gate),
-        cx: call.cx.clone(),
-        args: call.args.clone(),
-        tool,
-        page_url: Mutex::new(page_url),
-        given: given.to_vec(),
-        approved: Mutex::new(approved),
-        secrets: tokio::sync::OnceCell::new(),
-        between: std::sync::atomic::AtomicBool::new(false),
-    });
+    let judge = Arc::new(Judge::new(call, tool, &wire, given, approved, false));
     let (done_tx, mut done_rx) = tokio::sync::oneshot::channel::<()>();
     let work = async move {
         let out = work.await;
@@ -157,21 +156,8 @@ pub(super) async fn guarded<T>(
     // The page may send more later: the watch stays, judging alike.
     let (now_at, _) = page::url_and_title(tab).await;
     wire.set_home(&now_at);
-    if let Ok(mut at) = judge.page_url.lock() {
-        at.clone_from(&now_at);
-    }
     judge.between.store(true, std::sync::atomic::Ordering::SeqCst);
-    let later = Arc::clone(&judge);
-    *slot = Some(Idle::spawn(wire, IDLE_MAX, move |held: Outgoing| {
-        let judge = Arc::clone(&later);
-        async move {
-            let (verdict, why) = judge.judge(&held).await;
-            if let Some(why) = &why {
-                tracing::warn!("wire: after {}, the page tried to send {why}; blocked", judge.tool.name());
-            }
-            (verdict, why)
-        }
-    }));
+    *slot = Some(idle(wire, judge));
     drop(slot);
     if !blocked.is_empty() {
         let what = tool.name();
@@ -185,6 +171,64 @@ pub(super) async fn guarded<T>(
         ));
     }
     out
+}
+
+/// The watch that judges what `tab`'s page sends between actions, with
+/// `judge`.
+fn idle(wire: WireWatch, judge: Arc<Judge>) -> Idle {
+    Idle::spawn(wire, move |held: Outgoing| {
+        let judge = Arc::clone(&judge);
+        async move {
+            let (verdict, why) = judge.judge(&held).await;
+            if let Some(why) = &why {
+                tracing::warn!("wire: after {}, the page tried to send {why}; blocked", judge.tool.name());
+            }
+            (verdict, why)
+        }
+    })
+}
+
+/// Watch `tab` from now on, if nothing watches it yet: every call of a
+/// run on a tab comes here first (`Call::tab`), so a page the agent only
+/// opened, navigated, scrolled or read is judged like one it acted on
+/// (what it sends by itself, as between actions). The watch stays until
+/// the run lets the tab go. A browser whose requests the hub cannot see
+/// (shutting down) runs the call unwatched; its actions refuse to run.
+pub(super) async fn watch(call: &Call<'_>, tab: &TabHandle, tool: BrowserTool) {
+    #[cfg(feature = "bench-knobs")]
+    if tab.ungated() {
+        return;
+    }
+    let mut slot = tab.wire.lock().await;
+    if slot.is_some() {
+        return;
+    }
+    let wire = match WireWatch::start(tab, carries_elsewhere).await {
+        Ok(wire) => wire,
+        Err(e) => {
+            tracing::debug!("wire: {} runs with its tab unwatched: {}", tool.name(), e.to_wire().message);
+            return;
+        }
+    };
+    let judge = Arc::new(Judge::new(call, tool, &wire, &[], None, true));
+    *slot = Some(idle(wire, judge));
+}
+
+/// What the tab's page tried to send by itself since the last look, and
+/// was blocked: the call that was just done is reported `denied`, so the
+/// model tells the user before going on.
+pub(super) async fn late(tab: &TabHandle, tool: BrowserTool) -> Result<()> {
+    let slot = tab.wire.lock().await;
+    let Some(blocked) = slot.as_ref().map(Idle::blocked).filter(|b| !b.is_empty()) else { return Ok(()) };
+    Err(Error::new(
+        ErrorCode::Denied,
+        format!(
+            "{} was done, but the page then tried by itself to send what was not approved, and it was blocked \
+             (nothing of it reached the site): {}. Tell the user before going on; do not try another way around this.",
+            tool.name(),
+            blocked.join("; ")
+        ),
+    ))
 }
 
 /// A read worth holding: to another site than the page's (`home`), with
@@ -205,9 +249,9 @@ struct Judge {
     cx: CallContext,
     args: Value,
     tool: BrowserTool,
-    /// The page the requests come from: the action's, then the one it
-    /// left the tab on.
-    page_url: Mutex<String>,
+    /// The page the requests come from: the one the tab shows, kept by
+    /// the hub as it navigates ([`WireWatch::home`]).
+    page_url: Arc<Mutex<String>>,
     given: Vec<String>,
     /// The binding of the request the user approved, let go once.
     approved: Mutex<Option<String>>,
@@ -218,6 +262,27 @@ struct Judge {
 }
 
 impl Judge {
+    fn new(
+        call: &Call<'_>,
+        tool: BrowserTool,
+        wire: &WireWatch,
+        given: &[String],
+        approved: Option<String>,
+        between: bool,
+    ) -> Judge {
+        Judge {
+            gate: Arc::clone(&call.ctx.gate),
+            cx: call.cx.clone(),
+            args: call.args.clone(),
+            tool,
+            page_url: wire.home(),
+            given: given.to_vec(),
+            approved: Mutex::new(approved),
+            secrets: tokio::sync::OnceCell::new(),
+            between: std::sync::atomic::AtomicBool::new(between),
+        }
+    }
+
     /// What becomes of one held request, and why, when it is blocked.
     async fn judge(&self, held: &Outgoing) -> (Verdict, Option<String>) {
         let request = WireRequest::parse(&held.method, &held.url, held.content_type.as_deref(), held.body.as_deref());
@@ -232,12 +297,14 @@ impl Judge {
         let page_url = self.page_url.lock().map(|p| p.clone()).unwrap_or_default();
         let page = (!page_url.is_empty()).then_some(page_url.as_str());
         let secrets = not_given(secrets, &self.given, &request.url, page);
-        // Between actions, what a page sends to another site is a third
-        // party's business (analytics batches, whose field names say
+        // Between actions, what a page's scripts send to another site is a
+        // third party's business (analytics batches, whose field names say
         // "message" or "order"), not the user's order at this site: it is
-        // checked for the user's values only.
+        // checked for the user's values only. A form posted to another site
+        // (a page that orders at the shop through the agent's browser) is
+        // a navigation, never analytics: graded in full.
         let elsewhere = page.is_some_and(|p| !same_site(p, &request.url));
-        if self.between.load(std::sync::atomic::Ordering::SeqCst) && elsewhere && !held.opens() {
+        if self.between.load(std::sync::atomic::Ordering::SeqCst) && elsewhere && !held.opens() && !held.navigates {
             let body = format!("{}\n{}", request.url, request.body);
             if crate::gate::exfil::find_secrets(&body, &secrets).is_empty() {
                 return (Verdict::Continue, None);
