@@ -12,6 +12,7 @@ pub mod classify;
 pub mod confirm;
 pub mod exfil;
 pub mod fence;
+pub mod lasting;
 pub mod foreign;
 pub mod policy;
 pub mod secrets;
