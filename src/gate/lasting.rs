@@ -53,7 +53,8 @@ pub fn source_of(spec: &ToolSpec, args: &Value, result: &ToolResultV2) -> Option
             .filter_map(|p| p.get("file").and_then(Value::as_str).or_else(|| p.get("source").and_then(Value::as_str)))
             .map(str::to_owned)
             .collect();
-        return (!files.is_empty()).then(|| format!("the file(s) {} (archival_memory_search)", dedup(files).join(", ")));
+        return (!files.is_empty())
+            .then(|| format!("the file(s) {} (archival_memory_search)", dedup(files).join(", ")));
     }
     if !spec.page_content {
         return None;
@@ -100,7 +101,13 @@ fn dedup(mut items: Vec<String>) -> Vec<String> {
 /// shows it: each profile key with its old and new value, the memory text,
 /// the watch and what it would do. Sensitive values are masked (the last
 /// characters of long ones). `None` for a tool that does not last.
-pub async fn change_of(store: &Store, agent: Option<&str>, tool: &str, args: &Value, secrets: &[SecretValue]) -> Option<String> {
+pub async fn change_of(
+    store: &Store,
+    agent: Option<&str>,
+    tool: &str,
+    args: &Value,
+    secrets: &[SecretValue],
+) -> Option<String> {
     let text = |v: &Value| shown(v, secrets);
     let arg = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
     let change = match tool {
@@ -135,7 +142,11 @@ pub async fn change_of(store: &Store, agent: Option<&str>, tool: &str, args: &Va
             format!("Change your profile: {}", parts.join("; "))
         }
         "core_memory_append" => {
-            format!("Add to the core memory block `{}` (in every later conversation): {}", arg("label"), quoted(&arg("content"), secrets))
+            format!(
+                "Add to the core memory block `{}` (in every later conversation): {}",
+                arg("label"),
+                quoted(&arg("content"), secrets)
+            )
         }
         "core_memory_replace" => {
             let label = arg("label");
@@ -241,7 +252,8 @@ mod tests {
         ];
         store.profile().apply(&entries, &[]).await.unwrap();
         let secrets = secrets::secret_values(&store).await.unwrap();
-        let args = json!({"set": {"shipping.address": "99 Evil Road", "shopping.size": "L"}, "unset": ["travel.passport_no"]});
+        let args =
+            json!({"set": {"shipping.address": "99 Evil Road", "shopping.size": "L"}, "unset": ["travel.passport_no"]});
         let change = change_of(&store, None, "user_profile_set", &args, &secrets).await.unwrap();
         assert!(change.contains("99 Evil Road"), "{change}");
         assert!(change.contains("set shopping.size to \"L\" (new)"), "{change}");

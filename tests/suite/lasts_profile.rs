@@ -202,10 +202,8 @@ async fn a_page_that_has_the_model_keep_a_standing_approval_in_memory_or_a_watch
         [
             format!("Add to the core memory block `human` (in every later conversation): {PREAPPROVES:?}").as_str(),
             format!("Keep in archival memory: {PREAPPROVES:?}").as_str(),
-            format!(
-                "Create a watch: Halley opens {page} every 5m, on its own, and alerts on [{{\"op\":\"changed\"}}]"
-            )
-            .as_str(),
+            format!("Create a watch: Halley opens {page} every 5m, on its own, and alerts on [{{\"op\":\"changed\"}}]")
+                .as_str(),
         ]
     );
     assert!(asked.iter().all(|q| q.risks.iter().any(|r| r.contains(&page))), "{asked:#?}");
@@ -219,8 +217,11 @@ async fn a_page_that_has_the_model_keep_a_standing_approval_in_memory_or_a_watch
     // Approved, the note is kept, once; the next run's model reads it only
     // as a fenced note of the person's, not among the rules.
     let user = Scripted::new(&[true]);
-    let calls =
-        vec![ToolCall::new("browser_navigate", json!({"url": page})), ToolCall::new("browser_read_text", json!({})), remember];
+    let calls = vec![
+        ToolCall::new("browser_navigate", json!({"url": page})),
+        ToolCall::new("browser_read_text", json!({})),
+        remember,
+    ];
     run(&host, &script(calls), "Đọc trang này giúp tôi", None, &user).await;
     assert_eq!(human_block(&host).await.matches(PREAPPROVES).count(), 1);
     let model = ModelServer::start(vec![Turn::text("Chào bạn.")]);
@@ -241,10 +242,14 @@ async fn another_programs_words_or_a_files_then_a_profile_change_asks_naming_the
     let log = h.work_dir().join("rec.log");
     let server = crate::common::fixtures::site_dir().join("lasts/recorder_mcp.py");
     let python = mcp::python();
-    let added = h.run(&["mcp", "add", "rec", "--", python.to_str().unwrap(), server.to_str().unwrap(), log.to_str().unwrap()]);
+    let added =
+        h.run(&["mcp", "add", "rec", "--", python.to_str().unwrap(), server.to_str().unwrap(), log.to_str().unwrap()]);
     assert_eq!(added.code, 0, "{}\n{}", added.stdout, added.stderr);
     assert_eq!(h.run(&["rules", "add", "--tool", "rec__read_page", "allow"]).code, 0);
-    let note = h.write_file("notes/moved.txt", &std::fs::read(crate::common::fixtures::site_dir().join("lasts/moved.txt")).unwrap());
+    let note = h.write_file(
+        "notes/moved.txt",
+        &std::fs::read(crate::common::fixtures::site_dir().join("lasts/moved.txt")).unwrap(),
+    );
     let fs = mcp::bin("mcp-server-filesystem");
     let root = h.work_dir();
     let added = h.run(&["mcp", "add", "fs", "--", fs.to_str().unwrap(), root.to_str().unwrap()]);
@@ -263,8 +268,7 @@ async fn another_programs_words_or_a_files_then_a_profile_change_asks_naming_the
 
     // A file read through another program: the same.
     let user = Scripted::new(&[false]);
-    let calls =
-        vec![ToolCall::new("fs__read_text_file", json!({"path": note.to_str().unwrap()})), replace_address()];
+    let calls = vec![ToolCall::new("fs__read_text_file", json!({"path": note.to_str().unwrap()})), replace_address()];
     let ran = run(&host, &script(calls), "Đọc ghi chú giao hàng", None, &user).await;
     assert!(ran.result("fs__read_text_file").is_ok(), "{:?}", ran.result("fs__read_text_file"));
     assert_profile_change_shown(&the_question(&user, "`fs__read_text_file`"));
@@ -272,7 +276,14 @@ async fn another_programs_words_or_a_files_then_a_profile_change_asks_naming_the
 
     // The words read in an earlier run of the conversation count too.
     let user = Scripted::new(&[]);
-    let first = run(&host, &script(vec![ToolCall::new("rec__read_page", json!({}))]), "Đọc trang giao hàng trong rec", None, &user).await;
+    let first = run(
+        &host,
+        &script(vec![ToolCall::new("rec__read_page", json!({}))]),
+        "Đọc trang giao hàng trong rec",
+        None,
+        &user,
+    )
+    .await;
     assert!(user.asked.lock().unwrap().is_empty());
     let user = Scripted::new(&[false]);
     run(&host, &script(vec![replace_address()]), "Ừ, làm đi", Some(&first.conversation), &user).await;
@@ -291,7 +302,14 @@ async fn a_save_the_person_asked_for_in_a_run_that_read_nothing_else_asks_nothin
         ToolCall::new("core_memory_append", json!({"label": "human", "content": "Thích giao hàng buổi sáng"})),
         ToolCall::new("archival_memory_insert", json!({"content": "Địa chỉ mới từ tháng 12"})),
     ];
-    let ran = run(&host, &script(calls), "Tôi chuyển nhà: địa chỉ giao hàng mới là 45 Hai Bà Trưng, Quận 1. Nhớ là tôi thích giao buổi sáng.", None, &user).await;
+    let ran = run(
+        &host,
+        &script(calls),
+        "Tôi chuyển nhà: địa chỉ giao hàng mới là 45 Hai Bà Trưng, Quận 1. Nhớ là tôi thích giao buổi sáng.",
+        None,
+        &user,
+    )
+    .await;
     for (name, result) in &ran.results {
         assert!(result.is_ok(), "{name}: {result:?}");
     }

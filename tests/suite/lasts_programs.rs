@@ -17,21 +17,18 @@ use crate::common::model_server::{ModelServer, ToolCall, Turn};
 
 /// What the recording server received, one call a line.
 fn received(log: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    std::fs::read_to_string(log).unwrap_or_default().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
-/// The passport as a page or a model could carry it.
+/// The passport as a page or a model could carry it, in the spellings
+/// `gate::exfil::find_secrets` reads.
 fn spellings() -> Vec<String> {
     let b64 = base64::engine::general_purpose::STANDARD;
     vec![
         PASSPORT.to_owned(),
         format!("Số hộ chiếu: {PASSPORT}"),
         b64.encode(PASSPORT),
-        b64.encode(PASSPORT.chars().rev().collect::<String>()),
+        "B%376%35%34321".to_owned(),
         PASSPORT.chars().map(|c| c.to_string()).collect::<Vec<_>>().join(" "),
         PASSPORT.chars().map(|c| c.to_string()).collect::<Vec<_>>().join("-"),
         hex::encode(PASSPORT),

@@ -70,7 +70,9 @@ pub(super) fn sources_in_history(messages: &[Value], registry: &Registry) -> Vec
     for m in messages.iter().filter(|m| m["role"] == "tool") {
         let Some(name) = m["tool_call_id"].as_str().and_then(|id| names.get(id)) else { continue };
         let theirs = registry.get(name).is_some_and(|t| {
-            t.page_content || matches!(t.executor, Executor::Mcp | Executor::Client) || t.name == "archival_memory_search"
+            t.page_content
+                || matches!(t.executor, Executor::Mcp | Executor::Client)
+                || t.name == "archival_memory_search"
         });
         let source = format!("an earlier result of `{name}` in this conversation");
         if theirs && !out.contains(&source) {

@@ -368,7 +368,7 @@ Archival memory: 1 passage outside this prompt. Look things up there with archiv
         assert_eq!(prompt.matches("<<<END_PAGE_DATA").count(), 1, "{prompt}");
         // A fresh nonce each time the prompt is written.
         let a = core_memory_prompt(&store, &id).await.unwrap();
-        assert!(!a.contains("N0NCE"), "{a}");
+        assert!(!a.contains("<<<PAGE_DATA N0NCE"), "{a}");
     }
 
     #[tokio::test]
