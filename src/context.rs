@@ -1,14 +1,15 @@
 //! The context every tool call carries: the run it belongs to, which front
 //! end started that run, where its questions go, its model-assisted
-//! extraction, its cancellation, its allowed origins and whether it may
-//! bring a tab to the front. Nothing per run lives on `Core` or the `Gate`:
+//! extraction, its cancellation, its allowed origins, whether it may
+//! bring a tab to the front, and what others' words it has read (a page, a
+//! file, another program's result: [`Reads`]). Nothing per run lives on `Core` or the `Gate`:
 //! many runs (the panel's, background watches, API and MCP clients) share
 //! one core, each call with its own context.
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
@@ -67,6 +68,49 @@ impl Cancel {
     }
 }
 
+/// The words of others a run has read so far: a page, a file, another
+/// program's result (an MCP tool's, a client tool's), a web search. A
+/// change that lasts (the profile, memory, watches) made after any of them
+/// is asked of the user first, naming where the idea may come from
+/// (`gate::check`). Shared by every clone of the run's context, so a
+/// skill's steps and the run's own calls add to the same record.
+#[derive(Debug, Default)]
+pub struct Reads {
+    sources: Mutex<Vec<String>>,
+    /// A skill's record ([`Reads::for_skill`]): what its steps read goes to
+    /// the run's record, not to this one, so its steps are judged on what
+    /// the run had read when the model called the skill.
+    run: Option<Arc<Reads>>,
+}
+
+/// At most this many sources are kept (the first ones; the question names them).
+const MAX_SOURCES: usize = 16;
+
+impl Reads {
+    /// Note one source (`the page https://shop.vn/p/1`), once.
+    pub fn note(&self, source: impl Into<String>) {
+        let source = source.into();
+        if let Some(run) = &self.run {
+            return run.note(source);
+        }
+        let mut sources = self.sources.lock().unwrap_or_else(|e| e.into_inner());
+        if sources.len() < MAX_SOURCES && !sources.contains(&source) {
+            sources.push(source);
+        }
+    }
+
+    /// What was read, in order (empty: only the user's own words).
+    pub fn sources(&self) -> Vec<String> {
+        self.sources.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The record a skill's steps carry: what `run` has read so far, fixed;
+    /// what they read goes on to `run`.
+    pub fn for_skill(run: &Arc<Reads>) -> Reads {
+        Reads { sources: Mutex::new(run.sources()), run: Some(Arc::clone(run)) }
+    }
+}
+
 /// See the module documentation. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct CallContext {
@@ -96,6 +140,8 @@ pub struct CallContext {
     /// The id of the call this context runs (a model's tool call id): a
     /// skill's own calls are numbered under it.
     pub call_id: Option<Arc<str>>,
+    /// What others' words the run has read ([`Reads`]), shared by its clones.
+    pub reads: Arc<Reads>,
 }
 
 /// A model asked for text: one plain chat request (a system and a user
@@ -124,6 +170,7 @@ impl CallContext {
             language: None,
             steps: None,
             call_id: None,
+            reads: Arc::new(Reads::default()),
         }
     }
 
@@ -183,6 +230,19 @@ impl CallContext {
         self
     }
 
+    /// A record of its own of what the run reads (a new run on a context
+    /// cloned from another's starts with what its history holds, not with
+    /// what the other read).
+    #[must_use]
+    pub fn with_reads(mut self, sources: impl IntoIterator<Item = String>) -> CallContext {
+        let reads = Reads::default();
+        for source in sources {
+            reads.note(source);
+        }
+        self.reads = Arc::new(reads);
+        self
+    }
+
     /// Who owns the tabs this call opens or is handed: its run, or nobody
     /// (the user's session) for a direct call.
     pub fn tab_owner(&self) -> Option<&str> {
@@ -223,6 +283,23 @@ mod tests {
         assert_eq!(front, vec![FrontEnd::Panel, FrontEnd::Cli]);
         let cx = CallContext::new(FrontEnd::Api).with_run("run-1").with_allowed_origins(vec![]);
         assert_eq!((cx.tab_owner(), cx.allowed_origins.is_none()), (Some("run-1"), true));
+    }
+
+    #[test]
+    fn a_runs_reads_are_shared_by_its_clones_and_kept_once() {
+        let cx = CallContext::new(FrontEnd::Panel).with_run("run-1");
+        let step = cx.clone().for_call("call-1");
+        step.reads.note("the page https://shop.vn/p/1");
+        cx.reads.note("the page https://shop.vn/p/1");
+        assert_eq!(cx.reads.sources(), ["the page https://shop.vn/p/1"]);
+        // A skill's steps: judged on what the run read before it; what they read is the run's.
+        let skill = Reads::for_skill(&cx.reads);
+        skill.note("the page https://shop.vn/p/2");
+        assert_eq!(skill.sources(), ["the page https://shop.vn/p/1"]);
+        assert_eq!(cx.reads.sources(), ["the page https://shop.vn/p/1", "the page https://shop.vn/p/2"]);
+        let other = cx.clone().with_reads(Vec::new());
+        assert!(other.reads.sources().is_empty(), "a new record of its own");
+        assert!(CallContext::new(FrontEnd::Cli).reads.sources().is_empty());
     }
 }
 

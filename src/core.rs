@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::browser::{BrowserOptions, BrowserSession};
 use crate::builtin::client::ClientCalls;
-use crate::context::{CallContext, ToolCaller};
+use crate::context::{CallContext, Reads, ToolCaller};
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
 use crate::gate::check::{Gate, Grade, Pass, Refused};
@@ -299,6 +299,10 @@ impl Core {
         let caller = Snapshot { core: self, registry };
         let call = Invocation { services: &self.services, cx, tools: &caller, spec, name, args: args.clone() };
         if gating == Gating::PerStep {
+            // Its steps are judged on what the run had read when the skill
+            // was called; what they read is the run's from then on.
+            let stepping = CallContext { reads: Arc::new(Reads::for_skill(&cx.reads)), ..cx.clone() };
+            let call = Invocation { cx: &stepping, ..call };
             let output = handler.run(call).await.output;
             let result = graded_result(spec, grade, output);
             self.audit_skill(cx, spec, &args, &result).await;
@@ -307,7 +311,16 @@ impl Core {
         side_effect_point("before", spec);
         let ran = handler.run(call).await;
         side_effect_point("after", spec);
-        graded_result(spec, ran.grade.or(grade), ran.output)
+        let result = graded_result(spec, ran.grade.or(grade), ran.output);
+        // Others' words the run has now read (a page, a file, another
+        // program's result): what lasts is asked after this.
+        let theirs = matches!(spec.executor, Executor::Mcp | Executor::Client);
+        if (result.is_ok() || theirs)
+            && let Some(source) = crate::gate::lasting::source_of(spec, &args, &result)
+        {
+            cx.reads.note(source);
+        }
+        result
     }
 
     async fn audit_skill(&self, cx: &CallContext, spec: &ToolSpec, args: &Value, result: &ToolResultV2) {
@@ -350,6 +363,18 @@ impl Core {
             }),
             ..Action::default()
         };
+        let mut action = action;
+        // A change that lasts, after the run read others' words: the
+        // question shows exactly what would change.
+        let read_from = cx.reads.sources();
+        if !read_from.is_empty() && crate::gate::lasting::lasts(&spec.name) {
+            let store = &self.services.store;
+            let secrets = self.services.gate.secrets().await.unwrap_or_default();
+            let agent = crate::builtin::memory::blocks::default_agent(store).await.ok();
+            let change = crate::gate::lasting::change_of(store, agent.as_deref(), &spec.name, args, &secrets).await;
+            action.changes = Some(change.unwrap_or_else(|| format!("Run {}", spec.name)));
+            action.read_from = read_from;
+        }
         self.services.gate.check(cx, &action, spec.risk_level, args).await
     }
 

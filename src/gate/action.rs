@@ -58,6 +58,13 @@ pub struct Action {
     /// query, a watch's URL, an MCP or client tool's arguments), as JSON
     /// text: the user's values in it ask first.
     pub carries: Option<String>,
+    /// What the call would change that lasts beyond the run (the profile,
+    /// memory, watches: `gate::lasting`), as the user is shown it.
+    pub changes: Option<String>,
+    /// What others' words the run read before this call (a page, a file,
+    /// another program's result): with `changes`, the user is asked first,
+    /// whatever the rules say, and told where the idea may come from.
+    pub read_from: Vec<String>,
 }
 
 impl Action {

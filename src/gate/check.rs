@@ -10,6 +10,7 @@ use super::action::{Action, SecretValue};
 use super::audit::{self, GateRecord};
 use super::classify::classify;
 use super::confirm::{ANSWER_WITHIN, ConfirmationRequest};
+use super::exfil::find_secrets;
 use super::policy::{Decision, Policy, answer_to_decision};
 use super::secrets;
 use crate::context::CallContext;
@@ -196,6 +197,43 @@ impl Gate {
         if let Some(why) = action.private_file.as_ref().filter(|_| verdict.decision == Decision::Allow) {
             verdict.decision = Decision::Ask(why.clone());
             verdict.answered_by = "policy";
+        }
+        // The user's values in arguments that leave this machine (an MCP or
+        // client tool's, a search query, a watch's URL), in clear or in any
+        // spelling `find_secrets` reads: asked whatever a rule or this
+        // session allows for the tool.
+        if verdict.decision == Decision::Allow
+            && let Some(text) = action.carries.as_deref()
+        {
+            let mut keys: Vec<&str> = find_secrets(text, &secrets).iter().map(|s| s.key.as_str()).collect();
+            keys.dedup();
+            if !keys.is_empty() {
+                verdict.decision = Decision::Ask(format!(
+                    "{} sends your {} off this computer in its arguments (asked whatever your rules allow)",
+                    action.tool,
+                    keys.join(", ")
+                ));
+                verdict.answered_by = "policy";
+            }
+        }
+        // A change that lasts (the profile, memory, watches), made after the
+        // run read others' words: the user's to make, whatever the rules.
+        // The question's summary is the change itself; the reason (which a
+        // refused call's model reads) names only where the idea came from.
+        if action.changes.is_some() && !action.read_from.is_empty() {
+            let why = format!(
+                "it changes what lasts beyond this task, and this run read {} before it asked for it, so the \
+                 idea may come from there and not from you",
+                action.read_from.join(", ")
+            );
+            match &verdict.decision {
+                Decision::Allow => {
+                    verdict.decision = Decision::Ask(why);
+                    verdict.answered_by = "policy";
+                }
+                Decision::Ask(_) => verdict.reasons.push(why),
+                Decision::Deny(_) => {}
+            }
         }
         let mut reasons = graded.reasons.clone();
         reasons.extend(verdict.reasons.iter().filter(|r| !graded.reasons.contains(r)).cloned());

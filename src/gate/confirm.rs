@@ -246,6 +246,10 @@ fn mask_value(value: &str) -> String {
 
 /// The one-sentence summary, from the action itself.
 fn summary(action: &Action, secrets: &[SecretValue]) -> String {
+    // A change that lasts: exactly what would change (`gate::lasting`).
+    if let Some(change) = &action.changes {
+        return change.clone();
+    }
     let place = action.origin.as_deref().map(|o| format!(" on {o}")).unwrap_or_default();
     let what = action.target.as_ref().map(|t| {
         let label =

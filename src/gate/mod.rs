@@ -13,6 +13,7 @@ pub mod confirm;
 pub mod exfil;
 pub mod fence;
 pub mod foreign;
+pub mod lasting;
 pub mod policy;
 pub mod secrets;
 pub mod wire;

@@ -290,16 +290,26 @@ async fn close_slot(ctx: &Services, slot: Slot) {
 async fn in_browser(ctx: &Services, target: &Target, tabs: Option<&Tabs>) -> Outcome {
     let mut slot = tabs.map_or_else(|| Slot { run: new_id("watch-check"), tab: None }, Tabs::take);
     let cx = CallContext::new(FrontEnd::Background).with_run(slot.run.clone());
-    let opened = match &slot.tab {
-        Some(_) => BrowserTool::Navigate.run(ctx, &cx, json!({"url": target.url, "wait_until": "load"})).await.output,
-        None => {
-            let opened =
-                BrowserTool::NewTab.run(ctx, &cx, json!({"url": target.url, "wait_until": "load"})).await.output;
-            if let Ok(tab) = &opened {
+    // A blank tab first, held to the gate (`hold`) before the page loads:
+    // the page's scripts run, but cannot order, submit or leak.
+    let blank = match &slot.tab {
+        Some(_) => Ok(()),
+        None => match BrowserTool::NewTab.run(ctx, &cx, json!({})).await.output {
+            Ok(tab) => {
                 slot.tab = tab.data.pointer("/tab/id").and_then(Value::as_str).map(str::to_owned);
+                Ok(())
             }
-            opened
-        }
+            Err(e) => Err(e),
+        },
+    };
+    let held = match (blank, &slot.tab) {
+        (Ok(()), Some(tab)) => super::hold::hold(ctx, &slot.run, tab, &target.url).await,
+        (Err(e), _) => Err(e),
+        (Ok(()), None) => Err(Error::internal("browser_new_tab named no tab")),
+    };
+    let opened = match held {
+        Ok(()) => BrowserTool::Navigate.run(ctx, &cx, json!({"url": target.url, "wait_until": "load"})).await.output,
+        Err(e) => Err(e),
     };
     let outcome = match opened {
         Err(e) => Outcome::Failed { error: format!("the browser could not open the page: {}", e.message()) },

@@ -20,6 +20,7 @@
 
 pub mod check;
 pub mod format;
+mod hold;
 pub mod html;
 pub mod money;
 mod pass;

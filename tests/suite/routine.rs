@@ -151,13 +151,14 @@ fn bad_input_gets_clear_errors() {
     assert_eq!(refused.code, 2, "{}", refused.stderr);
     assert!(refused.stderr.contains("did not complete (it is failed"), "{}", refused.stderr);
 
-    // A run that used a tool a replay cannot redo: named.
+    // A run that used a tool a replay cannot redo: named. (The memory is
+    // edited before the page is read: after it, the edit would be asked.)
     let memory = ModelServer::start(vec![
-        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("watched/laptop")}))]),
         Turn::tool_calls(vec![ToolCall::new(
             "core_memory_append",
             json!({"label": "human", "content": "Thích laptop mỏng"}),
         )]),
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("watched/laptop")}))]),
         Turn::text("Đã ghi nhớ."),
     ]);
     let memory_run = record(&h, &memory, "Nhớ giúp tôi");

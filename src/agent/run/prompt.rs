@@ -11,7 +11,7 @@ use crate::store::Store;
 use crate::store::messages::Role;
 use crate::tools::blueprint;
 use crate::tools::offer::{self, Offer};
-use crate::tools::{Registry, ToolResultV2, ToolSpec, ToolStatus};
+use crate::tools::{Executor, Registry, ToolResultV2, ToolSpec, ToolStatus};
 
 use crate::builtin::memory::blocks as memory;
 
@@ -54,6 +54,32 @@ pub(super) fn history_message(m: &crate::store::messages::MessageRow) -> Value {
         Role::User => json!({"role": "user", "content": m.content}),
         Role::System => json!({"role": "system", "content": m.content}),
     }
+}
+
+/// The results of others' words (pages, other programs', files) an
+/// earlier run of the conversation read, in `messages` (as the model reads
+/// them): a run going on from them has read them too.
+pub(super) fn sources_in_history(messages: &[Value], registry: &Registry) -> Vec<String> {
+    let mut names = std::collections::HashMap::new();
+    for call in messages.iter().filter_map(|m| m.get("tool_calls")?.as_array()).flatten() {
+        if let (Some(id), Some(name)) = (call["id"].as_str(), call.pointer("/function/name").and_then(Value::as_str)) {
+            names.insert(id.to_owned(), name.to_owned());
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for m in messages.iter().filter(|m| m["role"] == "tool") {
+        let Some(name) = m["tool_call_id"].as_str().and_then(|id| names.get(id)) else { continue };
+        let theirs = registry.get(name).is_some_and(|t| {
+            t.page_content
+                || matches!(t.executor, Executor::Mcp | Executor::Client)
+                || t.name == "archival_memory_search"
+        });
+        let source = format!("an earlier result of `{name}` in this conversation");
+        if theirs && !out.contains(&source) {
+            out.push(source);
+        }
+    }
+    out
 }
 
 /// Every available tool, as OpenAI function definitions in the short

@@ -101,10 +101,15 @@ impl<'a> Loop<'a> {
     ) -> Loop<'a> {
         let (tx, rx) = mpsc::unbounded_channel();
         let observed = Arc::new(Observed { inner: Arc::clone(&cx.confirmer), tx: tx.clone() });
-        let cx =
-            cx.clone().with_run(run_id.clone()).with_confirmer(observed).with_steps(Some(Arc::new(StepRelay { tx })));
         let registry = core.registry();
         let messages: Vec<Value> = std::iter::once(json!({"role": "system", "content": ""})).chain(history).collect();
+        // What the conversation so far read of others' words counts as read.
+        let cx = cx
+            .clone()
+            .with_run(run_id.clone())
+            .with_confirmer(observed)
+            .with_steps(Some(Arc::new(StepRelay { tx })))
+            .with_reads(prompt::sources_in_history(&messages, &registry));
         let offer = Offer::from_history(&messages, &registry);
         Loop {
             core,
