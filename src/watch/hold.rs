@@ -1,14 +1,13 @@
 //! A watch reads its page without letting the page act: while a watch's
 //! background tab loads and is read, and until the tab is closed or its
 //! run released, everything its page sends is held to the gate's watch on
-//! the tab (`browser::wire`), and with nobody to ask (a watch runs in the
+//! the tab (`browser::wire`; no time limit: a pass's tabs are closed at
+//! its end, a check's own tab at once), and with nobody to ask (a watch runs in the
 //! background) what is not a plain read is failed: a form POST, a
 //! `fetch`/XHR with a body, a beacon, a WebSocket or a call to a new site,
 //! a read whose address would be an order if it were sent (`/order?qty=50`),
 //! a read carrying the user's values. The page's scripts still run, so a
 //! script-rendered price is read; they only cannot order, submit or leak.
-
-use std::time::Duration;
 
 use crate::browser::wire::{Idle, Outgoing, Verdict, WireWatch};
 use crate::error::Result;
@@ -17,37 +16,36 @@ use crate::gate::wire::{WireRequest, classify_request};
 use crate::handler::Services;
 use crate::tools::PermissionScope;
 
-/// How long the hold stays on a watch's tab at most (a pass's tabs are
-/// closed at its end; a check's own tab at once).
-const HOLD_MAX: Duration = Duration::from_secs(15 * 60);
-
 /// Hold what tab `tab` of run `run` sends (see the module documentation),
-/// the page being (or about to be) `page_url`. A hold already on the tab
-/// (a pass's tab reused) is taken back and goes on.
+/// the page being (or about to be) `page_url`. A watch already on the tab
+/// is replaced.
 pub(super) async fn hold(ctx: &Services, run: &str, tab: &str, page_url: &str) -> Result<()> {
     let handle = {
         let mut guard = ctx.browser.acquire(Some(run), false).await?;
         guard.page(Some(tab)).await?
     };
     let mut slot = handle.wire.lock().await;
-    let kept = match slot.take() {
-        Some(idle) => idle.take().await,
-        None => None,
-    };
-    let wire = match kept {
-        Some(wire) => wire,
-        None => WireWatch::start(&handle, every_read).await?,
-    };
+    // A watch already on the tab (a pass's tab reused, or the one its first
+    // browser call started) holds fewer reads: replaced by one that holds
+    // every read with something in its address.
+    if let Some(idle) = slot.take()
+        && let (Some(kept), _) = idle.take().await
+    {
+        kept.stop().await;
+    }
+    let wire = WireWatch::start(&handle, every_read).await?;
     wire.set_home(page_url);
     let secrets = ctx.gate.secrets().await.unwrap_or_default();
     let page = page_url.to_owned();
-    *slot = Some(Idle::spawn(wire, HOLD_MAX, move |held: Outgoing| {
+    *slot = Some(Idle::spawn(wire, move |held: Outgoing| {
         let verdict = judge(&held, &page, &secrets);
         async move {
             if let Some(why) = &verdict.1 {
                 tracing::warn!("watch: the watched page tried to send {why}; blocked");
             }
-            verdict
+            // Logged, not told: the pass reads the page on (its tool calls
+            // would fail with what a page tried, `builtin::browser::wire::late`).
+            (verdict.0, None)
         }
     }));
     Ok(())

@@ -246,3 +246,28 @@ async fn an_honest_browse_asks_nothing() {
     assert!(site.requests().iter().any(|r| r.host == Host::Main), "the pages loaded");
     core.close().await;
 }
+
+/// A click that builds a page of its own (a frame the script writes, a
+/// `blob:` page in a frame or a popup), which orders 1.5 s later, after
+/// the click returned.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_a_click_builds_orders_nothing_later() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    for how in ["srcdoc", "blob-frame", "blob-popup"] {
+        site.clear();
+        let tmp = tempfile::tempdir().unwrap();
+        let confirmer = Scripted::new(&[]);
+        let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+        let url = site.url(&format!("always/inserted-order.html?how={how}"));
+        let r = core.call_tool(&cx, "browser_navigate", json!({"url": url})).await;
+        assert!(r.is_ok(), "{r:?}");
+        let r = core.call_tool(&cx, "browser_click", json!({"selector": "#search"})).await;
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        assert_eq!(orders(&site), Vec::<String>::new(), "{how}: the built page ordered: {r:?}");
+        assert!(!confirmer.asked.lock().unwrap().is_empty(), "{how}: nobody was asked");
+        core.close().await;
+    }
+}

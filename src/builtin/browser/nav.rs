@@ -110,8 +110,11 @@ fn check_answer(
     };
     if let Some(err) = resp.result.error_text.as_deref().filter(|t| !t.is_empty()) {
         // Through the browser's relay, Chromium names any failure to
-        // connect "the proxy failed": the relay knows what it was.
-        let real = (err.contains("SOCKS") || err.contains("PROXY")).then(|| tab.hub.why_unreachable(url)).flatten();
+        // connect "the proxy failed", or, where the relay granted the
+        // connection before making it (a watched tab's other site), an
+        // empty response: the relay knows what it was.
+        let through_relay = ["SOCKS", "PROXY", "EMPTY_RESPONSE", "CONNECTION_CLOSED"].iter().any(|e| err.contains(e));
+        let real = through_relay.then(|| tab.hub.why_unreachable(url)).flatten();
         let err = real.map_or_else(|| err.to_owned(), |real| format!("net::{real}"));
         let err = err.as_str();
         let hint = match err {
