@@ -424,7 +424,14 @@ impl Hub {
         if let Ok(mut pending) = route.undecided.lock() {
             pending.push(id.clone());
         }
-        let held = Outgoing { id: id.clone(), method: "CONNECT".into(), url: opening, content_type: None, body: None };
+        let held = Outgoing {
+            id: id.clone(),
+            method: "CONNECT".into(),
+            url: opening,
+            content_type: None,
+            headers: Vec::new(),
+            body: None,
+        };
         if route.tx.send(held).is_err() {
             let _ = self.openings.lock().map(|mut o| o.remove(id.as_ref()));
             return false;

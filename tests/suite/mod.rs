@@ -48,3 +48,4 @@ mod travel_skills;
 mod watch;
 mod web_search;
 mod wire_gate;
+mod wire_grading;
