@@ -438,6 +438,7 @@ impl Hub {
             method: "CONNECT".into(),
             url: opening,
             content_type: None,
+            headers: Vec::new(),
             body: None,
             navigates: false,
         };

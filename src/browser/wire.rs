@@ -1,8 +1,9 @@
 //! What a page really sends while an agent action runs: CDP `Fetch`
 //! interception (request stage). Requests that cannot change
 //! anything on their own (GET, HEAD and OPTIONS with no body) go on at
-//! once, unless the watcher wants to read their address (one to another
-//! site, which may carry the user's data away); every other one (a form POST, `fetch`/XHR with a body, a beacon,
+//! once, unless the watcher wants to read them (one to another site, which
+//! may carry the user's data away in its address, host name, fragment or
+//! headers; one whose address orders); every other one (a form POST, `fetch`/XHR with a body, a beacon,
 //! PUT/PATCH/DELETE) is held and handed to whoever watches, who lets it go
 //! or fails it ([`WireWatch::decide`]). The grading is the gate's
 //! (`gate::wire`), joined to this by the browser tools
@@ -43,9 +44,14 @@ pub(crate) struct Outgoing {
     pub id: RequestId,
     /// `POST`.
     pub method: String,
+    /// The URL with the fragment the page gave it (not sent to the
+    /// server, but read by the page it opens).
     pub url: String,
     /// The `Content-Type` header, if any.
     pub content_type: Option<String>,
+    /// Every header as Chromium will send it (the Referer among them),
+    /// for the gate to search for the user's values.
+    pub headers: Vec<(String, String)>,
     /// The body as sent (bytes as UTF-8, lossy), if any.
     pub body: Option<String>,
     /// A document's request (a navigation, a form posted to a frame or the
@@ -176,13 +182,13 @@ async fn end(hub: &Hub, route: &Route) {
 
 pub(super) fn outgoing(event: &EventRequestPaused) -> Outgoing {
     let request = &event.request;
-    let content_type = request
+    let headers: Vec<(String, String)> = request
         .headers
         .inner()
         .as_object()
-        .and_then(|h| h.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-type")))
-        .and_then(|(_, v)| v.as_str())
-        .map(str::to_owned);
+        .map(|h| h.iter().map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_owned))).collect())
+        .unwrap_or_default();
+    let content_type = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-type")).map(|(_, v)| v.clone());
     let body = request.post_data_entries.as_ref().map(|entries| {
         let mut bytes = Vec::new();
         for entry in entries {
@@ -198,8 +204,9 @@ pub(super) fn outgoing(event: &EventRequestPaused) -> Outgoing {
     Outgoing {
         id: event.request_id.clone(),
         method: request.method.to_ascii_uppercase(),
-        url: request.url.clone(),
+        url: format!("{}{}", request.url, request.url_fragment.as_deref().unwrap_or_default()),
         content_type,
+        headers,
         body,
         navigates: event.resource_type == chromiumoxide::cdp::browser_protocol::network::ResourceType::Document,
     }

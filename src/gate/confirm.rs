@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::action::{Action, FieldFacts, SecretValue};
 use super::secrets;
+use super::wire::WireRequest;
 pub use crate::context::{ApproveAll, Confirmer, DenyAll};
 pub use crate::protocol::{
     AmountSource, ChallengeAnswer, ChallengeRequest, ConfirmAmount, ConfirmField, ConfirmKind, ConfirmationRequest,
@@ -45,7 +46,7 @@ impl ConfirmationRequest {
             destination: action.destination.as_deref().map(|d| secrets::mask(d, secrets)),
             url: action.url.clone(),
             origin: action.origin.clone(),
-            page_total: action.page_total.clone(),
+            page_total: page_total_shown(action),
             risks: reasons.to_vec(),
             scope,
             risk_level: risk,
@@ -132,13 +133,15 @@ fn kind_of(action: &Action, scope: PermissionScope) -> ConfirmKind {
     }
 }
 
-/// The amount involved: what the request sends (its total and currency),
-/// else the page's cart or total; the currency of the other when one of
-/// them names none and both say the same amount.
+/// The amount involved: what the request sends (its total and currency,
+/// read from its fields in major units: `gate::wire::WireRequest::amount`),
+/// or the form the action submits, else the page's cart or total; the
+/// currency of the other when one of them names none and both say the
+/// same amount. The page's text never overrides what is sent.
 fn amount_of(action: &Action) -> Option<ConfirmAmount> {
     let read = |text: &str| crate::vocab::money::parse_amount(text).ok().map(|(m, _)| m);
     let page = action.page_total.as_deref().and_then(read);
-    let sent = action.request.as_ref().and_then(|r| r.amount()).as_deref().and_then(read);
+    let sent = sent_amount(action).as_deref().and_then(read);
     let (found, source, other) = match (sent, page) {
         (Some(s), p) => (s, AmountSource::Request, p),
         (None, Some(p)) => (p, AmountSource::Page, None),
@@ -146,6 +149,34 @@ fn amount_of(action: &Action) -> Option<ConfirmAmount> {
     };
     let currency = found.currency.or_else(|| other.filter(|o| o.amount == found.amount).and_then(|o| o.currency));
     Some(ConfirmAmount { value: found.amount.to_f64(), currency: currency.map(str::to_owned), source })
+}
+
+/// The amount the action's request, or the form it submits, sends
+/// (`99900000 VND`).
+fn sent_amount(action: &Action) -> Option<String> {
+    if let Some(request) = &action.request {
+        return request.amount();
+    }
+    let target = action.target.as_ref().filter(|t| t.submits_form)?;
+    let form = target.form.as_ref()?;
+    WireRequest::of_form(form, action.url.as_deref(), None)?.amount()
+}
+
+/// The page's total, shown unless what is sent names another amount (a
+/// page saying "pay 10 USD" over a form that charges 99,900,000 VND shows
+/// only the form's).
+fn page_total_shown(action: &Action) -> Option<String> {
+    let total = action.page_total.clone()?;
+    let Some(sent) = sent_amount(action) else { return Some(total) };
+    let read = |text: &str| crate::vocab::money::parse_amount(text).ok().map(|(m, _)| m);
+    match (read(&sent), read(&total)) {
+        (Some(s), Some(p))
+            if s.amount == p.amount && (s.currency.is_none() || p.currency.is_none() || s.currency == p.currency) =>
+        {
+            Some(total)
+        }
+        _ => None,
+    }
 }
 
 /// The host of where the data or the browser goes, else of the page.
@@ -286,8 +317,10 @@ fn summary(action: &Action, secrets: &[SecretValue]) -> String {
         }
         other => format!("Run {other}{place}"),
     };
-    if let Some(total) = &action.page_total {
-        out.push_str(&format!(" (the page shows: {total})"));
+    match (sent_amount(action), page_total_shown(action)) {
+        (_, Some(total)) => out.push_str(&format!(" (the page shows: {total})")),
+        (Some(sent), None) => out.push_str(&format!(" (it sends: {sent})")),
+        (None, None) => {}
     }
     out
 }
@@ -431,6 +464,51 @@ mod tests {
             req.amount,
             Some(ConfirmAmount { value: 21_490_000.0, currency: None, source: AmountSource::Request })
         );
+    }
+
+    #[test]
+    fn the_amount_is_the_forms_and_the_page_s_other_amount_is_not_shown() {
+        // "Pay 10 USD" over a form that charges 99,900,000 VND in minor units.
+        let mut action = order_click(Some("Total: 10 USD"));
+        if let Some(t) = action.target.as_mut() {
+            t.submits_form = true;
+            t.form = Some(FormFacts {
+                action: "/api/pay".into(),
+                method: "post".into(),
+                fields: vec![
+                    FieldFacts { name: "charge_minor".into(), value: "99900000".into(), ..FieldFacts::default() },
+                    FieldFacts { name: "currency".into(), value: "VND".into(), ..FieldFacts::default() },
+                ],
+                ..FormFacts::default()
+            });
+        }
+        let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
+        assert_eq!(
+            req.amount,
+            Some(ConfirmAmount { value: 99_900_000.0, currency: Some("VND".into()), source: AmountSource::Request })
+        );
+        assert_eq!(req.page_total, None);
+        assert!(!req.action_summary.contains("10 USD"), "{}", req.action_summary);
+        assert!(req.action_summary.contains("it sends: 99900000 VND"), "{}", req.action_summary);
+        // The page saying the same amount is shown beside it.
+        action.page_total = Some("Tổng: 99.900.000 ₫".into());
+        let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
+        assert_eq!(req.page_total.as_deref(), Some("Tổng: 99.900.000 ₫"));
+        // In cents, with the currency of the request.
+        let request = crate::gate::wire::WireRequest::parse(
+            "POST",
+            "https://pay.example/x",
+            Some("application/json"),
+            Some(r#"{"amount_cents":1999,"currency":"USD"}"#),
+        );
+        let mut action = order_click(Some("Total: 10 USD"));
+        action.request = Some(request);
+        let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
+        assert_eq!(
+            req.amount,
+            Some(ConfirmAmount { value: 19.99, currency: Some("USD".into()), source: AmountSource::Request })
+        );
+        assert_eq!(req.page_total, None);
     }
 
     #[test]

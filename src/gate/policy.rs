@@ -16,6 +16,11 @@
 //!    rules do not lift it (the task's limit is narrower than a standing rule);
 //! 5. otherwise (READ_ONLY, WRITE_NON_DESTRUCTIVE) → Allow.
 //!
+//! The origin is where the action happens or goes: for a request a page
+//! sends (the gate at the wire), the request's destination, so an "always
+//! for this session" given on one shop never lifts a request to another
+//! site.
+//!
 //! A rule matches when its site and tool fit the call and the effective
 //! scope is at least its `min_scope`. Origins and site patterns are those of
 //! [`crate::vocab::origin`] (`https://shop.vn`, `*.shop.vn`). The effective

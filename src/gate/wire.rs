@@ -12,10 +12,22 @@
 //!   short field values, against the control phrases (`classify/phrases.rs`)
 //!   and [`ENDPOINT_WORDS`] (`/order`, `/checkout`, `/api/posts`...);
 //! - a card number field: PAYMENT;
-//! - to the page's own site, a total or amount with a currency or with
-//!   items (an order in all but name): PAYMENT;
-//! - the user's sensitive values anywhere in it: at least SUBMIT, naming
-//!   the key and the destination.
+//! - to any site, a total or amount (`amount_cents`, `charge_minor`,
+//!   PayPal's `amount.value` too) with a currency or with items: an order
+//!   in all but name, PAYMENT (a cart's own update is not: its path says
+//!   cart and nothing confirms it);
+//! - a cart confirmed (`/api/cart/confirm`, `/gio-hang/xac-nhan`): PAYMENT;
+//! - a read (GET) whose address names an order or a payment and carries
+//!   what makes one (a quantity, an amount, a confirmation:
+//!   `/order?qty=50&confirm=1`): graded like a POST ([`read_acts`]);
+//! - the user's sensitive values anywhere in it (its address and host
+//!   name, its fragment, its headers with the Referer, its body, or split
+//!   over several requests to one other site: [`SentElsewhere`]): at least
+//!   SUBMIT, naming the key and the destination.
+//!
+//! Between actions, what a page sends to another site is graded by what it
+//! does only ([`classify_third_party`]): its field names are a third
+//! party's business (an analytics batch names "message" and "order").
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -67,19 +79,99 @@ pub(in crate::gate) static ENDPOINT_WORDS: &[Phrase] = &[
     Phrase::new("destroy", Effect::Raise(Destructive), "a deletion"),
 ];
 
-/// Field names that hold the amount of an order (a unit price is not one:
-/// an add-to-cart sends that).
-const AMOUNT_FIELDS: &[&str] = &["total", "amount", "grand total", "sum", "tong tien", "thanh tien", "so tien"];
+/// The last words of a field name that holds the amount of an order (a
+/// unit price is not one: an add-to-cart sends that). `order_total`,
+/// `grandTotal`, `vnp_Amount` end in one.
+const AMOUNT_FIELDS: &[&str] =
+    &["total", "amount", "grand total", "subtotal", "sum", "tong tien", "thanh tien", "so tien", "tong cong"];
+
+/// What an amount in minor units is called after its base word
+/// (`amount_cents`, `charge_minor`, `total_minor`, `price_minor`).
+const MINOR_WORDS: &[&str] = &["minor", "cents", "cent", "subunits", "minor units"];
+
+/// The base words of a field in minor units: a charge is an amount there.
+const MINOR_BASES: &[&str] = &["total", "amount", "sum", "charge", "subtotal", "price", "value"];
 
 /// Path words of a cart: what is sent there is kept, not ordered.
 const CART_WORDS: &[&str] = &["cart", "basket", "bag", "wishlist", "gio hang"];
 
-/// Field names and values that say which currency.
-const CURRENCY_WORDS: &[&str] = &["currency", "vnd", "usd", "eur", "₫", "tien te"];
+/// Words that commit what was gathered: a cart confirmed is an order.
+const COMMIT_WORDS: &[&str] = &[
+    "confirm",
+    "confirmation",
+    "checkout",
+    "submit",
+    "place",
+    "complete",
+    "finalize",
+    "finalise",
+    "commit",
+    "purchase",
+    "buy",
+    "pay",
+    "order",
+    "xac nhan",
+    "hoan tat",
+    "dat hang",
+    "thanh toan",
+    "chot don",
+    "mua",
+];
+
+/// Query or field names whose value says what to do (`?action=confirm`).
+const VERB_FIELDS: &[&str] = &["action", "step", "do", "cmd", "op", "intent", "mode", "task", "hanh dong"];
+
+/// Field names (their last words) that say which currency.
+const CURRENCY_FIELDS: &[&str] =
+    &["currency", "currency code", "curr code", "curr", "ccy", "currency id", "tien te", "loai tien"];
+
+/// Field values that are a currency.
+const CURRENCY_WORDS: &[&str] =
+    &["vnd", "usd", "eur", "gbp", "jpy", "krw", "cny", "thb", "sgd", "myr", "idr", "php", "aud", "₫", "đ", "$", "€"];
+
+/// ISO 4217 currencies with no minor unit (an amount in "minor units" of
+/// one of them is the amount itself: VND has no hào in use).
+const NO_MINOR_UNIT: &[&str] = &[
+    "bif", "clp", "djf", "gnf", "isk", "jpy", "kmf", "krw", "pyg", "rwf", "ugx", "uyi", "vnd", "vuv", "xaf", "xof",
+    "xpf",
+];
+
+/// ISO 4217 currencies with three decimals.
+const THREE_DECIMALS: &[&str] = &["bhd", "iqd", "jod", "kwd", "lyd", "omr", "tnd"];
 
 /// Field names that hold the items of an order.
-const ITEM_FIELDS: &[&str] =
-    &["items", "item", "cart", "line items", "products", "product", "sku", "qty", "quantity", "so luong"];
+const ITEM_FIELDS: &[&str] = &[
+    "items",
+    "item",
+    "cart",
+    "line items",
+    "products",
+    "product",
+    "sku",
+    "qty",
+    "quantity",
+    "so luong",
+    "soluong",
+    "sl",
+];
+
+/// Field names that make an order of what an address names: how many, how
+/// much, which item.
+const ORDER_PARAMS: &[&str] = &[
+    "qty",
+    "quantity",
+    "so luong",
+    "soluong",
+    "sl",
+    "amount",
+    "total",
+    "items",
+    "sku",
+    "product id",
+    "item id",
+    "variant id",
+    "ma sp",
+];
 
 /// One field a request sends.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,13 +189,23 @@ pub struct WireField {
 pub struct WireRequest {
     /// `POST`.
     pub method: String,
-    /// The URL, as sent.
+    /// The URL, as sent (with the fragment the page gave it, which the
+    /// next page can read).
     pub url: String,
     /// The body's fields, then the query's.
     pub fields: Vec<WireField>,
+    /// The headers as sent (the Referer among them): searched for the
+    /// user's values, not part of the binding (a cookie changes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<(String, String)>,
     /// The body as sent (bounded), for the exfiltration checks.
     #[serde(skip)]
     pub body: String,
+    /// What this request's parts make joined with what was sent to the
+    /// same other site before ([`SentElsewhere::join`]): searched for the
+    /// user's values too (one value split over two requests).
+    #[serde(skip)]
+    pub joined: String,
 }
 
 impl WireRequest {
@@ -117,7 +219,58 @@ impl WireRequest {
                 fields.push(WireField { name: format!("?{k}"), value: v.into_owned(), file: false });
             }
         }
-        WireRequest { method: method.to_ascii_uppercase(), url: url.to_owned(), fields, body: body.to_owned() }
+        WireRequest {
+            method: method.to_ascii_uppercase(),
+            url: url.to_owned(),
+            fields,
+            headers: Vec::new(),
+            body: body.to_owned(),
+            joined: String::new(),
+        }
+    }
+
+    /// The same request with the headers it is sent with.
+    #[must_use]
+    pub fn with_headers(mut self, headers: Vec<(String, String)>) -> WireRequest {
+        self.headers = headers;
+        self
+    }
+
+    /// Where the user's values could hide in it, one part a line: the
+    /// URL (its host name, path, query and fragment), each header's value,
+    /// the body.
+    pub fn text(&self) -> String {
+        let mut out = self.url.clone();
+        if let Some(host) = Url::parse(&self.url).ok().and_then(|u| u.host_str().map(str::to_owned)) {
+            // A host name's labels (`b7654321.localhost`) as words of their own.
+            out.push('\n');
+            out.push_str(&host.replace('.', " "));
+        }
+        for (name, value) in &self.headers {
+            out.push('\n');
+            out.push_str(name);
+            out.push_str(": ");
+            out.push_str(value);
+        }
+        out.push('\n');
+        out.push_str(&self.body);
+        out
+    }
+
+    /// The pieces of data it carries, each short: its host's labels, its
+    /// path's segments, its fragment, its fields' values (what a page would
+    /// split a value into).
+    fn pieces(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        if let Ok(u) = Url::parse(&self.url) {
+            out.extend(u.host_str().unwrap_or_default().split('.').map(str::to_owned));
+            out.extend(u.path_segments().into_iter().flatten().map(str::to_owned));
+            out.extend(u.fragment().map(str::to_owned));
+        }
+        out.extend(self.fields.iter().filter(|f| !f.file).map(|f| f.value.clone()));
+        out.retain(|p| (2..=PIECE_CHARS).contains(&p.chars().count()));
+        out.truncate(PIECES_PER_REQUEST);
+        out
     }
 
     /// The request a form sends when submitted as the page shows it: what
@@ -191,21 +344,226 @@ impl WireRequest {
         }
     }
 
-    /// A total found in the fields (`21490000 VND`), for the dialog.
+    /// The amount the request sends, as `99900000 VND` or `19.99 USD`, for
+    /// the dialog: its total (or amount, or charge), else its price, read
+    /// in major units (a field in minor units, `amount_cents`,
+    /// `charge_minor`, divided by the currency's minor unit as ISO 4217
+    /// gives it: none for VND or JPY, three decimals for KWD; a `minor`
+    /// field of no named currency is shown as it is, never less), with
+    /// the currency the request names.
     pub fn amount(&self) -> Option<String> {
-        let total = self.fields.iter().find(|f| is_amount_field(&f.name) && looks_numeric(&f.value))?;
-        let currency = self
-            .fields
-            .iter()
-            .find(|f| last_name(&f.name) == "currency")
-            .map(|f| format!(" {}", f.value))
-            .unwrap_or_default();
-        Some(format!("{}{currency}", total.value))
+        let numeric = |kind: AmountKind| {
+            self.fields.iter().find_map(|f| {
+                let (k, minor) = amount_field(&f.name)?;
+                (k == kind && looks_numeric(&f.value)).then_some((f, minor))
+            })
+        };
+        let (field, minor) = numeric(AmountKind::Total).or_else(|| numeric(AmountKind::Price))?;
+        let currency = self.currency();
+        let digits = match (&currency, minor) {
+            (_, None) => 0,
+            (Some(code), Some(_)) => minor_digits(code),
+            (None, Some(word)) => usize::from(word.starts_with("cent")) * 2,
+        };
+        let value = to_major(&field.value, digits);
+        Some(match currency {
+            Some(code) => format!("{value} {code}"),
+            None => value,
+        })
     }
+
+    /// The currency the request names (`VND`): a currency field's value,
+    /// else a value that is a currency.
+    fn currency(&self) -> Option<String> {
+        let named = self.fields.iter().find(|f| {
+            let last = last_name(&f.name);
+            ends_with_any(&last, CURRENCY_FIELDS) && (1..=8).contains(&f.value.trim().chars().count())
+        });
+        let value = named.map(|f| f.value.trim().to_owned()).or_else(|| {
+            self.fields
+                .iter()
+                .map(|f| crate::vocab::text::fold(f.value.trim()))
+                .find(|v| CURRENCY_WORDS.contains(&v.as_str()))
+        })?;
+        Some(match value.as_str() {
+            "₫" | "đ" | "d" => "VND".to_owned(),
+            "$" => "USD".to_owned(),
+            "€" => "EUR".to_owned(),
+            other => other.to_ascii_uppercase(),
+        })
+    }
+
+    /// Whether it names a currency (a field, or a value).
+    fn names_currency(&self) -> bool {
+        self.currency().is_some()
+    }
+
+    /// Whether it sends items (a cart, products, SKUs, quantities).
+    fn sends_items(&self) -> bool {
+        self.fields.iter().any(|f| {
+            let name = f.name.trim_start_matches('?').to_lowercase();
+            name.split(['.', '[', ']']).any(|part| ITEM_FIELDS.contains(&normalise(part).as_str()))
+        })
+    }
+}
+
+/// How a field holds an amount: an order's total (an amount, a charge),
+/// or a unit price (an add-to-cart sends one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AmountKind {
+    Total,
+    Price,
+}
+
+/// Whether a field's name says it holds an amount, and which, with the
+/// minor-unit word when it is in minor units (`amount_cents` → `cents`).
+fn amount_field(name: &str) -> Option<(AmountKind, Option<&'static str>)> {
+    let name = name.trim_start_matches('?');
+    let parts: Vec<String> =
+        name.split(['.', '[', ']']).filter(|p| !p.is_empty() && p.parse::<usize>().is_err()).map(normalise).collect();
+    let last = parts.last()?;
+    // `amount.value` (with `amount.currency_code` beside it).
+    if last == "value" && parts.len() >= 2 && ends_with_any(&parts[parts.len() - 2], AMOUNT_FIELDS) {
+        return Some((AmountKind::Total, None));
+    }
+    for word in MINOR_WORDS {
+        if let Some(base) = last.strip_suffix(word).and_then(|b| b.strip_suffix(' '))
+            && let Some(base_word) = base.rsplit(' ').next()
+            && MINOR_BASES.contains(&base_word)
+        {
+            let kind = if base_word == "price" { AmountKind::Price } else { AmountKind::Total };
+            return Some((kind, Some(word)));
+        }
+    }
+    if ends_with_any(last, AMOUNT_FIELDS) {
+        return Some((AmountKind::Total, None));
+    }
+    ends_with_any(last, &["price", "gia", "don gia"]).then_some((AmountKind::Price, None))
+}
+
+/// Whether `words` (space-separated) is one of `list` or ends in one.
+fn ends_with_any(words: &str, list: &[&str]) -> bool {
+    list.iter().any(|w| words == *w || words.ends_with(&format!(" {w}")))
+}
+
+/// Whether `words` (space-separated) holds one of `list` as whole words.
+fn has_any<'a>(words: &str, list: &[&'a str]) -> Option<&'a str> {
+    let padded = format!(" {words} ");
+    list.iter().find(|w| padded.contains(&format!(" {w} "))).copied()
+}
+
+/// The digits of a currency's minor unit, by ISO 4217 (2 unless listed).
+fn minor_digits(code: &str) -> usize {
+    let code = code.to_ascii_lowercase();
+    if NO_MINOR_UNIT.contains(&code.as_str()) {
+        0
+    } else if THREE_DECIMALS.contains(&code.as_str()) {
+        3
+    } else {
+        2
+    }
+}
+
+/// `1999` in cents (2 digits) → `19.99`; `99900000` with none → itself. A
+/// value already written with a decimal point is kept.
+fn to_major(value: &str, digits: usize) -> String {
+    let plain: String = value.chars().filter(|c| c.is_ascii_digit() || *c == '.' || *c == '-').collect();
+    if digits == 0 || plain.contains('.') {
+        return plain;
+    }
+    let (sign, number) = plain.strip_prefix('-').map_or(("", plain.as_str()), |n| ("-", n));
+    let number = format!("{number:0>width$}", width = digits + 1);
+    let (major, minor) = number.split_at(number.len() - digits);
+    let minor = minor.trim_end_matches('0');
+    if minor.is_empty() { format!("{sign}{major}") } else { format!("{sign}{major}.{minor}") }
+}
+
+/// Whether a read (GET, HEAD) acts: its address names an order or a
+/// payment (`/order`, `/checkout`, `/thanh-toan`) or confirms something,
+/// and its query carries what makes an order (a quantity, an amount, an
+/// item) or a confirmation (`/order?qty=50&confirm=1`,
+/// `/checkout/confirm?token=…`). Graded like a POST (PAYMENT), and held
+/// to be graded on the page's own site too. An ordinary load (a page, an
+/// image, `/orders?page=2`, `/checkout?step=2`, a search for "order") is
+/// not one.
+pub fn read_acts(url: &str) -> Option<(PermissionScope, String)> {
+    let u = Url::parse(url).ok()?;
+    if !matches!(u.scheme(), "http" | "https") {
+        return None;
+    }
+    let pairs: Vec<(String, String)> = u.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let pays = |text: &str| {
+        phrases_in(text).into_iter().find(|p| matches!(p.effect, Effect::Raise(Payment))).map(|p| p.meaning)
+    };
+    let named = pays(u.path()).or_else(|| pairs.iter().find_map(|(k, _)| pays(k)));
+    let path = normalise(u.path());
+    let confirms = has_any(&path, READ_COMMITS)
+        .or_else(|| pairs.iter().find_map(|(k, _)| has_any(&normalise(k), READ_COMMITS)))
+        .or_else(|| {
+            pairs
+                .iter()
+                .filter(|(k, _)| VERB_FIELDS.contains(&normalise(k).as_str()))
+                .find_map(|(_, v)| has_any(&normalise(v), COMMIT_WORDS))
+        });
+    let param = pairs.iter().find(|(k, v)| !v.is_empty() && ORDER_PARAMS.contains(&last_name(k).as_str()));
+    let why = match (named, confirms, param) {
+        (Some(what), Some(word), _) => format!("a read that confirms {what} (\"{word}\")"),
+        (Some(what), None, Some((k, v))) => format!("a read that makes {what} ({k}={})", short(v)),
+        (None, Some(word), Some((k, v))) => format!("a read that confirms (\"{word}\") with {k}={}", short(v)),
+        _ => return None,
+    };
+    Some((Payment, why))
+}
+
+/// Words that confirm, as a read's address writes them (a read naming an
+/// order or payment is not one by that word alone: `/orders?page=2`).
+const READ_COMMITS: &[&str] = &[
+    "confirm",
+    "confirmation",
+    "confirmed",
+    "submit",
+    "place",
+    "complete",
+    "finalize",
+    "finalise",
+    "commit",
+    "process",
+    "xac nhan",
+    "hoan tat",
+];
+
+fn short(value: &str) -> String {
+    value.chars().take(40).collect()
+}
+
+/// How a request is read: whole (the action's own page, its frames), or
+/// only for what it does (between actions, to another site: a third
+/// party's field names say nothing of the user's order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    Whole,
+    WhatItDoes,
 }
 
 /// Grade `request`, sent from a page at `page_url`.
 pub fn classify_request(request: &WireRequest, page_url: Option<&str>, secrets: &[SecretValue]) -> Classification {
+    grade(request, page_url, secrets, Reading::Whole)
+}
+
+/// Grade `request` by what it does only: what another site than the
+/// page's receives between actions. An order or a payment in all but
+/// name (an amount with a currency or items, a card, a cart confirmed, a
+/// payment API's address, a read that orders), a DELETE, the user's
+/// values; not the words of its field names (an analytics batch's
+/// "message" and "order").
+pub fn classify_third_party(request: &WireRequest, page_url: Option<&str>, secrets: &[SecretValue]) -> Classification {
+    grade(request, page_url, secrets, Reading::WhatItDoes)
+}
+
+fn grade(request: &WireRequest, page_url: Option<&str>, secrets: &[SecretValue], reading: Reading) -> Classification {
     let mut out = Classification { scope: WriteNonDestructive, reasons: Vec::new(), deny: None };
     let to = origin_in(&request.url, page_url).unwrap_or_else(|| request.url.clone());
     let sends = format!("the page sends {} {}", request.method, short_url(&request.url));
@@ -230,32 +588,44 @@ pub fn classify_request(request: &WireRequest, page_url: Option<&str>, secrets: 
     }
     if request.reads_only() {
         // A GET changes nothing by itself (a pixel's path may well say
-        // "order"); what it can do is carry the user's data away.
+        // "order"), unless its address orders (`/order?qty=50&confirm=1`);
+        // what else it can do is carry the user's data away.
+        if let Some((scope, why)) = read_acts(&request.url) {
+            raise(&mut out, scope, format!("{sends}: {why}: {scope}"));
+        }
         carried(&mut out, request, &to, secrets, &sends);
         return out;
     }
     if request.method == "DELETE" {
         raise(&mut out, Destructive, format!("{sends}: a DELETE request is DESTRUCTIVE"));
     }
-    // The path's words.
+    // The path's words (to a third party, only those of a payment).
     let path = Url::parse(&request.url).map(|u| u.path().to_owned()).unwrap_or_default();
     for p in phrases_in(&path) {
-        if let Effect::Raise(scope) = p.effect {
+        if let Effect::Raise(scope) = p.effect
+            && (reading == Reading::Whole || scope == Payment)
+        {
             raise(&mut out, scope, format!("{sends}: its address says \"{}\" ({}): {scope}", p.text, p.meaning));
         }
     }
     for field in &request.fields {
         let name = field.name.trim_start_matches('?');
-        for p in phrases_in(name) {
-            if let Effect::Raise(scope) = p.effect {
-                raise(&mut out, scope, format!("{sends}: its field \"{name}\" says {}: {scope}", p.meaning));
-            }
-        }
-        if words(&field.value, true).len() <= VALUE_WORDS {
-            for p in phrases_in(&field.value) {
+        if reading == Reading::Whole {
+            for p in phrases_in(name) {
                 if let Effect::Raise(scope) = p.effect {
-                    let value: String = field.value.chars().take(40).collect();
-                    raise(&mut out, scope, format!("{sends}: it sends {name}=\"{value}\" ({}): {scope}", p.meaning));
+                    raise(&mut out, scope, format!("{sends}: its field \"{name}\" says {}: {scope}", p.meaning));
+                }
+            }
+            if words(&field.value, true).len() <= VALUE_WORDS {
+                for p in phrases_in(&field.value) {
+                    if let Effect::Raise(scope) = p.effect {
+                        let value: String = field.value.chars().take(40).collect();
+                        raise(
+                            &mut out,
+                            scope,
+                            format!("{sends}: it sends {name}=\"{value}\" ({}): {scope}", p.meaning),
+                        );
+                    }
                 }
             }
         }
@@ -266,22 +636,30 @@ pub fn classify_request(request: &WireRequest, page_url: Option<&str>, secrets: 
             raise(&mut out, Destructive, format!("{sends}: a DELETE request (_method=delete): DESTRUCTIVE"));
         }
     }
-    let own_site = page_url.is_some_and(|p| same_site(p, &request.url));
+    // A cart confirmed is an order, whatever else it is called.
     let path_words = normalise(&path);
-    let to_cart = CART_WORDS.iter().any(|w| format!(" {path_words} ").contains(&format!(" {w} ")));
-    if own_site
-        && !to_cart
-        && let Some(total) = request.fields.iter().find(|f| is_amount_field(&f.name) && looks_numeric(&f.value))
+    let to_cart = has_any(&path_words, CART_WORDS).is_some();
+    let committed = to_cart.then(|| {
+        has_any(&path_words, COMMIT_WORDS).or_else(|| {
+            request
+                .fields
+                .iter()
+                .filter(|f| VERB_FIELDS.contains(&last_name(&f.name).as_str()))
+                .find_map(|f| has_any(&normalise(&f.value), COMMIT_WORDS))
+        })
+    });
+    if let Some(Some(word)) = committed {
+        raise(&mut out, Payment, format!("{sends}: it confirms a cart (\"{word}\"): an order, PAYMENT"));
+    }
+    // An amount with a currency or with items, to any site: an order in
+    // all but name (what a cart keeps is not, unless it is confirmed).
+    if (!to_cart || matches!(committed, Some(Some(_))))
+        && let Some(total) = request.fields.iter().find(|f| {
+            amount_field(&f.name).is_some_and(|(kind, _)| kind == AmountKind::Total) && looks_numeric(&f.value)
+        })
     {
-        let currency = request.fields.iter().any(|f| {
-            CURRENCY_WORDS.contains(&last_name(&f.name).as_str())
-                || CURRENCY_WORDS.contains(&crate::vocab::text::fold(f.value.trim()).as_str())
-        });
-        let items = request.fields.iter().any(|f| {
-            let name = f.name.trim_start_matches('?').to_lowercase();
-            name.split(['.', '[', ']']).any(|part| ITEM_FIELDS.contains(&normalise(part).as_str()))
-        });
-        if currency || items {
+        let items = request.sends_items();
+        if items || request.names_currency() {
             let name = total.name.trim_start_matches('?');
             raise(
                 &mut out,
@@ -298,16 +676,84 @@ pub fn classify_request(request: &WireRequest, page_url: Option<&str>, secrets: 
     out
 }
 
-/// The user's values in the request's URL or body: at least SUBMIT.
+/// The user's values anywhere in the request (its URL and host name, its
+/// headers, its body), or in what it makes joined with what went to the
+/// same other site before: at least SUBMIT.
 fn carried(out: &mut Classification, request: &WireRequest, to: &str, secrets: &[SecretValue], sends: &str) {
-    let haystack = format!("{}\n{}", request.url, request.body);
-    for s in find_secrets(&haystack, secrets) {
-        let reason = format!("{sends}: it carries your {} to {to}: SUBMIT", s.key);
+    let found = find_secrets(&request.text(), secrets);
+    let mut reasons: Vec<String> =
+        found.iter().map(|s| format!("{sends}: it carries your {} to {to}: SUBMIT", s.key)).collect();
+    if !request.joined.is_empty() {
+        for s in find_secrets(&request.joined, secrets) {
+            if !found.iter().any(|f| f.key == s.key) {
+                reasons.push(format!(
+                    "{sends}: with what the page sent {to} before, it carries your {} (split over requests): SUBMIT",
+                    s.key
+                ));
+            }
+        }
+    }
+    for reason in reasons {
         out.scope = out.scope.max(Submit);
         if !out.reasons.contains(&reason) {
             out.reasons.push(reason);
         }
     }
+}
+
+/// How many characters a piece of a request may have to be joined with
+/// another ([`WireRequest::pieces`]); longer ones are searched alone.
+const PIECE_CHARS: usize = 80;
+/// How many pieces of one request are joined.
+const PIECES_PER_REQUEST: usize = 16;
+/// How many pieces a watch keeps of what went to one other site.
+const PIECES_KEPT: usize = 32;
+
+/// What one watch let go to each other site than its page's, as pieces
+/// (host labels, path segments, fragments, field values): a value split
+/// over two requests (half in an EventSource's address, half in an
+/// image's) is found in the pieces joined.
+#[derive(Debug, Default)]
+pub struct SentElsewhere {
+    sites: std::collections::HashMap<String, std::collections::VecDeque<String>>,
+}
+
+impl SentElsewhere {
+    /// Set `request.joined` (each piece sent to its site before followed by
+    /// each of its own, and its own pieces two by two, one a line) when it
+    /// goes to another site than `page_url`'s, and keep its pieces.
+    pub fn join(&mut self, request: &mut WireRequest, page_url: Option<&str>) {
+        if page_url.is_some_and(|p| same_site(p, &request.url)) {
+            return;
+        }
+        let Some(site) = site_key(&request.url) else { return };
+        let now = request.pieces();
+        let before = self.sites.entry(site).or_default();
+        let mut joined = String::new();
+        for a in before.iter().chain(now.iter()) {
+            for b in &now {
+                if !std::ptr::eq(a, b) {
+                    joined.push_str(a);
+                    joined.push_str(b);
+                    joined.push('\n');
+                }
+            }
+        }
+        request.joined = joined;
+        before.extend(now);
+        while before.len() > PIECES_KEPT {
+            before.pop_front();
+        }
+    }
+}
+
+/// The site of a URL: its registrable domain, or its host when the public
+/// suffix list has none (an IP address, `localhost`).
+fn site_key(url: &str) -> Option<String> {
+    let host = Url::parse(url).ok()?.host_str()?.trim_end_matches('.').to_ascii_lowercase();
+    let is_ip = host.parse::<std::net::IpAddr>().is_ok() || host.starts_with('[');
+    let domain = (!is_ip).then(|| psl::domain_str(&host)).flatten().map(str::to_owned);
+    Some(domain.unwrap_or(host))
 }
 
 /// The user's values less those the user gave the page's own site in
@@ -416,10 +862,6 @@ fn normalise(name: &str) -> String {
     words(name, true).iter().map(|w| w.folded.clone()).collect::<Vec<_>>().join(" ")
 }
 
-fn is_amount_field(name: &str) -> bool {
-    AMOUNT_FIELDS.contains(&last_name(name).as_str())
-}
-
 fn looks_numeric(value: &str) -> bool {
     let digits = value.chars().filter(char::is_ascii_digit).count();
     digits > 0 && value.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | ' ' | '₫' | '$' | '-'))
@@ -490,10 +932,11 @@ mod tests {
         assert!(same_site("https://www.shop.com.vn", "https://api.shop.com.vn"));
         assert!(same_site("https://shop.vn", "https://shop.vn"));
         assert!(!same_site("https://shop.com.vn", "https://evil.com.vn"));
-        // So an amount sent to another shop under com.vn is not graded as this shop's order.
+        // An amount with items is an order wherever it goes: to the page's
+        // own site or to another one (a payment API).
         let json = r#"{"items":[{"sku":"A1"}],"total":1}"#;
         let r = WireRequest::parse("POST", "https://evil.com.vn/x", Some("application/json"), Some(json));
-        assert_eq!(classify_request(&r, Some("https://shop.com.vn/p"), &[]).scope, WriteNonDestructive);
+        assert_eq!(classify_request(&r, Some("https://shop.com.vn/p"), &[]).scope, Payment);
     }
 
     #[test]
@@ -563,5 +1006,222 @@ mod tests {
         let c = classify_request(&r, PAGE, &secrets);
         assert_eq!(c.scope, Submit);
         assert!(c.reasons.iter().any(|r| r.contains("contact.phone") && !r.contains("0901234567")), "{:?}", c.reasons);
+    }
+
+    fn json(url: &str, body: &str) -> Classification {
+        graded("POST", url, "application/json", body)
+    }
+
+    fn form(url: &str, body: &str) -> Classification {
+        graded("POST", url, "application/x-www-form-urlencoded", body)
+    }
+
+    #[test]
+    fn a_cart_confirmed_is_an_order_whatever_it_is_called() {
+        let orders = [
+            json("https://shop.vn/api/cart/confirm", r#"{"qty":50}"#),
+            json("https://shop.vn/api/cart/confirm", r#"{"items":[{"sku":"X15","qty":50}]}"#),
+            json("https://api.shop.vn/v2/basket/complete", r#"{"basketId":"b1"}"#),
+            form("https://shop.vn/gio-hang/xac-nhan", "sl=50&ma_sp=X15"),
+            form("https://shop.vn/gio-hang/hoan-tat", "so_luong=2"),
+            json("https://shop.vn/api/cart", r#"{"action":"confirm","qty":50}"#),
+            json("https://shop.vn/api/cart", r#"{"step":"xác nhận","qty":50}"#),
+            json("https://shop.vn/api/cart/finalize", r#"{"id":"c1"}"#),
+            json("https://shop.vn/bag/commit", r#"{"lines":[{"sku":"A","n":3}]}"#),
+            // An amount with a currency to the cart, confirmed.
+            json("https://shop.vn/cart/submit", r#"{"total":21490000,"currency":"VND"}"#),
+        ];
+        for (i, c) in orders.iter().enumerate() {
+            assert_eq!(c.scope, Payment, "order {i}: {:?}", c.reasons);
+        }
+        assert!(orders[0].reasons.iter().any(|r| r.contains("confirms a cart")), "{:?}", orders[0].reasons);
+    }
+
+    #[test]
+    fn adding_to_a_cart_and_changing_it_ask_nothing() {
+        let kept = [
+            json("https://shop.vn/cart/add", r#"{"sku":"A1","qty":1}"#),
+            json("https://shop.vn/cart/add.js", r#"{"items":[{"id":123,"quantity":1}]}"#),
+            json("https://shop.vn/api/cart", r#"{"sku":"A1","name":"Laptop","price":21490000,"qty":1}"#),
+            json("https://shop.vn/api/cart/items", r#"{"sku":"A1","qty":2,"currency":"VND","price":21490000}"#),
+            form("https://shop.vn/cart/update", "updates[123]=2"),
+            form("https://shop.vn/cart/change.js", "id=123&quantity=3"),
+            json("https://shop.vn/gio-hang/them", r#"{"items":[{"sku":"A1"}],"total":21490000,"currency":"VND"}"#),
+            json("https://shop.vn/api/wishlist", r#"{"product_id":5}"#),
+            form("https://shop.vn/them-vao-gio", "id=5&so_luong=1"),
+            json("https://shop.vn/api/cart", r#"{"action":"add","qty":1}"#),
+        ];
+        for (i, c) in kept.iter().enumerate() {
+            assert_eq!(c.scope, WriteNonDestructive, "cart change {i}: {:?}", c.reasons);
+        }
+    }
+
+    #[test]
+    fn an_amount_sent_to_another_site_s_payment_api_is_payment() {
+        let pays = [
+            json("https://pay.example/v1/charges", r#"{"amount":21490000,"currency":"VND","ref":"x"}"#),
+            json("https://pay.example/api/v1/x", r#"{"charge_minor":99900000,"currency":"VND"}"#),
+            json(
+                "https://pay.example/v2/intents",
+                r#"{"purchase_units":[{"amount":{"value":"10.00","currency_code":"USD"}}]}"#,
+            ),
+            form("https://gw.example/pay.html", "vnp_Amount=2149000000&vnp_CurrCode=VND&vnp_TxnRef=1"),
+            json("https://gw.example/create", r#"{"amount_cents":1999,"items":[{"sku":"A"}]}"#),
+            json("https://gw.example/create", r#"{"tongTien":21490000,"loaiTien":"VND"}"#),
+        ];
+        for (i, c) in pays.iter().enumerate() {
+            assert_eq!(c.scope, Payment, "payment {i}: {:?}", c.reasons);
+        }
+        // Between actions too (read for what it does only).
+        let r = WireRequest::parse(
+            "POST",
+            "https://pay.example/api/v1/x",
+            Some("application/json"),
+            Some(r#"{"charge_minor":99900000,"currency":"VND"}"#),
+        );
+        assert_eq!(classify_third_party(&r, PAGE, &[]).scope, Payment);
+        let r = WireRequest::parse("POST", "https://pay.example/v1/payments", Some("application/json"), Some("{}"));
+        assert_eq!(classify_third_party(&r, PAGE, &[]).scope, Payment, "a payment API by its address");
+    }
+
+    #[test]
+    fn analytics_to_another_site_ask_nothing_read_whole_or_for_what_they_do() {
+        let third = |url: &str, ct: &str, body: &str| {
+            let r = WireRequest::parse("POST", url, Some(ct), Some(body));
+            (classify_third_party(&r, PAGE, &[]).scope, classify_request(&r, PAGE, &[]).scope)
+        };
+        let batch = r#"{"events":[{"message":"gallery_open","order":3,"messageId":"a1","orders":[]}]}"#;
+        assert_eq!(third("https://t.example/collect", "application/json", batch).0, WriteNonDestructive);
+        let ga = "v=2&en=view_item&ep.currency=VND&epn.value=21490000&pr1=idA1~nmLaptop";
+        assert_eq!(third("https://t.example/g/collect", "text/plain", ga), (WriteNonDestructive, WriteNonDestructive));
+        let pixel = "id=1&ev=AddToCart&cd[value]=21490000&cd[currency]=VND&cd[content_ids]=A1";
+        assert_eq!(third("https://t.example/tr", "text/plain", pixel), (WriteNonDestructive, WriteNonDestructive));
+        let ga4 = r#"{"event":"view_item","ecommerce":{"currency":"VND","value":21490000,"items":[{"item_id":"A1","price":21490000}]}}"#;
+        assert_eq!(third("https://t.example/e", "application/json", ga4), (WriteNonDestructive, WriteNonDestructive));
+    }
+
+    fn read(url: &str) -> Classification {
+        classify_request(&WireRequest::parse("GET", url, None, None), PAGE, &[])
+    }
+
+    #[test]
+    fn a_read_whose_address_orders_is_graded_like_a_post() {
+        let orders = [
+            "https://shop.vn/order?qty=50&confirm=1",
+            "https://shop.vn/checkout/confirm?token=abc",
+            "https://shop.vn/dat-hang?so_luong=2&ma_sp=X15",
+            "https://shop.vn/thanh-toan/xac-nhan?ma=1",
+            "https://shop.vn/x?confirm=1&quantity=3",
+            "https://shop.vn/buy?sku=A1&qty=50",
+            "https://shop.vn/api/orders/place?id=1",
+            "https://shop.vn/cart?action=checkout&qty=1",
+            "https://pay.example/payment/complete?amount=21490000",
+            "https://shop.vn/don-hang?sl=3",
+        ];
+        for url in orders {
+            assert!(read_acts(url).is_some(), "{url}");
+            assert_eq!(read(url).scope, Payment, "{url}");
+        }
+        let loads = [
+            "https://shop.vn/orders?page=2",
+            "https://shop.vn/checkout?step=2",
+            "https://shop.vn/search?q=order",
+            "https://shop.vn/search?q=%C4%91%E1%BA%B7t+h%C3%A0ng",
+            "https://shop.vn/product?id=1&qty=1",
+            "https://shop.vn/cart/add?id=1&quantity=1",
+            "https://shop.vn/images/order.png?v=3",
+            "https://shop.vn/order",
+            "https://shop.vn/api/order/status?order_id=1",
+            "https://shop.vn/thanh-toan?buoc=2",
+            "https://shop.vn/p/42?utm_source=x&ref=confirm",
+            "https://cdn.example/js/payment.js?v=12",
+        ];
+        for url in loads {
+            assert_eq!(read_acts(url), None, "{url}");
+            assert_eq!(read(url).scope, WriteNonDestructive, "{url}");
+        }
+    }
+
+    #[test]
+    fn the_amount_is_read_from_the_request_in_major_units() {
+        let amount = |body: &str| {
+            WireRequest::parse("POST", "https://pay.example/x", Some("application/json"), Some(body)).amount()
+        };
+        // VND has no minor unit (ISO 4217): 99,900,000 minor units are 99,900,000 ₫.
+        assert_eq!(amount(r#"{"charge_minor":99900000,"currency":"VND"}"#).as_deref(), Some("99900000 VND"));
+        assert_eq!(amount(r#"{"amount_cents":1999,"currency":"usd"}"#).as_deref(), Some("19.99 USD"));
+        assert_eq!(amount(r#"{"total_minor":12345,"currency":"KWD"}"#).as_deref(), Some("12.345 KWD"));
+        assert_eq!(amount(r#"{"price_minor":500,"currency":"EUR"}"#).as_deref(), Some("5 EUR"));
+        assert_eq!(amount(r#"{"amountMinor":5000,"currency_code":"JPY"}"#).as_deref(), Some("5000 JPY"));
+        assert_eq!(
+            amount(r#"{"purchase_units":[{"amount":{"value":"10.00","currency_code":"USD"}}]}"#).as_deref(),
+            Some("10.00 USD")
+        );
+        assert_eq!(amount(r#"{"amount_cents":5}"#).as_deref(), Some("0.05"));
+        // "minor" of no named currency: shown as it is, never less.
+        assert_eq!(amount(r#"{"charge_minor":99900000}"#).as_deref(), Some("99900000"));
+        // A total before a unit price; a unit price when there is nothing else.
+        assert_eq!(amount(r#"{"price":100,"total":300,"currency":"VND"}"#).as_deref(), Some("300 VND"));
+        assert_eq!(amount(r#"{"tong_tien":"21490000","don_vi":"₫"}"#).as_deref(), Some("21490000 VND"));
+        assert_eq!(amount(r#"{"note":"hi"}"#), None);
+        let vnp = WireRequest::parse(
+            "POST",
+            "https://gw.example/pay",
+            Some("application/x-www-form-urlencoded"),
+            Some("vnp_Amount=2149000000&vnp_CurrCode=VND"),
+        );
+        assert_eq!(vnp.amount().as_deref(), Some("2149000000 VND"));
+    }
+
+    #[test]
+    fn the_users_values_are_found_in_every_part_of_a_request() {
+        let secrets = vec![SecretValue::profile("travel.passport_no", "B7654321")];
+        let leaks = [
+            WireRequest::parse("GET", "http://b7654321.localhost/", None, None),
+            WireRequest::parse("GET", "https://evil.example/#B7654321", None, None),
+            WireRequest::parse("GET", "https://evil.example/p.gif", None, None)
+                .with_headers(vec![("X-Trace".into(), "B7654321".into())]),
+            WireRequest::parse("GET", "https://evil.example/p.gif", None, None)
+                .with_headers(vec![("Referer".into(), "https://shop.vn/p/42?ref=B-765-4321".into())]),
+            WireRequest::parse("POST", "https://evil.example/c", Some("text/plain"), Some("x"))
+                .with_headers(vec![("Authorization".into(), "Bearer Qjc2NTQzMjE=".into())]),
+        ];
+        for (i, r) in leaks.iter().enumerate() {
+            let c = classify_request(r, PAGE, &secrets);
+            assert_eq!(c.scope, Submit, "leak {i}: {:?}", c.reasons);
+            assert!(c.reasons.iter().any(|w| w.contains("travel.passport_no")), "leak {i}: {:?}", c.reasons);
+        }
+        let clean = WireRequest::parse("GET", "https://evil.example/p.gif", None, None)
+            .with_headers(vec![("Referer".into(), "https://shop.vn/".into()), ("Accept".into(), "*/*".into())]);
+        assert_eq!(classify_request(&clean, PAGE, &secrets).scope, WriteNonDestructive);
+    }
+
+    #[test]
+    fn a_value_split_over_requests_to_one_other_site_is_found_joined() {
+        let secrets = vec![
+            SecretValue::profile("travel.passport_no", "B7654321"),
+            SecretValue::profile("contact.phone", "0901234567"),
+        ];
+        let mut sent = SentElsewhere::default();
+        let get = |url: &str, sent: &mut SentElsewhere| {
+            let mut r = WireRequest::parse("GET", url, None, None);
+            sent.join(&mut r, PAGE);
+            classify_request(&r, PAGE, &secrets)
+        };
+        assert_eq!(get("https://evil.example/a?x=B765&t=1", &mut sent).scope, WriteNonDestructive);
+        let second = get("https://cdn.evil.example/b.gif?y=4321", &mut sent);
+        assert_eq!(second.scope, Submit, "{:?}", second.reasons);
+        assert!(second.reasons.iter().any(|r| r.contains("split")), "{:?}", second.reasons);
+        // A phone split between an EventSource's path and an image's query.
+        assert_eq!(get("https://evil.example/events/0901", &mut sent).scope, WriteNonDestructive);
+        assert_eq!(get("https://evil.example/i.gif?q=234567", &mut sent).scope, Submit);
+        // Two halves in one request's fields.
+        assert_eq!(get("https://other.example/c?a=B765&b=4321", &mut sent).scope, Submit);
+        // Halves sent to two different sites, or to the page's own site, are not joined.
+        let mut sent = SentElsewhere::default();
+        assert_eq!(get("https://one.example/a?x=B765", &mut sent).scope, WriteNonDestructive);
+        assert_eq!(get("https://two.example/b?y=4321", &mut sent).scope, WriteNonDestructive);
+        assert_eq!(get("https://shop.vn/a?x=0901", &mut sent).scope, WriteNonDestructive);
+        assert_eq!(get("https://shop.vn/b?y=234567", &mut sent).scope, WriteNonDestructive);
     }
 }

@@ -52,3 +52,4 @@ mod watch;
 mod web_search;
 mod wire_always;
 mod wire_gate;
+mod wire_grading;

