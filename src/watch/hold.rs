@@ -87,6 +87,8 @@ mod tests {
             url: url.into(),
             content_type: body.map(|_| "application/x-www-form-urlencoded".into()),
             body: body.map(str::to_owned),
+            headers: Vec::new(),
+            navigates: false,
         }
     }
 
