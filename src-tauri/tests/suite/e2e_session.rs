@@ -100,8 +100,8 @@ fn the_tabs_come_back_after_a_restart_but_never_a_page_that_answered_a_form() ->
     let app = App::start(&env, "tabs", &[])?;
     let s = &app.panel;
 
-    // The user's browsing: a product page, an order sent by a page's form
-    // (its answer page), a login whose form redirects, a blank tab, the
+    // The user's browsing: a product page, a cart line sent by a page's
+    // form (its answer page), a login whose form redirects, a blank tab, the
     // tabs page; then back to the product page.
     let product = site.url("shop-vn.html");
     let other = site.url("tabs.html");
@@ -110,8 +110,8 @@ fn the_tabs_come_back_after_a_restart_but_never_a_page_that_answered_a_form() ->
     call(s, "browser_new_tab", json!({"url": site.url("session/post-on-load.html?to=login")}))?;
     call(s, "browser_new_tab", json!({"url": "about:blank"}))?;
     call(s, "browser_new_tab", json!({"url": other}))?;
-    wait_until("the order and the login to be sent", UI_TIMEOUT, || {
-        Ok((site.hits("checkout") == 1 && site.hits("account.html") == 1).then_some(()))
+    wait_until("the cart line and the login to be sent", UI_TIMEOUT, || {
+        Ok((site.hits("shop/vn/cart") == 1 && site.hits("account.html") == 1).then_some(()))
     })?;
     let open = tabs(s)?;
     assert_eq!(open.len(), 5, "{open:?}");
@@ -124,7 +124,7 @@ fn the_tabs_come_back_after_a_restart_but_never_a_page_that_answered_a_form() ->
     let data_dir = env.data_dir();
     wait_until("tabs.json to keep the two pages", UI_TIMEOUT, || Ok((kept(&data_dir) == want).then_some(())))?;
     let file = std::fs::read_to_string(data_dir.join("tabs.json"))?;
-    assert!(!file.contains("checkout") && !file.contains("account.html"), "{file}");
+    assert!(!file.contains("cart") && !file.contains("account.html"), "{file}");
     app.stop()?;
 
     // Started again: the same tabs, in the same order, the product page
@@ -138,7 +138,7 @@ fn the_tabs_come_back_after_a_restart_but_never_a_page_that_answered_a_form() ->
     })?;
     assert_eq!(back, want);
     assert_eq!(site.posts().len(), posts, "a form was sent again: {:?}", site.posts());
-    assert_eq!(site.hits("checkout"), 1);
+    assert_eq!(site.hits("shop/vn/cart"), 1);
     assert_eq!(site.hits("account.html"), 1);
 
     // Turned off in the settings: the kept tabs are forgotten, and the next
