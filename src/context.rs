@@ -27,6 +27,9 @@ pub use crate::protocol::FrontEnd;
 #[derive(Debug, Clone, Default)]
 pub struct Cancel {
     inner: Arc<(AtomicBool, Notify)>,
+    /// Set with the switch when the process is ending rather than someone
+    /// stopping the run: the run is left to be resumed.
+    interrupted: Arc<AtomicBool>,
 }
 
 impl Cancel {
@@ -43,6 +46,23 @@ impl Cancel {
 
     pub fn is_cancelled(&self) -> bool {
         self.inner.0.load(Ordering::SeqCst)
+    }
+
+    /// Stop the run because Halley is closing (Quit, a signal): the call
+    /// in flight is dropped as on [`Cancel::cancel`], but the run ends
+    /// `paused` (`interrupted`), resumable, and its unfinished calls keep
+    /// their "interrupted" placeholders instead of a cancelled result. A run
+    /// someone stopped already stays cancelled.
+    pub fn interrupt(&self) {
+        if !self.is_cancelled() {
+            self.interrupted.store(true, Ordering::SeqCst);
+        }
+        self.cancel();
+    }
+
+    /// Whether the switch was an [`Cancel::interrupt`].
+    pub fn is_interrupted(&self) -> bool {
+        self.interrupted.load(Ordering::SeqCst)
     }
 
     /// Resolves once [`Cancel::cancel`] has been called.

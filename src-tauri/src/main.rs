@@ -43,7 +43,7 @@ fn main() -> anyhow::Result<()> {
         .plugin(windows::app_pages_only())
         .setup(|app| {
             let handle = app.handle().clone();
-            shutdown::exit_on_signals(handle.clone());
+            shutdown::quit_on_signals(handle.clone());
             let shell = tauri::async_runtime::block_on(Shell::open());
             let host = shell.host().ok().cloned();
             // The tray and the notifications speak the user's language.
@@ -94,7 +94,7 @@ fn main() -> anyhow::Result<()> {
         // The panel hides instead of closing; a dialog closing last must not
         // end Halley either: only Quit (or a signal) does.
         RunEvent::ExitRequested { code: None, api, .. } => api.prevent_exit(),
-        RunEvent::Exit => close_host(app),
+        RunEvent::Exit => shutdown::on_exit(app),
         _ => {}
     });
     Ok(())
@@ -127,11 +127,4 @@ fn forward_events(app: AppHandle, host: Arc<Host>) {
             notify::on_event(&app, &event, browser_focused);
         }
     });
-}
-
-/// Stop the run, refuse waiting questions, close the browser and the store.
-fn close_host(app: &AppHandle) {
-    if let Some(host) = app.try_state::<Shell>().and_then(|s| s.host().ok().cloned()) {
-        tauri::async_runtime::block_on(host.close());
-    }
 }

@@ -23,7 +23,7 @@ pub struct Shell {
     /// Holds the local API once it listens (started beside the panel, not
     /// before it: reading its token may wait on the keyring); dropping it
     /// would stop the server.
-    _api: Arc<tokio::sync::Mutex<Option<halley::api::Server>>>,
+    api: Arc<tokio::sync::Mutex<Option<halley::api::Server>>>,
     /// Checks the due watches while the app runs (dropping it stops it).
     _watches: Option<halley::host::watches::Scheduler>,
     /// The archival passages embedded in the background.
@@ -40,7 +40,7 @@ impl Shell {
                 return Shell {
                     host: Err(e.to_wire()),
                     data_dir: None,
-                    _api: Arc::default(),
+                    api: Arc::default(),
                     _watches: None,
                     _embedder: None,
                 };
@@ -61,11 +61,20 @@ impl Shell {
             watches = Some(host.start_watch_scheduler(watch_tick()));
             embedder = Some(host.start_embedder(halley::host::memory::EMBED_TICK));
         }
-        Shell { host, data_dir: Some(root), _api: api, _watches: watches, _embedder: embedder }
+        Shell { host, data_dir: Some(root), api, _watches: watches, _embedder: embedder }
     }
 
     pub fn host(&self) -> Result<&Arc<Host>, WireError> {
         self.host.as_ref().map_err(Clone::clone)
+    }
+
+    /// Stop the local API, if it listens (requests in flight get a moment
+    /// to finish).
+    pub async fn stop_api(&self) {
+        let server = self.api.lock().await.take();
+        if let Some(server) = server {
+            server.stop().await;
+        }
     }
 
     /// A file of the shell's own in the data directory.

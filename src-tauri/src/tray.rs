@@ -91,7 +91,9 @@ fn on_menu(app: &AppHandle, event: MenuEvent) {
             }
         }
         PAUSE => set_paused(app),
-        QUIT => app.exit(0),
+        QUIT => {
+            tauri::async_runtime::spawn(crate::shutdown::quit(app.clone()));
+        }
         _ => {}
     }
 }

@@ -109,32 +109,16 @@ fn panel_changed(app: &AppHandle) {
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         tokio::time::sleep(SETTLE).await;
-        if app.state::<Dock>().generation.load(Ordering::SeqCst) == generation {
+        if app.state::<Dock>().generation.load(Ordering::SeqCst) == generation && !crate::shutdown::quitting() {
             settle(&app);
         }
     });
 }
 
 fn settle(app: &AppHandle) {
-    let Some(panel) = app.get_webview_window(PANEL) else {
+    let Some((work, rect, side, scale)) = remember_layout(app) else {
         return;
     };
-    if !panel_state(app).0 {
-        return;
-    }
-    let (Ok(position), Ok(size), Some((work, scale))) = (panel.outer_position(), panel.outer_size(), work_area(&panel))
-    else {
-        return;
-    };
-    let rect = Rect { x: position.x, y: position.y, width: size.width, height: size.height };
-    let side = layout::side_of(work, rect);
-    let mut saved = load_layout(app);
-    let width = f64::from(size.width) / scale;
-    if saved.side != side || (saved.width - width).abs() >= 1.0 {
-        saved.side = side;
-        saved.width = width.round();
-        save_layout(app, &saved);
-    }
     let Some(area) = layout::browser_area(work, rect, side, min_width(scale)) else {
         return;
     };
@@ -154,6 +138,30 @@ fn settle(app: &AppHandle) {
             eprintln!("halley-desktop: cannot place the browser window: {e}");
         }
     });
+}
+
+/// Save the docked panel's side and width as it is now (the panel settling,
+/// or Quit before a last move settled): its monitor's work area, its
+/// rectangle, side and scale factor; `None` when it is hidden or has none.
+pub fn remember_layout(app: &AppHandle) -> Option<(Rect, Rect, layout::Side, f64)> {
+    let panel = app.get_webview_window(PANEL)?;
+    if !panel_state(app).0 {
+        return None;
+    }
+    let (Ok(position), Ok(size), Some((work, scale))) = (panel.outer_position(), panel.outer_size(), work_area(&panel))
+    else {
+        return None;
+    };
+    let rect = Rect { x: position.x, y: position.y, width: size.width, height: size.height };
+    let side = layout::side_of(work, rect);
+    let mut saved = load_layout(app);
+    let width = f64::from(size.width) / scale;
+    if saved.side != side || (saved.width - width).abs() >= 1.0 {
+        saved.side = side;
+        saved.width = width.round();
+        save_layout(app, &saved);
+    }
+    Some((work, rect, side, scale))
 }
 
 /// The work area (screen less panels and docks) of the panel's monitor, and

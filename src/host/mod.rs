@@ -528,23 +528,28 @@ impl Host {
         self.closing.load(std::sync::atomic::Ordering::SeqCst)
     }
 
-    /// Stop every run, refuse waiting questions, keep the tabs for the next
-    /// start (when [`Host::keep_tabs`] was called), close the browser (if
-    /// Halley started it) and the store.
+    /// Interrupt every run (left paused, resumable), refuse the questions
+    /// still waiting, keep the tabs for the next start (when
+    /// [`Host::keep_tabs`] was called; at most [`CLOSE_WAIT`] more), close
+    /// the browser (if Halley started it) and the store.
     pub async fn close(&self) {
         self.closing.store(true, std::sync::atomic::Ordering::SeqCst);
-        self.stop_all();
-        self.confirmer.refuse_all();
+        self.interrupt_runs();
         let until = Instant::now() + CLOSE_WAIT;
         while !self.runs().going.is_empty() && Instant::now() < until {
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
+        // After the runs stopped (a question they waited on is asked again
+        // when they resume); others' questions, e.g. a direct tool call's.
+        self.confirmer.refuse_all();
         // The tabs as the user left them, before the browser closes (a call
         // still holding it past a second: the last save stands).
-        if self.keeping_tabs.load(std::sync::atomic::Ordering::SeqCst)
-            && let Err(e) = self.save_tabs().await
-        {
-            tracing::warn!("cannot keep the tabs for the next start: {}", e.to_wire().message);
+        if self.keeping_tabs.load(std::sync::atomic::Ordering::SeqCst) {
+            match tokio::time::timeout(CLOSE_WAIT, self.save_tabs()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::warn!("cannot keep the tabs for the next start: {}", e.to_wire().message),
+                Err(_) => tracing::warn!("the tabs were not saved within {CLOSE_WAIT:?}: the last save stands"),
+            }
         }
         self.core.close().await;
     }

@@ -235,7 +235,8 @@ impl Host {
             None => {
                 let stopped = Error::new(ErrorCode::Cancelled, "the run was stopped");
                 emit(error_event(&run_id, &stopped));
-                (RunStatus::Cancelled, StopReason::Cancelled, None)
+                let (status, reason) = crate::agent::run::cancelled_stop(&cx.cancel);
+                (status, reason, None)
             }
             Some(Err(e)) => {
                 emit(error_event(&run_id, &e));
@@ -294,6 +295,14 @@ impl Host {
     /// Cancel every run, whoever started it.
     pub(super) fn stop_all(&self) {
         self.runs().going.values().for_each(|r| r.cancel.cancel());
+        self.stop_scheduled_replays();
+    }
+
+    /// Halley is closing: every run stops where it is and is left paused
+    /// (`interrupted`), to be resumed (`halley run --resume`), instead of
+    /// cancelled; the scheduled replays stop.
+    pub(super) fn interrupt_runs(&self) {
+        self.runs().going.values().for_each(|r| r.cancel.interrupt());
         self.stop_scheduled_replays();
     }
 

@@ -96,6 +96,9 @@ pub enum StopReason {
     WaitingForChallenge,
     /// Paused: a client application runs a call of its tool.
     WaitingForClient,
+    /// Paused: Halley closed (Quit, a signal) while the run went on; it can
+    /// be resumed (`halley run --resume`).
+    Interrupted,
 }
 
 /// How a call ended.

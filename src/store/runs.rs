@@ -28,6 +28,7 @@ impl StopReason {
             Self::WaitingForConfirmation => "waiting_for_confirmation",
             Self::WaitingForChallenge => "waiting_for_challenge",
             Self::WaitingForClient => "waiting_for_client",
+            Self::Interrupted => "interrupted",
         }
     }
 }

@@ -27,6 +27,7 @@ mod fixture_server;
 mod foreign_words;
 mod gate_browser;
 mod host;
+mod host_close;
 mod lasts_profile;
 mod lasts_programs;
 mod lasts_watch;

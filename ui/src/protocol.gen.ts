@@ -1114,7 +1114,8 @@ export type StopReason =
   | "internal_error"
   | "waiting_for_confirmation"
   | "waiting_for_challenge"
-  | "waiting_for_client";
+  | "waiting_for_client"
+  | "interrupted";
 
 /**
  * A tool as the store keeps it, with its declaration as the registry has

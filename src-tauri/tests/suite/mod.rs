@@ -9,5 +9,6 @@ mod e2e_shell;
 mod e2e_watch;
 mod notify;
 mod screenshots;
+mod shutdown;
 mod signals;
 mod window;

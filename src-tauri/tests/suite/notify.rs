@@ -78,7 +78,7 @@ fn stop(mut app: Reaped) -> Result<()> {
     let deadline = Instant::now() + EXIT_TIMEOUT;
     while Instant::now() < deadline {
         if let Some(status) = app.0.try_wait()? {
-            assert_eq!(status.code(), Some(143), "halley-desktop did not exit cleanly on SIGTERM: {status}");
+            assert_eq!(status.code(), Some(0), "halley-desktop did not exit cleanly on SIGTERM: {status}");
             return Ok(());
         }
         sleep(Duration::from_millis(100));

@@ -32,6 +32,7 @@ pub(crate) use journal::Journal;
 use prompt::history_message;
 pub use prompt::{offered_definitions, tool_definitions};
 use turn::Loop;
+pub(crate) use turn::cancelled_stop;
 
 /// Limits of one run.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -32,6 +32,16 @@ use crate::tools::offer::{self, Offer};
 /// Why the loop stopped.
 pub(super) type Stop = (RunStatus, StopReason);
 
+/// How a run stops once its cancel switch is on: cancelled, or paused
+/// (`interrupted`, resumable) when Halley is closing.
+pub(crate) fn cancelled_stop(cancel: &crate::context::Cancel) -> Stop {
+    if cancel.is_interrupted() {
+        (RunStatus::Paused, StopReason::Interrupted)
+    } else {
+        (RunStatus::Cancelled, StopReason::Cancelled)
+    }
+}
+
 /// One run's state while it goes.
 pub(super) struct Loop<'a> {
     core: &'a Core,
@@ -186,7 +196,7 @@ impl<'a> Loop<'a> {
         let store = self.core.store();
         loop {
             if self.cx.cancel.is_cancelled() {
-                return Ok(((RunStatus::Cancelled, StopReason::Cancelled), None));
+                return Ok((cancelled_stop(&self.cx.cancel), None));
             }
             // Tools registered or unregistered since the last turn.
             let now = self.core.registry();
@@ -289,7 +299,7 @@ impl<'a> Loop<'a> {
             let completion: Completion = match streamed {
                 None => {
                     store.steps().finish(&step.id, &outcome(StepStatus::Cancelled, None, None)).await?;
-                    return Ok(((RunStatus::Cancelled, StopReason::Cancelled), None));
+                    return Ok((cancelled_stop(&self.cx.cancel), None));
                 }
                 Some(Err(e)) => {
                     let message = e.to_wire().message;
@@ -507,6 +517,11 @@ impl<'a> Loop<'a> {
             // left unpolled in the middle of a write would keep the database's
             // write lock, and the writes below would wait on it in vain.
             drop(exec);
+            if self.cx.cancel.is_interrupted() {
+                // Halley is closing: the calls that did not end keep their
+                // "interrupted" placeholders, which a resumed run settles.
+                return Ok(Some(cancelled_stop(&self.cx.cancel)));
+            }
             // Every call gets a result in the history, or the conversation
             // could not go on with another run; calls that ended keep theirs.
             for p in &asked {
@@ -612,6 +627,11 @@ impl<'a> Loop<'a> {
         match &answer {
             Some(text) => on_event(AgentEvent::Final { run_id, text: text.clone(), steps: self.steps }),
             None if reason == StopReason::ModelError => {}
+            None if reason == StopReason::Interrupted => on_event(AgentEvent::Error {
+                run_id: run_id.clone(),
+                code: ErrorCode::Cancelled,
+                message: format!("Halley closed during the run: resume it with `halley run --resume {run_id}`"),
+            }),
             None if status == RunStatus::Cancelled => on_event(AgentEvent::Error {
                 run_id,
                 code: ErrorCode::Cancelled,
