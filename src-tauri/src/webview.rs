@@ -14,7 +14,14 @@
 //! - `WEBKIT_WEB_RENDER_DEVICE_FILE`: the GPU's render node, named here from
 //!   `/dev/dri` (or `/dev/null` when there is none) so that the UI process
 //!   does not open an EGL display to ask;
-//! - `GDK_GL=disable`: GTK itself does not probe GLX (the app draws no GL).
+//! - `GDK_GL=disable`: GTK itself does not probe GLX (the app draws no GL);
+//! - `JSC_useJIT=0`: the panel's script runs in JavaScriptCore's
+//!   interpreter, without its JIT compilers and their code (the web
+//!   process: about 7 MB PSS less, `make bench-desktop`; the panel is a
+//!   small page, events and a few DOM updates, no hot loops);
+//! - `MALLOC_ARENA_MAX=2`: glibc's allocator keeps two arenas, not one per
+//!   thread that allocated (the app's runtime workers, WebKit's and GTK's
+//!   threads: about 2 MB).
 //!
 //! WebKitGTK reads these once, when it starts (turning
 //! `hardware-acceleration-policy` off on a live webview breaks its web
@@ -39,6 +46,8 @@ pub const SOFTWARE_RENDERING: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
 const DMABUF_RENDERER_OFF: &str = "WEBKIT_DISABLE_DMABUF_RENDERER";
 const RENDER_DEVICE: &str = "WEBKIT_WEB_RENDER_DEVICE_FILE";
 const GDK_GL: &str = "GDK_GL";
+const JSC_JIT: &str = "JSC_useJIT";
+const MALLOC_ARENAS: &str = "MALLOC_ARENA_MAX";
 pub const KEEP_GPU: &str = "HALLEY_WEBVIEW_GPU";
 
 /// Call first in `main`. Returns only when nothing is to be done, or when the
@@ -92,8 +101,13 @@ fn restart_command(
     args.next();
     command.args(args).env(SOFTWARE_RENDERING, "1");
     let device: OsString = render_node().map_or_else(|| "/dev/null".into(), PathBuf::into_os_string);
-    let defaults: [(&str, OsString); 3] =
-        [(DMABUF_RENDERER_OFF, "1".into()), (RENDER_DEVICE, device), (GDK_GL, "disable".into())];
+    let defaults: [(&str, OsString); 5] = [
+        (DMABUF_RENDERER_OFF, "1".into()),
+        (RENDER_DEVICE, device),
+        (GDK_GL, "disable".into()),
+        (JSC_JIT, "0".into()),
+        (MALLOC_ARENAS, "2".into()),
+    ];
     for (name, value) in defaults {
         if var(name).is_none() {
             command.env(name, value);
@@ -133,6 +147,8 @@ mod tests {
             envs(&command),
             vec![
                 pair("GDK_GL", "disable"),
+                pair("JSC_useJIT", "0"),
+                pair("MALLOC_ARENA_MAX", "2"),
                 pair("WEBKIT_DISABLE_COMPOSITING_MODE", "1"),
                 pair("WEBKIT_DISABLE_DMABUF_RENDERER", "1"),
                 pair("WEBKIT_WEB_RENDER_DEVICE_FILE", "/dev/dri/renderD128"),

@@ -65,6 +65,9 @@ pub struct Action {
     /// another program's result): with `changes`, the user is asked first,
     /// whatever the rules say, and told where the idea may come from.
     pub read_from: Vec<String>,
+    /// Why a page's request is asked about because the person's values
+    /// were typed into the tab's page of another site ([`super::wire::Filled`]).
+    pub after_fill: Option<String>,
 }
 
 impl Action {

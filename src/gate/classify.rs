@@ -73,6 +73,10 @@ pub fn classify(action: &Action, secrets: &[SecretValue]) -> Classification {
         if let Some(declared) = action.declared.filter(|d| *d > out.scope) {
             out.scope = declared;
         }
+        if let Some(why) = &action.after_fill {
+            out.scope = out.scope.max(Submit);
+            out.reasons.push(why.clone());
+        }
         return out;
     }
     let mut cx = Reading { action, secrets, out: Classification { scope: ReadOnly, reasons: Vec::new(), deny: None } };

@@ -8,6 +8,7 @@
 mod keyring;
 pub mod keys;
 pub mod matching;
+pub mod message;
 pub mod results;
 pub mod sealed;
 pub mod shapes;

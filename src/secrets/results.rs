@@ -134,6 +134,33 @@ impl SensitiveResults {
         Ok(hidden)
     }
 
+    /// Keep the person's own values sealed from their message for `run`
+    /// ([`crate::secrets::message`]): each under its placeholder's name.
+    /// Kept again (the next turn, the next run of the conversation), a
+    /// value is not kept twice.
+    pub fn keep_sealed(&self, run: &str, values: &[crate::secrets::message::SealedValue]) {
+        let until = Instant::now() + KEPT_FOR;
+        let mut kept = self.lock();
+        for v in values {
+            if let Some(k) = kept.iter_mut().find(|k| k.name == v.name && k.run.as_deref() == Some(run)) {
+                k.until = until;
+                continue;
+            }
+            kept.push_back(Kept {
+                name: v.name.clone(),
+                label: v.label.clone(),
+                value: v.value.clone(),
+                run: Some(run.to_owned()),
+                until,
+            });
+        }
+        let mut bytes: usize = kept.iter().map(|k| k.value.len()).sum();
+        while kept.len() > MAX_KEPT || bytes > MAX_KEPT_BYTES {
+            let Some(old) = kept.pop_front() else { break };
+            bytes -= old.value.len();
+        }
+    }
+
     /// The value behind the placeholder `name` (`secret.<call id>.<path>`)
     /// for a call made in `run` (none: a direct call), and its label.
     /// Unknown, expired, dropped with its run, or given to a run other than

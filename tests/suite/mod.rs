@@ -45,6 +45,7 @@ mod ollama;
 mod ollama_models;
 mod routine;
 mod runs_traces;
+mod sealed;
 mod shopping_skills;
 mod soak;
 mod tool_offer;

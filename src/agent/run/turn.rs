@@ -32,6 +32,18 @@ use crate::tools::offer::{self, Offer};
 /// Why the loop stopped.
 pub(super) type Stop = (RunStatus, StopReason);
 
+/// `text`, a message of the person's, as the model reads it: each value
+/// sensitive by its shape replaced by its placeholder, the values kept (in
+/// memory, for run `run_id`) for the browser tools to fill in and the gate
+/// to watch for ([`crate::secrets::message`]).
+fn seal_for(core: &Core, run_id: &str, text: &str) -> String {
+    let sealed = crate::secrets::message::seal(text);
+    if !sealed.values.is_empty() {
+        core.store().sensitive_results().keep_sealed(run_id, &sealed.values);
+    }
+    sealed.text
+}
+
 /// How a run stops once its cancel switch is on: cancelled, or paused
 /// (`interrupted`, resumable) when Halley is closing.
 pub(crate) fn cancelled_stop(cancel: &crate::context::Cancel) -> Stop {
@@ -112,7 +124,16 @@ impl<'a> Loop<'a> {
         let (tx, rx) = mpsc::unbounded_channel();
         let observed = Arc::new(Observed { inner: Arc::clone(&cx.confirmer), tx: tx.clone() });
         let registry = core.registry();
-        let messages: Vec<Value> = std::iter::once(json!({"role": "system", "content": ""})).chain(history).collect();
+        let mut messages: Vec<Value> =
+            std::iter::once(json!({"role": "system", "content": ""})).chain(history).collect();
+        // The person's own words reach the model sealed (their values as
+        // placeholders the browser tools fill in).
+        for m in messages.iter_mut().filter(|m| m["role"] == "user") {
+            if let Some(text) = m["content"].as_str() {
+                let sealed = seal_for(core, &run_id, text);
+                m["content"] = Value::String(sealed);
+            }
+        }
         // What the conversation so far read of others' words counts as read.
         let cx = cx
             .clone()
@@ -152,7 +173,8 @@ impl<'a> Loop<'a> {
 
     /// The user's task: its words may call for more tools.
     pub(super) fn push_task(&mut self, task: &str) {
-        self.messages.push(json!({"role": "user", "content": task}));
+        let sealed = seal_for(self.core, &self.run_id, task);
+        self.messages.push(json!({"role": "user", "content": sealed}));
         self.reoffer |= self.offer.note_words(task, &self.registry);
     }
 

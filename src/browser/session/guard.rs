@@ -298,7 +298,17 @@ impl Guard<'_> {
         let expected = self.state.tabs[idx].url.clone();
         let gone = Arc::clone(&self.conn()?.gone);
         let hub = Arc::clone(&self.conn()?.hub);
-        let handle = TabHandle { id, page, net, world: World::new(), crashed, gone, wire: Arc::default(), hub };
+        let handle = TabHandle {
+            id,
+            page,
+            net,
+            world: World::new(),
+            crashed,
+            gone,
+            wire: Arc::default(),
+            hub,
+            filled: Arc::default(),
+        };
         // A tab reopened after a relaunch, or just opened by a page, may
         // still be loading: let its document be parsed before it is used.
         // A new target shows about:blank until its own URL commits, so wait

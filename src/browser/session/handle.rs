@@ -27,6 +27,9 @@ pub(crate) struct TabHandle {
     pub wire: super::super::wire::WireSlot,
     /// The browser's interception, which the watch is on.
     pub hub: Arc<super::super::hub::Hub>,
+    /// The person's values typed into the tab's pages, and the sites they
+    /// were given to: what its requests to other sites may carry.
+    pub filled: Arc<std::sync::Mutex<crate::gate::wire::Filled>>,
 }
 
 impl TabHandle {

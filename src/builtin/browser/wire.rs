@@ -93,7 +93,7 @@ pub(super) async fn guarded<T>(
     if !late.is_empty() {
         // Still the tab's watch: judging what the page sends by itself.
         if let Some(wire) = kept {
-            let judge = Arc::new(Judge::new(call, tool, &wire, &[], None, true));
+            let judge = Arc::new(Judge::new(call, tab, tool, &wire, &[], None, true));
             *slot = Some(idle(wire, judge));
         }
         // The model must know before it goes on: its last action's page
@@ -115,7 +115,14 @@ pub(super) async fn guarded<T>(
     };
     let (page_url, _) = page::url_and_title(tab).await;
     wire.set_home(&page_url);
-    let judge = Arc::new(Judge::new(call, tool, &wire, given, approved, false));
+    if !given.is_empty()
+        && let Ok(mut filled) = tab.filled.lock()
+    {
+        // From now on the page has the person's values: its requests to
+        // other sites may carry them, however encoded.
+        filled.fill(given, &page_url);
+    }
+    let judge = Arc::new(Judge::new(call, tab, tool, &wire, given, approved, false));
     let (done_tx, mut done_rx) = tokio::sync::oneshot::channel::<()>();
     let work = async move {
         let out = work.await;
@@ -214,7 +221,7 @@ pub(super) async fn watch(call: &Call<'_>, tab: &TabHandle, tool: BrowserTool) {
             return;
         }
     };
-    let judge = Arc::new(Judge::new(call, tool, &wire, &[], None, true));
+    let judge = Arc::new(Judge::new(call, tab, tool, &wire, &[], None, true));
     *slot = Some(idle(wire, judge));
 }
 
@@ -270,11 +277,14 @@ struct Judge {
     between: std::sync::atomic::AtomicBool,
     /// What was sent to each other site, for values split over requests.
     sent: Mutex<SentElsewhere>,
+    /// The person's values typed into the tab's pages (the tab's own).
+    filled: Arc<Mutex<crate::gate::wire::Filled>>,
 }
 
 impl Judge {
     fn new(
         call: &Call<'_>,
+        tab: &TabHandle,
         tool: BrowserTool,
         wire: &WireWatch,
         given: &[String],
@@ -292,6 +302,7 @@ impl Judge {
             secrets: tokio::sync::OnceCell::new(),
             between: std::sync::atomic::AtomicBool::new(between),
             sent: Mutex::default(),
+            filled: Arc::clone(&tab.filled),
         }
     }
 
@@ -335,13 +346,23 @@ impl Judge {
         } else {
             classify_request(&request, page, &secrets)
         };
-        if graded.scope < PermissionScope::Submit {
+        // After the person's values were typed into the tab's page, a
+        // request to another site is asked, whatever it looks like.
+        let after_fill = self.filled.lock().ok().and_then(|f| f.asks(&held.url));
+        if graded.scope < PermissionScope::Submit && after_fill.is_none() {
+            if let Ok(mut filled) = self.filled.lock() {
+                filled.sent(&held.url);
+            }
             return (Verdict::Continue, None);
         }
         let shown = format!("{} {}", request.method, request.url);
         let action = Action {
             tool: self.tool.name().to_owned(),
-            declared: Some(PermissionScope::WriteNonDestructive),
+            declared: Some(if after_fill.is_some() {
+                PermissionScope::Submit
+            } else {
+                PermissionScope::WriteNonDestructive
+            }),
             url: page.map(str::to_owned),
             // Where it goes: rules, the run's allowed origins and "always
             // for this session" are the destination's, never the page's.
@@ -358,6 +379,7 @@ impl Judge {
             // The amount is read from the request itself (`confirm::amount_of`).
             page_total: None,
             request: Some(request),
+            after_fill: after_fill.clone(),
             ..Action::default()
         };
         let (_, risk) = self.tool.declared();
@@ -367,7 +389,16 @@ impl Judge {
             Err(refused) => Err(refused),
         };
         match decided {
-            Ok(_) => (Verdict::Continue, None),
+            Ok(_) => {
+                if let Ok(mut filled) = self.filled.lock() {
+                    if after_fill.is_some() {
+                        // The person let the page send there: that site is theirs to give.
+                        filled.allow(&held.url);
+                    }
+                    filled.sent(&held.url);
+                }
+                (Verdict::Continue, None)
+            }
             Err(refused) => {
                 tracing::warn!("wire: blocked {shown}: {}", refused.error.message());
                 (Verdict::Fail, Some(shown))
