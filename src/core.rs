@@ -311,7 +311,14 @@ impl Core {
         side_effect_point("before", spec);
         let ran = handler.run(call).await;
         side_effect_point("after", spec);
-        let result = graded_result(spec, ran.grade.or(grade), ran.output);
+        let mut result = graded_result(spec, ran.grade.or(grade), ran.output);
+        // Another program's or a file's words reach the run's model sealed,
+        // as the person's own message does: its values by their shape.
+        if let Some(run) = cx.run_id.as_deref()
+            && seals_result(spec)
+        {
+            seal_result(&self.services.store, run, &spec.name, &mut result.data);
+        }
         // Others' words the run has now read (a page, a file, another
         // program's result): what lasts is asked after this.
         let theirs = matches!(spec.executor, Executor::Mcp | Executor::Client);
@@ -504,6 +511,39 @@ fn graded_result(spec: &ToolSpec, grade: Option<Grade>, output: Result<ToolOutpu
     match output {
         Ok(output) => ToolResultV2::ok(scope, risk, output),
         Err(err) => ToolResultV2::error(scope, risk, &err),
+    }
+}
+
+/// Whose results are sealed before the model reads them: other programs'
+/// (MCP servers, client applications) and the person's files.
+fn seals_result(spec: &ToolSpec) -> bool {
+    matches!(spec.executor, Executor::Mcp | Executor::Client)
+        || matches!(spec.name.as_str(), "files_get" | "archival_memory_search")
+}
+
+/// Every string of `data` with its sensitive values (by shape) replaced by
+/// placeholders, kept for `run` ([`crate::secrets::message`]).
+fn seal_result(store: &crate::store::Store, run: &str, tool: &str, data: &mut Value) {
+    let from = format!("the result of `{tool}`");
+    let mut kept = Vec::new();
+    seal_strings(data, &from, &mut kept);
+    if !kept.is_empty() {
+        store.sensitive_results().keep_sealed(run, &kept);
+    }
+}
+
+fn seal_strings(value: &mut Value, from: &str, kept: &mut Vec<crate::secrets::message::SealedValue>) {
+    match value {
+        Value::String(s) => {
+            let sealed = crate::secrets::message::seal_from(s, from);
+            if !sealed.values.is_empty() {
+                *s = sealed.text;
+                kept.extend(sealed.values);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| seal_strings(v, from, kept)),
+        Value::Object(map) => map.values_mut().for_each(|v| seal_strings(v, from, kept)),
+        _ => {}
     }
 }
 

@@ -24,6 +24,16 @@ use crate::tools::{PermissionScope, RiskLevel};
 /// (tool, scope, origin) for the rest of the session.
 pub const REMEMBER_SESSION: &str = "session";
 
+/// What "always, for this session" is keyed by besides the scope and the
+/// destination's origin: the tool, and for a page's request its method
+/// (approving a POST there lifts nothing for a GET that orders).
+fn session_tool(action: &Action) -> String {
+    match &action.request {
+        Some(request) => format!("{} {}", action.tool, request.method.to_ascii_uppercase()),
+        None => action.tool.clone(),
+    }
+}
+
 /// The gate of one session: the store and the policy (with its session
 /// approvals). Who answers a call's questions, its run and its allowed
 /// origins come with each call ([`CallContext`]).
@@ -175,8 +185,9 @@ impl Gate {
         let graded = classify(action, &secrets);
         let grade = Grade::new(graded.scope, risk);
         let declared = action.declared.unwrap_or(PermissionScope::ReadOnly);
-        let mut verdict = self.policy.evaluate(
+        let mut verdict = self.policy.evaluate_as(
             &action.tool,
+            &session_tool(action),
             declared,
             graded.scope,
             action.origin.as_deref(),
@@ -277,7 +288,7 @@ impl Gate {
         if decision == Decision::Allow && remember {
             // "Always, for this session": this tool, at this scope, on this origin.
             self.policy.allow_for_session(
-                &action.tool,
+                &session_tool(action),
                 graded.effective.max(graded.declared),
                 action.origin.as_deref(),
             );

@@ -162,6 +162,24 @@ impl Policy {
         deny: Option<&str>,
         allowed: Option<&[String]>,
     ) -> Verdict {
+        self.evaluate_as(tool, tool, declared, effective, origin, deny, allowed)
+    }
+
+    /// [`Policy::evaluate`], with "always, for this session" looked up
+    /// under `session_tool` (a page's request: the tool and the request's
+    /// method, `browser_click POST`, so an approval of one method lifts
+    /// nothing for another) while the rules match `tool`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn evaluate_as(
+        &self,
+        tool: &str,
+        session_tool: &str,
+        declared: PermissionScope,
+        effective: PermissionScope,
+        origin: Option<&str>,
+        deny: Option<&str>,
+        allowed: Option<&[String]>,
+    ) -> Verdict {
         let scope = effective.max(declared);
         let origin = origin.map(|o| origin_of(o).unwrap_or_else(|| o.trim().to_owned()));
         let origin = origin.as_deref();
@@ -180,7 +198,7 @@ impl Policy {
         for rule in matching.iter().filter(|r| r.decision == RuleDecision::Ask) {
             steps.push((Decision::Ask(format!("you set ask for {}", rule.describe())), "rule"));
         }
-        let session = self.session_allows(tool, scope, origin);
+        let session = self.session_allows(session_tool, scope, origin);
         if scope.needs_confirmation() {
             let allow = matching.iter().find(|r| r.decision == RuleDecision::Allow && allow_reaches(r, scope));
             match (allow, session) {

@@ -8,6 +8,10 @@
 //! reversed, spelled in words...): a value has only the way out the gate
 //! already watches, a fill into a page.
 //!
+//! Other programs' words are sealed the same way before the model reads
+//! them (an MCP or client tool's result, a file's text: `Core::call_in`),
+//! their labels naming the tool.
+//!
 //! The placeholder's id is a digest of the value: the same message sealed
 //! twice (the same conversation's next run reads it again from the store)
 //! gives the same placeholders. A word before a number helps read it
@@ -40,8 +44,15 @@ pub struct Sealed {
     pub values: Vec<SealedValue>,
 }
 
-/// Seal `text`: every sensitive value in it replaced by its placeholder.
+/// Seal `text`, a message of the person's: every sensitive value in it
+/// replaced by its placeholder.
 pub fn seal(text: &str) -> Sealed {
+    seal_from(text, "your message")
+}
+
+/// Seal `text`, read from `from` (`your message`, `the result of
+/// \`read_file\``): the values' labels say where they came from.
+pub fn seal_from(text: &str, from: &str) -> Sealed {
     let spans = sensitive_spans(text);
     let mut out = String::with_capacity(text.len());
     let mut values: Vec<SealedValue> = Vec::new();
@@ -52,8 +63,8 @@ pub fn seal(text: &str) -> Sealed {
         let name = format!("{NAMESPACE}{}_{}", kind(shape), digest(&value));
         out.push_str(&format!("{{{{{name}}}}}"));
         if !values.iter().any(|v| v.name == name) {
-            let label =
-                format!("{} from your message", shape.name().trim_start_matches("a ").trim_start_matches("an "));
+            let what = shape.name().trim_start_matches("a ").trim_start_matches("an ");
+            let label = format!("{what} from {from}");
             values.push(SealedValue { name, label, value, shape });
         }
         at = range.end;
@@ -88,14 +99,14 @@ pub fn sensitive_spans(text: &str) -> Vec<(Range<usize>, Shape)> {
         }
     };
     // Emails first: their digits are not a phone's.
-    for m in email_re().find_iter(text) {
+    for m in email_re().into_iter().flat_map(|re| re.find_iter(text)) {
         if shape_of("", m.as_str()) == Some(Shape::Email) {
             take(m.range(), Shape::Email, &mut found);
         }
     }
     // Runs of letters-then-digits (passports) and of digits with separators
     // (cards, IDs, phones, IBANs), read with the words before them.
-    for m in number_re().find_iter(text) {
+    for m in number_re().into_iter().flat_map(|re| re.find_iter(text)) {
         for (range, shape) in numbers_in(text, m.range()) {
             take(range, shape, &mut found);
         }
@@ -110,21 +121,19 @@ pub fn sensitive_spans(text: &str) -> Vec<(Range<usize>, Shape)> {
     found
 }
 
-fn email_re() -> &'static regex::Regex {
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    RE.get_or_init(|| {
-        regex::Regex::new(r"[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+").expect("email pattern")
-    })
+fn email_re() -> Option<&'static regex::Regex> {
+    static RE: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+").ok());
+    RE.as_ref()
 }
 
 /// A run of tokens made of digits, ASCII letters and number separators,
 /// with at least one digit, separated by single spaces.
-fn number_re() -> &'static regex::Regex {
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    RE.get_or_init(|| {
-        regex::Regex::new(r"(?:\+|\(|\b)[A-Za-z0-9(][A-Za-z0-9().\-/]*(?: [A-Za-z0-9(][A-Za-z0-9().\-/]*)*")
-            .expect("number pattern")
-    })
+fn number_re() -> Option<&'static regex::Regex> {
+    static RE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?:\+|\(|\b)[A-Za-z0-9(][A-Za-z0-9().\-/]*(?: [A-Za-z0-9(][A-Za-z0-9().\-/]*)*").ok()
+    });
+    RE.as_ref()
 }
 
 /// The sensitive values among the tokens of the run at `run` of `text`:

@@ -258,3 +258,42 @@ async fn the_persons_own_values_reach_the_model_sealed_and_are_typed_for_real() 
     assert_eq!(host.core().store().sensitive_results().len(), 0);
     host.close().await;
 }
+
+/// Another program's words are sealed as the person's own are: a file read
+/// through an MCP server (the real `server-filesystem`) holds the person's
+/// passport, phone and email; the model's next request holds placeholders
+/// only, and the result the run records too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_tools_result_reaches_the_model_sealed() {
+    use crate::common::{Halley as Cli, mcp};
+    let h = Cli::new();
+    let note = h.write_file(
+        "ho-so.txt",
+        "Hồ sơ\nHộ chiếu: B7654321\nSĐT: 0901 234 567\nEmail: lan.nguyen@example.vn\n".as_bytes(),
+    );
+    let fs = mcp::bin("mcp-server-filesystem");
+    let root = h.work_dir();
+    let added = h.run(&["mcp", "add", "fs", "--", fs.to_str().unwrap(), root.to_str().unwrap()]);
+    assert_eq!(added.code, 0, "{}\n{}", added.stdout, added.stderr);
+    assert_eq!(h.run(&["rules", "add", "--tool", "fs__read_text_file", "allow"]).code, 0);
+    let host = super::lasts_profile::host(&h).await;
+    let user = Scripted::new(&[]);
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("fs__read_text_file", json!({"path": note.to_str().unwrap()}))]),
+        Turn::text("Đã đọc."),
+    ]);
+    let ran = super::lasts_profile::run(&host, &model, "Đọc hồ sơ của tôi", None, &user).await;
+    let read = ran.result("fs__read_text_file");
+    assert!(read.is_ok(), "{read:?}");
+    let shown = read.data.to_string();
+    assert!(!shown.contains(PASSPORT) && !shown.contains("0901 234 567"), "{shown}");
+    assert!(shown.contains("{{secret.msg.passport_"), "{shown}");
+    let sent: Vec<String> = model.requests().iter().map(|r| r.to_string()).collect();
+    assert_eq!(sent.len(), 2);
+    for raw in [PASSPORT, "0901 234 567", "lan.nguyen@example.vn"] {
+        assert!(!sent[1].contains(raw), "the model got {raw}");
+    }
+    assert!(!holds_passport(&sent[1]));
+    assert!(sent[1].contains("{{secret.msg.phone_") && sent[1].contains("{{secret.msg.email_"), "{}", sent[1]);
+    host.close().await;
+}

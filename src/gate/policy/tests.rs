@@ -308,3 +308,21 @@ fn only_an_allow_rule_or_the_session_lifts_an_untrusted_tools_ask() {
     none.allow_for_session(tool, WriteNonDestructive, None);
     assert_eq!(none.standing_allow(tool, WriteNonDestructive, None).as_deref(), Some("allowed for this session"));
 }
+
+/// "Always, for this session" on a page's POST to a site lifts nothing for
+/// another method there, nor for the same method on another site (issue
+/// 42, item 4).
+#[test]
+fn a_session_approval_is_keyed_by_the_requests_method_and_site() {
+    let policy = Policy::new(Vec::new());
+    policy.allow_for_session("browser_click POST", Payment, Some("https://shop.vn"));
+    let decide = |session_tool: &str, origin: &str| {
+        policy
+            .evaluate_as("browser_click", session_tool, WriteNonDestructive, Payment, Some(origin), None, None)
+            .decision
+    };
+    assert_eq!(decide("browser_click POST", "https://shop.vn/api/pay"), Decision::Allow);
+    assert!(matches!(decide("browser_click GET", "https://shop.vn/order?qty=50"), Decision::Ask(_)));
+    assert!(matches!(decide("browser_click POST", "https://pay.other.vn/charge"), Decision::Ask(_)));
+    assert!(matches!(decide("browser_click", "https://shop.vn/"), Decision::Ask(_)));
+}
