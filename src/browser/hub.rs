@@ -42,7 +42,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::session::cdp_error;
-use super::wire::{Outgoing, outgoing};
+use super::wire::{MESSAGE, Outgoing, outgoing};
 use crate::error::{Error, ErrorCode, Result};
 use crate::vocab::origin::same_site;
 
@@ -421,11 +421,41 @@ impl Hub {
             // The watches ended meanwhile: nobody to judge it, as before any.
             None => return true,
         };
+        self.hold(&route, "CONNECT", opening, Vec::new(), None).await
+    }
+
+    /// Whether a message a page sends over a plain WebSocket (`ws://`, read
+    /// by the relay) may go to `url`: the watch of the tab whose page
+    /// opened it (by the handshake's `Origin`: a page of that site that is
+    /// watched; else one showing the socket's site; else the newest) grades
+    /// it like a request body sent there (`MESSAGE`). While no tab is
+    /// watched it goes on, as every request does then.
+    pub async fn message(&self, url: String, origin: Option<String>, text: String) -> bool {
+        let live: Vec<Arc<Route>> = self.routes.lock().map(|r| r.live.clone()).unwrap_or_default();
+        let shows = |site: &str| {
+            live.iter().rev().find(|r| r.home.lock().is_ok_and(|h| !h.is_empty() && same_site(&h, site))).cloned()
+        };
+        let route = origin.as_deref().and_then(shows).or_else(|| shows(&url)).or_else(|| live.last().cloned());
+        let Some(route) = route else { return true };
+        let headers = origin.map(|o| vec![("Origin".to_owned(), o)]).unwrap_or_default();
+        self.hold(&route, MESSAGE, url, headers, Some(text)).await
+    }
+
+    /// Hand what the relay holds (an opening, a socket's message) to
+    /// `route`'s watch as a request, and wait for its verdict.
+    async fn hold(
+        &self,
+        route: &Route,
+        method: &str,
+        url: String,
+        headers: Vec<(String, String)>,
+        body: Option<String>,
+    ) -> bool {
         let (tx, rx) = tokio::sync::oneshot::channel();
         let id = {
             static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
             let id =
-                RequestId::from(format!("halley-opening-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
+                RequestId::from(format!("halley-held-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
             let Ok(mut openings) = self.openings.lock() else { return false };
             openings.insert(id.as_ref().to_owned(), tx);
             id
@@ -433,15 +463,9 @@ impl Hub {
         if let Ok(mut pending) = route.undecided.lock() {
             pending.push(id.clone());
         }
-        let held = Outgoing {
-            id: id.clone(),
-            method: "CONNECT".into(),
-            url: opening,
-            content_type: None,
-            headers: Vec::new(),
-            body: None,
-            navigates: false,
-        };
+        let content_type = body.as_ref().map(|_| "text/plain".to_owned());
+        let held =
+            Outgoing { id: id.clone(), method: method.into(), url, content_type, headers, body, navigates: false };
         if route.tx.send(held).is_err() {
             let _ = self.openings.lock().map(|mut o| o.remove(id.as_ref()));
             return false;

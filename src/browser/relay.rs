@@ -31,6 +31,8 @@ use tokio::task::JoinHandle;
 use super::host_rules::{HostRules, Mapped};
 use super::hub::Hub;
 
+mod socket;
+
 /// How long a connection may take to reach its server.
 const CONNECT_BOUND: Duration = Duration::from_secs(20);
 
@@ -141,9 +143,20 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>, rules: &OnceLoc
                 return reply(&mut client, code).await;
             }
         };
-        // A socket may live long: it does not keep the hub.
-        drop(hub);
         reply(&mut client, GRANTED).await?;
+        let Some(hub) = hub else { return relay(&mut client, &mut upstream).await };
+        // A socket may live long: it does not keep the hub.
+        let hub = Arc::downgrade(&hub);
+        // Its first bytes tell a plain WebSocket, whose messages are read.
+        let Ok(first) = tokio::time::timeout(FIRST_BYTES_BOUND, first_bytes(&mut client)).await else { return Ok(()) };
+        let first = first?;
+        if first.is_empty() {
+            return Ok(());
+        }
+        if let Seen::Http(Some(target)) = seen(&first) {
+            return socket::relay(client, upstream, &first, &host, port, &target, hub).await;
+        }
+        upstream.write_all(&first).await?;
         return relay(&mut client, &mut upstream).await;
     };
     drop(hub);
@@ -154,7 +167,8 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>, rules: &OnceLoc
     if first.is_empty() {
         return Ok(());
     }
-    if let Some(opening) = seen(&first).opening(&host, port)
+    let kind = seen(&first);
+    if let Some(opening) = kind.opening(&host, port)
         && !judge.opening(opening).await
     {
         return Ok(());
@@ -166,7 +180,12 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>, rules: &OnceLoc
             return Ok(());
         }
     };
+    let hub = Arc::downgrade(&judge);
     drop(judge);
+    if let Seen::Http(Some(target)) = kind {
+        // Opened with the person's leave: what it sends is still read.
+        return socket::relay(client, upstream, &first, &host, port, &target, hub).await;
+    }
     upstream.write_all(&first).await?;
     relay(&mut client, &mut upstream).await
 }

@@ -66,12 +66,22 @@ impl Outgoing {
         matches!(self.method.as_str(), "GET" | "HEAD" | "OPTIONS") && self.body.is_none()
     }
 
+    /// A message a page sent over a WebSocket (read by the relay), not a
+    /// request: its body is the message.
+    pub fn is_message(&self) -> bool {
+        self.method == MESSAGE
+    }
+
     /// A connection no request explains (a WebSocket, a call: seen by the
     /// relay, `CONNECT`), not a request.
     pub fn opens(&self) -> bool {
         self.method == "CONNECT"
     }
 }
+
+/// The method a WebSocket's message is graded under, as a request body
+/// sent to the socket's address ([`Outgoing::is_message`]).
+pub(crate) const MESSAGE: &str = "MESSAGE";
 
 /// What becomes of a held request.
 #[derive(Debug, Clone, PartialEq, Eq)]
