@@ -153,11 +153,12 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>, rules: &OnceLoc
         if first.is_empty() {
             return Ok(());
         }
-        if let Seen::Http(Some(target)) = seen(&first) {
+        let kind = seen(&first);
+        if let Seen::Http(Some(target)) = kind {
             return socket::relay(client, upstream, &first, &host, port, &target, hub).await;
         }
         upstream.write_all(&first).await?;
-        return relay(&mut client, &mut upstream).await;
+        return relay_closable(&mut client, &mut upstream, &kind, &host, port, &hub).await;
     };
     drop(hub);
     // Granted before it is made: the first bytes say what it is.
@@ -187,7 +188,31 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>, rules: &OnceLoc
         return socket::relay(client, upstream, &first, &host, port, &target, hub).await;
     }
     upstream.write_all(&first).await?;
-    relay(&mut client, &mut upstream).await
+    relay_closable(&mut client, &mut upstream, &kind, &host, port, &hub).await
+}
+
+/// [`relay`], for an encrypted WebSocket until the hub closes it (what it
+/// sends is graded as the tab reports it sent: `hub::follow_sockets`).
+async fn relay_closable(
+    client: &mut TcpStream,
+    upstream: &mut TcpStream,
+    kind: &Seen,
+    host: &str,
+    port: u16,
+    hub: &Weak<Hub>,
+) -> std::io::Result<()> {
+    let encrypted =
+        matches!(kind, Seen::Tls(alpn) if !alpn.iter().any(|p| p == "h2") && alpn.iter().any(|p| p == "http/1.1"));
+    let Some(close) = encrypted.then(|| hub.upgrade().map(|hub| hub.encrypted_socket(host, port))).flatten() else {
+        return relay(client, upstream).await;
+    };
+    tokio::select! {
+        out = relay(client, upstream) => out,
+        () = close.notified() => {
+            tracing::warn!("relay: an encrypted WebSocket to {host}:{port} is closed");
+            Ok(())
+        }
+    }
 }
 
 /// Bytes both ways until either side ends, in buffers as large as a

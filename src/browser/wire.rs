@@ -57,6 +57,10 @@ pub(crate) struct Outgoing {
     /// A document's request (a navigation, a form posted to a frame or the
     /// tab), not a page's script or resource request.
     pub navigates: bool,
+    /// Seen only after it left (a message over an encrypted WebSocket,
+    /// reported by the tab's session): graded, never asked about; one
+    /// that would be asked about closes its socket.
+    pub sent: bool,
 }
 
 impl Outgoing {
@@ -219,6 +223,7 @@ pub(super) fn outgoing(event: &EventRequestPaused) -> Outgoing {
         headers,
         body,
         navigates: event.resource_type == chromiumoxide::cdp::browser_protocol::network::ResourceType::Document,
+        sent: false,
     }
 }
 

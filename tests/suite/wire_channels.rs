@@ -538,3 +538,179 @@ async fn a_sites_own_live_prices_and_chat_keep_working_and_ask_nothing() {
     assert!(confirmer.asked.lock().unwrap().is_empty(), "{:#?}", confirmer.asked.lock().unwrap());
     core.close().await;
 }
+
+/// A WebSocket server over TLS (`wss://`, a certificate made for the
+/// test; the browser is told to take it): Python's `ssl`, which the
+/// relay cannot read through. Each message it receives is one line of
+/// its log.
+struct TlsSockets {
+    port: u16,
+    log: std::path::PathBuf,
+    child: std::process::Child,
+}
+
+const TLS_SERVER: &str = r#"
+import base64, hashlib, socket, ssl, sys, threading
+cert, key, log = sys.argv[1:4]
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(cert, key)
+ctx.set_alpn_protocols(["http/1.1"])
+srv = socket.socket()
+srv.bind(("127.0.0.1", 0))
+srv.listen(16)
+print(srv.getsockname()[1], flush=True)
+lock = threading.Lock()
+def note(text):
+    with lock, open(log, "a") as f:
+        f.write(text.replace("\n", " ") + "\n")
+def exact(c, n):
+    b = b""
+    while len(b) < n:
+        got = c.recv(n - len(b))
+        if not got:
+            raise EOFError
+        b += got
+    return b
+def serve(raw):
+    try:
+        c = ctx.wrap_socket(raw, server_side=True)
+        head = b""
+        while b"\r\n\r\n" not in head:
+            got = c.recv(1)
+            if not got:
+                return
+            head += got
+        key = [l.split(b":", 1)[1].strip() for l in head.split(b"\r\n") if l.lower().startswith(b"sec-websocket-key")][0]
+        accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
+        c.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+        note("open")
+        while True:
+            h = exact(c, 2)
+            n = h[1] & 0x7f
+            if n == 126:
+                n = int.from_bytes(exact(c, 2), "big")
+            elif n == 127:
+                n = int.from_bytes(exact(c, 8), "big")
+            mask = exact(c, 4) if h[1] & 0x80 else b"\0\0\0\0"
+            data = bytes(b ^ mask[i % 4] for i, b in enumerate(exact(c, n)))
+            op = h[0] & 0x0f
+            if op == 8:
+                return
+            if op in (1, 2):
+                note(data.decode("utf-8", "replace"))
+    except Exception:
+        return
+while True:
+    conn, _ = srv.accept()
+    threading.Thread(target=serve, args=(conn,), daemon=True).start()
+"#;
+
+impl TlsSockets {
+    /// `None` when this machine has no `python3` or `openssl`.
+    fn start(dir: &std::path::Path) -> Option<TlsSockets> {
+        let (cert, key, log) = (dir.join("cert.pem"), dir.join("key.pem"), dir.join("got.log"));
+        let made = std::process::Command::new("openssl")
+            .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1"])
+            .arg("-keyout")
+            .arg(&key)
+            .arg("-out")
+            .arg(&cert)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .ok()?;
+        assert!(made.success(), "openssl made no certificate");
+        let mut child = std::process::Command::new("python3")
+            .arg("-c")
+            .arg(TLS_SERVER)
+            .args([&cert, &key, &log])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .ok()?;
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
+        Some(TlsSockets { port: line.trim().parse().unwrap(), log, child })
+    }
+
+    fn lines(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.log).unwrap_or_default().lines().map(str::to_owned).collect()
+    }
+}
+
+impl Drop for TlsSockets {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The managed browser, told to take the test's certificate (a wrapper
+/// of the real one, given as `--chromium`).
+async fn core_taking_certificates(
+    dir: &std::path::Path,
+    confirmer: Arc<Scripted>,
+) -> (halley::Core, halley::CallContext) {
+    let real = halley::browser::find_chromium(None).unwrap();
+    let wrapper = dir.join("chromium");
+    std::fs::write(&wrapper, format!("#!/bin/sh\nexec '{}' --ignore-certificate-errors \"$@\"\n", real.display()))
+        .unwrap();
+    let mut perms = std::fs::metadata(&wrapper).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&wrapper, perms).unwrap();
+    let settings = halley::core::BrowserSettings { headless: true, chromium: Some(wrapper), ..Default::default() };
+    let core = halley::host::open_core_full(
+        halley::DataDir::at(dir.join("data")),
+        halley::tools::Registry::builtin().unwrap(),
+        settings,
+    )
+    .await
+    .unwrap();
+    (core, halley::CallContext::new(halley::FrontEnd::Cli).with_confirmer(confirmer))
+}
+
+/// Over TLS (`wss://`) to the page's own site the relay cannot read a
+/// message: each is graded as the tab reports it sent, and one that
+/// orders or carries the passport closes the socket at once (the page
+/// sees it close) and the model is told; nobody is asked (it had left). The site's own subscription goes
+/// on, and nothing asks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_tls_a_bad_message_closes_the_socket_and_the_model_is_told() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    for (what, page) in
+        [("order", "socket-order.html"), ("passport", "socket-order.html"), ("prices", "live-prices.html")]
+    {
+        let tmp = tempfile::tempdir().unwrap();
+        let Some(server) = TlsSockets::start(tmp.path()) else {
+            eprintln!("skipped: no python3 or openssl");
+            return;
+        };
+        let confirmer = Scripted::new(&[]);
+        let (core, cx) = core_taking_certificates(tmp.path(), Arc::clone(&confirmer)).await;
+        let set = core.call_tool(&cx, "user_profile_set", json!({"set": {"travel.passportNumber": "B7654321"}})).await;
+        assert!(set.is_ok(), "{set:?}");
+        let ws = format!("wss://127.0.0.1:{}", server.port);
+        let url = format!("{}?ws={ws}&when=click&what={what}", site.url(&format!("channels/{page}")));
+        let r = core.call_tool(&cx, "browser_navigate", json!({"url": url})).await;
+        assert!(r.is_ok(), "{what}: {r:?}");
+        let selector = if what == "prices" { "#follow" } else { "#save" };
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let r = core.call_tool(&cx, "browser_click", json!({"selector": selector})).await;
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let got = server.lines();
+        assert!(confirmer.asked.lock().unwrap().is_empty(), "{what}: {:#?}", confirmer.asked.lock().unwrap());
+        if what == "prices" {
+            assert!(r.is_ok(), "{r:?}");
+            assert_eq!(got.len(), 3, "the socket opened and both subscriptions went: {got:?}");
+        } else {
+            // It left (TLS hides it from the relay): seen, then the socket closed.
+            assert_eq!(got.len(), 2, "{what}: {got:?}");
+            assert_eq!(got[0], "open");
+            assert!(told(&core, &cx, &r).await, "{what}: the model was not told: {r:?}");
+            let state = core.call_tool(&cx, "browser_read_text", json!({})).await;
+            assert!(format!("{state:?}").contains("closed"), "{what}: the page sees its socket closed: {state:?}");
+        }
+        core.close().await;
+    }
+}

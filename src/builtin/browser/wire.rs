@@ -350,6 +350,21 @@ impl Judge {
             return (Verdict::Continue, None);
         }
         let shown = format!("{} {}", request.method, request.url);
+        if held.sent {
+            // Over an encrypted socket, seen only as it left: nothing to
+            // ask any more; its socket is closed, and the model told.
+            tracing::warn!(
+                "wire: {shown} left over an encrypted WebSocket: {:?}; its socket is closed",
+                graded.reasons
+            );
+            return (
+                Verdict::Fail,
+                Some(format!(
+                    "{shown} (over an encrypted WebSocket, seen only as it left: it may have reached the site; \
+                     the socket was closed)"
+                )),
+            );
+        }
         let action = Action {
             tool: self.tool.name().to_owned(),
             declared: Some(PermissionScope::WriteNonDestructive),
