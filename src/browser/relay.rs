@@ -16,6 +16,13 @@
 //! judged like a request (asking the user during an action). Refused, it
 //! is closed before any byte reaches the server.
 //!
+//! To the page's own site a connection is made at once, and its first
+//! bytes are read all the same: a plain WebSocket's messages are read and
+//! held for the watch (`relay::socket`), an encrypted one can be closed
+//! when the tab reports a message it should not have sent
+//! ([`Hub::encrypted_socket`]), and a call's relay (STUN/TURN) or what is
+//! no web traffic at all is judged like an opening to a new site.
+//!
 //! Names are resolved here (Chromium sends them through SOCKS5), under the
 //! browser's own `--host-resolver-rules` ([`HostRules`]).
 //!
@@ -157,6 +164,16 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>, rules: &OnceLoc
         if let Seen::Http(Some(target)) = kind {
             return socket::relay(client, upstream, &first, &host, port, &target, hub).await;
         }
+        // A call (STUN/TURN) or what is no web traffic, even to the page's
+        // own site: nothing of it is read, so it goes only if the watch lets
+        // it (WebRTC is off unless the person allows it).
+        if !kind.is_web()
+            && let Some(opening) = kind.opening(&host, port)
+            && let Some(judge) = hub.upgrade()
+            && !judge.opening(opening).await
+        {
+            return Ok(());
+        }
         upstream.write_all(&first).await?;
         return relay_closable(&mut client, &mut upstream, &kind, &host, port, &hub).await;
     };
@@ -292,6 +309,15 @@ enum Seen {
 }
 
 impl Seen {
+    /// Web traffic: HTTP (a WebSocket's handshake too), or TLS offering it.
+    fn is_web(&self) -> bool {
+        match self {
+            Seen::Http(_) => true,
+            Seen::Tls(alpn) => alpn.iter().any(|p| p == "h2" || p == "http/1.1"),
+            Seen::Stun | Seen::Other => false,
+        }
+    }
+
     /// The opening to judge, as a URL, or `None` for an ordinary request
     /// (HTTP, or TLS that offers HTTP/2: how Chromium fetches).
     fn opening(&self, host: &str, port: u16) -> Option<String> {

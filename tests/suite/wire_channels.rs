@@ -714,3 +714,67 @@ async fn over_tls_a_bad_message_closes_the_socket_and_the_model_is_told() {
         core.close().await;
     }
 }
+
+/// What a TCP server received, connection by connection (its first read).
+struct Recording {
+    port: u16,
+    got: Arc<Mutex<Vec<usize>>>,
+}
+
+impl Recording {
+    fn start() -> Recording {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&got);
+        std::thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                let into = Arc::clone(&into);
+                std::thread::spawn(move || {
+                    let mut first = vec![0u8; 512];
+                    let n = stream.read(&mut first).unwrap_or(0);
+                    if n > 0 {
+                        into.lock().unwrap().push(n);
+                    }
+                });
+            }
+        });
+        Recording { port, got }
+    }
+}
+
+/// WebRTC is off unless the person allows it, even through a relay on
+/// the page's own site (which the relay lets connect without a word for
+/// the web): the call's relay (TURN over TCP) is asked about; refused, it
+/// receives nothing; approved, the call's first message reaches it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_through_the_pages_own_site_is_asked_about() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    for yes in [false, true] {
+        let (turn, stun) = (Recording::start(), Recording::start());
+        let page = format!(
+            "{}?turn=127.0.0.1:{}&stun=127.0.0.1:{}",
+            site.url("hostile/call-leak.html"),
+            turn.port,
+            stun.port
+        );
+        let tmp = tempfile::tempdir().unwrap();
+        let confirmer = Scripted::new(&[yes]);
+        let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+        let r = core.call_tool(&cx, "browser_navigate", json!({"url": page})).await;
+        assert!(r.is_ok(), "{r:?}");
+        let _ = core.call_tool(&cx, "browser_click", json!({"selector": "#call"})).await;
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let asked = confirmer.asked.lock().unwrap().clone();
+        assert!(
+            asked.iter().any(|a| a.destination.as_deref().unwrap_or_default().contains(&format!(":{}", turn.port))),
+            "answer {yes}: the call's relay was asked about: {asked:#?}"
+        );
+        let got = turn.got.lock().unwrap().clone();
+        assert_eq!(!got.is_empty(), yes, "answer {yes}: the TURN server got {got:?}");
+        core.close().await;
+    }
+}
