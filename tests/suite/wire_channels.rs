@@ -755,12 +755,8 @@ async fn a_call_through_the_pages_own_site_is_asked_about() {
     let site = FixtureServer::start();
     for yes in [false, true] {
         let (turn, stun) = (Recording::start(), Recording::start());
-        let page = format!(
-            "{}?turn=127.0.0.1:{}&stun=127.0.0.1:{}",
-            site.url("hostile/call-leak.html"),
-            turn.port,
-            stun.port
-        );
+        let page =
+            format!("{}?turn=127.0.0.1:{}&stun=127.0.0.1:{}", site.url("hostile/call-leak.html"), turn.port, stun.port);
         let tmp = tempfile::tempdir().unwrap();
         let confirmer = Scripted::new(&[yes]);
         let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;

@@ -166,7 +166,7 @@ impl Frames {
                 Ok(Step::Judge(frame.raw, String::from_utf8_lossy(&frame.payload[2..]).into_owned()))
             }
             0x8..=0xf => Ok(Step::Forward(frame.raw)),
-            0x1 | 0x2 | 0x0 => {
+            0x0..=0x2 => {
                 let (mut raw, mut payload) = match (frame.opcode, self.message.take()) {
                     (0x0, Some(gathered)) => gathered,
                     (0x0, None) => return Err("a continuation with no message"),
@@ -266,8 +266,7 @@ mod tests {
     fn steps(bytes: &[u8]) -> Vec<String> {
         let mut frames = Frames { buf: bytes.to_vec(), message: None };
         let mut out = Vec::new();
-        loop {
-            let Parsed::Frame(f, used) = parse(&frames.buf) else { break };
+        while let Parsed::Frame(f, used) = parse(&frames.buf) {
             frames.buf.drain(..used);
             out.push(match frames.take(f) {
                 Ok(Step::Forward(raw)) => format!("forward {}", raw.len()),
