@@ -283,6 +283,7 @@ async fn an_order_over_the_sites_own_socket_is_asked_and_refused_never_sent() {
         ("click", "amount"),
         ("click", "vi"),
         ("click", "binary"),
+        ("click", "form"),
         ("load-click", "vi"),
     ];
     for (when, what) in cases {
@@ -399,6 +400,7 @@ async fn the_passport_does_not_leave_in_a_socket_message_whole_or_in_halves() {
         ("click", "halves", false),
         ("later", "halves", false),
         ("click", "close", false),
+        ("click", "big", false),
         ("click", "passport", true),
         ("click", "halves", true),
     ];
@@ -773,4 +775,33 @@ async fn a_call_through_the_pages_own_site_is_asked_about() {
         assert_eq!(!got.is_empty(), yes, "answer {yes}: the TURN server got {got:?}");
         core.close().await;
     }
+}
+
+/// A frame of another site (its own renderer) opens a socket to the
+/// shop's own site and orders over it, told by a message from the page:
+/// held and asked as the order it is; refused, the shop gets nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_sites_frame_orders_nothing_over_the_shops_socket() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let sockets = Sockets::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let confirmer = Scripted::new(&[]);
+    let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+    let to = site.other_origin().replace("127.0.0.1", "localhost");
+    let page = format!("{}?ws={}&via=frame&to={to}", site.url("hostile/socket-order.html"), sockets.base(true));
+    let r = core.call_tool(&cx, "browser_navigate", json!({"url": page})).await;
+    assert!(r.is_ok(), "{r:?}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let r = core.call_tool(&cx, "browser_click", json!({"selector": "#save"})).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(sockets.handshakes().len(), 1, "the shop's socket opened: {r:?}");
+    assert_eq!(sockets.messages(), Vec::<String>::new(), "the order went unasked");
+    let asked = confirmer.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "{asked:#?}");
+    assert_eq!(asked[0].scope, halley::tools::PermissionScope::Payment, "{:?}", asked[0].risks);
+    assert!(told(&core, &cx, &r).await, "the model was not told: {r:?}");
+    core.close().await;
 }
