@@ -1263,4 +1263,44 @@ mod tests {
         assert_eq!(get("https://shop.vn/a?x=0901", &mut sent).scope, WriteNonDestructive);
         assert_eq!(get("https://shop.vn/b?y=234567", &mut sent).scope, WriteNonDestructive);
     }
+
+    #[test]
+    fn a_sockets_message_is_graded_by_what_it_does_and_its_order_words() {
+        let message = |url: &str, text: &str, secrets: &[SecretValue]| {
+            classify_message(&WireRequest::parse("MESSAGE", url, Some("text/plain"), Some(text)), PAGE, secrets)
+        };
+        let own = "ws://shop.vn/live";
+        for order in [
+            r#"{"type":"order","sku":"laptop-abc","qty":50}"#,
+            r#"{"action":"place_order","items":[{"sku":"A1","qty":50}]}"#,
+            r#"{"lenh":"đặt hàng","ma_sp":"A1","so_luong":50}"#,
+            r#"{"cmd":"x1","total":1074500000,"currency":"VND"}"#,
+            "type=order&sku=A1&qty=50",
+        ] {
+            let graded = message(own, order, &[]);
+            assert_eq!(graded.scope, Payment, "{order}: {:?}", graded.reasons);
+            assert!(graded.reasons.iter().any(|r| r.contains("over its WebSocket")), "{:?}", graded.reasons);
+        }
+        // A chat's message, a feed's subscription: nothing to ask.
+        for honest in [
+            r#"{"type":"message","text":"Laptop ABC còn hàng không ạ?","visitor":"v-2931"}"#,
+            r#"{"op":"subscribe","args":["price:laptop-abc"],"currency":"VND"}"#,
+            r#"{"method":"SUBSCRIBE","params":["price:laptop-xyz"],"id":2}"#,
+            r#"{"type":"hello","visitor":"v-2931","page":"/p/42"}"#,
+        ] {
+            let graded = message(own, honest, &[]);
+            assert!(graded.scope < Submit, "{honest}: {:?}", graded.reasons);
+        }
+        // The person's values, whole or in halves over two messages.
+        let secrets = vec![SecretValue::profile("travel.passport_no", "B7654321")];
+        assert_eq!(message(own, r#"{"id":"B7654321"}"#, &secrets).scope, Submit);
+        let mut sent = SentElsewhere::default();
+        let mut half = |text: &str| {
+            let mut r = WireRequest::parse("MESSAGE", own, Some("text/plain"), Some(text));
+            sent.join_message(&mut r);
+            classify_message(&r, PAGE, &secrets).scope
+        };
+        assert_eq!(half(r#"{"k":"B765"}"#), WriteNonDestructive);
+        assert_eq!(half(r#"{"k":"4321"}"#), Submit);
+    }
 }
