@@ -805,3 +805,39 @@ async fn another_sites_frame_orders_nothing_over_the_shops_socket() {
     assert!(told(&core, &cx, &r).await, "the model was not told: {r:?}");
     core.close().await;
 }
+
+/// A page that opens its socket again each time a refused order closes
+/// it, and sends the order again: asked each time, never sent; and the
+/// same order sent twice after one approval: it arrives once (the second
+/// is asked again, and refused).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_order_sent_again_and_again_or_twice_goes_at_most_once() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    for (what, answers, retry) in [("order", &[][..], 2), ("twice", &[true][..], 0)] {
+        let sockets = Sockets::start();
+        let tmp = tempfile::tempdir().unwrap();
+        let confirmer = Scripted::new(answers);
+        let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+        let page = format!(
+            "{}?ws={}&when=click&what={what}&retry={retry}",
+            site.url("channels/socket-order.html"),
+            sockets.base(true)
+        );
+        let _ = run_page(&core, &cx, &page, true, Duration::from_millis(2500)).await;
+        let asked = confirmer.asked.lock().unwrap().clone();
+        let got = sockets.messages();
+        if what == "order" {
+            assert_eq!(sockets.handshakes().len(), 3, "opened again and again: {:?}", sockets.handshakes());
+            assert_eq!(asked.len(), 3, "asked each time: {asked:#?}");
+            assert_eq!(got, Vec::<String>::new(), "sent unasked");
+        } else {
+            assert_eq!(asked.len(), 2, "the second asked again: {asked:#?}");
+            assert_eq!(got.len(), 1, "approved once, sent once: {got:?}");
+            assert_eq!(message_fields(&got[0]), shown_fields(&asked[0]));
+        }
+        core.close().await;
+    }
+}
