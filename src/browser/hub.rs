@@ -42,7 +42,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::session::cdp_error;
-use super::wire::{Outgoing, outgoing};
+use super::wire::{MESSAGE, Outgoing, outgoing};
 use crate::error::{Error, ErrorCode, Result};
 use crate::vocab::origin::same_site;
 
@@ -72,6 +72,17 @@ pub(crate) struct Route {
     /// navigations), so what a page sends is judged against the page that
     /// sent it, not the one the last action left.
     follows: Mutex<Option<JoinHandle<()>>>,
+    /// Grades what the tab's page sends over an encrypted WebSocket, as
+    /// the tab's session reports it ([`follow_sockets`]).
+    sockets: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// An encrypted WebSocket (`wss://`) the relay carries: it closes the
+/// connection when told ([`Hub::close_encrypted`]).
+struct Encrypted {
+    host: String,
+    port: u16,
+    close: Weak<tokio::sync::Notify>,
 }
 
 /// The browser's interception, shared by the watches of all its tabs.
@@ -91,6 +102,8 @@ pub(crate) struct Hub {
     /// Chromium would have named it (Chromium itself only says the proxy
     /// failed).
     unreachable: Mutex<HashMap<(String, u16), &'static str>>,
+    /// The encrypted WebSockets open through the relay.
+    encrypted: Mutex<Vec<Encrypted>>,
     /// Whether the browser's interception pauses every request (some tab is
     /// watched) or none ([`Hub::fit`]); held while it is changed.
     wide: tokio::sync::Mutex<bool>,
@@ -125,6 +138,7 @@ impl Hub {
             openings: Mutex::default(),
             judged: Mutex::default(),
             unreachable: Mutex::default(),
+            encrypted: Mutex::default(),
             wide: tokio::sync::Mutex::new(false),
             #[cfg(feature = "bench-knobs")]
             ungated: false,
@@ -161,6 +175,7 @@ impl Hub {
             openings: Mutex::default(),
             judged: Mutex::default(),
             unreachable: Mutex::default(),
+            encrypted: Mutex::default(),
             wide: tokio::sync::Mutex::new(false),
             #[cfg(feature = "bench-knobs")]
             ungated: false,
@@ -217,12 +232,14 @@ impl Hub {
                 own: Mutex::default(),
                 paused_own: Mutex::default(),
                 follows: Mutex::default(),
+                sockets: Mutex::default(),
             });
             routes.live.push(Arc::clone(&route));
             routes.frames.retain(|_, owner| owner.is_some());
             route
         };
         follow_home(&route).await;
+        follow_sockets(self, &route).await;
         let before = self.before.lock().is_ok_and(|b| b.contains(&target));
         let on = if before { self.intercept_own(&route).await } else { Ok(()) };
         if let Err(e) = on.and(self.fit().await) {
@@ -277,6 +294,9 @@ impl Hub {
         }
         if let Some(follows) = route.follows.lock().ok().and_then(|mut f| f.take()) {
             follows.abort();
+        }
+        if let Some(sockets) = route.sockets.lock().ok().and_then(|mut f| f.take()) {
+            sockets.abort();
         }
         let own = route.own.lock().ok().and_then(|mut o| o.take());
         if let Some(listener) = own {
@@ -421,11 +441,67 @@ impl Hub {
             // The watches ended meanwhile: nobody to judge it, as before any.
             None => return true,
         };
+        self.hold(&route, "CONNECT", opening, Vec::new(), None, false).await
+    }
+
+    /// Whether a message a page sends over a plain WebSocket (`ws://`, read
+    /// by the relay) may go to `url`: the watch of the tab whose page
+    /// opened it (by the handshake's `Origin`: a page of that site that is
+    /// watched; else one showing the socket's site; else the newest) grades
+    /// it like a request body sent there (`MESSAGE`). While no tab is
+    /// watched it goes on, as every request does then.
+    pub async fn message(&self, url: String, origin: Option<String>, text: String) -> bool {
+        let live: Vec<Arc<Route>> = self.routes.lock().map(|r| r.live.clone()).unwrap_or_default();
+        let shows = |site: &str| {
+            live.iter().rev().find(|r| r.home.lock().is_ok_and(|h| !h.is_empty() && same_site(&h, site))).cloned()
+        };
+        let route = origin.as_deref().and_then(shows).or_else(|| shows(&url)).or_else(|| live.last().cloned());
+        let Some(route) = route else { return true };
+        let headers = origin.map(|o| vec![("Origin".to_owned(), o)]).unwrap_or_default();
+        self.hold(&route, MESSAGE, url, headers, Some(text), false).await
+    }
+
+    /// An encrypted WebSocket the relay carries to `host` and `port`: the
+    /// returned signal closes it ([`Hub::close_encrypted`]).
+    pub fn encrypted_socket(&self, host: &str, port: u16) -> Arc<tokio::sync::Notify> {
+        let close = Arc::new(tokio::sync::Notify::new());
+        if let Ok(mut open) = self.encrypted.lock() {
+            open.retain(|e| e.close.strong_count() > 0);
+            open.push(Encrypted { host: host.to_ascii_lowercase(), port, close: Arc::downgrade(&close) });
+        }
+        close
+    }
+
+    /// Close the encrypted WebSockets open to `url`'s host and port.
+    fn close_encrypted(&self, url: &str) {
+        let Ok(u) = url::Url::parse(url) else { return };
+        let host = u.host_str().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+        let port = u.port_or_known_default().unwrap_or(443);
+        if let Ok(open) = self.encrypted.lock() {
+            for e in open.iter().filter(|e| e.host == host && e.port == port) {
+                if let Some(close) = e.close.upgrade() {
+                    close.notify_one();
+                }
+            }
+        }
+    }
+
+    /// Hand what the relay holds (an opening, a socket's message) to
+    /// `route`'s watch as a request, and wait for its verdict.
+    async fn hold(
+        &self,
+        route: &Route,
+        method: &str,
+        url: String,
+        headers: Vec<(String, String)>,
+        body: Option<String>,
+        sent: bool,
+    ) -> bool {
         let (tx, rx) = tokio::sync::oneshot::channel();
         let id = {
             static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
             let id =
-                RequestId::from(format!("halley-opening-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
+                RequestId::from(format!("halley-held-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
             let Ok(mut openings) = self.openings.lock() else { return false };
             openings.insert(id.as_ref().to_owned(), tx);
             id
@@ -433,14 +509,16 @@ impl Hub {
         if let Ok(mut pending) = route.undecided.lock() {
             pending.push(id.clone());
         }
+        let content_type = body.as_ref().map(|_| "text/plain".to_owned());
         let held = Outgoing {
             id: id.clone(),
-            method: "CONNECT".into(),
-            url: opening,
-            content_type: None,
-            headers: Vec::new(),
-            body: None,
+            method: method.into(),
+            url,
+            content_type,
+            headers,
+            body,
             navigates: false,
+            sent,
         };
         if route.tx.send(held).is_err() {
             let _ = self.openings.lock().map(|mut o| o.remove(id.as_ref()));
@@ -562,6 +640,62 @@ async fn follow_home(route: &Arc<Route>) {
     });
     if let Ok(mut follows) = route.follows.lock() {
         *follows = Some(task);
+    }
+}
+
+/// Grade what `route`'s page sends over an encrypted WebSocket
+/// (`wss://`), which the relay cannot read: each message, as the tab's
+/// session reports it sent (`Network.webSocketFrameSent`), is graded like
+/// one the relay held ([`Hub::message`]), after the fact; one that would
+/// be asked about closes the socket (the page sees it close) and the model
+/// is told. (A plain `ws://` socket's messages are held by the relay
+/// before they go: not graded twice.)
+async fn follow_sockets(hub: &Arc<Hub>, route: &Arc<Route>) {
+    use chromiumoxide::cdp::browser_protocol::network::{EventWebSocketCreated, EventWebSocketFrameSent};
+    let (Ok(mut created), Ok(mut sent)) = (
+        route.page.event_listener::<EventWebSocketCreated>().await,
+        route.page.event_listener::<EventWebSocketFrameSent>().await,
+    ) else {
+        return;
+    };
+    let (hub, on) = (Arc::downgrade(hub), Arc::downgrade(route));
+    let task = tokio::spawn(async move {
+        let mut urls: HashMap<String, String> = HashMap::new();
+        loop {
+            tokio::select! {
+                Some(made) = created.next() => {
+                    if made.url.starts_with("wss:") {
+                        if urls.len() > 256 {
+                            urls.clear();
+                        }
+                        urls.insert(made.request_id.as_ref().to_owned(), made.url.clone());
+                    }
+                }
+                Some(frame) = sent.next() => {
+                    let Some(url) = urls.get(frame.request_id.as_ref()).cloned() else { continue };
+                    let (Some(hub), Some(route)) = (hub.upgrade(), on.upgrade()) else { break };
+                    let data = &frame.response.payload_data;
+                    // Opcode 1 is text; 2 is binary, given in base64.
+                    let text = if (frame.response.opcode - 1.0).abs() < f64::EPSILON {
+                        data.clone()
+                    } else {
+                        use base64::Engine;
+                        base64::engine::general_purpose::STANDARD
+                            .decode(data)
+                            .map_or_else(|_| data.clone(), |b| String::from_utf8_lossy(&b).into_owned())
+                    };
+                    let origin = route.home.lock().ok().and_then(|h| crate::vocab::origin::origin_of(&h));
+                    let headers = origin.map(|o| vec![("Origin".to_owned(), o)]).unwrap_or_default();
+                    if !hub.hold(&route, MESSAGE, url.clone(), headers, Some(text), true).await {
+                        hub.close_encrypted(&url);
+                    }
+                }
+                else => break,
+            }
+        }
+    });
+    if let Ok(mut slot) = route.sockets.lock() {
+        *slot = Some(task);
     }
 }
 

@@ -353,6 +353,10 @@ fn launch_command(options: &BrowserOptions) -> Result<(PathBuf, Vec<String>, Han
         "--disable-extensions".to_owned(),
         format!("--user-data-dir={}", options.profile_dir.display()),
         "--window-size=1280,900".to_owned(),
+        // WebRTC only over the relay (the profile's `webrtc.ip_handling_policy`
+        // says so too), where a call's relay is asked about: never straight
+        // out over UDP, whatever the profile says.
+        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp".to_owned(),
     ]);
     if running_as_root() {
         // Chromium refuses to run as root with its sandbox on.

@@ -16,6 +16,13 @@
 //! judged like a request (asking the user during an action). Refused, it
 //! is closed before any byte reaches the server.
 //!
+//! To the page's own site a connection is made at once, and its first
+//! bytes are read all the same: a plain WebSocket's messages are read and
+//! held for the watch (`relay::socket`), an encrypted one can be closed
+//! when the tab reports a message it should not have sent
+//! ([`Hub::encrypted_socket`]), and a call's relay (STUN/TURN) or what is
+//! no web traffic at all is judged like an opening to a new site.
+//!
 //! Names are resolved here (Chromium sends them through SOCKS5), under the
 //! browser's own `--host-resolver-rules` ([`HostRules`]).
 //!
@@ -30,6 +37,8 @@ use tokio::task::JoinHandle;
 
 use super::host_rules::{HostRules, Mapped};
 use super::hub::Hub;
+
+mod socket;
 
 /// How long a connection may take to reach its server.
 const CONNECT_BOUND: Duration = Duration::from_secs(20);
@@ -141,10 +150,32 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>, rules: &OnceLoc
                 return reply(&mut client, code).await;
             }
         };
-        // A socket may live long: it does not keep the hub.
-        drop(hub);
         reply(&mut client, GRANTED).await?;
-        return relay(&mut client, &mut upstream).await;
+        let Some(hub) = hub else { return relay(&mut client, &mut upstream).await };
+        // A socket may live long: it does not keep the hub.
+        let hub = Arc::downgrade(&hub);
+        // Its first bytes tell a plain WebSocket, whose messages are read.
+        let Ok(first) = tokio::time::timeout(FIRST_BYTES_BOUND, first_bytes(&mut client)).await else { return Ok(()) };
+        let first = first?;
+        if first.is_empty() {
+            return Ok(());
+        }
+        let kind = seen(&first);
+        if let Seen::Http(Some(target)) = kind {
+            return socket::relay(client, upstream, &first, &host, port, &target, hub).await;
+        }
+        // A call (STUN/TURN) or what is no web traffic, even to the page's
+        // own site: nothing of it is read, so it goes only if the watch lets
+        // it (WebRTC is off unless the person allows it).
+        if !kind.is_web()
+            && let Some(opening) = kind.opening(&host, port)
+            && let Some(judge) = hub.upgrade()
+            && !judge.opening(opening).await
+        {
+            return Ok(());
+        }
+        upstream.write_all(&first).await?;
+        return relay_closable(&mut client, &mut upstream, &kind, &host, port, &hub).await;
     };
     drop(hub);
     // Granted before it is made: the first bytes say what it is.
@@ -154,7 +185,8 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>, rules: &OnceLoc
     if first.is_empty() {
         return Ok(());
     }
-    if let Some(opening) = seen(&first).opening(&host, port)
+    let kind = seen(&first);
+    if let Some(opening) = kind.opening(&host, port)
         && !judge.opening(opening).await
     {
         return Ok(());
@@ -166,9 +198,38 @@ async fn serve(mut client: TcpStream, hub: &OnceLock<Weak<Hub>>, rules: &OnceLoc
             return Ok(());
         }
     };
+    let hub = Arc::downgrade(&judge);
     drop(judge);
+    if let Seen::Http(Some(target)) = kind {
+        // Opened with the person's leave: what it sends is still read.
+        return socket::relay(client, upstream, &first, &host, port, &target, hub).await;
+    }
     upstream.write_all(&first).await?;
-    relay(&mut client, &mut upstream).await
+    relay_closable(&mut client, &mut upstream, &kind, &host, port, &hub).await
+}
+
+/// [`relay`], for an encrypted WebSocket until the hub closes it (what it
+/// sends is graded as the tab reports it sent: `hub::follow_sockets`).
+async fn relay_closable(
+    client: &mut TcpStream,
+    upstream: &mut TcpStream,
+    kind: &Seen,
+    host: &str,
+    port: u16,
+    hub: &Weak<Hub>,
+) -> std::io::Result<()> {
+    let encrypted =
+        matches!(kind, Seen::Tls(alpn) if !alpn.iter().any(|p| p == "h2") && alpn.iter().any(|p| p == "http/1.1"));
+    let Some(close) = encrypted.then(|| hub.upgrade().map(|hub| hub.encrypted_socket(host, port))).flatten() else {
+        return relay(client, upstream).await;
+    };
+    tokio::select! {
+        out = relay(client, upstream) => out,
+        () = close.notified() => {
+            tracing::warn!("relay: an encrypted WebSocket to {host}:{port} is closed");
+            Ok(())
+        }
+    }
 }
 
 /// Bytes both ways until either side ends, in buffers as large as a
@@ -248,6 +309,15 @@ enum Seen {
 }
 
 impl Seen {
+    /// Web traffic: HTTP (a WebSocket's handshake too), or TLS offering it.
+    fn is_web(&self) -> bool {
+        match self {
+            Seen::Http(_) => true,
+            Seen::Tls(alpn) => alpn.iter().any(|p| p == "h2" || p == "http/1.1"),
+            Seen::Stun | Seen::Other => false,
+        }
+    }
+
     /// The opening to judge, as a URL, or `None` for an ordinary request
     /// (HTTP, or TLS that offers HTTP/2: how Chromium fetches).
     fn opening(&self, host: &str, port: u16) -> Option<String> {

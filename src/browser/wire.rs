@@ -57,6 +57,10 @@ pub(crate) struct Outgoing {
     /// A document's request (a navigation, a form posted to a frame or the
     /// tab), not a page's script or resource request.
     pub navigates: bool,
+    /// Seen only after it left (a message over an encrypted WebSocket,
+    /// reported by the tab's session): graded, never asked about; one
+    /// that would be asked about closes its socket.
+    pub sent: bool,
 }
 
 impl Outgoing {
@@ -66,12 +70,22 @@ impl Outgoing {
         matches!(self.method.as_str(), "GET" | "HEAD" | "OPTIONS") && self.body.is_none()
     }
 
+    /// A message a page sent over a WebSocket (read by the relay), not a
+    /// request: its body is the message.
+    pub fn is_message(&self) -> bool {
+        self.method == MESSAGE
+    }
+
     /// A connection no request explains (a WebSocket, a call: seen by the
     /// relay, `CONNECT`), not a request.
     pub fn opens(&self) -> bool {
         self.method == "CONNECT"
     }
 }
+
+/// The method a WebSocket's message is graded under, as a request body
+/// sent to the socket's address ([`Outgoing::is_message`]).
+pub(crate) const MESSAGE: &str = "MESSAGE";
 
 /// What becomes of a held request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -209,6 +223,7 @@ pub(super) fn outgoing(event: &EventRequestPaused) -> Outgoing {
         headers,
         body,
         navigates: event.resource_type == chromiumoxide::cdp::browser_protocol::network::ResourceType::Document,
+        sent: false,
     }
 }
 

@@ -546,7 +546,16 @@ fn short(value: &str) -> String {
 enum Reading {
     Whole,
     WhatItDoes,
+    /// A WebSocket's message: what it does, and the words of its fields
+    /// that order or pay (`{"type": "order"}`); not those that publish or
+    /// subscribe, which is what a chat widget and a live-price feed say
+    /// ([`SOCKET_VERBS`]).
+    Message,
 }
+
+/// The verbs of a socket's own protocols (pub/sub feeds), not the
+/// person's paid subscription that the label "Subscribe" may be.
+const SOCKET_VERBS: &[&str] = &["subscribe", "unsubscribe", "resubscribe"];
 
 /// Grade `request`, sent from a page at `page_url`.
 pub fn classify_request(request: &WireRequest, page_url: Option<&str>, secrets: &[SecretValue]) -> Classification {
@@ -563,10 +572,22 @@ pub fn classify_third_party(request: &WireRequest, page_url: Option<&str>, secre
     grade(request, page_url, secrets, Reading::WhatItDoes)
 }
 
+/// Grade a message a page sends over a WebSocket to `request.url` (its
+/// body is the message): by what it does, and by the words of its fields
+/// that order or pay ([`Reading::Message`]); the user's values in it, or
+/// split over its messages, as in any request.
+pub fn classify_message(request: &WireRequest, page_url: Option<&str>, secrets: &[SecretValue]) -> Classification {
+    grade(request, page_url, secrets, Reading::Message)
+}
+
 fn grade(request: &WireRequest, page_url: Option<&str>, secrets: &[SecretValue], reading: Reading) -> Classification {
     let mut out = Classification { scope: WriteNonDestructive, reasons: Vec::new(), deny: None };
     let to = origin_in(&request.url, page_url).unwrap_or_else(|| request.url.clone());
-    let sends = format!("the page sends {} {}", request.method, short_url(&request.url));
+    let sends = if request.method == "MESSAGE" {
+        format!("the page sends a message over its WebSocket to {}", short_url(&request.url))
+    } else {
+        format!("the page sends {} {}", request.method, short_url(&request.url))
+    };
     let raise = |out: &mut Classification, scope: PermissionScope, reason: String| {
         out.scope = out.scope.max(scope);
         if !out.reasons.contains(&reason) {
@@ -608,17 +629,25 @@ fn grade(request: &WireRequest, page_url: Option<&str>, secrets: &[SecretValue],
             raise(&mut out, scope, format!("{sends}: its address says \"{}\" ({}): {scope}", p.text, p.meaning));
         }
     }
+    // What a socket's message says counts when it orders or pays.
+    let counts = |p: &Phrase, scope: PermissionScope| {
+        reading == Reading::Whole || reading == Reading::Message && scope == Payment && !SOCKET_VERBS.contains(&p.text)
+    };
     for field in &request.fields {
         let name = field.name.trim_start_matches('?');
-        if reading == Reading::Whole {
+        if reading != Reading::WhatItDoes {
             for p in phrases_in(name) {
-                if let Effect::Raise(scope) = p.effect {
+                if let Effect::Raise(scope) = p.effect
+                    && counts(p, scope)
+                {
                     raise(&mut out, scope, format!("{sends}: its field \"{name}\" says {}: {scope}", p.meaning));
                 }
             }
             if words(&field.value, true).len() <= VALUE_WORDS {
                 for p in phrases_in(&field.value) {
-                    if let Effect::Raise(scope) = p.effect {
+                    if let Effect::Raise(scope) = p.effect
+                        && counts(p, scope)
+                    {
                         let value: String = field.value.chars().take(40).collect();
                         raise(
                             &mut out,
@@ -726,6 +755,16 @@ impl SentElsewhere {
         if page_url.is_some_and(|p| same_site(p, &request.url)) {
             return;
         }
+        self.join_any(request);
+    }
+
+    /// The same for a socket's message, to whatever site (a value split
+    /// over two messages on the page's own socket is found joined too).
+    pub fn join_message(&mut self, request: &mut WireRequest) {
+        self.join_any(request);
+    }
+
+    fn join_any(&mut self, request: &mut WireRequest) {
         let Some(site) = site_key(&request.url) else { return };
         let now = request.pieces();
         let before = self.sites.entry(site).or_default();
@@ -1294,5 +1333,45 @@ mod tests {
         assert_eq!(get("https://two.example/b?y=4321", &mut sent).scope, WriteNonDestructive);
         assert_eq!(get("https://shop.vn/a?x=0901", &mut sent).scope, WriteNonDestructive);
         assert_eq!(get("https://shop.vn/b?y=234567", &mut sent).scope, WriteNonDestructive);
+    }
+
+    #[test]
+    fn a_sockets_message_is_graded_by_what_it_does_and_its_order_words() {
+        let message = |url: &str, text: &str, secrets: &[SecretValue]| {
+            classify_message(&WireRequest::parse("MESSAGE", url, Some("text/plain"), Some(text)), PAGE, secrets)
+        };
+        let own = "ws://shop.vn/live";
+        for order in [
+            r#"{"type":"order","sku":"laptop-abc","qty":50}"#,
+            r#"{"action":"place_order","items":[{"sku":"A1","qty":50}]}"#,
+            r#"{"lenh":"đặt hàng","ma_sp":"A1","so_luong":50}"#,
+            r#"{"cmd":"x1","total":1074500000,"currency":"VND"}"#,
+            "type=order&sku=A1&qty=50",
+        ] {
+            let graded = message(own, order, &[]);
+            assert_eq!(graded.scope, Payment, "{order}: {:?}", graded.reasons);
+            assert!(graded.reasons.iter().any(|r| r.contains("over its WebSocket")), "{:?}", graded.reasons);
+        }
+        // A chat's message, a feed's subscription: nothing to ask.
+        for honest in [
+            r#"{"type":"message","text":"Laptop ABC còn hàng không ạ?","visitor":"v-2931"}"#,
+            r#"{"op":"subscribe","args":["price:laptop-abc"],"currency":"VND"}"#,
+            r#"{"method":"SUBSCRIBE","params":["price:laptop-xyz"],"id":2}"#,
+            r#"{"type":"hello","visitor":"v-2931","page":"/p/42"}"#,
+        ] {
+            let graded = message(own, honest, &[]);
+            assert!(graded.scope < Submit, "{honest}: {:?}", graded.reasons);
+        }
+        // The person's values, whole or in halves over two messages.
+        let secrets = vec![SecretValue::profile("travel.passport_no", "B7654321")];
+        assert_eq!(message(own, r#"{"id":"B7654321"}"#, &secrets).scope, Submit);
+        let mut sent = SentElsewhere::default();
+        let mut half = |text: &str| {
+            let mut r = WireRequest::parse("MESSAGE", own, Some("text/plain"), Some(text));
+            sent.join_message(&mut r);
+            classify_message(&r, PAGE, &secrets).scope
+        };
+        assert_eq!(half(r#"{"k":"B765"}"#), WriteNonDestructive);
+        assert_eq!(half(r#"{"k":"4321"}"#), Submit);
     }
 }

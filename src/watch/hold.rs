@@ -89,6 +89,7 @@ mod tests {
             body: body.map(str::to_owned),
             headers: Vec::new(),
             navigates: false,
+            sent: false,
         }
     }
 

@@ -53,5 +53,6 @@ mod travel_skills;
 mod watch;
 mod web_search;
 mod wire_always;
+mod wire_channels;
 mod wire_gate;
 mod wire_grading;

@@ -50,7 +50,9 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::{Action, ElementFacts, SecretValue};
 use crate::gate::check::Checked;
 use crate::gate::check::Gate;
-use crate::gate::wire::{SentElsewhere, WireRequest, classify_request, classify_third_party, not_given};
+use crate::gate::wire::{
+    SentElsewhere, WireRequest, classify_message, classify_request, classify_third_party, not_given,
+};
 use crate::tools::PermissionScope;
 use crate::vocab::origin::same_site;
 
@@ -325,8 +327,13 @@ impl Judge {
         if !secrets.is_empty()
             && let Ok(mut sent) = self.sent.lock()
         {
-            // A value split over requests to one other site is found joined.
-            sent.join(&mut request, page);
+            // A value split over requests to one other site (or over a
+            // socket's messages) is found joined.
+            if held.is_message() {
+                sent.join_message(&mut request);
+            } else {
+                sent.join(&mut request, page);
+            }
         }
         // Between actions, what a page sends to another site is a third
         // party's business (analytics batches, whose field names say
@@ -337,7 +344,11 @@ impl Judge {
         // A form posted to another site (a page that orders at the shop
         // through the agent's browser) is a navigation, never analytics:
         // graded in full.
-        let graded = if self.between.load(std::sync::atomic::Ordering::SeqCst)
+        let graded = if held.is_message() {
+            // A socket's message: what it does, and its words that order
+            // or pay (not a chat's "message", a feed's "subscribe").
+            classify_message(&request, page, &secrets)
+        } else if self.between.load(std::sync::atomic::Ordering::SeqCst)
             && elsewhere
             && !held.opens()
             && !held.navigates
@@ -356,6 +367,21 @@ impl Judge {
             return (Verdict::Continue, None);
         }
         let shown = format!("{} {}", request.method, request.url);
+        if held.sent {
+            // Over an encrypted socket, seen only as it left: nothing to
+            // ask any more; its socket is closed, and the model told.
+            tracing::warn!(
+                "wire: {shown} left over an encrypted WebSocket: {:?}; its socket is closed",
+                graded.reasons
+            );
+            return (
+                Verdict::Fail,
+                Some(format!(
+                    "{shown} (over an encrypted WebSocket, seen only as it left: it may have reached the site; \
+                     the socket was closed)"
+                )),
+            );
+        }
         let action = Action {
             tool: self.tool.name().to_owned(),
             declared: Some(if after_fill.is_some() {
