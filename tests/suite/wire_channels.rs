@@ -415,6 +415,12 @@ async fn the_passport_does_not_leave_in_a_socket_message_whole_or_in_halves() {
             format!("{}?ws={}&when={when}&what={what}", site.url("channels/socket-order.html"), sockets.base(true));
         let r = run_page(&core, &cx, &page, when != "load", settle(when)).await;
         let v = format!("{when} {what} (answer {yes})");
+        // A 2 MiB message takes a loaded machine (and a debug build) longer
+        // to read and search: wait for the question, up to 15 s.
+        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        while confirmer.asked.lock().unwrap().is_empty() && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
         let asked = confirmer.asked.lock().unwrap().clone();
         assert_eq!(asked.len(), 1, "{v}: {asked:#?}");
         assert!(asked[0].risks.iter().any(|w| w.contains("your travel.passportNumber")), "{v}: {:?}", asked[0].risks);
