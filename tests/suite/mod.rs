@@ -41,6 +41,7 @@ mod memory_sources;
 mod model_server;
 mod no_browser_left;
 mod oauth;
+mod press_lands;
 mod ollama;
 mod ollama_models;
 mod routine;
