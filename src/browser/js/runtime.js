@@ -1193,19 +1193,27 @@
   // Does a press on `n` press `el`: `n` is `el` or inside it (through
   // shadow roots and frames), or a label of `el`, or the control of the
   // label `el` is (a click on a label clicks its control).
+  // An element that does something of its own when clicked; inside a
+  // link or a button (where HTML allows none), one is another click.
+  const ACTIVATES = 'a[href],area[href],button,input,select,textarea,summary,label,[role=button]';
+  const upward = (a) => {
+    const p = parentEl(a);
+    if (p) return p;
+    const root = a.getRootNode ? a.getRootNode() : null;
+    return root && root.nodeType === 9 ? frameOf(root) : root && root.host ? root.host : null;
+  };
   function pressable(el, n) {
     if (!n || !el) return false;
-    for (let a = n, k = 0; a && k < 10000; k++) {
+    const own = el.matches && el.matches(ACTIVATES);
+    for (let a = n, k = 0; a && k < 10000; a = upward(a), k++) {
       if (a === el) return true;
-      const p = parentEl(a);
-      if (p) { a = p; continue; }
-      const root = a.getRootNode ? a.getRootNode() : null;
-      a = root && root.nodeType === 9 ? frameOf(root) : root && root.host ? root.host : null;
+      // A link laid inside "Tìm kiếm" takes the click from it.
+      if (own && a.matches && a.matches(ACTIVATES) && !(a.localName === 'label' && a.control === el)) break;
     }
     const lab = n.closest ? n.closest('label') : null;
     if (lab && lab.control === el) return true;
-    const own = el.localName === 'label' ? el : el.closest ? el.closest('label') : null;
-    return !!(own && own.control && own.control === n);
+    const mine = el.localName === 'label' ? el : el.closest ? el.closest('label') : null;
+    return !!(mine && mine.control && mine.control === n);
   }
   function pressDesc(h, foreign) {
     if (!h) return 'nothing';
@@ -1219,8 +1227,9 @@
     let d = S.refOf.has(h) || isInteractive(h, roleOf(h)) ? shortDesc(h, C) : elDesc(h, C);
     const a = h.closest && h.closest('a[href]');
     if (a) d += ` (a link to ${cut(a.href, 120)})`;
+    if (h.ownerDocument !== document) d += ' in a frame';
     let op = 1;
-    for (let e = h; e && e.nodeType === 1; e = parentEl(e)) op *= parseFloat(cs(e, C).opacity) || 0;
+    for (let e = h, k = 0; e && e.nodeType === 1 && k < 10000; e = upward(e), k++) op *= parseFloat(cs(e, C).opacity) || 0;
     if (op < 0.1) d += ', nearly invisible';
     return d;
   }
@@ -1285,11 +1294,19 @@
     g.down = null;
     return out;
   }
-  function pressEnd() {
+  function pressEnd(a) {
     const g = P.armed;
     P.armed = null;
     if (!g) return { clicked: false, strayed: null, by: null };
-    return { clicked: g.clicked, strayed: g.strayed, by: g.strayed ? g.by : null };
+    if (!g.clicked && !g.strayed && a.x !== undefined) {
+      // No click at all: what lies under the pointer now took the release.
+      const at = pointAt(+a.x, +a.y, g.el);
+      if (!pressable(g.el, at.el)) g.by = pressDesc(at.el, at.foreign);
+    }
+    // A release diverted after the click reached the element is no harm
+    // (a link put inside it at pointerdown took the mouseup, not the click).
+    const strayed = g.clicked ? null : g.strayed;
+    return { clicked: g.clicked, strayed, by: g.clicked ? null : g.by };
   }
 
   function focus(a) {

@@ -83,9 +83,9 @@ pub(crate) async fn press(tab: &TabHandle, p: &Press<'_>, button: MouseButton, c
         return Err(Error::new(
             ErrorCode::NotInteractable,
             format!(
-                "{what} was not clicked: at the moment of the press, {by} lay over it (it came after {what} \
-                 was checked). Nothing was pressed. Take a new browser_snapshot; if it keeps happening, the page \
-                 may be trying to take the click elsewhere: tell the user."
+                "{what} was not clicked: when the pointer came to press it, {by} lay over it, put there after \
+                 {what} was found uncovered. Nothing was pressed. Take a new browser_snapshot; if it keeps \
+                 happening, the page may be trying to take the click elsewhere: tell the user."
             ),
         ));
     }
@@ -130,15 +130,32 @@ pub(crate) async fn press(tab: &TabHandle, p: &Press<'_>, button: MouseButton, c
             }
         }
     }
-    let end = runtime::call(tab, "pressEnd", &json!({})).await?;
+    let end = runtime::call(tab, "pressEnd", &json!({"x": x, "y": y})).await?;
     if let Some(event) = end.get("strayed").and_then(Value::as_str) {
         let by = text(&end, "by", "something else");
         return Err(Error::new(
             ErrorCode::Denied,
             format!(
-                "{what} was pressed, but before the release the page put {by} under the pointer; its `{event}` \
-                 was stopped, so nothing was clicked. Do not try another way around this; tell the user that this \
-                 page tried to redirect a click."
+                "{what} was not clicked: it was pressed, but before the release the page put {by} under the \
+                 pointer; its `{event}` was stopped there, so nothing was clicked. Do not try another way around \
+                 this; tell the user that this page tried to redirect a click."
+            ),
+        ));
+    }
+    if !end.get("clicked").and_then(Value::as_bool).unwrap_or(false) {
+        // The release went to another frame (one slid under the pointer
+        // after the press): no click reached the element.
+        let by = end
+            .get("by")
+            .and_then(Value::as_str)
+            .map(|by| format!(": {by} lay under the pointer by then"))
+            .unwrap_or_default();
+        return Err(Error::new(
+            ErrorCode::Denied,
+            format!(
+                "{what} was not clicked: it was pressed, but the release did not reach it{by}. Nothing was \
+                 clicked. Take a new browser_snapshot; if it happens again, tell the user that this page tries to \
+                 redirect clicks."
             ),
         ));
     }
