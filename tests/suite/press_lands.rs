@@ -126,9 +126,41 @@ async fn a_frame_of_another_site_slid_over_search_takes_no_click() {
         assert!(refused || !must, "{case}: the click was not refused: {r:?}");
     }
     // A frame as big as the window (wherever a release could go).
-    let url = format!("{}&big=1", attack(&site, "frame-x", "move", "self", "go"));
-    let (r, got, asked) = try_attack(&site, &url, &[]).await;
-    assert!(held("big frame", &site, &r, &got, &asked, "iframe of localhost"), "{r:?}");
+    for when in ["move", "down"] {
+        let url = format!("{}&big=1", attack(&site, "frame-x", when, "self", "go"));
+        let (r, got, asked) = try_attack(&site, &url, &[]).await;
+        let case = format!("big frame {when}");
+        assert!(held(&case, &site, &r, &got, &asked, "not clicked"), "{case}: {r:?}");
+    }
+}
+
+/// The model clicks a button inside the shop's own coupon frame, on
+/// purpose; the page slides a frame of another site over that frame as
+/// the pointer arrives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_slid_over_a_button_in_a_frame_takes_no_click() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let other = site.other_origin().replace("127.0.0.1", "localhost");
+    let tmp = tempfile::tempdir().unwrap();
+    let confirmer = Scripted::new(&[]);
+    let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+    let url = format!("{}?slide={other}", site.url("press/honest.html"));
+    let r = core.call_tool(&cx, "browser_navigate", json!({"url": url})).await;
+    assert!(r.is_ok(), "{r:?}");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let r = core.call_tool(&cx, "browser_click", json!({"selector": "#apply", "frame": "#inner"})).await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(bought(&site), Vec::<String>::new(), "{r:?}");
+    let e = r.error.clone().unwrap_or_else(|| panic!("the click was not refused: {r:?}"));
+    assert_eq!(e.code.as_str(), "not_interactable", "{e:?}");
+    assert!(e.message.contains("Áp mã") && e.message.contains("iframe of localhost"), "{}", e.message);
+    let text = core.call_tool(&cx, "browser_read_text", json!({})).await;
+    assert!(!text.data["text"].as_str().unwrap_or_default().contains("coupon applied"), "{text:?}");
+    assert!(confirmer.asked.lock().unwrap().is_empty());
+    core.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -260,6 +292,9 @@ async fn honest_clicks_land_where_aimed_with_no_question_and_no_delay() {
         ("browser_check", json!({"selector": "#gift"})),
         ("browser_check", json!({"selector": "#invoice"})),
         ("browser_click", json!({"selector": "#apply", "frame": "#inner"})),
+        ("browser_click", json!({"selector": "#size"})),
+        ("browser_click", json!({"selector": "#day"})),
+        ("browser_click", json!({"selector": "#more"})),
         // Moves down as the pointer arrives: pressed where it is now.
         ("browser_click", json!({"selector": "#shift"})),
     ] {
@@ -284,8 +319,7 @@ async fn honest_clicks_land_where_aimed_with_no_question_and_no_delay() {
     assert!(checked("#gift").await && checked("#invoice").await, "the boxes were ticked");
     assert!(confirmer.asked.lock().unwrap().is_empty(), "{:#?}", confirmer.asked.lock().unwrap());
     // From the pointer's arrival to the click, as the page saw it.
-    let mut page_ms: Vec<f64> =
-        text.split_whitespace().filter_map(|w| w.strip_prefix("took:")?.parse().ok()).collect();
+    let mut page_ms: Vec<f64> = text.split_whitespace().filter_map(|w| w.strip_prefix("took:")?.parse().ok()).collect();
     assert_eq!(text.matches("plain trusted").count(), 12, "every click landed, trusted: {text}");
     assert_eq!(page_ms.len(), 12, "{text}");
     page_ms.sort_by(f64::total_cmp);

@@ -1297,7 +1297,8 @@
   function pressEnd(a) {
     const g = P.armed;
     P.armed = null;
-    if (!g) return { clicked: false, strayed: null, by: null };
+    // Another document: the click navigated (what a link does).
+    if (!g) return { gone: true, clicked: false, strayed: null, by: null };
     if (!g.clicked && !g.strayed && a.x !== undefined) {
       // No click at all: what lies under the pointer now took the release.
       const at = pointAt(+a.x, +a.y, g.el);

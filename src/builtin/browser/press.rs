@@ -20,7 +20,9 @@
 //!    reach);
 //! 4. the button is released; a `mouseup` or `click` the page diverted to
 //!    something else in the meantime was cancelled by the guard, and the
-//!    call reports it (`__halley.pressEnd`).
+//!    call reports it (`__halley.pressEnd`), as it does a release that
+//!    clicked nothing (it went to a frame slid under the pointer after the
+//!    press). A new document by then is the click's navigation (a link).
 //!
 //! Each refusal is an error the model reads: `not_interactable` when
 //! something lay over the element before anything was pressed,
@@ -142,7 +144,8 @@ pub(crate) async fn press(tab: &TabHandle, p: &Press<'_>, button: MouseButton, c
             ),
         ));
     }
-    if !end.get("clicked").and_then(Value::as_bool).unwrap_or(false) {
+    let gone = end.get("gone").and_then(Value::as_bool).unwrap_or(false);
+    if !gone && !end.get("clicked").and_then(Value::as_bool).unwrap_or(false) {
         // The release went to another frame (one slid under the pointer
         // after the press): no click reached the element.
         let by = end
