@@ -132,7 +132,10 @@ pub(crate) async fn press(tab: &TabHandle, p: &Press<'_>, button: MouseButton, c
             }
         }
     }
-    let end = runtime::call(tab, "pressEnd", &json!({"x": x, "y": y})).await?;
+    // Read where the runtime is now, once: the click may be navigating
+    // (a link, a form), and its navigation is left alone.
+    let end =
+        runtime::call_here(tab, "pressEnd", &json!({"x": x, "y": y})).await?.unwrap_or_else(|| json!({"gone": true}));
     if let Some(event) = end.get("strayed").and_then(Value::as_str) {
         let by = text(&end, "by", "something else");
         return Err(Error::new(
