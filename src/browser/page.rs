@@ -235,25 +235,40 @@ enum Shown {
     Started,
 }
 
-/// A real click: move, press, release at a point (top-level CSS pixels).
-pub(crate) async fn click_at(tab: &TabHandle, x: f64, y: f64, button: MouseButton, count: i64) -> Result<()> {
-    let send = |kind: DispatchMouseEventType, n: i64| {
-        let mut p = DispatchMouseEventParams::new(kind, x, y);
-        p.button = Some(button.clone());
-        p.click_count = Some(n);
-        p.buttons = Some(if n > 0 { button_bits(&button) } else { 0 });
-        p
-    };
+/// The pointer moved to a point (top-level CSS pixels), no button down.
+pub(crate) async fn mouse_move(tab: &TabHandle, x: f64, y: f64) -> Result<()> {
     let mut moved = DispatchMouseEventParams::new(DispatchMouseEventType::MouseMoved, x, y);
     moved.button = Some(MouseButton::None);
-    exec(tab, moved).await?;
-    for n in 1..=count {
-        exec(tab, send(DispatchMouseEventType::MousePressed, n)).await?;
-        let mut up = send(DispatchMouseEventType::MouseReleased, n);
-        up.buttons = Some(0);
-        exec(tab, up).await?;
-    }
-    Ok(())
+    exec(tab, moved).await
+}
+
+/// `button` pressed at a point, the `n`th press of a multi-click.
+pub(crate) async fn mouse_down(tab: &TabHandle, x: f64, y: f64, button: &MouseButton, n: i64) -> Result<()> {
+    let mut p = DispatchMouseEventParams::new(DispatchMouseEventType::MousePressed, x, y);
+    p.button = Some(button.clone());
+    p.click_count = Some(n);
+    p.buttons = Some(button_bits(button));
+    exec(tab, p).await
+}
+
+/// `button` released at a point: what it was pressed on is clicked.
+pub(crate) async fn mouse_up(tab: &TabHandle, x: f64, y: f64, button: &MouseButton, n: i64) -> Result<()> {
+    let mut p = DispatchMouseEventParams::new(DispatchMouseEventType::MouseReleased, x, y);
+    p.button = Some(button.clone());
+    p.click_count = Some(n);
+    p.buttons = Some(0);
+    exec(tab, p).await
+}
+
+/// The press ended without a release of its button, so that nothing is
+/// clicked: Chromium delivers no `mouseup`, no `click` (nor `auxclick`) to
+/// the frame that took the press, whichever it is, and the next press
+/// starts afresh. For a press that went astray.
+pub(crate) async fn mouse_abandon(tab: &TabHandle, x: f64, y: f64) -> Result<()> {
+    let mut p = DispatchMouseEventParams::new(DispatchMouseEventType::MouseReleased, x, y);
+    p.button = Some(MouseButton::None);
+    p.buttons = Some(0);
+    exec(tab, p).await
 }
 
 fn button_bits(b: &MouseButton) -> i64 {

@@ -58,6 +58,43 @@ pub(crate) async fn call(tab: &TabHandle, func: &str, arg: &Value) -> Result<Val
     Ok(value)
 }
 
+/// [`call`] in the document the runtime is in now, once: `None` when that
+/// document is gone (a navigation under way or done), without following
+/// the tab into the next one (an action's own navigation is left alone).
+pub(crate) async fn call_here(tab: &TabHandle, func: &str, arg: &Value) -> Result<Option<Value>> {
+    let Some(ctx) = tab.world.get() else { return Ok(None) };
+    let expr = format!(
+        "(() => {{ const H = globalThis.__halley; if (!H) return {{__halley_missing: true}}; return H.{func}({arg}); }})()"
+    );
+    let params = EvaluateParams::builder()
+        .expression(expr)
+        .context_id(ctx)
+        .return_by_value(true)
+        .build()
+        .map_err(|e| Error::internal(format!("bad evaluate params: {e}")))?;
+    let value = match tab.page.execute(params).await {
+        Ok(resp) => {
+            if let Some(ex) = &resp.result.exception_details {
+                let detail = ex.exception.as_ref().and_then(|o| o.description.clone()).unwrap_or(ex.text.clone());
+                if context_gone(&detail) {
+                    return Ok(None);
+                }
+                return Err(Error::internal(format!("the page runtime failed: {detail}")));
+            }
+            resp.result.result.value.clone().unwrap_or(Value::Null)
+        }
+        Err(e) if context_gone(&e.to_string()) => return Ok(None),
+        Err(e) => return Err(Error::new(ErrorCode::BrowserUnavailable, "the page refused a command").with_source(e)),
+    };
+    if value.get("__halley_missing").is_some() {
+        return Ok(None);
+    }
+    if let Some(err) = value.get("error").filter(|e| e.is_object()) {
+        return Err(runtime_error(err));
+    }
+    Ok(Some(value))
+}
+
 /// [`call`], plus the page's URL and title read in the same round trip
 /// (a tool that reports where it read saves a second evaluation).
 pub(crate) async fn call_at(tab: &TabHandle, func: &str, arg: &Value) -> Result<(Value, String, String)> {

@@ -43,6 +43,7 @@ mod no_browser_left;
 mod oauth;
 mod ollama;
 mod ollama_models;
+mod press_lands;
 mod routine;
 mod runs_traces;
 mod sealed;

@@ -12,7 +12,7 @@
 // top frame's runtime; cross-origin frames are skipped.
 (function () {
   'use strict';
-  const VERSION = '1.1.0';
+  const VERSION = '1.2.0';
   if (globalThis.__halley && globalThis.__halley.version === VERSION) return;
 
   // ---------------------------------------------------------------- text utils
@@ -1152,6 +1152,164 @@
     return out;
   }
 
+  // ---------------------------------------------------------------- the press
+  // The press lands where the gate looked (issue 42, item 6). Between the
+  // cover check and the press the page may slide something over the
+  // element (a nearly invisible frame of another site, a transparent
+  // link). Right before the press `pressArm` hit-tests the press point
+  // again and arms a guard in every document the runtime reaches: a
+  // trusted pointer event of the press whose target is not the element
+  // (or its label) is cancelled there, and what the press really landed
+  // on is reported (`pressDown`, `pressEnd`), so that the Rust side never
+  // releases a press that went elsewhere.
+  const PRESS_EVENTS = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu'];
+  // The guard stays armed no longer than this, whatever happens to the call.
+  const PRESS_ARMED_MS = 10000;
+  const P = { armed: null, wins: new WeakSet() };
+  // What a real press at (x, y) (top-level CSS pixels) hits now: the
+  // deepest element through same-origin frames and open shadow roots; a
+  // frame whose document cannot be read (another origin) is where it stops,
+  // as is `stop` (a frame that is itself the element pressed).
+  function pointAt(x, y, stop) {
+    let doc = document, px = x, py = y;
+    for (let depth = 0; depth < 16; depth++) {
+      let h = doc.elementFromPoint(px, py);
+      if (!h) return { el: null };
+      for (let k = 0; k < 16 && h.shadowRoot; k++) {
+        const inner = h.shadowRoot.elementFromPoint(px, py);
+        if (!inner || inner === h) break;
+        h = inner;
+      }
+      if (h === stop || (h.localName !== 'iframe' && h.localName !== 'frame')) return { el: h };
+      const d = frameDoc(h);
+      if (!d) return { el: h, foreign: true };
+      const r = h.getBoundingClientRect(), st = (h.ownerDocument.defaultView || window).getComputedStyle(h);
+      px -= r.left + h.clientLeft + parseFloat(st.paddingLeft);
+      py -= r.top + h.clientTop + parseFloat(st.paddingTop);
+      doc = d;
+    }
+    return { el: null };
+  }
+  // Does a press on `n` press `el`: `n` is `el` or inside it (through
+  // shadow roots and frames), or a label of `el`, or the control of the
+  // label `el` is (a click on a label clicks its control).
+  // An element that does something of its own when clicked; inside a
+  // link or a button (where HTML allows none), one is another click.
+  const ACTIVATES = 'a[href],area[href],button,input,select,textarea,summary,label,[role=button]';
+  const upward = (a) => {
+    const p = parentEl(a);
+    if (p) return p;
+    const root = a.getRootNode ? a.getRootNode() : null;
+    return root && root.nodeType === 9 ? frameOf(root) : root && root.host ? root.host : null;
+  };
+  function pressable(el, n) {
+    if (!n || !el) return false;
+    const own = el.matches && el.matches(ACTIVATES);
+    for (let a = n, k = 0; a && k < 10000; a = upward(a), k++) {
+      if (a === el) return true;
+      // A link laid inside "Tìm kiếm" takes the click from it.
+      if (own && a.matches && a.matches(ACTIVATES) && !(a.localName === 'label' && a.control === el)) break;
+    }
+    const lab = n.closest ? n.closest('label') : null;
+    if (lab && lab.control === el) return true;
+    const mine = el.localName === 'label' ? el : el.closest ? el.closest('label') : null;
+    return !!(mine && mine.control && mine.control === n);
+  }
+  function pressDesc(h, foreign) {
+    if (!h) return 'nothing';
+    if (h.localName === 'iframe' || h.localName === 'frame') {
+      let where = '';
+      try { const u = new URL(h.src || h.getAttribute('src') || '', h.baseURI); where = u.protocol.startsWith('http') ? u.host : u.protocol.replace(':', ''); } catch { /* none */ }
+      const same = !foreign && frameDoc(h);
+      return `an iframe${where ? ' of ' + where : ''} (${same ? 'a frame of the page' : 'another site or origin'}${parseFloat(cs(h, ctx()).opacity) < 0.1 ? ', nearly invisible' : ''})`;
+    }
+    const C = ctx();
+    let d = S.refOf.has(h) || isInteractive(h, roleOf(h)) ? shortDesc(h, C) : elDesc(h, C);
+    const a = h.closest && h.closest('a[href]');
+    if (a) d += ` (a link to ${cut(a.href, 120)})`;
+    if (h.ownerDocument !== document) d += ' in a frame';
+    let op = 1;
+    for (let e = h, k = 0; e && e.nodeType === 1 && k < 10000; e = upward(e), k++) op *= parseFloat(cs(e, C).opacity) || 0;
+    if (op < 0.1) d += ', nearly invisible';
+    return d;
+  }
+  function onPress(e) {
+    const a = P.armed;
+    if (!a || !e.isTrusted || Date.now() > a.until) return;
+    if (e.pointerType && e.pointerType !== 'mouse') return;
+    const t = (e.composedPath && e.composedPath()[0]) || e.target;
+    const ok = t && t.nodeType === 1 && pressable(a.el, t);
+    const down = e.type === 'pointerdown' || e.type === 'mousedown';
+    if (down) a.down = a.down === 'stray' ? 'stray' : ok ? 'hit' : 'stray';
+    if (ok) { if (e.type === 'click' || e.type === 'auxclick') a.clicked = true; return; }
+    if (!a.by) a.by = pressDesc(t && t.nodeType === 1 ? t : null);
+    if (!down) a.strayed = a.strayed || e.type;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+  }
+  function pressGuard() {
+    for (const r of rootsOf(document)) {
+      if (r.nodeType !== 9 || !r.defaultView || P.wins.has(r.defaultView)) continue;
+      const w = r.defaultView;
+      P.wins.add(w);
+      for (const type of PRESS_EVENTS) w.addEventListener(type, onPress, { capture: true });
+    }
+  }
+  function pressArm(a) {
+    const t = asTarget(a);
+    if (!t) return err('invalid_arguments', 'pressArm needs {target, x, y}');
+    const C = ctx();
+    const r = resolve(t, C);
+    if (r.error) return r;
+    const el = r.el;
+    P.armed = null;
+    const at = pointAt(+a.x, +a.y, el);
+    if (pressable(el, at.el)) {
+      pressGuard();
+      P.armed = { el, until: Date.now() + PRESS_ARMED_MS, down: null, by: null, strayed: null, clicked: false };
+      return { ok: true };
+    }
+    const out = { ok: false, by: pressDesc(at.el, at.foreign) };
+    // The element itself moved (a layout shift): press it where it is now.
+    const rect = topRect(el, C);
+    if (rect.width > 0 && rect.height > 0) {
+      const x = rect.x + rect.width / 2, y = rect.y + rect.height / 2;
+      if ((Math.abs(x - a.x) > 1 || Math.abs(y - a.y) > 1) && pressable(el, pointAt(x, y, el).el)) out.retry = { x, y };
+    }
+    return out;
+  }
+  // After the button went down: where it went. `hit` (the element took it),
+  // `stray` (an element the guard reaches took it, and it was cancelled) or
+  // null (nothing the guard reaches saw it: another frame took it).
+  function pressDown(a) {
+    const g = P.armed;
+    if (!g) return { down: null, gone: true };
+    const out = { down: g.down, by: g.by };
+    if (g.down === null) {
+      const el = g.el, at = pointAt(+a.x, +a.y, el);
+      // A frame pressed on purpose takes the press in its own document.
+      if ((el.localName === 'iframe' || el.localName === 'frame') && at.el === el) out.down = 'hit';
+      else if (!pressable(el, at.el)) out.by = pressDesc(at.el, at.foreign);
+    }
+    g.down = null;
+    return out;
+  }
+  function pressEnd(a) {
+    const g = P.armed;
+    P.armed = null;
+    // Another document: the click navigated (what a link does).
+    if (!g) return { gone: true, clicked: false, strayed: null, by: null };
+    if (!g.clicked && !g.strayed && a.x !== undefined) {
+      // No click at all: what lies under the pointer now took the release.
+      const at = pointAt(+a.x, +a.y, g.el);
+      if (!pressable(g.el, at.el)) g.by = pressDesc(at.el, at.foreign);
+    }
+    // A release diverted after the click reached the element is no harm
+    // (a link put inside it at pointerdown took the mouseup, not the click).
+    const strayed = g.clicked ? null : g.strayed;
+    return { clicked: g.clicked, strayed, by: g.clicked ? null : g.by };
+  }
+
   function focus(a) {
     const t = asTarget(a);
     if (!t) return err('invalid_arguments', 'focus needs {target}');
@@ -2100,6 +2258,9 @@
     version: VERSION,
     element: (a) => { try { return element(a || {}); } catch { return null; } },
     locate: guard('locate', locate),
+    pressArm: guard('pressArm', pressArm),
+    pressDown: guard('pressDown', pressDown),
+    pressEnd: guard('pressEnd', pressEnd),
     focus: guard('focus', focus),
     select: guard('select', select),
     checkState: guard('checkState', checkState),

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use chromiumoxide::cdp::browser_protocol::input::MouseButton as CdpButton;
 use serde_json::{Value, json};
 
+use super::press::{self, Press};
 use super::{BrowserTool, Call, output, wire};
 use crate::browser::keys::parse_chord;
 use crate::browser::page::{self, NavWatch};
@@ -41,6 +42,17 @@ impl Located {
     /// `button "Thêm vào giỏ" [e8]`.
     pub fn describe(&self) -> String {
         describe(&self.raw["element"])
+    }
+
+    /// The element found, by its ref (the gate reads it, and it is pressed).
+    pub fn pinned(&self) -> Result<Target> {
+        let target = Press::target_of(&self.raw["element"])?;
+        Ok(Target { element_ref: target["ref"].as_str().map(str::to_owned), ..Target::default() })
+    }
+
+    /// The press of the element at its centre.
+    pub fn press<'a>(&self, what: &'a str) -> Result<Press<'a>> {
+        Ok(Press { target: Press::target_of(&self.raw["element"])?, what, x: self.x, y: self.y })
     }
 }
 
@@ -107,15 +119,19 @@ pub(super) async fn click(call: &mut Call<'_>, args: BrowserClickArgs) -> Result
     args.target.require("browser_click")?;
     let tab = call.tab(None).await?;
     let el = actionable(&tab, &args.target, true).await?;
-    let approved = call.gate_page(BrowserTool::Click, &tab, Some(&args.target), |_| {}).await?;
+    // The element found is the one graded and the one pressed (a selector
+    // read again could name another by then).
+    let pinned = el.pinned()?;
+    let approved = call.gate_page(BrowserTool::Click, &tab, Some(&pinned), |_| {}).await?;
     let button = match args.button {
         MouseButton::Left => CdpButton::Left,
         MouseButton::Right => CdpButton::Right,
         MouseButton::Middle => CdpButton::Middle,
     };
+    let what = el.describe();
     let clicked = async {
         let watch = NavWatch::start(&tab).await?;
-        page::click_at(&tab, el.x, el.y, button, i64::from(args.click_count)).await?;
+        press::press(&tab, &el.press(&what)?, button, i64::from(args.click_count)).await?;
         watch.settle(&tab, NAVIGATION_WITHIN).await
     };
     let navigated = wire::guarded(call, &tab, BrowserTool::Click, approved, &[], clicked).await?;
@@ -355,9 +371,11 @@ pub(super) async fn set_checked(call: &mut Call<'_>, args: BrowserCheckArgs, wan
     if num("width") <= 0.0 || num("height") <= 0.0 {
         return Err(Error::new(ErrorCode::NotInteractable, "the checkbox and its label are not visible"));
     }
+    let what = describe(&state["element"]);
+    let pressing = Press { target: Press::target_of(&state["element"])?, what: &what, x, y };
     let ticking = async {
         let watch = NavWatch::start(&tab).await?;
-        page::click_at(&tab, x, y, CdpButton::Left, 1).await?;
+        press::press(&tab, &pressing, CdpButton::Left, 1).await?;
         watch.settle(&tab, NAVIGATION_WITHIN).await
     };
     wire::guarded(call, &tab, tool, approved, &[], ticking).await?;

@@ -156,7 +156,8 @@ pub(super) async fn download(call: &mut Call<'_>, args: BrowserDownloadArgs) -> 
         runtime::eval(&tab, &expr, true).await?;
     } else {
         let el = actionable(&tab, &args.target, true).await?;
-        page::click_at(&tab, el.x, el.y, MouseButton::Left, 1).await?;
+        let what = el.describe();
+        super::press::press(&tab, &el.press(&what)?, MouseButton::Left, 1).await?;
     }
 
     let begin = tokio::time::timeout(DOWNLOAD_START_WITHIN.min(timeout), begins.next())

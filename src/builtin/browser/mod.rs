@@ -9,6 +9,7 @@ mod challenge;
 mod facts;
 mod files;
 mod nav;
+mod press;
 mod wire;
 
 use std::path::PathBuf;
