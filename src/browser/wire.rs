@@ -299,3 +299,74 @@ impl Idle {
         });
     }
 }
+
+/// The person's values typed into a tab's page bind the tab to that page's
+/// site (issue 42, item 3): from the first fill on, a request of the tab to
+/// any other site may carry them, in whatever encoding the page picks
+/// (base64 of the reverse, spelled out, split...), so it is asked, whatever
+/// it looks like. Only what the tab already sent to other sites before the
+/// fill (the same address again cannot carry a value typed later), and the
+/// sites the person approved a request to since, go unasked.
+#[derive(Debug, Default)]
+pub struct Filled {
+    /// What was typed (its label) and the site it was given to.
+    given: Vec<(String, String)>,
+    /// Other sites' addresses the tab sent before the first fill.
+    before: std::collections::HashSet<String>,
+    /// Sites the person approved a request to after a fill.
+    allowed: Vec<String>,
+}
+
+/// The most addresses [`Filled`] remembers from before the first fill.
+const BEFORE_KEPT: usize = 4096;
+
+impl Filled {
+    /// The person's values `labels` are being typed into `page_url`'s page.
+    pub fn fill(&mut self, labels: &[String], page_url: &str) {
+        let Some(site) = crate::vocab::origin::site_of(page_url) else { return };
+        for label in labels {
+            if !self.given.iter().any(|(l, s)| l == label && *s == site) {
+                self.given.push((label.clone(), site.clone()));
+            }
+        }
+    }
+
+    /// A request to `url` was let go (before any fill, it may go again).
+    pub fn sent(&mut self, url: &str) {
+        if self.given.is_empty() && self.before.len() < BEFORE_KEPT {
+            self.before.insert(url.to_owned());
+        }
+    }
+
+    /// The person approved a request to `url`'s site after a fill.
+    pub fn allow(&mut self, url: &str) {
+        if let Some(site) = crate::vocab::origin::site_of(url)
+            && !self.allowed.contains(&site)
+        {
+            self.allowed.push(site);
+        }
+    }
+
+    /// Why a request to `url` must be asked about: after a fill, to a site
+    /// the values were not given to, not sent before, not approved since.
+    pub fn asks(&self, url: &str) -> Option<String> {
+        if self.given.is_empty() || self.before.contains(url) {
+            return None;
+        }
+        let dest = crate::vocab::origin::site_of(url)?;
+        if self.allowed.contains(&dest) {
+            return None;
+        }
+        let elsewhere: Vec<&(String, String)> = self.given.iter().filter(|(_, site)| *site != dest).collect();
+        if elsewhere.is_empty() {
+            return None;
+        }
+        let what: Vec<String> =
+            elsewhere.iter().map(|(label, site)| format!("your {label} (typed into {site})")).collect();
+        Some(format!(
+            "after {} the page sends to {dest}, another site: whatever it carries may be that value, in any \
+             encoding: SUBMIT",
+            what.join(" and ")
+        ))
+    }
+}

@@ -66,7 +66,7 @@ pub struct Action {
     /// whatever the rules say, and told where the idea may come from.
     pub read_from: Vec<String>,
     /// Why a page's request is asked about because the person's values
-    /// were typed into the tab's page of another site ([`super::wire::Filled`]).
+    /// were typed into the tab's page of another site (`browser::wire::Filled`).
     pub after_fill: Option<String>,
 }
 

@@ -28,8 +28,19 @@ pub const REMEMBER_SESSION: &str = "session";
 /// destination's origin: the tool, and for a page's request its method
 /// (approving a POST there lifts nothing for a GET that orders).
 fn session_tool(action: &Action) -> String {
-    match &action.request {
-        Some(request) => format!("{} {}", action.tool, request.method.to_ascii_uppercase()),
+    let method = match &action.request {
+        Some(request) => Some(request.method.as_str()),
+        // A click that submits its form: the method the form sends with,
+        // so the approval covers the request that click sets off.
+        None => action
+            .target
+            .as_ref()
+            .filter(|el| el.submits_form)
+            .and_then(|el| el.form.as_ref())
+            .map(|form| if form.method.is_empty() { "get" } else { form.method.as_str() }),
+    };
+    match method {
+        Some(method) => format!("{} {}", action.tool, method.to_ascii_uppercase()),
         None => action.tool.clone(),
     }
 }

@@ -40,16 +40,20 @@ pub fn normalize(input: &str) -> String {
 /// has no domain for (an IP address, `localhost`), the same host. The
 /// scheme and port do not matter, as for a browser's "same site".
 pub fn same_site(a: &str, b: &str) -> bool {
-    let site = |u: &str| {
-        let host = Url::parse(u).ok()?.host_str()?.trim_end_matches('.').to_ascii_lowercase();
-        let is_ip = host.parse::<std::net::IpAddr>().is_ok() || host.starts_with('[');
-        let domain = (!is_ip).then(|| psl::domain_str(&host)).flatten().map(str::to_owned);
-        Some(domain.unwrap_or(host))
-    };
-    match (site(a), site(b)) {
+    match (site_of(a), site_of(b)) {
         (Some(a), Some(b)) => a == b,
         _ => false,
     }
+}
+
+/// The site of a URL as [`same_site`] reads it: its registrable domain, or
+/// its host when the public suffix list has none (an IP address,
+/// `localhost`).
+pub fn site_of(url: &str) -> Option<String> {
+    let host = Url::parse(url).ok()?.host_str()?.trim_end_matches('.').to_ascii_lowercase();
+    let is_ip = host.parse::<std::net::IpAddr>().is_ok() || host.starts_with('[');
+    let domain = (!is_ip).then(|| psl::domain_str(&host)).flatten().map(str::to_owned);
+    Some(domain.unwrap_or(host))
 }
 
 /// Whether `host` is `domain` or one of its subdomains (`m.shop.vn` is

@@ -29,7 +29,7 @@ pub(crate) struct TabHandle {
     pub hub: Arc<super::super::hub::Hub>,
     /// The person's values typed into the tab's pages, and the sites they
     /// were given to: what its requests to other sites may carry.
-    pub filled: Arc<std::sync::Mutex<crate::gate::wire::Filled>>,
+    pub filled: Arc<std::sync::Mutex<crate::browser::wire::Filled>>,
 }
 
 impl TabHandle {

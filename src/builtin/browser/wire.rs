@@ -280,7 +280,7 @@ struct Judge {
     /// What was sent to each other site, for values split over requests.
     sent: Mutex<SentElsewhere>,
     /// The person's values typed into the tab's pages (the tab's own).
-    filled: Arc<Mutex<crate::gate::wire::Filled>>,
+    filled: Arc<Mutex<crate::browser::wire::Filled>>,
 }
 
 impl Judge {
