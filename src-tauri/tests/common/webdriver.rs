@@ -295,7 +295,31 @@ impl Session {
             return Err(e);
         }
         // Gone before the next question, so a dialog is never answered twice.
-        self.wait_for("the dialog to close", timeout, |s| Ok((!s.window_handles()?.contains(&dialog)).then_some(())))?;
+        let closed = |s: &Session| Ok((!s.window_handles()?.contains(&dialog)).then_some(()));
+        let first = timeout.min(Duration::from_secs(15));
+        if self.wait_for("the dialog to close", first, closed).is_err() {
+            // Still open with its button enabled: the click never reached
+            // the page (a loaded machine's WebKitWebDriver drops one now and
+            // then); an answered dialog disables its buttons, so this click
+            // cannot answer twice. What the dialog says, for the error.
+            let state = self
+                .execute(
+                    r#"const b = document.querySelector(arguments[0]); const st = document.querySelector(".form-status");
+                       return JSON.stringify({enabled: !!b && !b.disabled, status: st ? st.textContent : null});"#,
+                    &[serde_json::Value::String(button.to_owned())],
+                )
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            eprintln!("the dialog is still open after the click on {button}: {state}");
+            if state.contains("\"enabled\":true")
+                && let Ok(b) = self.find(button)
+            {
+                let _ = self.click(&b);
+            }
+            self.wait_for("the dialog to close", timeout, closed)
+                .with_context(|| format!("the dialog after the click on {button}: {state}"))?;
+        }
         self.switch_to_window(panel)?;
         Ok(summary)
     }
