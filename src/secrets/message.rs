@@ -21,7 +21,7 @@ use std::ops::Range;
 
 use sha2::{Digest, Sha256};
 
-use crate::secrets::shapes::{Shape, shape_of};
+use crate::secrets::shapes::{ADDRESS_WORDS, Shape, shape_of};
 
 /// The placeholders' namespace (`{{secret.msg.…}}`).
 pub const NAMESPACE: &str = "secret.msg.";
@@ -190,40 +190,9 @@ fn passport_in_prose(candidate: &str) -> bool {
     first.chars().all(|c| c.is_ascii_uppercase()) && !matches!(first, "A" | "I")
 }
 
-/// Words of an address, one of which an address in prose must have (a
-/// house number and names alone are too many other things).
-const ADDRESS_WORDS: &[&str] = &[
-    "đường",
-    "phố",
-    "phường",
-    "quận",
-    "huyện",
-    "xã",
-    "ngõ",
-    "ngách",
-    "hẻm",
-    "kiệt",
-    "thôn",
-    "ấp",
-    "tổ",
-    "khu",
-    "tp",
-    "tphcm",
-    "street",
-    "st",
-    "road",
-    "rd",
-    "avenue",
-    "ave",
-    "lane",
-    "boulevard",
-    "blvd",
-    "ward",
-    "district",
-    "apt",
-    "apartment",
-];
-
+/// Whether `candidate` has a word of an address ([`ADDRESS_WORDS`]): an
+/// address in prose must (a house number and names alone are too many
+/// other things).
 fn has_address_word(candidate: &str) -> bool {
     candidate.split(|c: char| !c.is_alphanumeric()).any(|w| ADDRESS_WORDS.contains(&w.to_lowercase().as_str()))
 }

@@ -202,7 +202,7 @@ fn is_passport(value: &str) -> bool {
 /// Words of a postal address, written with their accents (Vietnamese) or in
 /// English. Unaccented Vietnamese (`quan`, `phuong`) counts only before a
 /// number (`Quan 1`): alone it is too many other words (`quần`, clothes).
-const ADDRESS_WORDS: &[&str] = &[
+pub(crate) const ADDRESS_WORDS: &[&str] = &[
     "đường",
     "phố",
     "phường",
