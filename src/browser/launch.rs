@@ -16,6 +16,7 @@ use chromiumoxide::handler::{Handler, HandlerConfig};
 use futures::StreamExt;
 use tokio::task::JoinHandle;
 
+use super::intercept::{Hub, Relay};
 use super::process::{NoAddress, Process};
 use crate::error::{Error, ErrorCode, Result};
 
@@ -50,7 +51,7 @@ pub(crate) struct Connected {
     /// back.
     pub browser: Arc<Browser>,
     /// The browser-wide interception the tabs' watches share.
-    pub hub: Arc<super::hub::Hub>,
+    pub hub: Arc<Hub>,
     pub pump: JoinHandle<()>,
     /// Set when the CDP connection ended (the browser exited or crashed).
     pub gone: Arc<AtomicBool>,
@@ -59,7 +60,7 @@ pub(crate) struct Connected {
     /// The process, when Halley started it.
     process: Option<Process>,
     /// Its way out, when Halley started it (`relay`): stopped with it.
-    relay: Option<super::relay::Relay>,
+    relay: Option<Relay>,
 }
 
 impl Connected {
@@ -170,14 +171,14 @@ pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
     #[cfg(feature = "bench-knobs")]
     if options.bench_wire_off {
         // No interception, and the actions run unwatched.
-        let hub = super::hub::Hub::ungated();
+        let hub = Hub::ungated();
         return Ok(Connected { browser, hub, pump, gone, owned: process.is_some(), process, relay });
     }
-    let hub = match super::hub::Hub::start(&browser).await {
+    let hub = match Hub::start(&browser).await {
         Ok(hub) => hub,
         Err(e) => {
             // A browser whose requests the gate cannot see is not used.
-            let hub = super::hub::Hub::detached();
+            let hub = Hub::detached();
             Connected { browser, hub, pump, gone, owned: process.is_some(), process, relay }.shutdown().await;
             return Err(e);
         }
@@ -191,9 +192,9 @@ pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
 /// Start Chromium on the profile (closing an orphan of this data directory
 /// that holds it first), its connections through a relay of ours, and
 /// connect to its DevTools socket.
-async fn launch(options: &BrowserOptions) -> Result<(Browser, Handler, Process, super::relay::Relay)> {
+async fn launch(options: &BrowserOptions) -> Result<(Browser, Handler, Process, Relay)> {
     let (exe, mut args, handler_config) = launch_command(options)?;
-    let relay = super::relay::Relay::start().await.map_err(|e| {
+    let relay = Relay::start().await.map_err(|e| {
         Error::new(ErrorCode::BrowserUnavailable, "cannot open the browser's relay on 127.0.0.1").with_source(e)
     })?;
     // Benchmarks only: the browser without the gate goes straight out.

@@ -4,9 +4,9 @@
 //! page: waits, input, and an injected page runtime (`js/runtime.js`) that
 //! lives in an isolated world the page cannot tamper with.
 
+pub(crate) mod cdp;
 pub mod extract;
-mod host_rules;
-mod hub;
+pub(crate) mod intercept;
 pub(crate) mod keys;
 mod launch;
 mod net;
@@ -14,11 +14,9 @@ pub(crate) mod page;
 mod process;
 mod profile_lock;
 mod reap;
-mod relay;
 pub(crate) mod runtime;
 pub(crate) mod session;
 pub mod window;
-pub(crate) mod wire;
 
 pub use launch::{BrowserOptions, CHROMIUM_ENV, find_chromium};
 pub use session::{BrowserSession, OpenTab};

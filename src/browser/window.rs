@@ -7,7 +7,7 @@ use chromiumoxide::cdp::browser_protocol::browser::{
     Bounds, GetWindowForTargetParams, SetWindowBoundsParams, WindowId, WindowState,
 };
 
-use super::session::cdp_error;
+use super::cdp::cdp_error;
 use crate::error::{Error, ErrorCode, Result};
 
 /// A window's place on the screen, in pixels.

@@ -51,9 +51,9 @@ pub struct Action {
     /// the scope and the rules; the reason (with the path) shown.
     pub private_file: Option<String>,
     /// A request the page really sends while the action runs (the gate at
-    /// the wire, `gate::wire`): graded from what it is, whatever the
+    /// the wire, `gate::request`, graded by `gate::classify::wire`): graded from what it is, whatever the
     /// control that caused it said.
-    pub request: Option<super::wire::WireRequest>,
+    pub request: Option<super::request::WireRequest>,
     /// What the call sends off this machine in its arguments (a search
     /// query, a watch's URL, an MCP or client tool's arguments), as JSON
     /// text: the user's values in it ask first.
@@ -66,7 +66,7 @@ pub struct Action {
     /// whatever the rules say, and told where the idea may come from.
     pub read_from: Vec<String>,
     /// Why a page's request is asked about because the person's values
-    /// were typed into the tab's page of another site (`browser::wire::Filled`).
+    /// were typed into the tab's page of another site (`browser::intercept::Filled`).
     pub after_fill: Option<String>,
 }
 

@@ -30,6 +30,7 @@
 //! WRITE_NON_DESTRUCTIVE. A tool with no declared scope counts as DESTRUCTIVE.
 
 pub(in crate::gate) mod phrases;
+pub mod wire;
 pub(in crate::gate) mod words;
 
 use serde::{Deserialize, Serialize};
@@ -69,7 +70,7 @@ pub struct Classification {
 pub fn classify(action: &Action, secrets: &[SecretValue]) -> Classification {
     if let Some(request) = &action.request {
         // What leaves, not what the control said: the request alone decides.
-        let mut out = super::wire::classify_request(request, action.url.as_deref(), secrets);
+        let mut out = wire::classify_request(request, action.url.as_deref(), secrets);
         if let Some(declared) = action.declared.filter(|d| *d > out.scope) {
             out.scope = declared;
         }

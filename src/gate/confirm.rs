@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use super::action::{Action, FieldFacts, SecretValue};
+use super::request::WireRequest;
 use super::secrets;
-use super::wire::WireRequest;
 pub use crate::context::{ApproveAll, Confirmer, DenyAll};
 pub use crate::protocol::{
     AmountSource, ChallengeAnswer, ChallengeRequest, ConfirmAmount, ConfirmField, ConfirmKind, ConfirmationRequest,
@@ -134,7 +134,7 @@ fn kind_of(action: &Action, scope: PermissionScope) -> ConfirmKind {
 }
 
 /// The amount involved: what the request sends (its total and currency,
-/// read from its fields in major units: `gate::wire::WireRequest::amount`),
+/// read from its fields in major units: `gate::request::WireRequest::amount`),
 /// or the form the action submits, else the page's cart or total; the
 /// currency of the other when one of them names none and both say the
 /// same amount. The page's text never overrides what is sent.
@@ -443,7 +443,7 @@ mod tests {
 
     #[test]
     fn the_amount_a_request_sends_comes_first_with_the_page_s_currency_when_it_names_none() {
-        use crate::gate::wire::WireRequest;
+        use crate::gate::request::WireRequest;
         let request = WireRequest::parse(
             "POST",
             "https://shop.vn/api/order",
@@ -495,7 +495,7 @@ mod tests {
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
         assert_eq!(req.page_total.as_deref(), Some("Tổng: 99.900.000 ₫"));
         // In cents, with the currency of the request.
-        let request = crate::gate::wire::WireRequest::parse(
+        let request = crate::gate::request::WireRequest::parse(
             "POST",
             "https://pay.example/x",
             Some("application/json"),

@@ -15,8 +15,8 @@ pub mod fence;
 pub mod foreign;
 pub mod lasting;
 pub mod policy;
+pub mod request;
 pub mod secrets;
-pub mod wire;
 
 pub use confirm::{
     ApproveAll, ChallengeAnswer, ChallengeRequest, ConfirmField, ConfirmationRequest, Confirmer, DenyAll,

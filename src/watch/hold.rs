@@ -1,7 +1,7 @@
 //! A watch reads its page without letting the page act: while a watch's
 //! background tab loads and is read, and until the tab is closed or its
 //! run released, everything its page sends is held to the gate's watch on
-//! the tab (`browser::wire`; no time limit: a pass's tabs are closed at
+//! the tab (`browser::intercept`; no time limit: a pass's tabs are closed at
 //! its end, a check's own tab at once), and with nobody to ask (a watch runs in the
 //! background) what is not a plain read is failed: a form POST, a
 //! `fetch`/XHR with a body, a beacon, a WebSocket or a call to a new site,
@@ -9,10 +9,11 @@
 //! a read carrying the user's values. The page's scripts still run, so a
 //! script-rendered price is read; they only cannot order, submit or leak.
 
-use crate::browser::wire::{Idle, Outgoing, Verdict, WireWatch};
+use crate::browser::intercept::{Idle, Outgoing, Verdict};
 use crate::error::Result;
 use crate::gate::action::SecretValue;
-use crate::gate::wire::{WireRequest, classify_request};
+use crate::gate::classify::wire::classify_request;
+use crate::gate::request::WireRequest;
 use crate::handler::Services;
 use crate::tools::PermissionScope;
 
@@ -33,7 +34,7 @@ pub(super) async fn hold(ctx: &Services, run: &str, tab: &str, page_url: &str) -
     {
         kept.stop().await;
     }
-    let wire = WireWatch::start(&handle, every_read).await?;
+    let wire = handle.watch_wire(every_read).await?;
     wire.set_home(page_url);
     let secrets = ctx.gate.secrets().await.unwrap_or_default();
     let page = page_url.to_owned();

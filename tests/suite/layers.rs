@@ -288,6 +288,50 @@ impl Graph {
     }
 }
 
+/// Inside `browser`, the interception stands between the CDP leaf and the
+/// launch: `cdp` <- `intercept` <- `launch` <- `session` (ARCHITECTURE.md,
+/// "The interception"). A file of one of them may name (`::m` in code) only
+/// those before it, so the hub, the tab's watch and the relay never reach
+/// for a tab handle or the session.
+#[test]
+fn the_browsers_interception_runs_one_way() {
+    const ORDER: [&str; 4] = ["cdp", "intercept", "launch", "session"];
+    let browser = root().join("src/browser");
+    let mut problems = Vec::new();
+    for (rank, module) in ORDER.iter().enumerate() {
+        let mut files = Vec::new();
+        let dir = browser.join(module);
+        if dir.is_dir() {
+            source_files(&dir, &mut files);
+        }
+        let file = browser.join(format!("{module}.rs"));
+        if file.is_file() {
+            files.push(file);
+        }
+        assert!(!files.is_empty(), "src/browser/{module} is missing");
+        for path in files {
+            let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+            let code: String = code_of(&text).into_iter().collect();
+            for (n, line) in code.lines().enumerate() {
+                for later in &ORDER[rank + 1..] {
+                    let named = line
+                        .match_indices(&format!("::{later}"))
+                        .any(|(at, m)| !line[at + m.len()..].chars().next().is_some_and(is_ident_char));
+                    if named {
+                        let rel = path.strip_prefix(root()).unwrap_or(&path).display().to_string();
+                        problems.push(format!("{rel}:{}: `{module}` names `{later}`: {}", n + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "the browser's modules must run cdp <- intercept <- launch <- session:\n{}",
+        problems.join("\n")
+    );
+}
+
 /// Every reference to a module in a higher layer, one line each, by file
 /// and line.
 fn upward_references(layers: &[Layer], graph: &Graph) -> Vec<String> {

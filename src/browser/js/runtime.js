@@ -1290,9 +1290,21 @@
       // A frame pressed on purpose takes the press in its own document.
       if ((el.localName === 'iframe' || el.localName === 'frame') && at.el === el) out.down = 'hit';
       else if (!pressable(el, at.el)) out.by = pressDesc(at.el, at.foreign);
+      else out.by = framesAway();
     }
     g.down = null;
     return out;
+  }
+  // Another frame took the press and has left the point since (a frame
+  // flapping in and out): name the page's frames of other sites, what it
+  // can have been.
+  function framesAway() {
+    const seen = [];
+    for (const r of rootsOf(document)) {
+      for (const f of r.querySelectorAll('iframe,frame')) if (!frameDoc(f)) seen.push(pressDesc(f, true));
+    }
+    const named = [...new Set(seen)].slice(0, 3);
+    return named.length ? `another frame, gone from under the pointer when it was checked (this page's frames of other sites: ${named.join('; ')})` : null;
   }
   function pressEnd(a) {
     const g = P.armed;

@@ -15,10 +15,11 @@ use tokio::sync::MutexGuard;
 
 use crate::tools::catalogue::navigation::WaitUntil;
 
+use super::super::cdp::{cdp_error, crashed};
 use super::super::launch::Connected;
 use super::super::net::NetTracker;
 use super::super::runtime::World;
-use super::handle::{TabHandle, cdp_error, crashed};
+use super::handle::TabHandle;
 use super::relaunch::page_targets;
 use super::{State, Tab};
 use crate::error::{Error, ErrorCode, Result};

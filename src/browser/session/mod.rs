@@ -29,7 +29,7 @@ use tokio::sync::Mutex;
 use super::launch::{BrowserOptions, Connected};
 use crate::error::{Error, ErrorCode, Result};
 pub(crate) use guard::Guard;
-pub(crate) use handle::{TabHandle, cdp_error, crashed};
+pub(crate) use handle::TabHandle;
 pub use keep::OpenTab;
 use relaunch::{reopen_tabs, start};
 

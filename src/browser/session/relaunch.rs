@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use chromiumoxide::cdp::browser_protocol::browser::{SetDownloadBehaviorBehavior, SetDownloadBehaviorParams};
 use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, CreateTargetParams, GetTargetsParams, TargetId};
 
+use super::super::cdp::cdp_error;
 use super::super::launch::{BrowserOptions, Connected, connect};
-use super::handle::cdp_error;
 use super::{State, Tab};
 use crate::error::{Error, ErrorCode, Result};
 

