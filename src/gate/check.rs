@@ -8,13 +8,14 @@ use serde_json::{Map, Value};
 
 use super::action::{Action, SecretValue};
 use super::audit::{self, GateRecord};
-use super::classify::classify;
+use super::classify::grade;
 use super::confirm::{ANSWER_WITHIN, ConfirmationRequest};
 use super::exfil::find_secrets;
 use super::policy::{Decision, Policy, answer_to_decision};
 use super::secrets;
 use crate::context::CallContext;
 use crate::error::{Error, ErrorCode, Result};
+use crate::protocol::Grading;
 use crate::store::Store;
 use crate::store::confirmations::{ConfirmationStatus, NewConfirmation};
 use crate::tools::catalogue::safety::{ConfirmResultV1, RequestUserConfirmationArgs};
@@ -193,7 +194,7 @@ impl Gate {
         args: &Value,
     ) -> std::result::Result<Checked, Refused> {
         let secrets = self.secrets().await?;
-        let graded = classify(action, &secrets);
+        let (graded, grading) = grade(action, &secrets);
         let grade = Grade::new(graded.scope, risk);
         let declared = action.declared.unwrap_or(PermissionScope::ReadOnly);
         let mut verdict = self.policy.evaluate_as(
@@ -269,9 +270,13 @@ impl Gate {
         };
         match verdict.decision {
             Decision::Ask(why) => {
-                let mut risks = seen.reasons.clone();
-                if !risks.contains(&why) {
-                    risks.push(why);
+                // The grading's reasons by kind, then the rules' and the
+                // question's own, as written.
+                let mut risks = grading;
+                for text in seen.reasons.iter().skip(graded.reasons.len()).chain([&why]) {
+                    if !graded.reasons.contains(text) && !risks.iter().any(|r| matches!(r, Grading::Text { text: t } if t == text)) {
+                        risks.push(Grading::Text { text: text.clone() });
+                    }
                 }
                 // The risk of what the action really does, not of the tool.
                 let mut request = ConfirmationRequest::for_action(action, grade.scope, grade.risk, &risks, &secrets);

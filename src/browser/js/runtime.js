@@ -2176,12 +2176,19 @@
     }
     return null;
   }
-  // No total line: the price of what the control buys, when one price says
-  // it: the chosen option of its form (`16GB/1TB - 21.490.000 ₫`), else the
-  // page's current price (`itemprop=price`, `data-price`, a "price-current"
-  // class). None when the form asks for more than one (a price is then not
-  // what will be charged) or no price reads as money.
+  // The price of what the control buys, and where it was read, first
+  // found of: the chosen option of its form (`16GB/1TB - 21.490.000 ₫`),
+  // the price shown nearest the control (the smallest box around it that
+  // holds one: struck-through, instalment and saving amounts skipped), the
+  // product's structured data (one JSON-LD Product offer, microdata,
+  // `product:price` meta), the page's current price element. With the
+  // quantity its form sends and a shipping line the page shows.
   const PRICE_SEL = '[itemprop="price"], [data-price], .price-current, .product-price, .current-price';
+  // Amounts that are not what a click pays: per month, saved, off, from,
+  // a gift's worth, a free-shipping threshold.
+  const NOT_PRICE = /\/\s*(th[aá]ng|month|mo)\b|tr[aả] g[oó]p|ti[eế]t ki[eệ]m|gi[aả]m|t[aặ]ng|tr[iị] gi[aá]|installment|per month|\bsave\b|\boff\b|\bfrom\b|ch[iỉ] t[uừ]|đ[oơ]n t[uừ]|mi[eễ]n ph[ií]/i;
+  const OLD_PRICE = 'del,s,strike,[class*="old" i],[class*="was" i],[class*="compare" i],[class*="list-price" i]';
+  const SHIP_LINE = /^(ph[ií] (v[aậ]n chuy[eể]n|giao h[aà]ng|ship)|ti[eề]n ship|shipping( fee| cost)?|delivery( fee| charge)?|postage)\s*[:：]?\s*/i;
   function priceIn(text) {
     const l = clean(text);
     PRICE_RE.lastIndex = 0;
@@ -2189,22 +2196,111 @@
     PRICE_RE.lastIndex = 0;
     return m ? m[0].trim() : null;
   }
-  function productPrice(el, C) {
-    const form = el && (el.form || (el.closest && el.closest('form')));
-    if (form) {
-      const qty = form.querySelector('input[name="quantity"], input[name="qty"], input[name="so_luong"]');
-      if (qty && Number(qty.value) > 1) return null;
-      for (const opt of form.querySelectorAll('option:checked')) {
-        const p = priceIn(opt.textContent);
-        if (p) return p;
-      }
+  // The first price shown in `box` that is the price of something: in an
+  // element of its own (not an option, not struck through), on a line
+  // that says no "per month", "save", "from".
+  function shownPriceIn(box, C) {
+    for (const e of box.querySelectorAll('*')) {
+      if (e.children.length > 2 || /^(option|select|script|style|template|button)$/.test(e.localName)) continue;
+      if (e.closest(OLD_PRICE) || e.closest('select')) continue;
+      const own = clean(e.textContent);
+      if (own.length > 80 || NOT_PRICE.test(own)) continue;
+      const p = priceIn(own);
+      if (!p || !visible(e, C)) continue;
+      // The line it sits on says what the amount is.
+      const line = e.parentElement ? clean(e.parentElement.textContent) : own;
+      if (line.length <= 160 && NOT_PRICE.test(line)) continue;
+      return p;
     }
-    for (const e of document.querySelectorAll(PRICE_SEL)) {
-      if (!visible(e, C)) continue;
-      const p = priceIn(e.textContent);
+    return null;
+  }
+  function nearPrice(el, C) {
+    let box = el.parentElement;
+    for (let depth = 0; box && depth < 6 && box !== document.body && box !== document.documentElement; depth++, box = box.parentElement) {
+      const p = shownPriceIn(box, C);
       if (p) return p;
     }
     return null;
+  }
+  // One product's offer in the page's structured data, as `21490000 VND`.
+  function structuredPrice() {
+    const items = [];
+    const add = (o) => {
+      if (Array.isArray(o)) { o.forEach(add); return; }
+      if (!o || typeof o !== 'object') return;
+      if (Array.isArray(o['@graph'])) { o['@graph'].forEach(add); return; }
+      const type = [].concat(o['@type'] || []).map(String);
+      if (type.some((t) => /^(schema:)?(Product|ProductGroup)$/i.test(t))) items.push(o);
+    };
+    for (const s of document.querySelectorAll('script[type="application/ld+json" i]')) {
+      try { add(JSON.parse(s.textContent.trim().replace(/^<!--|-->$/g, ''))); } catch { /* not JSON */ }
+    }
+    const prices = new Set();
+    for (const item of items) {
+      for (const offer of [].concat(item.offers || [])) {
+        if (!offer || typeof offer !== 'object') continue;
+        const cur = offer.priceCurrency || (offer.priceSpecification && offer.priceSpecification.priceCurrency) || '';
+        let price = offer.price != null ? offer.price : offer.priceSpecification && offer.priceSpecification.price;
+        if (price == null && offer.lowPrice != null && String(offer.lowPrice) === String(offer.highPrice)) price = offer.lowPrice;
+        if (price != null && String(price).trim() !== '') prices.add(`${String(price).trim()} ${cur}`.trim());
+      }
+    }
+    // Many products or offers at different prices: no one price is this one.
+    if (items.length === 1 && prices.size === 1) return [...prices][0];
+    if (items.length > 1) return null;
+    const md = document.querySelectorAll('[itemscope][itemtype*="schema.org/Product" i] [itemprop="price"]');
+    if (md.length === 1) {
+      const e = md[0];
+      const price = e.getAttribute('content') || clean(e.textContent);
+      const curEl = e.closest('[itemscope]') && e.closest('[itemscope]').querySelector('[itemprop="priceCurrency"]');
+      const cur = curEl ? curEl.getAttribute('content') || clean(curEl.textContent) : '';
+      if (price) return `${price} ${cur}`.trim();
+    }
+    const meta = (k) => { const m = document.querySelector(`meta[property="${k}"],meta[name="${k}"]`); return m ? clean(m.getAttribute('content')) : ''; };
+    const amount = meta('product:price:amount') || meta('og:price:amount');
+    if (amount) return `${amount} ${meta('product:price:currency') || meta('og:price:currency')}`.trim();
+    return null;
+  }
+  function shippingShown() {
+    const text = document.body ? document.body.innerText : '';
+    for (const line of text.split('\n')) {
+      const l = clean(line);
+      const m = l.length <= 80 ? SHIP_LINE.exec(l) : null;
+      if (!m) continue;
+      const p = priceIn(l.slice(m[0].length));
+      if (p) return p;
+    }
+    return null;
+  }
+  const QTY_FIELDS = 'input[name="quantity" i], input[name="qty" i], input[name="so_luong" i], input[name="soluong" i], select[name="quantity" i], select[name="qty" i]';
+  function productPrice(el, C) {
+    const form = el && (el.form || (el.closest && el.closest('form')));
+    let quantity = 1;
+    let price = null, from = null;
+    if (form) {
+      const qty = form.querySelector(QTY_FIELDS);
+      if (qty) {
+        const n = Number(qty.value);
+        // A quantity that reads as none is no price to multiply.
+        if (!Number.isInteger(n) || n < 1 || n > 100000) return null;
+        quantity = n;
+      }
+      for (const opt of form.querySelectorAll('option:checked')) {
+        const p = priceIn(opt.textContent);
+        if (p) { price = p; from = 'variant'; break; }
+      }
+    }
+    if (!price && el) { price = nearPrice(el, C); if (price) from = 'near_button'; }
+    if (!price) { price = structuredPrice(); if (price) from = 'structured_data'; }
+    if (!price) {
+      for (const e of document.querySelectorAll(PRICE_SEL)) {
+        if (!visible(e, C) || e.closest(OLD_PRICE)) continue;
+        const p = priceIn(e.textContent);
+        if (p) { price = p; from = 'price_element'; break; }
+      }
+    }
+    if (!price) return null;
+    return { price, from, quantity, shipping: shippingShown() };
   }
   function actionFacts(a) {
     const C = ctx();
@@ -2218,9 +2314,9 @@
       el = activeEl(document);
       if (el === document.body || el === document.documentElement) el = null;
     }
-    const out = { url: location.href, origin: location.origin, frame_url: null, target: null, page_total: pageTotal() };
+    const out = { url: location.href, origin: location.origin, frame_url: null, target: null, page_total: pageTotal(), price: null };
     if (!el) return out;
-    if (out.page_total === null) out.page_total = productPrice(el, C);
+    out.price = productPrice(el, C);
     if (el.ownerDocument !== document) out.frame_url = el.ownerDocument.URL;
     const role = roleOf(el);
     out.target = {
