@@ -209,7 +209,10 @@ impl Gate {
         if let Some(why) = action.untrusted.as_ref().filter(|_| verdict.decision == Decision::Allow) {
             let scope = graded.scope.max(declared);
             match self.policy.standing_allow(&action.tool, scope, action.origin.as_deref()) {
-                Some(lifted) => verdict.reasons.push(lifted),
+                Some(lifted) => {
+                    verdict.grading.push(Grading::Text { text: lifted.clone() });
+                    verdict.reasons.push(lifted);
+                }
                 None => {
                     verdict.decision = Decision::Ask(why.clone());
                     verdict.answered_by = "policy";
@@ -254,7 +257,10 @@ impl Gate {
                     verdict.decision = Decision::Ask(why);
                     verdict.answered_by = "policy";
                 }
-                Decision::Ask(_) => verdict.reasons.push(why),
+                Decision::Ask(_) => {
+                    verdict.grading.push(Grading::Text { text: why.clone() });
+                    verdict.reasons.push(why);
+                }
                 Decision::Deny(_) => {}
             }
         }
@@ -270,13 +276,16 @@ impl Gate {
         };
         match verdict.decision {
             Decision::Ask(why) => {
-                // The grading's reasons by kind, then the rules' and the
-                // question's own, as written.
+                // The grading's reasons by kind, then the policy's, then
+                // the question's own (each once).
                 let mut risks = grading;
-                for text in seen.reasons.iter().skip(graded.reasons.len()).chain([&why]) {
-                    if !graded.reasons.contains(text) && !risks.iter().any(|r| matches!(r, Grading::Text { text: t } if t == text)) {
-                        risks.push(Grading::Text { text: text.clone() });
+                for (text, g) in verdict.reasons.iter().zip(&verdict.grading) {
+                    if !graded.reasons.contains(text) && !risks.contains(g) {
+                        risks.push(g.clone());
                     }
+                }
+                if !seen.reasons.contains(&why) {
+                    risks.push(Grading::Text { text: why });
                 }
                 // The risk of what the action really does, not of the tool.
                 let mut request = ConfirmationRequest::for_action(action, grade.scope, grade.risk, &risks, &secrets);

@@ -413,7 +413,8 @@ fn submits(el: &ElementFacts) -> bool {
 /// and cards they name layout: `post-card`).
 fn element_sources(el: &ElementFacts, base: Option<&str>) -> Vec<Source> {
     let label = |text: &str| Source { place: Place::Label, shown: None, text: text.to_owned(), camel: false };
-    let attr = |place: Place, text: &str| Source { place, shown: Some(short(text, 40)), text: text.to_owned(), camel: true };
+    let attr =
+        |place: Place, text: &str| Source { place, shown: Some(short(text, 40)), text: text.to_owned(), camel: true };
     if lower(&el.tag) == "img" && !is_button_like(el) && !is_link(el) {
         // A picture's description ("Sport bra, post-operative, view 1")
         // is not a control's label: what a click on it sends is graded at

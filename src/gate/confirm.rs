@@ -9,8 +9,8 @@ use super::secrets;
 use super::wire::WireRequest;
 pub use crate::context::{ApproveAll, Confirmer, DenyAll};
 pub use crate::protocol::{
-    AmountParts, AmountSource, ChallengeAnswer, ChallengeRequest, ConfirmAmount, ConfirmField, ConfirmKind, ConfirmationRequest,
-    Grading, PlainReason,
+    AmountParts, AmountSource, ChallengeAnswer, ChallengeRequest, ConfirmAmount, ConfirmField, ConfirmKind,
+    ConfirmationRequest, Grading, PlainReason,
 };
 use crate::tools::catalogue::safety::RequestUserConfirmationArgs;
 use crate::tools::{PermissionScope, RiskLevel};
@@ -462,7 +462,12 @@ mod tests {
         assert_eq!(req.target.as_deref(), Some("Gửi hồ sơ"));
         assert_eq!(
             req.amount,
-            Some(ConfirmAmount { value: 1_200_000.0, currency: Some("VND".into()), source: AmountSource::Page, parts: None })
+            Some(ConfirmAmount {
+                value: 1_200_000.0,
+                currency: Some("VND".into()),
+                source: AmountSource::Page,
+                parts: None
+            })
         );
         assert_eq!(req.plain, [PlainReason::Submit, PlainReason::PersonalData { what: vec!["Số hộ chiếu".into()] }]);
     }
@@ -492,7 +497,12 @@ mod tests {
         assert_eq!(req.kind, ConfirmKind::Pay);
         assert_eq!(
             req.amount,
-            Some(ConfirmAmount { value: 21_490_000.0, currency: Some("VND".into()), source: AmountSource::Page, parts: None })
+            Some(ConfirmAmount {
+                value: 21_490_000.0,
+                currency: Some("VND".into()),
+                source: AmountSource::Page,
+                parts: None
+            })
         );
         assert_eq!(req.site.as_deref(), Some("pay.example.com"));
         assert_eq!(
@@ -530,7 +540,12 @@ mod tests {
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
         assert_eq!(
             req.amount,
-            Some(ConfirmAmount { value: 21_490_000.0, currency: Some("VND".into()), source: AmountSource::Request, parts: None })
+            Some(ConfirmAmount {
+                value: 21_490_000.0,
+                currency: Some("VND".into()),
+                source: AmountSource::Request,
+                parts: None
+            })
         );
         // The page showing another amount lends it no currency.
         action.page_total = Some("1.000 ₫".into());
@@ -560,7 +575,12 @@ mod tests {
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
         assert_eq!(
             req.amount,
-            Some(ConfirmAmount { value: 99_900_000.0, currency: Some("VND".into()), source: AmountSource::Request, parts: None })
+            Some(ConfirmAmount {
+                value: 99_900_000.0,
+                currency: Some("VND".into()),
+                source: AmountSource::Request,
+                parts: None
+            })
         );
         assert_eq!(req.page_total, None);
         assert!(!req.action_summary.contains("10 USD"), "{}", req.action_summary);
@@ -581,7 +601,12 @@ mod tests {
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
         assert_eq!(
             req.amount,
-            Some(ConfirmAmount { value: 19.99, currency: Some("USD".into()), source: AmountSource::Request, parts: None })
+            Some(ConfirmAmount {
+                value: 19.99,
+                currency: Some("USD".into()),
+                source: AmountSource::Request,
+                parts: None
+            })
         );
         assert_eq!(req.page_total, None);
     }
@@ -688,7 +713,12 @@ mod tests {
         assert_eq!(req.kind, ConfirmKind::Ask);
         assert_eq!(
             req.amount,
-            Some(ConfirmAmount { value: 1_890_000.0, currency: Some("VND".into()), source: AmountSource::Assistant, parts: None })
+            Some(ConfirmAmount {
+                value: 1_890_000.0,
+                currency: Some("VND".into()),
+                source: AmountSource::Assistant,
+                parts: None
+            })
         );
         assert_eq!(req.plain, [PlainReason::AssistantAsks]);
     }

@@ -187,6 +187,8 @@ pub enum Grading {
     NoScope { tool: String },
     /// A CAPTCHA or a one-time code: Halley never does it (DENY).
     Challenge { act: Act, control: Control, evidence: ChallengeEvidence },
+    /// Its scope needs the user's confirmation (SUBMIT, PUBLISH, PAYMENT, DESTRUCTIVE).
+    ScopeAsks { scope: PermissionScope },
     /// Any other reason (a request's grading, a rule), in English as written.
     Text { text: String },
 }

@@ -486,6 +486,7 @@ export type Grading =
   | { "kind": "unread", act: Act }
   | { "kind": "no_scope", tool: string }
   | { "kind": "challenge", act: Act, control: Control, evidence: ChallengeEvidence }
+  | { "kind": "scope_asks", scope: PermissionScope }
   | { "kind": "text", text: string };
 
 export type JsonValue =

@@ -2167,8 +2167,7 @@
     return OTP_HINT.test(fold([el.name, el.id, el.placeholder, el.getAttribute('aria-label'), labelsText(el, C)].join(' ')));
   }
   const TOTAL_LINE = /(t[oổ]ng|total|th[aà]nh ti[eề]n|t[aạ]m t[ií]nh|amount due|grand total|to pay|c[aầ]n thanh to[aá]n)/i;
-  function pageTotal() {
-    const text = document.body ? document.body.innerText : '';
+  function pageTotal(text) {
     for (const line of text.split('\n')) {
       const l = clean(line);
       if (l && l.length <= 160 && TOTAL_LINE.test(l) && PRICE_RE.test(l)) { PRICE_RE.lastIndex = 0; return l; }
@@ -2184,9 +2183,9 @@
   // `product:price` meta), the page's current price element. With the
   // quantity its form sends and a shipping line the page shows.
   const PRICE_SEL = '[itemprop="price"], [data-price], .price-current, .product-price, .current-price';
-  // Amounts that are not what a click pays: per month, saved, off, from,
-  // a gift's worth, a free-shipping threshold.
-  const NOT_PRICE = /\/\s*(th[aá]ng|month|mo)\b|tr[aả] g[oó]p|ti[eế]t ki[eệ]m|gi[aả]m|t[aặ]ng|tr[iị] gi[aá]|installment|per month|\bsave\b|\boff\b|\bfrom\b|ch[iỉ] t[uừ]|đ[oơ]n t[uừ]|mi[eễ]n ph[ií]/i;
+  // Amounts that are not the item's price: per month, saved, off, from,
+  // a gift's worth, a free-shipping threshold, the shipping itself.
+  const NOT_PRICE = /\/\s*(th[aá]ng|month|mo)\b|tr[aả] g[oó]p|ti[eế]t ki[eệ]m|gi[aả]m|t[aặ]ng|tr[iị] gi[aá]|installment|per month|\bsave\b|\boff\b|\bfrom\b|ch[iỉ] t[uừ]|đ[oơ]n t[uừ]|mi[eễ]n ph[ií]|v[aậ]n chuy[eể]n|giao h[aà]ng|shipping|delivery|postage/i;
   const OLD_PRICE = 'del,s,strike,[class*="old" i],[class*="was" i],[class*="compare" i],[class*="list-price" i]';
   const SHIP_LINE = /^(ph[ií] (v[aậ]n chuy[eể]n|giao h[aà]ng|ship)|ti[eề]n ship|shipping( fee| cost)?|delivery( fee| charge)?|postage)\s*[:：]?\s*/i;
   function priceIn(text) {
@@ -2196,20 +2195,26 @@
     PRICE_RE.lastIndex = 0;
     return m ? m[0].trim() : null;
   }
-  // The first price shown in `box` that is the price of something: in an
-  // element of its own (not an option, not struck through), on a line
-  // that says no "per month", "save", "from".
-  function shownPriceIn(box, C) {
+  // The first price shown in `box` above the control `el` that is the
+  // price of something: in an element of its own (not an option, not
+  // struck through), with no "per month", "save", "from", "shipping" around it.
+  function shownPriceIn(box, el, C) {
     for (const e of box.querySelectorAll('*')) {
-      if (e.children.length > 2 || /^(option|select|script|style|template|button)$/.test(e.localName)) continue;
+      // Above the control: what follows it is another product's, or a
+      // list of them.
+      if (!(e.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) break;
+      // Small elements only (a price and its currency, two levels at most):
+      // reading a big box's text for each of its children would be slow.
+      if (e.children.length > 2 || Array.from(e.children).some((c) => c.firstElementChild)) continue;
+      if (/^(option|select|script|style|template|button)$/.test(e.localName)) continue;
       if (e.closest(OLD_PRICE) || e.closest('select')) continue;
       const own = clean(e.textContent);
       if (own.length > 80 || NOT_PRICE.test(own)) continue;
       const p = priceIn(own);
       if (!p || !visible(e, C)) continue;
-      // The line it sits on says what the amount is.
-      const line = e.parentElement ? clean(e.parentElement.textContent) : own;
-      if (line.length <= 160 && NOT_PRICE.test(line)) continue;
+      // The words around it say what the amount is (`Trả góp từ <b>…</b>/tháng`).
+      const around = e.parentElement ? Array.from(e.parentElement.childNodes).filter((n) => n.nodeType === 3).map((n) => n.data).join(' ') : '';
+      if (NOT_PRICE.test(around)) continue;
       return p;
     }
     return null;
@@ -2217,7 +2222,7 @@
   function nearPrice(el, C) {
     let box = el.parentElement;
     for (let depth = 0; box && depth < 6 && box !== document.body && box !== document.documentElement; depth++, box = box.parentElement) {
-      const p = shownPriceIn(box, C);
+      const p = shownPriceIn(box, el, C);
       if (p) return p;
     }
     return null;
@@ -2261,8 +2266,7 @@
     if (amount) return `${amount} ${meta('product:price:currency') || meta('og:price:currency')}`.trim();
     return null;
   }
-  function shippingShown() {
-    const text = document.body ? document.body.innerText : '';
+  function shippingShown(text) {
     for (const line of text.split('\n')) {
       const l = clean(line);
       const m = l.length <= 80 ? SHIP_LINE.exec(l) : null;
@@ -2273,7 +2277,7 @@
     return null;
   }
   const QTY_FIELDS = 'input[name="quantity" i], input[name="qty" i], input[name="so_luong" i], input[name="soluong" i], select[name="quantity" i], select[name="qty" i]';
-  function productPrice(el, C) {
+  function productPrice(el, C, text) {
     const form = el && (el.form || (el.closest && el.closest('form')));
     let quantity = 1;
     let price = null, from = null;
@@ -2300,7 +2304,7 @@
       }
     }
     if (!price) return null;
-    return { price, from, quantity, shipping: shippingShown() };
+    return { price, from, quantity, shipping: shippingShown(text) };
   }
   function actionFacts(a) {
     const C = ctx();
@@ -2314,9 +2318,11 @@
       el = activeEl(document);
       if (el === document.body || el === document.documentElement) el = null;
     }
-    const out = { url: location.href, origin: location.origin, frame_url: null, target: null, page_total: pageTotal(), price: null };
+    // The page's text, read once (it lays the page out).
+    const text = document.body ? document.body.innerText : '';
+    const out = { url: location.href, origin: location.origin, frame_url: null, target: null, page_total: pageTotal(text), price: null };
     if (!el) return out;
-    out.price = productPrice(el, C);
+    out.price = productPrice(el, C, text);
     if (el.ownerDocument !== document) out.frame_url = el.ownerDocument.URL;
     const role = roleOf(el);
     out.target = {

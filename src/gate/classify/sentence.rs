@@ -4,6 +4,7 @@
 //! kind (`ui/src/dialogs/confirm.ts`).
 
 use crate::protocol::{Act, Carry, ChallengeEvidence, Control, Grading, Means, Place};
+use crate::tools::PermissionScope;
 
 /// `clicking "Mua ngay" (button) — its id "buy-now" says "buy now" means buy now: PAYMENT`.
 pub(in crate::gate) fn english(reason: &Grading) -> String {
@@ -62,6 +63,16 @@ pub(in crate::gate) fn english(reason: &Grading) -> String {
                 ChallengeEvidence::Field { meaning } => format!("a field for {meaning}"),
             };
             format!("{} {}, {evidence}: DENY", verb(*act), control_of(control))
+        }
+        Grading::ScopeAsks { scope } => {
+            let what = match scope {
+                PermissionScope::Submit => "it submits a form or sends data off this computer",
+                PermissionScope::Publish => "it posts or does something public",
+                PermissionScope::Payment => "it costs money",
+                PermissionScope::Destructive => "it deletes, cancels or changes something hard to undo",
+                PermissionScope::ReadOnly | PermissionScope::WriteNonDestructive => "of its scope",
+            };
+            format!("{scope}: needs your confirmation because {what}")
         }
         Grading::Text { text } => text.clone(),
     }

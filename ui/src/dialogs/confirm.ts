@@ -262,6 +262,8 @@ export function gradingLine(g: Grading, t: Translate): string {
         g.evidence.kind === "frame" ? t("evidence.frame", { host: g.evidence.host }) : t(`evidence.${g.evidence.kind}`);
       return t("grade.challenge", { act: t(ACTS[g.act]), control: controlText(g.control, t), evidence });
     }
+    case "scope_asks":
+      return t("grade.scopeAsks", { scope: scope(g.scope) });
     case "text":
       return g.text;
   }

@@ -204,6 +204,7 @@ describe("what a person decides on", () => {
     { kind: "unread", act: "click" },
     { kind: "unread", act: "keys" },
     { kind: "no_scope", tool: "x_tool" },
+    { kind: "scope_asks", scope: "PAYMENT" },
     ...([{ kind: "widget" }, { kind: "frame", host: "www.google.com" }, { kind: "field", meaning: "one-time code" }] as const).map(
       (evidence): Grading => ({ kind: "challenge", act: "type", control, evidence }),
     ),
@@ -213,6 +214,7 @@ describe("what a person decides on", () => {
     expect(gradingLine(gradings[0]!, vi)).toBe("Bấm “Mua ngay” (nút): mã (id) “buy-now” của nó có chữ “buy now”, nên được xếp vào: Thanh toán.");
     expect(gradingLine(gradings[0]!, en)).toBe("Clicking “Mua ngay” (button): its id “buy-now” says “buy now”, so it counts as: Pays.");
     expect(gradingLine(gradings[6]!, vi)).toBe("Bấm “Mua ngay” (nút) sẽ gửi biểu mẫu tới http://127.0.0.1:8080/order.");
+    expect(gradingLine({ kind: "scope_asks", scope: "PAYMENT" }, vi)).toBe("Thao tác được xếp vào “Thanh toán”: Halley luôn hỏi bạn trước.");
     // No sentence of the English table, no scope code, no placeholder left, in Vietnamese.
     const english = new Set(Object.values(MESSAGES.en).filter((m) => m.length > 12));
     for (const g of gradings) {
