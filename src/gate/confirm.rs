@@ -405,6 +405,11 @@ mod tests {
     use super::*;
     use crate::gate::action::{ElementFacts, FormFacts};
 
+    /// An amount with no parts, as a test expects it.
+    fn amount(value: f64, currency: Option<&str>, source: AmountSource) -> Option<ConfirmAmount> {
+        Some(ConfirmAmount { value, currency: currency.map(str::to_owned), source, parts: None })
+    }
+
     #[test]
     fn the_request_is_written_from_the_action_with_secrets_masked() {
         let secrets = vec![SecretValue::profile("travel.passport_no", "B1234567")];
@@ -460,15 +465,7 @@ mod tests {
         assert_eq!(req.kind, ConfirmKind::Send);
         assert_eq!(req.site.as_deref(), Some("visa.gov"));
         assert_eq!(req.target.as_deref(), Some("Gửi hồ sơ"));
-        assert_eq!(
-            req.amount,
-            Some(ConfirmAmount {
-                value: 1_200_000.0,
-                currency: Some("VND".into()),
-                source: AmountSource::Page,
-                parts: None
-            })
-        );
+        assert_eq!(req.amount, amount(1_200_000.0, Some("VND"), AmountSource::Page));
         assert_eq!(req.plain, [PlainReason::Submit, PlainReason::PersonalData { what: vec!["Số hộ chiếu".into()] }]);
     }
 
@@ -495,15 +492,7 @@ mod tests {
         let action = order_click(Some("Tổng cộng: 21.490.000 ₫"));
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
         assert_eq!(req.kind, ConfirmKind::Pay);
-        assert_eq!(
-            req.amount,
-            Some(ConfirmAmount {
-                value: 21_490_000.0,
-                currency: Some("VND".into()),
-                source: AmountSource::Page,
-                parts: None
-            })
-        );
+        assert_eq!(req.amount, amount(21_490_000.0, Some("VND"), AmountSource::Page));
         assert_eq!(req.site.as_deref(), Some("pay.example.com"));
         assert_eq!(
             req.plain,
@@ -538,28 +527,15 @@ mod tests {
         let mut action = order_click(Some("21.490.000 ₫"));
         action.request = Some(request.clone());
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
-        assert_eq!(
-            req.amount,
-            Some(ConfirmAmount {
-                value: 21_490_000.0,
-                currency: Some("VND".into()),
-                source: AmountSource::Request,
-                parts: None
-            })
-        );
+        assert_eq!(req.amount, amount(21_490_000.0, Some("VND"), AmountSource::Request));
         // The page showing another amount lends it no currency.
         action.page_total = Some("1.000 ₫".into());
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
-        assert_eq!(
-            req.amount,
-            Some(ConfirmAmount { value: 21_490_000.0, currency: None, source: AmountSource::Request, parts: None })
-        );
+        assert_eq!(req.amount, amount(21_490_000.0, None, AmountSource::Request));
     }
 
-    #[test]
-    fn the_amount_is_the_forms_and_the_page_s_other_amount_is_not_shown() {
-        // "Pay 10 USD" over a form that charges 99,900,000 VND in minor units.
-        let mut action = order_click(Some("Total: 10 USD"));
+    /// The clicked button submits a form that charges 99,900,000 VND in minor units.
+    fn charges_99_900_000_vnd(action: &mut Action) {
         if let Some(t) = action.target.as_mut() {
             t.submits_form = true;
             t.form = Some(FormFacts {
@@ -572,16 +548,15 @@ mod tests {
                 ..FormFacts::default()
             });
         }
+    }
+
+    #[test]
+    fn the_amount_is_the_forms_and_the_page_s_other_amount_is_not_shown() {
+        // "Pay 10 USD" over a form that charges 99,900,000 VND in minor units.
+        let mut action = order_click(Some("Total: 10 USD"));
+        charges_99_900_000_vnd(&mut action);
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
-        assert_eq!(
-            req.amount,
-            Some(ConfirmAmount {
-                value: 99_900_000.0,
-                currency: Some("VND".into()),
-                source: AmountSource::Request,
-                parts: None
-            })
-        );
+        assert_eq!(req.amount, amount(99_900_000.0, Some("VND"), AmountSource::Request));
         assert_eq!(req.page_total, None);
         assert!(!req.action_summary.contains("10 USD"), "{}", req.action_summary);
         assert!(req.action_summary.contains("it sends: 99900000 VND"), "{}", req.action_summary);
@@ -599,15 +574,7 @@ mod tests {
         let mut action = order_click(Some("Total: 10 USD"));
         action.request = Some(request);
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
-        assert_eq!(
-            req.amount,
-            Some(ConfirmAmount {
-                value: 19.99,
-                currency: Some("USD".into()),
-                source: AmountSource::Request,
-                parts: None
-            })
-        );
+        assert_eq!(req.amount, amount(19.99, Some("USD"), AmountSource::Request));
         assert_eq!(req.page_total, None);
     }
 
@@ -624,15 +591,7 @@ mod tests {
         let mut action = order_click(None);
         action.price = Some(price("21490000 VND", AmountSource::StructuredData, 1, None));
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
-        assert_eq!(
-            req.amount,
-            Some(ConfirmAmount {
-                value: 21_490_000.0,
-                currency: Some("VND".into()),
-                source: AmountSource::StructuredData,
-                parts: None
-            })
-        );
+        assert_eq!(req.amount, amount(21_490_000.0, Some("VND"), AmountSource::StructuredData));
         assert_eq!(req.page_total.as_deref(), Some("21490000 VND"));
         // Two of them, and the shipping the page shows.
         action.price = Some(price("10.745.000 ₫", AmountSource::NearButton, 2, Some("30.000 ₫")));
@@ -658,18 +617,7 @@ mod tests {
         // What the form sends wins over both, and the page's other price is not shown.
         let mut action = order_click(None);
         action.price = Some(price("10 USD", AmountSource::NearButton, 1, None));
-        if let Some(t) = action.target.as_mut() {
-            t.submits_form = true;
-            t.form = Some(FormFacts {
-                action: "/api/pay".into(),
-                method: "post".into(),
-                fields: vec![
-                    FieldFacts { name: "charge_minor".into(), value: "99900000".into(), ..FieldFacts::default() },
-                    FieldFacts { name: "currency".into(), value: "VND".into(), ..FieldFacts::default() },
-                ],
-                ..FormFacts::default()
-            });
-        }
+        charges_99_900_000_vnd(&mut action);
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
         assert_eq!(req.amount.as_ref().map(|a| (a.value, a.source)), Some((99_900_000.0, AmountSource::Request)));
         assert_eq!(req.page_total, None);
@@ -711,15 +659,7 @@ mod tests {
         .unwrap();
         let req = ConfirmationRequest::from_model(&args, &[], Duration::from_secs(60));
         assert_eq!(req.kind, ConfirmKind::Ask);
-        assert_eq!(
-            req.amount,
-            Some(ConfirmAmount {
-                value: 1_890_000.0,
-                currency: Some("VND".into()),
-                source: AmountSource::Assistant,
-                parts: None
-            })
-        );
+        assert_eq!(req.amount, amount(1_890_000.0, Some("VND"), AmountSource::Assistant));
         assert_eq!(req.plain, [PlainReason::AssistantAsks]);
     }
 }
