@@ -56,7 +56,7 @@ impl ConfirmationRequest {
             expires_at: expires.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             run_id: None,
             kind,
-            amount: amount_of(action),
+            amount: amount_of(action).map(Box::new),
             site: site_of(action).map(|s| secrets::mask(&s, secrets)),
             target: target_label(action).map(|s| secrets::mask(&s, secrets)),
             plain,
@@ -106,11 +106,13 @@ impl ConfirmationRequest {
             expires_at: expires.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             run_id: None,
             kind: ConfirmKind::Ask,
-            amount: args.cost_estimate.as_ref().map(|m| ConfirmAmount {
-                value: m.amount,
-                currency: crate::vocab::money::currency_code(&m.currency),
-                source: AmountSource::Assistant,
-                parts: None,
+            amount: args.cost_estimate.as_ref().map(|m| {
+                Box::new(ConfirmAmount {
+                    value: m.amount,
+                    currency: crate::vocab::money::currency_code(&m.currency),
+                    source: AmountSource::Assistant,
+                    parts: None,
+                })
             }),
             site: None,
             target: None,
@@ -406,8 +408,8 @@ mod tests {
     use crate::gate::action::{ElementFacts, FormFacts};
 
     /// An amount with no parts, as a test expects it.
-    fn amount(value: f64, currency: Option<&str>, source: AmountSource) -> Option<ConfirmAmount> {
-        Some(ConfirmAmount { value, currency: currency.map(str::to_owned), source, parts: None })
+    fn amount(value: f64, currency: Option<&str>, source: AmountSource) -> Option<Box<ConfirmAmount>> {
+        Some(Box::new(ConfirmAmount { value, currency: currency.map(str::to_owned), source, parts: None }))
     }
 
     #[test]
@@ -597,8 +599,8 @@ mod tests {
         action.price = Some(price("10.745.000 ₫", AmountSource::NearButton, 2, Some("30.000 ₫")));
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
         assert_eq!(
-            req.amount,
-            Some(ConfirmAmount {
+            req.amount.as_deref(),
+            Some(&ConfirmAmount {
                 value: 21_520_000.0,
                 currency: Some("VND".into()),
                 source: AmountSource::NearButton,

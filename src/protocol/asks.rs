@@ -43,7 +43,8 @@ pub struct ConfirmationRequest {
     pub kind: ConfirmKind,
     /// The amount of money involved, when there is one: what the request
     /// sends, else the page's cart or total, else the assistant's estimate.
-    pub amount: Option<ConfirmAmount>,
+    /// (Boxed: it is the largest part, and the request rides in events.)
+    pub amount: Option<Box<ConfirmAmount>>,
     /// The site the data or the browser goes to (`shop.vn`, `127.0.0.1`).
     pub site: Option<String>,
     /// The control acted on, as the page labels it ("Đặt hàng").

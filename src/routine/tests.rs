@@ -153,11 +153,8 @@ fn order_request(qty: &str, destination: &str, amount: Option<f64>) -> crate::pr
         expires_at: String::new(),
         run_id: None,
         kind: ConfirmKind::Pay,
-        amount: amount.map(|value| ConfirmAmount {
-            value,
-            currency: Some("VND".into()),
-            source: AmountSource::Request,
-            parts: None,
+        amount: amount.map(|value| {
+            Box::new(ConfirmAmount { value, currency: Some("VND".into()), source: AmountSource::Request, parts: None })
         }),
         site: Some("shop.vn".into()),
         target: Some("Đặt hàng".into()),

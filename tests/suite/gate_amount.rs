@@ -31,8 +31,8 @@ async fn asked(site: &FixtureServer, query: &str) -> halley::gate::ConfirmationR
     asked.into_iter().next().unwrap()
 }
 
-fn vnd(value: f64, source: AmountSource, parts: Option<AmountParts>) -> Option<ConfirmAmount> {
-    Some(ConfirmAmount { value, currency: Some("VND".into()), source, parts })
+fn vnd(value: f64, source: AmountSource, parts: Option<AmountParts>) -> Option<Box<ConfirmAmount>> {
+    Some(Box::new(ConfirmAmount { value, currency: Some("VND".into()), source, parts }))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
