@@ -278,6 +278,7 @@ export type ConfirmationRequest = {
   /**
    * The amount of money involved, when there is one: what the request
    * sends, else the page's cart or total, else the assistant's estimate.
+   * (Boxed: it is the largest part, and the request rides in events.)
    */
   amount: ConfirmAmount | null,
   /** The site the data or the browser goes to (`shop.vn`, `127.0.0.1`). */
