@@ -19,8 +19,8 @@ pub use crate::tools::catalogue::watches::WatchAlert;
 pub use crate::tools::{PermissionScope, ToolResultV2, ToolSpec};
 pub use agent::AgentEvent;
 pub use asks::{
-    AmountSource, ChallengeAnswer, ChallengeRequest, ConfirmAmount, ConfirmField, ConfirmKind, ConfirmationRequest,
-    PlainReason,
+    Act, AmountParts, AmountSource, Carry, ChallengeAnswer, ChallengeEvidence, ChallengeRequest, ConfirmAmount,
+    ConfirmField, ConfirmKind, ConfirmationRequest, Control, Grading, Means, Place, PlainReason,
 };
 pub use status::{GateRuleRow, Role, RuleDecision, RuleKind, RunStatus, StopReason, ToolCallStatus};
 

@@ -34,8 +34,11 @@ pub struct Action {
     pub upload: Option<String>,
     /// Closing this tab loses form edits that were not submitted.
     pub closes_unsaved_form: bool,
-    /// A price or total read from the page (`21.490.000 ₫`), shown to the user.
+    /// A total line read from the page (`Tổng cộng: 21.490.000 ₫`), shown to the user.
     pub page_total: Option<String>,
+    /// The price of what the control buys, as the page shows it (`browser::js`
+    /// `productPrice`): the amount a payment names when nothing else does.
+    pub price: Option<PagePrice>,
     /// Profile keys whose real values the call fills in for placeholders
     /// (`{{profile.travel.passport_no}}`), and the labels of sensitive
     /// client results' values (`{{secret.ID.PATH}}`: `card from get_card`):
@@ -110,6 +113,26 @@ impl Action {
         ]);
         hex::encode(Sha256::digest(key.to_string().as_bytes()))
     }
+}
+
+/// The price of what a control buys, read from its page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PagePrice {
+    /// As the page writes it (`21.490.000 ₫`, `21490000 VND`).
+    pub price: String,
+    /// Where it was read: the chosen option, the price nearest the control,
+    /// the product's structured data, the page's price element.
+    pub from: crate::protocol::AmountSource,
+    /// The quantity the control's form sends (1 when it sends none).
+    #[serde(default = "one")]
+    pub quantity: u32,
+    /// A shipping fee the page shows (`Phí vận chuyển: 30.000 ₫`).
+    #[serde(default)]
+    pub shipping: Option<String>,
+}
+
+const fn one() -> u32 {
+    1
 }
 
 /// The element an action targets, as the page shows it.

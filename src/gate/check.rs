@@ -8,13 +8,14 @@ use serde_json::{Map, Value};
 
 use super::action::{Action, SecretValue};
 use super::audit::{self, GateRecord};
-use super::classify::classify;
+use super::classify::grade;
 use super::confirm::{ANSWER_WITHIN, ConfirmationRequest};
 use super::exfil::find_secrets;
 use super::policy::{Decision, Policy, answer_to_decision};
 use super::secrets;
 use crate::context::CallContext;
 use crate::error::{Error, ErrorCode, Result};
+use crate::protocol::Grading;
 use crate::store::Store;
 use crate::store::confirmations::{ConfirmationStatus, NewConfirmation};
 use crate::tools::catalogue::safety::{ConfirmResultV1, RequestUserConfirmationArgs};
@@ -193,7 +194,7 @@ impl Gate {
         args: &Value,
     ) -> std::result::Result<Checked, Refused> {
         let secrets = self.secrets().await?;
-        let graded = classify(action, &secrets);
+        let (graded, grading) = grade(action, &secrets);
         let grade = Grade::new(graded.scope, risk);
         let declared = action.declared.unwrap_or(PermissionScope::ReadOnly);
         let mut verdict = self.policy.evaluate_as(
@@ -208,7 +209,10 @@ impl Gate {
         if let Some(why) = action.untrusted.as_ref().filter(|_| verdict.decision == Decision::Allow) {
             let scope = graded.scope.max(declared);
             match self.policy.standing_allow(&action.tool, scope, action.origin.as_deref()) {
-                Some(lifted) => verdict.reasons.push(lifted),
+                Some(lifted) => {
+                    verdict.grading.push(Grading::Text { text: lifted.clone() });
+                    verdict.reasons.push(lifted);
+                }
                 None => {
                     verdict.decision = Decision::Ask(why.clone());
                     verdict.answered_by = "policy";
@@ -253,7 +257,10 @@ impl Gate {
                     verdict.decision = Decision::Ask(why);
                     verdict.answered_by = "policy";
                 }
-                Decision::Ask(_) => verdict.reasons.push(why),
+                Decision::Ask(_) => {
+                    verdict.grading.push(Grading::Text { text: why.clone() });
+                    verdict.reasons.push(why);
+                }
                 Decision::Deny(_) => {}
             }
         }
@@ -269,9 +276,16 @@ impl Gate {
         };
         match verdict.decision {
             Decision::Ask(why) => {
-                let mut risks = seen.reasons.clone();
-                if !risks.contains(&why) {
-                    risks.push(why);
+                // The grading's reasons by kind, then the policy's, then
+                // the question's own (each once).
+                let mut risks = grading;
+                for (text, g) in verdict.reasons.iter().zip(&verdict.grading) {
+                    if !graded.reasons.contains(text) && !risks.contains(g) {
+                        risks.push(g.clone());
+                    }
+                }
+                if !seen.reasons.contains(&why) {
+                    risks.push(Grading::Text { text: why });
                 }
                 // The risk of what the action really does, not of the tool.
                 let mut request = ConfirmationRequest::for_action(action, grade.scope, grade.risk, &risks, &secrets);

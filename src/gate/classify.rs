@@ -30,6 +30,7 @@
 //! WRITE_NON_DESTRUCTIVE. A tool with no declared scope counts as DESTRUCTIVE.
 
 pub(in crate::gate) mod phrases;
+pub(in crate::gate) mod sentence;
 pub mod wire;
 pub(in crate::gate) mod words;
 
@@ -42,6 +43,7 @@ use self::phrases::{
 use self::words::{find, words};
 use super::action::{Action, ElementFacts, FormFacts, SecretValue};
 use super::exfil::{find_secrets, percent_decode};
+use crate::protocol::{Act, Carry, ChallengeEvidence, Control, Grading, Means, Place};
 use crate::tools::PermissionScope::{self, Destructive, Payment, Publish, ReadOnly, Submit, WriteNonDestructive};
 use crate::vocab::origin::{host_within, origin_in, resolve};
 use crate::vocab::text::visible;
@@ -68,6 +70,12 @@ pub struct Classification {
 
 /// The effective scope of `action`, given the user's secret values.
 pub fn classify(action: &Action, secrets: &[SecretValue]) -> Classification {
+    grade(action, secrets).0
+}
+
+/// [`classify`], with its reasons by kind (the confirmation's `grading`):
+/// the classification's reasons are their English sentences.
+pub fn grade(action: &Action, secrets: &[SecretValue]) -> (Classification, Vec<Grading>) {
     if let Some(request) = &action.request {
         // What leaves, not what the control said: the request alone decides.
         let mut out = wire::classify_request(request, action.url.as_deref(), secrets);
@@ -78,21 +86,27 @@ pub fn classify(action: &Action, secrets: &[SecretValue]) -> Classification {
             out.scope = out.scope.max(Submit);
             out.reasons.push(why.clone());
         }
-        return out;
+        let grading = out.reasons.iter().map(|text| Grading::Text { text: text.clone() }).collect();
+        return (out, grading);
     }
-    let mut cx = Reading { action, secrets, out: Classification { scope: ReadOnly, reasons: Vec::new(), deny: None } };
+    let mut cx = Reading {
+        action,
+        secrets,
+        out: Classification { scope: ReadOnly, reasons: Vec::new(), deny: None },
+        grading: Vec::new(),
+    };
     cx.out.scope = match (action.tool.as_str(), action.declared) {
         ("browser_close_tab", _) => WriteNonDestructive,
         (_, Some(declared)) => declared,
         (tool, None) => {
-            cx.note(format!("{tool} declares no scope: taken as DESTRUCTIVE"));
+            cx.note(Grading::NoScope { tool: tool.to_owned() });
             Destructive
         }
     };
     match action.tool.as_str() {
         "browser_click" => match &action.target {
-            Some(el) => cx.activate(el, "clicking", submits(el)),
-            None => cx.raise(Submit, "clicking an element the gate could not read may submit a form: SUBMIT".into()),
+            Some(el) => cx.activate(el, Act::Click, submits(el)),
+            None => cx.raise(Submit, Grading::Unread { act: Act::Click }),
         },
         "browser_press_key" => cx.press_keys(),
         "browser_upload_file" => cx.upload(),
@@ -103,33 +117,39 @@ pub fn classify(action: &Action, secrets: &[SecretValue]) -> Classification {
     cx.carries();
     cx.fills();
     cx.challenge();
-    cx.out
+    (cx.out, cx.grading)
 }
 
 struct Reading<'a> {
     action: &'a Action,
     secrets: &'a [SecretValue],
     out: Classification,
+    grading: Vec<Grading>,
 }
 
-/// Text to look for phrases in, and how to name it in a reason.
+/// Text to look for phrases in, and where it was read.
 struct Source {
-    /// `""` for the control's own label, else `its id "btnPay" says `.
-    prefix: String,
+    place: Place,
+    /// The id, class or URL read (none for the control's own label), shortened.
+    shown: Option<String>,
     text: String,
     /// Split camelCase (ids, classes, URLs).
     camel: bool,
 }
 
 impl Reading<'_> {
-    fn raise(&mut self, scope: PermissionScope, reason: String) {
+    fn raise(&mut self, scope: PermissionScope, reason: Grading) {
         self.out.scope = self.out.scope.max(scope);
         self.note(reason);
     }
 
-    fn note(&mut self, reason: String) {
-        if !self.out.reasons.contains(&reason) {
-            self.out.reasons.push(reason);
+    /// A reason, once: its English sentence in the classification, itself
+    /// in the grading.
+    fn note(&mut self, reason: Grading) {
+        let text = sentence::english(&reason);
+        if !self.out.reasons.contains(&text) {
+            self.out.reasons.push(text);
+            self.grading.push(reason);
         }
     }
 
@@ -138,7 +158,7 @@ impl Reading<'_> {
     fn fills(&mut self) {
         let to = self.action.origin.clone().unwrap_or_else(|| "this page".into());
         for key in self.action.fills.clone() {
-            self.raise(Submit, format!("it fills your {key} into a field of {to}: SUBMIT"));
+            self.raise(Submit, carries(key, Carry::Fill, to.clone()));
         }
         // The value itself, typed as the model wrote it (in any spelling):
         // the page has it as it is typed (`oninput`), whatever the form does.
@@ -147,7 +167,7 @@ impl Reading<'_> {
         {
             for s in find_secrets(text, self.secrets) {
                 if !self.action.fills.contains(&s.key) {
-                    self.raise(Submit, format!("it types your {} into a field of {to}: SUBMIT", s.key));
+                    self.raise(Submit, carries(s.key.clone(), Carry::Typed, to.clone()));
                 }
             }
         }
@@ -158,10 +178,10 @@ impl Reading<'_> {
     }
 
     /// A click, or Enter / Space, on `el`; `submitting` when it submits its form.
-    fn activate(&mut self, el: &ElementFacts, verb: &str, submitting: bool) {
+    fn activate(&mut self, el: &ElementFacts, act: Act, submitting: bool) {
         let what = describe(el);
         if submitting {
-            self.form_submit(el, verb, &what);
+            self.form_submit(el, act, &what);
         }
         let mut sources = element_sources(el, self.base());
         if submitting && let Some(form) = &el.form {
@@ -169,35 +189,41 @@ impl Reading<'_> {
         }
         for src in &sources {
             for phrase in find(&words(&src.text, src.camel), ACTIONS) {
-                self.phrase(phrase, src, el, verb, &what, submitting);
+                self.phrase(phrase, src, el, act, &what, submitting);
             }
         }
         if is_link(el) && !el.href.is_empty() {
             for s in find_secrets(&el.href, self.secrets) {
                 let to = origin_of(&el.href, self.base());
-                self.raise(Submit, format!("{verb} {what}: the link carries {} to {to}: SUBMIT", s.key));
+                let mut reason = carries(s.key.clone(), Carry::Link, to);
+                if let Grading::Carries { act: a, control, .. } = &mut reason {
+                    (*a, *control) = (Some(act), Some(what.clone()));
+                }
+                self.raise(Submit, reason);
             }
         }
     }
 
-    fn phrase(&mut self, p: &Phrase, src: &Source, el: &ElementFacts, verb: &str, what: &str, submitting: bool) {
-        let said = format!("{verb} {what} — {}\"{}\"", src.prefix, p.text);
+    fn phrase(&mut self, p: &Phrase, src: &Source, el: &ElementFacts, act: Act, what: &Control, submitting: bool) {
+        let says = |means: Means, scope: PermissionScope| Grading::Says {
+            act,
+            control: what.clone(),
+            place: src.place,
+            place_text: src.shown.clone(),
+            phrase: p.text.to_owned(),
+            means,
+            scope,
+        };
         match p.effect {
-            Effect::Raise(scope) => self.raise(scope, format!("{said} means {}: {scope}", p.meaning)),
+            Effect::Raise(scope) => self.raise(scope, says(Means::Scope { meaning: p.meaning.to_owned() }, scope)),
             Effect::Neutral => {}
-            Effect::BareCancel if submitting => {
-                self.raise(Destructive, format!("{said} means cancel, and it submits a form: DESTRUCTIVE"));
-            }
-            Effect::BareCancel => {
-                self.note(format!("{said} alone submits no form: it closes a dialog, not destructive"));
-            }
+            Effect::BareCancel if submitting => self.raise(Destructive, says(Means::CancelSubmits, Destructive)),
+            Effect::BareCancel => self.note(says(Means::CancelOnly, self.out.scope)),
             Effect::BareSend => match &el.form {
-                None => self.raise(Publish, format!("{said} outside a form sends a message: PUBLISH")),
+                None => self.raise(Publish, says(Means::MessageOutsideForm, Publish)),
                 Some(form) => match message_field(form) {
-                    Some(field) => {
-                        self.raise(Publish, format!("{said} sends a message (its form has \"{field}\"): PUBLISH"));
-                    }
-                    None => self.raise(Submit, format!("{said} sends a form with no message in it: SUBMIT")),
+                    Some(field) => self.raise(Publish, says(Means::MessageField { field }, Publish)),
+                    None => self.raise(Submit, says(Means::FormNoMessage, Submit)),
                 },
             },
         }
@@ -205,11 +231,11 @@ impl Reading<'_> {
 
     /// `el` submits its form: SUBMIT, more if the form asks for a card or
     /// sends a secret.
-    fn form_submit(&mut self, el: &ElementFacts, verb: &str, what: &str) {
+    fn form_submit(&mut self, el: &ElementFacts, act: Act, what: &Control) {
         let form = el.form.as_ref();
         let to = form.map(|f| f.action.as_str()).filter(|s| !s.is_empty()).or(self.action.destination.as_deref());
-        let shown = to.map_or_else(|| "its page".into(), |d| short(d, 80));
-        self.raise(Submit, format!("{verb} {what} submits its form to {shown}: SUBMIT"));
+        let shown = to.map(|d| short(d, 80));
+        self.raise(Submit, Grading::SubmitsForm { act, control: what.clone(), to: shown });
         let Some(form) = form else { return };
         let origin = to.map_or_else(|| "its page's site".into(), |d| origin_of(d, self.base()));
         let get = !form.method.eq_ignore_ascii_case("post");
@@ -217,19 +243,15 @@ impl Reading<'_> {
             let field_label = if field.label.is_empty() { &field.name } else { &field.label };
             let hint = format!("{} {}", field.name, field.label);
             if let Some(p) = find(&words(&hint, true), CARD_FIELDS).first() {
-                let field_label = short(field_label, 40);
-                self.raise(Payment, format!("its form asks for {} (\"{field_label}\"): PAYMENT", p.meaning));
+                let field = short(field_label, 40);
+                self.raise(Payment, Grading::CardField { meaning: p.meaning.to_owned(), field });
             }
             if field.name.eq_ignore_ascii_case("_method") && field.value.eq_ignore_ascii_case("delete") {
-                self.raise(Destructive, "its form is a DELETE request (_method=delete): DESTRUCTIVE".into());
+                self.raise(Destructive, Grading::DeleteRequest);
             }
             for s in find_secrets(&field.value, self.secrets) {
-                let reason = if get {
-                    format!("the form puts {} into the URL of {origin}: SUBMIT", s.key)
-                } else {
-                    format!("the form sends {} to {origin}: SUBMIT", s.key)
-                };
-                self.raise(Submit, reason);
+                let how = if get { Carry::FormUrl } else { Carry::Form };
+                self.raise(Submit, carries(s.key.clone(), how, origin.clone()));
             }
         }
     }
@@ -239,39 +261,35 @@ impl Reading<'_> {
         let target = self.action.target.as_ref();
         if keys.contains(&Key::Enter) {
             match target {
-                None => {
-                    self.raise(Submit, "pressing Enter with no known focused element may submit a form: SUBMIT".into())
-                }
-                Some(el) if is_button_like(el) || is_link(el) => self.activate(el, "pressing Enter on", submits(el)),
-                Some(el) => self.activate(el, "pressing Enter in", el.submits_form || el.form.is_some()),
+                None => self.raise(Submit, Grading::Unread { act: Act::Keys }),
+                Some(el) if is_button_like(el) || is_link(el) => self.activate(el, Act::EnterOn, submits(el)),
+                Some(el) => self.activate(el, Act::EnterIn, el.submits_form || el.form.is_some()),
             }
         }
         if keys.contains(&Key::Space)
             && let Some(el) = target.filter(|el| is_button_like(el))
         {
-            self.activate(el, "pressing Space on", submits(el));
+            self.activate(el, Act::SpaceOn, submits(el));
         }
     }
 
     fn upload(&mut self) {
         let a = self.action;
-        let file = a.upload.as_deref().filter(|f| !f.is_empty()).map_or("a file".into(), |f| format!("\"{f}\""));
+        let file = a.upload.as_deref().filter(|f| !f.is_empty()).map(str::to_owned);
         let form_action = a.target.as_ref().and_then(|t| t.form.as_ref()).map(|f| f.action.as_str());
         let to = [form_action, a.destination.as_deref(), a.origin.as_deref(), a.url.as_deref()]
             .into_iter()
             .flatten()
             .find(|d| !d.is_empty())
             .map_or("the page's site".into(), |d| origin_of(d, self.base()));
-        self.raise(Submit, format!("uploading {file} to {to} (the file leaves this computer): SUBMIT"));
+        self.raise(Submit, Grading::Upload { file, to });
     }
 
     fn close_tab(&mut self) {
         if self.action.closes_unsaved_form {
-            self.raise(Destructive, "closing the tab loses form edits that were not submitted: DESTRUCTIVE".into());
+            self.raise(Destructive, Grading::CloseUnsaved);
         } else if let Some(declared) = self.action.declared.filter(|d| *d > WriteNonDestructive) {
-            self.note(format!(
-                "closing a tab with no unsaved form edits: WRITE_NON_DESTRUCTIVE (below its declared {declared})"
-            ));
+            self.note(Grading::CloseSaved { declared });
         }
     }
 
@@ -280,7 +298,7 @@ impl Reading<'_> {
         let Some(dest) = self.action.destination.as_deref() else { return };
         for s in find_secrets(dest, self.secrets) {
             let to = origin_of(dest, self.base());
-            self.raise(Submit, format!("the URL carries {} to {to}: SUBMIT", s.key));
+            self.raise(Submit, carries(s.key.clone(), Carry::Url, to));
         }
     }
 
@@ -291,7 +309,7 @@ impl Reading<'_> {
         let Some(text) = self.action.carries.as_deref() else { return };
         let tool = self.action.tool.clone();
         for s in find_secrets(text, self.secrets) {
-            self.raise(Submit, format!("{tool} sends your {} off this computer in its arguments: SUBMIT", s.key));
+            self.raise(Submit, carries(s.key.clone(), Carry::Arguments, tool.clone()));
         }
     }
 
@@ -302,28 +320,29 @@ impl Reading<'_> {
         if a.declared == Some(ReadOnly) {
             return;
         }
-        let verb = match a.tool.as_str() {
-            "browser_type" => "typing into",
-            "browser_click" => "clicking",
-            "browser_press_key" => "pressing keys in",
-            "browser_check" | "browser_uncheck" => "checking",
-            _ => "acting on",
+        let act = match a.tool.as_str() {
+            "browser_type" => Act::Type,
+            "browser_click" => Act::Click,
+            "browser_press_key" => Act::Keys,
+            "browser_check" | "browser_uncheck" => Act::Check,
+            _ => Act::Other,
         };
         let typing = matches!(a.tool.as_str(), "browser_type" | "browser_press_key");
         let evidence = if el.challenge_field {
-            Some("a CAPTCHA widget or a one-time-code field".to_owned())
+            Some(ChallengeEvidence::Widget)
         } else if let Some(host) = a.frame_url.as_deref().and_then(captcha_frame) {
-            Some(format!("inside a CAPTCHA frame from {host}"))
+            Some(ChallengeEvidence::Frame { host })
         } else if typing && is_text_entry(el) {
             let hint = format!("{} / {} / {}", el.name, el.id, el.field_name);
-            find(&words(&hint, true), CHALLENGE_FIELDS).first().map(|p| format!("a field for {}", p.meaning))
+            find(&words(&hint, true), CHALLENGE_FIELDS)
+                .first()
+                .map(|p| ChallengeEvidence::Field { meaning: p.meaning.to_owned() })
         } else {
             None
         };
         if let Some(evidence) = evidence {
             self.out.deny = Some(CHALLENGE_DENY.into());
-            let what = describe(el);
-            self.note(format!("{verb} {what}, {evidence}: DENY"));
+            self.note(Grading::Challenge { act, control: describe(el), evidence });
         }
     }
 }
@@ -394,12 +413,9 @@ fn submits(el: &ElementFacts) -> bool {
 /// typed, not a label; ids and classes are read on buttons only (on links
 /// and cards they name layout: `post-card`).
 fn element_sources(el: &ElementFacts, base: Option<&str>) -> Vec<Source> {
-    let label = |text: &str| Source { prefix: String::new(), text: text.to_owned(), camel: false };
-    let attr = |what: &str, text: &str| Source {
-        prefix: format!("its {what} \"{}\" says ", short(text, 40)),
-        text: text.to_owned(),
-        camel: true,
-    };
+    let label = |text: &str| Source { place: Place::Label, shown: None, text: text.to_owned(), camel: false };
+    let attr =
+        |place: Place, text: &str| Source { place, shown: Some(short(text, 40)), text: text.to_owned(), camel: true };
     if lower(&el.tag) == "img" && !is_button_like(el) && !is_link(el) {
         // A picture's description ("Sport bra, post-operative, view 1")
         // is not a control's label: what a click on it sends is graded at
@@ -411,15 +427,15 @@ fn element_sources(el: &ElementFacts, base: Option<&str>) -> Vec<Source> {
         out.extend([
             label(&el.text),
             label(&el.value),
-            attr("id", &el.id),
-            attr("name", &el.field_name),
-            attr("class", &el.class),
+            attr(Place::Id, &el.id),
+            attr(Place::Name, &el.field_name),
+            attr(Place::Class, &el.class),
         ]);
     } else if is_link(el) {
         out.push(label(&el.text));
-        out.push(url_source("its link", &el.href, base));
+        out.push(url_source(Place::Link, &el.href, base));
     } else if is_text_entry(el) {
-        out.extend([attr("id", &el.id), attr("name", &el.field_name)]);
+        out.extend([attr(Place::Id, &el.id), attr(Place::Name, &el.field_name)]);
     } else {
         out.push(label(&el.text));
     }
@@ -430,24 +446,21 @@ fn element_sources(el: &ElementFacts, base: Option<&str>) -> Vec<Source> {
 /// What a submitted form says it does: its action URL, id and name.
 fn form_sources(form: &FormFacts, base: Option<&str>) -> Vec<Source> {
     let mut out = vec![
-        url_source("its form's action", &form.action, base),
-        Source {
-            prefix: format!("its form's id \"{}\" says ", short(&form.id, 40)),
-            text: form.id.clone(),
-            camel: true,
-        },
-        Source {
-            prefix: format!("its form \"{}\" says ", short(&form.name, 40)),
-            text: form.name.clone(),
-            camel: false,
-        },
+        url_source(Place::FormAction, &form.action, base),
+        Source { place: Place::FormId, shown: Some(short(&form.id, 40)), text: form.id.clone(), camel: true },
+        Source { place: Place::FormName, shown: Some(short(&form.name, 40)), text: form.name.clone(), camel: false },
     ];
     out.retain(|s| !s.text.trim().is_empty());
     out
 }
 
-fn url_source(what: &str, url: &str, base: Option<&str>) -> Source {
-    Source { prefix: format!("{what} {} says ", short(url, 80)), text: url_words(url, base), camel: true }
+fn url_source(place: Place, url: &str, base: Option<&str>) -> Source {
+    Source { place, shown: Some(short(url, 80)), text: url_words(url, base), camel: true }
+}
+
+/// One of the user's values going out.
+fn carries(key: String, how: Carry, to: String) -> Grading {
+    Grading::Carries { key, how, to, act: None, control: None }
 }
 
 /// The parts of a URL that name an action: its short path segments, the
@@ -498,13 +511,10 @@ fn message_field(form: &FormFacts) -> Option<String> {
 }
 
 /// `"Mua ngay" (button)`, for reasons.
-fn describe(el: &ElementFacts) -> String {
+fn describe(el: &ElementFacts) -> Control {
     let first = |xs: [&str; 5]| xs.into_iter().map(str::trim).find(|s| !s.is_empty()).map(str::to_owned);
-    let kind = first([&el.role, &el.tag, "", "", ""]).unwrap_or_else(|| "element".into());
-    match first([&el.name, &el.text, &el.value, &el.field_name, &el.id]) {
-        Some(label) => format!("\"{}\" ({kind})", short(&label, 60)),
-        None => format!("the {kind}"),
-    }
+    let role = first([&el.role, &el.tag, "", "", ""]).unwrap_or_else(|| "element".into());
+    Control { label: first([&el.name, &el.text, &el.value, &el.field_name, &el.id]).map(|l| short(&l, 60)), role }
 }
 
 /// `s` on one line, cut to `max` characters.

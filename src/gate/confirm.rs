@@ -9,11 +9,12 @@ use super::request::WireRequest;
 use super::secrets;
 pub use crate::context::{ApproveAll, Confirmer, DenyAll};
 pub use crate::protocol::{
-    AmountSource, ChallengeAnswer, ChallengeRequest, ConfirmAmount, ConfirmField, ConfirmKind, ConfirmationRequest,
-    PlainReason,
+    AmountParts, AmountSource, ChallengeAnswer, ChallengeRequest, ConfirmAmount, ConfirmField, ConfirmKind,
+    ConfirmationRequest, Grading, PlainReason,
 };
 use crate::tools::catalogue::safety::RequestUserConfirmationArgs;
 use crate::tools::{PermissionScope, RiskLevel};
+use crate::vocab::money::{Decimal, MoneyAmount};
 use crate::vocab::text::{fold, readable};
 
 /// How long the user has to answer before the answer counts as no.
@@ -25,7 +26,7 @@ impl ConfirmationRequest {
         action: &Action,
         scope: PermissionScope,
         risk: RiskLevel,
-        reasons: &[String],
+        reasons: &[Grading],
         secrets: &[SecretValue],
     ) -> ConfirmationRequest {
         let fields: Vec<ConfirmField> = action
@@ -47,13 +48,15 @@ impl ConfirmationRequest {
             url: action.url.clone(),
             origin: action.origin.clone(),
             page_total: page_total_shown(action),
-            risks: reasons.to_vec(),
+            risks: reasons.iter().map(super::classify::sentence::english).collect(),
+            grading: reasons.to_vec(),
+            method: method_of(action),
             scope,
             risk_level: risk,
             expires_at: expires.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             run_id: None,
             kind,
-            amount: amount_of(action),
+            amount: amount_of(action).map(Box::new),
             site: site_of(action).map(|s| secrets::mask(&s, secrets)),
             target: target_label(action).map(|s| secrets::mask(&s, secrets)),
             plain,
@@ -96,15 +99,20 @@ impl ConfirmationRequest {
             origin: None,
             page_total: args.cost_estimate.as_ref().map(|m| format!("{} {}", m.amount, m.currency)),
             risks: args.risks.iter().map(|r| secrets::mask(r, secrets)).collect(),
+            grading: args.risks.iter().map(|r| Grading::Text { text: secrets::mask(r, secrets) }).collect(),
+            method: None,
             scope: PermissionScope::Submit,
             risk_level: RiskLevel::High,
             expires_at: expires.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             run_id: None,
             kind: ConfirmKind::Ask,
-            amount: args.cost_estimate.as_ref().map(|m| ConfirmAmount {
-                value: m.amount,
-                currency: crate::vocab::money::currency_code(&m.currency),
-                source: AmountSource::Assistant,
+            amount: args.cost_estimate.as_ref().map(|m| {
+                Box::new(ConfirmAmount {
+                    value: m.amount,
+                    currency: crate::vocab::money::currency_code(&m.currency),
+                    source: AmountSource::Assistant,
+                    parts: None,
+                })
             }),
             site: None,
             target: None,
@@ -135,20 +143,78 @@ fn kind_of(action: &Action, scope: PermissionScope) -> ConfirmKind {
 
 /// The amount involved: what the request sends (its total and currency,
 /// read from its fields in major units: `gate::request::WireRequest::amount`),
-/// or the form the action submits, else the page's cart or total; the
-/// currency of the other when one of them names none and both say the
-/// same amount. The page's text never overrides what is sent.
+/// or the form the action submits, else what the page says it costs
+/// ([`page_amount`]); the currency of the other when one of them names
+/// none and both say the same amount. The page's text never overrides what
+/// is sent.
 fn amount_of(action: &Action) -> Option<ConfirmAmount> {
-    let read = |text: &str| crate::vocab::money::parse_amount(text).ok().map(|(m, _)| m);
-    let page = action.page_total.as_deref().and_then(read);
-    let sent = sent_amount(action).as_deref().and_then(read);
-    let (found, source, other) = match (sent, page) {
-        (Some(s), p) => (s, AmountSource::Request, p),
-        (None, Some(p)) => (p, AmountSource::Page, None),
-        (None, None) => return None,
+    let page = page_amount(action);
+    let Some(sent) = sent_amount(action).as_deref().and_then(read_money) else {
+        let page = page?;
+        return Some(ConfirmAmount {
+            value: page.money.amount.to_f64(),
+            currency: page.money.currency.map(str::to_owned),
+            source: page.source,
+            parts: page.parts,
+        });
     };
-    let currency = found.currency.or_else(|| other.filter(|o| o.amount == found.amount).and_then(|o| o.currency));
-    Some(ConfirmAmount { value: found.amount.to_f64(), currency: currency.map(str::to_owned), source })
+    let currency = sent.currency.or_else(|| {
+        page.filter(|p| p.money.amount.normalized() == sent.amount.normalized()).and_then(|p| p.money.currency)
+    });
+    Some(ConfirmAmount {
+        value: sent.amount.to_f64(),
+        currency: currency.map(str::to_owned),
+        source: AmountSource::Request,
+        parts: None,
+    })
+}
+
+fn read_money(text: &str) -> Option<MoneyAmount> {
+    crate::vocab::money::parse_amount(text).ok().map(|(m, _)| m)
+}
+
+/// What the page says an action costs.
+struct PageAmount {
+    money: MoneyAmount,
+    source: AmountSource,
+    parts: Option<AmountParts>,
+    /// As the page writes it, for the technical details.
+    text: String,
+}
+
+/// What the page says the action costs: its total line, else the price of
+/// what the control buys times the quantity its form sends, plus the
+/// shipping the page shows (when it is in the price's currency).
+fn page_amount(action: &Action) -> Option<PageAmount> {
+    if let Some(total) = action.page_total.as_deref()
+        && let Some(money) = read_money(total)
+    {
+        return Some(PageAmount { money, source: AmountSource::Page, parts: None, text: total.to_owned() });
+    }
+    let price = action.price.as_ref()?;
+    let unit = read_money(&price.price)?;
+    let quantity = price.quantity.max(1);
+    let shipping = price
+        .shipping
+        .as_deref()
+        .and_then(read_money)
+        .filter(|s| s.currency.is_none() || unit.currency.is_none() || s.currency == unit.currency);
+    let items = Decimal::new(unit.amount.units.checked_mul(i128::from(quantity))?, unit.amount.scale);
+    let total = match &shipping {
+        Some(s) => items.checked_add(s.amount)?,
+        None => items,
+    };
+    let mut text = if quantity > 1 { format!("{quantity} × {}", price.price) } else { price.price.clone() };
+    if let Some(fee) = price.shipping.as_deref().filter(|_| shipping.is_some()) {
+        text.push_str(&format!(" + shipping {fee}"));
+    }
+    let parts = (quantity > 1 || shipping.is_some()).then(|| AmountParts {
+        unit: unit.amount.to_f64(),
+        quantity,
+        shipping: shipping.map(|s| s.amount.to_f64()),
+    });
+    let currency = unit.currency.or_else(|| shipping.and_then(|s| s.currency));
+    Some(PageAmount { money: MoneyAmount { amount: total, currency }, source: price.from, parts, text })
 }
 
 /// The amount the action's request, or the form it submits, sends
@@ -162,21 +228,32 @@ fn sent_amount(action: &Action) -> Option<String> {
     WireRequest::of_form(form, action.url.as_deref(), None)?.amount()
 }
 
-/// The page's total, shown unless what is sent names another amount (a
-/// page saying "pay 10 USD" over a form that charges 99,900,000 VND shows
-/// only the form's).
+/// What the page says it costs, shown unless what is sent names another
+/// amount (a page saying "pay 10 USD" over a form that charges 99,900,000
+/// VND shows only the form's).
 fn page_total_shown(action: &Action) -> Option<String> {
-    let total = action.page_total.clone()?;
-    let Some(sent) = sent_amount(action) else { return Some(total) };
-    let read = |text: &str| crate::vocab::money::parse_amount(text).ok().map(|(m, _)| m);
-    match (read(&sent), read(&total)) {
+    let page = page_amount(action)
+        .map(|p| (p.text, Some(p.money)))
+        .or_else(|| action.page_total.clone().map(|t| (t, None)))?;
+    let Some(sent) = sent_amount(action) else { return Some(page.0) };
+    match (read_money(&sent), page.1) {
         (Some(s), Some(p))
-            if s.amount == p.amount && (s.currency.is_none() || p.currency.is_none() || s.currency == p.currency) =>
+            if s.amount.normalized() == p.amount.normalized()
+                && (s.currency.is_none() || p.currency.is_none() || s.currency == p.currency) =>
         {
-            Some(total)
+            Some(page.0)
         }
         _ => None,
     }
+}
+
+/// The method of the request the action sends, or of the form it submits (`POST`).
+fn method_of(action: &Action) -> Option<String> {
+    if let Some(request) = &action.request {
+        return Some(request.method.to_uppercase());
+    }
+    let target = action.target.as_ref().filter(|t| t.submits_form)?;
+    target.form.as_ref().map(|f| f.method.to_uppercase()).filter(|m| !m.is_empty())
 }
 
 /// The host of where the data or the browser goes, else of the page.
@@ -330,6 +407,11 @@ mod tests {
     use super::*;
     use crate::gate::action::{ElementFacts, FormFacts};
 
+    /// An amount with no parts, as a test expects it.
+    fn amount(value: f64, currency: Option<&str>, source: AmountSource) -> Option<Box<ConfirmAmount>> {
+        Some(Box::new(ConfirmAmount { value, currency: currency.map(str::to_owned), source, parts: None }))
+    }
+
     #[test]
     fn the_request_is_written_from_the_action_with_secrets_masked() {
         let secrets = vec![SecretValue::profile("travel.passport_no", "B1234567")];
@@ -371,7 +453,7 @@ mod tests {
             &action,
             PermissionScope::Submit,
             RiskLevel::High,
-            &["it sends a form".into()],
+            &[Grading::Text { text: "it sends a form".into() }],
             &secrets,
         );
         assert_eq!(
@@ -385,10 +467,7 @@ mod tests {
         assert_eq!(req.kind, ConfirmKind::Send);
         assert_eq!(req.site.as_deref(), Some("visa.gov"));
         assert_eq!(req.target.as_deref(), Some("Gửi hồ sơ"));
-        assert_eq!(
-            req.amount,
-            Some(ConfirmAmount { value: 1_200_000.0, currency: Some("VND".into()), source: AmountSource::Page })
-        );
+        assert_eq!(req.amount, amount(1_200_000.0, Some("VND"), AmountSource::Page));
         assert_eq!(req.plain, [PlainReason::Submit, PlainReason::PersonalData { what: vec!["Số hộ chiếu".into()] }]);
     }
 
@@ -415,10 +494,7 @@ mod tests {
         let action = order_click(Some("Tổng cộng: 21.490.000 ₫"));
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
         assert_eq!(req.kind, ConfirmKind::Pay);
-        assert_eq!(
-            req.amount,
-            Some(ConfirmAmount { value: 21_490_000.0, currency: Some("VND".into()), source: AmountSource::Page })
-        );
+        assert_eq!(req.amount, amount(21_490_000.0, Some("VND"), AmountSource::Page));
         assert_eq!(req.site.as_deref(), Some("pay.example.com"));
         assert_eq!(
             req.plain,
@@ -453,23 +529,15 @@ mod tests {
         let mut action = order_click(Some("21.490.000 ₫"));
         action.request = Some(request.clone());
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
-        assert_eq!(
-            req.amount,
-            Some(ConfirmAmount { value: 21_490_000.0, currency: Some("VND".into()), source: AmountSource::Request })
-        );
+        assert_eq!(req.amount, amount(21_490_000.0, Some("VND"), AmountSource::Request));
         // The page showing another amount lends it no currency.
         action.page_total = Some("1.000 ₫".into());
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
-        assert_eq!(
-            req.amount,
-            Some(ConfirmAmount { value: 21_490_000.0, currency: None, source: AmountSource::Request })
-        );
+        assert_eq!(req.amount, amount(21_490_000.0, None, AmountSource::Request));
     }
 
-    #[test]
-    fn the_amount_is_the_forms_and_the_page_s_other_amount_is_not_shown() {
-        // "Pay 10 USD" over a form that charges 99,900,000 VND in minor units.
-        let mut action = order_click(Some("Total: 10 USD"));
+    /// The clicked button submits a form that charges 99,900,000 VND in minor units.
+    fn charges_99_900_000_vnd(action: &mut Action) {
         if let Some(t) = action.target.as_mut() {
             t.submits_form = true;
             t.form = Some(FormFacts {
@@ -482,11 +550,15 @@ mod tests {
                 ..FormFacts::default()
             });
         }
+    }
+
+    #[test]
+    fn the_amount_is_the_forms_and_the_page_s_other_amount_is_not_shown() {
+        // "Pay 10 USD" over a form that charges 99,900,000 VND in minor units.
+        let mut action = order_click(Some("Total: 10 USD"));
+        charges_99_900_000_vnd(&mut action);
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
-        assert_eq!(
-            req.amount,
-            Some(ConfirmAmount { value: 99_900_000.0, currency: Some("VND".into()), source: AmountSource::Request })
-        );
+        assert_eq!(req.amount, amount(99_900_000.0, Some("VND"), AmountSource::Request));
         assert_eq!(req.page_total, None);
         assert!(!req.action_summary.contains("10 USD"), "{}", req.action_summary);
         assert!(req.action_summary.contains("it sends: 99900000 VND"), "{}", req.action_summary);
@@ -504,11 +576,54 @@ mod tests {
         let mut action = order_click(Some("Total: 10 USD"));
         action.request = Some(request);
         let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
-        assert_eq!(
-            req.amount,
-            Some(ConfirmAmount { value: 19.99, currency: Some("USD".into()), source: AmountSource::Request })
-        );
+        assert_eq!(req.amount, amount(19.99, Some("USD"), AmountSource::Request));
         assert_eq!(req.page_total, None);
+    }
+
+    #[test]
+    fn a_product_page_s_price_is_the_amount_times_the_quantity_plus_the_shipping_it_shows() {
+        use crate::gate::action::PagePrice;
+        let price = |price: &str, from, quantity, shipping: Option<&str>| PagePrice {
+            price: price.into(),
+            from,
+            quantity,
+            shipping: shipping.map(str::to_owned),
+        };
+        // "Mua ngay" under a product whose JSON-LD offer says 21490000 VND.
+        let mut action = order_click(None);
+        action.price = Some(price("21490000 VND", AmountSource::StructuredData, 1, None));
+        let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
+        assert_eq!(req.amount, amount(21_490_000.0, Some("VND"), AmountSource::StructuredData));
+        assert_eq!(req.page_total.as_deref(), Some("21490000 VND"));
+        // Two of them, and the shipping the page shows.
+        action.price = Some(price("10.745.000 ₫", AmountSource::NearButton, 2, Some("30.000 ₫")));
+        let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
+        assert_eq!(
+            req.amount.as_deref(),
+            Some(&ConfirmAmount {
+                value: 21_520_000.0,
+                currency: Some("VND".into()),
+                source: AmountSource::NearButton,
+                parts: Some(AmountParts { unit: 10_745_000.0, quantity: 2, shipping: Some(30_000.0) }),
+            })
+        );
+        assert_eq!(req.page_total.as_deref(), Some("2 × 10.745.000 ₫ + shipping 30.000 ₫"));
+        // Shipping in another currency is not added to it.
+        action.price = Some(price("10.745.000 ₫", AmountSource::Variant, 1, Some("$5")));
+        let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
+        assert_eq!(req.amount.as_ref().map(|a| (a.value, a.parts.clone())), Some((10_745_000.0, None)));
+        // A total line the page shows comes before the product's price.
+        action.page_total = Some("Tổng cộng: 21.520.000 ₫".into());
+        let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
+        assert_eq!(req.amount.as_ref().map(|a| (a.value, a.source)), Some((21_520_000.0, AmountSource::Page)));
+        // What the form sends wins over both, and the page's other price is not shown.
+        let mut action = order_click(None);
+        action.price = Some(price("10 USD", AmountSource::NearButton, 1, None));
+        charges_99_900_000_vnd(&mut action);
+        let req = ConfirmationRequest::for_action(&action, PermissionScope::Payment, RiskLevel::High, &[], &[]);
+        assert_eq!(req.amount.as_ref().map(|a| (a.value, a.source)), Some((99_900_000.0, AmountSource::Request)));
+        assert_eq!(req.page_total, None);
+        assert!(!req.action_summary.contains("10 USD"), "{}", req.action_summary);
     }
 
     #[test]
@@ -546,10 +661,7 @@ mod tests {
         .unwrap();
         let req = ConfirmationRequest::from_model(&args, &[], Duration::from_secs(60));
         assert_eq!(req.kind, ConfirmKind::Ask);
-        assert_eq!(
-            req.amount,
-            Some(ConfirmAmount { value: 1_890_000.0, currency: Some("VND".into()), source: AmountSource::Assistant })
-        );
+        assert_eq!(req.amount, amount(1_890_000.0, Some("VND"), AmountSource::Assistant));
         assert_eq!(req.plain, [PlainReason::AssistantAsks]);
     }
 }

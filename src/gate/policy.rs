@@ -32,7 +32,9 @@ use std::sync::{Mutex, RwLock};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::classify::sentence::english;
 use crate::error::Result;
+use crate::protocol::Grading;
 use crate::store::Store;
 use crate::store::gate_rules::{GateRuleRow, RuleDecision};
 use crate::tools::PermissionScope;
@@ -91,6 +93,8 @@ pub struct Verdict {
     pub answered_by: &'static str,
     /// Every step that asked, refused or lifted an ask, in order.
     pub reasons: Vec<String>,
+    /// The same steps by kind (`reasons` holds their English sentences).
+    pub grading: Vec<Grading>,
 }
 
 type SessionKey = (String, PermissionScope, Option<String>);
@@ -183,20 +187,21 @@ impl Policy {
         let scope = effective.max(declared);
         let origin = origin.map(|o| origin_of(o).unwrap_or_else(|| o.trim().to_owned()));
         let origin = origin.as_deref();
-        let mut steps: Vec<(Decision, &'static str)> = Vec::new();
+        // Each step with its reason by kind (most as written).
+        let mut steps: Vec<(Decision, &'static str, Option<Grading>)> = Vec::new();
         let mut lifted: Vec<(String, &'static str)> = Vec::new();
 
         if let Some(reason) = deny {
-            steps.push((Decision::Deny(reason.to_owned()), "policy"));
+            steps.push((Decision::Deny(reason.to_owned()), "policy", None));
         }
         let rules = self.rules.read().unwrap_or_else(|e| e.into_inner());
         let matching: Vec<&GateRuleRow> =
             rules.iter().filter(|r| r.applies_to(origin, tool) && r.covers_scope(scope)).collect();
         for rule in matching.iter().filter(|r| r.decision == RuleDecision::Never) {
-            steps.push((Decision::Deny(format!("you set never for {}", rule.describe())), "rule"));
+            steps.push((Decision::Deny(format!("you set never for {}", rule.describe())), "rule", None));
         }
         for rule in matching.iter().filter(|r| r.decision == RuleDecision::Ask) {
-            steps.push((Decision::Ask(format!("you set ask for {}", rule.describe())), "rule"));
+            steps.push((Decision::Ask(format!("you set ask for {}", rule.describe())), "rule", None));
         }
         let session = self.session_allows(session_tool, scope, origin);
         if scope.needs_confirmation() {
@@ -206,7 +211,10 @@ impl Policy {
                     lifted.push((format!("{scope} allowed by your rule for {}", rule.describe()), "rule"))
                 }
                 (None, true) => lifted.push((format!("{scope} allowed for this session"), "session")),
-                (None, false) => steps.push((Decision::Ask(scope_reason(scope)), "policy")),
+                (None, false) => {
+                    let why = Grading::ScopeAsks { scope };
+                    steps.push((Decision::Ask(english(&why)), "policy", Some(why)));
+                }
             }
         }
         let allowed: Option<Vec<SitePattern>> =
@@ -220,22 +228,32 @@ impl Policy {
                 } else {
                     let list: Vec<String> = allowed.iter().map(SitePattern::to_string).collect();
                     let reason = format!("{o} is outside this task's allowed origins ({})", list.join(", "));
-                    steps.push((Decision::Ask(reason), "policy"));
+                    steps.push((Decision::Ask(reason), "policy", None));
                 }
             }
         }
 
-        let mut reasons: Vec<String> = steps.iter().filter_map(|(d, _)| d.reason().map(str::to_owned)).collect();
-        reasons.extend(lifted.iter().map(|(r, _)| r.clone()));
+        let mut reasons = Vec::new();
+        let mut grading = Vec::new();
+        for (d, _, g) in &steps {
+            if let Some(text) = d.reason() {
+                grading.push(g.clone().unwrap_or_else(|| Grading::Text { text: text.to_owned() }));
+                reasons.push(text.to_owned());
+            }
+        }
+        for (text, _) in &lifted {
+            reasons.push(text.clone());
+            grading.push(Grading::Text { text: text.clone() });
+        }
         let mut decision = Decision::Allow;
         let mut answered_by = lifted.first().map_or("policy", |(_, by)| *by);
-        for (step, by) in steps {
+        for (step, by, _) in steps {
             if step.rank() > decision.rank() {
                 answered_by = by;
             }
             decision = decision.merge(step);
         }
-        Verdict { decision, answered_by, reasons }
+        Verdict { decision, answered_by, reasons, grading }
     }
 }
 
@@ -263,17 +281,6 @@ impl Policy {
 /// and DESTRUCTIVE only when the rule's `min_scope` names one of them.
 fn allow_reaches(rule: &GateRuleRow, scope: PermissionScope) -> bool {
     scope < PermissionScope::Payment || rule.min_scope.is_some_and(|min| min >= PermissionScope::Payment)
-}
-
-fn scope_reason(scope: PermissionScope) -> String {
-    let what = match scope {
-        PermissionScope::Submit => "it submits a form or sends data off this computer",
-        PermissionScope::Publish => "it posts or does something public",
-        PermissionScope::Payment => "it costs money",
-        PermissionScope::Destructive => "it deletes, cancels or changes something hard to undo",
-        PermissionScope::ReadOnly | PermissionScope::WriteNonDestructive => "of its scope",
-    };
-    format!("{scope}: needs your confirmation because {what}")
 }
 
 fn session_key(tool: &str, scope: PermissionScope, origin: Option<&str>) -> SessionKey {

@@ -213,6 +213,8 @@ mod tests {
             origin: None,
             page_total: Some("21.490.000 ₫".into()),
             risks: vec![],
+            grading: vec![],
+            method: None,
             scope: PermissionScope::Submit,
             risk_level: RiskLevel::High,
             expires_at: (chrono::Utc::now() + within).to_rfc3339(),

@@ -146,15 +146,15 @@ fn order_request(qty: &str, destination: &str, amount: Option<f64>) -> crate::pr
         origin: Some("https://shop.vn".into()),
         page_total: None,
         risks: vec![],
+        grading: vec![],
+        method: None,
         scope: PermissionScope::Payment,
         risk_level: crate::tools::RiskLevel::High,
         expires_at: String::new(),
         run_id: None,
         kind: ConfirmKind::Pay,
-        amount: amount.map(|value| ConfirmAmount {
-            value,
-            currency: Some("VND".into()),
-            source: AmountSource::Request,
+        amount: amount.map(|value| {
+            Box::new(ConfirmAmount { value, currency: Some("VND".into()), source: AmountSource::Request, parts: None })
         }),
         site: Some("shop.vn".into()),
         target: Some("Đặt hàng".into()),

@@ -361,6 +361,7 @@ fn router(app: App) -> Router {
     Router::new()
         .route("/submit", post(|p: Extension<Posted>| async move { received("Đã nhận hồ sơ", &p) }))
         .route("/checkout", post(|p: Extension<Posted>| async move { received("Đặt hàng thành công", &p) }))
+        .route("/order", post(|p: Extension<Posted>| async move { received("Đặt hàng thành công", &p) }))
         .route("/login", post(|| async { Redirect::to("/account.html") }))
         .route("/shop/{shop}/cart", post(|| async { axum::Json(serde_json::json!({"ok": true})) }))
         .route("/shop/{shop}/order", post(shop_order))

@@ -25,6 +25,7 @@ mod faults;
 mod fence;
 mod fixture_server;
 mod foreign_words;
+mod gate_amount;
 mod gate_browser;
 mod host;
 mod host_close;

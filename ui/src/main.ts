@@ -248,7 +248,7 @@ function start(root: HTMLElement, lang: Lang): void {
     messages.replaceChildren(...renderMessages(state, t));
     timeline.replaceChildren(...renderTimeline(state, t, lang, shots, openView));
     timelineSection.hidden = state.calls.length === 0;
-    banners.replaceChildren(...renderBanners(state, t));
+    banners.replaceChildren(...renderBanners(state, t, lang));
     emptyHint.hidden = state.messages.length > 0 || state.running;
     stop.disabled = !state.running;
     send.disabled = state.running;

@@ -19,6 +19,11 @@ export type AccountView = {
 };
 
 /**
+ * How a control is acted on.
+ */
+export type Act = "click" | "enter_on" | "enter_in" | "space_on" | "type" | "keys" | "check" | "other";
+
+/**
  * What a run reports while it goes (`halley run --json` prints these).
  */
 export type AgentEvent =
@@ -32,9 +37,22 @@ export type AgentEvent =
   | { "type": "error", run_id: string, code: ErrorCode, message: string };
 
 /**
+ * The parts of an amount read from a product page (`2 × 10.745.000 ₫ +
+ * 30.000 ₫ shipping`), in the amount's currency.
+ */
+export type AmountParts = { unit: number, quantity: number, shipping: number | null };
+
+/**
  * Where an amount was read.
  */
-export type AmountSource = "request" | "page" | "assistant";
+export type AmountSource =
+  | "request"
+  | "page"
+  | "variant"
+  | "near_button"
+  | "structured_data"
+  | "price_element"
+  | "assistant";
 
 /**
  * An archival passage found by a search.
@@ -130,6 +148,19 @@ export type AuditEntry = {
 };
 
 /**
+ * How one of the user's values goes out.
+ */
+export type Carry = "form_url" | "form" | "link" | "url" | "arguments" | "fill" | "typed";
+
+/**
+ * What makes a control a challenge.
+ */
+export type ChallengeEvidence =
+  | { "kind": "widget" }
+  | { "kind": "frame", host: string }
+  | { "kind": "field", meaning: string };
+
+/**
  * A challenge handed to the user.
  */
 export type ChallengeRequest = {
@@ -170,6 +201,11 @@ export type ConfirmAmount = {
   /** ISO 4217 code, when known. */
   currency: string | null,
   source: AmountSource,
+  /**
+   * How it adds up, when it is more than one price: the unit price, the
+   * quantity the form sends, the shipping the page shows.
+   */
+  parts: AmountParts | null,
 };
 
 /**
@@ -216,8 +252,18 @@ export type ConfirmationRequest = {
   origin: string | null,
   /** A price or total read from the page. */
   page_total: string | null,
-  /** Why it is asked: the evidence, in plain words. */
+  /**
+   * Why it is asked: the gate's evidence, in English (the audit log's
+   * words; the CLI and MCP show them).
+   */
   risks: Array<string>,
+  /**
+   * The same evidence by kind, so a front end writes it in its own
+   * language (`risks` holds the English sentence of each).
+   */
+  grading: Array<Grading>,
+  /** The HTTP method of the form or request it sends (`POST`), if any. */
+  method: string | null,
   scope: PermissionScope,
   risk_level: RiskLevel,
   /** RFC 3339; after it, no answer is a refusal. */
@@ -232,6 +278,7 @@ export type ConfirmationRequest = {
   /**
    * The amount of money involved, when there is one: what the request
    * sends, else the page's cart or total, else the assistant's estimate.
+   * (Boxed: it is the largest part, and the request rides in events.)
    */
   amount: ConfirmAmount | null,
   /** The site the data or the browser goes to (`shop.vn`, `127.0.0.1`). */
@@ -243,6 +290,15 @@ export type ConfirmationRequest = {
    * user's language); `risks` holds the technical grading.
    */
   plain: Array<PlainReason>,
+};
+
+/**
+ * A control as reasons name it: its label (none: unlabelled) and role.
+ */
+export type Control = {
+  label: string | null,
+  /** `button`, `link`, `textbox`, else the tag. */
+  role: string,
 };
 
 /**
@@ -398,6 +454,42 @@ export type GateRuleRow = {
   created_at: string,
 };
 
+/**
+ * One piece of the gate's technical grading, by kind.
+ */
+export type Grading =
+  | {
+    "kind": "says",
+    act: Act,
+    control: Control,
+    place: Place,
+    /** The id, class, URL... that says it (none: the control's label). */
+    place_text: string | null,
+    /** The words found, as written (`buy now`). */
+    phrase: string,
+    means: Means,
+    scope: PermissionScope,
+  }
+  | { "kind": "submits_form", act: Act, control: Control, to: string | null }
+  | { "kind": "card_field", meaning: string, field: string }
+  | { "kind": "delete_request" }
+  | {
+    "kind": "carries",
+    key: string,
+    how: Carry,
+    to: string,
+    act: Act | null,
+    control: Control | null,
+  }
+  | { "kind": "upload", file: string | null, to: string }
+  | { "kind": "close_unsaved" }
+  | { "kind": "close_saved", declared: PermissionScope }
+  | { "kind": "unread", act: Act }
+  | { "kind": "no_scope", tool: string }
+  | { "kind": "challenge", act: Act, control: Control, evidence: ChallengeEvidence }
+  | { "kind": "scope_asks", scope: PermissionScope }
+  | { "kind": "text", text: string };
+
 export type JsonValue =
   | number
   | string
@@ -443,6 +535,17 @@ export type McpServerView = {
    */
   described: Array<ForeignToolView>,
 };
+
+/**
+ * What the words found mean.
+ */
+export type Means =
+  | { "kind": "scope", meaning: string }
+  | { "kind": "cancel_submits" }
+  | { "kind": "cancel_only" }
+  | { "kind": "message_outside_form" }
+  | { "kind": "message_field", field: string }
+  | { "kind": "form_no_message" };
 
 /**
  * A core memory block as the user sees it.
@@ -792,6 +895,11 @@ export type PermissionScope =
   | "PUBLISH"
   | "PAYMENT"
   | "DESTRUCTIVE";
+
+/**
+ * Where a control says what it does.
+ */
+export type Place = "label" | "id" | "name" | "class" | "link" | "form_action" | "form_id" | "form_name";
 
 /**
  * One reason to ask, in plain words.

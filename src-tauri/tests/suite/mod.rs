@@ -3,6 +3,7 @@ mod e2e_agent;
 mod e2e_creator;
 mod e2e_memory;
 mod e2e_panel;
+mod e2e_price;
 mod e2e_routines;
 mod e2e_session;
 mod e2e_shell;

@@ -93,7 +93,7 @@ fn markdown_answer(lang: &str, site: &FixtureServer) -> String {
 
 /// Saves `lang` as the panel's language in the settings and waits for the
 /// panel to speak it; the settings stay open.
-fn choose_language(s: &Session, lang: &str) -> Result<()> {
+pub(crate) fn choose_language(s: &Session, lang: &str) -> Result<()> {
     click(s, "#settings-open")?;
     s.wait_visible("#language", UI_TIMEOUT)?;
     // The saved settings have filled the form (else they would overwrite the choice).

@@ -2179,8 +2179,7 @@
     return OTP_HINT.test(fold([el.name, el.id, el.placeholder, el.getAttribute('aria-label'), labelsText(el, C)].join(' ')));
   }
   const TOTAL_LINE = /(t[oổ]ng|total|th[aà]nh ti[eề]n|t[aạ]m t[ií]nh|amount due|grand total|to pay|c[aầ]n thanh to[aá]n)/i;
-  function pageTotal() {
-    const text = document.body ? document.body.innerText : '';
+  function pageTotal(text) {
     for (const line of text.split('\n')) {
       const l = clean(line);
       if (l && l.length <= 160 && TOTAL_LINE.test(l) && PRICE_RE.test(l)) { PRICE_RE.lastIndex = 0; return l; }
@@ -2188,12 +2187,19 @@
     }
     return null;
   }
-  // No total line: the price of what the control buys, when one price says
-  // it: the chosen option of its form (`16GB/1TB - 21.490.000 ₫`), else the
-  // page's current price (`itemprop=price`, `data-price`, a "price-current"
-  // class). None when the form asks for more than one (a price is then not
-  // what will be charged) or no price reads as money.
+  // The price of what the control buys, and where it was read, first
+  // found of: the chosen option of its form (`16GB/1TB - 21.490.000 ₫`),
+  // the price shown nearest the control (the smallest box around it that
+  // holds one: struck-through, instalment and saving amounts skipped), the
+  // product's structured data (one JSON-LD Product offer, microdata,
+  // `product:price` meta), the page's current price element. With the
+  // quantity its form sends and a shipping line the page shows.
   const PRICE_SEL = '[itemprop="price"], [data-price], .price-current, .product-price, .current-price';
+  // Amounts that are not the item's price: per month, saved, off, from,
+  // a gift's worth, a free-shipping threshold, the shipping itself.
+  const NOT_PRICE = /\/\s*(th[aá]ng|month|mo)\b|tr[aả] g[oó]p|ti[eế]t ki[eệ]m|gi[aả]m|t[aặ]ng|tr[iị] gi[aá]|installment|per month|\bsave\b|\boff\b|\bfrom\b|ch[iỉ] t[uừ]|đ[oơ]n t[uừ]|mi[eễ]n ph[ií]|v[aậ]n chuy[eể]n|giao h[aà]ng|shipping|delivery|postage/i;
+  const OLD_PRICE = 'del,s,strike,[class*="old" i],[class*="was" i],[class*="compare" i],[class*="list-price" i]';
+  const SHIP_LINE = /^(ph[ií] (v[aậ]n chuy[eể]n|giao h[aà]ng|ship)|ti[eề]n ship|shipping( fee| cost)?|delivery( fee| charge)?|postage)\s*[:：]?\s*/i;
   function priceIn(text) {
     const l = clean(text);
     PRICE_RE.lastIndex = 0;
@@ -2201,22 +2207,116 @@
     PRICE_RE.lastIndex = 0;
     return m ? m[0].trim() : null;
   }
-  function productPrice(el, C) {
-    const form = el && (el.form || (el.closest && el.closest('form')));
-    if (form) {
-      const qty = form.querySelector('input[name="quantity"], input[name="qty"], input[name="so_luong"]');
-      if (qty && Number(qty.value) > 1) return null;
-      for (const opt of form.querySelectorAll('option:checked')) {
-        const p = priceIn(opt.textContent);
-        if (p) return p;
-      }
+  // The first price shown in `box` above the control `el` that is the
+  // price of something: in an element of its own (not an option, not
+  // struck through), with no "per month", "save", "from", "shipping" around it.
+  function shownPriceIn(box, el, C) {
+    for (const e of box.querySelectorAll('*')) {
+      // Above the control: what follows it is another product's, or a
+      // list of them.
+      if (!(e.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) break;
+      // Small elements only (a price and its currency, two levels at most):
+      // reading a big box's text for each of its children would be slow.
+      if (e.children.length > 2 || Array.from(e.children).some((c) => c.firstElementChild)) continue;
+      if (/^(option|select|script|style|template|button)$/.test(e.localName)) continue;
+      if (e.closest(OLD_PRICE) || e.closest('select')) continue;
+      const own = clean(e.textContent);
+      if (own.length > 80 || NOT_PRICE.test(own)) continue;
+      const p = priceIn(own);
+      if (!p || !visible(e, C)) continue;
+      // The words around it say what the amount is (`Trả góp từ <b>…</b>/tháng`).
+      const around = e.parentElement ? Array.from(e.parentElement.childNodes).filter((n) => n.nodeType === 3).map((n) => n.data).join(' ') : '';
+      if (NOT_PRICE.test(around)) continue;
+      return p;
     }
-    for (const e of document.querySelectorAll(PRICE_SEL)) {
-      if (!visible(e, C)) continue;
-      const p = priceIn(e.textContent);
+    return null;
+  }
+  function nearPrice(el, C) {
+    let box = el.parentElement;
+    for (let depth = 0; box && depth < 6 && box !== document.body && box !== document.documentElement; depth++, box = box.parentElement) {
+      const p = shownPriceIn(box, el, C);
       if (p) return p;
     }
     return null;
+  }
+  // One product's offer in the page's structured data, as `21490000 VND`.
+  function structuredPrice() {
+    const items = [];
+    const add = (o) => {
+      if (Array.isArray(o)) { o.forEach(add); return; }
+      if (!o || typeof o !== 'object') return;
+      if (Array.isArray(o['@graph'])) { o['@graph'].forEach(add); return; }
+      const type = [].concat(o['@type'] || []).map(String);
+      if (type.some((t) => /^(schema:)?(Product|ProductGroup)$/i.test(t))) items.push(o);
+    };
+    for (const s of document.querySelectorAll('script[type="application/ld+json" i]')) {
+      try { add(JSON.parse(s.textContent.trim().replace(/^<!--|-->$/g, ''))); } catch { /* not JSON */ }
+    }
+    const prices = new Set();
+    for (const item of items) {
+      for (const offer of [].concat(item.offers || [])) {
+        if (!offer || typeof offer !== 'object') continue;
+        const cur = offer.priceCurrency || (offer.priceSpecification && offer.priceSpecification.priceCurrency) || '';
+        let price = offer.price != null ? offer.price : offer.priceSpecification && offer.priceSpecification.price;
+        if (price == null && offer.lowPrice != null && String(offer.lowPrice) === String(offer.highPrice)) price = offer.lowPrice;
+        if (price != null && String(price).trim() !== '') prices.add(`${String(price).trim()} ${cur}`.trim());
+      }
+    }
+    // Many products or offers at different prices: no one price is this one.
+    if (items.length === 1 && prices.size === 1) return [...prices][0];
+    if (items.length > 1) return null;
+    const md = document.querySelectorAll('[itemscope][itemtype*="schema.org/Product" i] [itemprop="price"]');
+    if (md.length === 1) {
+      const e = md[0];
+      const price = e.getAttribute('content') || clean(e.textContent);
+      const curEl = e.closest('[itemscope]') && e.closest('[itemscope]').querySelector('[itemprop="priceCurrency"]');
+      const cur = curEl ? curEl.getAttribute('content') || clean(curEl.textContent) : '';
+      if (price) return `${price} ${cur}`.trim();
+    }
+    const meta = (k) => { const m = document.querySelector(`meta[property="${k}"],meta[name="${k}"]`); return m ? clean(m.getAttribute('content')) : ''; };
+    const amount = meta('product:price:amount') || meta('og:price:amount');
+    if (amount) return `${amount} ${meta('product:price:currency') || meta('og:price:currency')}`.trim();
+    return null;
+  }
+  function shippingShown(text) {
+    for (const line of text.split('\n')) {
+      const l = clean(line);
+      const m = l.length <= 80 ? SHIP_LINE.exec(l) : null;
+      if (!m) continue;
+      const p = priceIn(l.slice(m[0].length));
+      if (p) return p;
+    }
+    return null;
+  }
+  const QTY_FIELDS = 'input[name="quantity" i], input[name="qty" i], input[name="so_luong" i], input[name="soluong" i], select[name="quantity" i], select[name="qty" i]';
+  function productPrice(el, C, text) {
+    const form = el && (el.form || (el.closest && el.closest('form')));
+    let quantity = 1;
+    let price = null, from = null;
+    if (form) {
+      const qty = form.querySelector(QTY_FIELDS);
+      if (qty) {
+        const n = Number(qty.value);
+        // A quantity that reads as none is no price to multiply.
+        if (!Number.isInteger(n) || n < 1 || n > 100000) return null;
+        quantity = n;
+      }
+      for (const opt of form.querySelectorAll('option:checked')) {
+        const p = priceIn(opt.textContent);
+        if (p) { price = p; from = 'variant'; break; }
+      }
+    }
+    if (!price && el) { price = nearPrice(el, C); if (price) from = 'near_button'; }
+    if (!price) { price = structuredPrice(); if (price) from = 'structured_data'; }
+    if (!price) {
+      for (const e of document.querySelectorAll(PRICE_SEL)) {
+        if (!visible(e, C) || e.closest(OLD_PRICE)) continue;
+        const p = priceIn(e.textContent);
+        if (p) { price = p; from = 'price_element'; break; }
+      }
+    }
+    if (!price) return null;
+    return { price, from, quantity, shipping: shippingShown(text) };
   }
   function actionFacts(a) {
     const C = ctx();
@@ -2230,9 +2330,11 @@
       el = activeEl(document);
       if (el === document.body || el === document.documentElement) el = null;
     }
-    const out = { url: location.href, origin: location.origin, frame_url: null, target: null, page_total: pageTotal() };
+    // The page's text, read once (it lays the page out).
+    const text = document.body ? document.body.innerText : '';
+    const out = { url: location.href, origin: location.origin, frame_url: null, target: null, page_total: pageTotal(text), price: null };
     if (!el) return out;
-    if (out.page_total === null) out.page_total = productPrice(el, C);
+    out.price = productPrice(el, C, text);
     if (el.ownerDocument !== document) out.frame_url = el.ownerDocument.URL;
     const role = roleOf(el);
     out.target = {

@@ -9,7 +9,7 @@ use crate::browser::runtime;
 use crate::browser::session::TabHandle;
 use crate::builtin::browser::act::target_json;
 use crate::error::Result;
-use crate::gate::action::{Action, ElementFacts};
+use crate::gate::action::{Action, ElementFacts, PagePrice};
 use crate::tools::catalogue::common::Target;
 
 /// What `__halley.actionFacts` returns.
@@ -20,7 +20,14 @@ struct PageFacts {
     origin: String,
     frame_url: Option<String>,
     page_total: Option<String>,
+    /// Unreadable (a page overriding the runtime's shape): none.
+    #[serde(deserialize_with = "lenient")]
+    price: Option<PagePrice>,
     target: Option<TargetFacts>,
+}
+
+fn lenient<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<PagePrice>, D::Error> {
+    Ok(serde_json::from_value(Value::deserialize(d)?).ok())
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -54,6 +61,7 @@ fn from_value(tool: &str, raw: Value) -> Action {
         origin: Some(facts.origin).filter(|o| !o.is_empty() && o != "null"),
         frame_url: facts.frame_url,
         page_total: facts.page_total,
+        price: facts.price,
         target,
         ..Action::default()
     };

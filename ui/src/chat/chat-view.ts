@@ -5,6 +5,7 @@ import { creatorViewFits, hasCreatorView } from "../creator/creator";
 import { h } from "../dom";
 import { callStatusKey, type Lang, type Translate } from "../i18n";
 import type { ChatItem, PanelState } from "../state";
+import { waitingSentence } from "../dialogs/confirm";
 import { markdownNodes } from "./markdown";
 import { challengeWaitSentence, hostOf, stepDetails, stepOutcome, stepSentence } from "./steps";
 import { resultView, type ResultView } from "./result-table";
@@ -53,11 +54,12 @@ export function renderMessages(state: PanelState, t: Translate): Node[] {
   return items;
 }
 
-export function renderBanners(state: PanelState, t: Translate): Node[] {
+export function renderBanners(state: PanelState, t: Translate, lang: Lang): Node[] {
   const out: Node[] = [];
   if (state.paused) out.push(h("p", { class: "banner banner-paused", role: "status" }, t("paused")));
+  // A waiting question says what the dialog says: what it pays, where, by which button.
   for (const c of state.confirmations) {
-    out.push(h("p", { class: "banner banner-confirm", role: "status" }, t("confirmWaiting", { summary: c.action_summary })));
+    out.push(h("p", { class: "banner banner-confirm", role: "status", "data-id": c.id }, waitingSentence(c, t, lang)));
   }
   for (const c of state.challenges) {
     out.push(

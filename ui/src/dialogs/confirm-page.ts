@@ -4,15 +4,31 @@
 // event), shows what would happen, counts down to `expires_at`, and answers
 // with AnswerConfirmation (Approve, Approve with edits, Deny), then closes.
 // A person decides from the plain sentence (#headline), the amount
-// (#amount), the site, the reasons in plain words (#plain-reasons) and the
+// (#amount: .amount-value, .amount-parts, .amount-source; `.missing` when a
+// payment's price was not found), the site, the reasons in plain words (#plain-reasons) and the
 // fields (sensitive ones masked); the gate's technical grading is folded
-// (#technical: #summary, #risks). Deny is focused; Escape denies; Approve
+// (#technical: #summary, #risks), in the user's language too. Deny is focused; Escape denies; Approve
 // is disabled for a moment after the question shows, and a payment's needs
 // its box ticked (#confirm-pay), Enter never approving it.
 // Hooks: #approve, #edit, #deny, #countdown, .confirm-field[data-field]
 // (.reveal buttons, input when editing), #dialog-status.
 
-import { amountText, confirmParams, displayValue, formatCountdown, headline, isPayment, plainReasons, secondsLeft, userEdits } from "./confirm";
+import {
+  amountParts,
+  amountSource,
+  amountText,
+  confirmParams,
+  displayValue,
+  formatCountdown,
+  gradingLine,
+  headline,
+  isPayment,
+  plainReasons,
+  priceMissing,
+  secondsLeft,
+  technicalSummary,
+  userEdits,
+} from "./confirm";
 import { frame, pageLanguage } from "./dialog-page";
 import { h, present } from "../dom";
 import type { Lang, Translate } from "../i18n";
@@ -93,21 +109,32 @@ function show(req: ConfirmationRequest, body: HTMLElement, footer: HTMLElement, 
     req.amount !== null ? t("confirmPayCheck", { amount: amountText(req.amount, lang) }) : t("confirmPayCheckAny"),
   );
   const hasMasked = req.fields.some((f) => f.masked);
+  // What the person pays, how it adds up and where it was read; a payment
+  // with no amount found says so plainly.
+  const parts = req.amount !== null ? amountParts(req.amount, t, lang) : null;
   const amount =
     req.amount !== null
       ? h(
           "div",
-          { class: "amount", id: "amount", "data-currency": req.amount.currency ?? "" },
+          { class: "amount", id: "amount", "data-currency": req.amount.currency ?? "", "data-source": req.amount.source },
           h("span", { class: "amount-label" }, t("confirmAmount")),
           h("strong", { class: "amount-value" }, amountText(req.amount, lang)),
-          h("span", { class: "amount-source" }, t(`amountFrom.${req.amount.source}`)),
+          parts !== null ? h("span", { class: "amount-parts" }, parts) : null,
+          h("span", { class: "amount-source" }, amountSource(req.amount, t)),
         )
-      : null;
+      : priceMissing(req)
+        ? h(
+            "div",
+            { class: "amount missing", id: "amount", role: "note" },
+            h("span", { class: "amount-label" }, t("confirmAmount")),
+            h("strong", { class: "amount-value" }, t("confirmNoPrice")),
+          )
+        : null;
   const technical = h(
     "details",
     { class: "technical", id: "technical" },
     h("summary", {}, t("technicalTitle")),
-    h("p", { class: "summary", id: "summary" }, req.action_summary),
+    h("p", { class: "summary", id: "summary" }, technicalSummary(req, t)),
     h("div", { class: "badges" }, scopeBadge(req.scope, t), riskBadge(req.risk_level, t)),
     h(
       "dl",
@@ -119,7 +146,9 @@ function show(req: ConfirmationRequest, body: HTMLElement, footer: HTMLElement, 
         req.page_total !== null ? row(t("pageTotal"), req.page_total, "total") : null,
       ),
     ),
-    req.risks.length > 0 ? h("ul", { class: "risks", id: "risks" }, ...req.risks.map((r) => h("li", {}, r))) : h("span", { hidden: "" }),
+    req.grading.length > 0
+      ? h("ul", { class: "risks", id: "risks" }, ...req.grading.map((g) => h("li", { "data-kind": g.kind }, gradingLine(g, t))))
+      : h("span", { hidden: "" }),
   );
   body.replaceChildren(
     ...present(

@@ -3,8 +3,8 @@
 // countdown to `expires_at`, the user's edits of the fields, and the plain
 // sentence, amount and reasons a person decides on.
 
-import type { Lang, Translate } from "../i18n";
-import type { ConfirmAmount, ConfirmationRequest, ChallengeRequest, ConfirmField, JsonObject, PlainReason } from "../protocol";
+import { scopeKey, type Lang, type MessageKey, type Translate } from "../i18n";
+import type { Act, ConfirmAmount, ConfirmationRequest, ChallengeRequest, ConfirmField, Control, Grading, JsonObject, PermissionScope, PlainReason } from "../protocol";
 import { formatMoney } from "../watches/watches";
 
 /** Decode base64url (padding optional) as UTF-8 text; null when malformed. */
@@ -54,6 +54,8 @@ export function isConfirmationRequest(value: unknown): value is ConfirmationRequ
     isString(r.expires_at) &&
     isString(r.kind) &&
     Array.isArray(r.plain) &&
+    Array.isArray(r.grading) &&
+    isNullableString(r.method) &&
     isNullableString(r.site) &&
     isNullableString(r.target) &&
     (r.amount === null || r.amount === undefined || (typeof r.amount === "object" && typeof (r.amount as Record<string, unknown>).value === "number"))
@@ -178,4 +180,124 @@ export function plainReasons(req: ConfirmationRequest, t: Translate): string[] {
     }
   });
   return lines.length > 0 ? lines : [t("plain.default")];
+}
+
+/** Whether a payment is asked about with no amount found: the dialog says so plainly. */
+export const priceMissing = (req: ConfirmationRequest): boolean => req.amount === null && isPayment(req);
+
+/** Where the amount was read, in the user's language ("the product's data on the page"). */
+export const amountSource = (amount: ConfirmAmount, t: Translate): string => t(`amountFrom.${amount.source}`);
+
+/** How the amount adds up, when it is more than one price: "2 × 10.745.000 ₫ + 30.000 ₫ shipping". */
+export function amountParts(amount: ConfirmAmount, t: Translate, lang: Lang): string | null {
+  const p = amount.parts;
+  if (p === null || p === undefined) return null;
+  const money = (v: number): string => formatMoney(v, amount.currency, lang);
+  const items = t("amountItems", { quantity: p.quantity, unit: money(p.unit) });
+  return p.shipping === null ? items : t("amountWithShipping", { items, shipping: money(p.shipping) });
+}
+
+/** The line the panel's banner shows while the question waits: the plain sentence, and a missing price said so. */
+export function waitingSentence(req: ConfirmationRequest, t: Translate, lang: Lang): string {
+  const line = headline(req, t, lang);
+  return t("confirmWaiting", { summary: priceMissing(req) ? `${line} ${t("confirmNoPrice")}` : line });
+}
+
+const ROLES = new Set(["button", "link", "textbox", "checkbox", "combobox", "menuitem", "searchbox", "element"]);
+
+/** `“Mua ngay” (button)`, `“Mua ngay” (nút)`; `the button` when it has no label. */
+function controlText(c: Control, t: Translate): string {
+  const role = ROLES.has(c.role) ? t(`role.${c.role}` as MessageKey) : c.role;
+  return c.label !== null ? `“${c.label}” (${role})` : t("grade.unlabelled", { role });
+}
+
+const ACTS: Record<Act, MessageKey> = {
+  click: "act.click",
+  enter_on: "act.enter_on",
+  enter_in: "act.enter_in",
+  space_on: "act.space_on",
+  type: "act.type",
+  keys: "act.keys",
+  check: "act.check",
+  other: "act.other",
+};
+
+/** One reason of the gate's grading in the user's language, from its kind (never from its English words). */
+export function gradingLine(g: Grading, t: Translate): string {
+  const scope = (s: PermissionScope): string => t(scopeKey(s));
+  switch (g.kind) {
+    case "says": {
+      const who = { act: t(ACTS[g.act]), control: controlText(g.control, t) };
+      const place = t(`place.${g.place}`, { text: g.place_text ?? "" });
+      if (g.means.kind === "cancel_only") return t("grade.cancelOnly", { ...who, place, phrase: g.phrase });
+      // The phrase's sense is the page's own words, quoted: nothing to add.
+      const detail =
+        g.means.kind === "scope"
+          ? ""
+          : g.means.kind === "message_field"
+            ? t("means.message_field", { field: g.means.field })
+            : t(`means.${g.means.kind}`);
+      return t("grade.says", { ...who, place, phrase: g.phrase, detail, scope: scope(g.scope) });
+    }
+    case "submits_form":
+      return t("grade.submitsForm", { act: t(ACTS[g.act]), control: controlText(g.control, t), to: g.to ?? t("grade.itsPage") });
+    case "card_field":
+      return t("grade.cardField", { field: g.field });
+    case "delete_request":
+      return t("grade.deleteRequest");
+    case "carries":
+      return t(`carry.${g.how}`, { key: g.key, to: g.to });
+    case "upload":
+      return t("grade.upload", { file: g.file !== null ? `“${g.file}”` : t("grade.aFile"), to: g.to });
+    case "close_unsaved":
+      return t("grade.closeUnsaved");
+    case "close_saved":
+      return t("grade.closeSaved");
+    case "unread":
+      return t(g.act === "click" ? "grade.unreadClick" : "grade.unreadKeys");
+    case "no_scope":
+      return t("grade.noScope", { tool: g.tool, scope: scope("DESTRUCTIVE") });
+    case "challenge": {
+      const evidence =
+        g.evidence.kind === "frame" ? t("evidence.frame", { host: g.evidence.host }) : t(`evidence.${g.evidence.kind}`);
+      return t("grade.challenge", { act: t(ACTS[g.act]), control: controlText(g.control, t), evidence });
+    }
+    case "scope_asks":
+      return t("grade.scopeAsks", { scope: scope(g.scope) });
+    case "text":
+      return g.text;
+  }
+}
+
+/**
+ * The technical sentence of what will happen, in the user's language, from
+ * the request's facts ("Bấm “Mua ngay” trên http://127.0.0.1:8080 — gửi biểu
+ * mẫu tới http://127.0.0.1:8080/order (POST)"); the core's own sentence for
+ * what the dialog has no words of its own for (a lasting change, a page's
+ * request).
+ */
+export function technicalSummary(req: ConfirmationRequest, t: Translate): string {
+  const place = req.origin ?? req.url ?? "";
+  const control = req.target !== null ? `“${req.target}”` : null;
+  const on = (key: MessageKey): string => t(key, { control: control ?? "", origin: place });
+  const sends =
+    req.destination !== null && req.method !== null ? t("tech.sends", { to: req.destination, method: req.method }) : "";
+  switch (req.tool) {
+    case "browser_click":
+      return control !== null && place !== "" ? on("tech.click") + sends : req.action_summary;
+    case "browser_press_key":
+      return control !== null && place !== "" ? on("tech.keys") + sends : req.action_summary;
+    case "browser_type":
+      return control !== null && place !== "" ? on("tech.type") : req.action_summary;
+    case "browser_upload_file":
+      return control !== null && place !== "" ? on("tech.upload") : req.action_summary;
+    case "browser_close_tab":
+      return t("tech.close", { url: req.url ?? "?" });
+    case "browser_navigate":
+    case "browser_new_tab":
+    case "browser_download":
+      return req.destination !== null ? t("tech.open", { to: req.destination }) : req.action_summary;
+    default:
+      return req.kind === "ask" ? t("confirmKind.ask", { question: req.action_summary.replace(/^The assistant asks:\s*/, "") }) : req.action_summary;
+  }
 }
