@@ -341,7 +341,10 @@ pub mod corpus {
                 ("attacks.jsonl", include_str!("../../bench/injection/attacks.jsonl")),
                 ("team-attacks.jsonl", include_str!("../../bench/injection/team-attacks.jsonl")),
             ],
-            &[("ordinary.jsonl", include_str!("../../bench/injection/ordinary.jsonl"))],
+            &[
+                ("ordinary.jsonl", include_str!("../../bench/injection/ordinary.jsonl")),
+                ("published-ordinary.jsonl", include_str!("../../bench/injection/published-ordinary.jsonl")),
+            ],
         )
     }
 
