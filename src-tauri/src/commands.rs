@@ -44,11 +44,15 @@ pub async fn op(webview: Webview, shell: State<'_, Shell>, op: Op) -> Result<Rep
 /// Which window may send which op: the panel anything, a dialog only the
 /// answer it exists for (and the settings, for its language).
 fn allowed(label: &str, op: &Op) -> bool {
-    match label {
-        "panel" => true,
-        dialogs::CONFIRM => matches!(op, Op::AnswerConfirmation { .. } | Op::GetSettings),
-        dialogs::CHALLENGE => matches!(op, Op::AnswerChallenge { .. } | Op::ShowChallenge { .. } | Op::GetSettings),
-        _ => false,
+    if label == "panel" {
+        return true;
+    }
+    match dialogs::Kind::of_window(label) {
+        Some(dialogs::Kind::Confirm) => matches!(op, Op::AnswerConfirmation { .. } | Op::GetSettings),
+        Some(dialogs::Kind::Challenge) => {
+            matches!(op, Op::AnswerChallenge { .. } | Op::ShowChallenge { .. } | Op::GetSettings)
+        }
+        None => false,
     }
 }
 
@@ -92,12 +96,16 @@ mod tests {
         let send = Op::SendMessage { text: "hi".into(), conversation_id: None, tabs: vec![] };
         let challenge = Op::AnswerChallenge { id: "h1".into(), done: true };
         assert!(allowed("panel", &send));
-        assert!(allowed("confirm", &answer));
-        assert!(!allowed("confirm", &send));
-        assert!(!allowed("confirm", &challenge));
-        assert!(allowed("challenge", &challenge));
-        assert!(allowed("challenge", &Op::ShowChallenge { id: "h1".into() }));
-        assert!(!allowed("challenge", &answer));
+        assert!(allowed("confirm-1", &answer));
+        assert!(!allowed("confirm-1", &send));
+        assert!(!allowed("confirm-12", &challenge));
+        assert!(allowed("challenge-2", &challenge));
+        assert!(allowed("challenge-2", &Op::ShowChallenge { id: "h1".into() }));
+        assert!(!allowed("challenge-2", &answer));
         assert!(!allowed("other", &Op::ListTools));
+        // Only a dialog's own labels: not the kind alone, nor look-alikes.
+        for label in ["confirm", "confirm-", "confirm-x", "confirm-1-2", "panel-1", "challengex-1"] {
+            assert!(!allowed(label, &answer) && !allowed(label, &challenge), "{label}");
+        }
     }
 }

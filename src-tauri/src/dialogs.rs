@@ -4,6 +4,11 @@
 //! says it is over. A window shows one question; the next waiting one of the
 //! same kind replaces it when it closes. The page reads its question with
 //! the `dialog_request` command and answers with `op`.
+//!
+//! Each window gets a label of its own (`confirm-3`): Tauri forgets a
+//! webview by its label when it is destroyed, so a new window under the
+//! label of one still closing would be forgotten with it and its page's
+//! calls refused ("failed to acquire webview reference").
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -18,9 +23,6 @@ use crate::words;
 pub const CONFIRM: &str = "confirm";
 pub const CHALLENGE: &str = "challenge";
 
-/// How long a destroyed dialog's label takes to be free again.
-const REOPEN_DELAY: Duration = Duration::from_millis(250);
-
 /// The two kinds of dialog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -29,11 +31,26 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The kind's name, the first part of its windows' labels.
     pub fn label(self) -> &'static str {
         match self {
             Kind::Confirm => CONFIRM,
             Kind::Challenge => CHALLENGE,
         }
+    }
+
+    /// The label of this kind's window number `serial`.
+    fn window_label(self, serial: u64) -> String {
+        format!("{}-{serial}", self.label())
+    }
+
+    /// The kind of a dialog window, from its label (`confirm-3`).
+    pub fn of_window(label: &str) -> Option<Kind> {
+        let (kind, serial) = label.split_once('-')?;
+        if serial.is_empty() || !serial.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        [Kind::Confirm, Kind::Challenge].into_iter().find(|k| k.label() == kind)
     }
 
     /// The page relative to the app's root, with the question's id and the
@@ -126,6 +143,12 @@ impl Inner {
 }
 
 impl Dialogs {
+    /// The open window of this kind, if any.
+    fn window(&self, app: &AppHandle, kind: Kind) -> Option<WebviewWindow> {
+        let serial = *self.lock().opened.get(&kind)?;
+        app.get_webview_window(&kind.window_label(serial))
+    }
+
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -165,7 +188,7 @@ pub fn on_event(app: &AppHandle, event: &Event) {
 /// Bring the dialog of this kind to the front, opening it again if the user
 /// closed it while its question still waits.
 pub fn focus(app: &AppHandle, kind: Kind) {
-    match app.get_webview_window(kind.label()) {
+    match app.state::<Dialogs>().window(app, kind) {
         Some(window) => raise(&window),
         None => show_next(app, kind),
     }
@@ -178,10 +201,10 @@ fn show_next(app: &AppHandle, kind: Kind) {
 
 /// [`show_next`], passing over the question `skip` (the user just closed it).
 fn show_next_but(app: &AppHandle, kind: Kind, skip: Option<&str>) {
-    if app.get_webview_window(kind.label()).is_some() {
+    let dialogs = app.state::<Dialogs>();
+    if dialogs.window(app, kind).is_some() {
         return;
     }
-    let dialogs = app.state::<Dialogs>();
     let id = {
         let mut inner = dialogs.lock();
         let first = inner.waiting.iter().find(|(k, id, _)| *k == kind && Some(id.as_str()) != skip);
@@ -204,7 +227,7 @@ fn closed(app: &AppHandle, kind: Kind, id: &str) {
     let Some(next) = dialogs.lock().over(kind, id) else {
         return;
     };
-    let Some(window) = app.get_webview_window(kind.label()) else {
+    let Some(window) = dialogs.window(app, kind) else {
         dialogs.lock().shown.remove(&kind);
         show_next(app, kind);
         return;
@@ -231,7 +254,8 @@ fn open(app: &AppHandle, kind: Kind, id: &str) -> tauri::Result<()> {
     // Taken before the window exists: an older window's end may come
     // while this one is built.
     let (serial, before) = dialogs.lock().opening(kind);
-    let built = WebviewWindowBuilder::new(app, kind.label(), WebviewUrl::App(kind.page(id, words::current()).into()))
+    let label = kind.window_label(serial);
+    let built = WebviewWindowBuilder::new(app, &label, WebviewUrl::App(kind.page(id, words::current()).into()))
         .title(kind.title())
         .inner_size(440.0, 560.0)
         .min_inner_size(360.0, 400.0)
@@ -254,17 +278,13 @@ fn open(app: &AppHandle, kind: Kind, id: &str) -> tauri::Result<()> {
         // Closed by the user, its question still waits (the panel can answer
         // it, a notification click opens the dialog again); or closed by
         // `closed` as its question is over. Either way another question of
-        // the same kind that came meanwhile gets the window, once the old
+        // the same kind that came meanwhile gets a window, once the old
         // one is gone.
         let Some(was) = handle.state::<Dialogs>().lock().gone(kind, serial) else {
-            // An older window, gone after the open one took its label.
+            // An older window, gone after a newer one opened.
             return;
         };
-        let handle = handle.clone();
-        tauri::async_runtime::spawn(async move {
-            tokio::time::sleep(REOPEN_DELAY).await;
-            show_next_but(&handle, kind, was.as_deref());
-        });
+        show_next_but(&handle, kind, was.as_deref());
     });
     raise(&window);
     Ok(())
@@ -307,7 +327,7 @@ pub async fn keep_in_front_soon(app: &AppHandle, kind: Kind) {
 /// window on every desktop (nor without a window manager), so its GDK
 /// window is raised too, on the main thread.
 pub fn keep_in_front(app: &AppHandle, kind: Kind) {
-    let Some(window) = app.get_webview_window(kind.label()) else {
+    let Some(window) = app.state::<Dialogs>().window(app, kind) else {
         return;
     };
     let _ = window.set_always_on_top(true);
