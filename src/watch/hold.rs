@@ -38,7 +38,7 @@ pub(super) async fn hold(ctx: &Services, run: &str, tab: &str, page_url: &str) -
     wire.set_home(page_url);
     let secrets = ctx.gate.secrets().await.unwrap_or_default();
     let page = page_url.to_owned();
-    *slot = Some(Idle::spawn(wire, move |held: Outgoing| {
+    *slot = Some(Idle::spawn(wire, Some(run.to_owned()), move |held: Outgoing| {
         let verdict = judge(&held, &page, &secrets);
         async move {
             if let Some(why) = &verdict.1 {

@@ -277,3 +277,97 @@ async fn a_page_a_click_builds_orders_nothing_later() {
         core.close().await;
     }
 }
+
+/// A page the agent left keeps being judged after its run ended (done,
+/// or stopped by the person): its timer's order is asked about, and
+/// refused, the shop gets nothing; approved, it arrives once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_the_agent_left_orders_nothing_after_its_run_ended() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    for (how, stopped, approve) in [
+        ("a timer after load", false, false),
+        ("a timer after load, the run stopped", true, false),
+        ("a timer after a click", false, false),
+        ("approved", false, true),
+    ] {
+        site.clear();
+        let tmp = tempfile::tempdir().unwrap();
+        let confirmer = Scripted::new(&[approve]);
+        let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+        let cx = cx.with_run("run-left");
+        let page = if how.contains("click") {
+            "always/later-order.html?ms=2500"
+        } else {
+            "always/later-order.html?load=1&ms=2500"
+        };
+        let r = core.call_tool(&cx, "browser_navigate", json!({"url": site.url(page)})).await;
+        assert!(r.is_ok(), "{how}: {r:?}");
+        if how.contains("click") {
+            let r = core.call_tool(&cx, "browser_click", json!({"selector": "#next"})).await;
+            assert!(r.is_ok(), "{how}: {r:?}");
+        }
+        if stopped {
+            cx.cancel.cancel();
+        }
+        // The run is over: its tab stays open, the person's now.
+        core.browser().release("run-left").await;
+        assert!(confirmer.asked.lock().unwrap().is_empty(), "{how}: asked before the page sent anything");
+        let mut waited = 0;
+        while confirmer.asked.lock().unwrap().is_empty() && waited < 100 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            waited += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let asked = confirmer.asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1, "{how}: the left page's order is asked once: {asked:#?}");
+        assert!(asked[0].destination.as_deref().unwrap_or_default().contains("/order"), "{how}: {asked:#?}");
+        let sent = orders(&site);
+        if approve {
+            assert_eq!(sent.len(), 1, "{how}: approved, the order arrives once: {sent:#?}");
+        } else {
+            assert_eq!(sent, Vec::<String>::new(), "{how}: the left page ordered unasked");
+        }
+        core.close().await;
+    }
+}
+
+/// A run that takes a tab another run left judges it as its own: the
+/// question is the new run's, not the ended one's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_takes_a_left_tab_judges_it_itself() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let first = Scripted::new(&[]);
+    let (core, cx) = core_with(tmp.path(), Arc::clone(&first)).await;
+    let a = cx.clone().with_run("run-a");
+    let r = core
+        .call_tool(&a, "browser_navigate", json!({"url": site.url("always/later-order.html?load=1&ms=3000")}))
+        .await;
+    assert!(r.is_ok(), "{r:?}");
+    core.browser().release("run-a").await;
+    let second = Scripted::new(&[]);
+    let b = halley::CallContext::new(halley::FrontEnd::Cli)
+        .with_confirmer(Arc::clone(&second) as Arc<dyn halley::gate::Confirmer>)
+        .with_run("run-b");
+    // Run b only reads the tab: from now on its page is b's to judge.
+    let r = core.call_tool(&b, "browser_read_text", json!({})).await;
+    assert!(r.is_ok(), "{r:?}");
+    let mut waited = 0;
+    while second.asked.lock().unwrap().is_empty() && waited < 60 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        waited += 1;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(orders(&site), Vec::<String>::new(), "the order went out");
+    assert!(first.asked.lock().unwrap().is_empty(), "the ended run was asked: {:#?}", first.asked.lock().unwrap());
+    assert_eq!(second.asked.lock().unwrap().len(), 1, "{:#?}", second.asked.lock().unwrap());
+    let r = core.call_tool(&b, "browser_read_text", json!({})).await;
+    assert!(r.error.as_ref().is_some_and(|e| e.code.as_str() == "denied"), "run b is told: {r:?}");
+    core.close().await;
+}

@@ -232,20 +232,24 @@ pub(crate) type WireSlot = Arc<tokio::sync::Mutex<Option<Idle>>>;
 
 /// A watch judging what a page sends between actions, on a task of its
 /// own, until an action takes it back ([`Idle::take`]), the tab's events
-/// end (the tab closed) or the run lets the tab go ([`Idle::end`]). It has
-/// no time limit: a page's order a minute after the last action is judged
-/// like one a second after it.
+/// end (the tab closed) or the browser closes. It has no
+/// time limit: a page's order a minute after the last action is judged
+/// like one a second after it, and it outlives the run that set it: a
+/// page the agent left keeps being judged after its run ended, until
+/// another run takes the tab (and judges it as its own).
 pub(crate) struct Idle {
     handback: oneshot::Sender<()>,
     task: JoinHandle<Option<WireWatch>>,
     /// What was blocked since, as `judge` named it: told to the model.
     blocked: Arc<Mutex<Vec<String>>>,
+    /// The run whose context judges (`None`: a direct call's).
+    owner: Option<String>,
 }
 
 impl Idle {
-    /// Judge each request `watch` holds with `judge` until taken back;
-    /// `judge` names what it blocks.
-    pub fn spawn<F, Fut>(mut watch: WireWatch, judge: F) -> Idle
+    /// Judge each request `watch` holds with `judge` (run `owner`'s) until
+    /// taken back; `judge` names what it blocks.
+    pub fn spawn<F, Fut>(mut watch: WireWatch, owner: Option<String>, judge: F) -> Idle
     where
         F: Fn(Outgoing) -> Fut + Send + 'static,
         Fut: Future<Output = (Verdict, Option<String>)> + Send,
@@ -271,7 +275,12 @@ impl Idle {
             watch.stop().await;
             None
         });
-        Idle { handback, task, blocked }
+        Idle { handback, task, blocked, owner }
+    }
+
+    /// The run whose context judges.
+    pub fn owner(&self) -> Option<&str> {
+        self.owner.as_deref()
     }
 
     /// What was blocked since the last call, taken (each told once).
@@ -286,16 +295,6 @@ impl Idle {
         let _ = self.handback.send(());
         let watch = self.task.await.ok().flatten();
         (watch, self.blocked.lock().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default())
-    }
-
-    /// End it (the run that held the tab is over): what it holds is
-    /// failed and interception is off, without waiting here.
-    pub fn end(self) {
-        tokio::spawn(async move {
-            if let (Some(watch), _) = self.take().await {
-                watch.stop().await;
-            }
-        });
     }
 }
 

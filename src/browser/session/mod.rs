@@ -149,16 +149,10 @@ impl BrowserSession {
     /// open and become the user's. The last tab is never closed.
     pub async fn release(&self, run: &str) {
         let mut state = self.state.lock().await;
-        // The gate's watch on its tabs ends with the run: the user's own
-        // browsing there afterwards is the user's.
-        for tab in state.tabs.iter().filter(|t| state.owners.get(&t.id).is_some_and(|r| r == run)) {
-            if let Some(live) = &tab.live
-                && let Ok(mut slot) = live.wire.try_lock()
-                && let Some(idle) = slot.take()
-            {
-                idle.end();
-            }
-        }
+        // The gate's watch on the tabs that stay open goes on: a page the
+        // agent left may still order or send by itself (a timer, a
+        // worker) after the run ended, and is asked about like before
+        // (issue 42, item 1). The background tabs closed here end theirs.
         let behind: Vec<(String, TargetId)> = state
             .tabs
             .iter()

@@ -188,7 +188,8 @@ pub(super) async fn guarded<T>(
 /// The watch that judges what `tab`'s page sends between actions, with
 /// `judge`.
 fn idle(wire: WireWatch, judge: Arc<Judge>) -> Idle {
-    Idle::spawn(wire, move |held: Outgoing| {
+    let owner = judge.cx.run_id.clone();
+    Idle::spawn(wire, owner, move |held: Outgoing| {
         let judge = Arc::clone(&judge);
         async move {
             let (verdict, why) = judge.judge(&held).await;
@@ -203,24 +204,38 @@ fn idle(wire: WireWatch, judge: Arc<Judge>) -> Idle {
 /// Watch `tab` from now on, if nothing watches it yet: every call of a
 /// run on a tab comes here first (`Call::tab`), so a page the agent only
 /// opened, navigated, scrolled or read is judged like one it acted on
-/// (what it sends by itself, as between actions). The watch stays until
-/// the run lets the tab go. A browser whose requests the hub cannot see
-/// (shutting down) runs the call unwatched; its actions refuse to run.
+/// (what it sends by itself, as between actions). The watch stays with
+/// the tab after the run ended (a page the agent left is still judged, in
+/// that run's context); a run that takes the tab later judges it in its
+/// own. A browser whose requests the hub cannot see (shutting down) runs
+/// the call unwatched; its actions refuse to run.
 pub(super) async fn watch(call: &Call<'_>, tab: &TabHandle, tool: BrowserTool) {
     #[cfg(feature = "bench-knobs")]
     if tab.ungated() {
         return;
     }
     let mut slot = tab.wire.lock().await;
-    if slot.is_some() {
-        return;
-    }
-    let wire = match tab.watch_wire(carries_elsewhere).await {
-        Ok(wire) => wire,
-        Err(e) => {
-            tracing::debug!("wire: {} runs with its tab unwatched: {}", tool.name(), e.to_wire().message);
+    let kept = match slot.take() {
+        Some(idle) if idle.owner() == call.cx.run_id.as_deref() => {
+            *slot = Some(idle);
             return;
         }
+        Some(idle) => {
+            // Another run's watch (it left the tab): this run judges now.
+            // What it blocked was told to nobody: logged when blocked.
+            idle.take().await.0
+        }
+        None => None,
+    };
+    let wire = match kept {
+        Some(wire) => wire,
+        None => match tab.watch_wire(carries_elsewhere).await {
+            Ok(wire) => wire,
+            Err(e) => {
+                tracing::debug!("wire: {} runs with its tab unwatched: {}", tool.name(), e.to_wire().message);
+                return;
+            }
+        },
     };
     let judge = Arc::new(Judge::new(call, tab, tool, &wire, &[], None, true));
     *slot = Some(idle(wire, judge));
@@ -408,9 +423,16 @@ impl Judge {
             ..Action::default()
         };
         let (_, risk) = self.tool.declared();
-        let decided = match self.gate.begin(&self.cx, &action, risk, &self.args).await {
+        // A run stopped (or over, its tab left to the person) is no reason
+        // to refuse unasked what its page sends later: the person is asked.
+        let cx = if self.cx.cancel.is_cancelled() {
+            self.cx.clone().with_cancel(crate::context::Cancel::new())
+        } else {
+            self.cx.clone()
+        };
+        let decided = match self.gate.begin(&cx, &action, risk, &self.args).await {
             Ok(Checked::Decided(done)) => done,
-            Ok(Checked::Ask(asking)) => self.gate.answer(&self.cx, asking).await,
+            Ok(Checked::Ask(asking)) => self.gate.answer(&cx, asking).await,
             Err(refused) => Err(refused),
         };
         match decided {
