@@ -106,3 +106,48 @@ async fn with_no_price_shown_the_product_s_data_names_it_and_with_none_there_is_
     assert_eq!((req.amount, req.page_total), (None, None));
     assert_eq!(req.kind, halley::protocol::ConfirmKind::Pay);
 }
+
+/// "Mua ngay" whose script posts the sku alone (no form is sent): the
+/// click's question names the price, and so does the question about the
+/// request it sets off, which names no amount of its own; refused, the
+/// shop gets nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scripted_buy_whose_request_names_no_amount_is_asked_with_the_pages_price() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    for query in ["?js=1", "#js=1&qty=2&ship=1"] {
+        site.clear();
+        let tmp = tempfile::tempdir().unwrap();
+        // The person approves the click, not the request it then sends.
+        let confirmer = Scripted::new(&[true, false]);
+        let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+        let r = core
+            .call_tool(&cx, "browser_navigate", json!({"url": site.url(&format!("shop/buy-now.html{query}"))}))
+            .await;
+        assert!(r.is_ok(), "{r:?}");
+        let r = core.call_tool(&cx, "browser_click", json!({"selector": "#buy-now"})).await;
+        assert_eq!(r.error.as_ref().map(|e| e.code.as_str()), Some("denied"), "{query}: {r:?}");
+        core.close().await;
+        let asked = confirmer.asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 2, "{query}: the click, then its request: {asked:#?}");
+        let request = &asked[1];
+        assert!(request.destination.as_deref().is_some_and(|d| d.ends_with("/order")), "{query}: {request:#?}");
+        assert_eq!(request.kind, halley::protocol::ConfirmKind::Pay, "{query}");
+        let want = if query.contains("qty") {
+            // The form's quantity field is not sent by the script, but it is
+            // what the page says is bought.
+            vnd(
+                43_010_000.0,
+                AmountSource::NearButton,
+                Some(AmountParts { unit: 21_490_000.0, quantity: 2, shipping: Some(30_000.0) }),
+            )
+        } else {
+            vnd(21_490_000.0, AmountSource::NearButton, None)
+        };
+        assert_eq!(request.amount, want, "{query}: {request:#?}");
+        assert_eq!(asked[0].amount, want, "{query}: the click's question says the same: {:#?}", asked[0]);
+        assert!(site.posts().iter().all(|p| p.path != "/order"), "{query}: {:?}", site.posts());
+    }
+}

@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::browser::session::{Guard, TabHandle};
 use crate::context::CallContext;
 use crate::error::{Error, ErrorCode, Result};
-use crate::gate::action::Action;
+use crate::gate::action::{Action, PagePrice};
 use crate::gate::check::{Checked, Grade, Pass};
 use crate::gate::request::WireRequest;
 use crate::handler::{Ran, Services};
@@ -122,7 +122,16 @@ impl BrowserTool {
             Ok(guard) => guard,
             Err(e) => return Ran { output: Err(e), grade: None },
         };
-        let mut call = Call { held: Some(guard), ctx, cx, args: args.clone(), grade: None, tool: self, seen: None };
+        let mut call = Call {
+            held: Some(guard),
+            ctx,
+            cx,
+            args: args.clone(),
+            grade: None,
+            tool: self,
+            seen: None,
+            priced: (None, None),
+        };
         let output = call.complete(self, args).await;
         Ran { output, grade: call.grade }
     }
@@ -155,6 +164,11 @@ pub(crate) struct Call<'a> {
     /// The last tab the call worked on ([`Call::tab`]): what its page sent
     /// by itself meanwhile is told at the end of the call.
     seen: Option<TabHandle>,
+    /// What the page said the graded action costs (its total line, the
+    /// price of what the control buys), read by [`Call::gate_page`]: the
+    /// amount of a request the action sets off that names none of its own
+    /// (a "Mua ngay" whose script posts only the sku).
+    priced: (Option<String>, Option<PagePrice>),
 }
 
 impl<'a> Call<'a> {
@@ -264,6 +278,7 @@ impl<'a> Call<'a> {
         };
         for _ in 0..3 {
             let action = read().await?;
+            self.priced = (action.page_total.clone(), action.price.clone());
             let pass = self.pass(&action, risk).await?;
             let Some(binding) = pass.approved else { return Ok(None) };
             let now = read().await?;

@@ -47,7 +47,7 @@ use crate::browser::page;
 use crate::browser::session::TabHandle;
 use crate::context::CallContext;
 use crate::error::{Error, ErrorCode, Result};
-use crate::gate::action::{Action, ElementFacts, SecretValue};
+use crate::gate::action::{Action, ElementFacts, PagePrice, SecretValue};
 use crate::gate::check::Checked;
 use crate::gate::check::Gate;
 use crate::gate::classify::wire::{classify_message, classify_request, classify_third_party, not_given, read_acts};
@@ -295,6 +295,9 @@ struct Judge {
     sent: Mutex<SentElsewhere>,
     /// The person's values typed into the tab's pages (the tab's own).
     filled: Arc<Mutex<crate::browser::intercept::Filled>>,
+    /// What the page said the action costs ([`Call::priced`]): the amount
+    /// shown for a request of the action that names none of its own.
+    priced: (Option<String>, Option<PagePrice>),
 }
 
 impl Judge {
@@ -319,6 +322,9 @@ impl Judge {
             between: std::sync::atomic::AtomicBool::new(between),
             sent: Mutex::default(),
             filled: Arc::clone(&tab.filled),
+            // Only the action's own requests: what a page sends between
+            // actions is no purchase of a control the gate read.
+            priced: if between { (None, None) } else { call.priced.clone() },
         }
     }
 
@@ -416,8 +422,11 @@ impl Judge {
                 ..ElementFacts::default()
             }),
             destination: Some(held.url.clone()),
-            // The amount is read from the request itself (`confirm::amount_of`).
-            page_total: None,
+            // The amount is read from the request itself (`confirm::amount_of`);
+            // one that names none is shown with what the page said the
+            // action costs, as read from the page.
+            page_total: self.priced.0.clone(),
+            price: self.priced.1.clone(),
             request: Some(request),
             after_fill: after_fill.clone(),
             ..Action::default()
