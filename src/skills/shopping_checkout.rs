@@ -23,6 +23,13 @@
 //! 5. Only with `place_order: true`: click "Đặt hàng" / "Place order" /
 //!    "Pay", which the gate grades PAYMENT and asks the user about; declined,
 //!    nothing is sent and the result says `needs_confirmation`.
+//!
+//! A product page with no "Add to cart" but a "Mua ngay" / "Buy now" sells
+//! at once: the page in front is the checkout. Its breakdown (price ×
+//! quantity, shipping, discount, total; the parts it does not show named in
+//! `missing`) is the result, `checkout_ready` with only the payment left,
+//! and `place_order` presses "Mua ngay" (asked, with the amount). A cart
+//! with no checkout link also gets the product page's breakdown.
 
 use std::collections::BTreeMap;
 
@@ -48,6 +55,9 @@ const ADD_TO_CART: [&str; 4] = ["thêm vào giỏ", "add to cart", "add to bag",
 const TO_CHECKOUT: [&str; 5] = ["thanh toán", "checkout", "check out", "xem giỏ hàng", "view cart"];
 const APPLY_COUPON: [&str; 3] = ["áp dụng", "apply", "sử dụng"];
 const PLACE_ORDER: [&str; 5] = ["đặt hàng", "place order", "pay now", "pay", "thanh toán"];
+/// A product page that sells at once, with no cart or checkout page before
+/// the payment.
+const BUY_NOW: [&str; 3] = ["mua ngay", "buy now", "buy it now"];
 
 /// The address parts a checkout form asks for: (part, the names a form
 /// field or an address key may have, the field's `autocomplete` tokens).
@@ -116,7 +126,12 @@ async fn checkout(skill: &Skill<'_>, args: &ShoppingPrepareCheckoutArgs) -> Resu
         }
     }
     let Some(add) = find_control(skill, &ADD_TO_CART, false).await else {
-        let why = "no \"Thêm vào giỏ\" / \"Add to cart\" button on the page".to_owned();
+        // A shop that sells from the product page at once ("Mua ngay"):
+        // the page in front is the checkout.
+        if let Some(buy) = find_control(skill, &BUY_NOW, false).await {
+            return buy_now(skill, args, buy).await;
+        }
+        let why = "no \"Thêm vào giỏ\" / \"Add to cart\" or \"Mua ngay\" / \"Buy now\" button on the page".to_owned();
         return Ok(stopped(skill, SkillStatus::Failed, why, Vec::new()));
     };
     let added = skill.call("browser_click", json!({"ref": add.element})).await;
@@ -126,8 +141,14 @@ async fn checkout(skill: &Skill<'_>, args: &ShoppingPrepareCheckoutArgs) -> Resu
         return Ok(stopped(skill, status, why, Vec::new()));
     }
     let Some(to_checkout) = find_control(skill, &TO_CHECKOUT, true).await.and_then(|c| c.href) else {
-        let why = "added to the cart, but the page links to no checkout (\"Thanh toán\" / \"Checkout\")".to_owned();
-        return Ok(stopped(skill, SkillStatus::Partial, why, Vec::new()));
+        // What it costs is still what the page in front shows.
+        let breakdown = product_breakdown(skill, option).await?;
+        let why = "added to the cart, but the page links to no checkout (\"Thanh toán\" / \"Checkout\"): the cost \
+                   is the product page's"
+            .to_owned();
+        let mut out = stopped(skill, SkillStatus::Partial, why, Vec::new());
+        out.final_cost_breakdown = breakdown;
+        return Ok(out);
     };
     let checkout_url = absolute(&to_checkout, &option.url);
     skill.data::<Value>("browser_navigate", json!({"url": checkout_url})).await?;
@@ -447,6 +468,125 @@ async fn apply_coupon(skill: &Skill<'_>, code: &str) {
     }
 }
 
+/// The product page sells at once ("Mua ngay"): everything up to payment
+/// is the variant and the quantity, done; the breakdown is the page's
+/// (`product_breakdown`). Only with `place_order` is the button clicked,
+/// which the gate grades PAYMENT and asks about, naming the amount. The
+/// shop asks for the delivery address after that button, if at all.
+async fn buy_now(
+    skill: &Skill<'_>,
+    args: &ShoppingPrepareCheckoutArgs,
+    buy: Control,
+) -> Result<ShoppingPrepareCheckoutOutput> {
+    let breakdown = product_breakdown(skill, &args.selected_option).await?;
+    let checkout_ready = breakdown.is_some();
+    let mut status = if checkout_ready { SkillStatus::Ok } else { SkillStatus::Partial };
+    let mut order_placed = false;
+    if args.place_order && checkout_ready {
+        let clicked = skill.call("browser_click", json!({"ref": buy.element})).await;
+        match clicked.error {
+            None => order_placed = true,
+            Some(e) if e.code == ErrorCode::Denied => {
+                skill.note(format!("the order was not placed: {}", e.message));
+                status = SkillStatus::NeedsConfirmation;
+            }
+            Some(e) => {
+                skill.note(format!("placing the order failed: [{}] {}", e.code, e.message));
+                status = SkillStatus::Partial;
+            }
+        }
+    } else if args.place_order {
+        skill.note("the order was not placed: the page shows no price to check it against");
+    } else if checkout_ready {
+        skill.note(
+            "this shop sells from the product page (\"Mua ngay\" / \"Buy now\"), with no cart or checkout page: \
+             stopped before that button, nothing was ordered or paid (call again with place_order: true to press \
+             it; Halley asks you first, showing the amount)",
+        );
+    }
+    Ok(ShoppingPrepareCheckoutOutput {
+        checkout_ready,
+        final_cost_breakdown: breakdown,
+        status,
+        order_placed,
+        address_filled: Vec::new(),
+        notes: skill.notes(),
+    })
+}
+
+/// The cost the product page in front shows: its price times the quantity
+/// chosen, the shipping fee, a discount and a total when it shows them (a
+/// total it does not show is added up, and named missing), by the rules
+/// alone (never a model's reading of what will be charged).
+async fn product_breakdown(
+    skill: &Skill<'_>,
+    option: &crate::tools::catalogue::shopping::SelectedOption,
+) -> Result<Option<CostBreakdown>> {
+    let wanted = [
+        Wanted::new("price", &["Giá", "Giá bán", "Price"]),
+        Wanted::new("shipping", &["Phí vận chuyển", "Phí giao hàng", "Shipping", "Shipping fee", "Delivery fee"]),
+        Wanted::new("discount", &["Giảm giá", "Khuyến mãi", "Discount", "Coupon"]),
+        Wanted::new("tax", &["Thuế", "VAT", "Tax"]),
+        Wanted::new("total", &["Tổng cộng", "Tổng tiền", "Thành tiền", "Total", "Order total"]),
+        Wanted::new("currency", &["Tiền tệ"]),
+    ];
+    let mut found = read_fields(skill, &wanted, None).await?;
+    // A total is a line the page labels so; the product's own data names
+    // its price, which is not an order's total.
+    found.retain(|k, r| k != "total" || r.source == "label");
+    let amounts: BTreeMap<String, (f64, Option<String>)> =
+        found.iter().filter_map(|(k, r)| money_of(&r.text).map(|m| (k.clone(), m))).collect();
+    // The product's data gives its price and currency apart (`21490000`, `VND`).
+    let named = found
+        .get("currency")
+        .map(|r| r.text.trim().to_ascii_uppercase())
+        .filter(|c| c.len() == 3 && c.bytes().all(|b| b.is_ascii_uppercase()));
+    let priced = amounts.get("price").cloned().map(|(v, c)| (v, c.or(named)));
+    let Some((unit, Some(currency))) = priced else {
+        skill.note("the product page shows no price with a currency: no cost breakdown");
+        return Ok(None);
+    };
+    // Another currency than the price's is not this order's.
+    let money = |k: &str| {
+        amounts
+            .get(k)
+            .filter(|(_, c)| c.as_ref().is_none_or(|c| *c == currency))
+            .map(|(v, _)| Money { amount: v.abs(), currency: currency.clone() })
+    };
+    let quantity = option.quantity.max(1);
+    let items = Money { amount: unit * f64::from(quantity), currency: currency.clone() };
+    let (shipping, discount, tax) = (money("shipping"), money("discount").filter(|m| m.amount > 0.0), money("tax"));
+    let mut missing: Vec<String> = Vec::new();
+    for (name, part) in [("shipping", &shipping), ("discount", &discount), ("tax", &tax)] {
+        if part.is_none() {
+            missing.push(name.to_owned());
+        }
+    }
+    let total = match money("total") {
+        Some(total) => total,
+        None => {
+            missing.push("total".to_owned());
+            let part = |m: &Option<Money>| m.as_ref().map_or(0.0, |m| m.amount);
+            let sum = items.amount + part(&shipping) + part(&tax) - part(&discount);
+            skill.note(
+                "the page shows no total: it is the items plus the shipping and tax shown, less a discount shown",
+            );
+            Money { amount: sum, currency: currency.clone() }
+        }
+    };
+    Ok(Some(CostBreakdown {
+        items,
+        shipping,
+        discount,
+        tax,
+        total,
+        unit_price: Some(Money { amount: unit, currency }),
+        quantity: Some(quantity),
+        variant: option.variant.clone(),
+        missing,
+    }))
+}
+
 /// The cost breakdown the checkout page shows, read by the rules alone.
 async fn breakdown(skill: &Skill<'_>) -> Result<Option<CostBreakdown>> {
     let wanted = [
@@ -468,12 +608,22 @@ async fn breakdown(skill: &Skill<'_>) -> Result<Option<CostBreakdown>> {
         skill.note("the checkout page shows no subtotal or no total: no cost breakdown");
         return Ok(None);
     };
+    let (shipping, discount, tax) = (money("shipping"), money("discount").filter(|m| m.amount > 0.0), money("tax"));
+    let missing = [("shipping", &shipping), ("discount", &discount), ("tax", &tax)]
+        .into_iter()
+        .filter(|(_, m)| m.is_none())
+        .map(|(k, _)| k.to_owned())
+        .collect();
     Ok(Some(CostBreakdown {
         items,
-        shipping: money("shipping"),
-        discount: money("discount").filter(|m| m.amount > 0.0),
-        tax: money("tax"),
+        shipping,
+        discount,
+        tax,
         total,
+        unit_price: None,
+        quantity: None,
+        variant: None,
+        missing,
     }))
 }
 

@@ -199,6 +199,7 @@ fn vnd_breakdown() -> Value {
         "discount": {"amount": 500_000.0, "currency": "VND"},
         "tax": null,
         "total": {"amount": 45_520_000.0, "currency": "VND"},
+        "missing": ["tax"],
     })
 }
 
@@ -355,6 +356,7 @@ async fn a_stored_address_file_a_dollar_shop_and_a_one_time_code_handed_to_the_u
             "discount": {"amount": 20.0, "currency": "USD"},
             "tax": null,
             "total": {"amount": 3393.0, "currency": "USD"},
+            "missing": ["tax"],
         })
     );
     assert!(out["notes"].to_string().contains("handed to you, and solved"), "{out}");
@@ -491,4 +493,89 @@ fn the_skills_in_a_model_run_with_every_step_in_the_timeline_and_confirm_deny() 
     let asks: Vec<Value> = model.requests().into_iter().filter(|r| r.get("tools").is_none()).collect();
     assert_eq!(asks.len(), 2, "{asks:?}");
     assert!(asks[1].to_string().contains("was not usable"), "{}", asks[1]);
+}
+
+/// A product page that sells at once ("Mua ngay", no cart, no checkout
+/// page) with a shipping fee shown (issue 43, item 7): the breakdown is the
+/// page's (price × quantity, shipping, the total added up and named
+/// missing), ready with only the payment left; `place_order` presses
+/// "Mua ngay", which is asked with the amount, and declined sends nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_buy_now_product_page_is_its_own_checkout() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let core = core_on(tmp.path(), false).await;
+    let set = json!({"set": {"shopping.delivery.full_name": "Nguyễn An", "shopping.delivery.city": "Hà Nội"}});
+    let r = call(&core, &CallContext::new(FrontEnd::Cli), "user_profile_set", set).await;
+    ok(&r);
+    for (query, quantity, items, total) in
+        [("?ship=1", 1, 21_490_000.0, 21_520_000.0), ("#ship=1&qty=1", 2, 42_980_000.0, 43_010_000.0)]
+    {
+        site.clear();
+        let answers = Scripted::new(&[]);
+        let cx = CallContext::new(FrontEnd::Cli).with_confirmer(answers.clone());
+        let url = site.url(&format!("shop/buy-now.html{query}"));
+        let args = json!({"selected_option": {"url": url, "quantity": quantity}});
+        let r = call(&core, &cx, "shopping_prepare_checkout", args.clone()).await;
+        let out = ok(&r);
+        assert_eq!(out["checkout_ready"], true, "{query}: {out}");
+        assert_eq!(out["status"], "ok", "{query}: {out}");
+        assert_eq!(
+            out["final_cost_breakdown"],
+            json!({
+                "items": {"amount": items, "currency": "VND"},
+                "shipping": {"amount": 30_000.0, "currency": "VND"},
+                "discount": null,
+                "tax": null,
+                "total": {"amount": total, "currency": "VND"},
+                "unit_price": {"amount": 21_490_000.0, "currency": "VND"},
+                "quantity": quantity,
+                "missing": ["discount", "tax", "total"],
+            }),
+            "{query}"
+        );
+        assert!(out["notes"].to_string().contains("stopped before that button"), "{query}: {out}");
+        assert!(answers.asked.lock().unwrap().is_empty(), "{query}: nothing is asked before the payment");
+        // Placing it: "Mua ngay" is asked, PAYMENT, with the amount; declined.
+        let mut args = args;
+        args["place_order"] = json!(true);
+        let r = call(&core, &cx, "shopping_prepare_checkout", args).await;
+        let out = ok(&r);
+        assert_eq!(out["status"], "needs_confirmation", "{query}: {out}");
+        assert_eq!(out["order_placed"], false, "{query}: {out}");
+        let asked = answers.asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1, "{query}: {asked:#?}");
+        assert_eq!(asked[0].kind, halley::protocol::ConfirmKind::Pay, "{query}");
+        // The question's amount is the same total: the price beside the
+        // button times the form's quantity, plus the shipping shown.
+        assert_eq!(asked[0].amount.as_ref().map(|a| a.value), Some(total), "{query}: {:#?}", asked[0]);
+        assert_eq!(site.hits("/order"), 0, "{query}: declined, nothing was ordered");
+    }
+    core.close().await;
+}
+
+/// A place in the page shown (only the fragment differs, or the same
+/// address with a fragment again) is reached within the document, at
+/// once: `Page.navigate` waited 30 s for a `load` that never comes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fragment_of_the_page_shown_is_reached_at_once() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let core = core_on(tmp.path(), false).await;
+    let cx = CallContext::new(FrontEnd::Cli).with_confirmer(Scripted::new(&[]));
+    for path in ["shop/buy-now.html#ship=1", "shop/buy-now.html#ship=1", "shop/buy-now.html#qty=1", "shop/buy-now.html"]
+    {
+        let began = std::time::Instant::now();
+        let r = call(&core, &cx, "browser_navigate", json!({"url": site.url(path)})).await;
+        let out = ok(&r);
+        assert_eq!(out["url"], site.url(path), "{path}");
+        assert!(began.elapsed() < std::time::Duration::from_secs(10), "{path}: {:?}", began.elapsed());
+    }
+    core.close().await;
 }

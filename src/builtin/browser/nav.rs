@@ -47,6 +47,15 @@ async fn goto(tab: &TabHandle, url: &str, until: WaitUntil, timeout: Duration) -
     // chromiumoxide answers `Page.navigate` only after the `load` event, so
     // the commit of the new document is watched separately: waits for
     // `domcontentloaded` or `networkidle` are then Halley's own.
+    // A place in the page shown (only the fragment differs) is reached
+    // within the document: no new document and no `load`, which
+    // `Page.navigate` would wait for until it timed out.
+    let (now, _) = crate::browser::page::url_and_title(tab).await;
+    if same_document(&now, url) {
+        let script = format!("location.href = {}; true", serde_json::to_string(url).unwrap_or_default());
+        runtime::eval(tab, &script, false).await?;
+        return page_now(tab, url).await;
+    }
     let request = tab.page.execute(NavigateParams::new(url));
     tokio::pin!(request);
     let timed_out =
@@ -77,6 +86,23 @@ async fn goto(tab: &TabHandle, url: &str, until: WaitUntil, timeout: Duration) -
     }
     tab.world.reset();
     wait_for_load(tab, until, deadline.saturating_duration_since(Instant::now())).await?;
+    page_now(tab, url).await
+}
+
+/// Whether `to` is `from` with a fragment (another or the same one): a
+/// place in the same document.
+fn same_document(from: &str, to: &str) -> bool {
+    let (Ok(a), Ok(b)) = (url::Url::parse(from), url::Url::parse(to)) else { return false };
+    let strip = |u: &url::Url| {
+        let mut u = u.clone();
+        u.set_fragment(None);
+        u
+    };
+    b.fragment().is_some() && a.scheme() != "about" && strip(&a) == strip(&b)
+}
+
+/// What the tab shows now: its address, title and the document's status.
+async fn page_now(tab: &TabHandle, url: &str) -> Result<BrowserNavigateOutput> {
     let info = runtime::eval(
         tab,
         "(() => { const n = performance.getEntriesByType('navigation')[0]; \

@@ -176,7 +176,9 @@ pub struct ShoppingPrepareCheckoutArgs {
     pub challenge_timeout_ms: Option<u32>,
 }
 
-/// What the order will cost, as the checkout page shows it.
+/// What the order will cost, as the page in front shows it: the checkout
+/// page, or the product page itself when the shop has no checkout page of
+/// its own before paying ("Mua ngay").
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 pub struct CostBreakdown {
     pub items: Money,
@@ -185,6 +187,19 @@ pub struct CostBreakdown {
     pub discount: Option<Money>,
     pub tax: Option<Money>,
     pub total: Money,
+    /// The price of one item, when the breakdown was read from the product
+    /// page (`items` is this times `quantity`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit_price: Option<Money>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantity: Option<u32>,
+    /// The variant chosen, as asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// The parts the page does not show (`shipping`, `discount`, `tax`,
+    /// `total`: a total the page does not show is added up here).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<String>,
 }
 
 /// `data` of `shopping_prepare_checkout`.
