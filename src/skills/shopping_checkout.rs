@@ -173,20 +173,10 @@ async fn checkout(skill: &Skill<'_>, args: &ShoppingPrepareCheckoutArgs) -> Resu
                 skill.note("no \"Đặt hàng\" / \"Place order\" button on the checkout page: the order was not placed");
                 status = SkillStatus::Partial;
             }
-            Some(place) => {
-                let clicked = skill.call("browser_click", json!({"ref": place.element})).await;
-                match clicked.error {
-                    None => order_placed = true,
-                    Some(e) if e.code == ErrorCode::Denied => {
-                        skill.note(format!("the order was not placed: {}", e.message));
-                        status = SkillStatus::NeedsConfirmation;
-                    }
-                    Some(e) => {
-                        skill.note(format!("placing the order failed: [{}] {}", e.code, e.message));
-                        status = SkillStatus::Partial;
-                    }
-                }
-            }
+            Some(place) => match place_order(skill, &place).await {
+                Ok(()) => order_placed = true,
+                Err(not) => status = not,
+            },
         }
     } else if args.place_order {
         skill.note("the order was not placed: the checkout is not ready");
@@ -204,6 +194,28 @@ async fn checkout(skill: &Skill<'_>, args: &ShoppingPrepareCheckoutArgs) -> Resu
         address_filled: filled,
         notes: skill.notes(),
     })
+}
+
+/// Click the button that pays (the gate grades it PAYMENT and asks):
+/// `Err(status)` with a note when the order was not placed.
+async fn place_order(skill: &Skill<'_>, button: &Control) -> std::result::Result<(), SkillStatus> {
+    let clicked = skill.call("browser_click", json!({"ref": button.element})).await;
+    match clicked.error {
+        None => Ok(()),
+        Some(e) if e.code == ErrorCode::Denied => {
+            skill.note(format!("the order was not placed: {}", e.message));
+            Err(SkillStatus::NeedsConfirmation)
+        }
+        Some(e) => {
+            skill.note(format!("placing the order failed: [{}] {}", e.code, e.message));
+            Err(SkillStatus::Partial)
+        }
+    }
+}
+
+/// The parts of a breakdown the page does not show, by name.
+fn missing(parts: [(&str, &Option<Money>); 3]) -> Vec<String> {
+    parts.into_iter().filter(|(_, m)| m.is_none()).map(|(k, _)| k.to_owned()).collect()
 }
 
 /// A control found on the page: its ref, and its link when it is one.
@@ -483,17 +495,9 @@ async fn buy_now(
     let mut status = if checkout_ready { SkillStatus::Ok } else { SkillStatus::Partial };
     let mut order_placed = false;
     if args.place_order && checkout_ready {
-        let clicked = skill.call("browser_click", json!({"ref": buy.element})).await;
-        match clicked.error {
-            None => order_placed = true,
-            Some(e) if e.code == ErrorCode::Denied => {
-                skill.note(format!("the order was not placed: {}", e.message));
-                status = SkillStatus::NeedsConfirmation;
-            }
-            Some(e) => {
-                skill.note(format!("placing the order failed: [{}] {}", e.code, e.message));
-                status = SkillStatus::Partial;
-            }
+        match place_order(skill, &buy).await {
+            Ok(()) => order_placed = true,
+            Err(not) => status = not,
         }
     } else if args.place_order {
         skill.note("the order was not placed: the page shows no price to check it against");
@@ -556,12 +560,7 @@ async fn product_breakdown(
     let quantity = option.quantity.max(1);
     let items = Money { amount: unit * f64::from(quantity), currency: currency.clone() };
     let (shipping, discount, tax) = (money("shipping"), money("discount").filter(|m| m.amount > 0.0), money("tax"));
-    let mut missing: Vec<String> = Vec::new();
-    for (name, part) in [("shipping", &shipping), ("discount", &discount), ("tax", &tax)] {
-        if part.is_none() {
-            missing.push(name.to_owned());
-        }
-    }
+    let mut missing = missing([("shipping", &shipping), ("discount", &discount), ("tax", &tax)]);
     let total = match money("total") {
         Some(total) => total,
         None => {
@@ -609,11 +608,7 @@ async fn breakdown(skill: &Skill<'_>) -> Result<Option<CostBreakdown>> {
         return Ok(None);
     };
     let (shipping, discount, tax) = (money("shipping"), money("discount").filter(|m| m.amount > 0.0), money("tax"));
-    let missing = [("shipping", &shipping), ("discount", &discount), ("tax", &tax)]
-        .into_iter()
-        .filter(|(_, m)| m.is_none())
-        .map(|(k, _)| k.to_owned())
-        .collect();
+    let missing = missing([("shipping", &shipping), ("discount", &discount), ("tax", &tax)]);
     Ok(Some(CostBreakdown {
         items,
         shipping,
