@@ -538,7 +538,11 @@ impl ModelClient {
                 };
                 let message =
                     format!("the model server at {base} answered HTTP {status}: {}{advice}", r.api_error.message);
-                self.fail(ErrorCode::ModelError, message)
+                // The status stays readable (`raw_response_of`): the settings
+                // tell a refused key from a wrong address by it.
+                let mut raw = RawResponse::default();
+                raw.status = Some(status.as_u16());
+                self.fail(ErrorCode::ModelError, message).with_source(Partial(raw))
             }
             OpenAIError::JSONDeserialize(e, content) => self.fail(
                 ErrorCode::ModelError,

@@ -15,6 +15,7 @@ pub enum Preset {
     OpenAi,
     Ollama,
     LmStudio,
+    LlamaCpp,
     Vllm,
     OpenRouter,
     Gemini,
@@ -22,8 +23,15 @@ pub enum Preset {
 
 impl Preset {
     /// Every preset, in the order shown to the user.
-    pub const ALL: [Preset; 6] =
-        [Preset::Ollama, Preset::LmStudio, Preset::Vllm, Preset::OpenAi, Preset::OpenRouter, Preset::Gemini];
+    pub const ALL: [Preset; 7] = [
+        Preset::Ollama,
+        Preset::LmStudio,
+        Preset::LlamaCpp,
+        Preset::Vllm,
+        Preset::OpenAi,
+        Preset::OpenRouter,
+        Preset::Gemini,
+    ];
 
     /// The preset used when nothing is configured: a local Ollama.
     pub const DEFAULT: Preset = Preset::Ollama;
@@ -34,6 +42,7 @@ impl Preset {
             Self::OpenAi => "openai",
             Self::Ollama => "ollama",
             Self::LmStudio => "lmstudio",
+            Self::LlamaCpp => "llamacpp",
             Self::Vllm => "vllm",
             Self::OpenRouter => "openrouter",
             Self::Gemini => "gemini",
@@ -46,6 +55,7 @@ impl Preset {
             Self::OpenAi => "OpenAI",
             Self::Ollama => "Ollama",
             Self::LmStudio => "LM Studio",
+            Self::LlamaCpp => "llama.cpp",
             Self::Vllm => "vLLM",
             Self::OpenRouter => "OpenRouter",
             Self::Gemini => "Gemini",
@@ -58,6 +68,7 @@ impl Preset {
             Self::OpenAi => "https://api.openai.com/v1",
             Self::Ollama => "http://127.0.0.1:11434/v1",
             Self::LmStudio => "http://127.0.0.1:1234/v1",
+            Self::LlamaCpp => "http://127.0.0.1:8080/v1",
             Self::Vllm => "http://127.0.0.1:8000/v1",
             Self::OpenRouter => "https://openrouter.ai/api/v1",
             Self::Gemini => "https://generativelanguage.googleapis.com/v1beta/openai",
@@ -70,13 +81,13 @@ impl Preset {
         match self {
             Self::OpenRouter => Some("OPENROUTER_API_KEY"),
             Self::Gemini => Some("GEMINI_API_KEY"),
-            Self::OpenAi | Self::Ollama | Self::LmStudio | Self::Vllm => None,
+            Self::OpenAi | Self::Ollama | Self::LmStudio | Self::LlamaCpp | Self::Vllm => None,
         }
     }
 
     /// Whether the server runs on this machine.
     pub fn is_local(self) -> bool {
-        matches!(self, Self::Ollama | Self::LmStudio | Self::Vllm)
+        matches!(self, Self::Ollama | Self::LmStudio | Self::LlamaCpp | Self::Vllm)
     }
 
     /// How to get a model answering at this preset's endpoint; shown when
@@ -89,6 +100,7 @@ impl Preset {
             Self::LmStudio => {
                 "open LM Studio, load a model and start its local server (Developer tab, or `lms server start`), or pass --base-url"
             }
+            Self::LlamaCpp => "start it with `llama-server -m MODEL.gguf --jinja` (port 8080), or pass --base-url",
             Self::Vllm => {
                 "start it with `vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice --tool-call-parser hermes`, or pass --base-url"
             }
@@ -116,9 +128,10 @@ impl Preset {
         })
     }
 
-    /// The preset with this name (case-insensitive; `lm-studio` and `lm_studio` work too).
+    /// The preset with this name (case-insensitive; `lm-studio`, `lm_studio`
+    /// and `llama.cpp` work too).
     pub fn from_name(name: &str) -> Option<Preset> {
-        let key: String = name.trim().to_ascii_lowercase().chars().filter(|c| !matches!(c, '-' | '_' | ' ')).collect();
+        let key: String = name.trim().to_ascii_lowercase().chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '.')).collect();
         Preset::ALL.into_iter().find(|p| p.name() == key)
     }
 }
@@ -510,8 +523,27 @@ mod tests {
             assert!(!p.hint().is_empty());
         }
         assert_eq!(Preset::from_name("LM-Studio"), Some(Preset::LmStudio));
+        assert_eq!(Preset::from_name("llama.cpp"), Some(Preset::LlamaCpp));
         assert_eq!(Preset::for_base_url("http://localhost:11434/v1"), Some(Preset::Ollama));
         assert_eq!(Preset::for_base_url("http://127.0.0.1:9999/v1"), None);
+    }
+
+    /// The panel lists the providers by their product names with their
+    /// addresses (ui/src/protocol.ts `PRESET_INFO`): the same as these.
+    #[test]
+    fn the_panels_providers_are_these_presets() {
+        let ts = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/ui/src/protocol.ts")).unwrap();
+        for p in Preset::ALL {
+            let line = format!(
+                r#"{{ id: "{}", label: "{}", url: "{}", local: {} }}"#,
+                p.name(),
+                p.label(),
+                p.base_url(),
+                p.is_local()
+            );
+            assert!(ts.contains(&line), "ui/src/protocol.ts lacks {line}");
+        }
+        assert_eq!(ts.matches("{ id: \"").count(), Preset::ALL.len());
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub enum KeyCommand {
 /// $OPENAI_BASE_URL, else Ollama).
 #[derive(Debug, Clone, clap::Args)]
 pub struct KeyTarget {
-    /// Model endpoint preset: ollama, lmstudio, vllm, openai, openrouter, gemini.
+    /// Model endpoint preset: ollama, lmstudio, llamacpp, vllm, openai, openrouter, gemini.
     #[arg(long, value_name = "NAME", conflicts_with = "base_url")]
     pub preset: Option<String>,
     /// OpenAI-compatible base URL (the key is filed under its host and port).

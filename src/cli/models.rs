@@ -24,7 +24,7 @@ use crate::protocol::{ModelDetails, ModelInUse, ModelStatus, ModelWarning, ToolC
 pub struct ModelsArgs {
     #[command(subcommand)]
     pub command: Option<ModelsCommand>,
-    /// Model endpoint preset: ollama (default), lmstudio, vllm, openai, openrouter, gemini.
+    /// Model endpoint preset: ollama (default), lmstudio, llamacpp, vllm, openai, openrouter, gemini.
     #[arg(long, value_name = "NAME")]
     pub preset: Option<String>,
     /// OpenAI-compatible base URL (else $OPENAI_BASE_URL, else the preset's).

@@ -31,7 +31,7 @@ use crate::store::runs::RunStatus;
 /// How to reach the model and how the run behaves.
 #[derive(Debug, Clone, clap::Args)]
 pub struct AgentOpts {
-    /// Model endpoint preset: ollama (default), openai, lmstudio, vllm, openrouter, gemini.
+    /// Model endpoint preset: ollama (default), openai, lmstudio, llamacpp, vllm, openrouter, gemini.
     #[arg(long)]
     pub preset: Option<String>,
     /// OpenAI-compatible base URL (else $OPENAI_BASE_URL, else the preset's).

@@ -281,7 +281,13 @@ impl Host {
                 crate::search::delete_brave_key(self.core.data_dir()).await?;
                 Ok(self.settings_reply().await)
             }
-            Op::CheckModel => Ok(Reply::ModelStatus { status: settings::check_model(&self.settings().await).await? }),
+            Op::CheckModel { endpoint: None } => {
+                Ok(Reply::ModelStatus { status: settings::check_model(&self.settings().await).await? })
+            }
+            Op::CheckModel { endpoint: Some(typed) } => {
+                Ok(Reply::ModelStatus { status: settings::check_typed(&self.settings().await, typed).await? })
+            }
+            Op::FindLocalModels => Ok(Reply::LocalModels { servers: settings::find_local(&self.settings().await).await }),
             Op::ListRules => ops::rules(store).await,
             Op::AddRule { site, tool, min_scope, decision, note } => {
                 let rule = ops::new_rule(site, tool, min_scope, decision, note.unwrap_or_default())?;

@@ -85,6 +85,8 @@ pub async fn describe(client: &ModelClient, models: Vec<String>, chosen: Option<
         models,
         model,
         message: None,
+        problem: None,
+        product: None,
         server,
         chosen: chosen.is_some(),
         details,

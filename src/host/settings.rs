@@ -13,7 +13,7 @@ use crate::agent::ModelClient;
 use crate::agent::provider::{ModelConfig, ModelFlags, Preset, api_key_var};
 use crate::error::{Error, ErrorCode, Result};
 use crate::paths::DataDir;
-use crate::protocol::{ModelStatus, Settings};
+use crate::protocol::{LocalServer, ModelEndpoint, ModelProblem, ModelStatus, ModelWarning, Settings};
 use crate::secrets::KEYRING_PEEK;
 pub use crate::secrets::check_key;
 use crate::secrets::{Secret, SecretStore};
@@ -185,20 +185,69 @@ pub async fn agent_model(settings: &Settings, overrides: Option<ModelFlags>) -> 
 
 /// Whether the endpoint answers (within [`CHECK_WITHIN`]), its models (Ollama's
 /// described) and the model runs would use, with what they give it
-/// ([`super::models::describe`]).
+/// ([`super::models::describe`]), and what is wrong when a run could not
+/// use it ([`ModelProblem`]).
 pub async fn check_model(settings: &Settings) -> Result<ModelStatus> {
     let config = model_config(settings).await?;
+    Ok(check_config(config).await)
+}
+
+/// [`check_model`] of an endpoint as typed (the settings form, the
+/// first-run card), nothing saved: `endpoint`'s blanks are the preset's
+/// values (its key: the one saved for that endpoint). A URL that is not one
+/// is a status with [`ModelProblem::BadAddress`], not an error.
+pub async fn check_typed(saved: &Settings, endpoint: ModelEndpoint) -> Result<ModelStatus> {
+    let typed = Settings {
+        preset: endpoint.preset,
+        base_url: endpoint.base_url,
+        model: endpoint.model,
+        ..saved.clone()
+    };
+    let typed = match tidy(typed) {
+        Ok(t) => t,
+        Err(e) => {
+            return Ok(ModelStatus {
+                base_url: saved.base_url.clone().unwrap_or_default(),
+                message: Some(e.to_wire().message),
+                problem: Some(ModelProblem::BadAddress),
+                ..ModelStatus::default()
+            });
+        }
+    };
+    let key = endpoint.api_key.map(|k| k.trim().to_owned()).filter(|k| !k.is_empty());
+    let config = match key {
+        Some(key) => config_without_key(&typed)?.with_saved_key(Some(check_key(&key)?.into_exposed())),
+        None => model_config(&typed).await?,
+    };
+    Ok(check_config(config).await)
+}
+
+async fn check_config(config: ModelConfig) -> ModelStatus {
     let base_url = config.base_url.clone();
     let chosen = config.model.clone();
     let hint = config.hint();
-    let client = ModelClient::new(config)?;
+    let product = product_of(&config);
+    let hosted = config.preset.is_some_and(|p| !p.is_local()) || !config.is_loopback();
+    let keyless = config.api_key.is_none();
+    let client = match ModelClient::new(config) {
+        Ok(c) => c,
+        Err(e) => {
+            return ModelStatus {
+                base_url,
+                message: Some(e.to_wire().message),
+                problem: Some(ModelProblem::Other),
+                product,
+                ..ModelStatus::default()
+            };
+        }
+    };
     let listed = tokio::time::timeout(CHECK_WITHIN, client.list_models()).await.unwrap_or_else(|_| {
         Err(Error::new(
             ErrorCode::ModelUnavailable,
             format!("the model server at {base_url} did not answer within {} s; {hint}", CHECK_WITHIN.as_secs()),
         ))
     });
-    Ok(match listed {
+    let mut status = match listed {
         Ok(models) => {
             let empty = models.is_empty();
             let described =
@@ -217,6 +266,12 @@ pub async fn check_model(settings: &Settings) -> Result<ModelStatus> {
             });
             if empty {
                 status.message = Some(format!("the model server at {base_url} serves no model; {hint}"));
+                status.problem = Some(ModelProblem::NoModels);
+            } else if let Some(model) = status.warnings.iter().find_map(|w| match w {
+                ModelWarning::NotServed { model } => Some(model.clone()),
+                _ => None,
+            }) {
+                status.problem = Some(ModelProblem::NotPulled { model });
             }
             status
         }
@@ -225,15 +280,109 @@ pub async fn check_model(settings: &Settings) -> Result<ModelStatus> {
             base_url,
             chosen: chosen.is_some(),
             model: chosen,
+            problem: Some(problem_of(&e, hosted && keyless)),
             message: Some(e.to_wire().message),
             ..ModelStatus::default()
         },
-    })
+    };
+    // Ollama answers as itself whatever its address.
+    status.product = product.or_else(|| (status.server.as_deref() == Some("ollama")).then(|| "Ollama".to_owned()));
+    status
+}
+
+/// What a failed model listing means for a person: the HTTP status when
+/// the server answered one, else the kind of failure.
+fn problem_of(e: &Error, keyless_hosted: bool) -> ModelProblem {
+    match crate::agent::raw_response_of(e).and_then(|r| r.status) {
+        Some(401 | 403) if keyless_hosted => ModelProblem::KeyMissing,
+        Some(401 | 403) => ModelProblem::KeyRefused,
+        Some(404 | 405) => ModelProblem::WrongAddress,
+        Some(_) => ModelProblem::Other,
+        None => match e.code() {
+            ErrorCode::ModelUnavailable | ErrorCode::Timeout => ModelProblem::NotRunning,
+            // An answer that is not a model list: another program is there.
+            ErrorCode::ModelError => ModelProblem::WrongAddress,
+            _ => ModelProblem::Other,
+        },
+    }
+}
+
+/// The product an endpoint is, by its preset (named or recognised by its address).
+fn product_of(config: &ModelConfig) -> Option<String> {
+    config.preset.map(|p| p.label().to_owned())
+}
+
+/// The local servers [`find_local`] looks at when
+/// `HALLEY_LOCAL_MODEL_URLS` does not name others.
+const LOCAL_PRESETS: [Preset; 4] = [Preset::Ollama, Preset::LmStudio, Preset::LlamaCpp, Preset::Vllm];
+
+/// Where [`find_local`] looks instead of the local presets' own ports: base
+/// URLs, comma-separated (tests and unusual set-ups).
+pub const ENV_LOCAL_URLS: &str = "HALLEY_LOCAL_MODEL_URLS";
+
+/// The model servers that answer on this computer, each with its models
+/// (Ollama's described), looked at side by side: Ollama, LM Studio,
+/// llama.cpp and vLLM on their own ports (or the URLs of
+/// [`ENV_LOCAL_URLS`]). Asks each for its model list only: pulls and loads
+/// nothing. A server that does not answer is left out.
+pub async fn find_local(saved: &Settings) -> Vec<LocalServer> {
+    let urls: Vec<String> = match std::env::var(ENV_LOCAL_URLS).ok().filter(|v| !v.trim().is_empty()) {
+        Some(list) => list.split(',').map(|u| u.trim().to_owned()).filter(|u| !u.is_empty()).collect(),
+        None => LOCAL_PRESETS.iter().map(|p| p.base_url().to_owned()).collect(),
+    };
+    find_local_at(saved, urls).await
+}
+
+/// [`find_local`] at these base URLs.
+pub async fn find_local_at(saved: &Settings, urls: Vec<String>) -> Vec<LocalServer> {
+    let looks = urls.into_iter().map(|url| {
+        let saved = saved.clone();
+        async move {
+            let typed = ModelEndpoint { base_url: Some(url.clone()), ..ModelEndpoint::default() };
+            let status = check_typed(&Settings { model: None, preset: None, ..saved }, typed).await.ok()?;
+            if !status.reachable {
+                return None;
+            }
+            let preset = Preset::for_base_url(&status.base_url);
+            // Known by its answer (Ollama) or its port; else by its address.
+            let product = status.product.clone().unwrap_or_else(|| {
+                url::Url::parse(&status.base_url)
+                    .ok()
+                    .and_then(|u| u.port_or_known_default().map(|p| format!("{}:{p}", u.host_str().unwrap_or_default())))
+                    .unwrap_or_else(|| status.base_url.clone())
+            });
+            let preset = match status.server.as_deref() {
+                Some("ollama") => Some(Preset::Ollama),
+                _ => preset,
+            };
+            Some(LocalServer { product, preset: preset.map(|p| p.name().to_owned()), base_url: status.base_url.clone(), status })
+        }
+    });
+    futures::future::join_all(looks).await.into_iter().flatten().collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_listing_is_named_for_a_person() {
+        let answered = |status: u16| {
+            let mut raw = crate::agent::RawResponse::default();
+            raw.status = Some(status);
+            Error::new(ErrorCode::ModelError, format!("HTTP {status}")).with_source(crate::agent::raw::Partial(raw))
+        };
+        assert_eq!(problem_of(&answered(401), false), ModelProblem::KeyRefused);
+        assert_eq!(problem_of(&answered(403), false), ModelProblem::KeyRefused);
+        assert_eq!(problem_of(&answered(401), true), ModelProblem::KeyMissing);
+        assert_eq!(problem_of(&answered(404), false), ModelProblem::WrongAddress);
+        assert_eq!(problem_of(&answered(500), false), ModelProblem::Other);
+        let refused = Error::new(ErrorCode::ModelUnavailable, "no model server is reachable");
+        assert_eq!(problem_of(&refused, true), ModelProblem::NotRunning);
+        assert_eq!(problem_of(&Error::new(ErrorCode::Timeout, "sent nothing"), false), ModelProblem::NotRunning);
+        let not_json = Error::new(ErrorCode::ModelError, "not the JSON expected");
+        assert_eq!(problem_of(&not_json, false), ModelProblem::WrongAddress);
+    }
 
     #[test]
     fn settings_are_tidied_and_checked() {

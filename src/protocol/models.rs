@@ -13,8 +13,17 @@ pub struct ModelStatus {
     pub models: Vec<String>,
     /// The model runs will use (configured, or the endpoint's first).
     pub model: Option<String>,
-    /// When unreachable: what is wrong and how to start a model.
+    /// When unreachable: what is wrong and how to start a model, in the
+    /// CLI's words (the panel shows [`ModelStatus::problem`] and this only
+    /// when the person asks for the commands).
     pub message: Option<String>,
+    /// What stops a run from using a model here, for a person.
+    #[serde(default)]
+    pub problem: Option<ModelProblem>,
+    /// The product the endpoint is (`Ollama`, `LM Studio`, `OpenAI`), when
+    /// Halley knows it by its address or its settings.
+    #[serde(default)]
+    pub product: Option<String>,
     /// `ollama` when the server is Ollama; none: an OpenAI-compatible server.
     #[serde(default)]
     pub server: Option<String>,
@@ -36,6 +45,63 @@ pub struct ModelStatus {
     /// task (the panel marks such models in the list).
     #[serde(default)]
     pub min_context: u64,
+}
+
+/// What stops a run from using a model at an endpoint, said for a person
+/// (the panel has its own words for each; [`ModelStatus::message`] keeps
+/// the CLI's).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ModelProblem {
+    /// Nothing answers at the address (refused, no such host, no answer in time).
+    NotRunning,
+    /// The server answers but serves no model (nothing pulled or loaded).
+    NoModels,
+    /// The chosen model is not among those the server serves.
+    NotPulled { model: String },
+    /// A hosted provider with no API key saved or given.
+    KeyMissing,
+    /// The server refused the API key (HTTP 401 or 403).
+    KeyRefused,
+    /// Something answers that is not a model server's API (HTTP 404, not
+    /// JSON): the address is wrong.
+    WrongAddress,
+    /// The address typed is not an http(s) URL.
+    BadAddress,
+    /// Anything else; [`ModelStatus::message`] has the server's words.
+    Other,
+}
+
+/// A model endpoint as typed in the settings or the first-run card, to be
+/// tested before it is saved ([`super::Op::CheckModel`]). Blank is none: the
+/// preset's (or saved) value.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+pub struct ModelEndpoint {
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub preset: Option<String>,
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub base_url: Option<String>,
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub model: Option<String>,
+    /// A key typed and not saved yet; none: the one saved for this endpoint.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub api_key: Option<String>,
+}
+
+/// A model server found on this computer ([`super::Op::FindLocalModels`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct LocalServer {
+    /// `Ollama`, `LM Studio`, `llama.cpp`, `vLLM`.
+    pub product: String,
+    /// The preset to save with it (`ollama`); none: an unknown server.
+    pub preset: Option<String>,
+    pub base_url: String,
+    /// Its models (described when it says more than their ids).
+    pub status: ModelStatus,
 }
 
 /// One model as the server describes it.

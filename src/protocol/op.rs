@@ -205,9 +205,18 @@ pub enum Op {
     SaveSearchKey { key: String },
     /// Forget the Brave Search API key. Replies [`Reply::Settings`].
     DeleteSearchKey,
-    /// Whether the configured model endpoint answers, and its models.
-    /// Replies [`Reply::ModelStatus`].
-    CheckModel,
+    /// Whether a model endpoint answers, and its models: the saved one, or
+    /// `endpoint` as typed (tested, not saved: its key, when typed, is used
+    /// for this test only). Replies [`Reply::ModelStatus`].
+    CheckModel {
+        #[serde(default)]
+        #[ts(optional = nullable)]
+        endpoint: Option<ModelEndpoint>,
+    },
+    /// The model servers running on this computer (Ollama, LM Studio,
+    /// llama.cpp, vLLM on their own ports), each with its models. Pulls
+    /// nothing. Replies [`Reply::LocalModels`].
+    FindLocalModels,
     /// The user's standing gate rules. Replies [`Reply::Rules`].
     ListRules,
     /// Add (or replace) a rule: `site` an origin or host pattern, `tool` a

@@ -67,6 +67,10 @@ pub enum Reply {
     ModelStatus {
         status: ModelStatus,
     },
+    /// The model servers found on this computer, in the order looked at.
+    LocalModels {
+        servers: Vec<LocalServer>,
+    },
     Rules {
         rules: Vec<GateRuleRow>,
     },

@@ -6,7 +6,7 @@ use super::*;
 /// What a front end can change (no secrets: the API key is in the keyring).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Settings {
-    /// `ollama`, `openai`, `lmstudio`, `vllm`, `openrouter`, `gemini`, or none.
+    /// `ollama`, `openai`, `lmstudio`, `llamacpp`, `vllm`, `openrouter`, `gemini`, or none.
     #[serde(default)]
     pub preset: Option<String>,
     #[serde(default)]

@@ -312,7 +312,7 @@ async fn no_model_is_said_clearly_and_quickly() {
     let tmp = tempfile::tempdir().unwrap();
     let host = host_with_model(tmp.path(), &dead_url(), None).await;
     let t = Instant::now();
-    let Reply::ModelStatus { status } = host.handle(Op::CheckModel).await.unwrap() else { panic!() };
+    let Reply::ModelStatus { status } = host.handle(Op::CheckModel { endpoint: None }).await.unwrap() else { panic!() };
     assert!(t.elapsed() < Duration::from_secs(6));
     assert!(!status.reachable);
     assert!(status.models.is_empty());

@@ -116,7 +116,7 @@ async fn the_panels_check_finds_ollama_describes_its_models_and_says_what_is_in_
     host.handle(Op::SaveSettings { settings }).await.unwrap();
 
     // First run: no model chosen; Ollama's are listed to choose from.
-    let Reply::ModelStatus { status } = host.handle(Op::CheckModel).await.unwrap() else { panic!() };
+    let Reply::ModelStatus { status } = host.handle(Op::CheckModel { endpoint: None }).await.unwrap() else { panic!() };
     assert!(status.reachable && !status.chosen, "{status:?}");
     assert_eq!(status.server.as_deref(), Some("ollama"));
     let described: Vec<Value> = status
@@ -137,7 +137,7 @@ async fn the_panels_check_finds_ollama_describes_its_models_and_says_what_is_in_
     let settings =
         Settings { base_url: Some(ollama.base_url()), model: Some("gemma3:1b".into()), ..Settings::default() };
     host.handle(Op::SaveSettings { settings }).await.unwrap();
-    let Reply::ModelStatus { status } = host.handle(Op::CheckModel).await.unwrap() else { panic!() };
+    let Reply::ModelStatus { status } = host.handle(Op::CheckModel { endpoint: None }).await.unwrap() else { panic!() };
     assert!(status.chosen);
     let in_use = status.in_use.clone().unwrap();
     assert_eq!(
@@ -294,4 +294,102 @@ fn on_the_openai_api_finish_reason_length_is_acted_on_too() {
     let last = second["messages"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["role"], "user");
     assert!(last["content"].as_str().unwrap().contains("Your tool call was cut off"), "{last}");
+}
+
+/// #43 item 2, the model set up by clicking: Test connection tries exactly
+/// what is typed and saves nothing; each thing that stops a run is named
+/// for a person (`ModelProblem`), never only in the CLI's words; and the
+/// model servers running on this computer are found with their models
+/// (pulling nothing), a server that is not there left out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_is_typed_is_tested_unsaved_and_local_servers_are_found() {
+    use crate::common::local_servers::{Kind, LocalServer};
+    use halley::core::BrowserSettings;
+    use halley::host::Host;
+    use halley::paths::DataDir;
+    use halley::protocol::{ModelEndpoint, ModelProblem, Op, Reply, Settings};
+
+    let ollama = OllamaServer::start(vec![OllamaModel::qwen3_8b(), OllamaModel::gemma3_1b()], vec![]);
+    let empty = OllamaServer::start(vec![], vec![]);
+    let lmstudio = LocalServer::start(Kind::LmStudio, "qwen/qwen3-8b", 32_768);
+    let llamacpp = LocalServer::start(Kind::LlamaCpp, "qwen3-8b-q4_k_m.gguf", 16_384);
+    let dead = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/v1", l.local_addr().unwrap())
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let host = Host::open(DataDir::at(tmp.path()), BrowserSettings::default()).await.unwrap();
+    let saved = Settings { base_url: Some(dead.clone()), ..Settings::default() };
+    host.handle(Op::SaveSettings { settings: saved.clone() }).await.unwrap();
+    let check = |endpoint: Option<ModelEndpoint>| {
+        let host = &host;
+        async move {
+            let Reply::ModelStatus { status } = host.handle(Op::CheckModel { endpoint }).await.unwrap() else {
+                panic!("not a model status")
+            };
+            status
+        }
+    };
+    let typed = |url: &str, model: Option<&str>| ModelEndpoint {
+        base_url: Some(url.to_owned()),
+        model: model.map(str::to_owned),
+        ..ModelEndpoint::default()
+    };
+
+    // The saved endpoint: nothing there.
+    let s = check(None).await;
+    assert!(!s.reachable);
+    assert_eq!(s.problem, Some(ModelProblem::NotRunning));
+    assert!(s.message.as_deref().is_some_and(|m| m.contains("no model server is reachable")), "{s:?}");
+
+    // The URL typed, not saved: it works, and the saved one is still the dead one.
+    let s = check(Some(typed(&ollama.base_url(), None))).await;
+    assert!(s.reachable && s.problem.is_none(), "{s:?}");
+    assert_eq!((s.product.as_deref(), s.base_url.as_str()), (Some("Ollama"), ollama.base_url().as_str()));
+    assert_eq!(s.models, vec!["qwen3:8b", "gemma3:1b"]);
+    let Reply::Settings { settings, .. } = host.handle(Op::GetSettings).await.unwrap() else { panic!() };
+    assert_eq!(settings.base_url.as_deref(), Some(dead.as_str()), "a test saves nothing");
+    assert_eq!(check(None).await.problem, Some(ModelProblem::NotRunning));
+
+    // Each problem by its name.
+    let s = check(Some(typed(&ollama.base_url(), Some("qwen9:404b")))).await;
+    assert_eq!(s.problem, Some(ModelProblem::NotPulled { model: "qwen9:404b".into() }), "{s:?}");
+    let s = check(Some(typed(&empty.base_url(), None))).await;
+    assert_eq!((s.reachable, s.problem), (true, Some(ModelProblem::NoModels)));
+    // Ollama's root without /v1: something answers, not a model list.
+    let s = check(Some(typed(&ollama.root_url(), None))).await;
+    assert_eq!(s.problem, Some(ModelProblem::WrongAddress), "{s:?}");
+    for bad in ["127.0.0.1:11434", "ftp://127.0.0.1/v1", "không phải địa chỉ"] {
+        let s = check(Some(typed(bad, None))).await;
+        assert_eq!((s.reachable, s.problem), (false, Some(ModelProblem::BadAddress)), "{bad}");
+    }
+    // A hosted provider with no key: named as such (no network here, or a refusal).
+    let s = check(Some(ModelEndpoint { preset: Some("openrouter".into()), ..ModelEndpoint::default() })).await;
+    assert_eq!(s.product.as_deref(), Some("OpenRouter"));
+    assert!(matches!(s.problem, Some(ModelProblem::NotRunning | ModelProblem::KeyMissing)), "{s:?}");
+
+    // The servers on this computer, side by side, each with its models.
+    let urls = vec![ollama.base_url(), empty.base_url(), dead.clone(), lmstudio.base_url(), llamacpp.base_url()];
+    let started = std::time::Instant::now();
+    let found = halley::host::settings::find_local_at(&settings, urls).await;
+    assert!(started.elapsed() < std::time::Duration::from_secs(6), "{:?}", started.elapsed());
+    let summary: Vec<(String, Option<String>, Vec<String>)> =
+        found.iter().map(|f| (f.product.clone(), f.preset.clone(), f.status.models.clone())).collect();
+    let port = |url: &str| url::Url::parse(url).unwrap().port().unwrap();
+    assert_eq!(
+        summary,
+        vec![
+            ("Ollama".into(), Some("ollama".into()), vec!["qwen3:8b".into(), "gemma3:1b".into()]),
+            ("Ollama".into(), Some("ollama".into()), vec![]),
+            (format!("127.0.0.1:{}", port(&lmstudio.base_url())), None, vec!["qwen/qwen3-8b".into()]),
+            (format!("127.0.0.1:{}", port(&llamacpp.base_url())), None, vec!["qwen3-8b-q4_k_m.gguf".into()]),
+        ]
+    );
+    // Ollama's models are described (size, tool calling), for the card's list.
+    assert_eq!(found[0].status.details.iter().map(|d| d.tools).collect::<Vec<_>>(), vec![Some(true), Some(false)]);
+    // Nothing was pulled nor chatted with: the servers were only asked for their lists.
+    for (method, path) in ollama.paths() {
+        assert!(!path.contains("pull") && !path.contains("chat"), "{method} {path}");
+    }
+    host.close().await;
 }

@@ -31,17 +31,18 @@
 // dialog, Ctrl+K (or "/" in an empty composer) opens the palette.
 
 import { createPalette } from "./palette/palette-view";
-import { h, present } from "./dom";
+import { h } from "./dom";
 import { pickLanguage, translator, type Lang, type Translate } from "./i18n";
 import { isConnected, onEvent, onNavigate, request, sendOp } from "./ipc";
-import { PRESETS, toOpError, type ModelStatus } from "./protocol";
+import { toOpError, type ModelStatus } from "./protocol";
 import { initialState, reduce, runIds, type Action, type PanelState } from "./state";
 import { renderBanners, renderMessages, renderTimeline, type OpenView, type Shots } from "./chat/chat-view";
 import { linkTarget } from "./chat/markdown";
 import { hasCreatorView } from "./creator/creator";
 import { renderCreatorView } from "./creator/creator-view";
 import { renderSettings } from "./settings/settings-view";
-import { UNKNOWN_STATUS, needsChoice } from "./models/models";
+import { UNKNOWN_STATUS, needsChoice, remember, remembered, warningsKey } from "./models/models";
+import { renderSetup } from "./models/setup-view";
 import { renderInUse, renderModelList } from "./models/models-view";
 import { paletteQuery } from "./palette/palette";
 import { button, fillList, formatTime, renderHeader, renderNotConnected } from "./view";
@@ -234,6 +235,12 @@ function start(root: HTMLElement, lang: Lang): void {
       routines.openSave(saveBtn.dataset.run);
       return;
     }
+    // "Set up the model" under an answer no model could give: the set-up card.
+    if (e.target instanceof Element && e.target.closest(".setup-model") !== null) {
+      // (A model that answers again by now: its settings instead.)
+      void checkModel().then(() => (firstRun.hidden ? show("settings") : firstRun.scrollIntoView({ block: "start" })));
+      return;
+    }
     const url = linkTarget(e.target);
     if (url === null) return;
     e.preventDefault();
@@ -291,7 +298,10 @@ function start(root: HTMLElement, lang: Lang): void {
     dispatch({ kind: "sent", text });
     request({ type: "send_message", text, conversation_id: state.conversationId, tabs }, "run_started").then(
       (r) => dispatch({ kind: "run_started", runId: r.run_id, conversationId: r.conversation_id }),
-      (error: unknown) => dispatch({ kind: "send_failed", message: t("errorPrefix", { error: toOpError(error).message }) }),
+      (error: unknown) => {
+        const e = toOpError(error);
+        dispatch({ kind: "send_failed", message: t("errorPrefix", { error: e.message }), ...(e.code === "model_unavailable" ? { code: e.code } : {}) });
+      },
     );
   }
   const stopRun = (): void => {
@@ -341,48 +351,9 @@ function start(root: HTMLElement, lang: Lang): void {
     );
   }
 
+  // No model can be used yet: the set-up card (models/setup-view.ts).
   const renderFirstRun = (s: ModelStatus): void => {
-    const retry = h("button", { id: "retry", type: "button", class: "primary" }, t("retry"));
-    const toSettings = h("button", { type: "button", class: "secondary", "data-testid": "first-run-settings" }, t("settingsOpen"));
-    retry.addEventListener("click", () => void checkModel());
-    toSettings.addEventListener("click", () => show("settings"));
-    // A provider and its key, chosen here: saved, then the model checked again.
-    const provider = h("select", { id: "first-run-provider", "aria-label": t("preset") }, ...PRESETS.map((p) => h("option", { value: p }, p)));
-    provider.value = "openai";
-    const key = h("input", { id: "first-run-key", type: "password", autocomplete: "off", spellcheck: "false", placeholder: t("apiKey"), "aria-label": t("apiKey") });
-    const use = h("button", { id: "first-run-use", type: "button", class: "secondary" }, t("firstRunUse"));
-    const said = h("p", { id: "first-run-status", class: "form-status", role: "status" });
-    use.addEventListener("click", () => {
-      const typed = key.value.trim();
-      key.value = "";
-      use.disabled = true;
-      said.className = "form-status";
-      said.textContent = t("checking");
-      request({ type: "get_settings" }, "settings")
-        .then((r) => request({ type: "save_settings", settings: { ...r.settings, preset: provider.value, base_url: null, model: null } }, "settings"))
-        .then(() => (typed !== "" ? request({ type: "save_api_key", key: typed }, "settings").then(() => undefined) : undefined))
-        .then(() => checkModel())
-        .catch((error: unknown) => {
-          said.className = "form-status error";
-          said.textContent = t("errorPrefix", { error: toOpError(error).message });
-        })
-        .finally(() => {
-          use.disabled = false;
-        });
-    });
-    firstRun.replaceChildren(
-      ...present(
-      h("h2", { id: "first-run-title" }, t("firstRunTitle")),
-      s.message !== null ? h("p", { class: "model-message" }, s.message) : null,
-      h("p", {}, t("firstRunBody")),
-      h("ol", {}, h("li", {}, t("firstRunOllama")), h("li", {}, t("firstRunOpenAi"))),
-      h("div", { class: "first-run-provider" }, provider, key, h("div", { class: "row" }, use)),
-      said,
-      h("p", { class: "hint" }, t("firstRunEndpoint", { url: s.base_url })),
-      h("p", {}, t("firstRunTools")),
-      h("div", { class: "row" }, retry, toSettings),
-      ),
-    );
+    firstRun.replaceChildren(...renderSetup(t, s, { recheck: () => checkModel(), openSettings: () => show("settings") }));
   };
   // A server that answers, no model chosen yet: its models to choose from.
   const renderChoice = (s: ModelStatus): void => {
@@ -395,15 +366,19 @@ function start(root: HTMLElement, lang: Lang): void {
     firstRun.replaceChildren(
       h("h2", { id: "first-run-title" }, t("firstRunChooseTitle")),
       h("p", {}, t("firstRunFound", { url: s.base_url })),
-      renderModelList(t, s, pick),
-      renderInUse(t, s),
+      // None is in use until one is chosen here.
+      renderModelList(t, { ...s, model: s.chosen ? s.model : null }, pick),
     );
   };
   // The model in use works, with warnings (no tool calling, a small context).
   const renderWarnings = (s: ModelStatus): void => {
     const dismiss = h("button", { type: "button", class: "secondary", "data-testid": "first-run-dismiss" }, t("close"));
     const toSettings = h("button", { type: "button", class: "secondary", "data-testid": "first-run-settings" }, t("settingsOpen"));
-    dismiss.addEventListener("click", () => (firstRun.hidden = true));
+    // Closed, it stays closed for this model and these warnings.
+    dismiss.addEventListener("click", () => {
+      firstRun.hidden = true;
+      remember(warningsKey(s));
+    });
     toSettings.addEventListener("click", () => show("settings"));
     firstRun.replaceChildren(renderInUse(t, s), h("div", { class: "row" }, toSettings, dismiss));
   };
@@ -411,10 +386,12 @@ function start(root: HTMLElement, lang: Lang): void {
     if (!isConnected()) return;
     try {
       const { status } = await request({ type: "check_model" }, "model_status");
-      firstRun.hidden = status.reachable && !needsChoice(status) && status.warnings.length === 0;
-      if (!status.reachable) renderFirstRun(status);
+      const usable = status.reachable && status.problem === null;
+      const warned = status.warnings.length > 0 && !remembered(warningsKey(status));
+      firstRun.hidden = usable && !needsChoice(status) && !warned;
+      if (!usable && !needsChoice(status)) renderFirstRun(status);
       else if (needsChoice(status)) renderChoice(status);
-      else if (status.warnings.length > 0) renderWarnings(status);
+      else if (warned) renderWarnings(status);
     } catch (error) {
       firstRun.hidden = false;
       renderFirstRun({ ...UNKNOWN_STATUS, message: toOpError(error).message });

@@ -516,6 +516,19 @@ export type LettaAgentView = {
 };
 
 /**
+ * A model server found on this computer ([`super::Op::FindLocalModels`]).
+ */
+export type LocalServer = {
+  /** `Ollama`, `LM Studio`, `llama.cpp`, `vLLM`. */
+  product: string,
+  /** The preset to save with it (`ollama`); none: an unknown server. */
+  preset: string | null,
+  base_url: string,
+  /** Its models (described when it says more than their ids). */
+  status: ModelStatus,
+};
+
+/**
  * An attached MCP server as the panel shows it (header names, never values).
  */
 export type McpServerView = {
@@ -609,6 +622,19 @@ export type ModelDetails = {
 };
 
 /**
+ * A model endpoint as typed in the settings or the first-run card, to be
+ * tested before it is saved ([`super::Op::CheckModel`]). Blank is none: the
+ * preset's (or saved) value.
+ */
+export type ModelEndpoint = {
+  preset?: string | null,
+  base_url?: string | null,
+  model?: string | null,
+  /** A key typed and not saved yet; none: the one saved for this endpoint. */
+  api_key?: string | null,
+};
+
+/**
  * What a run gives the model in use.
  */
 export type ModelInUse = {
@@ -627,6 +653,21 @@ export type ModelInUse = {
 };
 
 /**
+ * What stops a run from using a model at an endpoint, said for a person
+ * (the panel has its own words for each; [`ModelStatus::message`] keeps
+ * the CLI's).
+ */
+export type ModelProblem =
+  | { "kind": "not_running" }
+  | { "kind": "no_models" }
+  | { "kind": "not_pulled", model: string }
+  | { "kind": "key_missing" }
+  | { "kind": "key_refused" }
+  | { "kind": "wrong_address" }
+  | { "kind": "bad_address" }
+  | { "kind": "other" };
+
+/**
  * Whether the model endpoint answers, what it serves and what runs use.
  */
 export type ModelStatus = {
@@ -635,8 +676,19 @@ export type ModelStatus = {
   models: Array<string>,
   /** The model runs will use (configured, or the endpoint's first). */
   model: string | null,
-  /** When unreachable: what is wrong and how to start a model. */
+  /**
+   * When unreachable: what is wrong and how to start a model, in the
+   * CLI's words (the panel shows [`ModelStatus::problem`] and this only
+   * when the person asks for the commands).
+   */
   message: string | null,
+  /** What stops a run from using a model here, for a person. */
+  problem: ModelProblem | null,
+  /**
+   * The product the endpoint is (`Ollama`, `LM Studio`, `OpenAI`), when
+   * Halley knows it by its address or its settings.
+   */
+  product: string | null,
   /** `ollama` when the server is Ollama; none: an OpenAI-compatible server. */
   server: string | null,
   /**
@@ -750,7 +802,8 @@ export type Op =
   | { "type": "delete_api_key" }
   | { "type": "save_search_key", key: string }
   | { "type": "delete_search_key" }
-  | { "type": "check_model" }
+  | { "type": "check_model", endpoint?: ModelEndpoint | null }
+  | { "type": "find_local_models" }
   | { "type": "list_rules" }
   | {
     "type": "add_rule",
@@ -942,6 +995,7 @@ export type Reply =
     search_key_saved: boolean,
   }
   | { "type": "model_status", status: ModelStatus }
+  | { "type": "local_models", servers: Array<LocalServer> }
   | { "type": "rules", rules: Array<GateRuleRow> }
   | { "type": "artifact", mime: string, data: string }
   | { "type": "current_tab", url: string | null, title: string | null }
@@ -1145,7 +1199,7 @@ export type SearchSettings = {
  * What a front end can change (no secrets: the API key is in the keyring).
  */
 export type Settings = {
-  /** `ollama`, `openai`, `lmstudio`, `vllm`, `openrouter`, `gemini`, or none. */
+  /** `ollama`, `openai`, `lmstudio`, `llamacpp`, `vllm`, `openrouter`, `gemini`, or none. */
   preset: string | null,
   base_url: string | null,
   model: string | null,

@@ -20,8 +20,26 @@ export const PERMISSION_SCOPES = [
   "DESTRUCTIVE",
 ] as const satisfies readonly PermissionScope[];
 
-/** The model presets the settings offer (`Settings.preset`). */
-export const PRESETS = ["ollama", "openai", "lmstudio", "vllm", "openrouter", "gemini"] as const;
+/** The model providers the settings offer (`Settings.preset`), by their
+ * product names, with their own address (a Rust unit test keeps these the
+ * core's `Preset`s: src/agent/provider.rs). */
+export const PRESET_INFO = [
+  { id: "ollama", label: "Ollama", url: "http://127.0.0.1:11434/v1", local: true },
+  { id: "lmstudio", label: "LM Studio", url: "http://127.0.0.1:1234/v1", local: true },
+  { id: "llamacpp", label: "llama.cpp", url: "http://127.0.0.1:8080/v1", local: true },
+  { id: "vllm", label: "vLLM", url: "http://127.0.0.1:8000/v1", local: true },
+  { id: "openai", label: "OpenAI", url: "https://api.openai.com/v1", local: false },
+  { id: "openrouter", label: "OpenRouter", url: "https://openrouter.ai/api/v1", local: false },
+  { id: "gemini", label: "Gemini", url: "https://generativelanguage.googleapis.com/v1beta/openai", local: false },
+] as const;
+
+/** The preset ids, in the order shown. */
+export const PRESETS = PRESET_INFO.map((p) => p.id);
+
+/** A preset by its id. */
+export function presetInfo(id: string | null | undefined): (typeof PRESET_INFO)[number] | undefined {
+  return PRESET_INFO.find((p) => p.id === id);
+}
 
 export type ReplyOf<T extends Reply["type"]> = Extract<Reply, { type: T }>;
 

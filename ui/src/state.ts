@@ -23,6 +23,8 @@ export interface ChatItem {
   /** An assistant bubble still receiving tokens. */
   streaming: boolean;
   toolName?: string;
+  /** An error's code, when the panel words it itself (`model_unavailable`). */
+  code?: ErrorCode;
 }
 
 export interface PanelState {
@@ -59,7 +61,7 @@ export const initialState: PanelState = {
 export type Action =
   | { kind: "event"; event: Event }
   | { kind: "sent"; text: string }
-  | { kind: "send_failed"; message: string }
+  | { kind: "send_failed"; message: string; code?: ErrorCode }
   | { kind: "failed"; message: string }
   | { kind: "run_started"; runId: string; conversationId: string }
   | { kind: "new_conversation" }
@@ -150,6 +152,8 @@ function applyEvent(state: PanelState, event: Event): PanelState {
         case "error": {
           const stopped = stopStreaming(base, runId);
           if (ev.code === "cancelled") return push(stopped, { role: "notice", text: "", runId, streaming: false });
+          // No model: the chat says so in its own words and offers the set-up (chat-view.ts).
+          if (ev.code === "model_unavailable") return push(stopped, { role: "error", text: ev.message, code: ev.code, runId, streaming: false });
           return push(stopped, { role: "error", text: `${ev.message} (${ev.code})`, runId, streaming: false });
         }
       }
@@ -225,7 +229,10 @@ export function reduce(state: PanelState, action: Action): PanelState {
     case "sent":
       return { ...push(state, { role: "user", text: action.text, runId: null, streaming: false }), running: true };
     case "send_failed":
-      return { ...push(state, { role: "error", text: action.message, runId: null, streaming: false }), running: false };
+      return {
+        ...push(state, { role: "error", text: action.message, runId: null, streaming: false, ...(action.code !== undefined ? { code: action.code } : {}) }),
+        running: false,
+      };
     case "failed":
       // Something the user did beside the run (a link not opened): said, the run goes on.
       return push(state, { role: "error", text: action.message, runId: null, streaming: false });

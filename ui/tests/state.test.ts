@@ -55,8 +55,14 @@ describe("chat", () => {
   it("turns a cancelled run into a quiet 'stopped' notice and other errors into an error line", () => {
     const stopped = run([{ kind: "sent", text: "x" }, ev({ type: "token", text: "" }), ev({ type: "error", run_id: "r1", code: "cancelled", message: "cancelled" })]);
     expect(bubbles(stopped).slice(1)).toEqual([["notice", "", false]]);
-    const failed = run([{ kind: "sent", text: "x" }, ev({ type: "error", run_id: "r1", code: "model_unavailable", message: "No model at 127.0.0.1:11434" })]);
-    expect(bubbles(failed).at(-1)).toEqual(["error", "No model at 127.0.0.1:11434 (model_unavailable)", false]);
+    const failed = run([{ kind: "sent", text: "x" }, ev({ type: "error", run_id: "r1", code: "model_error", message: "HTTP 500" })]);
+    expect(bubbles(failed).at(-1)).toEqual(["error", "HTTP 500 (model_error)", false]);
+    // No model: the code is kept for the chat's own words and the set-up button; the server's words stay as details.
+    const none = run([{ kind: "sent", text: "x" }, ev({ type: "error", run_id: "r1", code: "model_unavailable", message: "No model at 127.0.0.1:11434" })]);
+    expect(none.messages.at(-1)).toMatchObject({ role: "error", code: "model_unavailable", text: "No model at 127.0.0.1:11434" });
+    const refused = reduce(initialState, { kind: "send_failed", message: "Error: no model", code: "model_unavailable" });
+    expect(refused.messages.at(-1)).toMatchObject({ role: "error", code: "model_unavailable" });
+    expect(refused.running).toBe(false);
   });
 
   it("reports a refused SendMessage and is ready for the next one", () => {

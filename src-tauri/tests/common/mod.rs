@@ -17,6 +17,9 @@ pub mod model_server;
 #[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
 #[path = "../../../tests/common/oidc.rs"]
 pub mod oidc;
+#[allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
+#[path = "../../../tests/common/ollama.rs"]
+pub mod ollama;
 pub mod proc;
 pub mod tray;
 pub mod webdriver;

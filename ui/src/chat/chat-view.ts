@@ -32,6 +32,17 @@ function renderItem(item: ChatItem, t: Translate, savable: boolean): HTMLElement
   if (item.runId !== null) attrs["data-run"] = item.runId;
   if (item.streaming) attrs["aria-busy"] = "true";
   if (item.role === "error") attrs.role = "alert";
+  // No model to answer: said plainly, with the way to set one up (main.ts
+  // opens the set-up card) and the server's words behind "Details".
+  if (item.role === "error" && item.code === "model_unavailable") {
+    return h(
+      "li",
+      { ...attrs, "data-code": item.code },
+      h("div", { class: "text" }, t("chatModelNotReady")),
+      h("button", { type: "button", class: "primary setup-model" }, t("chatSetUpModel")),
+      h("details", { class: "error-details" }, h("summary", {}, t("showDetails")), h("pre", {}, item.text)),
+    );
+  }
   // An answer is Markdown, rendered and sanitised; everything else is text.
   const body = item.role === "assistant" ? h("div", { class: "text markdown" }, markdownNodes(text)) : h("div", { class: "text" }, text);
   // A finished run's answer can be kept as a routine (main.ts opens the dialog).

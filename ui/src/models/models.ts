@@ -4,7 +4,7 @@
 // first-run screen should offer a choice, and the warnings in words.
 
 import type { Translate } from "../i18n";
-import type { ModelDetails, ModelInUse, ModelStatus, ModelWarning } from "../protocol";
+import type { ModelDetails, ModelInUse, ModelProblem, ModelStatus, ModelWarning } from "../protocol";
 
 /** The status when the core could not be asked. */
 export const UNKNOWN_STATUS: ModelStatus = {
@@ -13,6 +13,8 @@ export const UNKNOWN_STATUS: ModelStatus = {
   models: [],
   model: null,
   message: null,
+  problem: null,
+  product: null,
   server: null,
   chosen: false,
   details: [],
@@ -66,11 +68,57 @@ export function modelRows(status: ModelStatus, t: Translate): ModelRow[] {
   }));
 }
 
-/** The first-run screen offers a choice: the server answers, serves
- * models, and none is chosen yet (or the chosen one is not served). */
+/** The first-run screen offers a choice only when one is needed: the
+ * server answers with more than one model and none is chosen yet, or the
+ * chosen one is not served (one model alone is simply used). */
 export function needsChoice(status: ModelStatus): boolean {
   if (!status.reachable || status.models.length === 0) return false;
-  return !status.chosen || status.warnings.some((w) => w.kind === "not_served");
+  if (status.warnings.some((w) => w.kind === "not_served")) return true;
+  return !status.chosen && status.models.length > 1;
+}
+
+/** Whether an address is on this computer. */
+export function isLocalUrl(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.toLowerCase();
+    return host === "localhost" || host === "[::1]" || host === "::1" || /^127\./.test(host);
+  } catch {
+    return false;
+  }
+}
+
+/** What stops a run from using the model here, for a person (the CLI's
+ * words stay behind "Show commands"); "" when nothing does. */
+export function problemText(status: ModelStatus, t: Translate): string {
+  const p: ModelProblem | null = status.problem;
+  if (p === null) return status.reachable ? "" : t("problemOther", { url: status.base_url });
+  const product = status.product ?? t("modelServerGeneric");
+  const url = status.base_url;
+  switch (p.kind) {
+    case "not_running":
+      if (!isLocalUrl(url)) return t("problemUnreachableHosted", { product, url });
+      return status.product === null ? t("problemNothingAt", { url }) : t("problemNotRunning", { product, url });
+    case "no_models":
+      return t("problemNoModels", { product });
+    case "not_pulled":
+      return t("problemNotPulled", { model: p.model, product });
+    case "key_missing":
+      return t("problemKeyMissing", { product });
+    case "key_refused":
+      return t("problemKeyRefused", { product });
+    case "wrong_address":
+      return t("problemWrongAddress", { url });
+    case "bad_address":
+      return t("problemBadAddress");
+    case "other":
+      return t("problemOther", { url });
+  }
+}
+
+/** A warnings card the person closed stays closed for that model and those
+ * warnings (kept in the panel's storage), until something changes. */
+export function warningsKey(status: ModelStatus): string {
+  return `halley.warnings-seen:${status.base_url}|${status.model ?? ""}|${status.warnings.map((w) => w.kind).join(",")}`;
 }
 
 /** A warning in the panel's language. */
@@ -105,4 +153,22 @@ export function inUseLines(status: ModelStatus, t: Translate): string[] {
   lines.push(contextText(u, t));
   lines.push(t(u.tool_calling === "native" ? "inUseToolsNative" : "inUseToolsEmulated"));
   return lines;
+}
+
+/** Keep `key` in the panel's storage (a closed card); storage may be off. */
+export function remember(key: string): void {
+  try {
+    localStorage.setItem(key, "1");
+  } catch {
+    // No storage: the card comes back next time, nothing else is lost.
+  }
+}
+
+/** Whether `key` was kept by {@link remember}. */
+export function remembered(key: string): boolean {
+  try {
+    return localStorage.getItem(key) === "1";
+  } catch {
+    return false;
+  }
 }

@@ -13,7 +13,8 @@ import { renderMcpServers } from "./mcp-view";
 import { field, orNull } from "../view";
 import { decisionKey, type Translate } from "../i18n";
 import { request, setAutostart } from "../ipc";
-import { PRESETS, toOpError, type GateRuleRow, type ModelStatus, type RuleDecision, type Settings } from "../protocol";
+import { PRESET_INFO, presetInfo, toOpError, type GateRuleRow, type ModelEndpoint, type ModelStatus, type RuleDecision, type Settings } from "../protocol";
+import { problemText } from "../models/models";
 import { SEARCH_ORDERS, orderLabel, orderValue, parseOrder } from "./search";
 
 const DECISIONS: RuleDecision[] = ["ask", "allow", "never"];
@@ -41,7 +42,7 @@ function secretField(
     say: (text: string, cls?: string) => void;
     fail: (error: unknown) => void;
   },
-): { element: HTMLElement; show: (saved: boolean) => void; take: () => string; store: (key: string) => Promise<void> } {
+): { element: HTMLElement; show: (saved: boolean) => void; take: () => string; peek: () => string; store: (key: string) => Promise<void> } {
   const input = h("input", {
     id: o.id,
     type: "password",
@@ -64,6 +65,8 @@ function secretField(
     input.value = "";
     return key;
   };
+  // What is typed, left in place (Test connection tries it unsaved).
+  const peek = (): string => input.value.trim();
   const store = async (key: string): Promise<void> => {
     if (key !== "") show(await o.save(key));
   };
@@ -76,7 +79,7 @@ function secretField(
     state,
     o.hint !== undefined ? h("p", { class: "hint", id: `${o.id}-hint` }, o.hint) : null,
   );
-  return { element, show, take, store };
+  return { element, show, take, peek, store };
 }
 
 export function ruleLabel(rule: GateRuleRow, t: Translate): string {
@@ -91,7 +94,8 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
   };
   const fail = (error: unknown): void => say(t("errorPrefix", { error: toOpError(error).message }), "error");
 
-  const preset = h("select", { id: "preset" }, option("", t("presetCustom"), true), ...PRESETS.map((p) => option(p, p, false)));
+  // Providers by their product names; "" is any other OpenAI-compatible server.
+  const preset = h("select", { id: "preset" }, ...PRESET_INFO.map((p) => option(p.id, p.label, false)), option("", t("presetCustom"), true));
   const baseUrl = h("input", { id: "base-url", type: "url", autocomplete: "off", spellcheck: "false", placeholder: "http://127.0.0.1:11434/v1" });
   const model = h("input", { id: "model", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "qwen2.5:7b" });
   const apiKey = secretField(t, {
@@ -154,14 +158,44 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
       ),
     );
   };
+  // The saved endpoint's status; with no provider nor address saved, the
+  // form names the one in use (Ollama on this computer by default).
+  let savedBlank = false;
   const checkStatus = (): Promise<ModelStatus> =>
     request({ type: "check_model" }, "model_status").then(({ status: s }) => {
       showStatus(s);
+      if (savedBlank && preset.value === "" && baseUrl.value === "") {
+        const known = PRESET_INFO.find((p) => p.url === s.base_url);
+        if (known !== undefined) preset.value = known.id;
+        placeUrl(s.base_url);
+      }
       return s;
     });
+  // The address field shows the chosen provider's own address when empty.
+  const placeUrl = (inUse?: string): void => {
+    baseUrl.placeholder = presetInfo(preset.value)?.url ?? inUse ?? "http://127.0.0.1:11434/v1";
+  };
+  preset.addEventListener("change", () => placeUrl());
+  // What the form says now, as Test connection tries it (nothing saved).
+  const typedEndpoint = (): ModelEndpoint => ({
+    preset: orNull(preset.value),
+    base_url: orNull(baseUrl.value),
+    model: orNull(model.value),
+    api_key: orNull(apiKey.peek()),
+  });
+  const sayStatus = (s: ModelStatus, tested: boolean): void => {
+    if (s.reachable && s.problem === null) {
+      const works = t("modelWorks", { product: s.product ?? t("modelServerGeneric"), url: s.base_url, model: s.model ?? "?" });
+      checkSays(tested ? `${works} ${t("modelNotSaved")}` : works, "ok");
+    } else {
+      checkSays(problemText(s, t), "error");
+    }
+  };
 
   const fill = (s: Settings, saved: boolean, searchKeySaved: boolean): void => {
     preset.value = s.preset ?? "";
+    savedBlank = s.preset === null && s.base_url === null;
+    placeUrl();
     baseUrl.value = s.base_url ?? "";
     model.value = s.model ?? "";
     chromium.value = s.chromium ?? "";
@@ -245,7 +279,11 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
         fill(r.settings, await keySaved("api"), await keySaved("search"));
         say(t("saved"), "ok");
         onSaved(r.settings);
-        checkStatus().catch(() => undefined);
+        // What was saved is tested again: no earlier result stays beside it.
+        checkResult.textContent = "";
+        checkStatus()
+          .then((st) => sayStatus(st, false))
+          .catch(() => undefined);
         // The login item lives with the OS, not in the core's settings.
         setAutostart(r.settings.autostart).catch(fail);
       })
@@ -259,11 +297,12 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
   check.addEventListener("click", () => {
     checkSays(t("checking"), "");
     check.disabled = true;
-    checkStatus()
+    // Exactly what is typed, unsaved (the key too, left in its field).
+    request({ type: "check_model", endpoint: typedEndpoint() }, "model_status")
       .then(
-        (s) => {
-          if (s.reachable) checkSays(t("modelReachable", { url: s.base_url, model: s.model ?? "?" }), "ok");
-          else checkSays(s.message ?? t("firstRunTitle"), "error");
+        ({ status: s }) => {
+          showStatus(s);
+          sayStatus(s, true);
         },
         (error: unknown) => checkSays(t("errorPrefix", { error: toOpError(error).message }), "error"),
       )
@@ -272,8 +311,11 @@ export function renderSettings(t: Translate, onSaved: (settings: Settings) => vo
       });
   });
 
-  request({ type: "get_settings" }, "settings").then((r) => fill(r.settings, r.api_key_saved, r.search_key_saved), fail);
-  checkStatus().catch(() => undefined);
+  // Filled first: the status then names the provider in use when none is saved.
+  request({ type: "get_settings" }, "settings")
+    .then((r) => fill(r.settings, r.api_key_saved, r.search_key_saved), fail)
+    .then(() => checkStatus())
+    .catch(() => undefined);
 
   const sections: [string, string, HTMLElement][] = [
     ["settings-model", t("modelSection"), form],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { translator } from "../../src/i18n";
-import { UNKNOWN_STATUS, contextText, formatSize, inUseLines, modelRows, needsChoice, warningText } from "../../src/models/models";
+import { UNKNOWN_STATUS, contextText, formatSize, inUseLines, isLocalUrl, modelRows, needsChoice, problemText, warningText, warningsKey } from "../../src/models/models";
 import type { ModelStatus } from "../../src/protocol";
 
 const en = translator("en");
@@ -58,6 +58,57 @@ describe("the first-run choice", () => {
     expect(needsChoice({ ...ollama, chosen: true, warnings: [{ kind: "not_served", model: "qwen9:404b" }] })).toBe(true);
     expect(needsChoice({ ...ollama, models: [] })).toBe(false);
     expect(needsChoice(UNKNOWN_STATUS)).toBe(false);
+  });
+
+  it("is not offered for a server with one model: that one is used", () => {
+    const one = { ...ollama, models: ["qwen3:8b"], details: ollama.details.slice(0, 1) };
+    expect(needsChoice(one)).toBe(false);
+    expect(needsChoice({ ...one, chosen: true, warnings: [{ kind: "not_served", model: "qwen9:404b" }] })).toBe(true);
+  });
+});
+
+describe("what is wrong, for a person", () => {
+  const down = { ...UNKNOWN_STATUS, base_url: "http://127.0.0.1:11434/v1", message: "no model server is reachable at http://127.0.0.1:11434/v1 (connection refused); start it with `ollama serve`" };
+  it("names the product and never the command line", () => {
+    const texts = [
+      problemText({ ...down, problem: { kind: "not_running" }, product: "Ollama" }, en),
+      problemText({ ...down, problem: { kind: "not_running" }, product: null, base_url: "http://127.0.0.1:9/v1" }, en),
+      problemText({ ...down, problem: { kind: "not_running" }, product: "OpenAI", base_url: "https://api.openai.com/v1" }, en),
+      problemText({ ...down, reachable: true, problem: { kind: "no_models" }, product: "LM Studio" }, en),
+      problemText({ ...down, reachable: true, problem: { kind: "not_pulled", model: "qwen9:404b" }, product: "Ollama" }, en),
+      problemText({ ...down, problem: { kind: "key_missing" }, product: "OpenRouter" }, en),
+      problemText({ ...down, problem: { kind: "key_refused" }, product: "Gemini" }, en),
+      problemText({ ...down, problem: { kind: "wrong_address" } }, en),
+      problemText({ ...down, problem: { kind: "bad_address" } }, en),
+      problemText({ ...down, problem: { kind: "other" } }, en),
+    ];
+    expect(texts[0]).toBe("Ollama is not running on this computer (http://127.0.0.1:11434/v1). Start it, then press Try again.");
+    expect(texts[1]).toContain("Nothing answers at http://127.0.0.1:9/v1");
+    expect(texts[2]).toContain("internet connection");
+    expect(texts[3]).toContain("LM Studio is running but has no model");
+    expect(texts[4]).toContain("qwen9:404b");
+    expect(texts[5]).toContain("OpenRouter needs an API key");
+    expect(texts[6]).toContain("Gemini refused the API key");
+    for (const text of texts) {
+      expect(text).not.toMatch(/ollama serve|--base-url|--preset|halley models|`|_/);
+      expect(text).not.toBe("");
+    }
+    expect(problemText({ ...down, problem: { kind: "not_running" }, product: "Ollama" }, vi)).toBe(
+      "Ollama chưa chạy trên máy này (http://127.0.0.1:11434/v1). Hãy mở nó, rồi bấm Thử lại.",
+    );
+    expect(problemText({ ...down, problem: { kind: "key_refused" }, product: null }, vi)).toContain("Máy chủ mô hình từ chối khóa API");
+    expect(problemText(ollama, en)).toBe("");
+  });
+
+  it("tells this computer's addresses from others", () => {
+    expect(["http://127.0.0.1:11434/v1", "http://localhost:1234/v1", "http://[::1]:8080/v1"].map(isLocalUrl)).toEqual([true, true, true]);
+    expect(["https://api.openai.com/v1", "http://192.168.1.5:11434/v1", "not a url"].map(isLocalUrl)).toEqual([false, false, false]);
+  });
+
+  it("keys a closed warnings card by the model and its warnings", () => {
+    const warned = { ...ollama, chosen: true, model: "gemma3:1b", warnings: [{ kind: "no_tools" as const, model: "gemma3:1b" }] };
+    expect(warningsKey(warned)).not.toBe(warningsKey({ ...warned, model: "qwen3:8b" }));
+    expect(warningsKey(warned)).toBe(warningsKey({ ...warned }));
   });
 });
 
