@@ -30,6 +30,7 @@ mod event;
 mod models;
 mod op;
 mod reply;
+mod routines;
 mod settings;
 pub mod status;
 pub mod typescript;
@@ -38,6 +39,7 @@ pub use event::*;
 pub use models::*;
 pub use op::*;
 pub use reply::*;
+pub use routines::*;
 pub use settings::*;
 
 /// Who started a run (or made a direct call).

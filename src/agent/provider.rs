@@ -131,7 +131,8 @@ impl Preset {
     /// The preset with this name (case-insensitive; `lm-studio`, `lm_studio`
     /// and `llama.cpp` work too).
     pub fn from_name(name: &str) -> Option<Preset> {
-        let key: String = name.trim().to_ascii_lowercase().chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '.')).collect();
+        let key: String =
+            name.trim().to_ascii_lowercase().chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '.')).collect();
         Preset::ALL.into_iter().find(|p| p.name() == key)
     }
 }

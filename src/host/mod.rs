@@ -287,7 +287,9 @@ impl Host {
             Op::CheckModel { endpoint: Some(typed) } => {
                 Ok(Reply::ModelStatus { status: settings::check_typed(&self.settings().await, typed).await? })
             }
-            Op::FindLocalModels => Ok(Reply::LocalModels { servers: settings::find_local(&self.settings().await).await }),
+            Op::FindLocalModels => {
+                Ok(Reply::LocalModels { servers: settings::find_local(&self.settings().await).await })
+            }
             Op::ListRules => ops::rules(store).await,
             Op::AddRule { site, tool, min_scope, decision, note } => {
                 let rule = ops::new_rule(site, tool, min_scope, decision, note.unwrap_or_default())?;
@@ -386,6 +388,9 @@ impl Host {
             // [ops: routines] (their futures on the heap: a replay's steps are
             // whole tool calls, which would make every op's future as large)
             Op::SaveRoutine { run_id, name } => Box::pin(self.save_routine(&run_id, &name)).await,
+            Op::CanSaveRoutine { run_id } => {
+                Ok(Reply::RoutineSavable { refusal: crate::routine::savable(self.core.store(), &run_id).await? })
+            }
             Op::ListRoutines => self.list_routines().await,
             Op::ShowRoutine { name } => self.show_routine(&name).await,
             Op::DeleteRoutine { name } => self.delete_routine(&name).await,

@@ -197,12 +197,8 @@ pub async fn check_model(settings: &Settings) -> Result<ModelStatus> {
 /// values (its key: the one saved for that endpoint). A URL that is not one
 /// is a status with [`ModelProblem::BadAddress`], not an error.
 pub async fn check_typed(saved: &Settings, endpoint: ModelEndpoint) -> Result<ModelStatus> {
-    let typed = Settings {
-        preset: endpoint.preset,
-        base_url: endpoint.base_url,
-        model: endpoint.model,
-        ..saved.clone()
-    };
+    let typed =
+        Settings { preset: endpoint.preset, base_url: endpoint.base_url, model: endpoint.model, ..saved.clone() };
     let typed = match tidy(typed) {
         Ok(t) => t,
         Err(e) => {
@@ -348,14 +344,21 @@ pub async fn find_local_at(saved: &Settings, urls: Vec<String>) -> Vec<LocalServ
             let product = status.product.clone().unwrap_or_else(|| {
                 url::Url::parse(&status.base_url)
                     .ok()
-                    .and_then(|u| u.port_or_known_default().map(|p| format!("{}:{p}", u.host_str().unwrap_or_default())))
+                    .and_then(|u| {
+                        u.port_or_known_default().map(|p| format!("{}:{p}", u.host_str().unwrap_or_default()))
+                    })
                     .unwrap_or_else(|| status.base_url.clone())
             });
             let preset = match status.server.as_deref() {
                 Some("ollama") => Some(Preset::Ollama),
                 _ => preset,
             };
-            Some(LocalServer { product, preset: preset.map(|p| p.name().to_owned()), base_url: status.base_url.clone(), status })
+            Some(LocalServer {
+                product,
+                preset: preset.map(|p| p.name().to_owned()),
+                base_url: status.base_url.clone(),
+                status,
+            })
         }
     });
     futures::future::join_all(looks).await.into_iter().flatten().collect()

@@ -501,6 +501,10 @@ pub enum Op {
     /// `invalid_arguments` for a run that did not complete, one that used a
     /// tool a replay cannot redo (named), or a name taken.
     SaveRoutine { run_id: String, name: String },
+    /// Whether run `run_id` can be saved as a routine, before it is asked
+    /// (the panel offers "Save as routine" only then). Replies
+    /// [`Reply::RoutineSavable`].
+    CanSaveRoutine { run_id: String },
     /// Every routine. Replies [`Reply::Routines`].
     ListRoutines,
     /// One routine with its plan and its latest replays. Replies

@@ -121,6 +121,10 @@ pub enum Reply {
     Routine {
         routine: Value,
     },
+    /// Whether a run can be saved as a routine: `refusal` says why not.
+    RoutineSavable {
+        refusal: Option<super::RoutineRefusal>,
+    },
     /// Every routine, by name.
     Routines {
         routines: Vec<Value>,

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use self::replay::{ReplayOptions, ReplayReport, replay};
-pub use self::save::save;
+pub use self::save::{savable, save};
 use crate::error::{Error, Result};
 use crate::protocol::ConfirmationRequest;
 use crate::store::Store;

@@ -14,6 +14,7 @@ use super::{
     rewrite_strings,
 };
 use crate::error::{Error, Result};
+use crate::protocol::RoutineRefusal;
 use crate::secrets::keys::SecretValue;
 use crate::secrets::matching::mask;
 use crate::store::Store;
@@ -28,28 +29,66 @@ use crate::tools::ToolResultV2;
 /// nothing to replay, or a name that is taken.
 pub async fn save(store: &Store, run_id: &str, name: &str) -> Result<RoutineView> {
     check_name(name)?;
-    let run = store
-        .runs()
-        .get(run_id)
-        .await?
-        .ok_or_else(|| Error::not_found(format!("no run `{run_id}`; `halley runs list` shows recent ones")))?;
+    let plan = match plan(store, run_id).await? {
+        Ok(plan) => plan,
+        Err(refusal) => return Err(refused(run_id, &refusal)),
+    };
+    let value = serde_json::to_value(&plan).map_err(|e| Error::internal("cannot write the plan").with_source(e))?;
+    let row = store.routines().create(name, Some(run_id), &value).await?;
+    RoutineView::from_row(row)
+}
+
+/// Whether run `run_id` can be saved ([`save`] would keep it): `None`, or
+/// why not. Nothing is written.
+pub async fn savable(store: &Store, run_id: &str) -> Result<Option<RoutineRefusal>> {
+    Ok(plan(store, run_id).await?.err())
+}
+
+/// A refusal in the CLI's words, as the error [`save`] returns.
+fn refused(run_id: &str, refusal: &RoutineRefusal) -> Error {
+    match refusal {
+        RoutineRefusal::NotFound => {
+            Error::not_found(format!("no run `{run_id}`; `halley runs list` shows recent ones"))
+        }
+        RoutineRefusal::NotCompleted { status } => Error::invalid_arguments(format!(
+            "run `{run_id}` did not complete (it is {status}): only a finished, successful run can be saved as a routine"
+        )),
+        RoutineRefusal::NotReplayable { tool, why } => Error::invalid_arguments(format!(
+            "run `{run_id}` cannot be saved as a routine: it used `{tool}`, which cannot be replayed ({why})"
+        )),
+        RoutineRefusal::NothingToReplay => Error::invalid_arguments(format!(
+            "run `{run_id}` made no call a routine could replay (a routine replays browser steps and reads)"
+        )),
+    }
+}
+
+/// A tab switch is kept as what the tab showed: its page, opened again (a
+/// tab's id lives only as long as the run's browser).
+const SWITCH_TAB: &str = "browser_switch_tab";
+
+/// Run `run_id` read back as a plan, or why it cannot be one.
+async fn plan(store: &Store, run_id: &str) -> Result<std::result::Result<Plan, RoutineRefusal>> {
+    let Some(run) = store.runs().get(run_id).await? else { return Ok(Err(RoutineRefusal::NotFound)) };
     if run.status != RunStatus::Completed {
         let status = serde_json::to_value(run.status).ok().and_then(|v| v.as_str().map(str::to_owned));
-        return Err(Error::invalid_arguments(format!(
-            "run `{run_id}` did not complete (it is {}{}): only a finished, successful run can be saved as a routine",
+        let status = format!(
+            "{}{}",
             status.unwrap_or_default(),
             run.stop_reason.as_deref().map(|r| format!(", {r}")).unwrap_or_default()
-        )));
+        );
+        return Ok(Err(RoutineRefusal::NotCompleted { status }));
     }
     let calls = store.tool_calls().for_run(run_id).await?;
     let ok_calls: HashMap<String, _> =
         calls.iter().filter(|c| c.status == ToolCallStatus::Ok).map(|c| (c.call_id.clone(), c)).collect();
+    let not_replayed =
+        |tool: &str, why: &str| Ok(Err(RoutineRefusal::NotReplayable { tool: tool.to_owned(), why: why.to_owned() }));
     for c in ok_calls.values() {
+        if c.tool == SWITCH_TAB {
+            continue;
+        }
         if let Some(why) = not_replayable(&c.tool) {
-            return Err(Error::invalid_arguments(format!(
-                "run `{run_id}` cannot be saved as a routine: it used `{}`, which cannot be replayed ({why})",
-                c.tool
-            )));
+            return not_replayed(&c.tool, why);
         }
     }
     let messages = match &run.conversation_id {
@@ -74,6 +113,21 @@ pub async fn save(store: &Store, run_id: &str, name: &str) -> Result<RoutineView
             left_out.push(format!("{} (only the model needed what it showed)", call.tool));
             continue;
         }
+        if call.tool == SWITCH_TAB {
+            let Some(url) =
+                result.current_url.clone().filter(|u| u.starts_with("http://") || u.starts_with("https://"))
+            else {
+                return not_replayed(SWITCH_TAB, "the tab it switched to showed no web page to open again");
+            };
+            steps.push(Step {
+                tool: "browser_navigate".to_owned(),
+                args: serde_json::json!({ "url": url }),
+                target: None,
+                recorded_scope: result.permission_scope,
+                url: Some(url),
+            });
+            continue;
+        }
         let mut args = call.arguments.clone();
         mask_values(&mut args, &secrets);
         let target = describe_target(&call.tool, &args, &result.data, &seen);
@@ -90,9 +144,7 @@ pub async fn save(store: &Store, run_id: &str, name: &str) -> Result<RoutineView
         });
     }
     if steps.is_empty() {
-        return Err(Error::invalid_arguments(format!(
-            "run `{run_id}` made no call a routine could replay (a routine replays browser steps and reads)"
-        )));
+        return Ok(Err(RoutineRefusal::NothingToReplay));
     }
     let params = propose_params(&mut steps);
     let final_answer = messages
@@ -118,9 +170,7 @@ pub async fn save(store: &Store, run_id: &str, name: &str) -> Result<RoutineView
         repair: false,
         revision: 1,
     };
-    let value = serde_json::to_value(&plan).map_err(|e| Error::internal("cannot write the plan").with_source(e))?;
-    let row = store.routines().create(name, Some(run_id), &value).await?;
-    RoutineView::from_row(row)
+    Ok(Ok(plan))
 }
 
 fn check_name(name: &str) -> Result<()> {

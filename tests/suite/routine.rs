@@ -844,3 +844,85 @@ async fn a_lost_element_is_repaired_by_the_model_when_allowed_never_at_a_submit(
     assert_eq!(site.posts().len(), 1, "only the recorded order");
     host.close().await;
 }
+
+/// #43 item 3: "Save as routine" is offered only where a save succeeds
+/// (`CanSaveRoutine`, each refusal by kind), and a run that switched tabs
+/// (as "Ask about this page" does) is savable: the switch is kept as the
+/// page the tab showed, opened again, so the replay reads the current price.
+#[test]
+fn a_run_that_switched_tabs_is_saved_by_what_the_tab_showed_and_refusals_are_named() {
+    use halley::protocol::RoutineRefusal;
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    site.set_page("laptop", product("Laptop ASUS Vivobook 15", 21_490_000));
+    site.set_page("phone", product("Điện thoại Galaxy A55", 8_990_000));
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("watched/laptop")}))]),
+        Turn::tool_calls(vec![ToolCall::new("browser_new_tab", json!({"url": site.url("watched/phone")}))]),
+        Turn::tool_calls(vec![ToolCall::new("browser_switch_tab", json!({"tab_id": "tab-1"}))]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "browser_extract",
+            json!({"schema": {"name": "string", "price": "number"}}),
+        )]),
+        Turn::text("Laptop ASUS Vivobook 15 giá 21.490.000 ₫."),
+    ]);
+    let h = Halley::new();
+    let switched = record(&h, &model, "Trang này giá bao nhiêu?");
+    drop(model);
+    let chat = ModelServer::start(vec![Turn::text("Chào bạn.")]);
+    let chatted = record(&h, &chat, "Chào");
+    let broken = ModelServer::start(vec![Turn::http_error(500, None); 4]);
+    assert_ne!(h.run_model("Hỏng", &broken.base_url(), &[]).code, 0);
+    let failed = h.run(&["runs", "list", "--json"]).json()[0]["id"].as_str().unwrap().to_owned();
+    let memory = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("archival_memory_insert", json!({"content": "Thích laptop mỏng"}))]),
+        Turn::text("Đã ghi nhớ."),
+    ]);
+    let remembered = record(&h, &memory, "Nhớ giúp tôi");
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let host = open_host(&h).await;
+        let savable = |run_id: &str| {
+            let host = Arc::clone(&host);
+            let op = Op::CanSaveRoutine { run_id: run_id.to_owned() };
+            async move {
+                let Reply::RoutineSavable { refusal } = host.handle(op).await.unwrap() else { panic!("not savable's reply") };
+                refusal
+            }
+        };
+        assert_eq!(savable(&switched).await, None);
+        assert_eq!(savable(&chatted).await, Some(RoutineRefusal::NothingToReplay));
+        assert!(matches!(savable(&failed).await, Some(RoutineRefusal::NotCompleted { status }) if status.starts_with("failed")));
+        assert!(
+            matches!(savable(&remembered).await, Some(RoutineRefusal::NotReplayable { tool, .. }) if tool == "archival_memory_insert")
+        );
+        assert_eq!(savable("run-không-có").await, Some(RoutineRefusal::NotFound));
+        // Asking saved nothing.
+        let Reply::Routines { routines } = host.handle(Op::ListRoutines).await.unwrap() else { panic!() };
+        assert!(routines.is_empty());
+        // Saved, the switch is the page it showed.
+        let op = Op::SaveRoutine { run_id: switched.clone(), name: "trang này".into() };
+        let Reply::Routine { routine } = host.handle(op).await.unwrap() else { panic!() };
+        let tools: Vec<&str> = routine["plan"]["steps"].as_array().unwrap().iter().map(|s| s["tool"].as_str().unwrap()).collect();
+        assert_eq!(tools, ["browser_navigate", "browser_new_tab", "browser_navigate", "browser_extract"]);
+        let params: Vec<(&str, &str)> = routine["plan"]["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["kind"].as_str().unwrap(), p["default"].as_str().unwrap()))
+            .collect();
+        assert_eq!(params[2], ("url", site.url("watched/laptop").as_str()), "{params:?}");
+        host.close().await;
+    });
+
+    // Replayed with no model: the page the tab showed, read again.
+    site.change_page("laptop", |p| p.price = 19_990_000);
+    let replayed = replay(&h, "trang này", &[]);
+    assert_eq!(replayed.code, 0, "{}\n{}", replayed.stdout, replayed.stderr);
+    let report = replayed.json();
+    assert_eq!(report["status"], "completed", "{report}");
+    assert!(report["answer"].as_str().unwrap().contains("19.990.000"), "{report}");
+}

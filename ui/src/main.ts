@@ -261,9 +261,24 @@ function start(root: HTMLElement, lang: Lang): void {
     send.disabled = state.running;
     if (nearBottom) scroller.scrollTop = scroller.scrollHeight;
   };
+  // The finished runs asked about once: can each be saved as a routine?
+  const askedSavable = new Set<string>();
+  const askSavable = (): void => {
+    if (state.running) return;
+    for (const m of state.messages) {
+      const runId = m.runId;
+      if (m.role !== "assistant" || runId === null || m.streaming || askedSavable.has(runId)) continue;
+      askedSavable.add(runId);
+      request({ type: "can_save_routine", run_id: runId }, "routine_savable").then(
+        ({ refusal }) => dispatch({ kind: "savable", runId, savable: refusal === null }),
+        () => undefined,
+      );
+    }
+  };
   const dispatch = (action: Action): void => {
     state = reduce(state, action);
     render();
+    askSavable();
   };
 
   const show = (next: View): void => {

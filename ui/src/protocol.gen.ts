@@ -904,6 +904,7 @@ export type Op =
   | { "type": "list_archival", limit?: number }
   | { "type": "add_archival", text: string, tags?: Array<string> }
   | { "type": "save_routine", run_id: string, name: string }
+  | { "type": "can_save_routine", run_id: string }
   | { "type": "list_routines" }
   | { "type": "show_routine", name: string }
   | { "type": "delete_routine", name: string }
@@ -1013,6 +1014,7 @@ export type Reply =
   | { "type": "account_disconnected", name: string, revoked: boolean | null }
   | { "type": "account_records", accounts: Array<JsonValue> }
   | { "type": "routine", routine: JsonValue }
+  | { "type": "routine_savable", refusal: RoutineRefusal | null }
   | { "type": "routines", routines: Array<JsonValue> }
   | { "type": "routine_replayed", report: JsonValue }
   | {
@@ -1072,6 +1074,20 @@ export type RiskLevel = "low" | "medium" | "high";
  * Who wrote a message.
  */
 export type Role = "system" | "user" | "assistant" | "tool";
+
+/**
+ * What stops a run from being saved as a routine.
+ */
+export type RoutineRefusal =
+  | { "kind": "not_found" }
+  | { "kind": "not_completed", status: string }
+  | {
+    "kind": "not_replayable",
+    tool: string,
+    /** Why, in the CLI's words. */
+    why: string,
+  }
+  | { "kind": "nothing_to_replay" };
 
 /**
  * What the user said about the actions a rule covers.

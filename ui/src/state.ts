@@ -41,6 +41,9 @@ export interface PanelState {
   /** Runs another front end started (a watch, an API client): the panel
    * shows their questions, not their conversation. */
   otherRuns: string[];
+  /** Whether each finished run can be saved as a routine, once the core
+   * has said (`CanSaveRoutine`); "Save as routine" shows only then. */
+  savable: Record<string, boolean>;
   seq: number;
 }
 
@@ -55,6 +58,7 @@ export const initialState: PanelState = {
   confirmations: [],
   otherRuns: [],
   challenges: [],
+  savable: {},
   seq: 0,
 };
 
@@ -66,7 +70,8 @@ export type Action =
   | { kind: "run_started"; runId: string; conversationId: string }
   | { kind: "new_conversation" }
   | { kind: "conversation_opened"; id: string; title: string; messages: ChatMessage[] }
-  | { kind: "timeline_loaded"; runId: string; calls: TimelineCall[] };
+  | { kind: "timeline_loaded"; runId: string; calls: TimelineCall[] }
+  | { kind: "savable"; runId: string; savable: boolean };
 
 function push(state: PanelState, item: Omit<ChatItem, "key">): PanelState {
   const seq = state.seq + 1;
@@ -265,6 +270,8 @@ export function reduce(state: PanelState, action: Action): PanelState {
       const last = [...action.messages].reverse().find((m) => m.run_id !== null);
       return { ...next, runId: last?.run_id ?? null };
     }
+    case "savable":
+      return { ...state, savable: { ...state.savable, [action.runId]: action.savable } };
     case "timeline_loaded": {
       const others = state.calls.filter((c) => c.runId !== action.runId);
       return { ...state, calls: [...others, ...action.calls.map((c) => storedCall(action.runId, c))] };

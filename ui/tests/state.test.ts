@@ -203,3 +203,12 @@ describe("runs of other front ends", () => {
     expect(s.otherRuns).toEqual([]);
   });
 });
+
+describe("routines from the chat", () => {
+  it("keeps what the core said of each run's savability, until another conversation", () => {
+    let s = reduce(initialState, { kind: "savable", runId: "run-1", savable: true });
+    s = reduce(s, { kind: "savable", runId: "run-2", savable: false });
+    expect(s.savable).toEqual({ "run-1": true, "run-2": false });
+    expect(reduce(s, { kind: "new_conversation" }).savable).toEqual({});
+  });
+});

@@ -74,7 +74,7 @@ impl App {
         let env = AppEnv::new()?;
         let mut vars = env.vars()?;
         vars.push(("OPENAI_BASE_URL".into(), PathBuf::from(model.base_url())));
-        vars.push(("HALLEY_MODEL".into(), PathBuf::from("m")));
+        vars.push(("HALLEY_MODEL".into(), PathBuf::from(super::model_server::MODEL_ID)));
         vars.push(("OPENAI_API_KEY".into(), PathBuf::new()));
         let api_port = super::driver::free_port()?;
         vars.push(("HALLEY_API_PORT".into(), PathBuf::from(api_port.to_string())));

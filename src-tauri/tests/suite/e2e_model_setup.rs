@@ -75,7 +75,11 @@ fn a_model_found_on_this_computer_is_set_up_in_one_click_and_test_connection_tes
     let said = said.as_str().unwrap_or_default();
     assert!(developer_words(said).is_empty(), "developer words in the chat: {said:?}");
     assert!(
-        said.contains(if vi { "Halley chưa kết nối được mô hình" } else { "Halley could not reach a model" }),
+        said.contains(if vi {
+            "Halley chưa kết nối được mô hình"
+        } else {
+            "Halley could not reach a model"
+        }),
         "{said:?}"
     );
 
@@ -98,7 +102,8 @@ fn a_model_found_on_this_computer_is_set_up_in_one_click_and_test_connection_tes
         ),
         UI_TIMEOUT,
     )?;
-    let preset_label = s.execute("const p = document.querySelector('#preset'); return p.options[p.selectedIndex].text;", &[])?;
+    let preset_label =
+        s.execute("const p = document.querySelector('#preset'); return p.options[p.selectedIndex].text;", &[])?;
     assert_eq!(preset_label, json!("Ollama"));
 
     // Test connection tests what is typed: a wrong address fails in plain
@@ -144,10 +149,11 @@ fn a_first_start_with_ollama_on_its_default_port_works_in_at_most_three_clicks()
     let Some(_desktop) = desktop_or_skip()? else {
         return Ok(());
     };
-    let Some(ollama) = OllamaServer::responding_on_default_port(
-        vec![OllamaModel::gemma3_1b(), OllamaModel::qwen3_8b()],
-        |_| Turn::text(ANSWER),
-    ) else {
+    let Some(ollama) =
+        OllamaServer::responding_on_default_port(vec![OllamaModel::gemma3_1b(), OllamaModel::qwen3_8b()], |_| {
+            Turn::text(ANSWER)
+        })
+    else {
         eprintln!("skipped: something else listens on 127.0.0.1:11434");
         return Ok(());
     };

@@ -34,7 +34,7 @@ fn a_run_saved_from_the_panel_replays_without_the_model_and_on_a_schedule() -> R
             "browser_extract",
             json!({"schema": {"name": "string", "price": "number"}}),
         )]),
-        Turn::text("Laptop ASUS Vivobook 15 giá 21.490.000 ₫."),
+        Turn::text("Laptop **ASUS Vivobook 15** giá 21.490.000 ₫."),
     ]);
     // A fast scheduler: the scheduled replay runs within a second or so.
     let app = App::start_with(&model, "routines", &[("HALLEY_WATCH_TICK_SECS", "1")])?;
@@ -59,23 +59,42 @@ fn a_run_saved_from_the_panel_replays_without_the_model_and_on_a_schedule() -> R
     let row = format!("#routine-list .routine[data-routine='{NAME}']");
     s.wait_visible(&row, UI_TIMEOUT)?;
     assert_eq!(s.attribute(&s.find(&row)?, "data-scheduled")?.as_deref(), Some("0"));
+    // The form, for changing values: the parameter named for a person.
     click(s, &format!("{row} .routine-run-open"))?;
     let input = s.wait_visible(&format!("{row} .routine-run-form input.param-input[data-param='url']"), UI_TIMEOUT)?;
     let shown = s.execute("return arguments[0].value;", &[input.to_json()])?;
     assert_eq!(shown, json!(url), "the parameter's default in the form");
-    click(s, &format!("{row} .routine-run"))?;
+    let label = s.execute(
+        &format!(r#"return document.querySelector("{row} .routine-run-form label").textContent + " | " + document.querySelector("{row} .routine-run-form .hint").textContent;"#),
+        &[],
+    )?;
+    let vi = s.execute("return document.documentElement.lang;", &[])? == json!("vi");
+    assert_eq!(label, json!(if vi { "Địa chỉ trang | Dùng ở bước 1" } else { "Page address | Used in step 1" }));
+    // Run now: one click, with the last values.
+    click(s, &format!("{row} .routine-run-now"))?;
     let result = s.wait_text(&format!("{row} .routine-result"), RUN_TIMEOUT, |t| t.contains("19.990.000"))?;
-    assert_eq!(result, "Laptop ASUS Vivobook 15 giá 19.990.000 ₫.");
-    s.wait_text(&format!("{row} .routine-last"), UI_TIMEOUT, |t| t.contains("19.990.000"))?;
+    assert_eq!(result.trim(), "Laptop ASUS Vivobook 15 giá 19.990.000 ₫.");
+    // Markdown rendered, in the result and the last result alike.
+    for part in [".routine-result", ".routine-last"] {
+        let bold =
+            s.execute(&format!(r#"return document.querySelector("{row} {part} strong")?.textContent ?? null;"#), &[])?;
+        assert_eq!(bold, json!("ASUS Vivobook 15"), "{part}");
+    }
+    let last = s.wait_text(&format!("{row} .routine-last"), UI_TIMEOUT, |t| t.contains("19.990.000"))?;
+    assert!(!last.contains("**"), "{last}");
 
     // Scheduled every day from the view: due at once, replayed by the
     // app's scheduler with the model stopped, its result in the inbox.
     site.change_page("routine-laptop", |p| p.price = 18_990_000);
-    type_into(s, &format!("{row} .schedule-every"), "1d")?;
+    // Every day, picked: a count and a unit.
+    type_into(s, &format!("{row} .schedule-count"), "1")?;
+    s.execute(&format!(r#"document.querySelector("{row} .schedule-unit").value = "d";"#), &[])?;
     click(s, &format!("{row} .schedule-save"))?;
     s.wait_script(&format!(r#"return document.querySelector("{row}")?.dataset.scheduled === "1";"#), UI_TIMEOUT)?;
     s.wait_text(&format!("{row} .routine-last"), RUN_TIMEOUT, |t| t.contains("18.990.000"))?;
     s.wait_text(&format!("{row} .routine-next"), UI_TIMEOUT, |t| !t.is_empty())?;
+    let every = s.wait_text(&format!("{row} .routine-schedule"), UI_TIMEOUT, |t| !t.is_empty())?;
+    assert_eq!(every, if vi { "Mỗi ngày" } else { "Every day" });
     click(s, &format!("{row} .routine-history summary"))?;
     s.wait_count(&format!("{row} .replay[data-trigger='schedule']"), 1, UI_TIMEOUT)?;
     app.screenshot("routines")?;

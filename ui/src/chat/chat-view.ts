@@ -54,9 +54,9 @@ function renderItem(item: ChatItem, t: Translate, savable: boolean): HTMLElement
 }
 
 export function renderMessages(state: PanelState, t: Translate): Node[] {
-  // Only a run that called tools has steps to replay (the timeline holds
-  // every run of the conversation: live ones, and opened ones once loaded).
-  const replayable = (runId: string | null): boolean => runId !== null && state.calls.some((c) => c.runId === runId);
+  // Only a run the core said can be saved (it finished, and each of its
+  // steps can be replayed: `CanSaveRoutine`, asked by main.ts).
+  const replayable = (runId: string | null): boolean => runId !== null && state.savable[runId] === true;
   const items: Node[] = state.messages.map((m) => renderItem(m, t, replayable(m.runId)));
   const last = state.messages[state.messages.length - 1];
   if (state.running && !(last?.role === "assistant" && last.streaming)) {

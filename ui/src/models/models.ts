@@ -101,7 +101,7 @@ export function problemText(status: ModelStatus, t: Translate): string {
     case "no_models":
       return t("problemNoModels", { product });
     case "not_pulled":
-      return t("problemNotPulled", { model: p.model, product });
+      return t("problemNotPulled", { model: p.model });
     case "key_missing":
       return t("problemKeyMissing", { product });
     case "key_refused":

@@ -116,7 +116,15 @@ export function renderSetup(t: Translate, s: ModelStatus, actions: SetupActions)
       });
   });
   anyway.addEventListener("click", () => {
-    if (pending !== null) save(pending).catch(failed);
+    if (pending === null) return;
+    anyway.disabled = true;
+    said.className = "form-status";
+    said.textContent = t("saving");
+    save(pending)
+      .catch(failed)
+      .finally(() => {
+        anyway.disabled = false;
+      });
   });
 
   const retry = h("button", { id: "retry", type: "button", class: "primary" }, t("retry"));

@@ -22,7 +22,21 @@ import type { Lang, Translate } from "../i18n";
 import { request } from "../ipc";
 import { toOpError } from "../protocol";
 import { field, fillList, formatTime, statusLine } from "../view";
-import { PERIODS, isPeriod, readReport, readRoutine, readRoutines, runParams, statusKey, type RoutineInfo } from "./routines";
+import { markdownNodes } from "../chat/markdown";
+import {
+  PERIOD_UNITS,
+  paramLabel,
+  periodOf,
+  periodParts,
+  readReport,
+  readRoutine,
+  readRoutines,
+  runParams,
+  statusKey,
+  unitKey,
+  type RoutineInfo,
+  type RoutineParam,
+} from "./routines";
 
 export interface RoutinesView {
   element: HTMLElement;
@@ -45,7 +59,6 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
     h("p", { class: "hint" }, t("routinesIntro")),
     viewLine.status,
     list,
-    h("datalist", { id: "routine-periods" }, ...PERIODS.map((p) => h("option", { value: p }))),
   );
   element.hidden = true;
 
@@ -53,25 +66,41 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
   // them, each routine's last Run now message, a delete asked once.
   const runOpen = new Set<string>();
   const typed = new Map<string, Record<string, string>>();
-  const said = new Map<string, { text: string; cls: string }>();
+  const said = new Map<string, { text: string; cls: string; md: boolean }>();
   const deleting = new Set<string>();
   let routines: RoutineInfo[] = [];
   let generation = 0;
 
   const fail = (error: unknown): void => viewLine.say(t("errorPrefix", { error: toOpError(error).message }), "error");
 
+  /** `1d` as a person says it: "1 day", "2 tuần". */
+  const periodWords = (every: string): string => {
+    const { count, unit } = periodParts(every);
+    return t(unitKey(unit, count), { n: count });
+  };
   const scheduleText = (r: RoutineInfo): string =>
     r.schedule === null
       ? t("routineNotScheduled")
       : r.schedule.paused
-        ? t("routineEveryPaused", { every: r.schedule.every })
-        : t("routineEvery", { every: r.schedule.every });
+        ? t("routineEveryPaused", { every: periodWords(r.schedule.every) })
+        : t("routineEvery", { every: periodWords(r.schedule.every) });
 
-  const lastText = (r: RoutineInfo): string => {
-    if (r.last === null) return t("routineNeverRun");
-    const what = r.last.answer ?? r.last.why ?? "";
+  /** A result as the chat shows an answer: Markdown rendered (never HTML). */
+  const answerNodes = (text: string): HTMLElement => h("div", { class: "markdown routine-answer" }, markdownNodes(text));
+
+  const lastNodes = (r: RoutineInfo): Node[] => {
+    if (r.last === null) return [document.createTextNode(t("routineNeverRun"))];
     const who = r.last.trigger === "schedule" ? t("routineBySchedule") : t("routineByYou");
-    return t("routineLast", { status: t(statusKey(r.last.status)), time: formatTime(r.last.at, lang), who, what });
+    const head = t("routineLast", { status: t(statusKey(r.last.status)), time: formatTime(r.last.at, lang), who });
+    const what = r.last.answer ?? r.last.why ?? "";
+    return [h("span", { class: "routine-last-head" }, head), what !== "" ? answerNodes(what) : null].filter((n): n is HTMLElement => n !== null);
+  };
+
+  /** A parameter's label and hint, for a person. */
+  const paramText = (p: RoutineParam): { label: string; hint: string } => {
+    const { kind, words, step } = paramLabel(p);
+    const label = words !== "" ? words.charAt(0).toUpperCase() + words.slice(1) : t(`routineParam.${kind}`);
+    return { label, hint: step !== null ? t("routineParamStep", { step }) : "" };
   };
 
   /** An op on routine `name` answering the routine; the list read again. */
@@ -84,7 +113,7 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
   };
 
   const renderRunForm = (r: RoutineInfo): HTMLFormElement => {
-    const values = typed.get(r.name) ?? {};
+    const values = lastValues(r);
     const inputs = r.params.map((p) => {
       const id = `param-${r.name}-${p.name}`.replace(/[^\w-]/g, "_");
       const input = h("input", {
@@ -100,7 +129,8 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
       input.addEventListener("input", () => {
         typed.set(r.name, { ...(typed.get(r.name) ?? {}), [p.name]: input.value });
       });
-      return field(id, p.name, input, p.usedIn);
+      const { label, hint } = paramText(p);
+      return field(id, label, input, hint !== "" ? hint : undefined);
     });
     const go = h("button", { type: "submit", class: "primary routine-run" }, t("routineRun"));
     const form = h(
@@ -113,76 +143,104 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
       e.preventDefault();
       const current: Record<string, string> = {};
       for (const input of form.querySelectorAll<HTMLInputElement>("input.param-input")) current[input.dataset.param ?? ""] = input.value;
-      const { params, missing } = runParams(r.params, current);
-      if (missing.length > 0) {
-        said.set(r.name, { text: t("routineMissing", { names: missing.join(", ") }), cls: "error" });
-        draw();
-        return;
-      }
       go.disabled = true;
-      said.set(r.name, { text: t("routineRunning"), cls: "" });
-      draw();
-      request({ type: "run_routine", name: r.name, params }, "routine_replayed").then(
-        ({ report }) => {
-          const rep = readReport(report);
-          const text =
-            rep.status === "completed"
-              ? (rep.answer ?? t("routineCompleted"))
-              : t("routineStoppedAt", { step: rep.step ?? "?", why: rep.why ?? rep.status });
-          said.set(r.name, { text, cls: rep.status === "completed" ? "ok" : "error" });
-          refresh();
-        },
-        (error: unknown) => {
-          said.set(r.name, { text: t("errorPrefix", { error: toOpError(error).message }), cls: "error" });
-          refresh();
-        },
-      );
+      replay(r, current);
     });
     return form;
   };
 
+  /** Replay `r` with the values `current` (a parameter not there: the one
+   * last typed, else the run's own); its result said under it. */
+  const replay = (r: RoutineInfo, current: Record<string, string>): void => {
+    const { params, missing } = runParams(r.params, current);
+    if (missing.length > 0) {
+      runOpen.add(r.name);
+      said.set(r.name, { text: t("routineMissing", { names: r.params.filter((p) => missing.includes(p.name)).map((p) => paramText(p).label).join(", ") }), cls: "error", md: false });
+      draw();
+      return;
+    }
+    typed.set(r.name, { ...(typed.get(r.name) ?? {}), ...current });
+    said.set(r.name, { text: t("routineRunning"), cls: "", md: false });
+    draw();
+    request({ type: "run_routine", name: r.name, params }, "routine_replayed").then(
+      ({ report }) => {
+        const rep = readReport(report);
+        const done = rep.status === "completed";
+        const text = done ? (rep.answer ?? t("routineCompleted")) : t("routineStoppedAt", { step: rep.step ?? "?", why: rep.why ?? rep.status });
+        said.set(r.name, { text, cls: done ? "ok" : "error", md: done && rep.answer !== null });
+        refresh();
+      },
+      (error: unknown) => {
+        said.set(r.name, { text: t("errorPrefix", { error: toOpError(error).message }), cls: "error", md: false });
+        refresh();
+      },
+    );
+  };
+
+  /** The values a one-click Run now uses: those typed in this view, else
+   * the last replay's, else the run's own (the form's defaults). */
+  const lastValues = (r: RoutineInfo): Record<string, string> => ({ ...(r.replays[0]?.params ?? {}), ...(typed.get(r.name) ?? {}) });
+
+  // Every N minutes, hours, days or weeks: a count and a unit.
   const renderScheduleForm = (r: RoutineInfo): HTMLFormElement => {
-    const listId = "routine-periods";
-    const every = h("input", {
-      class: "schedule-every",
-      type: "text",
-      list: listId,
-      autocomplete: "off",
-      spellcheck: "false",
-      "aria-label": t("routineScheduleEvery"),
-      placeholder: "1d",
+    const { count: shown, unit: shownUnit } = periodParts(r.schedule?.every ?? "1d");
+    const count = h("input", {
+      class: "schedule-count",
+      type: "number",
+      min: "1",
+      max: "99999",
+      step: "1",
+      inputmode: "numeric",
+      "aria-label": t("routineScheduleCount"),
     });
-    every.value = r.schedule?.every ?? "";
+    count.value = String(shown);
+    const unit = h(
+      "select",
+      { class: "schedule-unit", "aria-label": t("routineScheduleUnit") },
+      ...PERIOD_UNITS.map((u) => h("option", { value: u }, t(unitKey(u, 2), { n: "" }).trim())),
+    );
+    unit.value = shownUnit;
     const saveBtn = h("button", { type: "submit", class: "secondary schedule-save" }, t("routineScheduleSave"));
     const off = h("button", { type: "button", class: "secondary schedule-off" }, t("routineScheduleOff"));
     off.hidden = r.schedule === null;
     const form = h(
       "form",
       { class: "routine-schedule-form" },
-      h("label", {}, t("routineScheduleEvery"), " ", every),
+      h("span", { class: "schedule-label" }, t("routineScheduleEvery")),
+      count,
+      unit,
       saveBtn,
       off,
     );
     form.addEventListener("submit", (e) => {
       e.preventDefault();
-      if (!isPeriod(every.value)) {
+      const every = periodOf(Number(count.value), unit.value as (typeof PERIOD_UNITS)[number]);
+      if (every === null) {
         viewLine.say(t("routineBadPeriod"), "error");
         return;
       }
-      change({ type: "schedule_routine", name: r.name, every: every.value.trim() });
+      change({ type: "schedule_routine", name: r.name, every });
     });
     off.addEventListener("click", () => change({ type: "unschedule_routine", name: r.name }));
     return form;
   };
 
   const renderRoutine = (r: RoutineInfo): HTMLElement => {
-    const runToggle = h("button", { type: "button", class: "primary routine-run-open" }, t("routineRunNow"));
+    // One click: replayed with the last values; the form to change them.
+    const runNow = h("button", { type: "button", class: "primary routine-run-now" }, t("routineRunNow"));
+    runNow.disabled = said.get(r.name)?.text === t("routineRunning");
+    runNow.addEventListener("click", () => replay(r, lastValues(r)));
+    const runToggle = h(
+      "button",
+      { type: "button", class: "secondary routine-run-open", "aria-expanded": runOpen.has(r.name) ? "true" : "false" },
+      t("routineChangeValues"),
+    );
     runToggle.addEventListener("click", () => {
       if (runOpen.has(r.name)) runOpen.delete(r.name);
       else runOpen.add(r.name);
       draw();
     });
-    const actions: HTMLElement[] = [runToggle];
+    const actions: HTMLElement[] = r.params.length > 0 ? [runNow, runToggle] : [runNow];
     if (r.schedule !== null) {
       const pause = r.schedule.paused
         ? h("button", { type: "button", class: "secondary routine-resume" }, t("routineResume"))
@@ -207,7 +265,11 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
     repair.checked = r.repair;
     repair.addEventListener("change", () => change({ type: "set_routine_repair", name: r.name, allowed: repair.checked }));
     const msg = said.get(r.name);
-    const result = h("p", { class: `form-status routine-result ${msg?.cls ?? ""}`, role: "status" }, msg?.text ?? "");
+    const result = h(
+      "div",
+      { class: `form-status routine-result ${msg?.cls ?? ""}`, role: "status" },
+      msg === undefined ? null : msg.md ? answerNodes(msg.text) : msg.text,
+    );
     const history = h(
       "details",
       { class: "routine-history" },
@@ -224,7 +286,7 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
             h("span", { class: "replay-status" }, t(statusKey(p.status))),
             " ",
             h("span", { class: "replay-who" }, p.trigger === "schedule" ? t("routineBySchedule") : t("routineByYou")),
-            p.answer !== null || p.why !== null ? h("p", { class: "replay-what" }, p.answer ?? p.why ?? "") : null,
+            p.answer !== null ? h("div", { class: "replay-what" }, answerNodes(p.answer)) : p.why !== null ? h("p", { class: "replay-what" }, p.why) : null,
           ),
         ),
       ),
@@ -248,7 +310,7 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
       r.task !== "" ? h("p", { class: "hint routine-task" }, r.task) : null,
       h("p", { class: "routine-schedule" }, scheduleText(r)),
       h("p", { class: "routine-next" }, next),
-      h("p", { class: "routine-last" }, lastText(r)),
+      h("div", { class: "routine-last" }, ...lastNodes(r)),
       h("div", { class: "row" }, ...actions),
       h("div", { class: "check" }, repair, h("label", { for: repairId }, t("routineRepair", { version: r.revision }))),
       form,

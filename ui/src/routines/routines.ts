@@ -36,6 +36,8 @@ export interface RoutineReplay {
   startedAt: string;
   answer: string | null;
   why: string | null;
+  /** The values it was replayed with. */
+  params: Record<string, string>;
 }
 
 export interface RoutineInfo {
@@ -57,8 +59,6 @@ const obj = (v: Json | undefined): Obj => (v !== null && typeof v === "object" &
 const arr = (v: Json | undefined): Json[] => (Array.isArray(v) ? v : []);
 const str = (v: Json | undefined): string | null => (typeof v === "string" ? v : null);
 
-/** The periods the schedule's menu offers (any other is typed). */
-export const PERIODS = ["30m", "1h", "6h", "12h", "1d", "7d"] as const;
 
 /** One routine of `ListRoutines` / `ShowRoutine`. */
 export function readRoutine(v: Json): RoutineInfo {
@@ -100,6 +100,7 @@ export function readRoutine(v: Json): RoutineInfo {
         startedAt: str(o.started_at) ?? "",
         answer: str(report.answer),
         why: str(obj(report.stopped).why) ?? str(report.interrupted_at),
+        params: Object.fromEntries(Object.entries(obj(report.params)).flatMap(([k, v]) => (typeof v === "string" ? [[k, v]] : []))),
       };
     }),
   };
@@ -137,8 +138,77 @@ export function runParams(params: readonly RoutineParam[], values: Readonly<Reco
   return { params: out, missing };
 }
 
-/** A period as typed: `30m`, `6h`, `1d` (the core checks the rest). */
-export const isPeriod = (text: string): boolean => /^\s*\d+\s*[mhd]\s*$/.test(text);
+/** A schedule's unit: the core's `m`, `h`, `d`; a week is 7 days. */
+export type PeriodUnit = "m" | "h" | "d" | "w";
+export const PERIOD_UNITS: readonly PeriodUnit[] = ["m", "h", "d", "w"];
+
+/** Words a person writes for a unit, in English and Vietnamese (folded:
+ * lower case, no diacritics), and the unit they mean. */
+const UNIT_WORDS: [RegExp, PeriodUnit][] = [
+  [/^(m|min|mins|minute|minutes|phut)$/, "m"],
+  [/^(h|hr|hrs|hour|hours|gio|tieng)$/, "h"],
+  [/^(d|day|days|ngay)$/, "d"],
+  [/^(w|wk|week|weeks|tuan)$/, "w"],
+];
+
+/** Lower case, no diacritics (đ too): how a period's words are compared. */
+const fold = (text: string): string =>
+  text
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .replace(/đ/g, "d")
+    .replace(/Đ/g, "d")
+    .toLowerCase();
+
+/** A period as a person writes it, as the core takes it (`30m`, `6h`, `1d`,
+ * a week as `7d`): "1d", "2 giờ", "mỗi 30 phút", "every 2 hours", "hằng
+ * ngày", "daily", "1 tuần". `null` when it is not one. */
+export function parsePeriod(text: string): string | null {
+  const words = fold(text)
+    .replace(/^\s*(moi|hang|every|each)\s+/, "")
+    .replace(/^(\d+)\s*([a-z])/, "$1 $2")
+    .trim()
+    .split(/\s+/);
+  const daily: Record<string, string> = { daily: "1d", hourly: "1h", weekly: "7d" };
+  if (words.length === 1 && daily[words[0] ?? ""] !== undefined) return daily[words[0] ?? ""] ?? null;
+  const [count, unitWord] = words.length === 1 ? ["1", words[0] ?? ""] : words.length === 2 ? [words[0] ?? "", words[1] ?? ""] : ["", ""];
+  if (!/^\d{1,5}$/.test(count)) return null;
+  const n = Number(count);
+  const unit = UNIT_WORDS.find(([re]) => re.test(unitWord))?.[1];
+  if (unit === undefined || n < 1 || (words.length === 1 && /^[mhdw]$/.test(unitWord))) return null;
+  return unit === "w" ? `${n * 7}d` : `${n}${unit}`;
+}
+
+/** A period as typed is one the schedule takes. */
+export const isPeriod = (text: string): boolean => parsePeriod(text) !== null;
+
+/** The core's period (`1d`, `6h`, `14d`) as the picker shows it: a count
+ * and a unit (whole weeks as weeks). */
+export function periodParts(every: string): { count: number; unit: PeriodUnit } {
+  const m = /^(\d+)([mhd])$/.exec(every.trim());
+  if (m === null) return { count: 1, unit: "d" };
+  const count = Number(m[1]);
+  const unit = m[2] as PeriodUnit;
+  return unit === "d" && count % 7 === 0 ? { count: count / 7, unit: "w" } : { count, unit };
+}
+
+/** The picker's count and unit as the core takes them. */
+export const periodOf = (count: number, unit: PeriodUnit): string | null =>
+  Number.isInteger(count) && count >= 1 && count <= 99_999 ? (unit === "w" ? `${count * 7}d` : `${count}${unit}`) : null;
+
+/** The i18n key of a unit, one or many. */
+export const unitKey = (unit: PeriodUnit, count: number): `period.${PeriodUnit}.${"one" | "many"}` =>
+  `period.${unit}.${count === 1 ? "one" : "many"}`;
+
+/** What a parameter is, for a person: its kind's name ("Page address"),
+ * or the field's label the run typed into ("so_dien_thoai" -> "so dien
+ * thoai" when nothing better is known); the step it is used in. */
+export function paramLabel(p: RoutineParam): { kind: "url" | "date" | "number" | "text"; words: string; step: number | null } {
+  const kind = p.kind === "url" || p.kind === "date" || p.kind === "number" ? p.kind : "text";
+  const step = /^step (\d+)/.exec(p.usedIn);
+  const generic = ["url", "date", "quantity", "text", "value"].includes(p.name.replace(/_\d+$/, ""));
+  return { kind, words: generic ? "" : p.name.replace(/[_-]+/g, " ").trim(), step: step === null ? null : Number(step[1]) };
+}
 
 /** The i18n key of a replay's status. */
 export function statusKey(status: string): "routineStatus.completed" | "routineStatus.stopped" | "routineStatus.failed" | "routineStatus.running" | "routineStatus.interrupted" {

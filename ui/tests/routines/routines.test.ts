@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPeriod, readReport, readRoutine, runParams, statusKey } from "../../src/routines/routines";
+import { isPeriod, paramLabel, parsePeriod, periodOf, periodParts, readReport, readRoutine, runParams, statusKey, unitKey } from "../../src/routines/routines";
 import { MESSAGES } from "../../src/i18n";
 
 // A routine as `ShowRoutine` answers it (host/routines.rs: routine_json).
@@ -71,12 +71,58 @@ describe("routines", () => {
   });
 
   it("tells a period from anything else and every status has words", () => {
-    for (const ok of ["30m", "6h", "1d", " 12 h "]) expect(isPeriod(ok)).toBe(true);
-    for (const bad of ["", "1w", "d", "1.5h", "-1d", "1d2h"]) expect(isPeriod(bad)).toBe(false);
+    for (const ok of ["30m", "6h", "1d", " 12 h ", "1w"]) expect(isPeriod(ok)).toBe(true);
+    for (const bad of ["", "d", "1.5h", "-1d", "1d2h", "0 giờ", "1 ngày 2 giờ", "ngày mai", "1 tháng"]) expect(isPeriod(bad)).toBe(false);
     for (const s of ["completed", "stopped", "failed", "running", "interrupted", "weird"]) {
       expect(MESSAGES.en[statusKey(s)]).toBeTruthy();
       expect(MESSAGES.vi[statusKey(s)]).toBeTruthy();
     }
     expect(MESSAGES.vi.saveAsRoutine).toBe("Lưu thành quy trình");
+  });
+
+  it("reads a period as a person writes it, in Vietnamese or English", () => {
+    const cases: [string, string][] = [
+      ["1 ngày", "1d"],
+      ["mỗi 2 giờ", "2h"],
+      ["2 tiếng", "2h"],
+      ["30 phút", "30m"],
+      ["30phút", "30m"],
+      ["hằng ngày", "1d"],
+      ["Mỗi ngày", "1d"],
+      ["mỗi giờ", "1h"],
+      ["1 tuần", "7d"],
+      ["2 TUẦN", "14d"],
+      ["every 6 hours", "6h"],
+      ["1 day", "1d"],
+      ["daily", "1d"],
+      ["weekly", "7d"],
+      ["45 min", "45m"],
+    ];
+    for (const [typed, every] of cases) expect([typed, parsePeriod(typed)]).toEqual([typed, every]);
+  });
+
+  it("shows a period as a count and a unit, and reads the picker back", () => {
+    expect(periodParts("1d")).toEqual({ count: 1, unit: "d" });
+    expect(periodParts("14d")).toEqual({ count: 2, unit: "w" });
+    expect(periodParts("6h")).toEqual({ count: 6, unit: "h" });
+    expect(periodParts("junk")).toEqual({ count: 1, unit: "d" });
+    expect([periodOf(2, "w"), periodOf(30, "m"), periodOf(0, "h"), periodOf(1.5, "h"), periodOf(Number.NaN, "d")]).toEqual(["14d", "30m", null, null, null]);
+    expect(MESSAGES.vi[unitKey("d", 1)]).toBe("ngày");
+    expect(MESSAGES.en[unitKey("h", 2)]).toBe("{n} hours");
+    for (const u of ["m", "h", "d", "w"] as const) for (const n of [1, 2]) expect(MESSAGES.vi[unitKey(u, n)]).toBeTruthy();
+  });
+
+  it("names a parameter for a person, never by its tool", () => {
+    const r = readRoutine(shown);
+    expect(paramLabel(r.params[0] ?? { name: "", kind: "", default: null, usedIn: "" })).toEqual({ kind: "url", words: "", step: 1 });
+    expect(paramLabel(r.params[1] ?? { name: "", kind: "", default: null, usedIn: "" })).toEqual({ kind: "number", words: "so luong", step: 2 });
+    expect(paramLabel({ name: "url_2", kind: "url", default: null, usedIn: "step 4 browser_new_tab url" })).toEqual({ kind: "url", words: "", step: 4 });
+    expect(paramLabel({ name: "date", kind: "date", default: null, usedIn: "" })).toEqual({ kind: "date", words: "", step: null });
+    expect(MESSAGES.vi["routineParam.url"]).toBe("Địa chỉ trang");
+  });
+
+  it("keeps the values each replay was run with", () => {
+    const r = readRoutine({ ...shown, replays: [{ id: "r", status: "completed", trigger: "user", started_at: "", report: { params: { url: "https://shop.vn/p/2", n: 3 } } }] });
+    expect(r.replays[0]?.params).toEqual({ url: "https://shop.vn/p/2" });
   });
 });
