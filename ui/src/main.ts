@@ -24,7 +24,7 @@
 //   #watches (hooks in watches-view.ts), #memory-open, #memory-view (hooks in
 //   memory/memory-view.ts), #routines-open, #routines-view and
 //   #save-routine-dialog (hooks in routines/routines-view.ts; .save-routine
-//   under a finished answer, data-run), #back-to-chat, #not-connected,
+//   under a finished answer whose run would save, data-run), #back-to-chat, #not-connected,
 //   .open-view (a creator skill's step: opens #creator-dialog, hooks in
 //   creator-view.ts).
 // Keys: Enter sends, Shift+Enter new line, Esc stops the run or closes the open

@@ -1,21 +1,26 @@
 // The Routines view: each routine (a finished run kept as steps and
-// replayed without the model) with its schedule, last result and next run;
-// Run now with its parameters as a form; pause/resume; the schedule edited
-// or removed; delete (asked twice); its history. And the "Save as routine"
-// dialog a finished run's answer opens (see main.ts): it asks the name and
-// shows the parameters proposed from the run. Everything goes through ops
-// (ipc.ts); the view reads the routines again on `Event::Routines`.
+// replayed without the model) with its schedule in words, last result
+// (Markdown) and next run; one-click Run now with the last values, and
+// "Change values…" opening its parameters as a form labelled for a person;
+// pause/resume; the schedule picked by count and unit, or removed; delete
+// (asked twice); its history. And the "Save as routine" dialog a finished
+// run's answer opens (see main.ts; the button shows only when
+// CanSaveRoutine found nothing to refuse): it asks the name and shows the
+// parameters proposed from the run. Everything goes through ops (ipc.ts);
+// the view reads the routines again on `Event::Routines`.
 //
 // Stable hooks for e2e tests: #routines-view, #routine-list (.routine with
 // data-routine, data-scheduled, data-paused, data-last; .routine-schedule,
-// .routine-next, .routine-last, .routine-run-open, .routine-pause,
-// .routine-resume, .routine-delete, form.routine-run-form with
-// input.param-input[data-param] and .routine-run, .routine-result,
-// form.routine-schedule-form with input.schedule-every, .schedule-save,
-// .schedule-off, input.routine-repair (checkbox), details.routine-history with li.replay (data-status,
-// data-trigger)), #routines-status; #save-routine-dialog, #routine-name,
-// #routine-save, #routine-save-status, #routine-saved-params (li.saved-param
-// with data-param), #routine-save-close.
+// .routine-next, .routine-last (.routine-answer), .routine-run-now,
+// .routine-run-open, .routine-pause, .routine-resume, .routine-delete,
+// form.routine-run-form with input.param-input[data-param] and
+// .routine-run, .routine-result, form.routine-schedule-form with
+// input.schedule-count, select.schedule-unit, .schedule-save,
+// .schedule-off, input.routine-repair (checkbox), details.routine-history
+// with li.replay (data-status, data-trigger; .replay-what)),
+// #routines-status; #save-routine-dialog, #routine-name, #routine-save,
+// #routine-save-status, #routine-saved-params (li.saved-param with
+// data-param), #routine-save-close.
 
 import { h } from "../dom";
 import type { Lang, Translate } from "../i18n";
