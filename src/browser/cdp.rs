@@ -25,3 +25,64 @@ pub(crate) fn crashed() -> Error {
          The action was not repeated: check the page before trying again.",
     )
 }
+
+/// `Target.sendMessageToTarget`: a command for a session attached without
+/// `flatten` (chromiumoxide's browser sends only on its own session).
+#[derive(Debug, Clone, serde::Serialize)]
+struct SendMessageToTarget {
+    #[serde(rename = "sessionId")]
+    session_id: String,
+    message: String,
+}
+
+impl chromiumoxide::Method for SendMessageToTarget {
+    fn identifier(&self) -> chromiumoxide::types::MethodId {
+        "Target.sendMessageToTarget".into()
+    }
+}
+
+impl chromiumoxide::Command for SendMessageToTarget {
+    type Response = serde_json::Value;
+}
+
+/// Let each service worker run. chromiumoxide auto-attaches a page's
+/// children waiting for the debugger and, for a service worker, sends
+/// `Runtime.runIfWaitingForDebugger` and the detach together: on Chromium
+/// 156 the detach wins, and the worker stays paused for good (its page's
+/// `navigator.serviceWorker.ready` never settles, whatever site it is).
+/// Each new service worker target is attached here from the browser's own
+/// session and told to run (a no-op when it already runs), then left.
+/// What it sends is paused by the browser-wide interception like any
+/// other target's (`intercept::hub`). The task ends with the connection.
+pub(crate) async fn release_service_workers(browser: &std::sync::Arc<chromiumoxide::Browser>) {
+    use chromiumoxide::cdp::browser_protocol::target::{
+        AttachToTargetParams, DetachFromTargetParams, EventTargetCreated,
+    };
+    use futures::StreamExt;
+    let Ok(mut created) = browser.event_listener::<EventTargetCreated>().await else { return };
+    let weak = std::sync::Arc::downgrade(browser);
+    tokio::spawn(async move {
+        while let Some(event) = created.next().await {
+            if event.target_info.r#type != "service_worker" {
+                continue;
+            }
+            let Some(browser) = weak.upgrade() else { break };
+            let target = event.target_info.target_id.clone();
+            tokio::spawn(async move {
+                let attach = AttachToTargetParams { target_id: target, flatten: Some(false) };
+                let Ok(attached) = browser.execute(attach).await else { return };
+                let session = attached.result.session_id.clone();
+                let run = || SendMessageToTarget {
+                    session_id: session.as_ref().to_owned(),
+                    message: r#"{"id":1,"method":"Runtime.runIfWaitingForDebugger"}"#.to_owned(),
+                };
+                // Once now, and once after the page's own session has
+                // attached and let go (its pause may come after ours).
+                let _ = browser.execute(run()).await;
+                tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                let _ = browser.execute(run()).await;
+                let _ = browser.execute(DetachFromTargetParams::builder().session_id(session).build()).await;
+            });
+        }
+    });
+}

@@ -168,6 +168,7 @@ pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
         drop(handler);
     });
     let browser = Arc::new(browser);
+    super::cdp::release_service_workers(&browser).await;
     #[cfg(feature = "bench-knobs")]
     if options.bench_wire_off {
         // No interception, and the actions run unwatched.

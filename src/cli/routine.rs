@@ -104,6 +104,11 @@ pub enum RoutineCommand {
         /// `1d`, `6h`, `30m` (at least a minute).
         #[arg(long, value_name = "PERIOD", required_unless_present = "off", conflicts_with = "off")]
         every: Option<String>,
+        /// At a time of day, the computer's local time (`08:00`, `20:30`):
+        /// the first replay the next time the clock shows it, the others a
+        /// period after each other on that time.
+        #[arg(long, value_name = "HH:MM", conflicts_with = "off")]
+        at: Option<String>,
         /// Take the routine off its schedule.
         #[arg(long)]
         off: bool,
@@ -225,9 +230,9 @@ pub async fn run(cmd: RoutineCommand, data_dir: Option<&Path>, browser: BrowserS
                 other => done(other),
             }
         }
-        RoutineCommand::Schedule { name, every, off, json } => {
+        RoutineCommand::Schedule { name, every, at, off, json } => {
             let op = match every {
-                Some(every) if !off => Op::ScheduleRoutine { name: name.clone(), every },
+                Some(every) if !off => Op::ScheduleRoutine { name: name.clone(), every, at },
                 _ => Op::UnscheduleRoutine { name: name.clone() },
             };
             match ask(&dir, browser, op, &unknown(&name)).await {
@@ -287,8 +292,17 @@ fn schedule_line(routine: &Value) -> String {
     let s = &routine["schedule"];
     match s["every"].as_str() {
         None => "not scheduled".to_owned(),
-        Some(every) if s["paused"] == true => format!("every {every}, paused"),
-        Some(every) => format!("every {every}, next run {}", s["next_run_at"].as_str().unwrap_or("?")),
+        Some(every) => {
+            let every = match s["at"].as_str() {
+                Some(at) => format!("every {every} at {at}"),
+                None => format!("every {every}"),
+            };
+            if s["paused"] == true {
+                format!("{every}, paused")
+            } else {
+                format!("{every}, next run {}", s["next_run_at"].as_str().unwrap_or("?"))
+            }
+        }
     }
 }
 

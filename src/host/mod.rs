@@ -407,7 +407,7 @@ impl Host {
                 Box::pin(self.run_routine(caller, &name, options)).await
             }
             Op::ForgetRoutineApprovals { name } => self.forget_routine_approvals(&name).await,
-            Op::ScheduleRoutine { name, every } => self.schedule_routine(&name, &every).await,
+            Op::ScheduleRoutine { name, every, at } => self.schedule_routine(&name, &every, at.as_deref()).await,
             Op::PauseRoutine { name, paused } => self.pause_routine(&name, paused).await,
             Op::UnscheduleRoutine { name } => self.unschedule_routine(&name).await,
             Op::SetRoutineRepair { name, allowed } => self.set_routine_repair(&name, allowed).await,

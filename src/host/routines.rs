@@ -84,12 +84,18 @@ impl Host {
     }
 
     /// [`Op::ScheduleRoutine`](crate::protocol::Op::ScheduleRoutine): due
-    /// at once, then every `every`.
-    pub(super) async fn schedule_routine(&self, name: &str, every: &str) -> Result<Reply> {
+    /// at once, then every `every`; with `at`, at the next time the
+    /// computer's clock shows it, then every `every` from there.
+    pub(super) async fn schedule_routine(&self, name: &str, every: &str, at: Option<&str>) -> Result<Reply> {
         let store = self.core.store();
         let row = routine::find(store, name).await?;
         let secs = schedule::parse_every(every)?;
-        store.routines().set_schedule(&row.id, secs, &crate::store::now()).await?;
+        let at = at.map(str::trim).filter(|a| !a.is_empty()).map(schedule::parse_at).transpose()?;
+        let next = match &at {
+            Some(at) => schedule::first_at(&chrono::Local, at, chrono::Utc::now()),
+            None => crate::store::now(),
+        };
+        store.routines().set_schedule(&row.id, secs, at.as_deref(), &next).await?;
         self.tell_routine(name, None);
         self.show_routine(name).await
     }
@@ -181,7 +187,7 @@ impl Host {
             if self.replaying().contains_key(&d.routine_id) {
                 continue;
             }
-            let next = schedule::after(&at, d.every_secs);
+            let next = schedule::next_after(d.at_time.as_deref(), d.every_secs, &d.next_run_at, &at);
             match store.routines().claim_due(&d.routine_id, &d.next_run_at, &at, &next).await {
                 Ok(true) => {}
                 Ok(false) => continue,

@@ -557,13 +557,21 @@ pub enum Op {
     /// [`Reply::Routine`]; `not_found` for an unknown routine.
     ForgetRoutineApprovals { name: String },
     /// Replay routine `name` on a schedule, every `every` (`1d`, `6h`,
-    /// `30m`; at least a minute), the first replay at once: the long-lived
+    /// `30m`; at least a minute), the first replay at once, or with `at`
+    /// (`08:00`, the computer's local time) at the next time the clock
+    /// shows it, each replay then on that time of day: the long-lived
     /// host's scheduler (the desktop app, `halley serve`) runs it in the
     /// background, its questions going to the panel and a notification, its
     /// result to the inbox. A paused schedule resumes. Replies
     /// [`Reply::Routine`]; `not_found` for an unknown routine,
-    /// `invalid_arguments` for a bad period.
-    ScheduleRoutine { name: String, every: String },
+    /// `invalid_arguments` for a bad period or time.
+    ScheduleRoutine {
+        name: String,
+        every: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        at: Option<String>,
+    },
     /// Pause (`paused`) or resume a routine's schedule (resumed: due at
     /// once). Replies [`Reply::Routine`]; `not_found` for an unknown
     /// routine, `invalid_arguments` when it has no schedule.

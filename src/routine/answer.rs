@@ -312,3 +312,75 @@ pub fn render(template: &Template, results: &[Option<Value>]) -> (String, Vec<St
     }
     (text, notes)
 }
+
+/// One value a replay's read step found, as the report carries it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReadField {
+    /// The plan's step, 1-based.
+    pub step: usize,
+    /// Where in the step's result: `price`, `items.1.name`.
+    pub field: String,
+    pub value: Value,
+}
+
+/// At most this many read values in a report.
+const READ_LIMIT: usize = 12;
+
+/// What the replay's read steps found (by plan step), for the report and
+/// for an answer that quoted none of it.
+pub fn read_fields(results: &[Option<Value>]) -> Vec<ReadField> {
+    let mut values = Vec::new();
+    for (step, data) in results.iter().enumerate() {
+        if let Some(data) = data {
+            collect(step, data, &mut values);
+        }
+    }
+    values
+        .into_iter()
+        .filter(|v| !v.pointer.is_empty())
+        .take(READ_LIMIT)
+        .map(|v| ReadField {
+            step: v.step + 1,
+            field: {
+                let path = v.pointer.trim_start_matches('/');
+                let path = path.strip_prefix("data/").unwrap_or(path);
+                path.replace('/', ".").replace("~1", "/").replace("~0", "~")
+            },
+            value: v.value,
+        })
+        .collect()
+}
+
+/// The read values as a Markdown list under `answer` (which quoted none
+/// of them), numbers written the way the answer's language writes them
+/// (`19.990.000` beside Vietnamese, `19,990,000` beside English).
+pub fn with_read(answer: Option<&str>, read: &[ReadField]) -> Option<String> {
+    if read.is_empty() {
+        return answer.map(str::to_owned);
+    }
+    let text = answer.unwrap_or_default();
+    let written: Vec<NumberStyle> = numbers_in(text).into_iter().map(|(_, _, _, s)| s).collect();
+    let group = written.iter().find_map(|s| s.group).unwrap_or_else(|| {
+        let vi = crate::search::locale::detect(text).is_some_and(|l| l.lang == "vi") || text.contains('₫');
+        if vi { '.' } else { ',' }
+    });
+    let mut out = text.trim_end().to_owned();
+    if !out.is_empty() {
+        out.push_str("\n\n");
+    }
+    for f in read {
+        let value = match &f.value {
+            Value::Number(n) => {
+                let v = n.as_f64().unwrap_or_default();
+                let decimals = if v.fract() == 0.0 { 0 } else { n.to_string().split('.').nth(1).map_or(0, str::len) };
+                let style =
+                    NumberStyle { group: (v.abs() >= 10_000.0).then_some(group), decimal: other(group), decimals };
+                render_number(v, style)
+            }
+            Value::String(s) => s.clone(),
+            v => v.to_string(),
+        };
+        out.push_str(&format!("- {}: {value}\n", f.field));
+    }
+    Some(out.trim_end().to_owned())
+}

@@ -127,6 +127,10 @@ pub struct ReplayReport {
     /// The answer written from the template (none when the run had none or
     /// the replay stopped first).
     pub answer: Option<String>,
+    /// What the read steps found (the values of an extraction, a table's
+    /// cells), whether or not the answer quoted them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub read: Vec<answer::ReadField>,
     pub params: HashMap<String, String>,
     pub steps: Vec<StepOutcome>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -325,12 +329,16 @@ pub async fn replay(core: &Core, base: CallContext, name: &str, options: ReplayO
         store.routines().new_version(&row.id, plan.revision, &row.plan, &to_json(&kept)?, &because).await?;
         notes.push(format!("{because}: kept as version {}", kept.revision));
     }
+    // What the read steps found; written under the answer when it quoted
+    // none of it, so a replay always carries what it read now.
+    let read = if status == "completed" { answer::read_fields(&results) } else { Vec::new() };
     let answer = match (&plan.answer, status) {
         (Some(template), "completed") => {
             let (text, missing) = answer::render(template, &results);
             notes.extend(missing);
-            Some(text)
+            if template.slots.is_empty() { answer::with_read(Some(&text), &read) } else { Some(text) }
         }
+        (None, "completed") => answer::with_read(None, &read),
         _ => None,
     };
     let report = ReplayReport {
@@ -339,6 +347,7 @@ pub async fn replay(core: &Core, base: CallContext, name: &str, options: ReplayO
         run_id: run.id.clone(),
         status: status.to_owned(),
         answer,
+        read,
         params: values,
         steps: outcomes,
         stopped,

@@ -34,12 +34,76 @@ pub fn after(at: &str, secs: i64) -> String {
     (base + chrono::Duration::seconds(secs)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
+/// A time of day as a person writes it (`08:00`, `8:30`, `8h30`, `20h`,
+/// `8 giờ 30`) to `HH:MM`; `invalid_arguments` for anything else.
+pub fn parse_at(text: &str) -> Result<String> {
+    let bad = || {
+        Error::invalid_arguments(format!(
+            "bad time {text:?}: write hours and minutes on a 24-hour clock, e.g. `08:00` or `20:30`"
+        ))
+    };
+    let t = text.trim().to_lowercase();
+    let t = t.replace("giờ", "h").replace("phút", "");
+    let t: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+    let (h, m) = match t.split_once([':', 'h']) {
+        Some((h, m)) => (h, m),
+        None => (t.as_str(), ""),
+    };
+    let digits = |s: &str| !s.is_empty() && s.len() <= 2 && s.chars().all(|c| c.is_ascii_digit());
+    if !digits(h) || !(m.is_empty() || digits(m)) {
+        return Err(bad());
+    }
+    let (h, m): (u32, u32) =
+        (h.parse().map_err(|_| bad())?, if m.is_empty() { 0 } else { m.parse().map_err(|_| bad())? });
+    if h > 23 || m > 59 {
+        return Err(bad());
+    }
+    Ok(format!("{h:02}:{m:02}"))
+}
+
+/// The first time at or after `now` that the clock of `tz` shows
+/// `at_time` (`HH:MM`), as the store writes times (RFC 3339, UTC).
+pub fn first_at<Tz: chrono::TimeZone>(tz: &Tz, at_time: &str, now: chrono::DateTime<chrono::Utc>) -> String {
+    let (h, m) = at_time.split_once(':').unwrap_or(("0", "0"));
+    let (h, m): (u32, u32) = (h.parse().unwrap_or(0), m.parse().unwrap_or(0));
+    let local = now.with_timezone(tz).date_naive();
+    let mut day = local;
+    for _ in 0..3 {
+        let at = day.and_hms_opt(h, m, 0).and_then(|t| t.and_local_timezone(tz.clone()).earliest());
+        if let Some(at) = at.map(|t| t.to_utc())
+            && at >= now
+        {
+            return at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        }
+        day = day.succ_opt().unwrap_or(day);
+    }
+    now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// When a schedule's replay claimed at `now` (due at `was`) is due next:
+/// on a time of day, the due time moved on by whole periods past `now`
+/// (missed replays are skipped, the time of day kept); else a period
+/// after `now`.
+pub fn next_after(at_time: Option<&str>, every_secs: i64, was: &str, now: &str) -> String {
+    let Some(_) = at_time else { return after(now, every_secs) };
+    let parse = |t: &str| chrono::DateTime::parse_from_rfc3339(t).map(|t| t.to_utc()).ok();
+    let (Some(mut next), Some(now_t)) = (parse(was), parse(now)) else { return after(now, every_secs) };
+    let step = chrono::Duration::seconds(every_secs.max(60));
+    while next <= now_t {
+        next += step;
+    }
+    next.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
 /// A schedule as the front ends show it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScheduleView {
     /// `1d`, `6h`, `30m`.
     pub every: String,
     pub every_secs: i64,
+    /// `HH:MM`, local time, its replays fall on (none: from when it was set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
     pub paused: bool,
     /// When it runs next (none while paused).
     pub next_run_at: Option<String>,
@@ -53,6 +117,7 @@ impl ScheduleView {
         ScheduleView {
             every: every_text(row.every_secs),
             every_secs: row.every_secs,
+            at: row.at_time.clone(),
             paused: row.paused,
             next_run_at: (!row.paused).then(|| row.next_run_at.clone()),
             last_run_at: row.last_run_at.clone(),

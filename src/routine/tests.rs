@@ -183,3 +183,73 @@ fn a_standing_approval_covers_its_exact_shape_and_lower_amounts() {
     });
     assert!(!approved.covers(&extra), "another field");
 }
+
+/// #43 item 3: an answer that quoted no value still carries what the
+/// replay read, written the way its language writes numbers.
+#[test]
+fn an_answer_that_quoted_nothing_carries_what_was_read() {
+    let results = vec![
+        None,
+        Some(json!({"data": {"name": "Laptop ASUS Vivobook 15", "price": 19_990_000, "rating": 4.8},
+                    "confidence": 0.9, "sources": {"price": "json-ld"}})),
+    ];
+    let read = answer::read_fields(&results);
+    let fields: Vec<(usize, &str)> = read.iter().map(|f| (f.step, f.field.as_str())).collect();
+    assert_eq!(fields, [(2, "name"), (2, "price"), (2, "rating")]);
+    let vi = answer::with_read(Some("Giá hiện tại đã được đọc."), &read).unwrap();
+    assert_eq!(vi, "Giá hiện tại đã được đọc.\n\n- name: Laptop ASUS Vivobook 15\n- price: 19.990.000\n- rating: 4,8");
+    let en = answer::with_read(Some("The price was read."), &read).unwrap();
+    assert!(en.ends_with("- price: 19,990,000\n- rating: 4.8"), "{en}");
+    // A run with no answer of its own: the list alone; nothing read, the
+    // answer as it was.
+    assert!(answer::with_read(None, &read).unwrap().starts_with("- name: "));
+    assert_eq!(answer::with_read(Some("Xong."), &[]).as_deref(), Some("Xong."));
+    assert_eq!(answer::with_read(None, &[]), None);
+    // A year is no amount: not grouped.
+    let year = answer::read_fields(&[Some(json!({"data": {"year": 2026}}))]);
+    assert!(answer::with_read(Some("Năm"), &year).unwrap().ends_with("- year: 2026"));
+}
+
+/// #43 item 3: a schedule at a time of day, as a person writes it, falls
+/// on that time of the computer's clock and does not drift.
+#[test]
+fn a_schedule_at_a_time_of_day_keeps_it() {
+    use super::schedule::{first_at, next_after, parse_at};
+    for (typed, at) in [
+        ("08:00", "08:00"),
+        ("8:30", "08:30"),
+        ("8h30", "08:30"),
+        ("20h", "20:00"),
+        ("8 giờ 30", "08:30"),
+        (" 7 giờ ", "07:00"),
+    ] {
+        assert_eq!(parse_at(typed).unwrap(), at, "{typed}");
+    }
+    for bad in ["", "25:00", "8:60", "tám giờ", "8:5:1", "-1:00", "800"] {
+        let e = parse_at(bad).unwrap_err();
+        assert_eq!(e.code(), crate::error::ErrorCode::InvalidArguments, "{bad}");
+        assert!(e.message().contains("24-hour"), "{bad}: {}", e.message());
+    }
+    // Vietnam is UTC+7: 08:00 there is 01:00 UTC.
+    let vn = chrono::FixedOffset::east_opt(7 * 3600).unwrap();
+    let now = |t: &str| chrono::DateTime::parse_from_rfc3339(t).unwrap().to_utc();
+    assert_eq!(first_at(&vn, "08:00", now("2026-12-04T00:30:00Z")), "2026-12-04T01:00:00.000Z");
+    assert_eq!(first_at(&vn, "08:00", now("2026-12-04T01:00:00Z")), "2026-12-04T01:00:00.000Z");
+    assert_eq!(first_at(&vn, "08:00", now("2026-12-04T02:00:00Z")), "2026-12-05T01:00:00.000Z");
+    // Claimed late (the app was closed for two days): the next is still
+    // at 08:00, the missed ones skipped.
+    let day = 86_400;
+    assert_eq!(
+        next_after(Some("08:00"), day, "2026-12-04T01:00:00.000Z", "2026-12-06T03:12:45.000Z"),
+        "2026-12-07T01:00:00.000Z"
+    );
+    assert_eq!(
+        next_after(Some("08:00"), day, "2026-12-04T01:00:00.000Z", "2026-12-04T01:00:02.500Z"),
+        "2026-12-05T01:00:00.000Z"
+    );
+    // Without a time, a period after the claim.
+    assert_eq!(
+        next_after(None, 3600, "2026-12-04T01:00:00.000Z", "2026-12-04T01:00:02.500Z"),
+        "2026-12-04T02:00:02.500Z"
+    );
+}

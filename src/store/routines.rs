@@ -49,6 +49,8 @@ pub struct ReplayRow {
 pub struct ScheduleRow {
     pub routine_id: String,
     pub every_secs: i64,
+    /// `HH:MM` local time its replays fall on (none: from the last claim).
+    pub at_time: Option<String>,
     pub paused: bool,
     /// When it is due next (RFC 3339, UTC).
     pub next_run_at: String,
@@ -77,6 +79,7 @@ pub struct DueRoutine {
     pub routine_id: String,
     pub name: String,
     pub every_secs: i64,
+    pub at_time: Option<String>,
     pub next_run_at: String,
 }
 
@@ -275,22 +278,31 @@ impl Routines<'_> {
             .await?)
     }
 
-    /// Schedule a routine every `every_secs`, due at `next_run_at`
-    /// (active: a paused schedule resumes). Its last result is kept.
-    pub async fn set_schedule(&self, routine_id: &str, every_secs: i64, next_run_at: &str) -> Result<ScheduleRow> {
+    /// Schedule a routine every `every_secs` (at the local time `at_time`
+    /// when given), due at `next_run_at` (active: a paused schedule
+    /// resumes). Its last result is kept.
+    pub async fn set_schedule(
+        &self,
+        routine_id: &str,
+        every_secs: i64,
+        at_time: Option<&str>,
+        next_run_at: &str,
+    ) -> Result<ScheduleRow> {
         let at = now();
         super::returned(
             sqlx::query_as(
-                "INSERT INTO routine_schedules (routine_id, every_secs, paused, next_run_at, created_at, updated_at)
-                 VALUES (?1, ?2, 0, ?3, ?4, ?4)
-                 ON CONFLICT (routine_id) DO UPDATE SET every_secs = ?2, paused = 0, next_run_at = ?3,
-                     updated_at = ?4
+                "INSERT INTO routine_schedules
+                     (routine_id, every_secs, at_time, paused, next_run_at, created_at, updated_at)
+                 VALUES (?1, ?2, ?5, 0, ?3, ?4, ?4)
+                 ON CONFLICT (routine_id) DO UPDATE SET every_secs = ?2, at_time = ?5, paused = 0,
+                     next_run_at = ?3, updated_at = ?4
                  RETURNING *",
             )
             .bind(routine_id)
             .bind(every_secs)
             .bind(next_run_at)
             .bind(at)
+            .bind(at_time)
             .fetch_all(self.store.pool())
             .await?,
         )
@@ -337,7 +349,7 @@ impl Routines<'_> {
     /// most overdue first.
     pub async fn due(&self, at: &str) -> Result<Vec<DueRoutine>> {
         Ok(sqlx::query_as(
-            "SELECT s.routine_id, r.name, s.every_secs, s.next_run_at
+            "SELECT s.routine_id, r.name, s.every_secs, s.at_time, s.next_run_at
              FROM routine_schedules s JOIN routines r ON r.id = s.routine_id
              WHERE s.paused = 0 AND s.next_run_at <= ?1 ORDER BY s.next_run_at",
         )
@@ -414,7 +426,7 @@ mod tests {
     async fn a_schedule_is_due_claimed_once_paused_and_removed_with_its_routine() {
         let (_dir, store) = open_temp().await;
         let r = store.routines().create("giá", None, &json!({"steps": []})).await.unwrap();
-        let s = store.routines().set_schedule(&r.id, 3600, "2026-01-01T00:00:00.000Z").await.unwrap();
+        let s = store.routines().set_schedule(&r.id, 3600, None, "2026-01-01T00:00:00.000Z").await.unwrap();
         assert_eq!((s.every_secs, s.paused, s.last_status), (3600, false, None));
         let routines = store.routines();
         assert!(routines.due("2025-12-31T23:59:59.999Z").await.unwrap().is_empty());

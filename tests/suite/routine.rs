@@ -613,7 +613,7 @@ async fn a_scheduled_routine_replays_in_the_host_and_its_results_reach_the_inbox
     let host = open_host(&h).await;
     let mut rx = host.subscribe();
     let name = "giá laptop";
-    let scheduled = host.handle(Op::ScheduleRoutine { name: name.into(), every: "1d".into() }).await.unwrap();
+    let scheduled = host.handle(Op::ScheduleRoutine { name: name.into(), every: "1d".into(), at: None }).await.unwrap();
     let Reply::Routine { routine } = scheduled else { panic!("{scheduled:?}") };
     assert_eq!(routine["schedule"]["every"], "1d");
 
@@ -691,7 +691,7 @@ async fn a_scheduled_submit_asks_and_a_refusal_sends_nothing() {
     record_order(&h, &site);
     let host = open_host(&h).await;
     let mut rx = host.subscribe();
-    host.handle(Op::ScheduleRoutine { name: "đặt hàng".into(), every: "1d".into() }).await.unwrap();
+    host.handle(Op::ScheduleRoutine { name: "đặt hàng".into(), every: "1d".into(), at: None }).await.unwrap();
     let scheduler = host.start_watch_scheduler(Duration::from_millis(300));
     let request = tokio::time::timeout(Duration::from_secs(90), async {
         loop {
@@ -925,4 +925,43 @@ fn a_run_that_switched_tabs_is_saved_by_what_the_tab_showed_and_refusals_are_nam
     let report = replayed.json();
     assert_eq!(report["status"], "completed", "{report}");
     assert!(report["answer"].as_str().unwrap().contains("19.990.000"), "{report}");
+}
+
+/// #43 item 3: a recorded answer that quoted no value ("the price was
+/// read") still gives the replay's reader the price read now: in `read`
+/// and written under the answer.
+#[test]
+fn a_replay_carries_what_it_read_when_the_answer_quoted_nothing() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    site.set_page("laptop", product("Laptop ASUS Vivobook 15", 21_490_000));
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("watched/laptop")}))]),
+        Turn::tool_calls(vec![ToolCall::new(
+            "browser_extract",
+            json!({"schema": {"name": "string", "price": "number"}}),
+        )]),
+        Turn::text("Giá hiện tại đã được đọc."),
+    ]);
+    let h = Halley::new();
+    let run_id = record(&h, &model, "Đọc giá laptop");
+    drop(model);
+    let saved = h.run(&["routine", "save", &run_id, "--name", "đọc giá", "--json"]);
+    assert_eq!(saved.code, 0, "{}", saved.stderr);
+    assert_eq!(saved.json()["plan"]["answer"]["slots"], json!([]), "the answer quoted nothing");
+    site.change_page("laptop", |p| p.price = 19_990_000);
+    let replayed = replay(&h, "đọc giá", &[]);
+    assert_eq!(replayed.code, 0, "{}\n{}", replayed.stdout, replayed.stderr);
+    let report = replayed.json();
+    let price = report["read"].as_array().unwrap().iter().find(|f| f["field"] == "price").cloned();
+    assert_eq!(price, Some(json!({"step": 2, "field": "price", "value": 19_990_000})), "{report}");
+    let answer = report["answer"].as_str().unwrap();
+    assert!(answer.starts_with("Giá hiện tại đã được đọc."), "{answer}");
+    assert!(answer.contains("- price: 19.990.000"), "{answer}");
+    // Without --json too.
+    let plain = h.run(&["--headless", "routine", "run", "đọc giá", "--confirm", "deny"]);
+    assert_eq!(plain.code, 0, "{}", plain.stderr);
+    assert!(plain.stdout.contains("19.990.000"), "{}", plain.stdout);
 }

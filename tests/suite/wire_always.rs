@@ -2,7 +2,7 @@
 //! first call a run makes on it, not only inside an action's window, and
 //! for as long as the run holds it. What a page sends by itself (as it
 //! loads, when scrolled, a minute after a click, in a tab the agent left,
-//! from a worker, another site's form posted to the shop) is graded like
+//! from a worker, a service worker, another site's form posted to the shop) is graded like
 //! what an action set off: with nobody to approve, the shop receives
 //! nothing; approved, exactly one order. An honest browse asks nothing.
 
@@ -216,6 +216,55 @@ async fn a_worker_orders_nothing_when_a_click_messages_it() {
         assert!(!confirmer.asked.lock().unwrap().is_empty(), "{kind}: nobody was asked");
         core.close().await;
     }
+}
+
+/// A service worker belongs to no tab and outlives the page that
+/// registered it: what it sends as it activates, when a click messages
+/// it, or in answer to the page's own harmless-looking request, is graded
+/// like the page's. With nobody to approve, the shop receives nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_service_worker_orders_nothing_unasked() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    for how in ["install", "message", "proxy"] {
+        site.clear();
+        let tmp = tempfile::tempdir().unwrap();
+        let confirmer = Scripted::new(&[]);
+        let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+        let url = site.url(&format!("always/sw-order.html?how={how}"));
+        let r = core.call_tool(&cx, "browser_navigate", json!({"url": url})).await;
+        assert!(r.is_ok(), "{how}: {r:?}");
+        let ready = json!({"until": "text", "text": "ready", "timeout_ms": 10000});
+        let w = core.call_tool(&cx, "browser_wait", ready).await;
+        if how != "install" {
+            assert!(w.is_ok(), "{how}: the worker never got ready: {w:?}");
+            let r = core.call_tool(&cx, "browser_click", json!({"selector": "#search"})).await;
+            assert!(r.error.as_ref().is_none_or(|e| e.code.as_str() == "denied"), "{how}: {r:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert_eq!(orders(&site), Vec::<String>::new(), "{how}: the service worker ordered unasked");
+        let asked = confirmer.asked.lock().unwrap().clone();
+        assert!(!asked.is_empty(), "{how}: nobody was asked: {:#?}", site.requests());
+        assert!(
+            asked.iter().all(|a| a.destination.as_deref().unwrap_or_default().contains("/order")),
+            "{how}: the question names the order's address: {asked:#?}"
+        );
+        core.close().await;
+    }
+    // Approved, the worker's order arrives once.
+    site.clear();
+    let tmp = tempfile::tempdir().unwrap();
+    let confirmer = Scripted::new(&[true]);
+    let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+    let r = core.call_tool(&cx, "browser_navigate", json!({"url": site.url("always/sw-order.html?how=install")})).await;
+    assert!(r.is_ok(), "{r:?}");
+    assert!(site.wait_for("/order", Duration::from_secs(10)).is_some(), "the approved order never arrived");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(orders(&site).len(), 1, "{:?}", orders(&site));
+    assert_eq!(confirmer.asked.lock().unwrap().len(), 1);
+    core.close().await;
 }
 
 /// Controls: an ordinary browse (a shop page opened, scrolled, read, its

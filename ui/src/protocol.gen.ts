@@ -928,7 +928,7 @@ export type Op =
     remember_approval?: boolean,
   }
   | { "type": "forget_routine_approvals", name: string }
-  | { "type": "schedule_routine", name: string, every: string }
+  | { "type": "schedule_routine", name: string, every: string, at?: string }
   | { "type": "pause_routine", name: string, paused: boolean }
   | { "type": "unschedule_routine", name: string }
   | { "type": "set_routine_repair", name: string, allowed: boolean }

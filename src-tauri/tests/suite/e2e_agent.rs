@@ -660,6 +660,9 @@ fn the_api_token_and_an_mcp_server_from_the_settings() -> Result<()> {
     app.panel.click(&open)?;
     let address = format!("http://127.0.0.1:{}", app.api_port);
     app.panel.wait_text("#api-address", UI_TIMEOUT, |t| t == address)?;
+    // The model's status is shown above first (the working model's list
+    // moves the sections below it down): clicked before, a button moves.
+    app.panel.wait_text("#model-info", UI_TIMEOUT, |t| !t.is_empty())?;
     let hidden = app.panel.wait_text("#api-token", UI_TIMEOUT, |t| t.starts_with("hly_"))?;
     assert!(!hidden.contains(&old[4..12]), "hidden by default: {hidden}");
     app.panel.click(&app.panel.find("#api-token-show")?)?;

@@ -107,5 +107,16 @@ fn a_run_saved_from_the_panel_replays_without_the_model_and_on_a_schedule() -> R
     click(s, &format!("{row} .routine-pause"))?;
     s.wait_script(&format!(r#"return document.querySelector("{row}")?.dataset.paused === "1";"#), UI_TIMEOUT)?;
     s.wait_text(&format!("{row} .routine-next"), UI_TIMEOUT, str::is_empty)?;
+
+    // At a time of day: shown in words, next due then (not at once).
+    s.execute(&format!(r#"document.querySelector("{row} .schedule-at").value = "08:00";"#), &[])?;
+    click(s, &format!("{row} .schedule-save"))?;
+    let every = s.wait_text(&format!("{row} .routine-schedule"), UI_TIMEOUT, |t| t.contains("08:00"))?;
+    assert_eq!(every, if vi { "Mỗi ngày lúc 08:00" } else { "Every day at 08:00" });
+    s.wait_text(&format!("{row} .routine-next"), UI_TIMEOUT, |t| !t.is_empty())?;
+    let replays = s.execute(&format!(r#"return document.querySelectorAll("{row} .replay").length;"#), &[])?;
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let after = s.execute(&format!(r#"return document.querySelectorAll("{row} .replay").length;"#), &[])?;
+    assert_eq!(replays, after, "a schedule at 08:00 is not due at once");
     app.stop()
 }

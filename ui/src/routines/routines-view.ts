@@ -83,12 +83,12 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
     const { count, unit } = periodParts(every);
     return t(unitKey(unit, count), { n: count });
   };
-  const scheduleText = (r: RoutineInfo): string =>
-    r.schedule === null
-      ? t("routineNotScheduled")
-      : r.schedule.paused
-        ? t("routineEveryPaused", { every: periodWords(r.schedule.every) })
-        : t("routineEvery", { every: periodWords(r.schedule.every) });
+  const scheduleText = (r: RoutineInfo): string => {
+    if (r.schedule === null) return t("routineNotScheduled");
+    const every = periodWords(r.schedule.every);
+    const words = r.schedule.at === null ? t("routineEvery", { every }) : t("routineEveryAt", { every, at: r.schedule.at });
+    return r.schedule.paused ? t("routinePausedSchedule", { schedule: words }) : words;
+  };
 
   /** A result as the chat shows an answer: Markdown rendered (never HTML). */
   const answerNodes = (text: string): HTMLElement => h("div", { class: "markdown routine-answer" }, markdownNodes(text));
@@ -205,6 +205,9 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
       ...PERIOD_UNITS.map((u) => h("option", { value: u }, t(unitKey(u, 2), { n: "" }).trim())),
     );
     unit.value = shownUnit;
+    // At a time of day (optional): the computer's clock.
+    const at = h("input", { class: "schedule-at", type: "time", "aria-label": t("routineScheduleAt") });
+    at.value = r.schedule?.at ?? "";
     const saveBtn = h("button", { type: "submit", class: "secondary schedule-save" }, t("routineScheduleSave"));
     const off = h("button", { type: "button", class: "secondary schedule-off" }, t("routineScheduleOff"));
     off.hidden = r.schedule === null;
@@ -214,6 +217,7 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
       h("span", { class: "schedule-label" }, t("routineScheduleEvery")),
       count,
       unit,
+      h("label", { class: "schedule-at-label" }, t("routineScheduleAtLabel"), at),
       saveBtn,
       off,
     );
@@ -224,7 +228,8 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
         viewLine.say(t("routineBadPeriod"), "error");
         return;
       }
-      change({ type: "schedule_routine", name: r.name, every });
+      const time = at.value.trim();
+      change({ type: "schedule_routine", name: r.name, every, ...(time === "" ? {} : { at: time }) });
     });
     off.addEventListener("click", () => change({ type: "unschedule_routine", name: r.name }));
     return form;

@@ -15,6 +15,8 @@ export interface RoutineParam {
 
 export interface RoutineSchedule {
   every: string;
+  /** `HH:MM`, the computer's local time its replays fall on. */
+  at: string | null;
   paused: boolean;
   nextRunAt: string | null;
   lastRunAt: string | null;
@@ -79,7 +81,13 @@ export function readRoutine(v: Json): RoutineInfo {
     schedule:
       s === null
         ? null
-        : { every: str(s.every) ?? "", paused: s.paused === true, nextRunAt: str(s.next_run_at), lastRunAt: str(s.last_run_at) },
+        : {
+            every: str(s.every) ?? "",
+            at: str(s.at),
+            paused: s.paused === true,
+            nextRunAt: str(s.next_run_at),
+            lastRunAt: str(s.last_run_at),
+          },
     last:
       last === null
         ? null

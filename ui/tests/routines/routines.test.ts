@@ -34,7 +34,9 @@ describe("routines", () => {
       ["url", "http://127.0.0.1:8080/watched/laptop"],
       ["so_luong", null],
     ]);
-    expect(r.schedule).toEqual({ every: "1d", paused: false, nextRunAt: "2026-11-29T04:00:00.000Z", lastRunAt: "2026-11-28T04:00:00.000Z" });
+    expect(r.schedule).toEqual({ every: "1d", at: null, paused: false, nextRunAt: "2026-11-29T04:00:00.000Z", lastRunAt: "2026-11-28T04:00:00.000Z" });
+    const atEight = readRoutine({ ...shown, schedule: { ...shown.schedule, at: "08:00" } });
+    expect(atEight.schedule?.at).toBe("08:00");
     expect(r.last).toEqual({ status: "stopped", answer: null, why: "denied", at: "2026-11-28T04:00:01.000Z", trigger: "schedule" });
     expect(r.replays.map((x) => [x.status, x.trigger, x.answer ?? x.why])).toEqual([
       ["stopped", "schedule", "denied"],
