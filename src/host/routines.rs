@@ -101,11 +101,15 @@ impl Host {
     }
 
     /// [`Op::PauseRoutine`](crate::protocol::Op::PauseRoutine): resumed,
-    /// due at once.
+    /// due at once (on a time of day: the next time the clock shows it).
     pub(super) async fn pause_routine(&self, name: &str, paused: bool) -> Result<Reply> {
         let store = self.core.store();
         let row = routine::find(store, name).await?;
-        let next = (!paused).then(crate::store::now);
+        let at = store.routines().schedule(&row.id).await?.and_then(|s| s.at_time);
+        let next = (!paused).then(|| match &at {
+            Some(at) => schedule::first_at(&chrono::Local, at, chrono::Utc::now()),
+            None => crate::store::now(),
+        });
         if store.routines().pause_schedule(&row.id, paused, next.as_deref()).await?.is_none() {
             return Err(not_scheduled(name));
         }

@@ -573,7 +573,7 @@ pub enum Op {
         at: Option<String>,
     },
     /// Pause (`paused`) or resume a routine's schedule (resumed: due at
-    /// once). Replies [`Reply::Routine`]; `not_found` for an unknown
+    /// once, or at its time of day). Replies [`Reply::Routine`]; `not_found` for an unknown
     /// routine, `invalid_arguments` when it has no schedule.
     PauseRoutine { name: String, paused: bool },
     /// Take a routine off its schedule (its replays' history stays).

@@ -576,6 +576,9 @@ fn the_schedule_commands_check_their_input() {
         (&["routine", "schedule", "nope", "--every", "1d"], "no routine `nope`"),
         (&["routine", "pause", "giá laptop"], "has no schedule"),
         (&["routine", "schedule", "giá laptop", "--off"], "has no schedule"),
+        (&["routine", "schedule", "giá laptop", "--every", "1d", "--at", "25:00"], "24-hour clock"),
+        (&["routine", "schedule", "giá laptop", "--every", "1d", "--at", "tám giờ"], "24-hour clock"),
+        (&["routine", "schedule", "giá laptop", "--every", "1d", "--at", "8:75"], "24-hour clock"),
     ] {
         let run = h.run(args);
         assert_eq!(run.code, 2, "{args:?}: {}\n{}", run.stdout, run.stderr);
@@ -595,6 +598,22 @@ fn the_schedule_commands_check_their_input() {
     assert_eq!(off.code, 0, "{}", off.stderr);
     assert!(off.stdout.contains("not scheduled"), "{}", off.stdout);
     assert_eq!(h.run(&["routine", "show", "giá laptop", "--json"]).json()["schedule"], Value::Null);
+
+    // At a time of day, as a person writes it: due then, not at once, and
+    // so again once resumed.
+    let at = h.run(&["routine", "schedule", "giá laptop", "--every", "1d", "--at", "8 giờ 30"]);
+    assert_eq!(at.code, 0, "{}", at.stderr);
+    assert!(at.stdout.contains("every 1d at 08:30, next run"), "{}", at.stdout);
+    let shown = h.run(&["routine", "show", "giá laptop", "--json"]).json();
+    assert_eq!(shown["schedule"]["at"], "08:30");
+    let next = chrono::DateTime::parse_from_rfc3339(shown["schedule"]["next_run_at"].as_str().unwrap()).unwrap();
+    let local = next.with_timezone(&chrono::Local);
+    assert_eq!(local.format("%H:%M").to_string(), "08:30", "{next}");
+    assert!(next > chrono::Utc::now(), "not due at once: {next}");
+    h.run(&["routine", "pause", "giá laptop"]);
+    assert_eq!(h.run(&["routine", "resume", "giá laptop"]).code, 0);
+    let resumed = h.run(&["routine", "show", "giá laptop", "--json"]).json();
+    assert_eq!(resumed["schedule"]["next_run_at"], shown["schedule"]["next_run_at"], "resumed: at 08:30 again");
 }
 
 /// A scheduled routine runs in the long-lived host's scheduler (the one
