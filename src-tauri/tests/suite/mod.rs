@@ -1,6 +1,7 @@
 mod e2e;
 mod e2e_agent;
 mod e2e_creator;
+mod e2e_language;
 mod e2e_memory;
 mod e2e_model_setup;
 mod e2e_panel;

@@ -3,11 +3,11 @@
 
 import { creatorViewFits, hasCreatorView } from "../creator/creator";
 import { h } from "../dom";
-import { callStatusKey, type Lang, type Translate } from "../i18n";
+import { callStatusKey, hasMessage, type Lang, type Translate } from "../i18n";
 import type { ChatItem, PanelState } from "../state";
 import { waitingSentence } from "../dialogs/confirm";
 import { markdownNodes } from "./markdown";
-import { challengeWaitSentence, hostOf, stepDetails, stepOutcome, stepSentence } from "./steps";
+import { challengeWaitSentence, errorSays, fieldLabel, fieldValue, hostOf, stepDetails, stepOutcome, stepSentence } from "./steps";
 import { resultView, type ResultView } from "./result-table";
 import { callScopeBadge, durationLabel, groupByRun, nestSteps, screenshots, type CallRow } from "./timeline";
 import { scopeBadge, riskBadge } from "../view";
@@ -153,10 +153,10 @@ export function renderCall(row: CallRow, t: Translate, lang: Lang, shots: Shots,
     row.durationMs !== null ? h("span", { class: "call-duration" }, durationLabel(row.durationMs)) : null,
   );
   const { given, read } = stepDetails(row);
+  // The tool's name for who wants it (a tooltip), never in the text.
   const technical = h(
     "div",
-    { class: "step-technical" },
-    h("code", { class: "call-tool" }, row.tool),
+    { class: "step-technical", title: row.tool },
     badge.scope !== null
       ? scopeBadge(badge.scope, t, t("scopeGraded", { scope: badge.scope }))
       : row.status === "running"
@@ -179,11 +179,27 @@ export function renderCall(row: CallRow, t: Translate, lang: Lang, shots: Shots,
             "div",
             { class: "step-given" },
             h("h4", {}, t("step.given")),
-            h("dl", {}, ...given.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
+            h(
+              "dl",
+              {},
+              ...given.flatMap(([k, v]) => {
+                const key = `arg.${k}`;
+                return [h("dt", {}, hasMessage(key) ? t(key) : k), h("dd", {}, v)];
+              }),
+            ),
           )
         : null,
-      read !== null ? h("div", { class: "step-read" }, h("h4", {}, t("step.read")), h("pre", {}, read)) : null,
-      row.error !== null && outcome !== "declined" ? h("div", { class: "step-error-code" }, `${row.error.code}: ${row.error.message}`) : null,
+      read.length > 0
+        ? h(
+            "div",
+            { class: "step-read" },
+            h("h4", {}, t("step.read")),
+            h("dl", {}, ...read.flatMap(([k, v]) => [h("dt", {}, fieldLabel(k, t)), h("dd", {}, fieldValue(v, t, lang))])),
+          )
+        : null,
+      row.error !== null && outcome !== "declined"
+        ? h("div", { class: "step-error-code", title: `${row.error.code}: ${row.error.message}` }, errorSays(row.error, t, lang))
+        : null,
       technical,
     ),
   );
@@ -207,7 +223,7 @@ export function renderCall(row: CallRow, t: Translate, lang: Lang, shots: Shots,
     fold,
     outcome === "declined" ? h("div", { class: "call-declined-note" }, t("step.declined")) : null,
     outcome === "failed" && row.error !== null
-      ? h("div", { class: "call-error", role: "alert" }, t("step.failed", { message: row.error.message }))
+      ? h("div", { class: "call-error", role: "alert" }, t("step.failed", { message: errorSays(row.error, t, lang) }))
       : null,
     ...screenshots(row).map((a) => renderShot(a.ref, row, t, shots)),
     row.flagged.length > 0 ? renderFlagged(row.flagged, t) : null,

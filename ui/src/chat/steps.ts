@@ -4,7 +4,7 @@
 // and what it read, typed or sent for when the step is opened, the user's
 // values masked. A step the user declined says so; it is not an error.
 
-import { challengeWaitKey, type Lang, type Translate } from "../i18n";
+import { challengeWaitKey, hasMessage, type Lang, type Translate } from "../i18n";
 import type { Json } from "../protocol";
 import { formatMoney } from "../watches/watches";
 import type { CallRow } from "./timeline";
@@ -167,25 +167,86 @@ export function stepSentence(row: CallRow, t: Translate, lang: Lang): string {
       return on(t("step.challenge"));
     case "user_profile_get":
       return t("step.profile");
-    default:
-      return t("step.ran", { tool: row.tool });
+    default: {
+      // The catalogue's words for it; another program's tool by its name.
+      const label = `tool.${row.tool}`;
+      return hasMessage(label) ? t(label) : t("step.ran", { tool: row.tool });
+    }
   }
 }
 
-/** The opened step: what it was given (masked) and what it read. Lines of "name: value". */
-export function stepDetails(row: CallRow): { given: [string, string][]; read: string | null } {
+/** Arguments a person reads in an opened step (the others are the tool's business: selectors, schemas, ids). */
+const GIVEN = ["url", "query", "text", "value", "label", "key", "keys", "title", "content", "question", "name", "price", "target_price_vnd"];
+
+/** Keys of a result that describe the call, not what it found. */
+const NOT_FOUND_HERE = new Set([
+  "http_status", "missing_fields", "confidence", "sources", "truncated", "trace_id", "navigated", "current", "id",
+  "tab_id", "notes", "flagged", "waited_ms", "condition_met", "status", "element", "ref", "selector", "schema",
+]);
+
+/** At most this many lines of what a step read. */
+const READ_LINES = 24;
+
+/**
+ * The opened step: what it was given that a person reads (masked) and what
+ * it found, as (field, value) lines: the values of its result, not its
+ * JSON (#43 item 4).
+ */
+export function stepDetails(row: CallRow): { given: [string, string][]; read: [string, string | number | boolean][] } {
   const given: [string, string][] = [];
   if (isObj(row.arguments)) {
     for (const [k, v] of Object.entries(row.arguments)) {
-      if (k === "_reasoningForCall") continue;
-      const text = typeof v === "string" ? v : JSON.stringify(v);
-      given.push([k, maskValue(text)]);
+      if (!GIVEN.includes(k)) continue;
+      const text = typeof v === "string" ? v : Array.isArray(v) ? v.filter((x) => typeof x === "string").join(" + ") : typeof v === "number" ? String(v) : null;
+      if (text !== null && text !== "") given.push([k, maskValue(text)]);
     }
   }
-  let read: string | null = null;
-  if (row.result !== null) {
-    const text = typeof row.result === "string" ? row.result : JSON.stringify(row.result, null, 2);
-    read = maskValue(text.length > 4000 ? `${text.slice(0, 3999)}…` : text);
-  }
+  const read: [string, string | number | boolean][] = [];
+  const walk = (v: Json, path: string[]): void => {
+    if (read.length >= READ_LINES) return;
+    if (typeof v === "string") {
+      if (v.trim() !== "") read.push([path.join(" › "), maskValue(v.length > 300 ? `${v.slice(0, 299)}…` : v)]);
+    } else if (typeof v === "number" || typeof v === "boolean") {
+      read.push([path.join(" › "), v]);
+    } else if (Array.isArray(v)) {
+      v.slice(0, 10).forEach((x, i) => walk(x, [...path, String(i + 1)]));
+    } else if (v !== null && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        if (NOT_FOUND_HERE.has(k) || k.startsWith("_")) continue;
+        // A result's `data` is what it found: no heading of its own.
+        walk(x, path.length === 0 && k === "data" ? path : [...path, k]);
+      }
+    }
+  };
+  if (row.result !== null) walk(row.result, []);
   return { given, read };
+}
+
+/** A field of a result as a person reads it: the table's word for it, else its key in words. */
+export function fieldLabel(path: string, t: Translate): string {
+  return path
+    .split(" › ")
+    .map((k) => {
+      const key = `field.${k}`;
+      return hasMessage(key) ? t(key) : k.replace(/_/g, " ");
+    })
+    .join(" › ");
+}
+
+/** A value as a person reads it: numbers grouped the locale's way, yes and no in words. */
+export function fieldValue(v: string | number | boolean, t: Translate, lang: Lang): string {
+  if (typeof v === "boolean") return t(v ? "yes" : "no");
+  if (typeof v === "number") return v.toLocaleString(lang === "vi" ? "vi-VN" : "en-US", { maximumFractionDigits: 2 });
+  return v;
+}
+
+/**
+ * A failed step's error as the UI's language says it: in English the core's
+ * message (it names what failed), in Vietnamese the error's kind in words,
+ * never its code.
+ */
+export function errorSays(error: { code: string; message: string }, t: Translate, lang: Lang): string {
+  if (lang === "en") return error.message;
+  const key = `errorCode.${error.code}`;
+  return hasMessage(key) ? t(key) : t("errorCode.other");
 }

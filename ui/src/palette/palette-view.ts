@@ -104,6 +104,8 @@ export function createPalette(t: Translate, lang: Lang, onClose: () => void): Pa
             class: `palette-item${i === active ? " active" : ""}${tool.status === "planned" ? " planned" : ""}`,
             "aria-selected": String(i === active),
             "data-tool": tool.name,
+            // The tool's name for who wants it, not in the text (#43 item 4).
+            title: tool.name,
           },
           h(
             "div",
@@ -114,7 +116,6 @@ export function createPalette(t: Translate, lang: Lang, onClose: () => void): Pa
             tool.status === "planned" ? h("span", { class: "status status-planned" }, t(statusKey("planned"))) : null,
           ),
           h("div", { class: "palette-desc" }, humanTool(tool, t).description),
-          h("code", { class: "palette-code" }, tool.name),
         );
         li.addEventListener("click", () => pick(tool));
         return li;

@@ -379,16 +379,18 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
       .then(({ routine }) => {
         const r = readRoutine(routine);
         saveLine.say(t("routineSaved", { name: r.name, steps: r.steps }), "ok");
-        fillList(savedParams, r.params, t("routineNoParams"), (p) =>
-          h(
+        fillList(savedParams, r.params, t("routineNoParams"), (p) => {
+          // Named for a person (the step's tool is not shown).
+          const { label, hint } = paramText(p);
+          return h(
             "li",
-            { class: "saved-param", "data-param": p.name },
-            h("strong", {}, p.name),
-            " = ",
+            { class: "saved-param", "data-param": p.name, title: p.usedIn },
+            h("strong", {}, label),
+            ": ",
             h("span", { class: "param-default" }, p.default ?? t("routineParamRequired")),
-            h("span", { class: "hint" }, ` (${p.usedIn})`),
-          ),
-        );
+            hint !== "" ? h("span", { class: "hint" }, ` (${hint})`) : null,
+          );
+        });
         refresh();
         onSaved();
       }, saveLine.fail)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { elementLabel, maskValue, pageName, stepDetails, stepOutcome, stepSentence, typedText } from "../../src/chat/steps";
+import { elementLabel, errorSays, fieldLabel, fieldValue, maskValue, pageName, stepDetails, stepOutcome, stepSentence, typedText } from "../../src/chat/steps";
 import { finishedCall, startedCall, storedCall, type CallRow } from "../../src/chat/timeline";
 import { translator } from "../../src/i18n";
 import type { Json } from "../../src/protocol";
@@ -31,7 +31,10 @@ describe("steps a person reads", () => {
     const clicked = done("browser_click", { selector: "#buy-now" }, { element: 'button "Mua ngay"', navigated: true }, "https://shop.vn/p/1");
     expect(stepSentence(clicked, en, "en")).toBe("Clicked “Mua ngay” — shop.vn");
     expect(stepSentence(done("web_search", { query: "laptop 14 inch" }, {}), vi, "vi")).toBe("Đã tìm trên web “laptop 14 inch”");
-    expect(stepSentence(done("watch_list", {}, {}), en, "en")).toBe("Ran watch_list");
+    // The catalogue's words, not the tool's name; another program's by its name.
+    expect(stepSentence(done("watch_list", {}, {}), en, "en")).toBe("List my watches");
+    expect(stepSentence(done("archival_memory_search", {}, {}), vi, "vi")).not.toContain("archival");
+    expect(stepSentence(done("files__read_file", {}, {}), en, "en")).toBe("Ran files__read_file");
     // The reads of "Ask about this page": the tab, then its text.
     const tabUrl = "http://127.0.0.1:8080/shop-us.html";
     const switched = done("browser_switch_tab", { tab_id: "tab-2" }, { tab: { id: "tab-2", title: "Acme", url: tabUrl, current: true } }, tabUrl);
@@ -74,11 +77,9 @@ describe("steps a person reads", () => {
     expect(maskValue("{{profile.shopping.delivery.phone}}")).toBe("•••• (phone)");
     const typed = done("browser_type", { selector: "#phone", text: "{{profile.shopping.delivery.phone}}", _reasoningForCall: "why" }, { element: 'textbox "SĐT"', navigated: false });
     const { given, read } = stepDetails(typed);
-    expect(given).toEqual([
-      ["selector", "#phone"],
-      ["text", "•••• (phone)"],
-    ]);
-    expect(read).toContain("SĐT");
+    // A selector is the tool's business; the text typed is shown, masked.
+    expect(given).toEqual([["text", "•••• (phone)"]]);
+    expect(read).toEqual([]);
     expect(JSON.stringify(stepDetails(typed))).not.toContain("{{profile");
   });
 
@@ -103,7 +104,40 @@ describe("steps a person reads", () => {
       result: { url: "https://tiki.vn/laptop-abc.html", title: "Laptop", http_status: 200 },
     });
     expect(stepSentence(row, en, "en")).toBe("Opened laptop-abc.html — tiki.vn");
-    expect(stepDetails(row).read).toContain('"http_status": 200');
+    // What it found, not its JSON: the status code is left out.
+    expect(stepDetails(row).read).toEqual([
+      ["url", "https://tiki.vn/laptop-abc.html"],
+      ["title", "Laptop"],
+    ]);
+    const extracted = storedCall("r0", {
+      call_id: "c11",
+      tool: "browser_extract",
+      arguments: { schema: { price: "number" } },
+      reasoning: null,
+      status: "ok",
+      error_code: null,
+      duration_ms: 900,
+      started_at: "",
+      result: { data: { name: "Laptop ASUS", price: 21490000, in_stock: true, specs: [{ ram: "16 GB" }] }, confidence: 0.9, missing_fields: [] },
+    });
+    const read = stepDetails(extracted).read;
+    expect(read).toEqual([
+      ["name", "Laptop ASUS"],
+      ["price", 21490000],
+      ["in_stock", true],
+      ["specs › 1 › ram", "16 GB"],
+    ]);
+    expect(fieldLabel("price", vi)).toBe("Giá");
+    expect(fieldLabel("in_stock", en)).toBe("In stock");
+    expect(fieldLabel("specs › 1 › ram", en)).toBe("specs › 1 › ram");
+    expect(fieldValue(21490000, vi, "vi")).toBe("21.490.000");
+    expect(fieldValue(21490000, en, "en")).toBe("21,490,000");
+    expect(fieldValue(true, vi, "vi")).toBe("Có");
+    // An error in Vietnamese by its kind, never its code or English text.
+    const err = { code: "element_not_found", message: "no element matches `#x`" };
+    expect(errorSays(err, vi, "vi")).toBe("Không tìm thấy phần tử này trên trang.");
+    expect(errorSays(err, en, "en")).toBe("no element matches `#x`");
+    expect(errorSays({ code: "weird_new_code", message: "x" }, vi, "vi")).toBe("Việc này không thành công.");
     const declined = storedCall("r0", { call_id: "c10", tool: "browser_click", arguments: {}, reasoning: null, status: "error", error_code: "denied", duration_ms: 5, started_at: "" });
     expect(stepOutcome(declined)).toBe("declined");
     expect(declined.result).toBe(null);
