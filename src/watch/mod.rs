@@ -58,22 +58,47 @@ pub const TRUSTED: f64 = 0.7;
 pub fn parse_period(text: &str, allow_zero: bool) -> Result<i64> {
     let bad = || {
         Error::invalid_arguments(format!(
-            "bad frequency {text:?}: write a number and a unit, `m` (minutes), `h` (hours) or `d` (days), e.g. `30m`, `6h`, `1d`"
+            "bad frequency {text:?}: write a number and a unit, `m` (minutes), `h` (hours) or `d` (days), e.g. `30m`, `6h`, `1d` (or in words: `1 ngày`, `every 6 hours`)"
         ))
     };
     let t = text.trim();
-    let (num, unit) = t.split_at(t.len().saturating_sub(1));
-    let n: i64 = num.parse().map_err(|_| bad())?;
-    let secs = match unit {
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        _ => return Err(bad()),
+    // The last character's start: `2 giờ` ends in a two-byte letter.
+    let (num, unit) = t.split_at(t.char_indices().next_back().map_or(0, |(i, _)| i));
+    let (n, secs): (i64, i64) = match (num.parse(), unit) {
+        (Ok(n), "m") => (n, 60),
+        (Ok(n), "h") => (n, 3600),
+        (Ok(n), "d") => (n, 86_400),
+        _ => period_in_words(t).ok_or_else(bad)?,
     };
     if n < 0 || (n == 0 && !allow_zero) || n > 3650 * 24 * 60 {
         return Err(bad());
     }
     Ok(n * secs)
+}
+
+/// A period as a person writes it, in Vietnamese or English: `1 ngày`,
+/// `mỗi 2 giờ`, `hằng ngày`, `30 phút`, `1 tuần`, `every 6 hours`,
+/// `daily`: the count and the unit's seconds.
+fn period_in_words(text: &str) -> Option<(i64, i64)> {
+    let folded = crate::vocab::text::fold(text);
+    let mut words: Vec<&str> = folded.split_whitespace().collect();
+    if matches!(words.first(), Some(&("moi" | "hang" | "every" | "each"))) {
+        words.remove(0);
+    }
+    let unit = |w: &str| -> Option<i64> {
+        Some(match w {
+            "phut" | "min" | "mins" | "minute" | "minutes" => 60,
+            "gio" | "tieng" | "hr" | "hrs" | "hour" | "hours" | "hourly" => 3600,
+            "ngay" | "day" | "days" | "daily" => 86_400,
+            "tuan" | "wk" | "week" | "weeks" | "weekly" => 7 * 86_400,
+            _ => return None,
+        })
+    };
+    match words.as_slice() {
+        [w] => unit(w).map(|secs| (1, secs)),
+        [n, w] => Some((n.parse().ok()?, unit(w)?)),
+        _ => None,
+    }
 }
 
 /// `21600` → `6h`: the largest unit that divides it.

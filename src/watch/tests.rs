@@ -235,9 +235,24 @@ fn periods_and_urls() {
     assert_eq!(parse_period("30m", false).unwrap(), 1800);
     assert_eq!(parse_period("6h", false).unwrap(), 21_600);
     assert_eq!(parse_period("0m", true).unwrap(), 0);
-    for bad in ["0m", "6 hours", "h", "-1h", "1w", ""] {
+    // In words, as a person writes them (#43 item 5: "1 ngày" was refused).
+    for (words, secs) in [
+        ("1 ngày", 86_400),
+        ("mỗi 2 giờ", 7_200),
+        ("hằng ngày", 86_400),
+        ("30 phút", 1_800),
+        ("1 tuần", 604_800),
+        ("6 hours", 21_600),
+        ("every 3 days", 259_200),
+        ("Daily", 86_400),
+        ("2 tiếng", 7_200),
+    ] {
+        assert_eq!(parse_period(words, false).unwrap(), secs, "{words}");
+    }
+    for bad in ["0m", "h", "-1h", "1w", "", "0 ngày", "ba ngày", "mỗi", "2 giờ 30 phút", "1 tháng"] {
         assert!(parse_period(bad, false).is_err(), "{bad}");
     }
+    assert!(parse_period("xyz", false).unwrap_err().message().contains("1 ngày"));
     assert_eq!(period_text(21_600), "6h");
     assert_eq!(period_text(86_400 * 2), "2d");
     assert_eq!(period_text(0), "0m");

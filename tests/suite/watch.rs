@@ -398,7 +398,7 @@ fn a_new_watch_of_a_script_rendered_site_goes_straight_to_the_browser() {
 fn bad_input_is_refused_with_a_clear_message_and_writes_nothing() {
     let h = Halley::new();
     let cases: [(&[&str], &str); 5] = [
-        (&["watch", "create", "https://shop.vn/p/1", "--below", "100", "--every", "6 hours"], "frequency"),
+        (&["watch", "create", "https://shop.vn/p/1", "--below", "100", "--every", "6 giờ rưỡi"], "frequency"),
         (&["watch", "create", "shop.vn/p/1", "--below", "100"], "target.url"),
         (&["watch", "create", "https://shop.vn/p/1", "--below", "cheap"], "not a price"),
         (&["watch", "create", "https://shop.vn/p/1"], "give the watch a rule"),

@@ -31,7 +31,9 @@ const en = {
   userSays: "You",
   assistantSays: "Halley",
   toolSays: "Tool {tool}",
-  paused: "The agent is paused: new messages are refused until you resume it (tray menu, Pause agent).",
+  paused: "The agent is paused: new messages are refused until you resume it.",
+  resumeAgent: "Resume",
+  pausedSend: "The agent is paused: resume it to send a message.",
   confirmWaiting: "Waiting for your confirmation: {summary}",
   // Timeline
   timelineTitle: "Steps",
@@ -962,7 +964,9 @@ const vi: Table = {
   userSays: "Bạn",
   assistantSays: "Halley",
   toolSays: "Công cụ {tool}",
-  paused: "Tác tử đang tạm dừng: tin nhắn mới bị từ chối cho đến khi bạn cho nó tiếp tục (menu khay, Pause agent).",
+  paused: "Trợ lý đang tạm dừng: tin nhắn mới bị từ chối cho đến khi bạn cho trợ lý tiếp tục.",
+  resumeAgent: "Tiếp tục",
+  pausedSend: "Trợ lý đang tạm dừng: hãy bấm Tiếp tục để gửi tin nhắn.",
   confirmWaiting: "Đang chờ bạn xác nhận: {summary}",
   timelineTitle: "Các bước",
   timelineEmpty: "Chưa có lệnh gọi công cụ nào.",
@@ -1864,13 +1868,19 @@ export function pickLanguage(tag: string | undefined | null): Lang {
 
 export type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
 
-/** A translator for `lang`: looks the key up and fills `{name}` placeholders. */
+/**
+ * A translator for `lang`: looks the key up and fills `{name}` placeholders;
+ * a large number is grouped the language's way (`24.000` token, `24,000`
+ * tokens): no counts like "24000" in a sentence.
+ */
 export function translator(lang: Lang): Translate {
   const table = MESSAGES[lang];
+  const locale = lang === "vi" ? "vi-VN" : "en-US";
   return (key, vars) =>
     table[key].replace(/\{(\w+)\}/g, (whole, name: string) => {
       const value = vars?.[name];
-      return value === undefined ? whole : String(value);
+      if (value === undefined) return whole;
+      return typeof value === "number" && Number.isFinite(value) && Math.abs(value) >= 10_000 ? value.toLocaleString(locale) : String(value);
     });
 }
 

@@ -255,7 +255,7 @@ function start(root: HTMLElement, lang: Lang): void {
     messages.replaceChildren(...renderMessages(state, t));
     timeline.replaceChildren(...renderTimeline(state, t, lang, shots, openView));
     timelineSection.hidden = state.calls.length === 0;
-    banners.replaceChildren(...renderBanners(state, t, lang));
+    banners.replaceChildren(...renderBanners(state, t, lang, resumeAgent));
     emptyHint.hidden = state.messages.length > 0 || state.running;
     stop.disabled = !state.running;
     send.disabled = state.running;
@@ -311,6 +311,11 @@ function start(root: HTMLElement, lang: Lang): void {
     const tabs = about ?? tabsComposer.take();
     if (typed === undefined) composer.value = "";
     dispatch({ kind: "sent", text });
+    if (state.paused) {
+      // Said in the UI's language, with the banner's Resume beside it.
+      dispatch({ kind: "send_failed", message: t("pausedSend") });
+      return;
+    }
     request({ type: "send_message", text, conversation_id: state.conversationId, tabs }, "run_started").then(
       (r) => dispatch({ kind: "run_started", runId: r.run_id, conversationId: r.conversation_id }),
       (error: unknown) => {
@@ -319,6 +324,11 @@ function start(root: HTMLElement, lang: Lang): void {
       },
     );
   }
+  const resumeAgent = (): void => {
+    sendOp({ type: "set_paused", paused: false }).catch((error: unknown) =>
+      dispatch({ kind: "send_failed", message: t("errorPrefix", { error: toOpError(error).message }) }),
+    );
+  };
   const stopRun = (): void => {
     if (!state.running) return;
     sendOp({ type: "stop" }).catch((error: unknown) =>

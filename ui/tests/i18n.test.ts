@@ -39,6 +39,9 @@ describe("translator", () => {
   it("fills placeholders and leaves unknown ones alone", () => {
     expect(translator("en")("count", { shown: 3, total: 47 })).toBe("3 of 47 tools");
     expect(translator("vi")("count", { shown: 3, total: 47 })).toBe("3/47 công cụ");
+    // Large numbers grouped the language's way (#43 item 5: "24000 token").
+    expect(translator("vi")("inUseContextServer", { budget: 24000 })).toContain("dưới 24.000 token");
+    expect(translator("en")("inUseContextServer", { budget: 24000 })).toContain("under 24,000 tokens");
     expect(translator("en")("risk")).toBe("Risk: {level}");
   });
 

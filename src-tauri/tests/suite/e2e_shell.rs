@@ -272,8 +272,10 @@ fn the_tray_menu_opens_the_panel_and_pauses_the_agent() -> Result<()> {
     assert!(refused.contains("paused"), "{refused}");
     assert_eq!(model.request_count(), 0, "a task ran while the agent was paused");
 
-    // Clicked again: resumed, and the next task runs.
-    menu.click("Pause agent")?;
+    // Resumed from the banner's button (#43 item 5): the tray follows, and
+    // the next task runs.
+    let resume = app.panel.wait_visible(".banner-paused #resume-agent", UI_TIMEOUT)?;
+    app.panel.click(&resume)?;
     menu.wait_toggle("Pause agent", 0, UI_TIMEOUT)?;
     app.panel.wait_script(r#"return document.querySelector(".banner-paused") === null;"#, UI_TIMEOUT)?;
     app.panel.send_task("Xin chào", UI_TIMEOUT)?;

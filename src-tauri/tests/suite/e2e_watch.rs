@@ -170,8 +170,11 @@ fn a_watch_created_in_the_panel_alerts_once_and_the_view_shows_it() -> Result<()
     click(panel, "#watch-list .watch-edit-form .edit-save")?;
     panel.wait_text("#watch-list .watch .watch-rules", UI_TIMEOUT, |t| t.contains("17.990.000 ₫"))?;
     panel.wait_text("#watch-list .watch .watch-name", UI_TIMEOUT, |t| t == edited)?;
-    panel.wait_text("#watch-list .watch .watch-times", UI_TIMEOUT, |t| t.contains("1d"))?;
-    panel.wait_text("#watch-list .watch .watch-cooldown", UI_TIMEOUT, |t| t.contains("6h"))?;
+    // Periods in words, in the panel's language (#43 item 5: not "mỗi 1d").
+    let vi = panel.execute("return document.documentElement.lang;", &[])? == serde_json::json!("vi");
+    let (day, six) = if vi { ("mỗi ngày", "6 giờ") } else { ("every day", "6 hours") };
+    panel.wait_text("#watch-list .watch .watch-times", UI_TIMEOUT, |t| t.contains(day))?;
+    panel.wait_text("#watch-list .watch .watch-cooldown", UI_TIMEOUT, |t| t.contains(six))?;
     assert_eq!(panel.find_all("#watch-list .watch-edit-form")?.len(), 0, "the form closes once saved");
 
     // Deleting is DESTRUCTIVE: the gate asks in its dialog. Denied, the

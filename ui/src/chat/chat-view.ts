@@ -65,9 +65,14 @@ export function renderMessages(state: PanelState, t: Translate): Node[] {
   return items;
 }
 
-export function renderBanners(state: PanelState, t: Translate, lang: Lang): Node[] {
+export function renderBanners(state: PanelState, t: Translate, lang: Lang, onResume?: () => void): Node[] {
   const out: Node[] = [];
-  if (state.paused) out.push(h("p", { class: "banner banner-paused", role: "status" }, t("paused")));
+  if (state.paused) {
+    // Resumed here, not only from the tray.
+    const resume = h("button", { type: "button", id: "resume-agent", class: "secondary" }, t("resumeAgent"));
+    if (onResume !== undefined) resume.addEventListener("click", onResume);
+    out.push(h("p", { class: "banner banner-paused", role: "status" }, t("paused"), " ", onResume !== undefined ? resume : null));
+  }
   // A waiting question says what the dialog says: what it pays, where, by which button.
   for (const c of state.confirmations) {
     out.push(h("p", { class: "banner banner-confirm", role: "status", "data-id": c.id }, waitingSentence(c, t, lang)));

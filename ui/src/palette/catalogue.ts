@@ -1,7 +1,7 @@
 // Pure logic of the tool catalogue view: searching, filtering by status and
 // grouping by kind. No DOM here, so it is unit-tested directly.
 
-import { hasMessage, type MessageKey, type Translate } from "../i18n";
+import { hasMessage, translator, type MessageKey, type Translate } from "../i18n";
 import { PERMISSION_SCOPES, type PermissionScope, type ToolKind, type ToolSpec, type ToolStatus } from "../protocol";
 
 /** Group order on screen. */
@@ -60,6 +60,19 @@ export function humanTool(tool: ToolSpec, t: Translate): { title: string; descri
 function humanWords(name: string): string {
   const words = name.replace(/^browser_/, "").replace(/[_-]+/g, " ").trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+const bothLanguages = [translator("en"), translator("vi")];
+
+/** A tool's words in both languages, for the palette's search: it is found
+ * by "giá" in the English UI and by "price" in the Vietnamese one. */
+export function searchWords(tool: ToolSpec): string {
+  return bothLanguages
+    .map((tr) => {
+      const human = humanTool(tool, tr);
+      return `${human.title} ${human.description}`;
+    })
+    .join(" ");
 }
 
 /** The palette's order: skills first (the things a person does), then the tools, then their own. */

@@ -5,7 +5,7 @@
 // ToolResultV2. Works without a model. Hooks: #palette-search, .palette-item
 // [data-tool], #palette-form, #palette-mode-json, #palette-args, #palette-run.
 
-import { filterTools, humanTool, paletteOrder } from "./catalogue";
+import { filterTools, humanTool, paletteOrder, searchWords } from "./catalogue";
 import { createSchemaForm, type SchemaForm, type StoredFile } from "./form-view";
 import { fieldsOf } from "./schema-form";
 import { h, present } from "../dom";
@@ -84,10 +84,9 @@ export function createPalette(t: Translate, lang: Lang, onClose: () => void): Pa
 
   const renderList = (): void => {
     if (tools === null) return;
-    shown = filterTools(paletteOrder(tools), search.value, "all", (tool) => {
-      const human = humanTool(tool, t);
-      return `${human.title} ${human.description}`;
-    });
+    // Found by its words in either language, whatever the UI speaks
+    // ("giá" in the English UI, "price" in the Vietnamese one).
+    shown = filterTools(paletteOrder(tools), search.value, "all", searchWords);
     active = Math.min(active, Math.max(0, shown.length - 1));
     if (shown.length === 0) {
       list.replaceChildren(h("li", { class: "empty" }, t("paletteEmpty")));

@@ -33,6 +33,7 @@ import {
   paramLabel,
   periodOf,
   periodParts,
+  periodWords,
   readReport,
   readRoutine,
   readRoutines,
@@ -78,14 +79,9 @@ export function createRoutinesView(t: Translate, lang: Lang, back: () => HTMLBut
 
   const fail = (error: unknown): void => viewLine.say(t("errorPrefix", { error: toOpError(error).message }), "error");
 
-  /** `1d` as a person says it: "1 day", "2 tuần". */
-  const periodWords = (every: string): string => {
-    const { count, unit } = periodParts(every);
-    return t(unitKey(unit, count), { n: count });
-  };
   const scheduleText = (r: RoutineInfo): string => {
     if (r.schedule === null) return t("routineNotScheduled");
-    const every = periodWords(r.schedule.every);
+    const every = periodWords(r.schedule.every, t);
     const words = r.schedule.at === null ? t("routineEvery", { every }) : t("routineEveryAt", { every, at: r.schedule.at });
     return r.schedule.paused ? t("routinePausedSchedule", { schedule: words }) : words;
   };

@@ -3,6 +3,7 @@
 // result in words, the Run now form's parameters read back, the periods
 // the schedule offers.
 
+import type { Translate } from "../i18n";
 import type { Json } from "../protocol";
 
 export interface RoutineParam {
@@ -203,6 +204,14 @@ export function periodParts(every: string): { count: number; unit: PeriodUnit } 
 /** The picker's count and unit as the core takes them. */
 export const periodOf = (count: number, unit: PeriodUnit): string | null =>
   Number.isInteger(count) && count >= 1 && count <= 99_999 ? (unit === "w" ? `${count * 7}d` : `${count}${unit}`) : null;
+
+/** The core's period (`1d`, `6h`, `30m`) as a person says it: "day",
+ * "6 giờ" (after "every"/"mỗi"); anything else as it is. */
+export function periodWords(every: string, t: Translate): string {
+  if (!/^\d+[mhd]$/.test(every.trim())) return every;
+  const { count, unit } = periodParts(every);
+  return t(unitKey(unit, count), { n: count });
+}
 
 /** The i18n key of a unit, one or many. */
 export const unitKey = (unit: PeriodUnit, count: number): `period.${PeriodUnit}.${"one" | "many"}` =>

@@ -21,6 +21,7 @@ import type { Lang, MessageKey, Translate } from "../i18n";
 import { callTool, request } from "../ipc";
 import { toOpError, type WatchAlert } from "../protocol";
 import { field, fillList, formatTime, statusLine } from "../view";
+import { periodWords } from "../routines/routines";
 import {
   CHART,
   FREQUENCIES,
@@ -204,13 +205,13 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
     const label = input("label", { type: "text", placeholder: t("watchLabelPlaceholder") }, start.label);
     const below = input("below", { type: "text", inputmode: "decimal", placeholder: "19.990.000 ₫", "aria-describedby": `${id("below")}-hint` }, start.below);
     const every = [...new Set<string>([...FREQUENCIES, w.frequency])];
-    const frequency = h("select", { id: id("frequency"), class: "edit-frequency" }, ...every.map((f) => h("option", { value: f }, t("watchEvery", { every: f }))));
+    const frequency = h("select", { id: id("frequency"), class: "edit-frequency" }, ...every.map((f) => h("option", { value: f }, t("watchEvery", { every: periodWords(f, t) }))));
     frequency.value = w.frequency;
     const cooldowns = [...new Set<string>([...COOLDOWNS, w.cooldown].filter((c) => c !== ""))];
     const cooldown = h(
       "select",
       { id: id("cooldown"), class: "edit-cooldown" },
-      ...cooldowns.map((c) => h("option", { value: c }, c === "0m" ? t("watchCooldownNone") : c)),
+      ...cooldowns.map((c) => h("option", { value: c }, c === "0m" ? t("watchCooldownNone") : periodWords(c, t))),
     );
     cooldown.value = w.cooldown;
     const from = input("start", { type: "datetime-local" }, start.start);
@@ -310,9 +311,9 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
         { class: "watch-times" },
         t("watchLastCheck", { time: w.last_checked_at !== null ? formatTime(w.last_checked_at, lang) : t("watchNever") }),
         " · ",
-        paused ? t("watchPaused") : t("watchNextCheck", { time: formatTime(w.next_check_at, lang), every: w.frequency }),
+        paused ? t("watchPaused") : t("watchNextCheck", { time: formatTime(w.next_check_at, lang), every: periodWords(w.frequency, t) }),
         w.cooldown !== "" ? " · " : "",
-        w.cooldown !== "" ? h("span", { class: "watch-cooldown" }, w.cooldown === "0m" ? t("watchCooldownNone") : t("watchCooldownShown", { cooldown: w.cooldown })) : "",
+        w.cooldown !== "" ? h("span", { class: "watch-cooldown" }, w.cooldown === "0m" ? t("watchCooldownNone") : t("watchCooldownShown", { cooldown: periodWords(w.cooldown, t) })) : "",
       ),
       h("ul", { class: "watch-rules", "aria-label": t("watchRules") }, ...w.trigger_rules.map((r) => h("li", {}, ruleText(r, t, lang, w.currency)))),
       h("div", { class: "row watch-actions" }, check, toggle, editBtn, historyBtn, del),
@@ -332,7 +333,7 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
     { id: "watch-frequency" },
     ...FREQUENCIES.map((f) => {
       // The attribute, not the property: form.reset() comes back to it.
-      return h("option", f === "6h" ? { value: f, selected: "" } : { value: f }, t("watchEvery", { every: f }));
+      return h("option", f === "6h" ? { value: f, selected: "" } : { value: f }, t("watchEvery", { every: periodWords(f, t) }));
     }),
   );
   const create = h("button", { id: "watch-create", type: "submit", class: "primary" }, t("watchCreate"));

@@ -38,11 +38,11 @@ describe("formatSize", () => {
 describe("the model list", () => {
   it("gives each model its size, tool calling and context, and marks the one in use", () => {
     expect(modelRows(ollama, en)).toEqual([
-      { name: "qwen3:8b", facts: "5.2 GB · 8.2B · Q4_K_M", tools: "yes", context: "context 40960", smallContext: false, inUse: true },
-      { name: "gemma3:1b", facts: "815 MB · 999.89M · Q4_K_M", tools: "no", context: "context 32768", smallContext: false, inUse: false },
+      { name: "qwen3:8b", facts: "5.2 GB · 8.2B · Q4_K_M", tools: "yes", context: "context 40,960", smallContext: false, inUse: true },
+      { name: "gemma3:1b", facts: "815 MB · 999.89M · Q4_K_M", tools: "no", context: "context 32,768", smallContext: false, inUse: false },
       { name: "tinyllama:1.1b", facts: "", tools: "unknown", context: "context 2048", smallContext: true, inUse: false },
     ]);
-    expect(modelRows(ollama, vi)[0]?.context).toBe("ngữ cảnh 40960");
+    expect(modelRows(ollama, vi)[0]?.context).toBe("ngữ cảnh 40.960");
   });
 
   it("lists the ids alone when the server does not describe them", () => {
@@ -117,13 +117,13 @@ describe("what is in use", () => {
     expect(inUseLines(ollama, en)).toEqual([
       "Endpoint: http://127.0.0.1:11434/v1 (Ollama)",
       "Model: qwen3:8b",
-      "Context: up to 32768 tokens a request (the model's own: 40960); the prompt is kept under 24000 tokens",
+      "Context: up to 32,768 tokens a request (the model's own: 40,960); the prompt is kept under 24,000 tokens",
       "Tool calls: native",
     ]);
     const gemma = { ...ollama, chosen: true, model: "gemma3:1b", in_use: { model: "gemma3:1b", context_length: 32_768, num_ctx: 32_768, prompt_budget: 24_000, tool_calling: "emulated" as const } };
     expect(inUseLines(gemma, vi)[3]).toContain("mô phỏng");
     const cloud = { ...ollama, server: null, in_use: { model: "gpt-4o-mini", context_length: null, num_ctx: null, prompt_budget: 24_000, tool_calling: "native" as const } };
-    expect(contextText(cloud.in_use, en)).toBe("Context: the server's own; the prompt is kept under 24000 tokens");
+    expect(contextText(cloud.in_use, en)).toBe("Context: the server's own; the prompt is kept under 24,000 tokens");
     expect(inUseLines(cloud, en)[0]).toBe("Endpoint: http://127.0.0.1:11434/v1");
   });
 

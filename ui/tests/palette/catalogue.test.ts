@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { filterTools, groupByKind, matches, normalise, scopeClass, scopeLevel } from "../../src/palette/catalogue";
+import { filterTools, groupByKind, matches, normalise, scopeClass, scopeLevel, searchWords } from "../../src/palette/catalogue";
 import type { ToolSpec } from "../../src/protocol";
 import { toolSpec } from "../fixtures";
 
@@ -71,5 +71,16 @@ describe("scopes", () => {
     expect(scopeLevel("READ_ONLY")).toBe(0);
     expect(scopeLevel("DESTRUCTIVE")).toBe(5);
     expect(scopeClass("WRITE_NON_DESTRUCTIVE")).toBe("scope-write-non-destructive");
+  });
+});
+
+describe("the search in both languages (#43 item 5)", () => {
+  it("finds a skill by its Vietnamese words in any UI and by its English ones", () => {
+    const track = tool({ name: "shopping_track_price", description: "Create a price watch", kind: "skill" });
+    const list = [track, ...TOOLS];
+    expect(names(filterTools(list, "giá", "all", searchWords))).toContain("shopping_track_price");
+    expect(names(filterTools(list, "theo doi gia", "all", searchWords))).toContain("shopping_track_price");
+    expect(names(filterTools(list, "track a price", "all", searchWords))).toContain("shopping_track_price");
+    expect(names(filterTools(list, "giá", "all"))).not.toContain("shopping_track_price");
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isPeriod, paramLabel, parsePeriod, periodOf, periodParts, readReport, readRoutine, runParams, statusKey, unitKey } from "../../src/routines/routines";
-import { MESSAGES } from "../../src/i18n";
+import { isPeriod, paramLabel, parsePeriod, periodOf, periodParts, periodWords, readReport, readRoutine, runParams, statusKey, unitKey } from "../../src/routines/routines";
+import { MESSAGES, translator } from "../../src/i18n";
 
 // A routine as `ShowRoutine` answers it (host/routines.rs: routine_json).
 const shown = {
@@ -126,5 +126,17 @@ describe("routines", () => {
   it("keeps the values each replay was run with", () => {
     const r = readRoutine({ ...shown, replays: [{ id: "r", status: "completed", trigger: "user", started_at: "", report: { params: { url: "https://shop.vn/p/2", n: 3 } } }] });
     expect(r.replays[0]?.params).toEqual({ url: "https://shop.vn/p/2" });
+  });
+});
+
+describe("periods in words (#43 item 5: no \"mỗi 1d\")", () => {
+  it("says the core's periods as a person does", () => {
+    const [en, vi] = [translator("en"), translator("vi")];
+    expect(periodWords("1d", vi)).toBe("ngày");
+    expect(periodWords("6h", en)).toBe("6 hours");
+    expect(periodWords("30m", vi)).toBe("30 phút");
+    expect(periodWords("14d", vi)).toBe("2 tuần");
+    expect(vi("watchEvery", { every: periodWords("1h", vi) })).toBe("mỗi giờ");
+    expect(periodWords("soon", en)).toBe("soon");
   });
 });
