@@ -107,7 +107,8 @@ fn the_payment_dialog_says_the_amount_and_site_and_deny_is_the_default() -> Resu
     )?;
     assert_eq!(folded, json!([false, false]), "the technical details are folded");
     let all = s.execute(r#"return document.querySelector(".dialog-body").textContent;"#, &[])?;
-    assert!(all.as_str().is_some_and(|t| t.contains("/checkout") && t.contains("browser_click")), "{all}");
+    // The tool by the catalogue's words, not its name (#43 item 4).
+    assert!(all.as_str().is_some_and(|t| t.contains("/checkout") && !t.contains("browser_click")), "{all}");
 
     // Deny is the default; Approve waits for the box.
     assert_eq!(s.execute("return document.activeElement.id;", &[])?, json!("deny"));

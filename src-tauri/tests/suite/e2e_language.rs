@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
-use crate::common::agent_app::{App, RUN_TIMEOUT, UI_TIMEOUT, desktop_or_skip};
+use crate::common::agent_app::{App, RUN_TIMEOUT, UI_TIMEOUT, buy_script, desktop_or_skip};
 use crate::common::fixtures::{FixtureServer, WatchedPage};
 use crate::common::model_server::{ModelServer, ToolCall, Turn};
 use crate::common::webdriver::Session;
@@ -110,6 +110,28 @@ fn leftovers(s: &Session, phrases: &[String]) -> Result<Vec<String>> {
     Ok(found.as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect()).unwrap_or_default())
 }
 
+/// axe-core's critical and serious findings on the page shown (the
+/// script from `ui/node_modules`, put in the page once).
+fn axe_violations(s: &Session, axe: &str) -> Result<Vec<String>> {
+    if s.execute("return typeof window.axe === 'object';", &[])? != json!(true) {
+        s.execute(&format!("{axe}\n;return typeof window.axe;"), &[])?;
+    }
+    s.execute(
+        r#"window.__axe = null;
+        axe.run(document, { resultTypes: ["violations"] }).then(
+          (r) => { window.__axe = r.violations.filter((v) => v.impact === "critical" || v.impact === "serious")
+            .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`); },
+          (e) => { window.__axe = [`axe failed: ${e}`]; });
+        return true;"#,
+        &[],
+    )?;
+    let found = s.wait_for("axe-core's answer", UI_TIMEOUT, |s| {
+        let r = s.execute("return window.__axe;", &[])?;
+        Ok((!r.is_null()).then_some(r))
+    })?;
+    Ok(found.as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect()).unwrap_or_default())
+}
+
 fn product(name: &str, price: u64) -> WatchedPage {
     WatchedPage { name: name.into(), price, in_stock: true, ..Default::default() }
 }
@@ -141,9 +163,14 @@ fn every_view_in_vietnamese_shows_no_english_and_no_codes() -> Result<()> {
     let app = App::start_with(&model, "language-vi", &[("HALLEY_MODEL", "scripted-model")])?;
     let s = &app.panel;
     let mut found: Vec<String> = Vec::new();
+    let axe_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/node_modules/axe-core/axe.min.js");
+    let axe = std::fs::read_to_string(&axe_path).with_context(|| format!("{} (make ui installs it)", axe_path.display()))?;
     let mut check = |view: &str, s: &Session| -> Result<()> {
         for f in leftovers(s, &phrases)? {
             found.push(format!("{view}: {f}"));
+        }
+        for v in axe_violations(s, &axe)? {
+            found.push(format!("{view}: axe {v}"));
         }
         Ok(())
     };
@@ -185,6 +212,27 @@ fn every_view_in_vietnamese_shows_no_english_and_no_codes() -> Result<()> {
     click(s, &format!("{row} .routine-run-open"))?;
     check("routines", s)?;
 
+    // The payment question, in its own window: its summary, amount and
+    // technical details (opened) in Vietnamese; denied.
+    click(s, "#routines-view [data-testid=back-to-chat]")?;
+    click(s, "#new-chat")?;
+    for turn in buy_script(&site) {
+        model.push(turn);
+    }
+    s.send_task("Mua laptop này cho tôi", UI_TIMEOUT)?;
+    let dialog = s.wait_new_window(std::slice::from_ref(&app.panel_handle), RUN_TIMEOUT)?;
+    s.wait_text("#headline", UI_TIMEOUT, |t| !t.is_empty())?;
+    check("payment dialog", s)?;
+    if let Err(e) = s.click(&s.find("#deny")?)
+        && !format!("{e:#}").contains("no such window")
+    {
+        return Err(e);
+    }
+    s.wait_for("the dialog to close", UI_TIMEOUT, |s| Ok((!s.window_handles()?.contains(&dialog)).then_some(())))?;
+    s.switch_to_window(&app.panel_handle)?;
+    s.wait_text(".msg.assistant:last-of-type", RUN_TIMEOUT, |t| t.contains("Xong"))?;
+    check("chat after a refusal", s)?;
+
     // The palette, searched in Vietnamese.
     click(s, "#palette-open")?;
     let search = s.wait_visible("#palette-search", UI_TIMEOUT)?;
@@ -211,7 +259,7 @@ fn every_view_in_vietnamese_shows_no_english_and_no_codes() -> Result<()> {
     // The conversations.
     click(s, "#memory-view [data-testid=back-to-chat]")?;
     click(s, "#conversations-open")?;
-    s.wait_count("#conversations .conversation", 1, UI_TIMEOUT)?;
+    s.wait_count("#conversations .conversation", 2, UI_TIMEOUT)?;
     check("conversations", s)?;
 
     app.stop()?;

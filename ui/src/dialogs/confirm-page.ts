@@ -31,7 +31,7 @@ import {
 } from "./confirm";
 import { frame, pageLanguage } from "./dialog-page";
 import { h, present } from "../dom";
-import type { Lang, Translate } from "../i18n";
+import { toolLabel, type Lang, type Translate } from "../i18n";
 import { closeWindow, dialogRequest, onEvent, sendOp } from "../ipc";
 import { toOpError, type ConfirmationRequest, type JsonObject } from "../protocol";
 import { riskBadge, scopeBadge } from "../view";
@@ -140,7 +140,7 @@ function show(req: ConfirmationRequest, body: HTMLElement, footer: HTMLElement, 
       "dl",
       { class: "kvs" },
       ...present(
-        row(t("confirmTool"), req.tool),
+        row(t("confirmTool"), toolLabel(req.tool, t)),
         req.destination !== null ? row(t("destination"), req.destination) : null,
         req.url !== null ? row(t("pageUrl"), req.url) : null,
         req.page_total !== null ? row(t("pageTotal"), req.page_total, "total") : null,

@@ -3,7 +3,7 @@
 // countdown to `expires_at`, the user's edits of the fields, and the plain
 // sentence, amount and reasons a person decides on.
 
-import { scopeKey, type Lang, type MessageKey, type Translate } from "../i18n";
+import { scopeKey, toolLabel, type Lang, type MessageKey, type Translate } from "../i18n";
 import type { Act, ConfirmAmount, ConfirmationRequest, ChallengeRequest, ConfirmField, Control, Grading, JsonObject, PermissionScope, PlainReason } from "../protocol";
 import { formatMoney } from "../watches/watches";
 
@@ -154,7 +154,7 @@ export function headline(req: ConfirmationRequest, t: Translate, lang: Lang): st
     case "ask":
       return t("confirmKind.ask", { question: req.action_summary.replace(/^The assistant asks:\s*/, "") });
     case "other":
-      what = t("confirmKind.other", { tool: req.tool });
+      what = t("confirmKind.other", { tool: toolLabel(req.tool, t) });
       break;
     default:
       what = t(`confirmKind.${req.kind}`);
@@ -256,7 +256,7 @@ export function gradingLine(g: Grading, t: Translate): string {
     case "unread":
       return t(g.act === "click" ? "grade.unreadClick" : "grade.unreadKeys");
     case "no_scope":
-      return t("grade.noScope", { tool: g.tool, scope: scope("DESTRUCTIVE") });
+      return t("grade.noScope", { tool: toolLabel(g.tool, t), scope: scope("DESTRUCTIVE") });
     case "challenge": {
       const evidence =
         g.evidence.kind === "frame" ? t("evidence.frame", { host: g.evidence.host }) : t(`evidence.${g.evidence.kind}`);

@@ -153,7 +153,9 @@ describe("the palette's list", () => {
       title: "Theo dõi giá",
       description: "Kiểm tra giá sản phẩm theo lịch và báo khi tổng tiền về mức bạn muốn (VND).",
     });
-    expect(humanTool(spec("watch_pause", "primitive", "Pause a watch."), vi)).toEqual({ title: "Watch pause", description: "Pause a watch." });
+    expect(humanTool(spec("watch_pause", "primitive", "Pause a watch."), vi)).toEqual({ title: "Tạm dừng theo dõi", description: "Pause a watch." });
+    // A tool with no words of its own: by its name in words.
+    expect(humanTool(spec("files__read_file", "custom", "Read a file."), vi).title).toBe("Files read file");
   });
 
   it("puts the skills first, keeping the catalogue's order within each kind", () => {
