@@ -119,7 +119,8 @@ fn axe_violations(s: &Session, axe: &str) -> Result<Vec<String>> {
     s.execute(
         r#"window.__axe = null;
         axe.run(document, { resultTypes: ["violations"] }).then(
-          (r) => { window.__axe = r.violations.filter((v) => v.impact === "critical" || v.impact === "serious")
+          // Critical and serious ones, and a window without its main landmark.
+          (r) => { window.__axe = r.violations.filter((v) => v.impact === "critical" || v.impact === "serious" || v.id === "landmark-one-main")
             .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`); },
           (e) => { window.__axe = [`axe failed: ${e}`]; });
         return true;"#,
