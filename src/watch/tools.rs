@@ -129,6 +129,7 @@ pub fn summary(row: &WatchRow) -> WatchSummary {
     WatchSummary {
         watch_id: row.id.clone(),
         label: row.title.clone(),
+        name: reading.as_ref().and_then(|r| r.name.clone()).filter(|n| !n.trim().is_empty()),
         url: row.target_url.clone(),
         selector: row.selector.clone(),
         schema: serde_json::from_value(row.schema.clone()).unwrap_or_default(),

@@ -975,6 +975,13 @@ fn shopping_track_price_makes_a_price_watch_with_shipping_and_coupon() {
     assert_eq!(shown["watch"]["fields"], json!({"shipping": 30_000, "coupon": "GIAM500K"}), "{shown}");
     assert_eq!(shown["watch"]["trigger_rules"], json!([{"op": "<=", "value": 19_990_000.0}]));
     assert_eq!(shown["watch"]["frequency"], json!("6h"));
+    // Made without a label: listed by the product's name, as its alerts
+    // name it (#43 item 8), the label left empty.
+    assert_eq!(
+        (&shown["watch"]["label"], &shown["watch"]["name"]),
+        (&json!(""), &json!("Laptop Lenovo IdeaPad")),
+        "{shown}"
+    );
     server.change_page("track", |p| p.price = 19_490_000);
     assert_eq!(fired(&poll(&h, &id)), vec!["price<=19990000"]);
     // A coupon the page states as an amount or a percentage comes off the total.

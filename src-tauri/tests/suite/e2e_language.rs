@@ -165,7 +165,8 @@ fn every_view_in_vietnamese_shows_no_english_and_no_codes() -> Result<()> {
     let s = &app.panel;
     let mut found: Vec<String> = Vec::new();
     let axe_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/node_modules/axe-core/axe.min.js");
-    let axe = std::fs::read_to_string(&axe_path).with_context(|| format!("{} (make ui installs it)", axe_path.display()))?;
+    let axe =
+        std::fs::read_to_string(&axe_path).with_context(|| format!("{} (make ui installs it)", axe_path.display()))?;
     let mut check = |view: &str, s: &Session| -> Result<()> {
         for f in leftovers(s, &phrases)? {
             found.push(format!("{view}: {f}"));

@@ -33,6 +33,10 @@ pub struct WatchSummary {
     pub watch_id: String,
     /// The name notifications give it (empty: the product's name is used).
     pub label: String,
+    /// The product's name as its page last gave it (what notifications say
+    /// when it has no label), so a list names it as its alerts do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub url: String,
     pub selector: Option<String>,
     /// The extra fields it reads.

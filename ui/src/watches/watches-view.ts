@@ -303,7 +303,7 @@ export function createWatchesView(t: Translate, lang: Lang, back: () => HTMLElem
         h("span", { class: `badge health health-${w.health}` }, t(healthKey(w.health))),
         paused ? h("span", { class: "badge paused" }, t("watchPaused")) : null,
       ),
-      w.label.trim() !== "" ? h("p", { class: "watch-url" }, w.url) : null,
+      watchName(w) !== w.url ? h("p", { class: "watch-url" }, w.url) : null,
       h("p", { class: "watch-price" }, price, stock ? " · " : "", stock ?? ""),
       w.last_error !== null && w.health !== "ok" ? h("p", { class: "watch-error" }, w.last_error) : null,
       h(

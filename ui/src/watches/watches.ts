@@ -21,6 +21,8 @@ export interface WatchRule {
 export interface WatchInfo {
   watch_id: string;
   label: string;
+  /** The product's name as its page last gave it. */
+  name: string | null;
   url: string;
   status: string;
   health: Health;
@@ -71,6 +73,7 @@ export function readWatches(data: Json): WatchInfo[] {
       {
         watch_id: w.watch_id,
         label: text(w.label) ?? "",
+        name: text(w.name),
         url: text(w.url) ?? "",
         status: text(w.status) ?? "active",
         health: readHealth(w.health),
@@ -101,8 +104,9 @@ export function readHistory(data: Json): Observation[] {
     .reverse();
 }
 
-/** What a watch is called: its label, else its page's address. */
-export const watchName = (w: WatchInfo): string => (w.label.trim() !== "" ? w.label : w.url);
+/** What a watch is called: its label, else the product's name its page
+ * gives (as its alerts say), else its page's address. */
+export const watchName = (w: WatchInfo): string => (w.label.trim() !== "" ? w.label : w.name !== null && w.name.trim() !== "" ? w.name : w.url);
 
 /** An amount with its currency: VND always the Vietnamese way
  * (`21.490.000 ₫`), others in the panel's language (`$1,299.99`). */

@@ -73,6 +73,11 @@ describe("readWatches", () => {
       { op: "bogus", value: null, field: null, against: null },
     ]);
     expect(w && watchName(w)).toBe("https://shop.vn/laptop");
+    // Made from the chat with no label: named as its alerts name it (#43 item 8).
+    const [named] = readWatches({ watches: [{ watch_id: "w2", label: "", name: "Tai nghe W7", url: "https://shop.vn/w7", trigger_rules: [] }] });
+    expect(named && watchName(named)).toBe("Tai nghe W7");
+    const [labelled] = readWatches({ watches: [{ watch_id: "w3", label: "Của mẹ", name: "Tai nghe W7", url: "https://shop.vn/w7", trigger_rules: [] }] });
+    expect(labelled && watchName(labelled)).toBe("Của mẹ");
     expect(readWatches(null)).toEqual([]);
     expect(readWatches({ watches: "no" })).toEqual([]);
   });
@@ -157,6 +162,7 @@ describe("the edit form", () => {
   const watch: WatchInfo = {
     watch_id: "w9",
     label: "Laptop",
+    name: null,
     url: "https://shop.vn/laptop",
     status: "active",
     health: "ok",
