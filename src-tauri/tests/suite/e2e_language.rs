@@ -188,6 +188,13 @@ fn every_view_in_vietnamese_shows_no_english_and_no_codes() -> Result<()> {
     let probe = leftovers(s, &phrases)?;
     s.execute(r##"document.querySelector("#probe").remove();"##, &[])?;
     assert_eq!(probe.len(), 3, "{probe:#?}");
+    // A per-site rule: the tool chosen by its words, shown by them.
+    s.wait_script(r##"return document.querySelectorAll("#rule-tool option").length > 20;"##, UI_TIMEOUT)?;
+    type_into(s, "#rule-site", "*.shop.vn")?;
+    s.execute(r##"document.querySelector("#rule-tool").value = "browser_click";"##, &[])?;
+    click(s, "#rule-add")?;
+    let rule = s.wait_text("#rules .rule .rule-what", UI_TIMEOUT, |t| !t.is_empty())?;
+    assert_eq!(rule, "*.shop.vn · Bấm trên trang");
     check("settings", s)?;
     click(s, "#settings-view [data-testid=back-to-chat]")?;
 

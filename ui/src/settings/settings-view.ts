@@ -11,7 +11,7 @@ import { renderInUse, renderModelList } from "../models/models-view";
 import { renderLocalApi } from "./local-api-view";
 import { renderMcpServers } from "./mcp-view";
 import { field, orNull } from "../view";
-import { decisionKey, type Translate } from "../i18n";
+import { decisionKey, toolLabel, type Translate } from "../i18n";
 import { request, setAutostart } from "../ipc";
 import { PRESET_INFO, presetInfo, toOpError, type GateRuleRow, type ModelEndpoint, type ModelStatus, type RuleDecision, type Settings } from "../protocol";
 import { problemText } from "../models/models";
@@ -83,7 +83,7 @@ function secretField(
 }
 
 export function ruleLabel(rule: GateRuleRow, t: Translate): string {
-  return `${rule.site ?? t("anySite")} · ${rule.tool ?? t("anyTool")}`;
+  return `${rule.site ?? t("anySite")} · ${rule.tool !== null ? toolLabel(rule.tool, t) : t("anyTool")}`;
 }
 
 export function renderSettings(t: Translate, onSaved: (settings: Settings) => void): HTMLElement {
@@ -376,7 +376,15 @@ function renderRules(t: Translate): HTMLElement {
   };
 
   const site = h("input", { id: "rule-site", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "*.shop.vn" });
-  const tool = h("input", { id: "rule-tool", type: "text", autocomplete: "off", spellcheck: "false", placeholder: t("ruleToolPlaceholder") });
+  // The tools by the catalogue's words (#43 item 8: no raw tool name to type).
+  const tool = h("select", { id: "rule-tool" }, h("option", { value: "" }, t("anyTool")));
+  request({ type: "list_tools" }, "tools").then(
+    (r) => {
+      const named = r.tools.map((x) => [x.name, toolLabel(x.name, t)] as const).sort((a, b) => a[1].localeCompare(b[1]));
+      tool.append(...named.map(([name, label]) => h("option", { value: name, title: name }, label)));
+    },
+    () => undefined,
+  );
   const decision = h("select", { id: "rule-decision" }, ...DECISIONS.map((d, i) => option(d, t(decisionKey(d)), i === 0)));
   const add = h("button", { id: "rule-add", type: "submit" }, t("ruleAdd"));
   const form = h(
