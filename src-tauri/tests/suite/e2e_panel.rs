@@ -543,6 +543,8 @@ fn switching_the_language_applies_at_once_to_the_panel_palette_and_tray() -> Res
     s.wait_visible("#language", UI_TIMEOUT)?;
     // The saved settings have filled the form (else they would overwrite the choice).
     s.wait_text("#api-key-state", UI_TIMEOUT, |t| !t.trim().is_empty())?;
+    // And the model's status above Save (it moves Save down once shown).
+    s.wait_text("#model-info", UI_TIMEOUT, |t| !t.is_empty())?;
     s.execute(&format!(r##"document.querySelector("#language").value = "{to}";"##), &[])?;
     s.click(&s.find("#settings-save")?)?;
     // The panel again, in the other language, on the settings.
@@ -551,7 +553,8 @@ fn switching_the_language_applies_at_once_to_the_panel_palette_and_tray() -> Res
         UI_TIMEOUT,
     )?;
     s.wait_text("#settings-title", UI_TIMEOUT, |t| t == want_title)?;
-    assert_eq!(s.execute(r##"return document.querySelector("#language").value;"##, &[])?, json!(to));
+    // The form is filled from the saved settings once the panel is drawn again.
+    s.wait_script(&format!(r##"return document.querySelector("#language").value === "{to}";"##), UI_TIMEOUT)?;
     // The palette too.
     s.click(&s.find("#palette-open")?)?;
     let names =

@@ -98,6 +98,8 @@ pub(crate) fn choose_language(s: &Session, lang: &str) -> Result<()> {
     s.wait_visible("#language", UI_TIMEOUT)?;
     // The saved settings have filled the form (else they would overwrite the choice).
     s.wait_text("#api-key-state", UI_TIMEOUT, |t| !t.trim().is_empty())?;
+    // And the model's status above Save (it moves Save down once shown).
+    s.wait_text("#model-info", UI_TIMEOUT, |t| !t.is_empty())?;
     s.execute(&format!(r##"document.querySelector("#language").value = "{lang}";"##), &[])?;
     click(s, "#settings-save")?;
     s.wait_script(
