@@ -232,14 +232,7 @@ fn every_view_in_vietnamese_shows_no_english_and_no_codes() -> Result<()> {
     let dialog = s.wait_new_window(std::slice::from_ref(&app.panel_handle), RUN_TIMEOUT)?;
     s.wait_text("#headline", UI_TIMEOUT, |t| !t.is_empty())?;
     check("payment dialog", s)?;
-    if let Err(e) = s.click(&s.find("#deny")?)
-        && !format!("{e:#}").contains("no such window")
-    {
-        return Err(e);
-    }
-    s.wait_for("the dialog to close", UI_TIMEOUT, |s| Ok((!s.window_handles()?.contains(&dialog)).then_some(())))?;
-    s.switch_to_window(&app.panel_handle)?;
-    s.wait_text(".msg.assistant:last-of-type", RUN_TIMEOUT, |t| t.contains("Xong"))?;
+    crate::suite::screenshots::deny_and_back(&app, &dialog)?;
     check("chat after a refusal", s)?;
 
     // The palette, searched in Vietnamese.

@@ -224,15 +224,25 @@ fn payment(app: &App, model: &ModelServer, site: &FixtureServer, lang: &str, dir
     let (dx, dy, _, _) = s.window_rect()?;
     s.set_window_rect(dx, dy, DIALOG.0, DIALOG.1)?;
     shoot(s, dir, &format!("payment-{lang}"))?;
+    deny_and_back(app, &dialog)?;
+    assert_eq!(site.hits("checkout"), 0, "a denied purchase reached the shop");
+    Ok(())
+}
+
+/// Deny in the open dialog `dialog` (it may close before the click
+/// returns), back on the panel once the run's answer is in.
+pub(crate) fn deny_and_back(app: &App, dialog: &str) -> Result<()> {
+    let s = &app.panel;
     if let Err(e) = s.click(&s.find("#deny")?)
         && !format!("{e:#}").contains("no such window")
     {
         return Err(e);
     }
-    s.wait_for("the dialog to close", UI_TIMEOUT, |s| Ok((!s.window_handles()?.contains(&dialog)).then_some(())))?;
+    s.wait_for("the dialog to close", UI_TIMEOUT, |s| {
+        Ok((!s.window_handles()?.contains(&dialog.to_owned())).then_some(()))
+    })?;
     s.switch_to_window(&app.panel_handle)?;
     s.wait_text(".msg.assistant:last-of-type", RUN_TIMEOUT, |t| t.contains("Xong"))?;
-    assert_eq!(site.hits("checkout"), 0, "a denied purchase reached the shop");
     Ok(())
 }
 
