@@ -37,21 +37,29 @@ fn product(name: &str, price: u64) -> WatchedPage {
     WatchedPage { name: name.into(), price, in_stock: true, ..WatchedPage::default() }
 }
 
+/// The shop: a laptop and a phone page.
+fn laptop_and_phone() -> FixtureServer {
+    let site = FixtureServer::start();
+    site.set_page("laptop", product("Laptop ASUS Vivobook 15", 21_490_000));
+    site.set_page("phone", product("Điện thoại Galaxy A55", 8_990_000));
+    site
+}
+
+/// The model's read of the page it is on: the product's name and price.
+fn read_name_and_price() -> Turn {
+    Turn::tool_calls(vec![ToolCall::new("browser_extract", json!({"schema": {"name": "string", "price": "number"}}))])
+}
+
 #[test]
 fn a_saved_routine_reads_the_current_price_without_the_model() {
     if !have_browser() {
         return;
     }
-    let site = FixtureServer::start();
-    site.set_page("laptop", product("Laptop ASUS Vivobook 15", 21_490_000));
-    site.set_page("phone", product("Điện thoại Galaxy A55", 8_990_000));
+    let site = laptop_and_phone();
     let model = ModelServer::start(vec![
         Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("watched/laptop")}))]),
         Turn::tool_calls(vec![ToolCall::new("browser_snapshot", json!({}))]),
-        Turn::tool_calls(vec![ToolCall::new(
-            "browser_extract",
-            json!({"schema": {"name": "string", "price": "number"}}),
-        )]),
+        read_name_and_price(),
         Turn::text("Laptop ASUS Vivobook 15 giá 21.490.000 ₫."),
     ]);
     let h = Halley::new();
@@ -506,10 +514,7 @@ fn record_price(h: &Halley, site: &FixtureServer) {
     site.set_page("laptop", product("Laptop ASUS Vivobook 15", 21_490_000));
     let model = ModelServer::start(vec![
         Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("watched/laptop")}))]),
-        Turn::tool_calls(vec![ToolCall::new(
-            "browser_extract",
-            json!({"schema": {"name": "string", "price": "number"}}),
-        )]),
+        read_name_and_price(),
         Turn::text("Laptop ASUS Vivobook 15 giá 21.490.000 ₫."),
     ]);
     let run_id = record(h, &model, "Laptop này giá bao nhiêu?");
@@ -784,10 +789,7 @@ async fn a_lost_element_is_repaired_by_the_model_when_allowed_never_at_a_submit(
         Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("page/catalogue")}))]),
         Turn::tool_calls(vec![ToolCall::new("browser_snapshot", json!({}))]),
         Turn::tool_calls(vec![ToolCall::new("browser_click", json!({"selector": "#p1"}))]),
-        Turn::tool_calls(vec![ToolCall::new(
-            "browser_extract",
-            json!({"schema": {"name": "string", "price": "number"}}),
-        )]),
+        read_name_and_price(),
         Turn::text("Laptop ASUS Vivobook 15 giá 21.490.000 ₫."),
     ]);
     let run_id = record(&h, &recorder, "Laptop trong danh mục giá bao nhiêu?");
@@ -874,17 +876,12 @@ fn a_run_that_switched_tabs_is_saved_by_what_the_tab_showed_and_refusals_are_nam
     if !have_browser() {
         return;
     }
-    let site = FixtureServer::start();
-    site.set_page("laptop", product("Laptop ASUS Vivobook 15", 21_490_000));
-    site.set_page("phone", product("Điện thoại Galaxy A55", 8_990_000));
+    let site = laptop_and_phone();
     let model = ModelServer::start(vec![
         Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("watched/laptop")}))]),
         Turn::tool_calls(vec![ToolCall::new("browser_new_tab", json!({"url": site.url("watched/phone")}))]),
         Turn::tool_calls(vec![ToolCall::new("browser_switch_tab", json!({"tab_id": "tab-1"}))]),
-        Turn::tool_calls(vec![ToolCall::new(
-            "browser_extract",
-            json!({"schema": {"name": "string", "price": "number"}}),
-        )]),
+        read_name_and_price(),
         Turn::text("Laptop ASUS Vivobook 15 giá 21.490.000 ₫."),
     ]);
     let h = Halley::new();
@@ -958,10 +955,7 @@ fn a_replay_carries_what_it_read_when_the_answer_quoted_nothing() {
     site.set_page("laptop", product("Laptop ASUS Vivobook 15", 21_490_000));
     let model = ModelServer::start(vec![
         Turn::tool_calls(vec![ToolCall::new("browser_navigate", json!({"url": site.url("watched/laptop")}))]),
-        Turn::tool_calls(vec![ToolCall::new(
-            "browser_extract",
-            json!({"schema": {"name": "string", "price": "number"}}),
-        )]),
+        read_name_and_price(),
         Turn::text("Giá hiện tại đã được đọc."),
     ]);
     let h = Halley::new();
