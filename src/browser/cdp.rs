@@ -53,14 +53,21 @@ impl chromiumoxide::Command for SendMessageToTarget {
 /// Each new service worker target is attached here from the browser's own
 /// session and told to run (a no-op when it already runs), then left.
 /// What it sends is paused by the browser-wide interception like any
-/// other target's (`intercept::hub`). The task ends with the connection.
-pub(crate) async fn release_service_workers(browser: &std::sync::Arc<chromiumoxide::Browser>) {
+/// other target's (`intercept::hub`): `starts(target, script_url)` is
+/// awaited before the worker is let run, so the interception can widen
+/// for it first. The task ends with the connection.
+pub(crate) async fn release_service_workers<F, Fut>(browser: &std::sync::Arc<chromiumoxide::Browser>, starts: F)
+where
+    F: Fn(String, String) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
     use chromiumoxide::cdp::browser_protocol::target::{
         AttachToTargetParams, DetachFromTargetParams, EventTargetCreated,
     };
     use futures::StreamExt;
     let Ok(mut created) = browser.event_listener::<EventTargetCreated>().await else { return };
     let weak = std::sync::Arc::downgrade(browser);
+    let starts = std::sync::Arc::new(starts);
     tokio::spawn(async move {
         while let Some(event) = created.next().await {
             if event.target_info.r#type != "service_worker" {
@@ -68,7 +75,9 @@ pub(crate) async fn release_service_workers(browser: &std::sync::Arc<chromiumoxi
             }
             let Some(browser) = weak.upgrade() else { break };
             let target = event.target_info.target_id.clone();
+            let (starts, url) = (std::sync::Arc::clone(&starts), event.target_info.url.clone());
             tokio::spawn(async move {
+                starts(target.as_ref().to_owned(), url).await;
                 let attach = AttachToTargetParams { target_id: target, flatten: Some(false) };
                 let Ok(attached) = browser.execute(attach).await else { return };
                 let session = attached.result.session_id.clone();

@@ -168,7 +168,19 @@ pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
         drop(handler);
     });
     let browser = Arc::new(browser);
-    super::cdp::release_service_workers(&browser).await;
+    // The hub learns of each service worker before it runs (it is made
+    // once the browser is connected; a worker before that just runs).
+    let hub_of_workers: Arc<std::sync::OnceLock<std::sync::Weak<Hub>>> = Arc::default();
+    let of_workers = Arc::clone(&hub_of_workers);
+    super::cdp::release_service_workers(&browser, move |target, url| {
+        let hub = of_workers.get().and_then(std::sync::Weak::upgrade);
+        async move {
+            if let Some(hub) = hub {
+                hub.worker_starts(target, url).await;
+            }
+        }
+    })
+    .await;
     #[cfg(feature = "bench-knobs")]
     if options.bench_wire_off {
         // No interception, and the actions run unwatched.
@@ -187,6 +199,7 @@ pub(crate) async fn connect(options: &BrowserOptions) -> Result<Connected> {
     if let Some(relay) = &relay {
         relay.judged_by(&hub);
     }
+    let _ = hub_of_workers.set(Arc::downgrade(&hub));
     Ok(Connected { browser, hub, pump, gone, owned: process.is_some(), process, relay })
 }
 

@@ -267,6 +267,63 @@ async fn a_service_worker_orders_nothing_unasked() {
     core.close().await;
 }
 
+/// A service worker outlives its page: the tab that registered it is
+/// closed, and no tab of the browser is watched any more, when the worker
+/// orders (1.5 s after a click's message, after a Background Sync the
+/// click registered, after the message the page sent as it went). The
+/// closed tab's watch keeps judging its site's workers: with nobody to
+/// approve, the shop receives nothing; approved, the order arrives once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_service_worker_orders_nothing_after_its_tab_closed() {
+    if !have_browser() {
+        return;
+    }
+    let site = FixtureServer::start();
+    for (how, approve) in [("later", false), ("sync", false), ("pagehide", false), ("later", true)] {
+        site.clear();
+        let tmp = tempfile::tempdir().unwrap();
+        // Closing the person's tab is asked first: yes.
+        let confirmer = Scripted::new(&[true, approve]);
+        let (core, cx) = core_with(tmp.path(), Arc::clone(&confirmer)).await;
+        let url = site.url(&format!("always/sw-order.html?how={how}"));
+        let r = core.call_tool(&cx, "browser_new_tab", json!({"url": url})).await;
+        assert!(r.is_ok(), "{how}: {r:?}");
+        let tab = r.data["tab"]["id"].as_str().unwrap_or_default().to_owned();
+        let ready = json!({"until": "text", "text": "ready", "timeout_ms": 10000});
+        let w = core.call_tool(&cx, "browser_wait", ready).await;
+        assert!(w.is_ok(), "{how}: the worker never got ready: {w:?}");
+        if how != "pagehide" {
+            let r = core.call_tool(&cx, "browser_click", json!({"selector": "#search"})).await;
+            assert!(r.is_ok(), "{how}: the click itself sends nothing: {r:?}");
+        }
+        let r = core.call_tool(&cx, "browser_close_tab", json!({"tab_id": tab})).await;
+        assert!(r.is_ok(), "{how}: {r:?}");
+        core.browser().release(cx.run_id.as_deref().unwrap_or_default()).await;
+        let asked_order = || {
+            confirmer
+                .asked
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|a| a.destination.as_deref().unwrap_or_default().contains("/order"))
+                .count()
+        };
+        let until = std::time::Instant::now() + Duration::from_secs(10);
+        while asked_order() == 0 && std::time::Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(800)).await;
+        assert_eq!(asked_order(), 1, "{how}: the worker's order is asked once: {:#?}", site.requests());
+        let sent = orders(&site);
+        if approve {
+            assert_eq!(sent.len(), 1, "{how}: approved, the order arrives once: {sent:#?}");
+        } else {
+            assert_eq!(sent, Vec::<String>::new(), "{how}: the worker ordered with its tab closed");
+        }
+        core.close().await;
+    }
+}
+
 /// Controls: an ordinary browse (a shop page opened, scrolled, read, its
 /// add-to-cart clicked, a new tab) asks nothing and is not blocked.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

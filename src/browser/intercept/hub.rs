@@ -25,6 +25,13 @@
 //! ([`Hub::owner`]): the tab's own frames; an iframe target, by the frame
 //! that holds it; a popup, by the tab that opened it. A request of a tab
 //! nobody watches goes on at once, without looking further.
+//!
+//! A shared or service worker belongs to no tab: a watched tab of its site
+//! judges it, else the newest watch. A service worker also outlives its
+//! page, so the watch of a tab that closed is kept ([`Hub::retire`]) and
+//! judges what a worker of the site it showed last sends while one runs
+//! (the interception widened as the worker starts, [`Hub::worker_starts`],
+//! before it is let run), even when no tab is watched at all.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -36,7 +43,9 @@ use chromiumoxide::cdp::browser_protocol::fetch::{
     RequestPattern, RequestStage,
 };
 use chromiumoxide::cdp::browser_protocol::network::ErrorReason;
-use chromiumoxide::cdp::browser_protocol::target::{GetTargetInfoParams, GetTargetsParams, TargetId};
+use chromiumoxide::cdp::browser_protocol::target::{
+    EventTargetDestroyed, GetTargetInfoParams, GetTargetsParams, TargetId,
+};
 use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -107,11 +116,18 @@ pub(crate) struct Hub {
     /// Whether the browser's interception pauses every request (some tab is
     /// watched) or none ([`Hub::fit`]); held while it is changed.
     wide: tokio::sync::Mutex<bool>,
+    /// The service workers running now (target id → script URL), as
+    /// they start ([`Hub::worker_starts`]) and end.
+    workers: Mutex<HashMap<String, String>>,
     /// Benchmarks only (feature `bench-knobs`): no interception, and the
     /// actions run without a watch, to time what the gate costs.
     #[cfg(feature = "bench-knobs")]
     ungated: bool,
 }
+
+/// The most watches of closed tabs kept for their sites' service workers
+/// ([`Hub::retire`]); the oldest goes first.
+const DORMANT_KEPT: usize = 16;
 
 /// How long a verdict on an opening stands for the same address.
 const JUDGED_FOR: std::time::Duration = std::time::Duration::from_secs(30);
@@ -124,6 +140,12 @@ struct Routes {
     /// a tab nobody watched when it was asked; forgotten when a watch
     /// starts).
     frames: HashMap<String, Option<String>>,
+    /// The watches of tabs that closed, kept for the service workers of
+    /// the site each showed last ([`Hub::retire`]): a worker outlives its
+    /// page (a timer under `waitUntil`, a Background Sync, a message the
+    /// page sent as it went) and may send when no tab is watched at all.
+    /// Each judges only while a worker of its site runs.
+    dormant: Vec<Arc<Route>>,
 }
 
 impl Hub {
@@ -140,8 +162,17 @@ impl Hub {
             unreachable: Mutex::default(),
             encrypted: Mutex::default(),
             wide: tokio::sync::Mutex::new(false),
+            workers: Mutex::default(),
             #[cfg(feature = "bench-knobs")]
             ungated: false,
+        });
+        let mut ended = browser.event_listener::<EventTargetDestroyed>().await.map_err(|e| cdp_error(e, true))?;
+        let weak = Arc::downgrade(&hub);
+        tokio::spawn(async move {
+            while let Some(event) = ended.next().await {
+                let Some(hub) = weak.upgrade() else { break };
+                hub.worker_ends(event.target_id.as_ref()).await;
+            }
         });
         let mut paused = browser.event_listener::<EventRequestPaused>().await.map_err(|e| cdp_error(e, true))?;
         let weak = Arc::downgrade(&hub);
@@ -177,6 +208,7 @@ impl Hub {
             unreachable: Mutex::default(),
             encrypted: Mutex::default(),
             wide: tokio::sync::Mutex::new(false),
+            workers: Mutex::default(),
             #[cfg(feature = "bench-knobs")]
             ungated: false,
         })
@@ -255,7 +287,7 @@ impl Hub {
     /// one the routes call for, however adds and removes interleave.
     async fn fit(&self) -> Result<()> {
         let mut wide = self.wide.lock().await;
-        let want = self.routes.lock().map(|r| !r.live.is_empty()).unwrap_or(true);
+        let want = !self.judging().is_empty();
         if want != *wide {
             self.browser()?.execute(patterns(want)).await.map_err(|e| cdp_error(e, true))?;
             *wide = want;
@@ -288,6 +320,7 @@ impl Hub {
         {
             let mut routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
             routes.live.retain(|r| r.id != route.id);
+            routes.dormant.retain(|r| r.id != route.id);
         }
         if let Err(e) = self.fit().await {
             tracing::debug!("wire: the browser's interception stays wide: {e}");
@@ -342,7 +375,7 @@ impl Hub {
     /// Hand one paused request to its tab's watch, or let it go.
     async fn route(self: &Arc<Self>, event: &EventRequestPaused) {
         let id = event.request_id.clone();
-        let watched = self.routes.lock().map(|r| !r.live.is_empty()).unwrap_or(true);
+        let watched = !self.judging().is_empty();
         let owner = if watched { self.owner(event.frame_id.as_ref()).await } else { None };
         let Some(route) = owner else {
             self.go(id);
@@ -413,7 +446,7 @@ impl Hub {
     /// no tab is watched, and to a watched tab's own site.
     pub fn admits(&self, host: &str, port: u16) -> bool {
         let url = format!("http://{}:{port}/", if host.contains(':') { format!("[{host}]") } else { host.to_owned() });
-        let live: Vec<Arc<Route>> = self.routes.lock().map(|r| r.live.clone()).unwrap_or_default();
+        let live = self.judging();
         live.is_empty()
             || live.iter().any(|route| route.home.lock().is_ok_and(|home| !home.is_empty() && same_site(&home, &url)))
     }
@@ -436,7 +469,7 @@ impl Hub {
     }
 
     async fn judge_opening(&self, opening: String) -> bool {
-        let route = match self.routes.lock().ok().and_then(|r| r.live.last().cloned()) {
+        let route = match self.judging().last().cloned() {
             Some(route) => route,
             // The watches ended meanwhile: nobody to judge it, as before any.
             None => return true,
@@ -451,7 +484,7 @@ impl Hub {
     /// it like a request body sent there (`MESSAGE`). While no tab is
     /// watched it goes on, as every request does then.
     pub async fn message(&self, url: String, origin: Option<String>, text: String) -> bool {
-        let live: Vec<Arc<Route>> = self.routes.lock().map(|r| r.live.clone()).unwrap_or_default();
+        let live = self.judging();
         let shows = |site: &str| {
             live.iter().rev().find(|r| r.home.lock().is_ok_and(|h| !h.is_empty() && same_site(&h, site))).cloned()
         };
@@ -527,6 +560,79 @@ impl Hub {
         rx.await.unwrap_or(false)
     }
 
+    /// The watches that judge now: the closed tabs' whose site has a
+    /// service worker running, then the open tabs' (newest last).
+    fn judging(&self) -> Vec<Arc<Route>> {
+        let Ok(routes) = self.routes.lock() else { return Vec::new() };
+        let mut judging: Vec<Arc<Route>> = Vec::new();
+        if !routes.dormant.is_empty() {
+            let workers: Vec<String> = self.workers.lock().map(|w| w.values().cloned().collect()).unwrap_or_default();
+            judging.extend(
+                routes
+                    .dormant
+                    .iter()
+                    .filter(|r| {
+                        r.home.lock().is_ok_and(|home| !home.is_empty() && workers.iter().any(|w| same_site(&home, w)))
+                    })
+                    .cloned(),
+            );
+        }
+        judging.extend(routes.live.iter().cloned());
+        judging
+    }
+
+    /// `route`'s tab closed: its watch is kept for the service workers of
+    /// the site it showed last, judging what they send whenever one runs
+    /// (see [`Routes::dormant`]); `false` when there is nothing to keep
+    /// it for (a page of no site, a browser gone).
+    pub async fn retire(&self, route: &Arc<Route>) -> bool {
+        let site = route.home.lock().ok().and_then(|h| crate::vocab::origin::site_of(&h));
+        if site.is_none() || self.check().is_err() {
+            return false;
+        }
+        {
+            let Ok(mut routes) = self.routes.lock() else { return false };
+            if !routes.live.iter().any(|r| r.id == route.id) {
+                return false;
+            }
+            routes.live.retain(|r| r.id != route.id);
+            routes.dormant.push(Arc::clone(route));
+            let over = routes.dormant.len().saturating_sub(DORMANT_KEPT);
+            routes.dormant.drain(..over);
+        }
+        if let Err(e) = self.fit().await {
+            tracing::debug!("wire: the browser's interception did not follow a closed tab: {e}");
+        }
+        true
+    }
+
+    /// Whether `route`, retired, is still kept (the browser runs, and it
+    /// was not let go for newer ones).
+    pub fn keeps(&self, route: &Route) -> bool {
+        self.check().is_ok() && self.routes.lock().is_ok_and(|r| r.dormant.iter().any(|d| d.id == route.id))
+    }
+
+    /// A service worker (`target`, its script at `url`) is about to run:
+    /// the watch of a closed tab of its site judges it from its first
+    /// request on (the browser's interception widened first).
+    pub async fn worker_starts(&self, target: String, url: String) {
+        if let Ok(mut workers) = self.workers.lock() {
+            workers.insert(target, url);
+        }
+        if let Err(e) = self.fit().await {
+            tracing::debug!("wire: the browser's interception did not follow a service worker: {e}");
+        }
+    }
+
+    /// Target `target` is gone: if it was a service worker, the watches of
+    /// closed tabs of its site rest again.
+    async fn worker_ends(&self, target: &str) {
+        let was = self.workers.lock().is_ok_and(|mut w| w.remove(target).is_some());
+        if was && let Err(e) = self.fit().await {
+            tracing::debug!("wire: the browser's interception stays wide: {e}");
+        }
+    }
+
     /// The watch of the tab that frame `frame` belongs to, if any.
     async fn owner(&self, frame: &str) -> Option<Arc<Route>> {
         let mut at = frame.to_owned();
@@ -564,8 +670,10 @@ impl Hub {
                             // A shared or service worker belongs to no
                             // tab: a page of its site that is watched
                             // judges it (a click's message can make it
-                            // order), else the newest watch.
-                            let site = live
+                            // order), else the watch of a closed tab of
+                            // its site, else the newest watch.
+                            let site = self
+                                .judging()
                                 .iter()
                                 .rev()
                                 .find(|r| r.home.lock().is_ok_and(|h| !h.is_empty() && same_site(&h, &info.url)))

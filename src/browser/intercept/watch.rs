@@ -161,6 +161,17 @@ impl WireWatch {
         }
     }
 
+    /// The tab closed: keep judging its site's service workers
+    /// ([`Hub::retire`]); `false` when there is nothing to keep it for.
+    pub async fn retire(&self) -> bool {
+        self.hub.retire(&self.route).await
+    }
+
+    /// Whether the retired watch is still kept ([`Hub::keeps`]).
+    pub fn kept(&self) -> bool {
+        self.hub.keeps(&self.route)
+    }
+
     /// Stop holding requests: a request still held was never graded, so it
     /// is failed; then the tab's route is removed.
     pub async fn stop(mut self) {
@@ -231,8 +242,9 @@ pub(super) fn outgoing(event: &EventRequestPaused) -> Outgoing {
 pub(crate) type WireSlot = Arc<tokio::sync::Mutex<Option<Idle>>>;
 
 /// A watch judging what a page sends between actions, on a task of its
-/// own, until an action takes it back ([`Idle::take`]), the tab's events
-/// end (the tab closed) or the browser closes. It has no
+/// own, until an action takes it back ([`Idle::take`]) or the browser
+/// closes; once the tab closed, only for its site's service workers
+/// ([`WireWatch::retire`]). It has no
 /// time limit: a page's order a minute after the last action is judged
 /// like one a second after it, and it outlives the run that set it: a
 /// page the agent left keeps being judged after its run ended, until
@@ -258,16 +270,39 @@ impl Idle {
         let blocked = Arc::new(Mutex::new(Vec::new()));
         let named = Arc::clone(&blocked);
         let task = tokio::spawn(async move {
-            loop {
+            let handed = loop {
                 tokio::select! {
                     biased;
-                    _ = &mut back => return Some(watch),
+                    back = &mut back => break back.is_ok(),
                     held = watch.next() => {
-                        let Some(held) = held else { break };
+                        let Some(held) = held else { break false };
                         let (verdict, why) = judge(held.clone()).await;
                         watch.decide(&held, verdict).await;
                         if let (Some(why), Ok(mut named)) = (why, named.lock()) {
                             named.push(why);
+                        }
+                    }
+                }
+            };
+            if handed {
+                return Some(watch);
+            }
+            // The tab is gone (its handle dropped with it): the watch is
+            // kept for its site's service workers, which outlive it, and
+            // judges what they send, asked in the same context, until the
+            // browser closes or newer closed tabs take its place.
+            if watch.retire().await {
+                loop {
+                    tokio::select! {
+                        held = watch.next() => {
+                            let Some(held) = held else { break };
+                            let (verdict, _) = judge(held.clone()).await;
+                            watch.decide(&held, verdict).await;
+                        }
+                        () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {
+                            if !watch.kept() {
+                                break;
+                            }
                         }
                     }
                 }
