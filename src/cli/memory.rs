@@ -320,8 +320,14 @@ fn embedded(reply: Reply) -> Result<(), Error> {
 }
 
 fn add(reply: Reply) -> Result<(), Error> {
-    let Reply::ArchivalAdded { id } = reply else { return Err(unexpected()) };
+    let Reply::ArchivalAdded { id, not_embedded } = reply else { return Err(unexpected()) };
     out(&format!("added {id}"));
+    if let Some(why) = not_embedded {
+        eprintln!(
+            "warning: not embedded yet ({why}): found by its words until the embedder answers \
+             (tried again later; `halley memory embed` tries now)"
+        );
+    }
     Ok(())
 }
 

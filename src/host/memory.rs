@@ -216,7 +216,14 @@ pub async fn add(store: &Store, text: &str, tags: &[String]) -> Result<Reply> {
     }
     let agent = memory::default_agent(store).await?;
     let row = store.archival().insert(&agent, text, tags).await?;
-    Ok(Reply::ArchivalAdded { id: row.id })
+    // With an embedder set, the passage is embedded now, so the next search
+    // finds it by meaning; if the embedder fails, it is kept (found by its
+    // words) and tried again later, and the reply says why.
+    let not_embedded = match store.embeddings().config().await? {
+        None => None,
+        Some(_) => embedder::embed_pending(store, false).await?.error,
+    };
+    Ok(Reply::ArchivalAdded { id: row.id, not_embedded })
 }
 
 fn view(b: BlockRow) -> MemoryBlockView {

@@ -224,9 +224,14 @@ pub enum Reply {
         passages: Vec<ArchivalPassageView>,
         total: i64,
     },
-    /// The archival passage stored.
+    /// The archival passage stored (and embedded, when an embedder is
+    /// set): `not_embedded` says why the embedder could not embed it now
+    /// (it is found by its words meanwhile, and tried again later).
     ArchivalAdded {
         id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        not_embedded: Option<String>,
     },
     /// A source made.
     Source {

@@ -59,11 +59,10 @@ fn meaning_finds_what_words_miss_in_either_language() {
     let ids: Vec<String> = PASSAGES.iter().map(|p| add(&h, p)).collect();
     let (hotel, passport) = (&ids[0], &ids[1]);
 
-    let before = show(&h);
-    assert_eq!((before["pending"].as_i64(), before["done"].as_i64()), (Some(8), Some(0)), "{before}");
+    // Each passage was embedded as it was added: nothing is left to do.
     let run = h.run(&["memory", "embed"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(run.stdout.trim(), "embedded 8 passage(s), 0 failed");
+    assert_eq!(run.stdout.trim(), "embedded 0 passage(s), 0 failed");
     let after = show(&h);
     assert_eq!((after["pending"].as_i64(), after["done"].as_i64()), (Some(0), Some(8)), "{after}");
     assert_eq!(after["settings"]["dim"], json!(384));
@@ -118,7 +117,20 @@ fn the_embedder_down_fails_with_a_reason_then_resumes_without_loss() {
     assert_eq!(h.run(&["memory", "embed"]).code, 0);
 
     recorder.down();
-    let more: Vec<String> = PASSAGES[1..4].iter().map(|p| add(&h, p)).collect();
+    // Stored all the same, and the add says why it is not embedded yet.
+    let more: Vec<String> = PASSAGES[1..4]
+        .iter()
+        .map(|p| {
+            let run = h.run(&["memory", "add", p]);
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            assert!(
+                run.stderr.contains("not embedded yet") && run.stderr.contains("cannot be reached"),
+                "{}",
+                run.stderr
+            );
+            run.stdout.trim().strip_prefix("added ").expect("added ID").to_owned()
+        })
+        .collect();
     let run = h.run(&["memory", "embed"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(run.stderr.contains("cannot be reached"), "{}", run.stderr);
@@ -396,14 +408,14 @@ fn ollama_embeds_through_its_native_api_embed() {
     assert_eq!((&settings["api"], &settings["base_url"]), (&json!("ollama"), &json!(ollama.root_url())), "{settings}");
     let ids: Vec<String> = PASSAGES.iter().map(|p| add(&h, p)).collect();
     let run = h.run(&["memory", "embed"]);
-    assert_eq!((run.code, run.stdout.trim()), (0, "embedded 8 passage(s), 0 failed"), "{}", run.stderr);
-    // One batch of eight: {"model", "input": [...]}, e5's prefix before each, no OpenAI fields.
+    assert_eq!((run.code, run.stdout.trim()), (0, "embedded 0 passage(s), 0 failed"), "{}", run.stderr);
+    // Each embedded as it was added: {"model", "input": [...]}, e5's prefix, no OpenAI fields.
     let bodies = ollama.bodies("/api/embed");
     let batch = bodies.last().expect("a batch");
     assert_eq!(batch["model"], "multilingual-e5-small");
     let inputs = batch["input"].as_array().expect("input is a list");
-    assert_eq!(inputs.len(), 8, "{batch}");
-    assert_eq!(inputs[1], json!(format!("passage: {}", PASSAGES[1])));
+    assert_eq!(inputs.len(), 1, "{batch}");
+    assert_eq!(inputs[0], json!(format!("passage: {}", PASSAGES[7])));
     assert!(batch.get("input_type").is_none() && batch.get("encoding_format").is_none(), "{batch}");
     assert!(!ollama.paths().iter().any(|(_, p)| p.starts_with("/v1/")), "{:?}", ollama.paths());
 
@@ -421,7 +433,10 @@ fn ollama_embeds_through_its_native_api_embed() {
     // The model removed (`ollama rm`): a new passage fails with Ollama's
     // reason; the others stay found.
     ollama.remove_model("multilingual-e5-small");
-    let new = add(&h, "Mã đặt phòng khách sạn: HG-2612.");
+    let run = h.run(&["memory", "add", "Mã đặt phòng khách sạn: HG-2612."]);
+    assert_eq!(run.code, 0, "stored all the same: {}", run.stderr);
+    assert!(run.stderr.contains("not embedded yet") && run.stderr.contains("not found"), "{}", run.stderr);
+    let new = run.stdout.trim().strip_prefix("added ").expect("added ID").to_owned();
     let run = h.run(&["memory", "embed"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(run.stdout.contains("embedded 0 passage(s), 1 failed"), "{}", run.stdout);

@@ -1060,7 +1060,7 @@ export type Reply =
     files_failed: number,
   }
   | { "type": "archival_passages", passages: Array<ArchivalPassageView>, total: number }
-  | { "type": "archival_added", id: string }
+  | { "type": "archival_added", id: string, not_embedded?: string }
   | { "type": "source", source: SourceView }
   | { "type": "sources", sources: Array<SourceView> }
   | { "type": "source_files", source: SourceView, files: Array<SourceFileView> }

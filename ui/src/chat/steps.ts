@@ -201,6 +201,16 @@ export function stepDetails(row: CallRow): { given: [string, string][]; read: [s
       if (text !== null && text !== "") given.push([k, maskValue(text)]);
     }
   }
+  return { given, read: row.result !== null ? resultFields(row.result) : [] };
+}
+
+/**
+ * What a result found, as (field, value) lines a person reads: its values
+ * by path, masked, without the keys that describe the call rather than what
+ * it found, at most {@link READ_LINES}. The chat's opened steps and the
+ * palette's results show it (#43 item 4).
+ */
+export function resultFields(result: Json): [string, string | number | boolean][] {
   const read: [string, string | number | boolean][] = [];
   const walk = (v: Json, path: string[]): void => {
     if (read.length >= READ_LINES) return;
@@ -218,8 +228,8 @@ export function stepDetails(row: CallRow): { given: [string, string][]; read: [s
       }
     }
   };
-  if (row.result !== null) walk(row.result, []);
-  return { given, read };
+  walk(result, []);
+  return read;
 }
 
 /** A field of a result as a person reads it: the table's word for it, else its key in words. */

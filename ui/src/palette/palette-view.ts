@@ -9,13 +9,14 @@ import { filterTools, humanTool, paletteOrder, searchWords } from "./catalogue";
 import { createSchemaForm, type SchemaForm, type StoredFile } from "./form-view";
 import { fieldsOf } from "./schema-form";
 import { h, present } from "../dom";
-import { statusKey, type Lang, type Translate } from "../i18n";
+import { callStatusKey, statusKey, type Lang, type Translate } from "../i18n";
 import { creatorViewFits, hasCreatorView } from "../creator/creator";
 import { renderCreatorView } from "../creator/creator-view";
 import { callTool, request } from "../ipc";
 import { renderResultView } from "../chat/chat-view";
 import { parseArguments } from "./palette";
 import { resultView } from "../chat/result-table";
+import { errorSays, fieldLabel, fieldValue, resultFields } from "../chat/steps";
 import { toOpError, type Json, type JsonObject, type ToolResultV2 } from "../protocol";
 import type { ToolSpec } from "../protocol";
 import { riskBadge, scopeBadge } from "../view";
@@ -193,9 +194,16 @@ export function createPalette(t: Translate, lang: Lang, onClose: () => void): Pa
     const json = h("pre", { class: "json" }, JSON.stringify(r.error === null ? r.data : r, null, 2));
     const raw = h("details", { class: "raw-json" }, h("summary", {}, t("rawJson")), json);
     if (r.error === null && hasCreatorView(name) && creatorViewFits(name, r.data)) return [renderCreatorView(name, r.data, callArgs, t, lang), raw];
-    const view = r.error === null ? resultView(r.data) : null;
-    if (view === null) return [json];
-    return [renderResultView(view), raw];
+    if (r.error !== null) return [raw];
+    const view = resultView(r.data);
+    if (view !== null) return [renderResultView(view), raw];
+    // No table: what it found as fields and values, like an opened step.
+    const found = resultFields(r.data);
+    if (found.length === 0) return [h("p", { class: "palette-nothing" }, t("paletteNothingFound")), raw];
+    return [
+      h("dl", { class: "palette-fields" }, ...found.flatMap(([k, v]) => [h("dt", {}, fieldLabel(k, t)), h("dd", {}, fieldValue(v, t, lang))])),
+      raw,
+    ];
   };
 
   const showResult = (r: ToolResultV2, name: string, callArgs: Json): void => {
@@ -205,11 +213,13 @@ export function createPalette(t: Translate, lang: Lang, onClose: () => void): Pa
       h(
         "div",
         { class: "row" },
-        h("span", { class: `call-status status-${r.status}`, "data-testid": "palette-status" }, r.status),
+        h("span", { class: `call-status status-${r.status}`, "data-testid": "palette-status", "data-status": r.status }, t(callStatusKey(r.status))),
         scopeBadge(r.permission_scope, t),
         r.current_url !== null ? h("span", { class: "call-target" }, r.current_url) : null,
       ),
-      r.error !== null ? h("p", { class: "call-error", role: "alert" }, `${r.error.code}: ${r.error.message}`) : null,
+      r.error !== null
+        ? h("p", { class: "call-error", role: "alert", title: `${r.error.code}: ${r.error.message}` }, errorSays(r.error, t, lang))
+        : null,
       ...resultOrJson(r, name, callArgs),
       ),
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { elementLabel, errorSays, fieldLabel, fieldValue, maskValue, pageName, stepDetails, stepOutcome, stepSentence, typedText } from "../../src/chat/steps";
+import { elementLabel, errorSays, fieldLabel, fieldValue, maskValue, pageName, resultFields, stepDetails, stepOutcome, stepSentence, typedText } from "../../src/chat/steps";
 import { finishedCall, startedCall, storedCall, type CallRow } from "../../src/chat/timeline";
 import { translator } from "../../src/i18n";
 import type { Json } from "../../src/protocol";
@@ -81,6 +81,24 @@ describe("steps a person reads", () => {
     expect(given).toEqual([["text", "•••• (phone)"]]);
     expect(read).toEqual([]);
     expect(JSON.stringify(stepDetails(typed))).not.toContain("{{profile");
+  });
+
+  it("shows a palette result's values, not its JSON", () => {
+    // shopping_track_price's result, as the palette runs it.
+    const data = { watch_id: "w-1", product: "Laptop ABC 15", current_price: { amount: 21080000, currency: "VND" }, in_stock: true, http_status: 200 };
+    const fields = resultFields(data);
+    expect(fields).toEqual([
+      ["watch_id", "w-1"],
+      ["product", "Laptop ABC 15"],
+      ["current_price › amount", 21080000],
+      ["current_price › currency", "VND"],
+      ["in_stock", true],
+    ]);
+    const shown = fields.map(([k, v]) => `${fieldLabel(k, vi)}: ${fieldValue(v, vi, "vi")}`);
+    expect(shown).toContain(`${fieldLabel("current_price › amount", vi)}: 21.080.000`);
+    expect(shown.join("\n")).not.toMatch(/[{}"]|_/);
+    expect(resultFields({ secret: "{{profile.travel.passport_no}}" })).toEqual([["secret", "•••• (passport no)"]]);
+    expect(resultFields(null)).toEqual([]);
   });
 
   it("names pages and elements", () => {
