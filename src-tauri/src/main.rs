@@ -124,7 +124,17 @@ fn forward_events(app: AppHandle, host: Arc<Host>) {
             let browser_focused = matches!(event, Event::RunEnded { .. })
                 && windows::panel_state(&app) == (true, false)
                 && host.browser_focused().await;
-            notify::on_event(&app, &event, browser_focused);
+            // Which task ended, by its conversation's title.
+            let task = match &event {
+                Event::RunEnded { conversation_id, .. } => {
+                    match host.handle(halley::protocol::Op::OpenConversation { id: conversation_id.clone() }).await {
+                        Ok(halley::protocol::Reply::Conversation { title, .. }) => Some(title),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            notify::on_event(&app, &event, browser_focused, task.as_deref());
         }
     });
 }

@@ -4,8 +4,10 @@
 //! its dialogs nor the managed browser docked beside it has the focus); a
 //! confirmation or a challenge waits while the panel is hidden; once, that
 //! Halley keeps running in the tray. Clicking one opens the panel (and the
-//! waiting dialog). They name a tool, a status or a site, never page content,
-//! field values or answers: nothing secret goes to the notification daemon.
+//! waiting dialog). They name a tool, a status, a site or the task's title
+//! (sealed: a card, passport or phone in it shows as `•••`), never page
+//! content, field values or answers: nothing secret goes to the
+//! notification daemon.
 
 use halley::protocol::{Event, RunStatus};
 use notify_rust::Notification;
@@ -30,16 +32,17 @@ pub fn in_front(visible: bool, app_focused: bool, browser_focused: bool) -> bool
 
 /// Notify about the core's event if the user would otherwise miss it
 /// (`browser_focused`: the managed browser's window has the focus).
-pub fn on_event(app: &AppHandle, event: &Event, browser_focused: bool) {
+/// `task`: the title of the ended run's conversation, if any.
+pub fn on_event(app: &AppHandle, event: &Event, browser_focused: bool, task: Option<&str>) {
     let (visible, _) = windows::panel_state(app);
     match event {
         Event::RunEnded { status, .. } if !in_front(visible, windows::app_focused(app), browser_focused) => {
-            let summary = match status {
-                RunStatus::Completed => words::FINISHED.get(),
-                RunStatus::Cancelled => words::STOPPED.get(),
-                _ => words::FAILED.get(),
+            let status = match status {
+                RunStatus::Completed => words::FINISHED,
+                RunStatus::Cancelled => words::STOPPED,
+                _ => words::FAILED,
             };
-            send(app, summary, words::SEE_WHAT_HAPPENED.get().into(), Target::Panel);
+            send(app, &words::run_ended(status, task), words::SEE_WHAT_HAPPENED.get().into(), Target::Panel);
         }
         Event::ConfirmationWaiting { request } if !visible => {
             let place = request.origin.as_deref().or(request.url.as_deref()).and_then(site);

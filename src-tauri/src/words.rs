@@ -96,8 +96,58 @@ pub fn watches(unread: u32, lang: Lang) -> String {
     }
 }
 
-/// A confirmation waits: what, and where when known.
+/// A run ended: its status, and which task when its conversation has a
+/// title (the person's own words, sealed: a card, passport or phone in
+/// it shows as `•••`; at most 60 characters).
+pub fn run_ended(status: Text, task: Option<&str>) -> String {
+    let Some(task) = task.map(shown_task).filter(|t| !t.is_empty()) else { return status.get().to_owned() };
+    format!("{}: «{task}»", status.get())
+}
+
+fn shown_task(title: &str) -> String {
+    let sealed = halley::secrets::message::seal(title.trim());
+    let mut plain = sealed.text;
+    for value in &sealed.values {
+        plain = plain.replace(&format!("{{{{{}}}}}", value.name), "•••");
+    }
+    let one_line = plain.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() > 60 {
+        format!("{}…", one_line.chars().take(59).collect::<String>())
+    } else {
+        one_line
+    }
+}
+
+/// The UI's words for a tool (`ui/src/i18n.ts`'s `tool.NAME`, the same
+/// table the panel shows), else its name (another program's tool).
+pub fn tool_label(tool: &str, lang: Lang) -> String {
+    static TABLES: std::sync::OnceLock<(
+        std::collections::HashMap<String, String>,
+        std::collections::HashMap<String, String>,
+    )> = std::sync::OnceLock::new();
+    let (en, vi) = TABLES.get_or_init(|| {
+        let ui = include_str!("../../ui/src/i18n.ts");
+        // The English table comes first, the Vietnamese one after `const vi`.
+        let split = ui.find("\nconst vi").unwrap_or(ui.len());
+        let read = |part: &str| {
+            part.lines()
+                .filter_map(|line| {
+                    let rest = line.trim().strip_prefix("\"tool.")?;
+                    let (name, label) = rest.split_once("\": \"")?;
+                    Some((name.to_owned(), label.strip_suffix("\",")?.to_owned()))
+                })
+                .collect()
+        };
+        (read(&ui[..split]), read(&ui[split..]))
+    });
+    let table = if lang == Lang::Vi { vi } else { en };
+    table.get(tool).cloned().unwrap_or_else(|| tool.to_owned())
+}
+
+/// A confirmation waits: what (the tool in the UI's words), and where
+/// when known.
 pub fn waits_approval(tool: &str, site: Option<&str>) -> String {
+    let tool = tool_label(tool, current());
     match (current(), site) {
         (Lang::En, Some(site)) => format!("{tool} on {site} waits for your approval."),
         (Lang::En, None) => format!("{tool} waits for your approval."),
@@ -136,6 +186,23 @@ mod tests {
         assert_eq!(watches(0, Lang::Vi), "Theo dõi");
         assert_eq!(QUIT.in_(Lang::Vi), "Thoát");
         assert_eq!(FINISHED.in_(Lang::En), "Halley finished the task");
+    }
+
+    #[test]
+    fn notifications_name_the_task_and_the_tool_in_words_never_a_value() {
+        assert_eq!(tool_label("browser_click", Lang::Vi), "Bấm trên trang");
+        assert_eq!(tool_label("browser_click", Lang::En), "Click on the page");
+        assert_eq!(tool_label("shop__order", Lang::Vi), "shop__order");
+        let ended = run_ended(FINISHED, Some("Tìm laptop rẻ nhất\ntrên Tiki"));
+        assert!(ended.ends_with("«Tìm laptop rẻ nhất trên Tiki»"), "{ended}");
+        // The person's passport and phone in the title never reach the daemon.
+        let sealed = run_ended(FAILED, Some("Đặt vé, hộ chiếu C7654321, gọi 0912 345 678"));
+        assert!(!sealed.contains("7654321") && !sealed.contains("345 678"), "{sealed}");
+        assert!(sealed.contains("•••"), "{sealed}");
+        let long = run_ended(FINISHED, Some(&"so sánh giá ".repeat(20)));
+        assert!(long.chars().count() < 100 && long.ends_with("…»"), "{long}");
+        assert_eq!(run_ended(STOPPED, Some("  ")), STOPPED.get());
+        assert_eq!(run_ended(STOPPED, None), STOPPED.get());
     }
 
     #[test]

@@ -21,7 +21,7 @@ use tokio::sync::broadcast::{self, error::RecvError};
 use super::{Api, ApiError};
 use crate::context::FrontEnd;
 use crate::error::{Error, ErrorCode};
-use crate::host::RunRequest;
+use crate::host::{Caller, RunRequest};
 use crate::protocol::{Event, Op, Reply, RunInfo, StoredToolView};
 
 pub(super) fn routes() -> Router<Api> {
@@ -86,7 +86,12 @@ async fn call_tool(
     Body(body): Body<CallBody>,
 ) -> Result<Json<Value>, ApiError> {
     let args = body.args.unwrap_or_else(|| Value::Object(Default::default()));
-    let result = api.host.call_tool_as(FrontEnd::Api, &name, args).await;
+    // The same op as every front end's direct call (so a call that changed
+    // the watches tells the panel and the tray); questions go to the panel.
+    let caller = Caller { front_end: FrontEnd::Api, ..Caller::panel(&api.host) };
+    let Reply::ToolResult { result } = api.host.handle_as(&caller, Op::CallTool { name, args }).await? else {
+        return Err(Error::internal("the host answered a tool call with something else").into());
+    };
     Ok(Json(serde_json::to_value(result).map_err(|e| Error::internal("unserializable result").with_source(e))?))
 }
 

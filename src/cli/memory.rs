@@ -323,10 +323,10 @@ fn add(reply: Reply) -> Result<(), Error> {
     let Reply::ArchivalAdded { id, not_embedded } = reply else { return Err(unexpected()) };
     out(&format!("added {id}"));
     if let Some(why) = not_embedded {
-        eprintln!(
-            "warning: not embedded yet ({why}): found by its words until the embedder answers \
+        super::warn(&format!(
+            "not embedded yet ({why}): found by its words until the embedder answers \
              (tried again later; `halley memory embed` tries now)"
-        );
+        ));
     }
     Ok(())
 }

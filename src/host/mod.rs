@@ -43,7 +43,6 @@ use crate::core::{BrowserSettings, Core};
 use crate::error::{Error, Result};
 use crate::paths::DataDir;
 use crate::protocol::{Event, Op, Reply, Settings};
-use crate::tools::ToolResultV2;
 use crate::tools::catalogue::safety::ConfirmResultV1;
 
 /// A rectangle on the screen, in physical pixels.
@@ -436,15 +435,6 @@ impl Host {
         Reply::ApiInfo { address, token }
     }
 
-    /// The panel's question channel (events answered by ops), for runs and
-    /// calls whose questions go to the panel.
-    /// One gated call made directly by `front_end` (no run): its questions
-    /// go to the panel and to every listener of the events.
-    pub async fn call_tool_as(&self, front_end: FrontEnd, name: &str, args: serde_json::Value) -> ToolResultV2 {
-        let cx = CallContext::new(front_end).with_confirmer(self.panel_confirmer());
-        self.core.call_tool(&cx, name, args).await
-    }
-
     /// The desktop app says its panel is there to ask the user (a CLI or
     /// `halley serve` host has none: questions no program answers are
     /// refused where a front end cannot ask them itself).
@@ -456,6 +446,8 @@ impl Host {
         self.has_panel.load(std::sync::atomic::Ordering::SeqCst)
     }
 
+    /// The panel's question channel (events answered by ops), for runs and
+    /// calls whose questions go to the panel.
     pub fn panel_confirmer(&self) -> Arc<dyn crate::gate::Confirmer> {
         Arc::clone(&self.confirmer) as Arc<dyn crate::gate::Confirmer>
     }

@@ -221,6 +221,15 @@ impl Host {
             (run.to_owned(), conversation.to_owned())
         };
         let emit = |event: AgentEvent| {
+            if let AgentEvent::ToolResult { name, result, .. } = &event
+                && result.error.is_none()
+                && self.changes_watches(name)
+            {
+                // A run's call that changed the watches tells the front
+                // ends, as a direct call does (`Host::after_tool_call`).
+                let (host, name, result) = (Arc::clone(&self), name.clone(), result.clone());
+                tokio::spawn(async move { host.after_tool_call(&name, &result).await });
+            }
             let _ = self.events.send(Event::Agent { run_id: run_id.clone(), event });
         };
         let resolve = async {

@@ -125,12 +125,16 @@ impl Host {
         let _ = self.events.send(Event::Watches { checked: u32::try_from(checked).unwrap_or(u32::MAX), unread });
     }
 
-    /// After a front end's direct call of `name`: when it changed the
+    /// Whether a call of `name` may change the watches (its declaration).
+    pub(super) fn changes_watches(&self, name: &str) -> bool {
+        self.core().registry().get(name).is_some_and(|spec| spec.changes_watches)
+    }
+
+    /// After a front end's direct call of `name`, or a run's: when it changed the
     /// watches, [`Event::Watches`] tells every front end (the tray's count,
     /// the panel's view), as a scheduler pass does.
     pub(super) async fn after_tool_call(&self, name: &str, result: &ToolResultV2) {
-        let changes = self.core().registry().get(name).is_some_and(|spec| spec.changes_watches);
-        if result.error.is_some() || !changes {
+        if result.error.is_some() || !self.changes_watches(name) {
             return;
         }
         match self.unread_alerts().await {

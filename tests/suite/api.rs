@@ -65,6 +65,41 @@ fn head(method: &str, path: &str, server: &Server, extra: &str) -> String {
 const AUTH: &str = "Authorization: Bearer hly_test_token_0123456789abcdef\n";
 const JSON: &str = "Content-Type: application/json\n";
 
+/// A watch made over the API reaches the panel and the tray as
+/// `Event::Watches`, as one made from the panel does (the API's call is
+/// the same op).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_made_over_the_api_reaches_the_panel() {
+    let s = served().await;
+    let site = crate::common::fixtures::FixtureServer::start();
+    site.set_page(
+        "api-made",
+        crate::common::fixtures::WatchedPage {
+            name: "Tai nghe W7".into(),
+            price: 2_490_000,
+            in_stock: true,
+            ..Default::default()
+        },
+    );
+    let mut events = s.host.subscribe();
+    let body = json!({"args": {"target": {"url": site.url("watched/api-made")}, "label": "Tai nghe W7",
+                               "frequency": "1h", "trigger_rules": [{"op": "<", "value": "2.000.000 ₫"}]}});
+    let call = head("POST", "/api/v1/tools/watch_create/call", &s.server, &format!("{AUTH}{JSON}"));
+    let (status, answer) = raw(&s.server, &call, body.to_string().as_bytes()).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["status"], "ok", "{answer}");
+    let told = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            if let Ok(halley::protocol::Event::Watches { .. }) = events.recv().await {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(told.is_ok(), "no Watches event after the API's watch_create");
+    s.host.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_requests_are_refused_and_nothing_is_done() {
     let s = served().await;

@@ -492,6 +492,44 @@ async fn next_watches(rx: &mut broadcast::Receiver<Event>) -> (u32, u32) {
     }
 }
 
+/// A watch a run makes (the model calls `watch_create`) reaches the panel
+/// and the tray as `Event::Watches`, as one made from the panel does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_a_run_makes_reaches_the_panel() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = FixtureServer::start();
+    site.set_page(
+        "run-made",
+        WatchedPage { name: "Tai nghe W7".into(), price: 2_490_000, in_stock: true, ..WatchedPage::default() },
+    );
+    let args = json!({"target": {"url": site.url("watched/run-made")}, "label": "Tai nghe W7", "frequency": "1h",
+                      "trigger_rules": [{"op": "<", "value": "2.000.000 ₫"}]});
+    let model = ModelServer::start(vec![
+        Turn::tool_calls(vec![ToolCall::new("watch_create", args)]),
+        Turn::text("Đã theo dõi giá."),
+    ]);
+    let host = host_with_model(tmp.path(), &model.base_url(), None).await;
+    let mut rx = host.subscribe();
+    let reply = host
+        .handle(Op::SendMessage { text: "Theo dõi giá tai nghe W7".into(), conversation_id: None, tabs: vec![] })
+        .await
+        .unwrap();
+    started(reply);
+    let events = until_ended(&host, &mut rx, Duration::from_secs(60), |_| None).await;
+    assert_eq!(ended(&events).0, RunStatus::Completed, "{events:#?}");
+    let told = events.iter().any(|e| matches!(e, Event::Watches { .. }));
+    // It may come just after the run's end (it is counted on a task of its own).
+    let told = told || tokio::time::timeout(Duration::from_secs(5), next_watches(&mut rx)).await.is_ok();
+    assert!(told, "no Watches event after the run's watch_create");
+    let Reply::ToolResult { result } =
+        host.handle(Op::CallTool { name: "watch_list".into(), args: json!({}) }).await.unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(result.data["watches"].as_array().map(Vec::len), Some(1), "{:?}", result.data);
+    host.close().await;
+}
+
 /// What the panel's Watches view does: create a watch (its target price as
 /// the user wrote it, read by the core's money parser), check it, read the
 /// inbox (unread first) and mark alerts read; every change tells the tray

@@ -157,7 +157,7 @@ export function renderCall(row: CallRow, t: Translate, lang: Lang, shots: Shots,
     h("span", { class: "step-text" }, stepSentence(row, t, lang)),
     row.durationMs !== null ? h("span", { class: "call-duration" }, durationLabel(row.durationMs)) : null,
   );
-  const { given, read } = stepDetails(row);
+  const { given, read } = stepDetails(row, t);
   // The tool's name for who wants it (a tooltip), never in the text.
   const technical = h(
     "div",

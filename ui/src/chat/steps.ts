@@ -48,23 +48,34 @@ export function pageName(url: string | null, title: string | null): string | nul
 }
 
 /** The words of a profile key: "shopping.delivery.full_name" -> "full name". */
-const keyWords = (key: string): string => (key.split(".").pop() ?? key).replace(/[_-]+/g, " ").trim();
+/**
+ * A profile key or a sealed value's placeholder in words: its last part
+ * (`travel.passport_no` → passport_no; `secret.msg.passport_3fa2c1` →
+ * passport, its digest dropped), in the UI's language when the table knows
+ * it ("số hộ chiếu"), else its words.
+ */
+const keyWords = (key: string, t?: Translate): string => {
+  const last = (key.split(".").pop() ?? key).replace(/_[0-9a-f]{6,}$/, "");
+  const known = `profileKey.${last.toLowerCase()}`;
+  if (t !== undefined && hasMessage(known)) return t(known);
+  return last.replace(/[_-]+/g, " ").trim();
+};
 
-const PROFILE = /^\{\{profile\.([^}]+)\}\}$/;
+const PROFILE = /^\{\{(?:profile|secret)\.([^}]+)\}\}$/;
 const PLACEHOLDER = /\{\{(profile|secret)\.[^}]+\}\}/;
 
 /** What was typed, as the user reads it: "your full name" for a profile value, the text for plain text. */
 export function typedText(text: string, t: Translate): string {
   const whole = PROFILE.exec(text.trim());
-  if (whole !== null) return t("step.yourValue", { what: keyWords(whole[1] ?? "") });
+  if (whole !== null) return t("step.yourValue", { what: keyWords(whole[1] ?? "", t) });
   if (PLACEHOLDER.test(text)) return t("step.yourDetails");
   const shown = text.length > 40 ? `${text.slice(0, 39)}…` : text;
   return `“${shown}”`;
 }
 
 /** A value as the opened step shows it: the user's values masked. */
-export function maskValue(value: string): string {
-  return value.replace(/\{\{(profile|secret)\.([^}]+)\}\}/g, (_w, _kind: string, key: string) => `•••• (${keyWords(key)})`);
+export function maskValue(value: string, t?: Translate): string {
+  return value.replace(/\{\{(profile|secret)\.([^}]+)\}\}/g, (_w, _kind: string, key: string) => `•••• (${keyWords(key, t)})`);
 }
 
 /** The label of the element a step acted on: `input "Họ tên"` -> "Họ tên". */
@@ -192,16 +203,16 @@ const READ_LINES = 24;
  * it found, as (field, value) lines: the values of its result, not its
  * JSON (#43 item 4).
  */
-export function stepDetails(row: CallRow): { given: [string, string][]; read: [string, string | number | boolean][] } {
+export function stepDetails(row: CallRow, t?: Translate): { given: [string, string][]; read: [string, string | number | boolean][] } {
   const given: [string, string][] = [];
   if (isObj(row.arguments)) {
     for (const [k, v] of Object.entries(row.arguments)) {
       if (!GIVEN.includes(k)) continue;
       const text = typeof v === "string" ? v : Array.isArray(v) ? v.filter((x) => typeof x === "string").join(" + ") : typeof v === "number" ? String(v) : null;
-      if (text !== null && text !== "") given.push([k, maskValue(text)]);
+      if (text !== null && text !== "") given.push([k, maskValue(text, t)]);
     }
   }
-  return { given, read: row.result !== null ? resultFields(row.result) : [] };
+  return { given, read: row.result !== null ? resultFields(row.result, t) : [] };
 }
 
 /**
@@ -210,12 +221,12 @@ export function stepDetails(row: CallRow): { given: [string, string][]; read: [s
  * it found, at most {@link READ_LINES}. The chat's opened steps and the
  * palette's results show it (#43 item 4).
  */
-export function resultFields(result: Json): [string, string | number | boolean][] {
+export function resultFields(result: Json, t?: Translate): [string, string | number | boolean][] {
   const read: [string, string | number | boolean][] = [];
   const walk = (v: Json, path: string[]): void => {
     if (read.length >= READ_LINES) return;
     if (typeof v === "string") {
-      if (v.trim() !== "") read.push([path.join(" › "), maskValue(v.length > 300 ? `${v.slice(0, 299)}…` : v)]);
+      if (v.trim() !== "") read.push([path.join(" › "), maskValue(v.length > 300 ? `${v.slice(0, 299)}…` : v, t)]);
     } else if (typeof v === "number" || typeof v === "boolean") {
       read.push([path.join(" › "), v]);
     } else if (Array.isArray(v)) {

@@ -198,7 +198,7 @@ export function createPalette(t: Translate, lang: Lang, onClose: () => void): Pa
     const view = resultView(r.data);
     if (view !== null) return [renderResultView(view), raw];
     // No table: what it found as fields and values, like an opened step.
-    const found = resultFields(r.data);
+    const found = resultFields(r.data, t);
     if (found.length === 0) return [h("p", { class: "palette-nothing" }, t("paletteNothingFound")), raw];
     return [
       h("dl", { class: "palette-fields" }, ...found.flatMap(([k, v]) => [h("dt", {}, fieldLabel(k, t)), h("dd", {}, fieldValue(v, t, lang))])),

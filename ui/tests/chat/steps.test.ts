@@ -26,7 +26,7 @@ describe("steps a person reads", () => {
 
     const typed = done("browser_type", { selector: "#ho-ten", text: "{{profile.shopping.delivery.full_name}}" }, { element: 'textbox "Họ tên"', navigated: false });
     expect(stepSentence(typed, en, "en")).toBe("Typed your full name into “Họ tên”");
-    expect(stepSentence(typed, vi, "vi")).toBe("Đã nhập full name của bạn vào “Họ tên”");
+    expect(stepSentence(typed, vi, "vi")).toBe("Đã nhập họ tên của bạn vào “Họ tên”");
 
     const clicked = done("browser_click", { selector: "#buy-now" }, { element: 'button "Mua ngay"', navigated: true }, "https://shop.vn/p/1");
     expect(stepSentence(clicked, en, "en")).toBe("Clicked “Mua ngay” — shop.vn");
@@ -99,6 +99,20 @@ describe("steps a person reads", () => {
     expect(shown.join("\n")).not.toMatch(/[{}"]|_/);
     expect(resultFields({ secret: "{{profile.travel.passport_no}}" })).toEqual([["secret", "•••• (passport no)"]]);
     expect(resultFields(null)).toEqual([]);
+  });
+
+  it("names the person's values in the UI's language, not by their keys", () => {
+    expect(typedText("{{profile.me.full_name}}", vi)).toBe("họ tên của bạn");
+    expect(typedText("{{profile.me.full_name}}", en)).toBe("your full name");
+    expect(typedText("{{profile.travel.passport_no}}", vi)).toBe("số hộ chiếu của bạn");
+    // A value sealed from the person's own message: its digest is not shown.
+    expect(typedText("{{secret.msg.passport_3fa2c1}}", vi)).toBe("số hộ chiếu của bạn");
+    expect(maskValue("gọi {{secret.msg.phone_a1b2c3d4}}", vi)).toBe("gọi •••• (số điện thoại)");
+    expect(maskValue("{{secret.call-7.card_number}}", en)).toBe("•••• (card number)");
+    // A key of the person's own making: its words.
+    expect(typedText("{{profile.me.ma_so_thue}}", vi)).toBe("ma so thue của bạn");
+    const typed = done("browser_type", { selector: "#ho-ten", text: "{{profile.me.full_name}}" }, { element: 'textbox "Họ tên"' });
+    expect(stepSentence(typed, vi, "vi")).not.toContain("full name");
   });
 
   it("names pages and elements", () => {
