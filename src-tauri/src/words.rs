@@ -149,10 +149,10 @@ pub fn tool_label(tool: &str, lang: Lang) -> String {
 pub fn waits_approval(tool: &str, site: Option<&str>) -> String {
     let tool = tool_label(tool, current());
     match (current(), site) {
-        (Lang::En, Some(site)) => format!("{tool} on {site} waits for your approval."),
-        (Lang::En, None) => format!("{tool} waits for your approval."),
-        (Lang::Vi, Some(site)) => format!("{tool} trên {site} đang chờ bạn đồng ý."),
-        (Lang::Vi, None) => format!("{tool} đang chờ bạn đồng ý."),
+        (Lang::En, Some(site)) => format!("“{tool}” on {site} waits for your approval."),
+        (Lang::En, None) => format!("“{tool}” waits for your approval."),
+        (Lang::Vi, Some(site)) => format!("“{tool}” trên {site} đang chờ bạn đồng ý."),
+        (Lang::Vi, None) => format!("“{tool}” đang chờ bạn đồng ý."),
     }
 }
 

@@ -336,6 +336,20 @@ async fn no_model_is_said_clearly_and_quickly() {
     assert_eq!(ended(&events), (RunStatus::Failed, StopReason::ModelUnavailable, None));
     let run = host.core().store().runs().get(&run_id).await.unwrap().unwrap();
     assert!(run.status.is_terminal());
+    // Reopened, the conversation shows the failed question once.
+    let Reply::Conversations { conversations } =
+        host.handle(Op::ListConversations { limit: 10, query: None }).await.unwrap()
+    else {
+        panic!()
+    };
+    let Reply::Conversation { messages, .. } =
+        host.handle(Op::OpenConversation { id: conversations[0].id.clone() }).await.unwrap()
+    else {
+        panic!()
+    };
+    let shown: Vec<(String, Option<String>)> =
+        messages.iter().map(|m| (format!("{:?}", m.role), m.content.clone())).collect();
+    assert_eq!(shown.iter().filter(|(_, c)| c.as_deref() == Some("Xin chào")).count(), 1, "{shown:#?}");
     host.close().await;
 }
 

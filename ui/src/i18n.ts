@@ -7,6 +7,13 @@ export type Lang = "en" | "vi";
 
 const en = {
   tagline: "Your local-first agentic browser",
+  navNew: "New",
+  navConversations: "Chats",
+  navWatches: "Watches",
+  navRoutines: "Routines",
+  navMemory: "Memory",
+  navTools: "Tools",
+  navSettings: "Settings",
   // Panel shell
   notConnectedTitle: "Not connected to Halley",
   notConnectedBody:
@@ -1005,6 +1012,13 @@ type Table = Record<MessageKey, string>;
 
 const vi: Table = {
   tagline: "Trình duyệt tác tử chạy ngay trên máy bạn",
+  navNew: "Mới",
+  navConversations: "Hội thoại",
+  navWatches: "Theo dõi",
+  navRoutines: "Quy trình",
+  navMemory: "Bộ nhớ",
+  navTools: "Công cụ",
+  navSettings: "Cài đặt",
   notConnectedTitle: "Chưa kết nối với Halley",
   notConnectedBody:
     "Trang này là bảng bên của Halley. Nó làm việc với lõi Halley thông qua ứng dụng máy tính, nên trong trình duyệt thông thường sẽ không hoạt động. Hãy chạy ứng dụng bằng “make run”.",

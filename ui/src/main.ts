@@ -45,7 +45,7 @@ import { UNKNOWN_STATUS, needsChoice, remember, remembered, warningsKey } from "
 import { renderSetup } from "./models/setup-view";
 import { renderInUse, renderModelList } from "./models/models-view";
 import { paletteQuery } from "./palette/palette";
-import { button, fillList, formatTime, renderHeader, renderNotConnected } from "./view";
+import { button, fillList, formatTime, navButton, renderHeader, renderNotConnected } from "./view";
 import { createWatchesView } from "./watches/watches-view";
 import { createMemoryView } from "./memory/memory-view";
 import { createRoutinesView } from "./routines/routines-view";
@@ -126,13 +126,15 @@ function start(root: HTMLElement, lang: Lang): void {
   };
 
   // ---- Header ----
-  const newChat = button("new-chat", "+", "icon", t("newChat"));
-  const convOpen = button("conversations-open", "☰", "icon", t("conversationsOpen"));
-  const paletteOpen = button("palette-open", "/", "icon", t("paletteOpen"));
-  const settingsOpen = button("settings-open", "⚙", "icon", t("settingsOpen"));
-  const watchesOpen = button("watches-open", "★", "icon", t("watchesOpen"));
-  const memoryOpen = button("memory-open", "◉", "icon", t("memoryOpen"));
-  const routinesOpen = button("routines-open", "↻", "icon", t("routinesOpen"));
+  // Each with its symbol and a word a person reads (#43 item 8); the full
+  // name is its label and tooltip.
+  const newChat = navButton("new-chat", "+", t("navNew"), t("newChat"));
+  const convOpen = navButton("conversations-open", "☰", t("navConversations"), t("conversationsOpen"));
+  const paletteOpen = navButton("palette-open", "/", t("navTools"), t("paletteOpen"));
+  const settingsOpen = navButton("settings-open", "⚙", t("navSettings"), t("settingsOpen"));
+  const watchesOpen = navButton("watches-open", "★", t("navWatches"), t("watchesOpen"));
+  const memoryOpen = navButton("memory-open", "◉", t("navMemory"), t("memoryOpen"));
+  const routinesOpen = navButton("routines-open", "↻", t("navRoutines"), t("routinesOpen"));
   const unreadCount = h("span", { class: "unread-count", "aria-hidden": "true" });
   watchesOpen.append(unreadCount);
   const showUnread = (unread: number): void => {

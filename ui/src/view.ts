@@ -10,8 +10,12 @@ export function renderHeader(t: Translate, ...actions: Node[]): HTMLElement {
   return h(
     "header",
     { class: "app-header" },
-    h("img", { class: "logo", src: "./logo.png", alt: "", width: "28", height: "28" }),
-    h("div", { class: "brand" }, h("h1", {}, "Halley"), h("p", { class: "tagline" }, t("tagline"))),
+    h(
+      "div",
+      { class: "brand-row" },
+      h("img", { class: "logo", src: "./logo.png", alt: "", width: "28", height: "28" }),
+      h("div", { class: "brand" }, h("h1", {}, "Halley"), h("p", { class: "tagline" }, t("tagline"))),
+    ),
     actions.length > 0 ? h("nav", { class: "header-actions", "aria-label": "Halley" }, ...actions) : null,
   );
 }
@@ -44,6 +48,18 @@ export function button(id: string, label: string, cls = "", ariaLabel?: string):
   if (ariaLabel !== undefined) attrs["aria-label"] = ariaLabel;
   if (ariaLabel !== undefined) attrs.title = ariaLabel;
   return h("button", attrs, label);
+}
+
+/** A header button: its symbol above a short word, `label` its full name (aria-label and tooltip). */
+export function navButton(id: string, symbol: string, word: string, label: string): HTMLButtonElement {
+  // The name read out holds the word shown (WCAG 2.5.3, "label in name").
+  const name = label.toLowerCase().includes(word.toLowerCase()) ? label : `${word}: ${label}`;
+  return h(
+    "button",
+    { id, type: "button", class: "nav", "aria-label": name, title: name },
+    h("span", { class: "nav-symbol", "aria-hidden": "true" }, symbol),
+    h("span", { class: "nav-word", "aria-hidden": "true" }, word),
+  );
 }
 
 /** A date and time as the user's language writes it (short). */

@@ -589,7 +589,10 @@ fn switching_the_language_applies_at_once_to_the_panel_palette_and_tray() -> Res
     // The run's end is notified in it as well.
     s.wait_text(".msg.assistant:last-of-type", RUN_TIMEOUT, |t| t.contains("Xong"))?;
     let finished = if to == "vi" { "Halley đã xong việc" } else { "Halley finished the task" };
-    let seen = monitor.wait_for(UI_TIMEOUT, |n| n.app_name.to_lowercase().contains("halley") && n.summary == finished);
+    // It names the task (the conversation's title) after the status.
+    let seen = monitor.wait_for(UI_TIMEOUT, |n| {
+        n.app_name.to_lowercase().contains("halley") && n.summary.starts_with(&format!("{finished}: «"))
+    });
     assert!(seen.is_ok(), "{:?}", monitor.notifications());
     let _ = from;
     app.stop()

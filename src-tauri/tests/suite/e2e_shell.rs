@@ -179,7 +179,9 @@ fn clicking_a_notification_opens_the_panel_on_what_waits() -> Result<()> {
     // says so since the panel is hidden.
     model.release();
     let note = monitor.wait_for(RUN_TIMEOUT, |n| n.summary == "Halley asks before it acts")?;
-    assert!(note.body.contains("browser_click"), "{note:?}");
+    // The tool in words (the panel's), never its name.
+    assert!(note.body.starts_with("“Click on the page” on 127.0.0.1"), "{note:?}");
+    assert!(!note.body.contains("browser_click"), "{note:?}");
     let dialog = x11::wait_window("the confirm dialog", RUN_TIMEOUT, |w| w.name.as_deref() == Some(CONFIRM_TITLE))?;
     // The user closes the dialog unanswered: the question still waits.
     x11::request_close(&dialog.id)?;
@@ -214,7 +216,8 @@ fn clicking_a_notification_opens_the_panel_on_what_waits() -> Result<()> {
     app.close_panel()?;
     dunst_close_all()?;
     model.release();
-    monitor.wait_for(RUN_TIMEOUT, |n| n.summary == "Halley finished the task")?;
+    // Which task: the conversation's title, the person's words.
+    monitor.wait_for(RUN_TIMEOUT, |n| n.summary == "Halley finished the task: «Mua laptop này cho tôi»")?;
     click_notification()?;
     app.wait_panel_shown().context("the notification click did not show the panel")?;
     app.panel.wait_text(".msg.assistant:last-of-type", UI_TIMEOUT, |t| t.contains("chưa đồng ý"))?;
