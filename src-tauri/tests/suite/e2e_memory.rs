@@ -123,9 +123,13 @@ fn the_memory_view_shows_each_passage_status_and_finds_by_meaning() -> Result<()
     let question = "chỗ ngủ gần Hoàn Kiếm";
     let by_meaning = search(s, question, "meaning")?;
     assert_eq!(by_meaning.first().map(|h| h.0.as_str()), Some(ids[0].as_str()), "{by_meaning:?}");
-    assert!(by_meaning[0].1.starts_with("Score 0."), "{by_meaning:?}");
+    // One number a person reads (the best hit is 100 %), and why in words;
+    // the rankings in its tooltip.
+    assert_eq!(by_meaning[0].1, "Match 100 %", "{by_meaning:?}");
     let why = s.text(&s.find("#memory-results .memory-hit .hit-why")?)?;
-    assert!(why.starts_with("meaning #1 (similarity 0."), "{why}");
+    assert_eq!(why, "same meaning");
+    let tip = s.attribute(&s.find("#memory-results .memory-hit .hit-score")?, "title")?.unwrap_or_default();
+    assert!(tip.contains("meaning #1 (similarity 0."), "{tip}");
     let by_words = search(s, question, "words")?;
     assert!(by_words.iter().all(|h| h.0 != ids[0]), "{by_words:?}");
     assert_eq!(s.text(&s.find("#memory-results")?)?.trim(), "Nothing found.");

@@ -47,6 +47,8 @@ import {
   formatScore,
   hitOrigin,
   hitReasons,
+  hitWhy,
+  matchPercent,
   modeKey,
   parseMode,
   parsePaths,
@@ -474,6 +476,9 @@ export function createMemoryView(t: Translate, lang: Lang, back: () => HTMLButto
         save.disabled = false;
       });
   });
+  // One number per hit, a share of the best one's match; the rankings
+  // and the raw score in its tooltip.
+  let best = 0;
   const renderHit = (hit: ArchivalHitView): HTMLElement =>
     h(
       "li",
@@ -481,8 +486,15 @@ export function createMemoryView(t: Translate, lang: Lang, back: () => HTMLButto
       h(
         "div",
         { class: "hit-head" },
-        h("span", { class: "hit-score", title: t("memoryScoreHint") }, t("memoryScore", { score: formatScore(hit.score, lang) })),
-        h("span", { class: "hit-why" }, hitReasons(hit, lang, t).join(" · ")),
+        h(
+          "span",
+          {
+            class: "hit-score",
+            title: [t("memoryScoreHint"), t("memoryScore", { score: formatScore(hit.score, lang) }), ...hitReasons(hit, lang, t)].join(" · "),
+          },
+          t("memoryMatch", { percent: matchPercent(hit, best) }),
+        ),
+        h("span", { class: "hit-why" }, hitWhy(hit, t)),
       ),
       h("p", { class: "hit-snippet" }, ...snippetPieces(hit.snippet).map((p) => (p.match ? h("mark", {}, p.text) : document.createTextNode(p.text)))),
       originOf(hit),
@@ -512,6 +524,7 @@ export function createMemoryView(t: Translate, lang: Lang, back: () => HTMLButto
         searchLine.say(t("memoryFound", { count: hits.length }), "ok");
         note.hidden = why === undefined;
         note.textContent = why ?? "";
+        best = Math.max(0, ...hits.map((hit) => hit.score));
         fillList(results, hits, t("memoryNoHits"), renderHit);
       })
       .catch(searchLine.fail)

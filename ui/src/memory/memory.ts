@@ -36,6 +36,27 @@ export function formatScore(score: number, lang: Lang): string {
 }
 
 /** Why a hit was found: its word rank, its meaning rank and similarity, as the language says them. */
+/**
+ * How well a hit matches, as a person reads it: its fused score as a share
+ * of the best hit's, in whole percent (the best is 100 %). One number per
+ * hit; the rankings behind it are in {@link hitReasons}.
+ */
+export function matchPercent(hit: ArchivalHitView, best: number): number {
+  if (!(best > 0) || !(hit.score > 0)) return 0;
+  return Math.max(1, Math.min(100, Math.round((hit.score / best) * 100)));
+}
+
+/** Why a hit was found, in words (no numbers): by its words, by its meaning, or both. */
+export function hitWhy(hit: ArchivalHitView, t: Translate): string {
+  const words = hit.word_rank !== undefined;
+  const meaning = hit.meaning_rank !== undefined;
+  if (words && meaning) return t("memoryWhy.both");
+  if (words) return t("memoryWhy.words");
+  if (meaning) return t("memoryWhy.meaning");
+  return "";
+}
+
+/** The rankings behind a hit's match (its tooltip, for who wants them). */
 export function hitReasons(hit: ArchivalHitView, lang: Lang, t: Translate): string[] {
   const out: string[] = [];
   if (hit.word_rank !== undefined) out.push(t("memoryHit.words", { rank: hit.word_rank }));

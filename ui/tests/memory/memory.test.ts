@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { translator } from "../../src/i18n";
-import { fileMoving, fileProgress, formatScore, hitOrigin, hitReasons, parseMode, parsePaths, snippetPieces, statusCounts } from "../../src/memory/memory";
+import { fileMoving, fileProgress, formatScore, hitOrigin, hitReasons, hitWhy, matchPercent, parseMode, parsePaths, snippetPieces, statusCounts } from "../../src/memory/memory";
 import type { ArchivalHitView, MemoryEmbedderView, SourceFileView } from "../../src/protocol";
 
 const embedder = (counts: Partial<MemoryEmbedderView>): MemoryEmbedderView => ({
@@ -43,6 +43,13 @@ describe("the Memory view's words", () => {
       "word match #2",
       "meaning #1 (similarity 0.912)",
     ]);
+    // What the hit shows: one number, a share of the best hit's, and why in words.
+    expect(matchPercent(hit, 0.0328)).toBe(100);
+    expect(matchPercent({ ...hit, score: 0.0164 }, 0.0328)).toBe(50);
+    expect(matchPercent({ ...hit, score: 0.00001 }, 0.0328)).toBe(1);
+    expect(matchPercent(hit, 0)).toBe(0);
+    expect(hitWhy(hit, translator("vi"))).toBe("cùng ý nghĩa");
+    expect(hitWhy({ ...hit, word_rank: 2 }, translator("en"))).toBe("same words and meaning");
   });
 
   it("marks the matches of a snippet, never reading it as markup", () => {
