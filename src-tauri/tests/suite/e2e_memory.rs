@@ -207,6 +207,39 @@ fn source_files(s: &Session, name: &str) -> Result<Vec<(String, String)>> {
     Ok(pairs(&v))
 }
 
+/// With no embedder set, a file added to a source is read and found by its
+/// words; the view says so in words (no command line) and its button takes
+/// the person to the embedder's form.
+#[test]
+fn a_file_waiting_for_an_embedder_says_so_and_offers_to_set_one() -> Result<()> {
+    let Some(_desktop) = desktop_or_skip()? else {
+        return Ok(());
+    };
+    let model = ModelServer::start(vec![]);
+    let app = App::start(&model, "memory-no-embedder")?;
+    let s = &app.panel;
+    let files = app.env.dir.path().join("files");
+    std::fs::create_dir_all(&files)?;
+    let note = files.join("ghi chú visa.txt");
+    std::fs::write(&note, "Hộ chiếu phải còn hạn ít nhất sáu tháng khi nhập cảnh Nhật Bản.")?;
+
+    s.click(&s.wait_visible("#memory-open", UI_TIMEOUT)?)?;
+    s.wait_visible("#memory-view", UI_TIMEOUT)?;
+    s.click(&s.find(r#"#memory-menu button[data-section="memory-sources"]"#)?)?;
+    s.send_keys(&s.find("#source-name")?, "Ghi chú")?;
+    s.click(&s.find("#source-create")?)?;
+    let block = r#"#source-list .source[data-name="Ghi chú"]"#;
+    s.wait_count(block, 1, UI_TIMEOUT)?;
+    s.send_keys(&s.find(&format!("{block} .source-paths"))?, &note.display().to_string())?;
+    s.click(&s.find(&format!("{block} .source-add"))?)?;
+    let said = s.wait_text(&format!("{block} .file-waits-embedder"), RUN_TIMEOUT, |t| !t.is_empty())?;
+    assert!(said.starts_with("Found by its words for now"), "{said}");
+    assert!(!said.contains("halley ") && !said.contains('`'), "no command line: {said}");
+    s.click(&s.find(&format!("{block} .file-waits-embedder .set-embedder"))?)?;
+    s.wait_script(r##"return document.activeElement && document.activeElement.id === "embedder-url";"##, UI_TIMEOUT)?;
+    app.stop()
+}
+
 #[test]
 fn a_source_made_in_the_memory_view_reads_a_pdf_and_cites_its_page() -> Result<()> {
     let Some(_desktop) = desktop_or_skip()? else {
@@ -250,7 +283,7 @@ fn a_source_made_in_the_memory_view_reads_a_pdf_and_cites_its_page() -> Result<(
     s.clear(&paths)?;
     s.send_keys(&paths, &pdf.display().to_string())?;
     s.click(&s.find(&format!("{block} .source-add"))?)?;
-    s.wait_text(&format!("{block} .source-add-status"), RUN_TIMEOUT, |t| t.starts_with("1 file(s) added"))?;
+    s.wait_text(&format!("{block} .source-add-status"), RUN_TIMEOUT, |t| t.starts_with("1 file added"))?;
     let mut seen = Vec::new();
     s.wait_for("the PDF read and embedded", RUN_TIMEOUT, |s| {
         let now = source_files(s, source)?;
@@ -263,9 +296,9 @@ fn a_source_made_in_the_memory_view_reads_a_pdf_and_cites_its_page() -> Result<(
     })?;
     assert_eq!(source_files(s, source)?, vec![("hướng dẫn visa.pdf".to_owned(), "done".to_owned())], "{seen:?}");
     let progress = s.text(&s.find(&format!("{block} .source-file .file-progress"))?)?;
-    assert!(progress.starts_with("2 page(s) · ") && progress.ends_with("embedded"), "{progress}");
+    assert!(progress.starts_with("2 pages · ") && progress.ends_with("embedded"), "{progress}");
     let counts = s.text(&s.find(&format!("{block} .source-counts"))?)?;
-    assert!(counts.starts_with("1 file(s) · "), "{counts}");
+    assert!(counts.starts_with("1 file · "), "{counts}");
 
     // Found by meaning among this source's passages, cited with file and
     // page; words alone do not find it.
@@ -291,12 +324,12 @@ fn a_source_made_in_the_memory_view_reads_a_pdf_and_cites_its_page() -> Result<(
     // Deleted after the second click: its passages go, the filter forgets it.
     s.click(&s.find(&format!("{block} .source-delete"))?)?;
     let question = s.text(&s.find(&format!("{block} .source-delete-question"))?)?;
-    assert!(question.starts_with("Delete “Visa Nhật 2026” and the 2 passage(s)"), "{question}");
+    assert!(question.starts_with("Delete “Visa Nhật 2026” and the 2 passages"), "{question}");
     s.click(&s.find(&format!("{block} .source-delete-no"))?)?;
     assert_eq!(s.find_all("#source-list .source")?.len(), 1);
     s.click(&s.find(&format!("{block} .source-delete"))?)?;
     s.click(&s.find(&format!("{block} .source-delete-yes"))?)?;
-    s.wait_text("#source-status", UI_TIMEOUT, |t| t == "Deleted “Visa Nhật 2026” (2 passage(s)).")?;
+    s.wait_text("#source-status", UI_TIMEOUT, |t| t == "Deleted “Visa Nhật 2026” (2 passages).")?;
     s.wait_text("#source-list", UI_TIMEOUT, |t| t.contains("No sources yet."))?;
     assert_eq!(s.execute(r##"return document.querySelector("#memory-source").options.length;"##, &[])?, json!(1));
     let listed = op(s, &json!({"type": "list_archival"}))?;

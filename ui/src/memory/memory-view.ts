@@ -42,6 +42,7 @@ import { field, fillList, formatTime, statusLine } from "../view";
 import {
   SEARCH_MODES,
   embedStatusKey,
+  counted,
   fileProgress,
   fileStatusKey,
   formatScore,
@@ -95,6 +96,7 @@ export function createMemoryView(t: Translate, lang: Lang, back: () => HTMLButto
     h("div", { class: "row" }, save),
     saveLine.status,
   );
+  const edit = h("details", { class: "embedder-edit" }, h("summary", {}, t("memoryEmbedderChange")), form);
   const embedderSection = h(
     "section",
     { id: "memory-embedder", class: "memory-section", "aria-labelledby": "memory-embedder-title" },
@@ -103,7 +105,7 @@ export function createMemoryView(t: Translate, lang: Lang, back: () => HTMLButto
     counts,
     h("div", { class: "row" }, embedNow),
     embedLine.status,
-    h("details", { class: "embedder-edit" }, h("summary", {}, t("memoryEmbedderChange")), form),
+    edit,
   );
 
   // ---- Search ----
@@ -194,11 +196,23 @@ export function createMemoryView(t: Translate, lang: Lang, back: () => HTMLButto
   );
 
   // ---- Reading ----
+  let embedderSet = true;
+  // A file waiting for an embedder: this takes the person to its form.
+  const setEmbedderButton = (): HTMLElement => {
+    const b = h("button", { type: "button", class: "secondary set-embedder" }, t("sourceSetEmbedder"));
+    b.addEventListener("click", () => {
+      edit.open = true;
+      embedderSection.scrollIntoView({ block: "start", behavior: "instant" });
+      url.focus({ preventScroll: true });
+    });
+    return b;
+  };
   let active = false;
   let timer = 0;
   let filled = false;
   const showEmbedder = (e: MemoryEmbedderView): void => {
     const s = e.settings;
+    embedderSet = s !== null;
     embedderState.textContent =
       s === null
         ? t("memoryNoEmbedder")
@@ -281,7 +295,12 @@ export function createMemoryView(t: Translate, lang: Lang, back: () => HTMLButto
         h("span", { class: "file-progress hint" }, fileProgress(f, t)),
       ),
       f.error !== undefined ? h("p", { class: "file-error" }, t("memoryFailedBecause", { error: f.error })) : null,
-      f.note !== undefined ? h("p", { class: "file-note hint" }, f.note) : null,
+      // Waiting for an embedder that is not set: said so, with the way to set one.
+      f.status === "embedding" && !embedderSet
+        ? h("p", { class: "file-note hint file-waits-embedder" }, t("sourceWaitsEmbedder"), " ", setEmbedderButton())
+        : f.note !== undefined
+          ? h("p", { class: "file-note hint" }, f.note)
+          : null,
     );
   const makeBlock = (source: SourceView): SourceBlock => {
     const name = source.name;
@@ -318,7 +337,7 @@ export function createMemoryView(t: Translate, lang: Lang, back: () => HTMLButto
       request({ type: "add_to_source", name, paths: list }, "source_files")
         .then((r) => {
           paths.value = "";
-          addLine.say(t("sourceAdded", { count: list.length }), "ok");
+          addLine.say(t("sourceAdded", { files: counted(t, "file", list.length) }), "ok");
           fillList(files, r.files, t("sourceNoFiles"), renderFile);
           refresh();
         })
@@ -336,7 +355,7 @@ export function createMemoryView(t: Translate, lang: Lang, back: () => HTMLButto
     ask.hidden = true;
     del.addEventListener("click", () => {
       const passages = counts.dataset.passages ?? "0";
-      question.textContent = t("sourceDeleteConfirm", { name, passages });
+      question.textContent = t("sourceDeleteConfirm", { name, passages: counted(t, "passage", Number(passages)) });
       ask.hidden = false;
       del.hidden = true;
     });
@@ -348,7 +367,7 @@ export function createMemoryView(t: Translate, lang: Lang, back: () => HTMLButto
       yes.disabled = true;
       request({ type: "delete_source", name }, "source_deleted")
         .then((r) => {
-          sourceLine.say(t("sourceDeleted", { name: r.name, passages: r.passages }), "ok");
+          sourceLine.say(t("sourceDeleted", { name: r.name, passages: counted(t, "passage", r.passages) }), "ok");
           refresh();
         })
         .catch((e: unknown) => {
@@ -387,7 +406,7 @@ export function createMemoryView(t: Translate, lang: Lang, back: () => HTMLButto
         block = makeBlock(source);
         blocks.set(source.name, block);
       }
-      block.counts.textContent = t("sourceCounts", { files: source.files, passages: source.passages });
+      block.counts.textContent = t("sourceCounts", { files: counted(t, "file", source.files), passages: counted(t, "passage", source.passages) });
       block.counts.dataset.passages = String(source.passages);
       block.description.textContent = source.description;
       block.description.hidden = source.description === "";

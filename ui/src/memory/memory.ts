@@ -97,9 +97,14 @@ export function parsePaths(text: string): string[] {
 /** How far a file is, in a few words: "2 pages · 5 passages, 3 embedded". */
 export function fileProgress(file: SourceFileView, t: Translate): string {
   const parts: string[] = [];
-  if (file.pages !== undefined) parts.push(t("sourceFilePages", { count: file.pages }));
-  if (file.passages > 0) parts.push(t("sourceFilePassages", { count: file.passages, embedded: file.embedded }));
+  if (file.pages !== undefined) parts.push(t("sourceFilePages", { pages: counted(t, "page", file.pages) }));
+  if (file.passages > 0) parts.push(t("sourceFilePassages", { passages: counted(t, "passage", file.passages), embedded: file.embedded }));
   return parts.join(" · ");
+}
+
+/** "1 file", "3 files" ("3 tệp"): a count with its noun as the language writes it, never "file(s)". */
+export function counted(t: Translate, noun: "file" | "passage" | "page", count: number): string {
+  return t(count === 1 ? `count.${noun}` : `count.${noun}s`, { count });
 }
 
 /** Whether a file may still change (the view keeps reading it). */

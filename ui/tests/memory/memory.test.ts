@@ -111,7 +111,9 @@ describe("the Memory view's words", () => {
       embedded: 3,
       added_at: "2026-11-28T00:00:00Z",
     };
-    expect(fileProgress(file, translator("en"))).toBe("2 page(s) · 5 passage(s), 3 embedded");
+    expect(fileProgress(file, translator("en"))).toBe("2 pages · 5 passages, 3 embedded");
+    expect(fileProgress({ ...file, pages: 1, passages: 1, embedded: 0 }, translator("en"))).toBe("1 page · 1 passage, 0 embedded");
+    expect(fileProgress({ ...file, pages: 1, passages: 1, embedded: 1 }, translator("vi"))).toBe("1 trang · 1 đoạn, đã nhúng 1");
     expect(fileProgress(file, translator("vi"))).toBe("2 trang · 5 đoạn, đã nhúng 3");
     const { pages: _pages, ...unread } = file;
     expect(fileProgress({ ...unread, status: "pending", passages: 0, embedded: 0 }, translator("en"))).toBe("");
