@@ -249,20 +249,32 @@ fn closed(app: &AppHandle, kind: Kind, id: &str) {
     }
 }
 
+/// The hand-off window's size (logical pixels): what it says, and its buttons.
+const HAND_OFF: (f64, f64) = (400.0, 330.0);
+
 fn open(app: &AppHandle, kind: Kind, id: &str) -> tauri::Result<()> {
     let dialogs = app.state::<Dialogs>();
     // Taken before the window exists: an older window's end may come
     // while this one is built.
     let (serial, before) = dialogs.lock().opening(kind);
     let label = kind.window_label(serial);
-    let built = WebviewWindowBuilder::new(app, &label, WebviewUrl::App(kind.page(id, words::current()).into()))
+    let builder = WebviewWindowBuilder::new(app, &label, WebviewUrl::App(kind.page(id, words::current()).into()))
         .title(kind.title())
-        .inner_size(440.0, 560.0)
-        .min_inner_size(360.0, 400.0)
         .always_on_top(true)
-        .focused(true)
-        .center()
-        .build();
+        .focused(true);
+    let built = match kind {
+        Kind::Confirm => builder.inner_size(440.0, 560.0).min_inner_size(360.0, 400.0).center(),
+        // The hand-off is short, and must not cover the page the person
+        // solves it on: over the panel, else in a top corner.
+        Kind::Challenge => {
+            let builder = builder.inner_size(HAND_OFF.0, HAND_OFF.1).min_inner_size(340.0, 260.0);
+            match crate::windows::hand_off_spot(app, HAND_OFF) {
+                Some((x, y)) => builder.position(x, y),
+                None => builder.center(),
+            }
+        }
+    }
+    .build();
     let window = match built {
         Ok(window) => window,
         Err(e) => {

@@ -84,11 +84,50 @@ pub fn browser_area(work: Rect, panel: Rect, side: Side, min: u32) -> Option<Rec
     Some(Rect { x: i32::try_from(x).ok()?, y: work.y, width, height: work.height })
 }
 
+/// Where the hand-off window (a CAPTCHA, a code the person types in the
+/// browser) goes, in physical pixels, for a window of `size`: over the
+/// lower part of the panel when it is on screen (the page in the browser
+/// beside it stays uncovered), else at the top corner of the work area on
+/// the panel's usual side. Always inside the work area.
+pub fn hand_off_spot(work: Rect, panel: Option<Rect>, side: Side, size: (u32, u32)) -> (i32, i32) {
+    let (w, h) = (i32::try_from(size.0).unwrap_or(i32::MAX), i32::try_from(size.1).unwrap_or(i32::MAX));
+    let (work_w, work_h) =
+        (i32::try_from(work.width).unwrap_or(i32::MAX), i32::try_from(work.height).unwrap_or(i32::MAX));
+    const GAP: i32 = 16;
+    let (x, y) = match panel {
+        Some(p) => {
+            let (pw, ph) = (i32::try_from(p.width).unwrap_or(0), i32::try_from(p.height).unwrap_or(0));
+            (p.x + (pw - w) / 2, p.y + ph - h - GAP * 3)
+        }
+        None => match side {
+            Side::Right => (work.x + work_w - w - GAP, work.y + GAP),
+            Side::Left => (work.x + GAP, work.y + GAP),
+        },
+    };
+    let clamp = |v: i32, lo: i32, span: i32, len: i32| v.min(lo + span - len).max(lo);
+    (clamp(x, work.x, work_w, w), clamp(y, work.y, work_h, h))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const SCREEN: Rect = Rect { x: 0, y: 0, width: 1920, height: 1080 };
+
+    #[test]
+    fn the_hand_off_window_covers_the_panel_never_the_page() {
+        let panel = Rect { x: 1500, y: 0, width: 420, height: 1080 };
+        let (x, y) = hand_off_spot(SCREEN, Some(panel), Side::Right, (400, 320));
+        assert!(x >= panel.x && x + 400 <= panel.x + 420, "{x}");
+        assert!(y + 320 <= 1080 && y > 500, "{y}");
+        // The panel hidden: the top corner of its side, inside the screen.
+        assert_eq!(hand_off_spot(SCREEN, None, Side::Right, (400, 320)), (1504, 16));
+        assert_eq!(hand_off_spot(SCREEN, None, Side::Left, (400, 320)), (16, 16));
+        // A panel narrower than the window, at the screen's edge: kept inside.
+        let narrow = Rect { x: 1600, y: 0, width: 320, height: 1080 };
+        let (x, _) = hand_off_spot(SCREEN, Some(narrow), Side::Right, (400, 320));
+        assert_eq!(x, 1520);
+    }
 
     #[test]
     fn docked_right_the_browser_gets_the_rest_on_the_left() {

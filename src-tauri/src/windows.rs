@@ -164,6 +164,27 @@ pub fn remember_layout(app: &AppHandle) -> Option<(Rect, Rect, layout::Side, f64
     Some((work, rect, side, scale))
 }
 
+/// Where the hand-off window of `size` (logical pixels) goes, in logical
+/// pixels ([`layout::hand_off_spot`]): over the panel's lower part, else a
+/// top corner; `None` when no monitor is known (then it is centred).
+pub fn hand_off_spot(app: &AppHandle, size: (f64, f64)) -> Option<(f64, f64)> {
+    let panel = app.get_webview_window(PANEL)?;
+    let (work, scale) = work_area(&panel)?;
+    let shown = panel_state(app).0;
+    let rect = match (shown, panel.outer_position(), panel.outer_size()) {
+        (true, Ok(p), Ok(s)) => Some(Rect { x: p.x, y: p.y, width: s.width, height: s.height }),
+        _ => None,
+    };
+    let side = load_layout(app).side;
+    let (x, y) = layout::hand_off_spot(
+        work,
+        rect,
+        side,
+        (logical_to_physical(size.0, scale), logical_to_physical(size.1, scale)),
+    );
+    Some((f64::from(x) / scale, f64::from(y) / scale))
+}
+
 /// The work area (screen less panels and docks) of the panel's monitor, and
 /// its scale factor.
 fn work_area(panel: &WebviewWindow) -> Option<(Rect, f64)> {

@@ -112,7 +112,7 @@ fn leftovers(s: &Session, phrases: &[String]) -> Result<Vec<String>> {
 
 /// axe-core's critical and serious findings on the page shown (the
 /// script from `ui/node_modules`, put in the page once).
-fn axe_violations(s: &Session, axe: &str) -> Result<Vec<String>> {
+pub(crate) fn axe_violations(s: &Session, axe: &str) -> Result<Vec<String>> {
     if s.execute("return typeof window.axe === 'object';", &[])? != json!(true) {
         s.execute(&format!("{axe}\n;return typeof window.axe;"), &[])?;
     }

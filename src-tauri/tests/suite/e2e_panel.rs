@@ -78,6 +78,31 @@ fn the_captcha_hand_off_is_in_front_and_an_early_done_is_told_not_taken() -> Res
         .wait_for("the hand-off window above Chromium", UI_TIMEOUT, |_| Ok(hand_off_above_chromium()?.then_some(())))?;
     std::thread::sleep(Duration::from_millis(1500));
     assert!(hand_off_above_chromium()?, "the browser came over the hand-off window");
+    // Short, and not laid over the middle of the page the person solves it
+    // on; no tab id or code in it.
+    let windows = x11::top_level_windows()?;
+    let hand = windows
+        .iter()
+        .find(|w| w.name.as_deref() == Some(CHALLENGE_TITLE) && x11::is_viewable(&w.id))
+        .context("the hand-off window")?;
+    let page = windows
+        .iter()
+        .filter(|w| w.class.iter().any(|c| c.eq_ignore_ascii_case("chromium")) && x11::is_viewable(&w.id))
+        .max_by_key(|w| w.rect.width * w.rect.height)
+        .context("the browser's window")?;
+    assert!(hand.rect.height <= 400, "{:?}", hand.rect);
+    let (cx, cy) = (page.rect.x + page.rect.width / 2, page.rect.y + page.rect.height / 2);
+    let over_middle = (hand.rect.x..hand.rect.x + hand.rect.width).contains(&cx)
+        && (hand.rect.y..hand.rect.y + hand.rect.height).contains(&cy);
+    assert!(!over_middle, "the hand-off {:?} covers the middle of the page {:?}", hand.rect, page.rect);
+    let said = app.panel.execute("return document.body.innerText;", &[])?;
+    assert!(!said.as_str().unwrap_or_default().contains("tab-"), "{said}");
+    // No critical or serious axe-core finding in the hand-off window.
+    let axe_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/node_modules/axe-core/axe.min.js");
+    let axe =
+        std::fs::read_to_string(&axe_path).with_context(|| format!("{} (make ui installs it)", axe_path.display()))?;
+    let found = super::e2e_language::axe_violations(&app.panel, &axe)?;
+    assert!(found.is_empty(), "axe-core in the hand-off window: {found:#?}");
     // "Show browser": the tab comes forward, the window stays above it.
     app.panel.click(&app.panel.find("#show-browser")?)?;
     std::thread::sleep(Duration::from_millis(1500));
@@ -88,6 +113,12 @@ fn the_captcha_hand_off_is_in_front_and_an_early_done_is_told_not_taken() -> Res
     let still = if vi { "Trang vẫn còn CAPTCHA" } else { "The page still shows the CAPTCHA" };
     let status = app.panel.wait_text("#dialog-status", UI_TIMEOUT, |t| t.contains(still))?;
     assert!(status.contains(if vi { "Xong" } else { "Done" }), "{status}");
+    // Told right above the button that was pressed.
+    let gap = app.panel.execute(
+        r##"return document.querySelector("#done").getBoundingClientRect().top - document.querySelector("#dialog-status").getBoundingClientRect().bottom;"##,
+        &[],
+    )?;
+    assert!(gap.as_f64().is_some_and(|g| (0.0..40.0).contains(&g)), "the warning is {gap} px above Done");
     std::thread::sleep(Duration::from_millis(1000));
     assert!(app.panel.window_handles()?.contains(&dialog), "the window closed on an early Done");
     assert_eq!(app.panel.execute(r##"return document.querySelector("#done").disabled;"##, &[])?, json!(false));

@@ -1,5 +1,5 @@
 // challenge.html: the window the shell opens for a ChallengeWaiting event.
-// Says what to do in the browser, shows the URL and tab, and answers with
+// Says what to do in the browser, shows the page's URL, and answers with
 // AnswerChallenge (Done / Cancel) or ShowChallenge ("Show browser").
 // Reads `?id=` and the request (base64url JSON) from `?request=`, or from
 // the next ChallengeWaiting event with that id.
@@ -54,9 +54,10 @@ function show(id: string, req: ChallengeRequest, body: HTMLElement, status: HTML
       "dl",
       { class: "kvs" },
       h("div", { class: "kv" }, h("dt", {}, t("pageUrl")), h("dd", { id: "challenge-url" }, req.url)),
-      h("div", { class: "kv" }, h("dt", {}, t("challengeTab")), h("dd", {}, `${req.tab_id} · ${req.challenge_type}`)),
       req.page_hint !== null ? h("div", { class: "kv" }, h("dt", {}, t("challengeHint")), h("dd", {}, req.page_hint)) : null,
     ),
+    // What an early Done is told sits right above the buttons.
+    status,
     h("div", { class: "row actions" }, cancel, showBrowser, done),
   );
   done.focus();
