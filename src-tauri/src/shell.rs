@@ -107,7 +107,9 @@ fn start_api(host: Arc<Host>, dir: DataDir, slot: Arc<tokio::sync::Mutex<Option<
             Err(e) => Err(e),
         };
         match served {
-            Ok(server) => {
+            Ok(mut server) => {
+                // `halley api token --rotate` in a terminal takes effect here.
+                server.follow_keyring(dir);
                 eprintln!("halley-desktop: the local API listens on http://{}", server.addr());
                 *slot.lock().await = Some(server);
             }

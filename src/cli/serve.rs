@@ -48,17 +48,19 @@ pub async fn serve(args: ServeArgs, data_dir: Option<&Path>, browser: BrowserSet
         Ok(t) => t,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
-    let host = match Host::open(dir, browser).await {
+    let host = match Host::open(dir.clone(), browser).await {
         Ok(h) => h,
         Err(e) => return fail(&e, EXIT_FAILURE),
     };
-    let server = match api::serve(std::sync::Arc::clone(&host), args.port, token.into_exposed()).await {
+    let mut server = match api::serve(std::sync::Arc::clone(&host), args.port, token.into_exposed()).await {
         Ok(s) => s,
         Err(e) => {
             host.close().await;
             return fail(&e, exit_code(&e));
         }
     };
+    // `halley api token --rotate` from another terminal takes effect here.
+    server.follow_keyring(dir);
     eprintln!("halley: the local API listens on http://{} (token: `halley api token`)", server.addr());
     // A long-lived host checks the due watches, like the desktop app.
     let _watches = host.start_watch_scheduler(crate::host::watches::DEFAULT_TICK);

@@ -82,6 +82,12 @@ pub async fn get_or_create(secrets: &SecretStore, dir: &DataDir) -> Result<Secre
     Ok(token)
 }
 
+/// The token the keyring holds for the install at `dir` now, if any (never
+/// makes one).
+pub async fn current(secrets: &SecretStore, dir: &DataDir) -> Result<Option<Secret>> {
+    secrets.get(&account(dir)).await
+}
+
 /// Replace the token with a new one and return it.
 pub async fn rotate(secrets: &SecretStore, dir: &DataDir) -> Result<Secret> {
     let _turn = one_at_a_time(dir).await?;

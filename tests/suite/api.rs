@@ -65,6 +65,46 @@ fn head(method: &str, path: &str, server: &Server, extra: &str) -> String {
 const AUTH: &str = "Authorization: Bearer hly_test_token_0123456789abcdef\n";
 const JSON: &str = "Content-Type: application/json\n";
 
+/// `halley api token --rotate`, run while another process serves the API
+/// (the desktop app, `halley serve`), takes effect there without a restart:
+/// the new token is accepted and the old one refused within a few seconds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_rotated_by_another_process_takes_effect_in_the_running_api() {
+    if !crate::common::in_session() {
+        eprintln!("skipped: the API token lives in the keyring (scripts/with-session.sh)");
+        return;
+    }
+    let h = crate::common::Halley::new();
+    let dir = DataDir::at(h.data_dir());
+    let secrets = halley::secrets::SecretStore::os().unwrap();
+    let old = halley::secrets::token::get_or_create(&secrets, &dir).await.unwrap().expose().to_owned();
+    let browser = BrowserSettings { headless: true, ..BrowserSettings::default() };
+    let host = Host::open(dir.clone(), browser).await.unwrap();
+    let mut server = api::serve(Arc::clone(&host), 0, old.clone()).await.unwrap();
+    server.follow_keyring(dir);
+    let status = |token: String| {
+        let server = &server;
+        async move {
+            let call = head("GET", "/api/v1/tools", server, &format!("Authorization: Bearer {token}\n"));
+            raw(server, &call, b"").await.0
+        }
+    };
+    assert_eq!(status(old.clone()).await, 200);
+    let rotated = h.run(&["api", "token", "--rotate"]);
+    assert_eq!(rotated.code, 0, "{}", rotated.stderr);
+    let new = rotated.stdout.trim().to_owned();
+    assert!(new.starts_with("hly_") && new != old, "{new}");
+    let until = std::time::Instant::now() + api::KEYRING_EVERY * 3;
+    while status(new.clone()).await != 200 {
+        assert!(std::time::Instant::now() < until, "the new token is still refused");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(status(old).await, 401, "the old token still works after a rotation");
+    server.stop().await;
+    host.close().await;
+    let _ = secrets.delete(&format!("api-token:{}", DataDir::at(h.data_dir()).install_id())).await;
+}
+
 /// A watch made over the API reaches the panel and the tray as
 /// `Event::Watches`, as one made from the panel does (the API's call is
 /// the same op).
