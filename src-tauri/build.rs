@@ -5,7 +5,7 @@ use std::path::Path;
 
 /// Commands the shell exposes to its windows; each gets `allow-*`/`deny-*`
 /// permissions, and `capabilities/<window>.json` grants the ones it needs.
-const COMMANDS: &[&str] = &["op", "list_tools", "set_autostart", "dialog_request"];
+const COMMANDS: &[&str] = &["op", "set_autostart", "dialog_request"];
 
 /// The pages of `ui/dist` the app loads: the panel and the two dialogs.
 const PAGES: &[(&str, &str)] = &[

@@ -3,7 +3,6 @@
 
 use halley::error::WireError;
 use halley::protocol::{Event, Op, Reply};
-use halley::tools::ToolSpec;
 use tauri::{AppHandle, Manager, State, Webview};
 use tauri_plugin_autostart::ManagerExt;
 
@@ -54,13 +53,6 @@ fn allowed(label: &str, op: &Op) -> bool {
         }
         None => false,
     }
-}
-
-/// The built-in tool catalogue (the panel's first view; `Op::ListTools`
-/// answers the same with custom tools included).
-#[tauri::command]
-pub fn list_tools() -> Vec<ToolSpec> {
-    halley::tools::catalogue::catalogue()
 }
 
 /// Start Halley (in the tray) at login, or stop doing so, as

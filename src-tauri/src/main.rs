@@ -85,7 +85,6 @@ fn main() -> anyhow::Result<()> {
         })
         .invoke_handler(tauri::generate_handler![
             commands::op,
-            commands::list_tools,
             commands::set_autostart,
             commands::dialog_request
         ])
