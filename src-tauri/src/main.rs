@@ -83,11 +83,7 @@ fn main() -> anyhow::Result<()> {
             }
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::op,
-            commands::set_autostart,
-            commands::dialog_request
-        ])
+        .invoke_handler(tauri::generate_handler![commands::op, commands::set_autostart, commands::dialog_request])
         .build(tauri::generate_context!("../tauri.conf.json"))?;
     app.run(|app, event| match event {
         // The panel hides instead of closing; a dialog closing last must not

@@ -32,7 +32,7 @@ pub fn resolve_file_ref(reference: &str) -> Result<PathBuf> {
             url.to_file_path()
                 .map_err(|()| Error::invalid_arguments(format!("file URL {trimmed:?} does not name a local path")))?
         } else {
-            PathBuf::from(percent_decode(rest))
+            PathBuf::from(percent_encoding::percent_decode_str(rest).decode_utf8_lossy().into_owned())
         }
     } else {
         PathBuf::from(trimmed)
@@ -129,33 +129,6 @@ pub fn private_place(reference: &str, data_dir: &Path) -> Option<String> {
 fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
     let head = s.get(..prefix.len())?;
     head.eq_ignore_ascii_case(prefix).then(|| &s[prefix.len()..])
-}
-
-fn percent_decode(s: &str) -> String {
-    fn hex(b: u8) -> Option<u8> {
-        match b {
-            b'0'..=b'9' => Some(b - b'0'),
-            b'a'..=b'f' => Some(b - b'a' + 10),
-            b'A'..=b'F' => Some(b - b'A' + 10),
-            _ => None,
-        }
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let (Some(h), Some(l)) =
-                (bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex))
-        {
-            out.push(h * 16 + l);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Check that `path` is a readable regular file.

@@ -71,25 +71,7 @@ pub fn decode_layers(s: &str) -> Vec<String> {
 /// Decodes `%XX` escapes (invalid ones are kept as written; bytes that are
 /// not UTF-8 become U+FFFD).
 pub(crate) fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && let (Some(h), Some(l)) = (b.get(i + 1).and_then(hex_val), b.get(i + 2).and_then(hex_val))
-        {
-            out.push(h * 16 + l);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn hex_val(c: &u8) -> Option<u8> {
-    char::from(*c).to_digit(16).and_then(|d| u8::try_from(d).ok())
+    percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned()
 }
 
 /// Decodes `\uXXXX` escapes (JSON, JavaScript); others are kept.
