@@ -120,8 +120,13 @@ fn forward_events(app: AppHandle, host: Arc<Host>) {
                 && windows::panel_state(&app) == (true, false)
                 && host.browser_focused().await;
             // Which task ended, by its conversation's title.
+            let shown = |app: &AppHandle| {
+                let (visible, _) = windows::panel_state(app);
+                notify::in_front(visible, windows::app_focused(app), browser_focused)
+            };
             let task = match &event {
-                Event::RunEnded { conversation_id, .. } => {
+                // Read only when a notification will say it.
+                Event::RunEnded { conversation_id, .. } if !shown(&app) => {
                     match host.handle(halley::protocol::Op::OpenConversation { id: conversation_id.clone() }).await {
                         Ok(halley::protocol::Reply::Conversation { title, .. }) => Some(title),
                         _ => None,
