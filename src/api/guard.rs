@@ -20,6 +20,8 @@ use super::{Api, ApiError};
 use crate::secrets::same;
 
 pub(crate) async fn guard(State(api): State<Api>, request: Request, next: Next) -> Response {
+    // A rotation another process made is taken first (a file's time).
+    api.token.catch_up().await;
     match check(&api, request.method(), request.headers()) {
         Ok(()) => next.run(request).await,
         Err(e) => e.into_response(),

@@ -56,12 +56,7 @@ pub struct Server {
     stop: tokio::sync::watch::Sender<bool>,
     task: tokio::task::JoinHandle<()>,
     live: crate::secrets::token::Live,
-    /// Keeps the accepted token on the keyring's ([`Server::follow_keyring`]).
-    follows: Option<tokio::task::JoinHandle<()>>,
 }
-
-/// How often a server that follows the keyring reads it.
-pub const KEYRING_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl Server {
     /// Where it listens (127.0.0.1 and the port).
@@ -69,42 +64,19 @@ impl Server {
         self.addr
     }
 
-    /// Accept the token the keyring holds for the install at `dir`, read
-    /// again every [`KEYRING_EVERY`]: a rotation made by another process
-    /// (`halley api token --rotate` beside the desktop app) takes effect
-    /// in this running server within that time, the old token refused from
-    /// then on. (A rotation through the host's `RotateApiToken` takes
-    /// effect at once.) For a server whose token came from the keyring.
+    /// Accept the token the keyring holds for the install at `dir` after a
+    /// rotation made by another process (`halley api token --rotate` beside
+    /// the desktop app): it takes effect in this running server at the next
+    /// request, the old token refused from then on (a rotation through the
+    /// host's `RotateApiToken` takes effect at once). For a server whose
+    /// token came from the keyring.
     pub fn follow_keyring(&mut self, dir: crate::paths::DataDir) {
-        let live = self.live.clone();
-        let task = tokio::spawn(async move {
-            let Ok(secrets) = crate::secrets::SecretStore::os() else { return };
-            loop {
-                tokio::time::sleep(KEYRING_EVERY).await;
-                if live.port().is_none() {
-                    return;
-                }
-                match crate::secrets::token::current(&secrets, &dir).await {
-                    Ok(Some(token)) if live.token().is_none_or(|now| *now != *token.expose()) => {
-                        live.replace_token(token.expose());
-                        tracing::info!("the local API's token was rotated: the new one is accepted");
-                    }
-                    Ok(_) => {}
-                    Err(e) => tracing::debug!("cannot read the API token from the keyring: {}", e.message()),
-                }
-            }
-        });
-        if let Some(old) = self.follows.replace(task) {
-            old.abort();
-        }
+        self.live.follow(dir);
     }
 
     /// Stop accepting requests; those in flight get [`STOP_GRACE`] to
     /// finish (an event stream would never end on its own).
     pub async fn stop(mut self) {
-        if let Some(follows) = self.follows.take() {
-            follows.abort();
-        }
         self.live.stopped();
         let _ = self.stop.send(true);
         if tokio::time::timeout(STOP_GRACE, &mut self.task).await.is_err() {
@@ -141,7 +113,7 @@ pub async fn serve(host: Arc<Host>, port: u16, token: String) -> Result<Server> 
             tracing::warn!("the local API stopped: {e}");
         }
     });
-    Ok(Server { addr, stop, task, live, follows: None })
+    Ok(Server { addr, stop, task, live })
 }
 
 /// The API's router without a socket, as if served on `port`: for the

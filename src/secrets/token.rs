@@ -16,13 +16,59 @@ pub struct Live(std::sync::Arc<std::sync::RwLock<Option<Serving>>>);
 struct Serving {
     port: u16,
     token: std::sync::Arc<str>,
+    /// The install whose keyring token is followed ([`Live::follow`]), and
+    /// the rotation marker's time last seen.
+    follows: Option<(DataDir, Option<std::time::SystemTime>)>,
 }
 
 impl Live {
     /// The API serves on `port` and accepts `token`.
     pub fn serving(&self, port: u16, token: &str) {
         *self.0.write().unwrap_or_else(std::sync::PoisonError::into_inner) =
-            Some(Serving { port, token: token.into() });
+            Some(Serving { port, token: token.into(), follows: None });
+    }
+
+    /// Follow the keyring's token of the install at `dir`: a rotation
+    /// another process makes (`halley api token --rotate` beside the app)
+    /// takes effect at the next request ([`Live::catch_up`]), the old token
+    /// refused from then on. No-op while nothing is served.
+    pub fn follow(&self, dir: DataDir) {
+        let seen = rotated_at(&dir);
+        if let Some(s) = self.0.write().unwrap_or_else(std::sync::PoisonError::into_inner).as_mut() {
+            s.follows = Some((dir, seen));
+        }
+    }
+
+    /// Before a request is checked: when the followed install's token was
+    /// rotated since last seen (one look at a file's time), read it from
+    /// the keyring once and accept it instead.
+    pub async fn catch_up(&self) {
+        let (dir, seen) = {
+            let guard = self.0.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let Some((dir, seen)) = guard.as_ref().and_then(|s| s.follows.clone()) else { return };
+            (dir, seen)
+        };
+        let now = rotated_at(&dir);
+        if now.is_none() || now == seen {
+            return;
+        }
+        let read = match SecretStore::os() {
+            Ok(secrets) => current(&secrets, &dir).await,
+            Err(e) => Err(e),
+        };
+        match read {
+            Ok(Some(token)) => {
+                if let Some(s) = self.0.write().unwrap_or_else(std::sync::PoisonError::into_inner).as_mut() {
+                    s.token = token.expose().into();
+                    if let Some((_, seen)) = s.follows.as_mut() {
+                        *seen = now;
+                    }
+                }
+                tracing::info!("the local API's token was rotated: the new one is accepted");
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!("cannot read the rotated API token: {}", e.message()),
+        }
     }
 
     /// The API stopped: no token is accepted.
@@ -88,12 +134,29 @@ pub async fn current(secrets: &SecretStore, dir: &DataDir) -> Result<Option<Secr
     secrets.get(&account(dir)).await
 }
 
-/// Replace the token with a new one and return it.
+/// Replace the token with a new one and return it. The data dir's
+/// `api-token.rotated` is written after (it holds no secret: the time), so
+/// an API served by another process of the install takes the new token at
+/// its next request ([`Live::follow`]).
 pub async fn rotate(secrets: &SecretStore, dir: &DataDir) -> Result<Secret> {
     let _turn = one_at_a_time(dir).await?;
     let token = fresh();
     secrets.set(&account(dir), &token).await?;
+    let stamp = format!("{:?}\n", std::time::SystemTime::now());
+    if let Err(e) = std::fs::write(rotated_file(dir), stamp) {
+        tracing::warn!("cannot mark the API token rotated (a running API keeps the old one): {e}");
+    }
     Ok(token)
+}
+
+/// The marker a rotation writes.
+fn rotated_file(dir: &DataDir) -> std::path::PathBuf {
+    dir.root().join("api-token.rotated")
+}
+
+/// When the marker was last written, if it was.
+fn rotated_at(dir: &DataDir) -> Option<std::time::SystemTime> {
+    std::fs::metadata(rotated_file(dir)).and_then(|m| m.modified()).ok()
 }
 
 /// An exclusive lock on the install's `api-token.lock`, held until the
